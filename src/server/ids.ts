@@ -1,0 +1,51 @@
+/** Identifiers and secrets: prefixed random ids, public site keys, API keys and webhook secrets. */
+import { createHash, randomBytes } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** Random characters from an alphabet, without modulo bias. */
+function randomString(length: number, alphabet: string): string {
+  let out = '';
+  const limit = 256 - (256 % alphabet.length);
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < limit) out += alphabet[byte % alphabet.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** The prefixes of our object ids. */
+export type IdPrefix = 'acct' | 'key' | 'site' | 'hdf' | 'dst' | 'trs' | 'flow' | 'evt' | 'act' | 'rpt';
+
+/** A new object id such as `site_4fQx…`: prefix, underscore, 20 base62 characters. */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomString(20, BASE62)}`;
+}
+
+/** A new public site key: 12 lower-case base36 characters, short enough for a snippet, not the site's id. */
+export function newSiteKey(): string {
+  return randomString(12, BASE36);
+}
+
+/** A new secret API key, shown once: `cnv_sk_` and 32 base62 characters. */
+export function newApiKey(): string {
+  return `cnv_sk_${randomString(32, BASE62)}`;
+}
+
+/** A new webhook signing secret: `whsec_` and 32 base62 characters. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomString(32, BASE62)}`;
+}
+
+/** An unguessable url token (hosted handoff pages). */
+export function newUrlToken(): string {
+  return randomString(32, BASE62);
+}
+
+/** SHA-256 hex of a secret, as stored (API keys are never stored in clear). */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}

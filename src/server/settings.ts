@@ -1,0 +1,63 @@
+/** Service settings, read once from the environment. Every setting has a default that works on one machine. */
+import { resolve } from 'node:path';
+
+export interface Settings {
+  host: string;
+  port: number;
+  /** Base URL of the REST API and the hosted pages ({base_url} of the spec, without /v1). */
+  publicUrl: string;
+  /** Base URL of the webhook bridge ({webhook_base_url}); a separate host in production. */
+  webhookBaseUrl: string;
+  /** When set, the webhook bridge also listens on its own port. */
+  webhookPort: number | null;
+  /** A postgres:// URL; unset means the embedded PGlite store. */
+  databaseUrl: string | undefined;
+  /** PGlite data directory. */
+  dataDir: string;
+  /** Base URL of the Google Ads API (tests and the demo point it at a local fake). */
+  googleAdsApiBase: string;
+  googleAdsApiVersion: string;
+  googleAdsDeveloperToken: string;
+  /** Port of the demo customer site; null disables it. */
+  demoPort: number | null;
+  logLevel: string;
+}
+
+function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`${name} must be a port number, got '${raw}'`);
+  return value;
+}
+
+function optionalPort(env: NodeJS.ProcessEnv, name: string, fallback: number | null): number | null {
+  const raw = env[name];
+  if (raw === 'off' || raw === 'false' || raw === '0') return null;
+  return raw === undefined || raw === '' ? fallback : intSetting(env, name, 0);
+}
+
+/** Reads the settings from an environment (process.env by default). */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const host = env.HOST || '127.0.0.1';
+  const port = intSetting(env, 'PORT', 8787);
+  const publicUrl = (env.CNV_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const webhookPort = optionalPort(env, 'CNV_WEBHOOK_PORT', null);
+  const webhookBaseUrl = (
+    env.CNV_WEBHOOK_BASE_URL || (webhookPort ? `http://${host}:${webhookPort}` : publicUrl)
+  ).replace(/\/+$/, '');
+  return {
+    host,
+    port,
+    publicUrl,
+    webhookBaseUrl,
+    webhookPort,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: resolve(env.CNV_DATA_DIR || '.cnv-data'),
+    googleAdsApiBase: (env.CNV_GOOGLE_ADS_API_BASE || 'https://googleads.googleapis.com').replace(/\/+$/, ''),
+    googleAdsApiVersion: env.CNV_GOOGLE_ADS_API_VERSION || 'v22',
+    googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',
+    demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

@@ -1,0 +1,226 @@
+/** Versioned schema migrations: the same SQL runs on PGlite and on PostgreSQL. Append new versions; never edit old ones. */
+import type { Database } from './db';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+create table accounts (
+  id text primary key,
+  name text not null,
+  created_at timestamptz not null default now()
+);
+
+-- API keys are stored only as a SHA-256 hash; prefix is the first characters, to tell keys apart in listings.
+create table api_keys (
+  id text primary key,
+  account_id text not null references accounts(id),
+  label text not null default '',
+  prefix text not null,
+  key_hash text not null unique,
+  created_at timestamptz not null default now(),
+  revoked_at timestamptz
+);
+
+create table sites (
+  seq bigint generated always as identity unique,
+  id text primary key,
+  account_id text not null references accounts(id),
+  name text not null default 'My Website',
+  domain text,
+  timezone text not null default 'America/New_York',
+  site_key text not null unique,
+  correlation_ttl_seconds integer not null default 1800,
+  honor_gpc boolean not null default true,
+  created_at timestamptz not null default now()
+);
+create index sites_account_seq on sites (account_id, seq);
+
+-- A hosted authorization step. token is the unguessable part of the hosted url.
+create table handoffs (
+  seq bigint generated always as identity unique,
+  id text primary key,
+  account_id text not null references accounts(id),
+  purpose text not null,
+  destination_type text,
+  trigger_source text,
+  site_id text references sites(id),
+  token text not null unique,
+  status text not null default 'pending',
+  result jsonb,
+  created_at timestamptz not null default now(),
+  completed_at timestamptz
+);
+create index handoffs_account_seq on handoffs (account_id, seq);
+
+-- A connected ad platform account; one per (account, type), replaced by a later connect.
+create table destinations (
+  id text primary key,
+  account_id text not null references accounts(id),
+  type text not null,
+  settings jsonb not null default '{}'::jsonb,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  unique (account_id, type)
+);
+
+-- A connected trigger source of a site (the API trigger) and its webhook secret; the previous secret verifies
+-- until previous_secret_expires_at after a rotation.
+create table trigger_sources (
+  id text primary key,
+  account_id text not null references accounts(id),
+  site_id text not null references sites(id),
+  type text not null,
+  secret text not null,
+  previous_secret text,
+  previous_secret_expires_at timestamptz,
+  created_at timestamptz not null default now(),
+  rotated_at timestamptz,
+  unique (site_id, type)
+);
+
+create table flows (
+  seq bigint generated always as identity unique,
+  id text primary key,
+  account_id text not null references accounts(id),
+  site_id text not null references sites(id),
+  name text not null,
+  trigger_config jsonb not null,
+  actions_config jsonb not null,
+  status text not null default 'draft',
+  -- for API triggers: the trigger key the webhook path names (indexed for fan-out)
+  trigger_key text,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  published_at timestamptz
+);
+create index flows_account_seq on flows (account_id, seq);
+create index flows_site_trigger on flows (site_id, trigger_key) where status = 'live';
+
+-- What the loader captured on signup intent, by site and correlation token. Click data once stored is never lost.
+create table snapshots (
+  id bigint generated always as identity primary key,
+  site_id text not null references sites(id),
+  correlation_token text not null,
+  occurred_at timestamptz not null,
+  trigger text not null,
+  page_url text,
+  referrer text,
+  touch jsonb,
+  cookies jsonb not null default '{}'::jsonb,
+  received_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  unique (site_id, correlation_token)
+);
+
+-- A report through the signed webhook. The unique constraint makes a repeated customer_event_id count once,
+-- also under concurrent retries; response is what the first report was answered.
+create table reports (
+  id text primary key,
+  site_id text not null references sites(id),
+  customer_event_id text not null,
+  trigger_key text not null,
+  correlation_token text,
+  identity jsonb not null default '{}'::jsonb,
+  allow_uncorrelated boolean not null default false,
+  response jsonb,
+  created_at timestamptz not null default now(),
+  unique (site_id, customer_event_id)
+);
+
+-- A captured conversion. sort_at is occurred_at made unique within an account (microsecond tie-breaker), so the
+-- timestamp cursor of GET /v1/events neither loses nor repeats events that share a timestamp.
+create table events (
+  seq bigint generated always as identity unique,
+  id text primary key,
+  account_id text not null references accounts(id),
+  site_id text not null references sites(id),
+  site_key text not null,
+  flow_id text references flows(id),
+  flow_name text,
+  report_id text references reports(id),
+  trigger text,
+  occurred_at timestamptz not null,
+  sort_at timestamptz not null,
+  status text not null default 'queued',
+  match_quality text,
+  email text,
+  click_ids jsonb,
+  data jsonb not null default '{}'::jsonb,
+  created_at timestamptz not null default now(),
+  unique (account_id, sort_at)
+);
+create index events_account_sort on events (account_id, sort_at desc);
+create index events_site_sort on events (site_id, sort_at desc);
+create index events_flow_sort on events (flow_id, sort_at desc);
+create index events_email on events (account_id, email);
+
+-- Per-destination result of an event: one row per action of the flow.
+create table event_actions (
+  id text primary key,
+  event_id text not null references events(id),
+  position integer not null,
+  destination text not null,
+  conversion_id text,
+  status text not null default 'queued',
+  attempts integer not null default 0,
+  error jsonb,
+  request jsonb,
+  delivered_at timestamptz,
+  updated_at timestamptz not null default now(),
+  unique (event_id, position)
+);
+
+-- Delivery work: one row per pending event action. A worker claims due rows (locked_until), sends, then deletes the
+-- row or reschedules it with backoff. Rows survive a restart of the service.
+create table outbox (
+  id bigint generated always as identity primary key,
+  event_action_id text not null unique references event_actions(id),
+  due_at timestamptz not null default now(),
+  attempts integer not null default 0,
+  locked_until timestamptz,
+  last_error text,
+  created_at timestamptz not null default now()
+);
+create index outbox_due on outbox (due_at);
+`,
+  },
+];
+
+/** Applies every migration not yet applied, in order, each in its own transaction. Returns the versions applied. */
+export async function migrate(db: Database): Promise<number[]> {
+  await db.exec(`create table if not exists schema_migrations (
+    version integer primary key, name text not null, applied_at timestamptz not null default now())`);
+  const applied = new Set(
+    (await db.query<{ version: number }>('select version from schema_migrations')).map((r) => Number(r.version)),
+  );
+  const done: number[] = [];
+  for (const migration of MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    await db.transaction(async (tx) => {
+      // Serialise concurrent starters on a shared PostgreSQL; a no-op cost on PGlite.
+      await tx.query('select pg_advisory_xact_lock(7412001)');
+      const again = await tx.query('select 1 from schema_migrations where version = $1', [migration.version]);
+      if (again.length > 0) return;
+      for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
+      done.push(migration.version);
+    });
+  }
+  return done;
+}
+
+/** Splits a migration script into statements (our migrations use no semicolons inside literals or bodies). */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*$/m)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter(Boolean);
+}

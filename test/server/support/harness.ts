@@ -1,0 +1,45 @@
+/** An in-process service for tests: in-memory PGlite (or TEST_DATABASE_URL), migrated, one account, key and site. */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../../src/server/app';
+import { openDatabase, type Database } from '../../../src/server/store/db';
+import { migrate } from '../../../src/server/store/migrations';
+import { insertAccount, issueApiKey } from '../../../src/server/store/accounts';
+import { insertSite, type SiteRow } from '../../../src/server/store/sites';
+import { loadSettings, type Settings } from '../../../src/server/settings';
+
+export interface TestService {
+  app: FastifyInstance;
+  db: Database;
+  settings: Settings;
+  accountId: string;
+  apiKey: string;
+  site: SiteRow;
+  /** Headers with the account's Bearer key. */
+  auth: { authorization: string };
+  close(): Promise<void>;
+}
+
+/** Starts an in-process service on a fresh in-memory database. Pass settings overrides as environment variables. */
+export async function createTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const settings = loadSettings({ CNV_DEMO_PORT: 'off', ...env });
+  const db = await openDatabase({ dataDir: 'memory://' });
+  await migrate(db);
+  const account = await insertAccount(db, 'Test account');
+  const { key } = await issueApiKey(db, account.id, 'test');
+  const site = await insertSite(db, account.id);
+  const app = await buildApp({ db, settings, logger: false });
+  await app.ready();
+  return {
+    app,
+    db,
+    settings,
+    accountId: account.id,
+    apiKey: key,
+    site,
+    auth: { authorization: `Bearer ${key}` },
+    async close() {
+      await app.close();
+      await db.close();
+    },
+  };
+}
