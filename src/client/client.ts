@@ -1,0 +1,131 @@
+/** `createCnvClient`: reads the token, checks the input, signs and sends the report with retries. */
+import { sendAttempt, type TransientFailure } from './attempt';
+import { retryDelayMs } from './backoff';
+import { cookieHeaderOf, lookupCorrelationToken, type CorrelationLookup } from './correlation';
+import { resolveOptions, type CnvClientOptions, type ResolvedOptions } from './options';
+import { checkInput, encodeBody, reportBody, type ReportSignupInput } from './report-input';
+import type { ReportSignupResult } from './result';
+import { describeRejection } from './service-error';
+import { isCorrelationToken } from '../protocol/cookies';
+
+export interface CnvClient {
+  /**
+   * Reports one signup through the signed webhook. Resolves to a result for every expected outcome
+   * (delivered, not sent, rejected, gave up); never rejects for those.
+   */
+  reportSignup(input: ReportSignupInput): Promise<ReportSignupResult>;
+}
+
+/** A client for one site's API trigger. Throws CnvConfigError on invalid options. */
+export function createCnvClient(options: CnvClientOptions): CnvClient {
+  const config = resolveOptions(options);
+  return { reportSignup: (input) => reportSignup(config, input) };
+}
+
+async function reportSignup(config: ResolvedOptions, input: ReportSignupInput): Promise<ReportSignupResult> {
+  if (!input || typeof input !== 'object') throw new TypeError('reportSignup needs an input object.');
+  const problem = checkInput(input);
+  if (problem) return { ok: false, sent: false, reason: 'invalid_input', ...problem };
+
+  const lookup = findToken(input);
+  if (lookup.token === null && input.allowUncorrelated !== true) {
+    return {
+      ok: false,
+      sent: false,
+      reason: 'no_correlation_token',
+      tokenProblem: lookup.problem,
+      message:
+        lookup.problem === 'malformed'
+          ? 'The correlation cookie holds no valid token, so nothing was sent (pass allowUncorrelated: true to send anyway).'
+          : 'No correlation token (the visitor did not pass the loader, or the cookie expired), so nothing was sent ' +
+            '(pass allowUncorrelated: true to send anyway, at much weaker match quality).',
+    };
+  }
+
+  const encoded = encodeBody(reportBody(input, lookup.token));
+  if (!('bytes' in encoded)) return { ok: false, sent: false, reason: 'invalid_input', ...encoded };
+  return send(config, encoded.bytes, lookup);
+}
+
+/** The explicit token first, then the Cookie header, then the request's cookies. */
+function findToken(input: ReportSignupInput): CorrelationLookup {
+  if (input.correlationToken !== undefined) {
+    if (input.correlationToken === null || input.correlationToken === '') return { token: null, problem: 'missing' };
+    return isCorrelationToken(input.correlationToken)
+      ? { token: input.correlationToken, problem: null }
+      : { token: null, problem: 'malformed' };
+  }
+  if (input.cookieHeader !== undefined && input.cookieHeader !== null) return lookupCorrelationToken(input.cookieHeader);
+  if (input.request) return lookupCorrelationToken(cookieHeaderOf(input.request));
+  return { token: null, problem: 'missing' };
+}
+
+async function send(config: ResolvedOptions, bytes: Uint8Array<ArrayBuffer>, lookup: CorrelationLookup): Promise<ReportSignupResult> {
+  const fetchImpl = config.fetch ?? globalThis.fetch;
+  let lastFailure: TransientFailure | null = null;
+  for (let attempt = 1; attempt <= config.maxAttempts; attempt++) {
+    const outcome = await sendAttempt({
+      fetch: fetchImpl,
+      url: config.url,
+      path: config.path,
+      bytes,
+      secret: config.secret,
+      timeoutMs: config.timeoutMs,
+      nowMs: config.now(),
+    });
+    switch (outcome.kind) {
+      case 'delivered':
+        return {
+          ok: true,
+          sent: true,
+          response: outcome.response,
+          attempts: attempt,
+          correlationToken: lookup.token,
+          tokenProblem: lookup.problem,
+        };
+      case 'rejected': {
+        const redirected = outcome.httpStatus >= 300 && outcome.httpStatus < 400;
+        return {
+          ok: false,
+          sent: true,
+          reason: 'rejected',
+          httpStatus: outcome.httpStatus,
+          error: outcome.error,
+          message: redirected
+            ? `The webhook URL redirects (HTTP ${outcome.httpStatus} to ${outcome.location ?? '?'}); set webhookBaseUrl to the final host.`
+            : describeRejection(outcome.httpStatus, outcome.error),
+          attempts: attempt,
+        };
+      }
+      case 'unexpected_response':
+        return { ok: false, sent: true, reason: 'unexpected_response', httpStatus: outcome.httpStatus, message: outcome.message, attempts: attempt };
+      case 'transient': {
+        lastFailure = outcome.failure;
+        if (attempt === config.maxAttempts) break;
+        const delayMs = retryDelayMs(attempt, outcome.retryAfterMs, config, config.random);
+        config.onRetry?.({ attempt, delayMs, failure: outcome.failure });
+        await config.sleep(delayMs);
+      }
+    }
+  }
+  const failure = lastFailure as TransientFailure;
+  return {
+    ok: false,
+    sent: true,
+    reason: 'gave_up',
+    lastFailure: failure,
+    message: `Gave up after ${config.maxAttempts} attempt(s); last: ${describeFailure(failure)}. Safe to report again later: the service dedupes on customerEventId.`,
+    attempts: config.maxAttempts,
+  };
+}
+
+function describeFailure(failure: TransientFailure): string {
+  switch (failure.kind) {
+    case 'http':
+      return `HTTP ${failure.httpStatus}${failure.error ? ` ${failure.error.code}: ${failure.error.message}` : ''}`;
+    case 'timeout':
+      return `no answer within ${failure.timeoutMs} ms`;
+    case 'network':
+      return `network error: ${failure.message}`;
+  }
+}

@@ -1,0 +1,137 @@
+/** The client's options, their defaults, and the checks that turn a misconfiguration into an error at construction. */
+import { CLIENT_ATTEMPT_TIMEOUT_MS, isTriggerKey, saasSignupPath, TRIGGER_KEY_PATTERN } from '../protocol/webhook';
+import type { BackoffSettings } from './backoff';
+import type { TransientFailure } from './attempt';
+
+/** Told before each retry: which attempt failed, how, and how long the client waits now. */
+export interface RetryEvent {
+  /** The attempt that just failed (1-based). */
+  attempt: number;
+  delayMs: number;
+  failure: TransientFailure;
+}
+
+export interface CnvClientOptions {
+  /** Base URL of the webhook host ({webhook_base_url}), an origin such as `https://hooks.example.com`. */
+  webhookBaseUrl: string;
+  /** The site's public key. */
+  siteKey: string;
+  /** The trigger key of the flow's API trigger: 1 to 64 characters of `[A-Za-z0-9_-]`. */
+  triggerKey: string;
+  /** The webhook secret of the trigger. Keep it on the server. */
+  secret: string;
+  /** Attempts in all, first included (default 4). */
+  maxAttempts?: number;
+  /** Per-attempt timeout in ms, reading the response included (default 5000). */
+  timeoutMs?: number;
+  /** Ceiling of the first backoff in ms, doubled per failure (default 500). */
+  baseDelayMs?: number;
+  /** Largest backoff ceiling in ms (default 8000). */
+  maxDelayMs?: number;
+  /** Largest Retry-After honoured in ms (default 30000); a longer one is shortened to this. */
+  maxRetryAfterMs?: number;
+  /** Called before each retry, e.g. to log it. */
+  onRetry?: (event: RetryEvent) => void;
+  /** The fetch to use (default: the global fetch). */
+  fetch?: typeof fetch;
+  /** For tests: how to wait (default setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
+  /** For tests: the jitter source in [0, 1) (default Math.random). */
+  random?: () => number;
+  /** For tests: the clock in ms (default Date.now); signature timestamps and HTTP-date Retry-After use it. */
+  now?: () => number;
+}
+
+/** A misconfigured client: thrown by `createCnvClient`, never by `reportSignup`. */
+export class CnvConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CnvConfigError';
+  }
+}
+
+export interface ResolvedOptions extends BackoffSettings {
+  url: string;
+  path: string;
+  secret: string;
+  maxAttempts: number;
+  timeoutMs: number;
+  onRetry: ((event: RetryEvent) => void) | null;
+  fetch: typeof fetch | null;
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+  now: () => number;
+}
+
+export const DEFAULTS = {
+  maxAttempts: 4,
+  timeoutMs: CLIENT_ATTEMPT_TIMEOUT_MS,
+  baseDelayMs: 500,
+  maxDelayMs: 8000,
+  maxRetryAfterMs: 30_000,
+} as const;
+
+/** Checks the options and fills in defaults; throws CnvConfigError naming the bad option. */
+export function resolveOptions(options: CnvClientOptions): ResolvedOptions {
+  if (!options || typeof options !== 'object') throw new CnvConfigError('createCnvClient needs an options object.');
+  const origin = webhookOrigin(options.webhookBaseUrl);
+  if (typeof options.siteKey !== 'string' || options.siteKey.length === 0) {
+    throw new CnvConfigError('siteKey must be a non-empty string (the site key of the install snippet).');
+  }
+  if (!isTriggerKey(options.triggerKey)) {
+    throw new CnvConfigError(
+      `triggerKey must match ${TRIGGER_KEY_PATTERN} (1 to 64 letters, digits, _ or -); got ${JSON.stringify(options.triggerKey)}.`,
+    );
+  }
+  if (typeof options.secret !== 'string' || options.secret.length === 0) {
+    throw new CnvConfigError('secret must be the non-empty webhook secret of the trigger.');
+  }
+  for (const name of ['onRetry', 'fetch', 'sleep', 'random', 'now'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') {
+      throw new CnvConfigError(`${name} must be a function.`);
+    }
+  }
+  const path = saasSignupPath(options.siteKey, options.triggerKey);
+  return {
+    url: origin + path,
+    path,
+    secret: options.secret,
+    maxAttempts: integerOption('maxAttempts', options.maxAttempts, DEFAULTS.maxAttempts, 1, 20),
+    timeoutMs: integerOption('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs, 1, 120_000),
+    baseDelayMs: integerOption('baseDelayMs', options.baseDelayMs, DEFAULTS.baseDelayMs, 0, 600_000),
+    maxDelayMs: integerOption('maxDelayMs', options.maxDelayMs, DEFAULTS.maxDelayMs, 0, 600_000),
+    maxRetryAfterMs: integerOption('maxRetryAfterMs', options.maxRetryAfterMs, DEFAULTS.maxRetryAfterMs, 0, 600_000),
+    onRetry: options.onRetry ?? null,
+    fetch: options.fetch ?? null,
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
+  };
+}
+
+/** The origin of the webhook base URL; the signed path starts at /api/webhook-bridge/, so no other path may precede it. */
+function webhookOrigin(value: unknown): string {
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch {
+    throw new CnvConfigError(`webhookBaseUrl must be an absolute http(s) URL; got ${JSON.stringify(value)}.`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new CnvConfigError(`webhookBaseUrl must use http or https; got ${url.protocol}`);
+  }
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
+    throw new CnvConfigError(
+      `webhookBaseUrl must be an origin such as https://hooks.example.com (no path, query or credentials); got ${JSON.stringify(value)}.`,
+    );
+  }
+  return url.origin;
+}
+
+function integerOption(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new CnvConfigError(`${name} must be an integer from ${min} to ${max}; got ${String(value)}.`);
+  }
+  return value;
+}

@@ -1,0 +1,312 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createCnvClient, CnvConfigError, type CnvClientOptions, type RetryEvent } from '../../src/client';
+import { CORRELATION_COOKIE } from '../../src/protocol/cookies';
+import { saasSignupPath } from '../../src/protocol/webhook';
+import { fakeTime, startFakeWebhook, type FakeWebhook } from './fake-webhook';
+
+const SECRET = 'whsec_test0000000000000000000000000';
+const TOKEN = 'Abcdefghijklmnopqrstuv';
+const COOKIE = `${CORRELATION_COOKIE}=${TOKEN}`;
+
+let hook: FakeWebhook;
+let time: ReturnType<typeof fakeTime>;
+
+beforeEach(async () => {
+  hook = await startFakeWebhook(SECRET);
+  time = fakeTime();
+});
+afterEach(async () => {
+  await hook.close();
+});
+
+function client(options: Partial<CnvClientOptions> = {}) {
+  return createCnvClient({
+    webhookBaseUrl: hook.baseUrl,
+    siteKey: 'sk_live1',
+    triggerKey: 'signup',
+    secret: SECRET,
+    sleep: time.sleep,
+    now: time.now,
+    random: () => 1 - Number.EPSILON,
+    baseDelayMs: 1000,
+    ...options,
+  });
+}
+
+describe('reportSignup: a correlated report', () => {
+  it('posts the spec body, signed, to the saas-signup path and returns the parsed response', async () => {
+    const result = await client().reportSignup({
+      cookieHeader: COOKIE,
+      customerEventId: 'user_42',
+      email: 'Ada@Example.com',
+      firstName: 'Ada',
+    });
+    expect(result).toEqual({
+      ok: true,
+      sent: true,
+      attempts: 1,
+      response: { status: 'promoted', promoted_count: 1, customer_event_id: 'user_42' },
+      correlationToken: TOKEN,
+      tokenProblem: null,
+    });
+    expect(hook.requests).toHaveLength(1);
+    const [req] = hook.requests;
+    expect(req!.method).toBe('POST');
+    expect(req!.url).toBe('/api/webhook-bridge/saas-signup/sk_live1/signup');
+    expect(req!.headers['content-type']).toBe('application/json');
+    expect(req!.headers['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(req!.verification.ok).toBe(true);
+    expect(req!.json).toEqual({
+      correlation_token: TOKEN,
+      customer_event_id: 'user_42',
+      email: 'Ada@Example.com',
+      phone: null,
+      first_name: 'Ada',
+      last_name: null,
+      allow_uncorrelated: false,
+    });
+  });
+
+  it('signs the timestamp of its own clock', async () => {
+    await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'user_1' });
+    expect(hook.requests[0]!.timestamp).toBe(Math.floor(time.now() / 1000));
+  });
+
+  it('sends non-ASCII identity fields as UTF-8 bytes that match the signature', async () => {
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'ü-1', lastName: 'Łukasiewicz 🙂' });
+    expect(result.ok).toBe(true);
+    expect(hook.requests[0]!.json.last_name).toBe('Łukasiewicz 🙂');
+  });
+
+  it('URL-encodes a site key outside the path-safe set, and signs the encoded path', async () => {
+    const result = await client({ siteKey: 'site key/é?' }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result.ok).toBe(true);
+    expect(hook.requests[0]!.url).toBe(saasSignupPath('site key/é?', 'signup'));
+    expect(hook.requests[0]!.url).toBe('/api/webhook-bridge/saas-signup/site%20key%2F%C3%A9%3F/signup');
+  });
+
+  it('uses an injected fetch', async () => {
+    const spy = vi.fn(globalThis.fetch);
+    await client({ fetch: spy }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(String(spy.mock.calls[0]![0])).toBe(`${hook.baseUrl}/api/webhook-bridge/saas-signup/sk_live1/signup`);
+  });
+});
+
+describe('reportSignup: without a correlation token', () => {
+  it('sends nothing and says why when there is no cookie', async () => {
+    const result = await client().reportSignup({ cookieHeader: 'other=1', customerEventId: 'user_1' });
+    expect(result).toMatchObject({ ok: false, sent: false, reason: 'no_correlation_token', tokenProblem: 'missing' });
+    expect(hook.requests).toHaveLength(0);
+  });
+
+  it('sends nothing when given neither request, header nor token', async () => {
+    const result = await client().reportSignup({ customerEventId: 'user_1' });
+    expect(result).toMatchObject({ ok: false, sent: false, reason: 'no_correlation_token' });
+    expect(hook.requests).toHaveLength(0);
+  });
+
+  it('ignores a cookie value that is not a token, sends nothing, and says the cookie was malformed', async () => {
+    const result = await client().reportSignup({ cookieHeader: `${CORRELATION_COOKIE}=not-a-token`, customerEventId: 'u' });
+    expect(result).toMatchObject({ ok: false, sent: false, reason: 'no_correlation_token', tokenProblem: 'malformed' });
+    expect(!result.ok && result.message).toMatch(/no valid token/);
+    expect(hook.requests).toHaveLength(0);
+  });
+
+  it('ignores an explicit correlationToken of the wrong shape', async () => {
+    const result = await client().reportSignup({ correlationToken: 'short', customerEventId: 'u' });
+    expect(result).toMatchObject({ reason: 'no_correlation_token', tokenProblem: 'malformed' });
+    expect(hook.requests).toHaveLength(0);
+  });
+
+  it('sends with a null token and allow_uncorrelated true when allowUncorrelated is set', async () => {
+    const result = await client().reportSignup({ customerEventId: 'user_1', email: 'a@b.co', allowUncorrelated: true });
+    expect(result).toMatchObject({ ok: true, correlationToken: null, tokenProblem: 'missing', attempts: 1 });
+    expect(hook.requests[0]!.json).toMatchObject({ correlation_token: null, allow_uncorrelated: true, email: 'a@b.co' });
+  });
+
+  it('still sends the token and allow_uncorrelated true when a token exists and allowUncorrelated is set', async () => {
+    await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u', allowUncorrelated: true });
+    expect(hook.requests[0]!.json).toMatchObject({ correlation_token: TOKEN, allow_uncorrelated: true });
+  });
+});
+
+describe('reportSignup: input checks before sending', () => {
+  it.each([
+    ['empty', ''],
+    ['201 characters', 'x'.repeat(201)],
+    ['not a string', 42],
+    ['missing', undefined],
+  ])('refuses a customerEventId that is %s, sending nothing', async (_name, id) => {
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: id as string });
+    expect(result).toMatchObject({ ok: false, sent: false, reason: 'invalid_input', param: 'customerEventId' });
+    expect(!result.ok && result.message).toMatch(/1 to 200 characters/);
+    expect(hook.requests).toHaveLength(0);
+  });
+
+  it('accepts a customerEventId of exactly 200 characters', async () => {
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'x'.repeat(200) });
+    expect(result.ok).toBe(true);
+  });
+
+  it('refuses an identity field that is not a string', async () => {
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u', email: { a: 1 } as unknown as string });
+    expect(result).toMatchObject({ reason: 'invalid_input', param: 'email' });
+    expect(hook.requests).toHaveLength(0);
+  });
+
+  it('refuses a report over the body size limit', async () => {
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u', email: 'a'.repeat(70_000) });
+    expect(result).toMatchObject({ reason: 'invalid_input', param: 'body' });
+    expect(hook.requests).toHaveLength(0);
+  });
+});
+
+describe('createCnvClient: configuration errors throw', () => {
+  const base: CnvClientOptions = { webhookBaseUrl: 'https://hooks.example.com', siteKey: 's', triggerKey: 'signup', secret: 'x' };
+  it.each([
+    ['a trigger key with a space', { triggerKey: 'sign up' }, /triggerKey must match/],
+    ['a trigger key of 65 characters', { triggerKey: 'k'.repeat(65) }, /triggerKey/],
+    ['an empty secret', { secret: '' }, /secret/],
+    ['an empty site key', { siteKey: '' }, /siteKey/],
+    ['a base URL with a path', { webhookBaseUrl: 'https://hooks.example.com/api' }, /origin/],
+    ['a relative base URL', { webhookBaseUrl: '/hooks' }, /absolute/],
+    ['zero attempts', { maxAttempts: 0 }, /maxAttempts/],
+    ['a fractional timeout', { timeoutMs: 1.5 }, /timeoutMs/],
+  ])('rejects %s', (_name, override, message) => {
+    expect(() => createCnvClient({ ...base, ...override })).toThrow(CnvConfigError);
+    expect(() => createCnvClient({ ...base, ...override })).toThrow(message);
+  });
+
+  it('accepts a base URL with a trailing slash', () => {
+    expect(() => createCnvClient({ ...base, webhookBaseUrl: 'https://hooks.example.com/' })).not.toThrow();
+  });
+});
+
+describe('reportSignup: retries', () => {
+  it('retries a 500, re-signing with a fresh timestamp, and returns the attempts taken', async () => {
+    hook.script({ status: 500, body: { error: { type: 'api_error', code: 'internal', message: 'boom' } } });
+    const retries: RetryEvent[] = [];
+    // A wait of at least a second, so the fresh timestamp differs from the first whatever the start time.
+    const result = await client({ baseDelayMs: 2000, onRetry: (e) => retries.push(e) }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+    expect(hook.requests).toHaveLength(2);
+    const [first, second] = hook.requests;
+    expect(first!.verification.ok && second!.verification.ok).toBe(true);
+    expect(second!.rawBody.equals(first!.rawBody)).toBe(true);
+    expect(second!.timestamp).toBeGreaterThan(first!.timestamp!);
+    expect(second!.headers['x-service-signature']).not.toBe(first!.headers['x-service-signature']);
+    expect(retries).toEqual([
+      { attempt: 1, delayMs: time.delays[0], failure: { kind: 'http', httpStatus: 500, error: { type: 'api_error', code: 'internal', message: 'boom' } } },
+    ]);
+  });
+
+  it('backs off exponentially up to maxDelayMs, with the jitter drawn from random', async () => {
+    hook.script({ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 });
+    const result = await client({ maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 5000 }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result.ok).toBe(true);
+    expect(time.delays).toEqual([999, 1999, 3999, 4999]);
+  });
+
+  it('gives up after maxAttempts transient failures and says what failed last', async () => {
+    hook.script({ status: 502 }, { status: 502 }, { status: 503 });
+    const result = await client({ maxAttempts: 3 }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ ok: false, sent: true, reason: 'gave_up', attempts: 3, lastFailure: { kind: 'http', httpStatus: 503 } });
+    expect(!result.ok && result.message).toMatch(/after 3 attempt/);
+    expect(hook.requests).toHaveLength(3);
+    expect(time.delays).toHaveLength(2); // no wait after the last attempt
+  });
+
+  it('waits at least the Retry-After seconds of a 429', async () => {
+    hook.script({ status: 429, headers: { 'retry-after': '7' } });
+    const result = await client({ random: () => 0 }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+    expect(time.delays).toEqual([7000]);
+  });
+
+  it('honours a Retry-After given as an HTTP date', async () => {
+    const start = time.now();
+    const at = new Date(Math.ceil(start / 1000) * 1000 + 12_000);
+    hook.script({ status: 503, headers: { 'retry-after': at.toUTCString() } });
+    await client({ random: () => 0 }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(time.delays).toEqual([at.getTime() - start]);
+  });
+
+  it('shortens a very long Retry-After to maxRetryAfterMs', async () => {
+    hook.script({ status: 429, headers: { 'retry-after': '3600' } });
+    await client({ random: () => 0, maxRetryAfterMs: 20_000 }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(time.delays).toEqual([20_000]);
+  });
+
+  it('ends a hanging attempt at timeoutMs and retries it', async () => {
+    hook.script('hang');
+    const retries: RetryEvent[] = [];
+    const result = await client({ timeoutMs: 150, onRetry: (e) => retries.push(e) }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+    expect(retries[0]!.failure).toEqual({ kind: 'timeout', timeoutMs: 150 });
+  });
+
+  it('gives up on a service that always hangs, one timeout per attempt', async () => {
+    hook.script('hang', 'hang');
+    const result = await client({ timeoutMs: 100, maxAttempts: 2 }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ reason: 'gave_up', attempts: 2, lastFailure: { kind: 'timeout' } });
+    expect(hook.requests).toHaveLength(2);
+  });
+
+  it('retries after a connection reset', async () => {
+    hook.script('reset');
+    const retries: RetryEvent[] = [];
+    const result = await client({ onRetry: (e) => retries.push(e) }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+    expect(retries[0]!.failure.kind).toBe('network');
+  });
+
+  it('retries when nothing listens, and gives up naming the network error', async () => {
+    const url = hook.baseUrl;
+    await hook.close();
+    const result = await client({ webhookBaseUrl: url, maxAttempts: 2 }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ reason: 'gave_up', attempts: 2, lastFailure: { kind: 'network' } });
+    expect(!result.ok && result.message).toMatch(/ECONNREFUSED/);
+    hook = await startFakeWebhook(SECRET); // for afterEach
+  });
+});
+
+describe('reportSignup: fails fast on other client errors', () => {
+  it('returns a 400 with the service error after one attempt', async () => {
+    const error = { type: 'invalid_request_error', code: 'parameter_invalid', message: 'customer_event_id is too long', param: 'customer_event_id' };
+    hook.script({ status: 400, body: { error } });
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ ok: false, sent: true, reason: 'rejected', httpStatus: 400, attempts: 1, error });
+    expect(!result.ok && result.message).toMatch(/customer_event_id is too long/);
+    expect(hook.requests).toHaveLength(1);
+    expect(time.delays).toHaveLength(0);
+  });
+
+  it('returns a 401 for a wrong secret with a hint at the secret and the clock', async () => {
+    const result = await client({ secret: 'whsec_wrong' }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ reason: 'rejected', httpStatus: 401, attempts: 1, error: { code: 'signature_invalid' } });
+    expect(!result.ok && result.message).toMatch(/current webhook secret/);
+    expect(hook.requests).toHaveLength(1);
+  });
+
+  it('keeps a 4xx without an error envelope as error null', async () => {
+    hook.script({ status: 404, body: 'not here' });
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ reason: 'rejected', httpStatus: 404, error: null });
+    expect(!result.ok && result.message).toMatch(/siteKey, triggerKey and webhookBaseUrl/);
+  });
+
+  it('does not follow a redirect, which would change the signed path', async () => {
+    hook.script({ status: 308, headers: { location: 'https://elsewhere.example/x' } });
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ reason: 'rejected', httpStatus: 308, attempts: 1 });
+    expect(!result.ok && result.message).toMatch(/redirects.*elsewhere\.example/);
+    expect(hook.requests).toHaveLength(1);
+  });
+
+  it('reports a 2xx whose body is not a webhook response', async () => {
+    hook.script({ status: 200, body: '<html>welcome</html>' });
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ ok: false, sent: true, reason: 'unexpected_response', httpStatus: 200, attempts: 1 });
+  });
+});
