@@ -1,0 +1,95 @@
+/**
+ * Snapshot ingest benchmark (issue 3): POST /collect/v1/sites/{key}/snapshots on the real service (embedded PGlite)
+ * beside a bare Fastify route answering 204, both driven by the same load generator with the same request bytes.
+ * Afterwards the database is asked how many snapshots it holds, against the 204s the load generator counted.
+ */
+import { importTs } from './support/ts-module.mjs';
+import { ratio } from './support/stats.mjs';
+import { formatTable, mark, num, times } from './support/table.mjs';
+import { BARE_PATH } from './bare-route.mjs';
+import { SITE_ORIGIN } from './service-under-test.mjs';
+
+/** The targets of issue 3. */
+export const INGEST_TARGETS = { perSecond: 5000, p99Ms: 50, ofBare: 0.3 };
+
+/** Runs the load generator on the bare route: the baseline every server benchmark is compared with. */
+export async function measureBareRoute({ loadgen, bare, connections, duration, warmup }) {
+  const job = { kind: 'bare', url: bare.url, path: BARE_PATH, origin: SITE_ORIGIN, connections };
+  await loadgen.call({ ...job, duration: warmup });
+  return loadgen.call({ ...job, duration });
+}
+
+/** Polls `read` until it returns `expected` or stops changing for `quietMs`; returns the last value. */
+export async function settleCount(read, expected, { quietMs = 1000, timeoutMs = 15_000 } = {}) {
+  const start = Date.now();
+  let last = await read();
+  let changedAt = Date.now();
+  while (last !== expected && Date.now() - changedAt < quietMs && Date.now() - start < timeoutMs) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const value = await read();
+    if (value !== last) changedAt = Date.now();
+    last = value;
+  }
+  return last;
+}
+
+/** Runs the ingest benchmark against a started service whose site accepts SITE_ORIGIN. */
+export async function runIngestBenchmark({ sut, loadgen, bareResult, connections, duration, warmup }) {
+  const { snapshotsPath } = await importTs('src/protocol/collector.ts');
+  const job = { kind: 'snapshots', url: sut.base, path: snapshotsPath(sut.site.site_key), origin: SITE_ORIGIN, connections, returnIds: true };
+  const warm = await loadgen.call({ ...job, duration: warmup });
+  const main = await loadgen.call({ ...job, duration });
+  const answered = [...warm.answered_ids, ...main.answered_ids];
+  const answered204 = answered.length;
+  // Every token answered 204 must be in the table (the service commits before it answers, so no wait is needed).
+  const stored = await sut.countPresent('snapshots', 'correlation_token', answered);
+  delete warm.answered_ids;
+  delete main.answered_ids;
+  const ofBare = ratio(main.requests_per_s, bareResult.requests_per_s);
+  return {
+    endpoint: `POST ${job.path}`,
+    store: 'embedded PGlite',
+    service: main,
+    bare: bareResult,
+    ratio_to_bare: ofBare,
+    accounting: {
+      answered_204: answered204,
+      non_204: warm.requests_total + main.requests_total - (warm.status_counts['204'] ?? 0) - (main.status_counts['204'] ?? 0),
+      stored,
+      lost: answered204 - stored,
+      connection_errors: warm.errors + main.errors,
+    },
+    targets: {
+      per_second: { target: `>= ${num(INGEST_TARGETS.perSecond)} snapshots/s`, value: main.requests_per_s, met: main.requests_per_s >= INGEST_TARGETS.perSecond },
+      p99: { target: `p99 < ${INGEST_TARGETS.p99Ms} ms`, value: main.latency_ms.p99, met: main.latency_ms.p99 < INGEST_TARGETS.p99Ms },
+      of_bare: { target: `>= ${INGEST_TARGETS.ofBare} of the bare route`, value: ofBare, met: ofBare !== null && ofBare >= INGEST_TARGETS.ofBare },
+      nothing_lost: { target: 'every snapshot answered 204 is stored', value: answered204 - stored, met: answered204 === stored },
+    },
+  };
+}
+
+/** One row of a throughput table. */
+export function throughputRow(label, r) {
+  const codes = Object.entries(r.status_counts).map(([code, n]) => `${code}:${n}`).join(' ');
+  return [label, num(r.requests_per_s), num(r.latency_ms.p50, 1), num(r.latency_ms.p99, 1), num(r.latency_ms.max, 0), num(r.requests_total), codes || '-', num(r.errors)];
+}
+
+/** The header of a throughput table. */
+export const THROUGHPUT_HEADER = ['target', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'status codes', 'conn errors'];
+
+/** The ingest benchmark's tables as text. */
+export function formatIngestResults(r) {
+  const t = r.targets;
+  const a = r.accounting;
+  return [
+    `== Snapshot ingest (${r.service.connections} connections, no pipelining, ${num(r.service.duration_s)} s, ${r.store}) ==`,
+    formatTable(THROUGHPUT_HEADER, [throughputRow(`service ${r.endpoint.replace(/sites\/[^/]+/, 'sites/KEY')}`, r.service), throughputRow('bare Fastify route (204)', r.bare)]),
+    `service / bare: ${times(r.ratio_to_bare)}`,
+    `accounting (warm-up included): ${num(a.answered_204)} answered 204, ${num(a.stored)} of those tokens stored, ${num(a.lost)} lost, ${num(a.non_204)} other answers, ${num(a.connection_errors)} connection errors`,
+    '',
+    `target  ${t.per_second.target}: ${num(t.per_second.value)} -> ${mark(t.per_second.met)}`,
+    `target  ${t.p99.target}: ${num(t.p99.value, 1)} ms -> ${mark(t.p99.met)}`,
+    `target  ${t.of_bare.target}: ${times(t.of_bare.value)} -> ${mark(t.of_bare.met)}`,
+    `check   ${t.nothing_lost.target}: ${num(a.answered_204)} answered, ${num(a.stored)} of them found -> ${mark(t.nothing_lost.met)}`,
+  ].join('\n');
+}

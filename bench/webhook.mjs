@@ -1,0 +1,204 @@
+/**
+ * Webhook benchmark (issue 4): signed saas-signup reports at N connections (each request signed afresh with the
+ * current timestamp, distinct customer_event_ids, every other one correlated with a token whose snapshot the service
+ * already stored), beside the bare route; then the delay from report to upload at the fake Google Ads API, for a
+ * sample of reports sent at a moderate rate once the load phase's deliveries have drained.
+ */
+import { importTs } from './support/ts-module.mjs';
+import { percentile, ratio } from './support/stats.mjs';
+import { formatTable, mark, num, times } from './support/table.mjs';
+import { gclidFor, hashedEmailFor, newCorrelationToken, reportBody, snapshotBody } from './request-bodies.mjs';
+import { settleCount, THROUGHPUT_HEADER, throughputRow } from './ingest.mjs';
+import { SITE_ORIGIN, TRIGGER_KEY, setUpWebhookFlow } from './service-under-test.mjs';
+
+/** The targets of issue 4. */
+export const WEBHOOK_TARGETS = { perSecond: 2000, p99Ms: 100, deliveryP99Ms: 1000 };
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the fake has received `expected` conversions, or made no progress for `stallMs`; returns the figures. */
+async function waitForDeliveries(fakeAds, expected, { stallMs = 10_000, timeoutMs = 90_000 } = {}) {
+  const start = Date.now();
+  let { conversions } = await fakeAds.call({ type: 'count' });
+  let progressAt = Date.now();
+  while (conversions < expected && Date.now() - progressAt < stallMs && Date.now() - start < timeoutMs) {
+    await sleep(200);
+    const next = (await fakeAds.call({ type: 'count' })).conversions;
+    if (next > conversions) progressAt = Date.now();
+    conversions = next;
+  }
+  return { conversions, seconds: (Date.now() - start) / 1000 };
+}
+
+/**
+ * Sends `count` reports one by one at `perSecond` (half correlated, their snapshots posted first) and returns, for each,
+ * when it was sent and its match keys. Sent from this process: at a few dozen per second the cost is negligible.
+ */
+async function sendSample({ sut, secret, count, perSecond, protocol, hmac }) {
+  const path = protocol.saasSignupPath(sut.site.site_key, TRIGGER_KEY);
+  const tokens = Array.from({ length: Math.ceil(count / 2) }, () => newCorrelationToken());
+  for (const token of tokens) {
+    const response = await fetch(`${sut.base}${protocol.snapshotsPath(sut.site.site_key)}`, {
+      method: 'POST',
+      headers: { origin: SITE_ORIGIN, 'content-type': protocol.SNAPSHOT_CONTENT_TYPE },
+      body: snapshotBody(token, SITE_ORIGIN),
+    });
+    if (response.status !== 204) throw new Error(`sample snapshot answered ${response.status}: ${await response.text()}`);
+  }
+  const sent = [];
+  const failures = [];
+  const interval = 1000 / perSecond;
+  const started = performance.now();
+  const inFlight = [];
+  for (let i = 0; i < count; i++) {
+    const wait = started + i * interval - performance.now();
+    if (wait > 0) await sleep(wait);
+    const customerEventId = `sample-${process.pid}-${i}`;
+    const token = i % 2 === 0 ? tokens[i / 2] : null;
+    const body = reportBody(customerEventId, token);
+    const timestamp = hmac.unixSeconds();
+    const signature = protocol.formatSignatureHeader(timestamp, [hmac.computeSignature(secret, timestamp, path, body)]);
+    const sentAt = Date.now();
+    const entry = { customerEventId, gclid: token ? gclidFor(token) : null, hashedEmail: hashedEmailFor(customerEventId), sentAt };
+    inFlight.push(
+      fetch(`${sut.base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [protocol.SIGNATURE_HEADER]: signature },
+        body,
+      }).then(async (response) => {
+        const text = await response.text();
+        if (response.status === 200) sent.push(entry);
+        else failures.push(`${response.status} ${text.slice(0, 200)}`);
+      }),
+    );
+  }
+  await Promise.all(inFlight);
+  return { sent, failures };
+}
+
+/** Runs the webhook benchmark against a started service (domain set) with the fake Google Ads API behind it. */
+export async function runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult, connections, duration, warmup, sample = 200, sampleRate = 50 }) {
+  const protocol = await importTs('src/protocol/index.ts');
+  const hmac = await importTs('src/protocol/hmac-node.ts');
+  const { secret } = await setUpWebhookFlow(sut);
+  const path = protocol.saasSignupPath(sut.site.site_key, TRIGGER_KEY);
+  const job = { kind: 'reports', url: sut.base, path, secret, connections, tag: `load-${Date.now()}`, returnIds: true };
+
+  // Correlated reports use tokens whose snapshots the service stored (the ingest run leaves plenty); top up if short.
+  const wanted = Math.ceil((WEBHOOK_TARGETS.perSecond * 1.5 * (warmup + duration)) / 2);
+  const { tokens_left: tokensLeft } = await loadgen.call({ kind: 'tokens' });
+  if (tokensLeft < wanted) {
+    // A few seconds of snapshots, not an exact count: on a slow service an exact top-up could take minutes. Should the
+    // pool run dry, later "correlated" slots go without a token, and the accounting below shows the real split.
+    await loadgen.call({ kind: 'snapshots', url: sut.base, path: protocol.snapshotsPath(sut.site.site_key), origin: SITE_ORIGIN, connections, duration: 5 });
+  }
+
+  const before = { reports: await sut.countRows('reports'), events: await sut.countRows('events'), delivered: (await fakeAds.call({ type: 'count' })).conversions };
+  const warm = await loadgen.call({ ...job, duration: warmup });
+  const main = await loadgen.call({ ...job, duration });
+  const answered = [...warm.answered_ids, ...main.answered_ids];
+  const answered200 = answered.length;
+  // Every customer_event_id answered 200 must be stored as a report (the count of all rows may be higher: requests in
+  // flight when a timed run stops are completed by the service but not counted by autocannon).
+  const reports = await sut.countPresent('reports', 'customer_event_id', answered);
+  delete warm.answered_ids;
+  delete main.answered_ids;
+  const events = (await settleCount(() => sut.countRows('events'), -1, { quietMs: 500, timeoutMs: 5000 })) - before.events;
+
+  // The load phase queued one delivery per promoted report: let them reach the fake before timing fresh ones.
+  const drain = await waitForDeliveries(fakeAds, before.delivered + events);
+  const drained = drain.conversions - before.delivered;
+
+  // "Moderate": at most a quarter of the throughput just measured, so the sample times delivery, not a queue of reports
+  // in front of a slow service; and no more than ~10 s of sending.
+  const rate = Math.max(2, Math.min(sampleRate, Math.floor(main.requests_per_s / 4)));
+  const count = Math.min(sample, Math.max(20, rate * 10));
+  const sampleStart = (await fakeAds.call({ type: 'count' })).requests;
+  const sampleRun = await sendSample({ sut, secret, count, perSecond: rate, protocol, hmac });
+  const arrived = await waitForDeliveries(fakeAds, drain.conversions + sampleRun.sent.length, { stallMs: 5_000, timeoutMs: 30_000 });
+  const uploads = await fakeAds.call({ type: 'since', index: sampleStart });
+  const byGclid = new Map();
+  const byEmail = new Map();
+  for (const upload of uploads) {
+    for (const c of upload.conversions) {
+      if (c.gclid) byGclid.set(c.gclid, upload);
+      if (c.hashedEmail) byEmail.set(c.hashedEmail, upload);
+    }
+  }
+  const delays = [];
+  let unmatched = 0;
+  for (const entry of sampleRun.sent) {
+    const upload = (entry.gclid && byGclid.get(entry.gclid)) || byEmail.get(entry.hashedEmail);
+    if (upload) delays.push(upload.receivedAt - entry.sentAt);
+    else unmatched++;
+  }
+  const rejectedUploads = uploads.filter((u) => u.status !== 200).length;
+
+  const ofBare = ratio(main.requests_per_s, bareResult.requests_per_s);
+  const delivery = {
+    sample_sent: sampleRun.sent.length,
+    sample_rate_per_s: rate,
+    sample_failures: sampleRun.failures,
+    delivered: delays.length,
+    not_delivered: unmatched,
+    rejected_uploads: rejectedUploads,
+    p50_ms: percentile(delays, 50),
+    p99_ms: percentile(delays, 99),
+    max_ms: delays.length ? Math.max(...delays) : Number.NaN,
+    wait_s: arrived.seconds,
+  };
+  return {
+    endpoint: `POST ${path}`,
+    service: main,
+    bare: bareResult,
+    ratio_to_bare: ofBare,
+    accounting: {
+      answered_200: answered200,
+      correlated_200: (warm.reports_ok?.correlated ?? 0) + (main.reports_ok?.correlated ?? 0),
+      uncorrelated_200: (warm.reports_ok?.uncorrelated ?? 0) + (main.reports_ok?.uncorrelated ?? 0),
+      non_200: warm.requests_total + main.requests_total - (warm.status_counts['200'] ?? 0) - (main.status_counts['200'] ?? 0),
+      reports_stored: reports,
+      events_created: events,
+      connection_errors: warm.errors + main.errors,
+    },
+    backlog: { deliveries: events, delivered: drained, seconds: drain.seconds, per_second: drain.seconds >= 0.5 ? drained / drain.seconds : null },
+    delivery,
+    targets: {
+      per_second: { target: `>= ${num(WEBHOOK_TARGETS.perSecond)} reports/s`, value: main.requests_per_s, met: main.requests_per_s >= WEBHOOK_TARGETS.perSecond },
+      p99: { target: `p99 < ${WEBHOOK_TARGETS.p99Ms} ms`, value: main.latency_ms.p99, met: main.latency_ms.p99 < WEBHOOK_TARGETS.p99Ms },
+      delivery_p99: {
+        target: `delivery p99 < ${num(WEBHOOK_TARGETS.deliveryP99Ms)} ms`,
+        value: delivery.p99_ms,
+        met: delays.length === 0 ? false : unmatched === 0 && delivery.p99_ms < WEBHOOK_TARGETS.deliveryP99Ms,
+      },
+      nothing_lost: { target: 'every report answered 200 is stored', value: answered200 - reports, met: answered200 === reports },
+    },
+  };
+}
+
+/** The webhook benchmark's tables as text. */
+export function formatWebhookResults(r) {
+  const t = r.targets;
+  const a = r.accounting;
+  const d = r.delivery;
+  const b = r.backlog;
+  return [
+    `== Webhook reports (${r.service.connections} connections, no pipelining, ${num(r.service.duration_s)} s, each request freshly signed) ==`,
+    formatTable(THROUGHPUT_HEADER, [throughputRow(`service ${r.endpoint.replace(/saas-signup\/[^/]+/, 'saas-signup/KEY')}`, r.service), throughputRow('bare Fastify route (204)', r.bare)]),
+    `service / bare: ${times(r.ratio_to_bare)}`,
+    `accounting (warm-up included): ${num(a.answered_200)} answered 200 (${num(a.correlated_200)} correlated, ${num(a.uncorrelated_200)} without token), ` +
+      `${num(a.reports_stored)} of those stored as reports, ${num(a.events_created)} events created in all, ${num(a.non_200)} other answers, ${num(a.connection_errors)} connection errors`,
+    b.seconds < 0.5
+      ? `backlog: all ${num(b.delivered)} deliveries of the load phase had reached the fake when it ended (delivery kept up)`
+      : `backlog: ${num(b.delivered)} of ${num(b.deliveries)} queued deliveries reached the fake within ${num(b.seconds, 1)} s after the load phase (${num(b.per_second)} /s)`,
+    '',
+    `== Delivery delay: report sent -> upload received by the fake Google Ads API (${num(d.sample_sent)} reports at ${d.sample_rate_per_s}/s, half correlated) ==`,
+    formatTable(['delivered', 'not delivered', 'rejected uploads', 'p50 ms', 'p99 ms', 'max ms'], [[num(d.delivered), num(d.not_delivered), num(d.rejected_uploads), num(d.p50_ms), num(d.p99_ms), num(d.max_ms)]]),
+    ...(d.sample_failures.length ? [`sample reports refused: ${d.sample_failures.length} (first: ${d.sample_failures[0]})`] : []),
+    '',
+    `target  ${t.per_second.target}: ${num(t.per_second.value)} -> ${mark(t.per_second.met)}`,
+    `target  ${t.p99.target}: ${num(t.p99.value, 1)} ms -> ${mark(t.p99.met)}`,
+    `target  ${t.delivery_p99.target}: ${num(t.delivery_p99.value)} ms -> ${mark(t.delivery_p99.met)}`,
+    `check   ${t.nothing_lost.target}: ${num(a.answered_200)} answered, ${num(a.reports_stored)} of them found -> ${mark(t.nothing_lost.met)}`,
+  ].join('\n');
+}
