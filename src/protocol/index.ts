@@ -4,3 +4,4 @@ export * from './signals';
 export * from './collector';
 export * from './origin';
 export * from './webhook';
+export * from './install';

@@ -1,0 +1,33 @@
+/** window.__service: the loader's only global, shared with the page's stub and tag manager. */
+import { SERVICE_GLOBAL } from '../protocol/install';
+import type { QueuedCall } from './queue';
+
+/** The shape of window.__service: siteKey and q may be set by the page before the loader; the rest the loader adds. */
+export interface Service {
+  /** Site key, for installs whose script tag cannot carry one. */
+  siteKey?: string;
+  /** Calls queued before the loader arrived; after it, pushes run at once. */
+  q?: QueuedCall[];
+  /** Resolves once the loader has decided whether it is active on this page (true) or not (false). */
+  ready?: Promise<boolean>;
+  /** Signup intent without a form submit: writes the correlation cookie and sends a snapshot; the token, or null. */
+  captureSaasSignupIntent?(): Promise<string | null>;
+  /** The visitor's consent choice: true starts the loader, anything else stops it and deletes its cookies. */
+  consent?(granted: boolean): void;
+}
+
+type ServiceWindow = { [SERVICE_GLOBAL]?: unknown };
+
+/** The window.__service the page set, if it is an object. */
+export function pageService(): Service | undefined {
+  const service = (window as ServiceWindow)[SERVICE_GLOBAL];
+  return service && typeof service === 'object' ? (service as Service) : undefined;
+}
+
+/** Adds the loader's methods to the page's window.__service object (keeping its siteKey and q) and makes it the global. */
+export function publishService(
+  page: Service,
+  api: Required<Pick<Service, 'captureSaasSignupIntent' | 'consent'>>,
+): Service {
+  return ((window as ServiceWindow)[SERVICE_GLOBAL] = Object.assign(page, api));
+}

@@ -1,0 +1,51 @@
+/** Ad click signals of a page URL: click ids and UTM parameters, gathered into a touch. */
+import type { Touch } from '../protocol/collector';
+import { CLICK_ID_KEYS, SIGNAL_VALUE_MAX, UTM_KEYS } from '../protocol/signals';
+import { shrink } from './shrink';
+
+/** Largest touch kept, in characters of its URL-encoded JSON: it must fit a cookie (4096 bytes with the name). */
+export const TOUCH_MAX = 3800;
+
+/** A signal value as stored: trimmed and capped at SIGNAL_VALUE_MAX characters. */
+export function cleanValue(value: string): string {
+  return value.trim().slice(0, SIGNAL_VALUE_MAX);
+}
+
+/** A URL without its query and fragment, capped like a signal value: what remains when its details must go. */
+export function withoutQuery(url: string): string {
+  return cleanValue(url.split(/[?#]/)[0]!);
+}
+
+/**
+ * The touch the page URL carries: its click ids and UTM parameters (keys matched case-insensitively and stored
+ * lower-case, the first of a repeated key wins, empty values skipped), or null when it carries none. A touch too big for
+ * a cookie loses its referrer, then its landing URL's query, then its UTM set; one whose click ids alone are too big is
+ * dropped.
+ */
+export function readTouch(): Touch | null {
+  const href = location.href;
+  const touch: Touch = {
+    click_ids: {},
+    utm: {},
+    landing_page_url: href,
+    referrer: document.referrer || null,
+    captured_at: new Date().toISOString(),
+  };
+  let found: unknown;
+  new URL(href).searchParams.forEach((raw, name) => {
+    const key = name.toLowerCase();
+    const value = cleanValue(raw);
+    const bag: Record<string, string> | false = (CLICK_ID_KEYS as readonly string[]).includes(key)
+      ? touch.click_ids
+      : (UTM_KEYS as readonly string[]).includes(key) && touch.utm;
+    if (bag && value && !bag[key]) found = bag[key] = value;
+  });
+  return found &&
+    shrink(touch, TOUCH_MAX, (json) => encodeURIComponent(json).length, [
+      (t) => (t.referrer = null),
+      (t) => (t.landing_page_url = withoutQuery(t.landing_page_url)),
+      (t) => (t.utm = {}),
+    ])
+    ? touch
+    : null;
+}

@@ -1,0 +1,30 @@
+/** Signup intent on marked forms: a submit, or a click on one of the form's buttons. */
+import { SIGNUP_INTENT_ATTRIBUTE } from '../protocol/install';
+import { guard } from './guard';
+
+/** Buttons whose click counts as intent; a script's form.submit() after a click fires no submit event of its own. */
+const BUTTONS = 'button,[type=submit],[type=image]';
+
+/**
+ * Calls onIntent once per user action on a form carrying data-service-signup-intent, including forms added later:
+ * one capture-phase submit listener and one capture-phase click listener on document. The submit a click causes is
+ * dispatched in the same task as the click, so it is recognised as the same action and not counted again.
+ */
+export function watchIntent(onIntent: () => void): void {
+  let current: unknown;
+  const handle = (form: HTMLFormElement | null | undefined) => {
+    if (!form || form === current || !form.hasAttribute(SIGNUP_INTENT_ATTRIBUTE)) return;
+    current = form;
+    setTimeout(() => (current = null));
+    onIntent();
+  };
+  document.addEventListener('submit', guard((event: Event) => handle(event.target as HTMLFormElement)), true);
+  document.addEventListener(
+    'click',
+    guard((event: Event) => {
+      const button = (event.target as Element).closest<HTMLButtonElement>(BUTTONS);
+      handle(button && button.form);
+    }),
+    true,
+  );
+}

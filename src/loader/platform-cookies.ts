@@ -1,0 +1,15 @@
+/** Ad platforms' own first-party cookies (Meta, Google, TikTok, Microsoft, Reddit, LinkedIn), read at snapshot time. */
+import type { Snapshot } from '../protocol/collector';
+import { PLATFORM_COOKIES } from '../protocol/signals';
+import { cleanValue } from './click-signals';
+import { readCookie } from './safe-storage';
+
+/** The platform cookies present on the page, values as the platform wrote them, trimmed and capped like URL signals. */
+export function readPlatformCookies(): Snapshot['cookies'] {
+  const found: Snapshot['cookies'] = {};
+  for (const name of PLATFORM_COOKIES) {
+    const value = cleanValue(readCookie(name) || '');
+    if (value) found[name] = value;
+  }
+  return found;
+}

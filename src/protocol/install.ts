@@ -1,0 +1,22 @@
+/** The install surface of the loader: what a page writes (script tag, attributes, global) and what the loader reads. */
+
+/** The one global the loader defines: `window.__service`. */
+export const SERVICE_GLOBAL = '__service';
+
+/** Path under which the service serves the loader; key discovery also looks for script tags whose path ends with it. */
+export const LOADER_PATH = '/loader.js';
+
+/** Script tag attribute carrying the site key. */
+export const SITE_KEY_ATTRIBUTE = 'data-site-key';
+
+/** Query parameter of the loader's src carrying the site key (tag managers strip data-* attributes). */
+export const SITE_KEY_PARAM = 'site_key';
+
+/** Script tag attribute overriding the service base URL (default: the origin of the loader's src). */
+export const API_ATTRIBUTE = 'data-api';
+
+/** Script tag attribute: write and send nothing until `window.__service.consent(true)`. */
+export const CONSENT_REQUIRED_ATTRIBUTE = 'data-consent-required';
+
+/** Form attribute marking a signup form: its submit (or a click on its buttons) is a signup intent. */
+export const SIGNUP_INTENT_ATTRIBUTE = 'data-service-signup-intent';

@@ -1,0 +1,43 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { sendBeacon } from '../../src/loader/beacon';
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+const body = () => new Blob(['{"a":1}'], { type: 'text/plain;charset=UTF-8' });
+
+describe('sending a snapshot', () => {
+  test('uses navigator.sendBeacon with the Blob, and no fetch when the beacon is queued', () => {
+    const beacon = vi.spyOn(navigator, 'sendBeacon').mockReturnValue(true);
+    const fetch = vi.fn();
+    vi.stubGlobal('fetch', fetch);
+    const blob = body();
+    sendBeacon('https://cnv.test/s', blob);
+    expect(beacon).toHaveBeenCalledWith('https://cnv.test/s', blob);
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  test('falls back to fetch with keepalive when the beacon is refused', () => {
+    vi.spyOn(navigator, 'sendBeacon').mockReturnValue(false);
+    const fetch = vi.fn(async () => ({ ok: true }));
+    vi.stubGlobal('fetch', fetch);
+    const blob = body();
+    sendBeacon('https://cnv.test/s', blob);
+    expect(fetch).toHaveBeenCalledWith('https://cnv.test/s', { method: 'POST', body: blob, keepalive: true });
+  });
+
+  test('never throws or leaves a rejected promise, whatever fails', async () => {
+    vi.spyOn(navigator, 'sendBeacon').mockReturnValue(false);
+    const rejected = vi.fn(() => Promise.reject(new TypeError('Failed to fetch')));
+    vi.stubGlobal('fetch', rejected);
+    expect(() => sendBeacon('https://cnv.test/s', body())).not.toThrow();
+    await Promise.resolve();
+    vi.spyOn(navigator, 'sendBeacon').mockImplementation(() => {
+      throw new TypeError('Illegal invocation');
+    });
+    expect(() => sendBeacon('https://cnv.test/s', body())).not.toThrow();
+  });
+});

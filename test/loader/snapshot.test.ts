@@ -1,0 +1,91 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, test } from 'vitest';
+import { buildSnapshot, snapshotBody } from '../../src/loader/snapshot';
+import { SNAPSHOT_MAX_BYTES, type Snapshot, type Touch } from '../../src/protocol/collector';
+import { PLATFORM_COOKIES } from '../../src/protocol/signals';
+import { installCookieJar, type CookieJar } from './cookie-jar';
+import { resetPage, setUrl } from './harness';
+
+let jar: CookieJar | undefined;
+afterEach(() => {
+  jar?.restore();
+  resetPage();
+});
+
+const TOKEN = 'AAAAAAAAAAAAAAAAAAAAAA';
+const touch: Touch = {
+  click_ids: { gclid: 'g1' },
+  utm: { utm_source: 'google' },
+  landing_page_url: 'https://www.example.com/?gclid=g1&utm_source=google',
+  referrer: 'https://www.google.com/',
+  captured_at: '2026-11-20T10:00:00.000Z',
+};
+const read = async (body: Blob | null): Promise<{ snapshot: Snapshot; bytes: number }> => {
+  const text = await body!.text();
+  return { snapshot: JSON.parse(text), bytes: new TextEncoder().encode(text).length };
+};
+
+describe('snapshot', () => {
+  test('has the protocol shape', () => {
+    setUrl('https://www.example.com/signup?plan=pro');
+    jar = installCookieJar();
+    document.cookie = '_fbc=fb.1.2.abc';
+    const snapshot = buildSnapshot(TOKEN, 'form_submit', touch);
+    expect(snapshot).toEqual({
+      correlation_token: TOKEN,
+      occurred_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      trigger: 'form_submit',
+      page_url: 'https://www.example.com/signup?plan=pro',
+      referrer: null,
+      touch,
+      cookies: { _fbc: 'fb.1.2.abc' },
+    });
+  });
+
+  test('is sent as text/plain;charset=UTF-8 JSON', async () => {
+    setUrl('https://www.example.com/');
+    const body = snapshotBody(buildSnapshot(TOKEN, 'api', null))!;
+    expect(body.type.toLowerCase()).toBe('text/plain;charset=utf-8');
+    expect((await read(body)).snapshot.touch).toBeNull();
+  });
+
+  test('a snapshot within 16 KB is sent whole', async () => {
+    setUrl(`https://www.example.com/signup?x=${'a'.repeat(8000)}`);
+    const snapshot = buildSnapshot(TOKEN, 'api', touch);
+    const { snapshot: sent } = await read(snapshotBody(structuredClone(snapshot)));
+    expect(sent).toEqual(snapshot);
+  });
+
+  test('over 16 KB it first drops the referrer', async () => {
+    setUrl(`https://www.example.com/signup?x=${'a'.repeat(9000)}`);
+    Object.defineProperty(document, 'referrer', { value: `https://ref.test/?${'r'.repeat(9000)}`, configurable: true });
+    const snapshot = buildSnapshot(TOKEN, 'form_submit', touch);
+    delete (document as unknown as Record<string, unknown>).referrer;
+    const { snapshot: sent, bytes } = await read(snapshotBody(structuredClone(snapshot)));
+    expect(bytes).toBeLessThanOrEqual(SNAPSHOT_MAX_BYTES);
+    expect(sent).toEqual({ ...snapshot, referrer: null });
+  });
+
+  test('then the page URL query, then the platform cookies; the touch stays and it is never over 16 KB', async () => {
+    setUrl(`https://www.example.com/signup?x=${'a'.repeat(9000)}`);
+    jar = installCookieJar();
+    for (const name of PLATFORM_COOKIES) document.cookie = `${name}=${'€'.repeat(500)}`;
+    const bigTouch = { ...touch, utm: { utm_content: 'c'.repeat(500), utm_term: 't'.repeat(500), utm_campaign: 'p'.repeat(500) } };
+    const snapshot = buildSnapshot(TOKEN, 'form_submit', bigTouch);
+    expect(Object.keys(snapshot.cookies)).toHaveLength(PLATFORM_COOKIES.length);
+    const { snapshot: sent, bytes } = await read(snapshotBody(snapshot));
+    expect(bytes).toBeLessThanOrEqual(SNAPSHOT_MAX_BYTES);
+    expect(sent.cookies).toEqual({});
+    expect(sent).toMatchObject({ referrer: null, page_url: 'https://www.example.com/signup', touch: bigTouch });
+  });
+
+  test('platform cookies are kept when dropping the page URL query is enough', async () => {
+    setUrl(`https://www.example.com/signup?x=${'a'.repeat(17000)}`);
+    jar = installCookieJar();
+    document.cookie = '_fbp=fb.1.1.1';
+    const { snapshot, bytes } = await read(snapshotBody(buildSnapshot(TOKEN, 'api', touch)));
+    expect(bytes).toBeLessThanOrEqual(SNAPSHOT_MAX_BYTES);
+    expect(snapshot.cookies).toEqual({ _fbp: 'fb.1.1.1' });
+    expect(snapshot.page_url).toBe('https://www.example.com/signup');
+  });
+});
