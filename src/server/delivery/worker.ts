@@ -1,0 +1,134 @@
+/**
+ * The delivery worker: polls the outbox (every 250 ms, or at once when woken), claims due rows in batches under a
+ * lease, and sends each batch through the destination adapters (one upload per Google Ads account, not one per row).
+ * Rows stay in the outbox until their outcome is recorded, so nothing is lost across a restart; a row whose lease
+ * expired (a crash mid-send) is claimed again, and the destination dedupes the resend by its order id.
+ */
+import type { Database } from '../store/db';
+import type { Settings } from '../settings';
+import { claimDeliveries } from '../store/outbox';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff';
+import { runDeliveryRound, type DeliveryLogger, type RoundDeps, type RoundResult } from './round';
+import { onDeliveryRequested } from './wakeup';
+
+export type { DeliveryLogger, JobResult, RoundResult } from './round';
+
+export interface DeliveryWorkerOptions {
+  db: Database;
+  settings: Settings;
+  log: DeliveryLogger;
+  /** Pause between polls when there is nothing due (default 250 ms). */
+  pollIntervalMs?: number;
+  /** The clock (tests inject one to step through backoff without waiting). */
+  now?: () => Date;
+  /** Rows claimed per round, sent together (default 200). */
+  batchSize?: number;
+  /** Rounds that may run at once (default 4). */
+  concurrency?: number;
+  /** How long a claim holds a row; must exceed the send timeout (default 60 s). */
+  leaseMs?: number;
+  /** Per-send timeout (default 10 s). */
+  sendTimeoutMs?: number;
+  backoff?: Partial<BackoffPolicy>;
+  /** Jitter source in [0, 1) (default Math.random). */
+  random?: () => number;
+  /** False: do not poll; only drain() sends (tests). Default true. */
+  autoStart?: boolean;
+}
+
+export interface DeliveryWorker {
+  /** Stops polling, interrupts sends in flight (their rows go back to the outbox unchanged) and waits for the rounds to end. */
+  stop(): Promise<void>;
+  /** Processes everything due now, round after round, until nothing due is left. */
+  drain(): Promise<RoundResult[]>;
+  /** Looks for due rows at once instead of at the next poll. */
+  wake(): void;
+}
+
+/** Starts the delivery worker of this process. */
+export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const batchSize = options.batchSize ?? 200;
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const sendTimeoutMs = options.sendTimeoutMs ?? 10_000;
+  const leaseMs = Math.max(options.leaseMs ?? 60_000, sendTimeoutMs + 5_000);
+  const stopping = new AbortController();
+  const deps: RoundDeps = {
+    db: options.db,
+    settings: options.settings,
+    log: options.log,
+    now: options.now ?? (() => new Date()),
+    backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
+    random: options.random ?? Math.random,
+    sendTimeoutMs,
+    signal: stopping.signal,
+  };
+
+  const round = async (): Promise<RoundResult[]> => {
+    if (stopping.signal.aborted) return [];
+    const claims = await claimDeliveries(options.db, { now: deps.now(), leaseMs, limit: batchSize });
+    try {
+      return await runDeliveryRound(claims, deps);
+    } catch (error) {
+      // A database fault: the leases expire and the rows are claimed again later.
+      options.log.error({ err: error, rows: claims.length }, 'delivery round failed');
+      return claims.map((c) => ({ eventActionId: c.eventActionId, result: 'error' as const }));
+    }
+  };
+
+  // Rounds in flight. Several may run at once (each claims its own rows), so rows that become due while one round
+  // waits on the destination start at once in the next instead of queueing behind it.
+  const active = new Set<Promise<unknown>>();
+  const track = <T>(run: Promise<T>): Promise<T> => {
+    // The caller handles `run`'s rejection; the tracked copy must not raise an unhandled one.
+    const tracked = run.catch(() => undefined).finally(() => active.delete(tracked));
+    active.add(tracked);
+    return run;
+  };
+
+  const polling = options.autoStart !== false;
+  let wanted = true; // a poll or a wake asked for a round
+  const pump = () => {
+    while (polling && wanted && !stopping.signal.aborted && active.size < concurrency) {
+      wanted = false;
+      track(round()).then(
+        (results) => {
+          if (results.length >= batchSize) wanted = true; // more may be due: no pause
+          pump();
+        },
+        (error) => {
+          options.log.error({ err: error }, 'delivery round failed');
+          pump();
+        },
+      );
+    }
+  };
+  const wake = () => {
+    wanted = true;
+    pump();
+  };
+
+  const unsubscribe = onDeliveryRequested(wake);
+  const timer = polling ? setInterval(wake, pollIntervalMs) : null;
+  pump();
+
+  return {
+    async stop() {
+      unsubscribe();
+      if (timer) clearInterval(timer);
+      stopping.abort();
+      await Promise.allSettled([...active]);
+    },
+    async drain() {
+      await Promise.allSettled([...active]);
+      const all: RoundResult[] = [];
+      for (;;) {
+        const results = await track(round());
+        all.push(...results);
+        // Rows put back due now (interrupted) or left leased (error) would loop: such a round ends the drain.
+        if (results.length === 0 || results.every((r) => r.result === 'interrupted' || r.result === 'error')) return all;
+      }
+    },
+    wake,
+  };
+}

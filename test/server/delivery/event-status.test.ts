@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { eventStatusFor } from '../../../src/server/store/delivery';
+import { decide } from '../../../src/server/delivery/decision';
+
+describe("an event's status from its actions", () => {
+  it.each([
+    [['queued'], 'queued'],
+    [['delivered', 'queued'], 'queued'],
+    [['failed', 'queued'], 'queued'],
+    [['delivered'], 'completed'],
+    [['delivered', 'delivered'], 'completed'],
+    [[], 'completed'],
+    [['delivered', 'failed'], 'failed'],
+    [['failed'], 'failed'],
+  ])('is %j -> %s', (statuses, expected) => {
+    expect(eventStatusFor(statuses)).toBe(expected);
+  });
+});
+
+describe('the decision after a send', () => {
+  const policy = { baseMs: 1000, capMs: 600_000, maxAttempts: 3 };
+  const now = new Date('2026-11-21T10:00:00Z');
+  const error = { code: 'UNAVAILABLE', message: 'down' };
+
+  it("retries at the destination's Retry-After when it gave one, else after the jittered backoff", () => {
+    expect(decide({ kind: 'retry', error, afterMs: 30_000 }, 1, policy, now, () => 0.5)).toEqual({ kind: 'retry', error, dueAt: new Date(now.getTime() + 30_000) });
+    expect(decide({ kind: 'retry', error }, 2, policy, now, () => 0.5)).toEqual({ kind: 'retry', error, dueAt: new Date(now.getTime() + 1000) });
+  });
+
+  it('fails for good with the last error once the last attempt failed', () => {
+    expect(decide({ kind: 'retry', error }, 3, policy, now, () => 0.5)).toEqual({
+      kind: 'failed', error: { code: 'UNAVAILABLE', message: 'down (gave up after 3 attempts)' }, request: null,
+    });
+  });
+});
