@@ -1,0 +1,197 @@
+/** The commands of `cnv`: each names its options and runs against the store. */
+import type { Database } from '../server/store/db';
+import type { Settings } from '../server/settings';
+import { insertAccount, issueApiKey, listAccounts, type Account } from '../server/store/accounts';
+import { findSiteAnyAccount, insertSite, listAllSites, type SiteRow } from '../server/store/sites';
+import { PREVIOUS_SECRET_GRACE_MS, rotateWebhookSecret } from '../server/store/trigger-sources';
+import { parseSiteDomain, parseSiteName, parseTimezone } from '../server/domain/site-fields';
+import { nonEmptyString } from '../server/domain/input';
+import type { Output } from './run';
+
+export interface CommandContext {
+  db: Database;
+  settings: Settings;
+  out: Output;
+  options: Record<string, string | undefined>;
+}
+
+export interface Command {
+  name: string;
+  usage: string;
+  summary: string;
+  /** Option name (without --) to its description; every option takes a value. */
+  options: Record<string, string>;
+  run(ctx: CommandContext): Promise<void>;
+}
+
+/** A mistake on the command line (exit code 2). Defined here to keep the commands free of the runner. */
+class CommandLineError extends Error {}
+export { CommandLineError };
+
+function required(ctx: CommandContext, option: string): string {
+  const value = ctx.options[option];
+  if (value === undefined) throw new CommandLineError(`--${option} is required.`);
+  return value;
+}
+
+/** The account an option names, or the only account when none is named. */
+async function resolveAccount(db: Database, accountId: string | undefined): Promise<Account> {
+  const accounts = await listAccounts(db);
+  if (accountId !== undefined) {
+    const account = accounts.find((a) => a.id === accountId);
+    if (!account) throw new Error(`No such account: '${accountId}'. See 'cnv accounts list'.`);
+    return account;
+  }
+  if (accounts.length === 1) return accounts[0]!;
+  if (accounts.length === 0) {
+    throw new Error("There is no account yet: start the service once (npm start) or run 'cnv accounts create --name …'.");
+  }
+  throw new CommandLineError(`There are ${accounts.length} accounts: pass --account acct_… (see 'cnv accounts list').`);
+}
+
+function snippet(settings: Settings, site: SiteRow): string {
+  return `<script async src="${settings.publicUrl}/loader.js" data-site-key="${site.site_key}"></script>`;
+}
+
+function describeSite(settings: Settings, site: SiteRow): string {
+  return [
+    `  id:        ${site.id}`,
+    `  name:      ${site.name}`,
+    `  site key:  ${site.site_key}`,
+    `  domain:    ${site.domain ?? '(none: the snippet accepts no page until a domain is set)'}`,
+    `  timezone:  ${site.timezone}`,
+    `  snippet:   ${snippet(settings, site)}`,
+  ].join('\n');
+}
+
+function printKey(out: Output, account: Account, key: string): void {
+  out.write(`API key for ${account.id} (${account.name}):\n\n  ${key}\n\nShown only now and stored only as a hash: copy it.\n`);
+}
+
+/** Formats rows as aligned columns under a header. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
+export const COMMANDS: readonly Command[] = [
+  {
+    name: 'keys create',
+    usage: 'keys create [--account acct_…] [--label …]',
+    summary: 'Issue a new API key (printed once).',
+    options: { account: 'Account of the key; optional when there is only one.', label: 'A note to tell keys apart.' },
+    async run(ctx) {
+      const account = await resolveAccount(ctx.db, ctx.options.account);
+      const label = ctx.options.label === undefined ? '' : nonEmptyString(ctx.options.label, '--label', 200);
+      const { key } = await issueApiKey(ctx.db, account.id, label);
+      printKey(ctx.out, account, key);
+    },
+  },
+  {
+    name: 'sites create',
+    usage: 'sites create --name … [--domain https://…] [--timezone Area/City] [--account acct_…]',
+    summary: 'Create a site.',
+    options: {
+      name: 'Site name.',
+      domain: 'Bare origin, e.g. https://www.example.com.',
+      timezone: 'IANA timezone (default America/New_York).',
+      account: 'Owner; optional when there is only one account.',
+    },
+    async run(ctx) {
+      const name = parseSiteName(required(ctx, 'name'), '--name');
+      const domain = ctx.options.domain === undefined ? null : parseSiteDomain(ctx.options.domain, '--domain');
+      const timezone = ctx.options.timezone === undefined ? undefined : parseTimezone(ctx.options.timezone, '--timezone');
+      const account = await resolveAccount(ctx.db, ctx.options.account);
+      const site = await insertSite(ctx.db, account.id, { name, domain, ...(timezone ? { timezone } : {}) });
+      ctx.out.write(`Site created for ${account.id}:\n${describeSite(ctx.settings, site)}\n`);
+    },
+  },
+  {
+    name: 'sites list',
+    usage: 'sites list [--account acct_…]',
+    summary: 'List sites (of all accounts, or of one).',
+    options: { account: 'Only this account’s sites.' },
+    async run(ctx) {
+      if (ctx.options.account !== undefined) await resolveAccount(ctx.db, ctx.options.account);
+      const sites = await listAllSites(ctx.db, ctx.options.account);
+      if (sites.length === 0) {
+        ctx.out.write('No sites.\n');
+        return;
+      }
+      ctx.out.write(
+        table(
+          ['ID', 'SITE KEY', 'NAME', 'DOMAIN', 'TIMEZONE', 'ACCOUNT'],
+          sites.map((s) => [s.id, s.site_key, s.name, s.domain ?? '-', s.timezone, s.account_id]),
+        ),
+      );
+    },
+  },
+  {
+    name: 'accounts create',
+    usage: 'accounts create --name …',
+    summary: 'Create an account with its first API key (printed once) and a default site.',
+    options: { name: 'Account name.' },
+    async run(ctx) {
+      const name = nonEmptyString(required(ctx, 'name'), '--name', 200);
+      const { account, key, site } = await ctx.db.transaction(async (tx) => {
+        const account = await insertAccount(tx, name);
+        const { key } = await issueApiKey(tx, account.id, 'first key');
+        const site = await insertSite(tx, account.id);
+        return { account, key, site };
+      });
+      printKey(ctx.out, account, key);
+      ctx.out.write(`\nIts site:\n${describeSite(ctx.settings, site)}\n`);
+    },
+  },
+  {
+    name: 'accounts list',
+    usage: 'accounts list',
+    summary: 'List accounts.',
+    options: {},
+    async run(ctx) {
+      const accounts = await listAccounts(ctx.db);
+      ctx.out.write(
+        accounts.length === 0
+          ? 'No accounts.\n'
+          : table(['ID', 'NAME', 'CREATED'], accounts.map((a) => [a.id, a.name, a.created_at.toISOString()])),
+      );
+    },
+  },
+  {
+    name: 'webhook-secret rotate',
+    usage: 'webhook-secret rotate --site site_…',
+    summary: "Replace a site's webhook secret (printed once); the previous one keeps verifying for 24 hours.",
+    options: { site: 'The site whose API trigger secret to rotate.' },
+    async run(ctx) {
+      const siteId = required(ctx, 'site');
+      const site = await findSiteAnyAccount(ctx.db, siteId);
+      if (!site) throw new Error(`No such site: '${siteId}'. See 'cnv sites list'.`);
+      const now = new Date();
+      const rotated = await rotateWebhookSecret(ctx.db, site.id, 'api', now);
+      if (!rotated) {
+        throw new Error(
+          `Site ${site.id} has no API trigger source yet, so there is no secret to rotate: connect it through a connect_trigger_source handoff (POST /v1/handoffs).`,
+        );
+      }
+      const until = new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString();
+      ctx.out.write(
+        `New webhook secret of ${site.id} (${site.name}):\n\n  ${rotated.secret}\n\n` +
+          `Shown only now: put it in your backend's configuration. The previous secret keeps verifying until ${until}.\n`,
+      );
+    },
+  },
+];
+
+export const HELP = `cnv: operator commands of the cnv conversion tracking service.
+
+They work on the service's store: DATABASE_URL (PostgreSQL) or, unset, the embedded store in CNV_DATA_DIR
+(default ./.cnv-data). The embedded store serves one process at a time: stop the service before using cnv on it.
+
+Usage:
+${COMMANDS.map((c) => `  cnv ${c.usage}\n      ${c.summary}`).join('\n')}
+  cnv help
+      Show this help.
+
+Exit codes: 0 done, 1 failed, 2 wrong command line.
+`;

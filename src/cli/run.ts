@@ -1,0 +1,92 @@
+/**
+ * The `cnv` operator command: accounts, API keys, sites and webhook secrets, straight on the service's store (the
+ * same DATABASE_URL / CNV_DATA_DIR settings). `runCli` is the whole command, callable in process by tests.
+ */
+import { parseArgs } from 'node:util';
+import type { Database } from '../server/store/db';
+import { loadSettings, type Settings } from '../server/settings';
+import { openStore } from '../server/store/open-store';
+import { ApiError } from '../server/errors';
+import { COMMANDS, CommandLineError, HELP, type CommandContext } from './commands';
+
+/** Where the command writes: process.stdout / process.stderr, or a buffer in tests. */
+export interface Output {
+  write(text: string): unknown;
+}
+
+export interface CliIo {
+  out: Output;
+  err: Output;
+  /** An open database to use (tests); otherwise the store the settings name is opened and closed. */
+  db?: Database;
+  /** Environment for the settings (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Exit codes: 0 done, 1 the command failed, 2 the command line is wrong. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+
+/** Runs `cnv <argv…>` and returns the exit code. Never throws for a user mistake. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first, second] = argv;
+  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
+    (first === undefined ? io.err : io.out).write(HELP);
+    return first === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const name = second === undefined || second.startsWith('-') ? first : `${first} ${second}`;
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `)).map((c) => `cnv ${c.name}`);
+    io.err.write(
+      group.length > 0
+        ? `cnv: unknown command 'cnv ${argv.slice(0, 2).join(' ')}'. Did you mean: ${group.join(', ')}?\n`
+        : `cnv: unknown command '${first}'. Run 'cnv help' for the list of commands.\n`,
+    );
+    return EXIT_USAGE;
+  }
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    const parsed = parseArgs({
+      args: argv.slice(command.name.split(' ').length) as string[],
+      options: Object.fromEntries(Object.keys(command.options).map((key) => [key, { type: 'string' as const }])),
+      allowPositionals: false,
+      strict: true,
+    });
+    values = parsed.values as Record<string, string | undefined>;
+  } catch (error) {
+    io.err.write(`cnv ${command.name}: ${(error as Error).message}\nUsage: cnv ${command.usage}\n`);
+    return EXIT_USAGE;
+  }
+
+  let settings: Settings;
+  try {
+    settings = loadSettings(io.env ?? process.env);
+  } catch (error) {
+    io.err.write(`cnv: ${(error as Error).message}\n`);
+    return EXIT_FAILED;
+  }
+  let store: { db: Database; close(): Promise<void> } | undefined;
+  try {
+    store = io.db ? { db: io.db, close: async () => undefined } : await openStore(settings, 'the cnv command');
+    const ctx: CommandContext = { db: store.db, settings, out: io.out, options: values as Record<string, string | undefined> };
+    await command.run(ctx);
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof CommandLineError) {
+      io.err.write(`cnv ${command.name}: ${error.message}\nUsage: cnv ${command.usage}\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof ApiError) {
+      // A value on the command line failed validation (e.g. --domain): a command-line mistake.
+      io.err.write(`cnv ${command.name}: ${error.message}\n`);
+      return error.status === 400 ? EXIT_USAGE : EXIT_FAILED;
+    }
+    io.err.write(`cnv ${command.name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILED;
+  } finally {
+    await store?.close();
+  }
+}

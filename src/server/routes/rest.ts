@@ -1,0 +1,32 @@
+/** The REST API under /v1: Bearer authentication for every route here, then one plugin per resource. */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app';
+import { bearerAuthHook } from '../auth';
+import { ApiError } from '../errors';
+import siteRoutes from './sites';
+import handoffRoutes from './handoffs';
+import flowRoutes from './flows';
+import eventRoutes from './events';
+
+/** Registers /v1 (encapsulated: the auth hook and the body parser apply to /v1 only). */
+export default async function restRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', bearerAuthHook(ctx.db));
+      // A bodiless POST (publish) from a client that always sends Content-Type: application/json is not an error.
+      const parseJson = v1.getDefaultJsonParser('error', 'error');
+      v1.removeContentTypeParser('application/json');
+      v1.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+        if (body === '') return done(null, undefined);
+        parseJson(request, body as string, (error, value) =>
+          error ? done(new ApiError(400, 'invalid_request_error', 'invalid_json', 'The request body is not valid JSON.')) : done(null, value),
+        );
+      });
+      await v1.register(siteRoutes, ctx);
+      await v1.register(handoffRoutes, ctx);
+      await v1.register(flowRoutes, ctx);
+      await v1.register(eventRoutes, ctx);
+    },
+    { prefix: '/v1' },
+  );
+}

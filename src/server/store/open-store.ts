@@ -1,0 +1,55 @@
+/** Opens the store the settings name (PostgreSQL at DATABASE_URL, else PGlite in the data directory), migrated. */
+import type { Settings } from '../settings';
+import { openDatabase, type Database } from './db';
+import { migrate } from './migrations';
+import { lockDataDir } from './data-dir-lock';
+
+export interface OpenStore {
+  db: Database;
+  /** Where the data lives, for messages: the PostgreSQL URL without its password, or the data directory. */
+  location: string;
+  /** Closes the database and releases the data directory. */
+  close(): Promise<void>;
+}
+
+/** A PostgreSQL URL fit to print: the password replaced. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+/** Opens and migrates the store; `owner` names the process in the embedded store's lock (for the error a second one gets). */
+export async function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>, owner: string): Promise<OpenStore> {
+  if (settings.databaseUrl) {
+    const db = await openDatabase({ databaseUrl: settings.databaseUrl });
+    await migrate(db).catch(async (error) => {
+      await db.close();
+      throw error;
+    });
+    return { db, location: redactDatabaseUrl(settings.databaseUrl), close: () => db.close() };
+  }
+  const release = lockDataDir(settings.dataDir, owner);
+  try {
+    const db = await openDatabase({ dataDir: settings.dataDir });
+    await migrate(db);
+    return {
+      db,
+      location: settings.dataDir,
+      async close() {
+        try {
+          await db.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}

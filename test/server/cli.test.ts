@@ -1,0 +1,196 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from './support/databases';
+import { runCli } from '../../src/cli/run';
+import type { Database } from '../../src/server/store/db';
+import { findAccountByApiKey, insertAccount, listAccounts } from '../../src/server/store/accounts';
+import { listAllSites, type SiteRow } from '../../src/server/store/sites';
+import { activeWebhookSecrets, connectTriggerSource } from '../../src/server/store/trigger-sources';
+import { bootstrap } from '../../src/server/domain/bootstrap';
+import { lockDataDir } from '../../src/server/store/data-dir-lock';
+
+/** Runs `cnv …` in process and captures what it writes. */
+async function cnv(argv: string[], options: { db?: Database; env?: NodeJS.ProcessEnv } = {}) {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, {
+    out: { write: (text: string) => (out += text) },
+    err: { write: (text: string) => (err += text) },
+    ...options,
+    env: { CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'https://api.cnv.test', ...options.env },
+  });
+  return { code, out, err };
+}
+
+const KEY = /cnv_sk_[A-Za-z0-9]{32}/;
+
+describe('cnv help and command-line mistakes', () => {
+  it('prints the commands for `cnv help` and exits 0', async () => {
+    const { code, out } = await cnv(['help']);
+    expect(code).toBe(0);
+    for (const command of ['keys create', 'sites create', 'sites list', 'accounts create', 'webhook-secret rotate']) expect(out).toContain(`cnv ${command}`);
+  });
+
+  it('prints the help to stderr and exits 2 without a command', async () => {
+    const { code, err } = await cnv([]);
+    expect(code).toBe(2);
+    expect(err).toContain('Usage:');
+  });
+
+  it.each([
+    [['launch'], /unknown command 'launch'/],
+    [['keys', 'delete'], /Did you mean: cnv keys create/],
+    [['keys', 'create', '--colour', 'red'], /Unknown option '--colour'/],
+    [['sites', 'create', '--name'], /argument missing/],
+    [['sites', 'create', 'extra'], /Unexpected argument 'extra'/],
+  ])('exits 2 for %j with a clear message', async (argv, message) => {
+    const { code, err } = await cnv(argv);
+    expect(code).toBe(2);
+    expect(err).toMatch(message);
+  });
+});
+
+describe.each(DATABASE_KINDS)('cnv commands on $name', (kind) => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await kind.open();
+  });
+  afterAll(() => db.close());
+
+  it('says to start the service first when there is no account yet', async () => {
+    const { code, err } = await cnv(['keys', 'create'], { db });
+    expect(code).toBe(1);
+    expect(err).toMatch(/no account yet/);
+  });
+
+  it('creates a key for the only account, printed once and stored only as a hash', async () => {
+    const first = await bootstrap(db);
+    expect(first.created).toBe(true);
+    const { code, out } = await cnv(['keys', 'create', '--label', 'ci'], { db });
+    expect(code).toBe(0);
+    const key = KEY.exec(out)![0];
+    expect((await findAccountByApiKey(db, key))?.id).toBe(first.created ? first.account.id : '');
+    const stored = await db.query<{ label: string; key_hash: string }>('select label, key_hash from api_keys where label = $1', ['ci']);
+    expect(stored).toHaveLength(1);
+    expect(JSON.stringify(stored)).not.toContain(key);
+  });
+
+  it('creates an account with its first key and a default site', async () => {
+    const { code, out } = await cnv(['accounts', 'create', '--name', 'Acme'], { db });
+    expect(code).toBe(0);
+    const account = await findAccountByApiKey(db, KEY.exec(out)![0]);
+    expect(account?.name).toBe('Acme');
+    const sites = await listAllSites(db, account!.id);
+    expect(sites).toMatchObject([{ name: 'My Website', timezone: 'America/New_York', domain: null }]);
+    expect(out).toContain(`data-site-key="${sites[0]!.site_key}"`);
+    expect(out).toContain('https://api.cnv.test/loader.js');
+  });
+
+  it('needs --account once there are several accounts, and refuses an unknown one', async () => {
+    const several = await cnv(['keys', 'create'], { db });
+    expect(several.code).toBe(2);
+    expect(several.err).toMatch(/pass --account/);
+    const unknown = await cnv(['keys', 'create', '--account', 'acct_nope'], { db });
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(/No such account: 'acct_nope'/);
+    const [acme] = (await listAccounts(db)).filter((a) => a.name === 'Acme');
+    const ok = await cnv(['keys', 'create', '--account', acme!.id], { db });
+    expect((await findAccountByApiKey(db, KEY.exec(ok.out)![0]))?.id).toBe(acme!.id);
+  });
+
+  it('creates a site with validated, normalised fields', async () => {
+    const account = await insertAccount(db, 'Sites');
+    const { code, out } = await cnv(
+      ['sites', 'create', '--name', 'Blog', '--domain', 'https://Blog.Example.com:443', '--timezone', 'europe/paris', '--account', account.id],
+      { db },
+    );
+    expect(code).toBe(0);
+    const [site] = await listAllSites(db, account.id);
+    expect(site).toMatchObject({ name: 'Blog', domain: 'https://blog.example.com', timezone: 'Europe/Paris' });
+    expect(out).toContain(site!.site_key);
+  });
+
+  it.each([
+    [['--name', 'X', '--domain', 'https://x.example/path'], /--domain must not contain a path/],
+    [['--name', 'X', '--timezone', 'Moon/Base'], /--timezone 'Moon\/Base' is not an IANA timezone/],
+    [['--name', '   '], /--name must not be empty/],
+    [['--domain', 'https://x.example'], /--name is required/],
+  ])('refuses `sites create %j` with exit 2, creating nothing', async (args, message) => {
+    const account = await insertAccount(db, 'Refused');
+    const { code, err } = await cnv(['sites', 'create', ...args, '--account', account.id], { db });
+    expect(code).toBe(2);
+    expect(err).toMatch(message);
+    expect(await listAllSites(db, account.id)).toEqual([]);
+  });
+
+  it('lists sites as a table', async () => {
+    const sites = await listAllSites(db);
+    const { code, out } = await cnv(['sites', 'list'], { db });
+    expect(code).toBe(0);
+    expect(out.split('\n')[0]).toMatch(/^ID\s+SITE KEY\s+NAME\s+DOMAIN\s+TIMEZONE\s+ACCOUNT$/);
+    for (const site of sites) expect(out).toContain(site.site_key);
+  });
+
+  describe('webhook-secret rotate', () => {
+    let site: SiteRow;
+    beforeAll(async () => {
+      const account = await insertAccount(db, 'Hooks');
+      await cnv(['sites', 'create', '--name', 'Hooked', '--account', account.id], { db });
+      [site] = (await listAllSites(db, account.id)) as [SiteRow];
+    });
+
+    it('explains that there is nothing to rotate before the trigger source is connected', async () => {
+      const { code, err } = await cnv(['webhook-secret', 'rotate', '--site', site.id], { db });
+      expect(code).toBe(1);
+      expect(err).toMatch(/no API trigger source yet/);
+    });
+
+    it('prints a new secret once; the previous one keeps verifying for 24 hours', async () => {
+      const { secret: old } = await connectTriggerSource(db, site.account_id, site.id);
+      const { code, out } = await cnv(['webhook-secret', 'rotate', '--site', site.id], { db });
+      expect(code).toBe(0);
+      const fresh = /whsec_[A-Za-z0-9]{32}/.exec(out)![0];
+      expect(fresh).not.toBe(old);
+      expect(await activeWebhookSecrets(db, site.id)).toEqual([fresh, old]);
+      expect(await activeWebhookSecrets(db, site.id, new Date(Date.now() + 25 * 3600 * 1000))).toEqual([fresh]);
+      expect(out).toMatch(/keeps verifying until \d{4}-/);
+    });
+
+    it('refuses an unknown site and a missing --site', async () => {
+      expect((await cnv(['webhook-secret', 'rotate', '--site', 'site_nope'], { db })).err).toMatch(/No such site/);
+      const missing = await cnv(['webhook-secret', 'rotate'], { db });
+      expect(missing.code).toBe(2);
+      expect(missing.err).toMatch(/--site is required/);
+    });
+  });
+});
+
+describe('cnv on the embedded store of CNV_DATA_DIR', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cnv-cli-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('opens, migrates and keeps its data between runs', async () => {
+    const env = { CNV_DATA_DIR: dir };
+    const created = await cnv(['accounts', 'create', '--name', 'Persisted'], { env });
+    expect(created.code).toBe(0);
+    const listed = await cnv(['sites', 'list'], { env });
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain(/data-site-key="([0-9a-z]{12})"/.exec(created.out)![1]);
+  }, 120_000); // two PGlite boots on disk, the first with initdb
+
+  it('refuses to open a data directory the service is using', async () => {
+    const release = lockDataDir(dir, 'the cnv service');
+    try {
+      const { code, err } = await cnv(['sites', 'list'], { env: { CNV_DATA_DIR: dir } });
+      expect(code).toBe(1);
+      expect(err).toMatch(/is in use by the cnv service/);
+    } finally {
+      release();
+    }
+  });
+});

@@ -1,0 +1,244 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from './support/databases';
+import { createRestService, errorOf, json, type RestService, type Tenant } from './support/rest-harness';
+import { upsertDestination } from '../../src/server/store/destinations';
+import { connectTriggerSource } from '../../src/server/store/trigger-sources';
+import { liveFlowsForTrigger } from '../../src/server/store/reports';
+import { insertSite } from '../../src/server/store/sites';
+
+const API_TRIGGER = { type: 'saas_signup', integrationId: 'api', key: 'signup' };
+const FORM_TRIGGER = { integrationId: 'gravity-forms', pageFilter: 'all' };
+const ADS_ACTION = { integrationId: 'google-ads', config: { conversion: { id: '123456789' } } };
+const FLOW_FIELDS = ['actions_config', 'created_at', 'id', 'name', 'published_at', 'site_id', 'status', 'trigger_config', 'updated_at'];
+
+describe.each(DATABASE_KINDS)('flows API on $name', (kind) => {
+  let svc: RestService;
+  beforeAll(async () => {
+    svc = await createRestService(kind);
+  });
+  afterAll(() => svc.close());
+
+  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, who: Tenant = svc) =>
+    svc.app.inject({ method, url, headers: who.auth, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const createFlow = async (who: Tenant, fields: Record<string, unknown> = {}) => {
+    const res = await call('POST', '/v1/flows', { site_id: who.site.id, name: 'Signup flow', trigger_config: API_TRIGGER, actions_config: [ADS_ACTION], ...fields }, who);
+    expect(res.statusCode, res.body).toBe(201);
+    return json(res);
+  };
+  const flowCount = async () => (await svc.db.query<{ n: number }>('select count(*)::int as n from flows'))[0]!.n;
+  /** A tenant with Google Ads connected and the API trigger source of its site connected. */
+  const connectedTenant = async (name: string) => {
+    const tenant = await svc.addTenant(name);
+    await upsertDestination(svc.db, tenant.accountId, 'google-ads', { customer_id: '1234567890', login_customer_id: null });
+    await connectTriggerSource(svc.db, tenant.accountId, tenant.site.id, 'api');
+    return tenant;
+  };
+
+  describe('POST /v1/flows', () => {
+    it('creates a draft (201) with the Flow record, delivering nothing', async () => {
+      const flow = await createFlow(svc);
+      expect(Object.keys(flow).sort()).toEqual(FLOW_FIELDS);
+      expect(flow).toMatchObject({
+        site_id: svc.site.id, name: 'Signup flow', trigger_config: API_TRIGGER, actions_config: [ADS_ACTION], status: 'draft', published_at: null,
+      });
+      expect(flow.id).toMatch(/^flow_/);
+      expect(await liveFlowsForTrigger(svc.db, svc.site.id, 'signup')).toEqual([]);
+      const [row] = await svc.db.query<{ trigger_key: string }>('select trigger_key from flows where id = $1', [flow.id]);
+      expect(row!.trigger_key).toBe('signup');
+    });
+
+    it('creates a form-trigger draft', async () => {
+      const flow = await createFlow(svc, { trigger_config: FORM_TRIGGER });
+      expect(flow.trigger_config).toEqual(FORM_TRIGGER);
+      const [row] = await svc.db.query<{ trigger_key: string | null }>('select trigger_key from flows where id = $1', [flow.id]);
+      expect(row!.trigger_key).toBeNull();
+    });
+
+    it.each([
+      [{ site_id: undefined }, 'site_id'],
+      [{ name: undefined }, 'name'],
+      [{ name: '  ' }, 'name'],
+      [{ trigger_config: undefined }, 'trigger_config'],
+      [{ actions_config: undefined }, 'actions_config'],
+      [{ trigger_config: 'api' }, 'trigger_config'],
+      [{ trigger_config: { ...API_TRIGGER, key: 'has space' } }, 'trigger_config.key'],
+      [{ trigger_config: { ...API_TRIGGER, key: '' } }, 'trigger_config.key'],
+      [{ trigger_config: { ...API_TRIGGER, key: 'k'.repeat(65) } }, 'trigger_config.key'],
+      [{ trigger_config: { ...API_TRIGGER, type: 'signup' } }, 'trigger_config.type'],
+      [{ trigger_config: { type: 'saas_signup', integrationId: 'zapier', key: 'k' } }, 'trigger_config.integrationId'],
+      [{ trigger_config: { ...API_TRIGGER, secret: 'x' } }, 'trigger_config.secret'],
+      [{ trigger_config: { integrationId: 'gravity-forms' } }, 'trigger_config.pageFilter'],
+      [{ trigger_config: { pageFilter: 'all' } }, 'trigger_config.integrationId'],
+      [{ actions_config: [] }, 'actions_config'],
+      [{ actions_config: ADS_ACTION }, 'actions_config'],
+      [{ actions_config: ['google-ads'] }, 'actions_config[0]'],
+      [{ actions_config: [ADS_ACTION, { integrationId: 'google-ads' }] }, 'actions_config[1].config'],
+      [{ actions_config: [{ config: {} }] }, 'actions_config[0].integrationId'],
+      [{ actions_config: [{ ...ADS_ACTION, extra: 1 }] }, 'actions_config[0].extra'],
+      [{ status: 'live' }, 'status'],
+    ])('rejects %j with 400 naming %s, creating nothing', async (fields, param) => {
+      const before = await flowCount();
+      const body = { site_id: svc.site.id, name: 'x', trigger_config: API_TRIGGER, actions_config: [ADS_ACTION], ...fields };
+      const res = await call('POST', '/v1/flows', JSON.parse(JSON.stringify(body)));
+      expect(res.statusCode).toBe(400);
+      expect(errorOf(res)).toMatchObject({ type: 'invalid_request_error', param });
+      expect(await flowCount()).toBe(before);
+    });
+
+    it('answers 404 naming site_id for a site that is not the account’s', async () => {
+      const other = await svc.addTenant('Other');
+      const res = await call('POST', '/v1/flows', { site_id: other.site.id, name: 'x', trigger_config: API_TRIGGER, actions_config: [ADS_ACTION] });
+      expect(res.statusCode).toBe(404);
+      expect(errorOf(res)).toMatchObject({ code: 'resource_missing', param: 'site_id' });
+    });
+  });
+
+  describe('reading flows', () => {
+    it('reads one flow and answers 404 for an unknown id', async () => {
+      const flow = await createFlow(svc);
+      expect(json(await call('GET', `/v1/flows/${flow.id}`))).toEqual(flow);
+      expect((await call('GET', '/v1/flows/flow_nope')).statusCode).toBe(404);
+    });
+
+    it('lists flows in creation order with the list pagination, filtered by site_id', async () => {
+      const tenant = await svc.addTenant('Lister');
+      const second = await insertSite(svc.db, tenant.accountId, { name: 'Second' });
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await createFlow(tenant, { name: `F${i}`, site_id: i % 2 ? second.id : tenant.site.id })).id);
+      const page1 = json(await call('GET', '/v1/flows?limit=3', undefined, tenant));
+      expect(page1.data.map((f: { id: string }) => f.id)).toEqual(ids.slice(0, 3));
+      expect(page1).toMatchObject({ has_more: true, next_cursor: ids[2] });
+      const page2 = json(await call('GET', `/v1/flows?limit=3&starting_after=${page1.next_cursor}`, undefined, tenant));
+      expect(page2).toMatchObject({ has_more: false, next_cursor: null });
+      expect(page2.data.map((f: { id: string }) => f.id)).toEqual(ids.slice(3));
+      const ofSecond = json(await call('GET', `/v1/flows?site_id=${second.id}`, undefined, tenant));
+      expect(ofSecond.data.map((f: { id: string }) => f.id)).toEqual([ids[1], ids[3]]);
+      const unknown = await call('GET', '/v1/flows?site_id=site_nope', undefined, tenant);
+      expect(unknown.statusCode).toBe(404);
+      expect(errorOf(unknown).param).toBe('site_id');
+      expect(errorOf(await call('GET', '/v1/flows?starting_after=flow_nope', undefined, tenant)).code).toBe('invalid_cursor');
+    });
+  });
+
+  describe('POST /v1/flows/{id}/publish', () => {
+    it('refuses with 400 flow_invalid listing every problem when nothing is connected', async () => {
+      const tenant = await svc.addTenant('Unconnected');
+      const flow = await createFlow(tenant);
+      const res = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+      expect(res.statusCode).toBe(400);
+      const body = json(res);
+      expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'flow_invalid', param: 'trigger_config' });
+      expect(body.error.message).toMatch(/no API trigger source is connected/);
+      expect(body.error.errors).toEqual([
+        { param: 'trigger_config', message: expect.stringMatching(/connect_trigger_source/) },
+        { param: 'actions_config[0].integrationId', message: expect.stringMatching(/Google Ads is not connected/) },
+      ]);
+      expect(json(await call('GET', `/v1/flows/${flow.id}`, undefined, tenant)).status).toBe('draft');
+    });
+
+    it.each([
+      [{ conversion: {} }, 'actions_config[0].config.conversion.id', /missing/],
+      [{ conversion: { id: '' } }, 'actions_config[0].config.conversion.id', /missing/],
+      [{ conversion: { id: 42 } }, 'actions_config[0].config.conversion.id', /missing/],
+      [{}, 'actions_config[0].config.conversion', /object/],
+      [{ conversion: { id: 'purchase' } }, 'actions_config[0].config.conversion.id', /not a Google Ads conversion action/],
+    ])('refuses a Google Ads action with config %j, naming %s', async (config, param, message) => {
+      const tenant = await connectedTenant('Conversion');
+      const flow = await createFlow(tenant, { actions_config: [{ integrationId: 'google-ads', config }] });
+      const res = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+      expect(res.statusCode).toBe(400);
+      expect(errorOf(res)).toMatchObject({ code: 'flow_invalid', param });
+      expect(errorOf(res).message).toMatch(message);
+    });
+
+    it('refuses a destination that is not supported', async () => {
+      const tenant = await connectedTenant('Unsupported');
+      const flow = await createFlow(tenant, { actions_config: [ADS_ACTION, { integrationId: 'meta', config: {} }] });
+      const res = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+      expect(errorOf(res)).toMatchObject({ code: 'flow_invalid', param: 'actions_config[1].integrationId' });
+      expect(errorOf(res).message).toMatch(/not a supported destination/);
+    });
+
+    it('makes a valid flow live (200), after which the webhook fan-out finds it; publishing again changes nothing', async () => {
+      const tenant = await connectedTenant('Publisher');
+      const flow = await createFlow(tenant);
+      const res = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+      expect(res.statusCode).toBe(200);
+      const live = json(res);
+      expect(live).toMatchObject({ id: flow.id, status: 'live' });
+      expect(new Date(live.published_at).getTime()).toBeGreaterThan(0);
+      expect((await liveFlowsForTrigger(svc.db, tenant.site.id, 'signup')).map((f) => f.id)).toEqual([flow.id]);
+      const again = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+      expect(again.statusCode).toBe(200);
+      expect(json(again)).toEqual(live);
+    });
+
+    it('publishes a form-trigger flow without an API trigger source', async () => {
+      const tenant = await svc.addTenant('Form');
+      await upsertDestination(svc.db, tenant.accountId, 'google-ads', { customer_id: '1234567890' });
+      const flow = await createFlow(tenant, { trigger_config: FORM_TRIGGER });
+      expect(json(await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant)).status).toBe('live');
+    });
+
+    it('ignores a body, even an empty one sent as JSON', async () => {
+      const tenant = await connectedTenant('Bodies');
+      const flow = await createFlow(tenant);
+      const res = await svc.app.inject({
+        method: 'POST', url: `/v1/flows/${flow.id}/publish`, headers: { ...tenant.auth, 'content-type': 'application/json' }, payload: '',
+      });
+      expect(res.statusCode).toBe(200);
+    });
+
+    it('answers 404 for an unknown flow', async () => {
+      const res = await call('POST', '/v1/flows/flow_nope/publish');
+      expect(res.statusCode).toBe(404);
+      expect(errorOf(res).code).toBe('resource_missing');
+    });
+  });
+
+  describe('editing and unpublishing', () => {
+    it('lets a draft be fixed with PATCH and then published', async () => {
+      const tenant = await connectedTenant('Fixer');
+      const flow = await createFlow(tenant, { actions_config: [{ integrationId: 'google-ads', config: {} }] });
+      expect((await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant)).statusCode).toBe(400);
+      const fixed = await call('PATCH', `/v1/flows/${flow.id}`, { actions_config: [ADS_ACTION], trigger_config: { ...API_TRIGGER, key: 'signup_v2' } }, tenant);
+      expect(fixed.statusCode).toBe(200);
+      expect(json(fixed)).toMatchObject({ actions_config: [ADS_ACTION], name: 'Signup flow', status: 'draft' });
+      expect(json(await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant)).status).toBe('live');
+      expect((await liveFlowsForTrigger(svc.db, tenant.site.id, 'signup_v2')).map((f) => f.id)).toEqual([flow.id]);
+    });
+
+    it('refuses to change what a live flow delivers (409 flow_live) but lets it be renamed', async () => {
+      const tenant = await connectedTenant('Live edit');
+      const flow = await createFlow(tenant);
+      await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+      const res = await call('PATCH', `/v1/flows/${flow.id}`, { actions_config: [{ integrationId: 'google-ads', config: {} }] }, tenant);
+      expect(res.statusCode).toBe(409);
+      expect(errorOf(res)).toMatchObject({ type: 'conflict_error', code: 'flow_live' });
+      const renamed = json(await call('PATCH', `/v1/flows/${flow.id}`, { name: 'Renamed' }, tenant));
+      expect(renamed).toMatchObject({ name: 'Renamed', status: 'live', actions_config: [ADS_ACTION] });
+    });
+
+    it('unpublishes a live flow back to draft, after which the fan-out no longer finds it', async () => {
+      const tenant = await connectedTenant('Unpublisher');
+      const flow = await createFlow(tenant);
+      await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+      const res = await call('POST', `/v1/flows/${flow.id}/unpublish`, undefined, tenant);
+      expect(res.statusCode).toBe(200);
+      expect(json(res)).toMatchObject({ status: 'draft', published_at: null });
+      expect(await liveFlowsForTrigger(svc.db, tenant.site.id, 'signup')).toEqual([]);
+      expect(json(await call('POST', `/v1/flows/${flow.id}/unpublish`, undefined, tenant)).status).toBe('draft');
+    });
+
+    it.each([[{ site_id: 'site_x' }, 'site_id'], [{ status: 'live' }, 'status'], [{ trigger_config: { ...API_TRIGGER, key: '!' } }, 'trigger_config.key']])(
+      'rejects the PATCH %j naming %s',
+      async (payload, param) => {
+        const flow = await createFlow(svc);
+        const res = await call('PATCH', `/v1/flows/${flow.id}`, payload);
+        expect(res.statusCode).toBe(400);
+        expect(errorOf(res).param).toBe(param);
+        expect(json(await call('GET', `/v1/flows/${flow.id}`))).toEqual(flow);
+      },
+    );
+  });
+});

@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from './support/databases';
+import { createRestService, json, type RestService } from './support/rest-harness';
+import { activeWebhookSecrets } from '../../src/server/store/trigger-sources';
+import { insertSite } from '../../src/server/store/sites';
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
+  let svc: RestService;
+  const logs: string[] = [];
+  beforeAll(async () => {
+    // Everything the app logs, at the most verbose level, to prove the secret never reaches a log.
+    svc = await createRestService(kind, {}, { level: 'trace', stream: { write: (line: string) => logs.push(line) } });
+  });
+  afterAll(() => svc.close());
+
+  const newHandoff = async (payload: object, auth = svc.auth) =>
+    json(await svc.app.inject({ method: 'POST', url: '/v1/handoffs', headers: auth, payload }));
+  const pathOf = (url: string) => new URL(url).pathname;
+  const poll = async (id: string, auth = svc.auth) => json(await svc.app.inject({ method: 'GET', url: `/v1/handoffs/${id}`, headers: auth }));
+  const submit = (url: string, form: Record<string, string> = {}) =>
+    svc.app.inject({ method: 'POST', url: pathOf(url), headers: FORM, payload: new URLSearchParams(form).toString() });
+  const secretIn = (html: string) => /whsec_[A-Za-z0-9]{32}/.exec(html)?.[0];
+
+  it('serves the hosted page as HTML that is never cached, framed or leaked through a Referer', async () => {
+    const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' });
+    const res = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(res.body).toMatch(/^<!doctype html>/);
+  });
+
+  describe('connecting Google Ads', () => {
+    it('shows a consent screen that says what is connected and asks for the customer id', async () => {
+      const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' });
+      const page = (await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) })).body;
+      expect(page).toContain('Connect Google Ads');
+      expect(page).toMatch(/uploaded to this Google Ads account/);
+      expect(page).toContain('name="customer_id"');
+      expect(page).toContain('name="login_customer_id"');
+      expect(page).toContain('<form method="post">');
+    });
+
+    it('re-shows the form with the reason for a bad customer id, and connects nothing', async () => {
+      const tenant = await svc.addTenant('Bad form');
+      const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' }, tenant.auth);
+      for (const form of [{}, { customer_id: '12345' }, { customer_id: 'abc-def-ghij' }, { customer_id: '1234567890', login_customer_id: '12' }] as Record<string, string>[]) {
+        const res = await submit(handoff.url, form);
+        expect(res.statusCode).toBe(400);
+        expect(res.body).toMatch(/Please correct the fields/);
+      }
+      expect((await poll(handoff.id, tenant.auth)).status).toBe('pending');
+      expect(await svc.db.query('select 1 from destinations where account_id = $1', [tenant.accountId])).toHaveLength(0);
+    });
+
+    it('connects the account with the customer id normalised, completes the handoff, and then cannot be used again', async () => {
+      const tenant = await svc.addTenant('Ads');
+      const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' }, tenant.auth);
+      const res = await submit(handoff.url, { customer_id: '123-456-7890', login_customer_id: '', access_token: 'ya29.token' });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('Google Ads connected');
+      expect(res.body).toContain('123-456-7890');
+      expect(res.body).not.toContain('ya29.token');
+      const rows = await svc.db.query<{ type: string; settings: Record<string, unknown> }>(
+        'select type, settings from destinations where account_id = $1', [tenant.accountId],
+      );
+      expect(rows).toEqual([{ type: 'google-ads', settings: { customer_id: '1234567890', login_customer_id: null, access_token: 'ya29.token' } }]);
+      const polled = await poll(handoff.id, tenant.auth);
+      expect(polled.status).toBe('completed');
+      expect(new Date(polled.completed_at).getTime()).toBeGreaterThan(0);
+      expect(JSON.stringify(polled)).not.toContain('ya29.token');
+
+      const again = await submit(handoff.url, { customer_id: '999-999-9999' });
+      expect(again.statusCode).toBe(409);
+      expect(again.body).toContain('already used');
+      const after = await svc.db.query<{ settings: { customer_id: string } }>('select settings from destinations where account_id = $1', [tenant.accountId]);
+      expect(after[0]!.settings.customer_id).toBe('1234567890');
+      const page = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+      expect(page.body).toContain('already used');
+      expect(page.body).not.toContain('<form');
+    });
+
+    it('replaces the settings of an account that connects Google Ads again through a new handoff', async () => {
+      const tenant = await svc.addTenant('Reconnect');
+      for (const id of ['111-111-1111', '222-222-2222']) {
+        const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' }, tenant.auth);
+        expect((await submit(handoff.url, { customer_id: id, login_customer_id: '333-333-3333' })).statusCode).toBe(200);
+      }
+      const rows = await svc.db.query<{ settings: Record<string, unknown> }>('select settings from destinations where account_id = $1', [tenant.accountId]);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.settings).toEqual({ customer_id: '2222222222', login_customer_id: '3333333333' });
+    });
+  });
+
+  describe('connecting the API trigger source', () => {
+    it('explains the step on GET and shows no secret before the user confirms', async () => {
+      const handoff = await newHandoff({ purpose: 'connect_trigger_source' });
+      const page = (await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) })).body;
+      expect(page).toContain('Create the webhook secret');
+      expect(secretIn(page)).toBeUndefined();
+      expect(await activeWebhookSecrets(svc.db, svc.site.id)).toEqual([]);
+      expect((await poll(handoff.id)).status).toBe('pending');
+    });
+
+    it('shows the webhook URL and the secret on the page once; the secret is in no API response and no log', async () => {
+      const tenant = await svc.addTenant('Backend');
+      const handoff = await newHandoff({ purpose: 'connect_trigger_source' }, tenant.auth);
+      const res = await submit(handoff.url);
+      expect(res.statusCode).toBe(200);
+      const secret = secretIn(res.body)!;
+      expect(secret).toBeDefined();
+      expect(res.body).toContain(`https://hooks.cnv.test/api/webhook-bridge/saas-signup/${tenant.site.site_key}/{trigger_key}`);
+      expect(res.body).toContain('X-Service-Signature');
+      expect(res.body).toContain('{timestamp}.POST.{path}.{body}');
+      expect(await activeWebhookSecrets(svc.db, tenant.site.id)).toEqual([secret]);
+
+      const polled = await svc.app.inject({ method: 'GET', url: `/v1/handoffs/${handoff.id}`, headers: tenant.auth });
+      expect(json(polled).status).toBe('completed');
+      expect(polled.body).not.toContain(secret);
+      const listed = await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: tenant.auth });
+      expect(listed.body).not.toContain(secret);
+      const stored = await svc.db.query<{ result: unknown }>('select result from handoffs where id = $1', [handoff.id]);
+      expect(JSON.stringify(stored)).not.toContain(secret);
+
+      const revisit = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+      expect(revisit.body).not.toContain(secret);
+      const resubmit = await submit(handoff.url);
+      expect(resubmit.statusCode).toBe(409);
+      expect(secretIn(resubmit.body)).toBeUndefined();
+      expect(await activeWebhookSecrets(svc.db, tenant.site.id)).toEqual([secret]);
+
+      expect(logs.length).toBeGreaterThan(0);
+      expect(logs.join('\n')).not.toContain(secret);
+    });
+
+    it('rotates the secret through a second handoff: the previous one keeps verifying', async () => {
+      const tenant = await svc.addTenant('Rotate');
+      const first = secretIn((await submit((await newHandoff({ purpose: 'connect_trigger_source' }, tenant.auth)).url)).body)!;
+      const page = (await submit((await newHandoff({ purpose: 'connect_trigger_source' }, tenant.auth)).url)).body;
+      const second = secretIn(page)!;
+      expect(second).not.toBe(first);
+      expect(page).toContain('keeps verifying for 24 hours');
+      expect(await activeWebhookSecrets(svc.db, tenant.site.id)).toEqual([second, first]);
+      const tomorrow = new Date(Date.now() + 24 * 3600 * 1000 + 1000);
+      expect(await activeWebhookSecrets(svc.db, tenant.site.id, tomorrow)).toEqual([second]);
+    });
+
+    it('lets exactly one of two simultaneous completions reveal a secret', async () => {
+      const tenant = await svc.addTenant('Race');
+      const handoff = await newHandoff({ purpose: 'connect_trigger_source' }, tenant.auth);
+      const results = await Promise.all([submit(handoff.url), submit(handoff.url)]);
+      expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+      const winner = results.find((r) => r.statusCode === 200)!;
+      expect(await activeWebhookSecrets(svc.db, tenant.site.id)).toEqual([secretIn(winner.body)]);
+    });
+
+    it('lists the webhook URLs of trigger keys the site already uses', async () => {
+      const tenant = await svc.addTenant('Keys');
+      await svc.app.inject({
+        method: 'POST', url: '/v1/flows', headers: tenant.auth,
+        payload: {
+          site_id: tenant.site.id, name: 'Signup', trigger_config: { type: 'saas_signup', integrationId: 'api', key: 'signup-v2' },
+          actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '42' } } }],
+        },
+      });
+      const handoff = await newHandoff({ purpose: 'connect_trigger_source' }, tenant.auth);
+      const page = (await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) })).body;
+      expect(page).toContain(`https://hooks.cnv.test/api/webhook-bridge/saas-signup/${tenant.site.site_key}/signup-v2`);
+    });
+  });
+
+  it('escapes every value it shows', async () => {
+    const tenant = await svc.addTenant('Escape');
+    const site = await insertSite(svc.db, tenant.accountId, { name: '<img src=x onerror=alert(1)>"&' });
+    const handoff = await newHandoff({ purpose: 'connect_trigger_source', site_id: site.id }, tenant.auth);
+    const page = (await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) })).body;
+    expect(page).not.toContain('<img src=x');
+    expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;&quot;&amp;');
+    const destination = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' }, tenant.auth);
+    const bad = await submit(destination.url, { customer_id: '"><script>alert(1)</script>' });
+    expect(bad.body).not.toContain('<script>alert(1)');
+    expect(bad.body).toContain('&quot;&gt;&lt;script&gt;');
+  });
+
+  it('answers an unknown or malformed token with a 404 HTML page', async () => {
+    for (const token of ['AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'x', '%3Cscript%3E']) {
+      for (const method of ['GET', 'POST'] as const) {
+        const res = await svc.app.inject({ method, url: `/handoffs/${token}`, ...(method === 'POST' ? { headers: FORM, payload: '' } : {}) });
+        expect(res.statusCode).toBe(404);
+        expect(res.headers['content-type']).toMatch(/text\/html/);
+        expect(res.body).toContain('This link is not valid');
+      }
+    }
+  });
+});
