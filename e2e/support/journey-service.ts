@@ -1,0 +1,52 @@
+/**
+ * The service with its demo, started for the journey spec the way `npm start` starts them (startServiceWithDemo), on
+ * a fresh data directory and free ports. The global setup's service runs without the demo in the runner process;
+ * the journey needs the demo site, its backend and the fake Google Ads API in reach, so it starts its own.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSettings } from '../../src/server/settings';
+import { startServiceWithDemo } from '../../src/demo/with-service';
+import type { RunningDemo } from '../../src/demo/index';
+import { freePort } from './real-service';
+
+export interface JourneyService {
+  /** Loopback base URL of the service (REST API). */
+  base: string;
+  /** The API key the first start printed. */
+  apiKey: string;
+  demo: RunningDemo;
+  close(): Promise<void>;
+}
+
+/** Starts the service and its demo (the demo site on an ephemeral port). */
+export async function startJourneyService(): Promise<JourneyService> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'cnv-e2e-journey-'));
+  const settings = loadSettings({
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    CNV_DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.CNV_E2E_LOG_LEVEL ?? 'warn',
+  });
+  const running = await startServiceWithDemo({ ...settings, demoPort: 0 }).catch((error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
+  const { service, demo } = running;
+  if (!service.apiKey || !demo) {
+    await running.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw new Error('the service started on a fresh data directory without a first-run API key or without its demo');
+  }
+  return {
+    base: `http://127.0.0.1:${port}`,
+    apiKey: service.apiKey,
+    demo,
+    async close() {
+      await running.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

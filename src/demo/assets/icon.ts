@@ -1,0 +1,2 @@
+/** The demo store's favicon: the brand mark, drawn inline so the demo needs no files on disk. */
+export const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#6366f1"/><stop offset="1" stop-color="#ec4899"/></linearGradient></defs><rect width="32" height="32" rx="9" fill="url(#g)"/><path d="M9 12l7-4 7 4v8l-7 4-7-4z" fill="none" stroke="#fff" stroke-width="2" stroke-linejoin="round"/></svg>`;

@@ -1,0 +1,99 @@
+/**
+ * What the demo shows of an event read through GET /v1/events. The spec guarantees only id, site_key and occurred_at
+ * and says every other field may be absent or null, so each fact is read defensively here, in one place.
+ */
+
+/** An event as GET /v1/events returns it (only the guaranteed fields are typed as present). */
+export interface ApiEvent {
+  id: string;
+  site_key: string;
+  occurred_at: string | null;
+  [field: string]: unknown;
+}
+
+/** One destination's result of an event. */
+export interface ActionFacts {
+  destination: string;
+  status: string;
+  /** The destination's error, when the send failed. */
+  error: { code: string | null; message: string } | null;
+  /** The PII-free summary of what was sent, when the service shows it. */
+  request: Record<string, unknown> | null;
+}
+
+/** The facts of an event the demo pages show. */
+export interface EventFacts {
+  id: string;
+  occurredAt: string | null;
+  flowName: string | null;
+  trigger: string | null;
+  status: string | null;
+  matchQuality: string | null;
+  matchReason: string | null;
+  customerEventId: string | null;
+  correlationToken: string | null;
+  clickIds: Record<string, string>;
+  utm: Record<string, string>;
+  landingPageUrl: string | null;
+  touchCapturedAt: string | null;
+  actions: ActionFacts[];
+}
+
+function record(value: unknown): Record<string, unknown> | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function strings(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(record(value) ?? {})) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/** A field read from the event itself, else from its `data` object (where the service passes extra facts through). */
+function field(event: ApiEvent, name: string): unknown {
+  if (event[name] !== undefined && event[name] !== null) return event[name];
+  return record(event.data)?.[name];
+}
+
+function actionFacts(value: unknown): ActionFacts | null {
+  const action = record(value);
+  const destination = str(action?.destination);
+  if (!action || !destination) return null;
+  const error = record(action.error);
+  const message = str(error?.message) ?? (typeof action.error === 'string' ? action.error : null);
+  return {
+    destination,
+    status: str(action.status) ?? 'unknown',
+    error: message ? { code: str(error?.code), message } : null,
+    request: record(action.request),
+  };
+}
+
+/** Reads the facts of an event, tolerating any field being absent or null. */
+export function eventFacts(event: ApiEvent): EventFacts {
+  return {
+    id: event.id,
+    occurredAt: str(event.occurred_at),
+    flowName: str(event.flow_name),
+    trigger: str(event.trigger),
+    status: str(event.status),
+    matchQuality: str(field(event, 'match_quality')),
+    matchReason: str(field(event, 'match_reason')),
+    customerEventId: str(field(event, 'customer_event_id')),
+    correlationToken: str(field(event, 'correlation_token')),
+    clickIds: strings(field(event, 'click_ids')),
+    utm: strings(field(event, 'utm')),
+    landingPageUrl: str(field(event, 'landing_page_url')),
+    touchCapturedAt: str(field(event, 'touch_captured_at')),
+    actions: (Array.isArray(event.actions) ? event.actions : []).map(actionFacts).filter((a): a is ActionFacts => a !== null),
+  };
+}
+
+/** Whether an event's outcome is settled: every action delivered or failed for good. */
+export function isSettled(facts: EventFacts): boolean {
+  return facts.status === 'completed' || facts.status === 'failed';
+}

@@ -1,0 +1,51 @@
+/** `/pricing`: a later page of the visit, with the signup form marked as a conversion surface. */
+import { SIGNUP_INTENT_ATTRIBUTE } from '../../protocol/install';
+import { html, raw, type Html } from './html';
+import { layout, type PageContext } from './layout';
+
+const PLANS = [
+  { name: 'Starter', price: '$0', per: 'free for 14 days', features: ['50 labels a month', 'Email tracking updates'] },
+  { name: 'Team', price: '$29', per: 'per month', features: ['1,000 labels a month', 'Pickup booking', 'Five seats'], featured: true },
+  { name: 'Scale', price: '$99', per: 'per month', features: ['Unlimited labels', 'API access', 'Priority support'] },
+];
+
+/** The pricing page; `error` is shown above the form after a rejected submit. */
+export function pricingPage(ctx: PageContext, form: { error?: string | null; email?: string; name?: string } = {}): Html {
+  const plans = PLANS.map(
+    (plan) => html`<div class="card plan${plan.featured ? ' featured' : ''}">
+      <h3>${plan.name}</h3>
+      <div class="price">${plan.price}</div><div class="muted small">${plan.per}</div>
+      <ul>${plan.features.map((f) => html`<li>${f}</li>`)}</ul>
+    </div>`,
+  );
+  const body = html`
+<h1>Pricing</h1>
+<p class="lead">Every plan starts with a free trial. No card needed.</p>
+<section class="plans">${plans}</section>
+<section class="signup">
+  <div class="card">
+    <h3>Start your free trial</h3>
+    ${form.error ? html`<p class="pill bad">${form.error}</p>` : ''}
+    <form class="stack" method="post" action="/signup" ${raw(SIGNUP_INTENT_ATTRIBUTE)}>
+      <label for="email">Work email</label>
+      <input id="email" name="email" type="email" required autocomplete="email" placeholder="ada@example.com" value="${form.email ?? ''}">
+      <label for="name">Your name</label>
+      <input id="name" name="name" type="text" required autocomplete="name" placeholder="Ada Lovelace" value="${form.name ?? ''}">
+      <button class="button" type="submit">Create my account</button>
+    </form>
+  </div>
+  <div>
+    <div class="card note">
+      <h3>What happens when you press the button</h3>
+      <p>The form carries <code>${SIGNUP_INTENT_ATTRIBUTE}</code>. In the submit event, before the browser sends the form,
+      the loader writes the cookie holding a fresh correlation token, so this very POST carries it to the store's backend,
+      and it sends cnv a snapshot of your ad click under that token.</p>
+      <p>The backend then reports the signup with the token; cnv pairs the two.</p>
+    </div>
+    <div class="card browser-state" data-browser-state>
+      <h3>What the loader keeps in this browser</h3>
+    </div>
+  </div>
+</section>`;
+  return layout(ctx, { title: 'Pricing', nav: 'pricing', body });
+}

@@ -1,0 +1,154 @@
+/**
+ * The demo customer site and its backend, on its own origin: the ad landing, the pricing page with the signup form,
+ * the signup endpoint that reports through the Node client, and the pages that show what cnv did with it.
+ */
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { deriveOrderId } from '../server/delivery/google-ads-request';
+import { STYLESHEET } from './assets/style';
+import { browserScript } from './assets/browser-script';
+import { ICON_SVG } from './assets/icon';
+import type { EventFacts } from './event-facts';
+import { recentEvents, signupEvents } from './events-reader';
+import { buildJourney, type Journey } from './journey';
+import type { ServiceApi } from './service-api';
+import { checkSignupForm, type Signup, type SignupDesk } from './signups';
+import { uploadsWithOrderId, type UploadLog } from './uploads';
+import { eventsPage, eventsTable, EVENTS_TABLE_PATH } from './pages/events';
+import type { Html } from './pages/html';
+import { journeyFragment } from './pages/journey-view';
+import { landingPage } from './pages/landing';
+import type { PageContext } from './pages/layout';
+import { pricingPage } from './pages/pricing';
+import { unknownSignupPage, welcomePage } from './pages/welcome';
+
+/** What the site serves with, known once the demo setup is done. */
+export interface DemoSiteContext {
+  page: PageContext;
+  siteId: string;
+  api: ServiceApi;
+  desk: SignupDesk;
+}
+
+export interface DemoSiteOptions {
+  /** The context, or null while the demo setup is still running (pages then answer 503). */
+  context(): DemoSiteContext | null;
+  /** The fake Google Ads API's received requests. */
+  uploads: UploadLog;
+  log: { error(obj: unknown, message: string): void };
+}
+
+/** Largest signup form accepted, in bytes. */
+const FORM_MAX_BYTES = 8 * 1024;
+
+/** A click id like the ones the demo's "ad" carries: recognisably a test value. */
+export function newDemoClickId(): string {
+  return `TeSt-${randomBytes(12).toString('base64url')}`;
+}
+
+/** The page's Content Security Policy: the loader works under a strict one, so the demo uses one. */
+function contentSecurityPolicy(serviceUrl: string): string {
+  const service = new URL(serviceUrl).origin;
+  return [
+    "default-src 'self'",
+    `script-src 'self' ${service}`,
+    `connect-src 'self' ${service}`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function sendHtml(reply: FastifyReply, markup: Html, status = 200, serviceUrl?: string): FastifyReply {
+  reply.status(status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store');
+  if (serviceUrl) reply.header('content-security-policy', contentSecurityPolicy(serviceUrl));
+  return reply.send(markup.value);
+}
+
+/** Builds (does not start) the demo site's HTTP server. */
+export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false });
+  // The setup sets the context once and never changes it, so the handlers may keep the one the hook last saw.
+  let ctx!: DemoSiteContext;
+  // The site must listen before the setup can run (its port is its domain), so it answers 503 until then.
+  app.addHook('onRequest', async (_request, reply) => {
+    const current = options.context();
+    if (!current) return reply.status(503).header('retry-after', '1').type('text/plain').send('The demo is starting: reload in a moment.');
+    ctx = current;
+  });
+  const sendPage = (reply: FastifyReply, markup: Html, status = 200) => sendHtml(reply, markup, status, ctx.page.serviceUrl);
+
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_MAX_BYTES },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+
+  const uploadsOf = (event: EventFacts) =>
+    uploadsWithOrderId(options.uploads, deriveOrderId(ctx.page.siteKey, event.customerEventId, event.id));
+
+  const journeyOf = async (signup: Signup): Promise<Journey> => {
+    const read = await signupEvents(ctx.api, ctx.siteId, signup);
+    return buildJourney({ signup, events: read.events, eventsError: read.error, uploadsOf });
+  };
+
+  app.get('/assets/demo.css', (_request, reply) =>
+    reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'no-cache').send(STYLESHEET),
+  );
+  app.get('/assets/demo.js', (_request, reply) =>
+    reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(browserScript()),
+  );
+  app.get('/assets/icon.svg', (_request, reply) => reply.header('content-type', 'image/svg+xml').send(ICON_SVG));
+  app.get('/favicon.ico', (_request, reply) => reply.redirect('/assets/icon.svg', 301));
+
+  app.get<{ Querystring: Record<string, string> }>('/', (request, reply) => {
+    const clickId = Object.entries(request.query).find(([key]) => key.toLowerCase() === 'gclid')?.[1]?.trim() || null;
+    return sendPage(reply, landingPage(ctx.page, { clickId, freshClickId: newDemoClickId() }));
+  });
+
+  app.get('/pricing', (_request, reply) => sendPage(reply, pricingPage(ctx.page)));
+
+  app.post('/signup', async (request, reply) => {
+    const fields = (request.body ?? {}) as Record<string, unknown>;
+    const checked = checkSignupForm(fields);
+    if ('error' in checked) {
+      const email = typeof fields.email === 'string' ? fields.email : '';
+      const name = typeof fields.name === 'string' ? fields.name : '';
+      return sendPage(reply, pricingPage(ctx.page, { error: checked.error, email, name }), 400);
+    }
+    // The customer's backend: create the user, answer, and report the signup with the request (its cookie holds the token).
+    const { signup, reported } = ctx.desk.signUp({ email: checked.email, name: checked.name, request: request.raw });
+    void reported.then((done) => {
+      if (done.reportError || !done.report?.ok) {
+        options.log.error({ report: done.report, error: done.reportError }, 'demo: the signup report did not go through');
+      }
+    });
+    return reply.redirect(`/welcome?${new URLSearchParams({ user: signup.id })}`, 303);
+  });
+
+  app.get<{ Querystring: { user?: string } }>('/welcome', async (request, reply) => {
+    const signup = ctx.desk.find(request.query.user ?? '');
+    if (!signup) return sendPage(reply, unknownSignupPage(ctx.page), 404);
+    return sendPage(reply, welcomePage(ctx.page, signup, await journeyOf(signup)));
+  });
+
+  app.get<{ Querystring: { user?: string } }>('/welcome/journey', async (request, reply) => {
+    const signup = ctx.desk.find(request.query.user ?? '');
+    if (!signup) return sendHtml(reply, unknownSignupPage(ctx.page), 404);
+    return sendHtml(reply, journeyFragment(await journeyOf(signup)));
+  });
+
+  app.get('/events', async (_request, reply) => {
+    const read = await recentEvents(ctx.api, ctx.siteId);
+    return sendPage(reply, eventsPage(ctx.page, read.events, read.error));
+  });
+
+  app.get(EVENTS_TABLE_PATH, async (_request, reply) => {
+    const read = await recentEvents(ctx.api, ctx.siteId);
+    return sendHtml(reply, eventsTable(read.events, read.error));
+  });
+
+  return app;
+}

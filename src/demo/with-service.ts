@@ -1,0 +1,72 @@
+/**
+ * What `npm start` runs: the service and, unless CNV_DEMO_PORT is off, the demo beside it. The fake Google Ads API
+ * starts first, so the service (its delivery worker) sends Google Ads uploads to it from the first delivery.
+ */
+import type { Settings } from '../server/settings';
+import { startService, type RunningService, type ServiceUrls, type StartServiceOptions } from '../server/service';
+import { startDemo, startDemoDestination, type DemoServiceUrls, type RunningDemo } from './index';
+
+export interface ServiceWithDemo {
+  service: RunningService;
+  /** null when CNV_DEMO_PORT is off. */
+  demo: RunningDemo | null;
+  /** Closes the demo, then the service. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** A URL this process can reach for a listening address (a wildcard address is reached on loopback). */
+export function reachable(listening: string): string {
+  return listening.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+}
+
+/** Where the demo reaches the service: browsers through the public URL, the demo's own calls on the listener. */
+export function demoServiceUrls(urls: ServiceUrls): DemoServiceUrls {
+  const local = reachable(urls.listening);
+  return { public: urls.api, api: local, webhook: urls.webhookListening ? reachable(urls.webhookListening) : local };
+}
+
+/** Starts the service and, when settings.demoPort is set, the demo; a demo that cannot start stops everything. */
+export async function startServiceWithDemo(settings: Settings, options: StartServiceOptions = {}): Promise<ServiceWithDemo> {
+  const destination = settings.demoPort === null ? null : await startDemoDestination(settings);
+  let service: RunningService;
+  try {
+    service = await startService(destination?.settings ?? settings, options);
+  } catch (error) {
+    await destination?.close();
+    throw error;
+  }
+  let demo: RunningDemo | null = null;
+  if (destination) {
+    try {
+      demo = await startDemo({
+        settings: destination.settings,
+        db: service.db,
+        destination,
+        serviceUrls: demoServiceUrls(service.urls),
+        log: service.app.log,
+      });
+    } catch (error) {
+      await destination.close();
+      await service.close();
+      throw demoStartError(error, settings);
+    }
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    service,
+    demo,
+    close: () =>
+      (closed ??= (async () => {
+        await demo?.close();
+        await service.close();
+      })()),
+  };
+}
+
+function demoStartError(error: unknown, settings: Settings): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return new Error(`the demo's port ${settings.demoPort} is in use: set CNV_DEMO_PORT to a free port, or CNV_DEMO_PORT=off to run without the demo.`);
+  }
+  return new Error(`the demo could not start (CNV_DEMO_PORT=off runs without it): ${(error as Error).message}`, { cause: error });
+}

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { buildJourney, type JourneyInput } from '../../src/demo/journey';
+import { eventFacts, type ApiEvent } from '../../src/demo/event-facts';
+import type { Signup } from '../../src/demo/signups';
+import type { ReceivedUpload } from '../../src/demo/uploads';
+import type { ReportSignupResult } from '../../src/client/index';
+
+const TOKEN = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+function signup(report: ReportSignupResult | null, correlationToken: string | null = TOKEN, reportError: string | null = null): Signup {
+  return { id: 'usr_1', email: 'ada@example.com', name: 'Ada Lovelace', createdAt: new Date(), correlationToken, report, reportError };
+}
+
+const promoted = (count = 1): ReportSignupResult => ({
+  ok: true,
+  sent: true,
+  response: { status: count > 0 ? 'promoted' : 'no_matching_flow', promoted_count: count, customer_event_id: 'usr_1' },
+  attempts: 1,
+  correlationToken: TOKEN,
+  tokenProblem: null,
+});
+
+function event(fields: Partial<ApiEvent> = {}): ApiEvent {
+  return {
+    id: 'evt_1',
+    site_key: 'k',
+    occurred_at: '2026-11-21T09:30:00.000Z',
+    flow_name: 'Demo signups',
+    status: 'queued',
+    match_quality: 'high',
+    customer_event_id: 'usr_1',
+    click_ids: { gclid: 'TeSt-1' },
+    utm: { utm_source: 'google' },
+    landing_page_url: 'http://localhost:8788/?gclid=TeSt-1',
+    actions: [{ destination: 'google-ads', status: 'queued' }],
+    ...fields,
+  };
+}
+
+const upload: ReceivedUpload = {
+  receivedAt: new Date(),
+  path: '/v22/customers/1234567890:uploadClickConversions',
+  answeredStatus: 200,
+  problems: [],
+  conversion: { gclid: 'TeSt-1', conversionAction: 'customers/1234567890/conversionActions/987654321' },
+};
+
+function input(s: Signup, events: ApiEvent[], uploads: ReceivedUpload[] = []): JourneyInput {
+  return { signup: s, events: events.map(eventFacts), eventsError: null, uploadsOf: () => uploads };
+}
+
+const states = (journey: ReturnType<typeof buildJourney>) => journey.steps.map((s) => [s.key.split(':')[0], s.state]);
+
+describe('the journey of a signup', () => {
+  it('shows the report on its way right after the signup (the backend answers the visitor first)', () => {
+    const journey = buildJourney(input(signup(null), []));
+    expect(states(journey)).toEqual([
+      ['click', 'waiting'],
+      ['intent', 'done'],
+      ['report', 'waiting'],
+      ['pairing', 'waiting'],
+      ['delivery', 'waiting'],
+    ]);
+    expect(journey.final).toBe(false);
+  });
+
+  it('ends at the report when it could not be made at all', () => {
+    const journey = buildJourney(input(signup(null, TOKEN, 'fetch is not a function'), []));
+    expect(journey.steps.at(-1)).toMatchObject({ key: 'report', state: 'failed', summary: 'The report could not be made: fetch is not a function' });
+    expect(journey.final).toBe(true);
+  });
+
+  it('waits for the event after a promoted report, and keeps the page polling', () => {
+    const journey = buildJourney(input(signup(promoted()), []));
+    expect(states(journey)).toEqual([
+      ['click', 'waiting'],
+      ['intent', 'done'],
+      ['report', 'done'],
+      ['pairing', 'waiting'],
+      ['delivery', 'waiting'],
+    ]);
+    expect(journey.final).toBe(false);
+  });
+
+  it('shows the click, the pairing and a delivery in progress while the action is queued', () => {
+    const journey = buildJourney(input(signup(promoted()), [event()]));
+    expect(states(journey)).toEqual([
+      ['click', 'done'],
+      ['intent', 'done'],
+      ['report', 'done'],
+      ['pairing', 'done'],
+      ['delivery', 'waiting'],
+    ]);
+    expect(journey.steps[0]!.facts).toContainEqual(['gclid', 'TeSt-1']);
+    expect(journey.final).toBe(false);
+  });
+
+  it('is final once the event completed, with the upload the fake received on the delivery step', () => {
+    const done = event({ status: 'completed', actions: [{ destination: 'google-ads', status: 'delivered' }] });
+    const journey = buildJourney(input(signup(promoted()), [done], [upload]));
+    expect(states(journey).every(([, state]) => state === 'done')).toBe(true);
+    expect(journey.steps.at(-1)!.upload).toBe(upload);
+    expect(journey.steps.at(-1)!.title).toBe('Delivered to Google Ads (local fake)');
+    expect(journey.final).toBe(true);
+  });
+
+  it('shows a failed delivery with the destination error', () => {
+    const failed = event({
+      status: 'failed',
+      actions: [{ destination: 'google-ads', status: 'failed', error: { code: 'UNPARSEABLE_GCLID', message: 'The gclid could not be decoded.' } }],
+    });
+    const journey = buildJourney(input(signup(promoted()), [failed]));
+    const delivery = journey.steps.at(-1)!;
+    expect(delivery.state).toBe('failed');
+    expect(delivery.facts).toContainEqual(['error', 'UNPARSEABLE_GCLID: The gclid could not be decoded.']);
+    expect(journey.final).toBe(true);
+  });
+
+  it('waits while the snapshot is pending (no match quality yet)', () => {
+    const pending = event({ match_quality: null, click_ids: null, match_reason: 'snapshot_pending' });
+    const journey = buildJourney(input(signup(promoted()), [pending]));
+    expect(journey.steps.find((s) => s.key.startsWith('pairing'))!.state).toBe('waiting');
+  });
+
+  it('marks the click as skipped when the visit came without an ad click', () => {
+    const noClick = event({ match_quality: 'medium', click_ids: null, status: 'completed', actions: [{ destination: 'google-ads', status: 'delivered' }] });
+    const journey = buildJourney(input(signup(promoted()), [noClick]));
+    expect(journey.steps[0]).toMatchObject({ key: 'click', state: 'skipped' });
+  });
+
+  it('stops at the report when nothing was sent for lack of a correlation token', () => {
+    const noToken: ReportSignupResult = {
+      ok: false,
+      sent: false,
+      reason: 'no_correlation_token',
+      tokenProblem: 'missing',
+      message: 'No correlation token, so nothing was sent.',
+    };
+    const journey = buildJourney(input(signup(noToken, null), []));
+    expect(states(journey)).toEqual([
+      ['click', 'waiting'],
+      ['intent', 'failed'],
+      ['report', 'failed'],
+    ]);
+    expect(journey.steps[2]!.summary).toBe('Nothing was sent: No correlation token, so nothing was sent.');
+    expect(journey.final).toBe(true);
+  });
+
+  it('says so when no live flow has the trigger key', () => {
+    const journey = buildJourney(input(signup(promoted(0)), []));
+    expect(journey.steps.at(-1)).toMatchObject({ title: 'No live flow for this trigger', state: 'failed' });
+    expect(journey.final).toBe(true);
+  });
+
+  it('stays open until every promoted event has shown up', () => {
+    const done = event({ status: 'completed', actions: [{ destination: 'google-ads', status: 'delivered' }] });
+    expect(buildJourney(input(signup(promoted(2)), [done])).final).toBe(false);
+    expect(buildJourney(input(signup(promoted(2)), [done, { ...done, id: 'evt_2' }])).final).toBe(true);
+  });
+});
+
+describe('reading an event', () => {
+  it('tolerates every field but the guaranteed ones being absent', () => {
+    expect(eventFacts({ id: 'evt_x', site_key: 'k', occurred_at: null })).toEqual({
+      id: 'evt_x',
+      occurredAt: null,
+      flowName: null,
+      trigger: null,
+      status: null,
+      matchQuality: null,
+      matchReason: null,
+      customerEventId: null,
+      correlationToken: null,
+      clickIds: {},
+      utm: {},
+      landingPageUrl: null,
+      touchCapturedAt: null,
+      actions: [],
+    });
+  });
+
+  it('reads passed-through facts from the event or from its data object, and skips malformed actions', () => {
+    const facts = eventFacts({
+      id: 'evt_y',
+      site_key: 'k',
+      occurred_at: null,
+      data: { customer_event_id: 'usr_9', utm: { utm_campaign: 'demo', bad: 3 } },
+      actions: [{ destination: 'google-ads', status: 'delivered' }, { status: 'x' }, null],
+    });
+    expect(facts.customerEventId).toBe('usr_9');
+    expect(facts.utm).toEqual({ utm_campaign: 'demo' });
+    expect(facts.actions).toEqual([{ destination: 'google-ads', status: 'delivered', error: null, request: null }]);
+  });
+});
