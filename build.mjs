@@ -2,7 +2,7 @@
 // Usage: node build.mjs [--if-missing] [--loader-only]
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
@@ -96,6 +96,8 @@ async function buildNode() {
     logLevel: 'warning',
     banner: { js: '#!/usr/bin/env node' },
   });
+  // The `cnv` bin runs straight from a checkout too, not only after npm links it.
+  chmodSync(join(dist, 'cli/cnv.js'), 0o755);
 }
 
 function buildTypes() {

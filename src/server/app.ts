@@ -1,5 +1,5 @@
 /** Builds the Fastify app: the error envelope, then one plugin per surface (REST API, hosted pages, collector, loader, webhook). */
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Database } from './store/db';
 import type { Settings } from './settings';
 import { ApiError } from './errors';
@@ -16,8 +16,8 @@ export interface AppContext {
 }
 
 export interface BuildAppOptions extends AppContext {
-  /** Fastify's logger option: false in tests, pino options in the service. */
-  logger?: boolean | { level: string };
+  /** Fastify's logger option: false in tests, pino options (level, stream, …) in the service. */
+  logger?: FastifyServerOptions['logger'];
   /** Which surfaces to serve; all by default. The webhook-only listener serves just `webhook`. */
   surfaces?: ReadonlyArray<'rest' | 'hosted' | 'collector' | 'loader' | 'webhook'>;
 }
@@ -27,9 +27,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const { db, settings } = options;
   const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook']);
   const app = Fastify({
-    logger: options.logger ?? false,
-    // Secrets never reach the logs: the Authorization and signature headers are not logged by default serializers.
-    disableRequestLogging: false,
+    logger: withRedactedRequests(options.logger ?? false),
     trustProxy: true,
   });
 
@@ -54,7 +52,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       return reply.status(415).send(new ApiError(415, 'invalid_request_error', 'unsupported_media_type', error.message).toBody());
     }
     if (status >= 400 && status < 500) {
-      const code = error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.name === 'SyntaxError' ? 'invalid_json' : 'invalid_request';
+      const code =
+        error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.name === 'SyntaxError'
+          ? 'invalid_json'
+          : 'invalid_request';
       return reply.status(status).send(new ApiError(status, 'invalid_request_error', code, error.message).toBody());
     }
     request.log.error({ err: error }, 'unhandled error');
@@ -74,4 +75,28 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   if (surfaces.has('loader')) await app.register(loaderScriptRoute, ctx);
   if (surfaces.has('webhook')) await app.register(webhookRoutes, ctx);
   return app;
+}
+
+/** The unguessable token of a hosted handoff page, as it appears in a request path. */
+const HOSTED_TOKEN = /^(\/handoffs\/)[^/?#]+/;
+
+/** Hides hosted page tokens in a logged url: a pending handoff link is a credential until it completes. */
+export function redactUrl(url: string): string {
+  return url.replace(HOSTED_TOKEN, '$1[redacted]');
+}
+
+/**
+ * Request logging without secrets: pino's default request serializer logs the url (hosted page tokens) and the
+ * headers are never logged (Authorization, X-Service-Signature, Cookie).
+ */
+function withRedactedRequests(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger) return false;
+  const base = typeof logger === 'object' ? logger : {};
+  return {
+    ...base,
+    serializers: {
+      ...(base as { serializers?: Record<string, unknown> }).serializers,
+      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+    },
+  } as FastifyServerOptions['logger'];
 }

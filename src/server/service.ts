@@ -39,7 +39,7 @@ export interface RunningService {
 
 export interface StartServiceOptions {
   /** Fastify logger option; default: pino at settings.logLevel. */
-  logger?: boolean | { level: string };
+  logger?: BuildAppOptions['logger'];
 }
 
 function addressOf(app: FastifyInstance): string {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { MIGRATIONS, migrate } from '../../src/server/store/migrations';
-import type { Database } from '../../src/server/store/db';
+import { openDatabase, type Database } from '../../src/server/store/db';
 
 describe.each(DATABASE_KINDS)('migrations on $name', (kind) => {
   let db: Database | undefined;
@@ -25,5 +25,26 @@ describe.each(DATABASE_KINDS)('migrations on $name', (kind) => {
     expect(rows.map((r) => r.table_name)).toEqual(
       expect.arrayContaining(['accounts', 'api_keys', 'sites', 'handoffs', 'flows', 'snapshots', 'reports', 'events', 'event_actions', 'outbox']),
     );
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)('migrations on a shared PostgreSQL', () => {
+  it('lets several services start at once on an empty database: each version is applied exactly once', async () => {
+    const url = process.env.TEST_DATABASE_URL!;
+    const schema = `race_${Date.now().toString(36)}`;
+    const admin = await openDatabase({ databaseUrl: url });
+    await admin.exec(`create schema ${schema}`);
+    const options = `options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    const starters = await Promise.all([0, 1, 2, 3].map(() => openDatabase({ databaseUrl: `${url}?${options}` })));
+    try {
+      const applied = await Promise.all(starters.map((db) => migrate(db)));
+      expect(applied.flat().sort()).toEqual(MIGRATIONS.map((m) => m.version));
+      const rows = await starters[0]!.query<{ n: number }>('select count(*)::int as n from schema_migrations');
+      expect(rows[0]!.n).toBe(MIGRATIONS.length);
+    } finally {
+      await Promise.all(starters.map((db) => db.close()));
+      await admin.exec(`drop schema ${schema} cascade`);
+      await admin.close();
+    }
   });
 });

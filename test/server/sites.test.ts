@@ -136,6 +136,30 @@ describe.each(DATABASE_KINDS)('sites API on $name', (kind) => {
       expect(errorOf(res)).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json' });
     });
 
+    it('sets the loader settings honor_gpc and correlation_ttl_seconds, read back through the public loader config', async () => {
+      const site = await insertSite(svc.db, svc.accountId, { name: 'loader settings' });
+      const res = await patch(site.id, { honor_gpc: false, correlation_ttl_seconds: 600 });
+      expect(res.statusCode).toBe(200);
+      expect(Object.keys(json(res)).sort()).toEqual(SITE_FIELDS);
+      const config = json(await svc.app.inject({ method: 'GET', url: `/collect/v1/sites/${site.site_key}/config` }));
+      expect(config).toMatchObject({ honor_gpc: false, correlation_ttl_seconds: 600 });
+    });
+
+    it.each([
+      [{ honor_gpc: 'no' }, 'honor_gpc'],
+      [{ correlation_ttl_seconds: 30 }, 'correlation_ttl_seconds'],
+      [{ correlation_ttl_seconds: 1.5 }, 'correlation_ttl_seconds'],
+      [{ correlation_ttl_seconds: 86_401 }, 'correlation_ttl_seconds'],
+    ])('rejects the loader setting %j and changes nothing', async (payload, param) => {
+      const site = await insertSite(svc.db, svc.accountId, { name: 'unchanged' });
+      const res = await patch(site.id, { ...payload, name: 'changed' });
+      expect(res.statusCode).toBe(400);
+      expect(errorOf(res)).toMatchObject({ code: 'parameter_invalid', param });
+      const config = json(await svc.app.inject({ method: 'GET', url: `/collect/v1/sites/${site.site_key}/config` }));
+      expect(config).toMatchObject({ honor_gpc: true, correlation_ttl_seconds: 1800 });
+      expect(json(await get(`/v1/sites/${site.id}`)).name).toBe('unchanged');
+    });
+
     it('answers 404 for an unknown site', async () => {
       const res = await patch('site_nope', { name: 'x' });
       expect(res.statusCode).toBe(404);

@@ -71,3 +71,21 @@ export function parseTimezone(value: unknown, param = 'timezone'): string {
   }
   throw invalidParam(param, `${param} '${name}' is not an IANA timezone name (for example America/New_York, Europe/Berlin or UTC).`);
 }
+
+/** Shortest and longest correlation cookie lifetime a site may set, in seconds (1 minute to 1 day). */
+export const CORRELATION_TTL_RANGE = { min: 60, max: 86_400 } as const;
+
+/** Whether the loader honours Global Privacy Control for this site: a boolean. */
+export function parseHonorGpc(value: unknown, param = 'honor_gpc'): boolean {
+  if (typeof value !== 'boolean') throw invalidParam(param, `${param} must be true or false.`);
+  return value;
+}
+
+/** The correlation cookie lifetime: whole seconds from 60 to 86400. */
+export function parseCorrelationTtl(value: unknown, param = 'correlation_ttl_seconds'): number {
+  const { min, max } = CORRELATION_TTL_RANGE;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidParam(param, `${param} must be a whole number of seconds from ${min} to ${max}.`);
+  }
+  return value;
+}

@@ -4,7 +4,7 @@ import { findSite, insertSite, listSitesPage, updateSite, type SitePatch, type S
 import { notFound } from '../errors';
 import { paginate, parsePageRequest, PAGE_PARAMS, type ListEnvelope } from '../pagination';
 import { rejectUnknownFields, requireObjectBody, type JsonObject } from './input';
-import { parseSiteDomain, parseSiteName, parseTimezone } from './site-fields';
+import { parseCorrelationTtl, parseHonorGpc, parseSiteDomain, parseSiteName, parseTimezone } from './site-fields';
 
 /** The Site record of the spec, exactly these fields. */
 export interface SiteRecord {
@@ -47,7 +47,11 @@ export async function getSite(db: Queryable, accountId: string, id: string): Pro
   return toSiteRecord(await requireSite(db, accountId, id));
 }
 
-const EDITABLE = ['name', 'domain', 'timezone'] as const;
+/**
+ * Besides the spec's fields, two loader settings can be set (they are read back through the public loader config,
+ * `GET /collect/v1/sites/{site_key}/config`, so the Site record stays exactly the spec's).
+ */
+const EDITABLE = ['name', 'domain', 'timezone', 'honor_gpc', 'correlation_ttl_seconds'] as const;
 
 /** Validates a site body: every field optional, each checked; unknown fields rejected. */
 function parseSiteFields(body: unknown): SitePatch {
@@ -57,6 +61,8 @@ function parseSiteFields(body: unknown): SitePatch {
   if (input.name !== undefined) patch.name = parseSiteName(input.name);
   if (input.domain !== undefined) patch.domain = parseSiteDomain(input.domain);
   if (input.timezone !== undefined) patch.timezone = parseTimezone(input.timezone);
+  if (input.honor_gpc !== undefined) patch.honor_gpc = parseHonorGpc(input.honor_gpc);
+  if (input.correlation_ttl_seconds !== undefined) patch.correlation_ttl_seconds = parseCorrelationTtl(input.correlation_ttl_seconds);
   return patch;
 }
 

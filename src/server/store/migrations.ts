@@ -192,29 +192,39 @@ create table outbox (
 create index outbox_due on outbox (due_at);
 `,
   },
+  {
+    version: 2,
+    name: 'pairing indexes',
+    // A snapshot that arrives after its report looks up the waiting report by token and its events by report.
+    sql: `
+create index reports_site_token on reports (site_id, correlation_token) where correlation_token is not null;
+create index events_report on events (report_id) where report_id is not null;
+`,
+  },
 ];
 
-/** Applies every migration not yet applied, in order, each in its own transaction. Returns the versions applied. */
+/**
+ * Applies every migration not yet applied, in order, in one transaction under an advisory lock, so that several
+ * services starting at once on one PostgreSQL neither race on the bookkeeping table nor apply a version twice.
+ * Returns the versions applied.
+ */
 export async function migrate(db: Database): Promise<number[]> {
-  await db.exec(`create table if not exists schema_migrations (
-    version integer primary key, name text not null, applied_at timestamptz not null default now())`);
-  const applied = new Set(
-    (await db.query<{ version: number }>('select version from schema_migrations')).map((r) => Number(r.version)),
-  );
-  const done: number[] = [];
-  for (const migration of MIGRATIONS) {
-    if (applied.has(migration.version)) continue;
-    await db.transaction(async (tx) => {
-      // Serialise concurrent starters on a shared PostgreSQL; a no-op cost on PGlite.
-      await tx.query('select pg_advisory_xact_lock(7412001)');
-      const again = await tx.query('select 1 from schema_migrations where version = $1', [migration.version]);
-      if (again.length > 0) return;
+  return db.transaction(async (tx) => {
+    await tx.query('select pg_advisory_xact_lock(7412001)');
+    await tx.query(`create table if not exists schema_migrations (
+      version integer primary key, name text not null, applied_at timestamptz not null default now())`);
+    const applied = new Set(
+      (await tx.query<{ version: number }>('select version from schema_migrations')).map((r) => Number(r.version)),
+    );
+    const done: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
       for (const statement of splitStatements(migration.sql)) await tx.query(statement);
       await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
       done.push(migration.version);
-    });
-  }
-  return done;
+    }
+    return done;
+  });
 }
 
 /** Splits a migration script into statements (our migrations use no semicolons inside literals or bodies). */

@@ -24,12 +24,16 @@ export const SITE_COLUMNS =
 export async function insertSite(
   db: Queryable,
   accountId: string,
-  fields: { name?: string; domain?: string | null; timezone?: string } = {},
+  fields: SitePatch = {},
 ): Promise<SiteRow> {
   const [row] = await db.query<SiteRow>(
-    `insert into sites (id, account_id, name, domain, timezone, site_key)
-     values ($1, $2, coalesce($3, 'My Website'), $4, coalesce($5, 'America/New_York'), $6) returning ${SITE_COLUMNS}`,
-    [newId('site'), accountId, fields.name ?? null, fields.domain ?? null, fields.timezone ?? null, newSiteKey()],
+    `insert into sites (id, account_id, name, domain, timezone, site_key, honor_gpc, correlation_ttl_seconds)
+     values ($1, $2, coalesce($3, 'My Website'), $4, coalesce($5, 'America/New_York'), $6, coalesce($7, true), coalesce($8, 1800))
+     returning ${SITE_COLUMNS}`,
+    [
+      newId('site'), accountId, fields.name ?? null, fields.domain ?? null, fields.timezone ?? null, newSiteKey(),
+      fields.honor_gpc ?? null, fields.correlation_ttl_seconds ?? null,
+    ],
   );
   return row!;
 }
@@ -56,6 +60,8 @@ export interface SitePatch {
   name?: string;
   domain?: string | null;
   timezone?: string;
+  honor_gpc?: boolean;
+  correlation_ttl_seconds?: number;
 }
 
 /** Applies a patch to a site of an account; null when there is no such site. */
@@ -64,13 +70,17 @@ export async function updateSite(db: Queryable, accountId: string, id: string, p
     `update sites set
        name = case when $3::boolean then $4::text else name end,
        domain = case when $5::boolean then $6::text else domain end,
-       timezone = case when $7::boolean then $8::text else timezone end
+       timezone = case when $7::boolean then $8::text else timezone end,
+       honor_gpc = case when $9::boolean then $10::boolean else honor_gpc end,
+       correlation_ttl_seconds = case when $11::boolean then $12::int else correlation_ttl_seconds end
      where account_id = $1 and id = $2 returning ${SITE_COLUMNS}`,
     [
       accountId, id,
       patch.name !== undefined, patch.name ?? null,
       patch.domain !== undefined, patch.domain ?? null,
       patch.timezone !== undefined, patch.timezone ?? null,
+      patch.honor_gpc !== undefined, patch.honor_gpc ?? null,
+      patch.correlation_ttl_seconds !== undefined, patch.correlation_ttl_seconds ?? null,
     ],
   );
   return row ?? null;

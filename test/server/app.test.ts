@@ -1,0 +1,58 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, redactUrl } from '../../src/server/app';
+import { openDatabase, type Database } from '../../src/server/store/db';
+import { migrate } from '../../src/server/store/migrations';
+import { loadSettings } from '../../src/server/settings';
+import { insertAccount, issueApiKey } from '../../src/server/store/accounts';
+
+describe('the app shell', () => {
+  let db: Database;
+  const lines: string[] = [];
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  let auth: { authorization: string };
+  beforeAll(async () => {
+    db = await openDatabase({ dataDir: 'memory://' });
+    await migrate(db);
+    const account = await insertAccount(db, 'shell');
+    auth = { authorization: `Bearer ${(await issueApiKey(db, account.id)).key}` };
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    app = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off' }), logger: { level: 'info', stream } });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    await db.close();
+  });
+
+  it('never writes a hosted page token into the request log', async () => {
+    await app.inject({ method: 'GET', url: '/handoffs/SeCrEtToKeN123?x=1' });
+    const logged = lines.join('');
+    expect(logged).toContain('/handoffs/[redacted]');
+    expect(logged).not.toContain('SeCrEtToKeN123');
+  });
+
+  it('redacts only the hosted page path, not the REST path of a handoff', () => {
+    expect(redactUrl('/handoffs/abc')).toBe('/handoffs/[redacted]');
+    expect(redactUrl('/v1/handoffs/hdf_1')).toBe('/v1/handoffs/hdf_1');
+  });
+
+  it('answers an unknown route with the error envelope', async () => {
+    const res = await app.inject({ method: 'GET', url: '/nowhere?a=b' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: { type: 'not_found_error', code: 'route_not_found', message: 'No route: GET /nowhere.' } });
+  });
+
+  it('answers malformed JSON with invalid_json', async () => {
+    const res = await app.inject({
+      method: 'POST', url: '/v1/sites', payload: '{"name":', headers: { ...auth, 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json' });
+  });
+});
