@@ -30,13 +30,21 @@ export function normalizeOrigin(origin: string): string | null {
 
 /**
  * Whether a page origin is covered by a site's domain: the same origin, or a subdomain of the domain's host,
- * with the same scheme and port. A null domain covers nothing.
+ * with the same scheme and port. A null domain covers nothing. Uses the URL parser (lower-cased host, default port
+ * dropped) so the browser bundle stays small; domains are validated as bare origins when they are saved.
  */
 export function originMatchesDomain(domain: string | null | undefined, pageOrigin: string | null | undefined): boolean {
-  if (!domain || !pageOrigin) return false;
-  const site = parseOrigin(domain);
-  const page = parseOrigin(pageOrigin);
-  if (!site || !page) return false;
-  if (site.scheme !== page.scheme || site.port !== page.port) return false;
-  return page.host === site.host || page.host.endsWith(`.${site.host}`);
+  try {
+    const site = new URL(domain!);
+    const page = new URL(pageOrigin!);
+    return (
+      /^https?:$/.test(site.protocol) &&
+      site.protocol === page.protocol &&
+      site.port === page.port &&
+      (page.hostname === site.hostname || page.hostname.endsWith('.' + site.hostname))
+    );
+  } catch {
+    // null, 'null' (opaque origins) and anything unparseable cover nothing
+    return false;
+  }
 }
