@@ -5,7 +5,7 @@ import { chromium } from '@playwright/test';
 const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
 /** Host names the tests use; all resolve to loopback, so cookie domains and subdomains are real. */
-export const TEST_HOST_RULES = 'MAP *.example.com 127.0.0.1, MAP example.com 127.0.0.1, MAP *.example.net 127.0.0.1, MAP *.cnv.test 127.0.0.1';
+export const TEST_HOST_RULES = 'MAP *.example.com 127.0.0.1, MAP example.com 127.0.0.1, MAP *.example.net 127.0.0.1, MAP *.cnv.test 127.0.0.1, MAP cnv.test 127.0.0.1';
 
 /** The executable to launch: CHROMIUM_PATH, Playwright's bundled Chromium if present, else a system Chromium. */
 export function chromiumExecutable(): string | undefined {

@@ -3,7 +3,7 @@
  * the webhook-only listener when CNV_WEBHOOK_PORT is set, and the delivery worker. `npm start` and tests use this.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app';
+import { buildApp, type BuildAppOptions } from './app';
 import type { Settings } from './settings';
 import type { Database } from './store/db';
 import { openStore } from './store/open-store';

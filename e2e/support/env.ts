@@ -1,0 +1,51 @@
+/** What the global setup hands to the specs: where the real service and the fixture site listen, and the test sites. */
+
+/** A site created in the real service for the browser tests. */
+export interface E2ESite {
+  id: string;
+  key: string;
+  domain: string | null;
+}
+
+/** The names under which fixture pages pick a site (`?site=<name>`, default `main`). */
+export type SiteName = 'main' | 'nullDomain' | 'www' | 'noGpc';
+
+export interface E2EEnv {
+  /** Origin under which pages reach the service, cross-site from the fixture site: `http://cnv.test:<port>`. */
+  serviceOrigin: string;
+  /** Port of the fixture site server; pages are served as http://{www,app}.example.com:<port> and http://www.evil.example.net:<port>. */
+  fixturePort: number;
+  /** Loopback URL of the fixture server for the specs' own calls (its request record). */
+  fixtureControl: string;
+  /** The test sites: `noGpc` is like `main` with honor_gpc turned off. */
+  sites: Record<SiteName, E2ESite>;
+}
+
+/** Environment variable through which the global setup passes the E2EEnv (workers inherit the runner's environment). */
+export const E2E_ENV_VARIABLE = 'CNV_E2E_ENV';
+
+/** Reads the environment the global setup prepared; a clear error when the specs run without it. */
+export function e2eEnv(): E2EEnv {
+  const raw = process.env[E2E_ENV_VARIABLE];
+  if (!raw) throw new Error(`${E2E_ENV_VARIABLE} is not set: run the browser tests through playwright.config.ts (its global setup starts the service)`);
+  return JSON.parse(raw) as E2EEnv;
+}
+
+/** The hosts under which the fixture site is served; all resolve to 127.0.0.1 through Chromium's host resolver rules. */
+export const FIXTURE_HOSTS = {
+  www: 'www.example.com',
+  app: 'app.example.com',
+  evil: 'www.evil.example.net',
+} as const;
+
+export type FixtureHost = keyof typeof FIXTURE_HOSTS;
+
+/** The URL of a fixture page under one of the fixture hosts, e.g. fixtureUrl('www', '/landing.html?gclid=abc'). */
+export function fixtureUrl(host: FixtureHost, pathAndQuery: string, env: E2EEnv = e2eEnv()): string {
+  return `http://${FIXTURE_HOSTS[host]}:${env.fixturePort}${pathAndQuery}`;
+}
+
+/** The origin of a fixture host. */
+export function fixtureOrigin(host: FixtureHost, env: E2EEnv = e2eEnv()): string {
+  return `http://${FIXTURE_HOSTS[host]}:${env.fixturePort}`;
+}
