@@ -15,6 +15,9 @@ export const TRIGGER_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** Longest customer_event_id accepted. */
 export const CUSTOMER_EVENT_ID_MAX = 200;
 
+/** Longest identity field (email, phone, first_name, last_name) accepted, in characters. */
+export const IDENTITY_VALUE_MAX = 512;
+
 /** Largest webhook body accepted, in bytes. */
 export const WEBHOOK_MAX_BYTES = 64 * 1024;
 
