@@ -129,19 +129,29 @@ describe('collector routes', () => {
       ['page_url', { page_url: 42 }],
       ['referrer', { referrer: 7 }],
       ['touch', { touch: 'gclid=1' }],
-      ['touch.click_ids.xclid', { touch: { ...touch, click_ids: { xclid: 'a' } } }],
       ['touch.click_ids.gclid', { touch: { ...touch, click_ids: { gclid: 5 } } }],
       ['touch.click_ids.gclid', { touch: { ...touch, click_ids: { gclid: 'x'.repeat(501) } } }],
-      ['touch.utm.utm_foo', { touch: { ...touch, utm: { utm_foo: 'a' } } }],
-      ['touch.extra', { touch: { ...touch, extra: 1 } }],
       ['touch.captured_at', { touch: { ...touch, captured_at: null } }],
       ['touch.landing_page_url', { touch: { ...touch, landing_page_url: 'not a url' } }],
-      ['cookies._ga', { cookies: { _ga: 'GA1.1' } }],
       ['cookies', { cookies: [] }],
     ])('answers a snapshot with a bad %s with 400 naming it', async (param, overrides) => {
       const res = await post({ ...snapshotBody(), ...overrides });
       expect(res.statusCode).toBe(400);
       expect(res.json().error).toMatchObject({ type: 'invalid_request_error', param });
+    });
+
+    it('keeps the known signals of a snapshot from a newer loader and drops the keys it does not know', async () => {
+      const body = snapshotBody({
+        touch: { ...touch, click_ids: { ...touch.click_ids, xclid: 'future' }, utm: { ...touch.utm, utm_foo: 'x' }, extra: 1 },
+        cookies: { _fbp: 'fb.1.2.3', _ga: 'GA1.1' },
+      } as never);
+      const res = await post(body);
+      expect(res.statusCode).toBe(204);
+      const stored = await findSnapshot(svc.db, svc.site.id, body.correlation_token);
+      expect(stored?.touch?.click_ids).toEqual(touch.click_ids);
+      expect(stored?.touch?.utm).toEqual(touch.utm);
+      expect(stored?.touch).not.toHaveProperty('extra');
+      expect(stored?.cookies).toEqual({ _fbp: 'fb.1.2.3' });
     });
 
     it('answers a JSON array body with 400', async () => {

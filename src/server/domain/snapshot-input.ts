@@ -24,7 +24,10 @@ export function parseSnapshotBody(text: unknown): Snapshot {
   return validateSnapshot(value);
 }
 
-/** Checks a parsed value against the Snapshot shape; unknown top-level fields are ignored, unknown signal keys are not. */
+/**
+ * Checks a parsed value against the Snapshot shape. Unknown fields and unknown signal keys are dropped, not refused:
+ * a loader newer than this service (a click id added to the protocol) must not lose the whole snapshot.
+ */
 export function validateSnapshot(value: unknown): Snapshot {
   const body = record(value, 'body');
   if (!isCorrelationToken(body.correlation_token)) {
@@ -47,9 +50,6 @@ export function validateSnapshot(value: unknown): Snapshot {
 
 function touch(value: unknown): Touch {
   const t = record(value, 'touch');
-  const known = ['click_ids', 'utm', 'landing_page_url', 'referrer', 'captured_at'];
-  const unknown = Object.keys(t).find((key) => !known.includes(key));
-  if (unknown) throw invalidParam(`touch.${unknown}`, `Unknown touch field '${unknown}'.`);
   return {
     click_ids: signals(t.click_ids, 'touch.click_ids', CLICK_ID_KEYS),
     utm: signals(t.utm, 'touch.utm', UTM_KEYS),
@@ -59,12 +59,12 @@ function touch(value: unknown): Touch {
   };
 }
 
-/** A map of known signal keys to trimmed, capped, non-empty strings (the loader's own rule). */
+/** A map of known signal keys to trimmed, capped, non-empty strings (the loader's own rule); unknown keys are dropped. */
 function signals<K extends string>(value: unknown, param: string, keys: readonly K[]): Partial<Record<K, string>> {
   const bag = record(value, param);
   const out: Partial<Record<K, string>> = {};
   for (const [key, raw] of Object.entries(bag)) {
-    if (!keys.includes(key as K)) throw invalidParam(`${param}.${key}`, `Unknown key '${key}' in ${param}.`);
+    if (!keys.includes(key as K)) continue;
     if (typeof raw !== 'string' || raw.trim() === '' || raw.length > SIGNAL_VALUE_MAX) {
       throw invalidParam(`${param}.${key}`, `${param}.${key} must be a non-empty string of at most ${SIGNAL_VALUE_MAX} characters.`);
     }
