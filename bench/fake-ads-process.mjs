@@ -1,10 +1,10 @@
 /**
- * The fake Google Ads API (test/support/fake-google-ads.ts) in its own process, so that answering uploads takes no
+ * The fake Google Ads API (src/demo/fake-google-ads.ts) in its own process, so that answering uploads takes no
  * CPU from the service being measured. The parent asks over IPC for its URL and for what it received since an index.
  */
 import { importTs } from './support/ts-module.mjs';
 
-const { startFakeGoogleAds } = await importTs('test/support/fake-google-ads.ts');
+const { startFakeGoogleAds } = await importTs('src/demo/fake-google-ads.ts');
 const fake = await startFakeGoogleAds();
 
 /** What the benchmark needs of one upload: when it arrived, its answer, and each conversion's match keys. */

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import type { Settings } from '../server/settings';
 import type { Database } from '../server/store/db';
-import { startFakeGoogleAds, type FakeGoogleAds } from '../../test/support/fake-google-ads';
+import { startFakeGoogleAds, type FakeGoogleAds } from './fake-google-ads';
 import { ensureDemoSetup, DEMO, type DemoSetup } from './setup';
 import { SignupDesk } from './signups';
 import { buildDemoSite, type DemoSiteContext } from './site';

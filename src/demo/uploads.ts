@@ -1,5 +1,5 @@
 /** The uploads the local fake Google Ads API received, found per conversion so a page can show exactly what was sent. */
-import type { FakeGoogleAdsRequest } from '../../test/support/fake-google-ads';
+import type { FakeGoogleAdsRequest } from './fake-google-ads';
 
 /** One click conversion as the fake received it, with the request it came in. */
 export interface ReceivedUpload {

@@ -9,7 +9,7 @@ import { pricingPage } from '../../src/demo/pages/pricing';
 import { newDemoClickId } from '../../src/demo/site';
 import { triggerSourceConnectedPage } from '../../src/server/hosted/handoff-pages';
 import type { CnvClient, ReportSignupInput } from '../../src/client/index';
-import type { FakeGoogleAdsRequest } from '../support/fake-google-ads';
+import type { FakeGoogleAdsRequest } from '../../src/demo/fake-google-ads';
 
 describe('the demo pages', () => {
   it('escape every interpolated value, and keep trusted markup as is', () => {

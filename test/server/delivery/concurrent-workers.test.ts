@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../support/databases';
 import { startDeliveryWorker } from '../../../src/server/delivery/worker';
-import { startFakeGoogleAds, type FakeGoogleAds } from '../../support/fake-google-ads';
+import { startFakeGoogleAds, type FakeGoogleAds } from '../../../src/demo/fake-google-ads';
 import { createDeliveryFixture, insertReportedEvent, memoryLog, openTwoHandles, settingsFor } from './fixtures';
 
 describe.each(DATABASE_KINDS)('two delivery workers on one $name database', (kind) => {

@@ -9,7 +9,7 @@ import {
   type PreparedConversion,
 } from '../../../src/server/delivery/google-ads-request';
 import { sha256Hex } from '../../../src/server/delivery/identity';
-import { validateUploadBody } from '../../support/fake-google-ads';
+import { validateUploadBody } from '../../../src/demo/fake-google-ads';
 import { settingsFor } from './fixtures';
 
 const settings = settingsFor('https://ads.example.test');

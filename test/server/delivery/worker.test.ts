@@ -9,7 +9,7 @@ import { DEFAULT_BACKOFF } from '../../../src/server/delivery/backoff';
 import { requestDelivery } from '../../../src/server/delivery/wakeup';
 import { sha256Hex } from '../../../src/server/delivery/identity';
 import { deriveOrderId } from '../../../src/server/delivery/google-ads-request';
-import { startFakeGoogleAds, type FakeGoogleAds } from '../../support/fake-google-ads';
+import { startFakeGoogleAds, type FakeGoogleAds } from '../../../src/demo/fake-google-ads';
 import {
   ACCESS_TOKEN, CUSTOMER_ID, DEVELOPER_TOKEN, createDeliveryFixture, insertReportedEvent, memoryLog, readOutcome, settingsFor,
   steppableClock, type DeliveryFixture,
