@@ -1,5 +1,5 @@
 /** The input of `reportSignup`, its checks, and the webhook request body built from it. */
-import { CUSTOMER_EVENT_ID_MAX, WEBHOOK_MAX_BYTES, type SaasSignupReport } from '../protocol/webhook';
+import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, WEBHOOK_MAX_BYTES, type SaasSignupReport } from '../protocol/webhook';
 import type { RequestLike } from './correlation';
 
 /** What the customer's backend knows about one signup. */
@@ -45,8 +45,8 @@ export function checkInput(input: ReportSignupInput): InputProblem | null {
   }
   for (const [field] of IDENTITY_FIELDS) {
     const value: unknown = input[field];
-    if (value !== undefined && value !== null && typeof value !== 'string') {
-      return { param: field, message: `${field} must be a string or null (got ${describe(value)}).` };
+    if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > IDENTITY_VALUE_MAX)) {
+      return { param: field, message: `${field} must be a string of at most ${IDENTITY_VALUE_MAX} characters, or null (got ${describe(value)}).` };
     }
   }
   const allow: unknown = input.allowUncorrelated;

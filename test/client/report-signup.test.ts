@@ -155,10 +155,12 @@ describe('reportSignup: input checks before sending', () => {
     expect(hook.requests).toHaveLength(0);
   });
 
-  it('refuses a report over the body size limit', async () => {
-    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u', email: 'a'.repeat(70_000) });
-    expect(result).toMatchObject({ reason: 'invalid_input', param: 'body' });
+  it('refuses an identity field longer than the service accepts (512 characters), before sending', async () => {
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u', lastName: 'a'.repeat(513) });
+    expect(result).toMatchObject({ reason: 'invalid_input', param: 'lastName' });
     expect(hook.requests).toHaveLength(0);
+    const longest = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'v', lastName: 'a'.repeat(512) });
+    expect(longest.ok).toBe(true);
   });
 });
 
