@@ -4,6 +4,7 @@ import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 /** The loader's gzip budget in bytes: the build fails above it. */
@@ -106,10 +107,13 @@ function buildTypes() {
   });
 }
 
-if (args.has('--if-missing') && upToDate()) process.exit(0);
-mkdirSync(dist, { recursive: true });
-await buildLoader();
-if (!args.has('--loader-only')) {
-  await buildNode();
-  buildTypes();
+// Run as a script, build; imported (the benchmark uses `measure`), do nothing.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (args.has('--if-missing') && upToDate()) process.exit(0);
+  mkdirSync(dist, { recursive: true });
+  await buildLoader();
+  if (!args.has('--loader-only')) {
+    await buildNode();
+    buildTypes();
+  }
 }

@@ -8,7 +8,7 @@
  * a shared machine it leaves out the time the thread waited for a core, so it is the steadier figure.
  */
 import { launchChromium } from './support/browser.mjs';
-import { measureBytes } from './support/bytes.mjs';
+import { measure as measureBytes } from '../build.mjs';
 import { median, ratio } from './support/stats.mjs';
 import { formatTable, mark, num, times } from './support/table.mjs';
 import { cnvLoaderCode, packageVersion, plausibleTrackerCode, segmentChunkSizes, segmentStandaloneCode } from './loader-scripts.mjs';

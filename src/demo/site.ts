@@ -15,7 +15,7 @@ import type { ServiceApi } from './service-api';
 import { checkSignupForm, type Signup, type SignupDesk } from './signups';
 import { uploadsWithOrderId, type UploadLog } from './uploads';
 import { eventsPage, eventsTable, EVENTS_TABLE_PATH } from './pages/events';
-import type { Html } from './pages/html';
+import type { Html } from '../server/html';
 import { journeyFragment } from './pages/journey-view';
 import { landingPage } from './pages/landing';
 import type { PageContext } from './pages/layout';

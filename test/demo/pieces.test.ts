@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, html, raw } from '../../src/demo/pages/html';
+import { escapeHtml, html, raw } from '../../src/server/html';
 import { checkSignupForm, SignupDesk, splitName } from '../../src/demo/signups';
 import { uploadsWithOrderId } from '../../src/demo/uploads';
 import { localHandoffUrl, webhookSecretOnPage } from '../../src/demo/hosted-handoff';

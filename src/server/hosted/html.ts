@@ -1,35 +1,7 @@
-/** Safe HTML for the hosted pages: a tagged template that escapes every interpolated value unless it is already Html. */
+/** The hosted pages' layout: one self-contained page shell with inline CSS. */
+import { Html, html } from '../html';
 
-/** A fragment of markup that is known safe (built by `html` or explicitly trusted). */
-export class Html {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value;
-  }
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for an HTML text node or a quoted attribute value. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
-function render(value: unknown): string {
-  if (value instanceof Html) return value.value;
-  if (Array.isArray(value)) return value.map(render).join('');
-  if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(String(value));
-}
-
-/** Builds markup; interpolated strings are escaped, Html fragments and arrays of them are inserted as they are. */
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  let out = strings[0]!;
-  values.forEach((value, i) => {
-    out += render(value) + strings[i + 1]!;
-  });
-  return new Html(out);
-}
+export { Html, html, escapeHtml } from '../html';
 
 const STYLE = `
 :root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #dfe3ea; --accent: #2456d6; --bad: #b42318; --good: #067647; }

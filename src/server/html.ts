@@ -1,0 +1,37 @@
+/** Safe HTML for server-rendered pages (hosted handoff pages, the demo): a tagged template that escapes every value. */
+
+/** A fragment of markup that is known safe (built by `html`, or a trusted constant through `raw`). */
+export class Html {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for an HTML text node or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+function render(value: unknown): string {
+  if (value instanceof Html) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+/** Builds markup; interpolated strings are escaped, Html fragments and arrays of them are inserted as they are. */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0]!;
+  values.forEach((value, i) => {
+    out += render(value) + strings[i + 1]!;
+  });
+  return new Html(out);
+}
+
+/** Trusted markup from a constant (never user input), inserted unescaped. */
+export function raw(markup: string): Html {
+  return new Html(markup);
+}
