@@ -100,6 +100,10 @@ export function validateUploadBody(body: any, customerId: string): string[] {
           }
           if (u.addressInfo !== undefined) {
             for (const key of Object.keys(u.addressInfo ?? {})) if (!ADDRESS_FIELDS.has(key)) problems.push(`${where}.addressInfo: unknown field '${key}'`);
+            // Google matches a name only within a whole address: first and last name with country and postal code.
+            for (const k of ['hashedFirstName', 'hashedLastName', 'countryCode', 'postalCode']) {
+              if (u.addressInfo?.[k] === undefined) problems.push(`${where}.addressInfo.${k} is required for address matching`);
+            }
             for (const k of ['hashedFirstName', 'hashedLastName', 'hashedStreetAddress']) {
               const v = u.addressInfo?.[k];
               if (v !== undefined && !(typeof v === 'string' && SHA256_HEX.test(v))) problems.push(`${where}.addressInfo.${k} must be 64 lowercase hex characters`);

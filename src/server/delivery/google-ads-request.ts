@@ -16,10 +16,7 @@ export type GoogleClickIdField = (typeof GOOGLE_CLICK_ID_PRIORITY)[number];
 export const ORDER_ID_LENGTH = 32;
 
 /** A UserIdentifier: exactly one of its identifier fields (it is a oneof). */
-export type UserIdentifier =
-  | { hashedEmail: string }
-  | { hashedPhoneNumber: string }
-  | { addressInfo: { hashedFirstName: string; hashedLastName: string } };
+export type UserIdentifier = { hashedEmail: string } | { hashedPhoneNumber: string };
 
 /** ClickConversion in the REST JSON mapping (lowerCamelCase); only the fields we send. */
 export interface ClickConversion {
@@ -166,10 +163,10 @@ export function prepareClickConversion(
   const userIdentifiers: UserIdentifier[] = [];
   if (identity.email) userIdentifiers.push({ hashedEmail: identity.email });
   if (identity.phone) userIdentifiers.push({ hashedPhoneNumber: identity.phone });
-  if (identity.firstName && identity.lastName) {
-    userIdentifiers.push({ addressInfo: { hashedFirstName: identity.firstName, hashedLastName: identity.lastName } });
-  } else if (identity.firstName || identity.lastName) {
-    identity.skipped.push('name skipped: Google Ads matches a name only as first and last name together');
+  // Google matches a name only inside a whole address (first and last name with country code and postal code); the
+  // webhook collects no address, and an incomplete addressInfo risks a row error that would lose the gclid too.
+  if (input.identity.first_name?.trim() || input.identity.last_name?.trim()) {
+    identity.skipped.push('name skipped: Google Ads matches names only with a country code and postal code, which reports do not carry');
   }
   if (click === null && userIdentifiers.length === 0) {
     return {
@@ -206,7 +203,7 @@ export function prepareClickConversion(
     conversion_date_time: conversionDateTime,
     order_id: orderId,
     click_id: click ? { type: click.field, value: click.value } : null,
-    user_identifiers: userIdentifiers.map((u) => ('hashedEmail' in u ? 'hashed_email' : 'hashedPhoneNumber' in u ? 'hashed_phone_number' : 'address_info')),
+    user_identifiers: userIdentifiers.map((u) => ('hashedEmail' in u ? 'hashed_email' : 'hashed_phone_number')),
     ...(identity.skipped.length > 0 ? { skipped: identity.skipped } : {}),
   };
   const requestKey = JSON.stringify([url, headers]);

@@ -17,8 +17,6 @@ export interface RawIdentity {
 export interface HashedIdentity {
   email: string | null;
   phone: string | null;
-  firstName: string | null;
-  lastName: string | null;
   /** One sentence per field that was given but could not be used (never containing the value itself). */
   skipped: string[];
 }
@@ -54,23 +52,14 @@ export function normalizePhone(raw: string): string | null {
   return /^\+[1-9]\d{6,14}$/.test(compact) ? compact : null;
 }
 
-/** First name per OfflineUserAddressInfo: lower-case, no spaces before or after, single spaces in between. */
-export function normalizeFirstName(raw: string): string | null {
-  const name = raw.trim().toLowerCase().replace(/\s+/g, ' ');
-  return name === '' ? null : name;
-}
-
-/** Last name per OfflineUserAddressInfo: lower-case and no punctuation (so `O'Brien-Smith` is `obriensmith`). */
-export function normalizeLastName(raw: string): string | null {
-  const name = raw.trim().toLowerCase().replace(/\p{P}/gu, '').replace(/\s+/g, ' ').trim();
-  return name === '' ? null : name;
-}
-
 function present(value: string | null | undefined): value is string {
   return typeof value === 'string' && value.trim() !== '';
 }
 
-/** Normalises and hashes each identity field Google Ads accepts; fields that cannot be normalised are skipped with a note. */
+/**
+ * Normalises and hashes the identity fields Google Ads can match alone (email, phone); fields that cannot be normalised
+ * are skipped with a note. Names are not sent: Google matches them only within a whole address (country, postal code).
+ */
 export function hashIdentityForGoogleAds(identity: RawIdentity): HashedIdentity {
   const skipped: string[] = [];
   const hashed = (
@@ -95,8 +84,6 @@ export function hashIdentityForGoogleAds(identity: RawIdentity): HashedIdentity 
       normalizePhone,
       'not in E.164 form (a leading + and the country code are required; a national number cannot be normalised)',
     ),
-    firstName: hashed('first_name', identity.first_name, normalizeFirstName, 'empty after normalisation'),
-    lastName: hashed('last_name', identity.last_name, normalizeLastName, 'empty after normalisation'),
     skipped,
   };
 }

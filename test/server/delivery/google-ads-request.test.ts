@@ -67,11 +67,17 @@ describe('the Google Ads click conversion upload', () => {
         userIdentifiers: [
           { hashedEmail: sha256Hex('janedoe@gmail.com') },
           { hashedPhoneNumber: sha256Hex('+18005550102') },
-          { addressInfo: { hashedFirstName: sha256Hex('jane'), hashedLastName: sha256Hex('doe') } },
         ],
       },
     ]);
     expect(validateUploadBody(body, '1234567890')).toEqual([]);
+  });
+
+  it('sends no name (Google matches names only within a whole address) and notes why, without the name itself', () => {
+    const { body, summary } = build();
+    expect(JSON.stringify(body)).not.toContain('addressInfo');
+    expect(summary.skipped).toEqual([expect.stringMatching(/^name skipped: .*postal code/)]);
+    expect(JSON.stringify(summary)).not.toMatch(/jane|doe/i);
   });
 
   it('sends exactly one click id: gclid, else gbraid, else wbraid', () => {
@@ -88,7 +94,7 @@ describe('the Google Ads click conversion upload', () => {
     const { body, summary } = build({ clickIds: {} });
     expect(body.conversions[0]).not.toHaveProperty('gclid');
     expect(summary.click_id).toBeNull();
-    expect(summary.user_identifiers).toEqual(['hashed_email', 'hashed_phone_number', 'address_info']);
+    expect(summary.user_identifiers).toEqual(['hashed_email', 'hashed_phone_number']);
     expect(validateUploadBody(body, '1234567890')).toEqual([]);
   });
 

@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   hashIdentityForGoogleAds,
   normalizeEmail,
-  normalizeFirstName,
-  normalizeLastName,
   normalizePhone,
   sha256Hex,
 } from '../../../src/server/delivery/identity';
@@ -46,19 +44,11 @@ describe('identity normalisation for Google Ads', () => {
     expect(normalizePhone(raw)).toBeNull();
   });
 
-  it('lower-cases and trims names, collapsing inner spaces, and drops punctuation from last names', () => {
-    expect(normalizeFirstName('  Mary   Ann ')).toBe('mary ann');
-    expect(normalizeLastName(" O'Brien-Smith ")).toBe('obriensmith');
-    expect(normalizeLastName('...')).toBeNull();
-  });
-
   it('hashes normalised values as lower-case hex SHA-256 (values checked with sha256sum)', () => {
     const hashed = hashIdentityForGoogleAds({ email: ' Jane.Doe@Gmail.com', phone: '+1 800 5550102', first_name: ' Jane ', last_name: "O'Brien" });
     expect(hashed).toEqual({
       email: 'd6117306485ed0e50afab3ac871e98f81699151f30281527d63ff5f233656c69',
       phone: 'c5383c2eeada28210d27f011bc127d4f9562cf38ff0c9bba33dd45ae79b9fe7c',
-      firstName: '81f8f6dde88365f3928796ec7aa53f72820b06db8664f5fe76a7eb13e24546a2',
-      lastName: 'b4cb6cb33fe4b865868de825023a1e2790dc12ac01ecc8d7c5afe8254071c8ba',
       skipped: [],
     });
     expect(sha256Hex('alex.2@example.com')).toBe('97a24240e3c76dfc0abdb63a3d73468ff8d94b81fd3dc084cc32994ba4fad7fe');
@@ -73,6 +63,6 @@ describe('identity normalisation for Google Ads', () => {
   });
 
   it('ignores absent and blank fields without a note', () => {
-    expect(hashIdentityForGoogleAds({ email: '  ', phone: null })).toEqual({ email: null, phone: null, firstName: null, lastName: null, skipped: [] });
+    expect(hashIdentityForGoogleAds({ email: '  ', phone: null })).toEqual({ email: null, phone: null, skipped: [] });
   });
 });
