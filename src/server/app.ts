@@ -29,6 +29,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const app = Fastify({
     logger: withRedactedRequests(options.logger ?? false),
     trustProxy: true,
+    // One line per request, at debug level: at the default info level the log tells what the service did
+    // (listening, deliveries, warnings), not every request a busy collector answers.
+    disableRequestLogging: true,
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {

@@ -22,7 +22,7 @@ describe('the app shell', () => {
         done();
       },
     });
-    app = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off' }), logger: { level: 'info', stream } });
+    app = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off' }), logger: { level: 'debug', stream } });
     await app.ready();
   });
   afterAll(async () => {
