@@ -18,10 +18,10 @@ export interface Service {
 
 type ServiceWindow = { [SERVICE_GLOBAL]?: unknown };
 
-/** The window.__service the page set, if it is an object. */
-export function pageService(): Service | undefined {
+/** The window.__service the page set (its siteKey, q and a first loader's ready), or a new object if it set none. */
+export function pageService(): Service {
   const service = (window as ServiceWindow)[SERVICE_GLOBAL];
-  return service && typeof service === 'object' ? (service as Service) : undefined;
+  return service && typeof service === 'object' ? (service as Service) : {};
 }
 
 /** Adds the loader's methods to the page's window.__service object (keeping its siteKey and q) and makes it the global. */

@@ -1,7 +1,10 @@
 /** Sending a body that survives the page unloading (the signup form usually navigates away). */
 
-/** Sends body with navigator.sendBeacon, or fetch with keepalive when the beacon is refused; never throws or rejects. */
-export function sendBeacon(url: string, body: Blob): void {
+/**
+ * POSTs body with navigator.sendBeacon, or fetch with keepalive when the beacon is refused; never throws or rejects. A
+ * string body goes as `text/plain;charset=UTF-8` either way.
+ */
+export function sendBeacon(url: string, body: string): void {
   try {
     navigator.sendBeacon(url, body) || fetch(url, { method: 'POST', body, keepalive: true }).catch(() => {});
   } catch {

@@ -1,11 +1,11 @@
 /** The loader's wiring: read the landing, find the install, decide whether to run, then watch for signup intent. */
-import { snapshotsPath, type SiteConfig, type SnapshotTrigger } from '../protocol/collector';
+import { configPath, snapshotsPath, type SiteConfig, type SnapshotTrigger } from '../protocol/collector';
 import { CLICK_COOKIE, CORRELATION_COOKIE, DEFAULT_CORRELATION_TTL_SECONDS } from '../protocol/cookies';
 import { originMatchesDomain } from '../protocol/origin';
-import { pageService, publishService, type Service } from './api';
+import { pageService, publishService } from './api';
 import { sendBeacon } from './beacon';
 import { readTouch } from './click-signals';
-import { consentAllowed, type ConsentState } from './consent';
+import { gpcRefuses } from './gpc';
 import { followConsentMode } from './consent-mode';
 import { correlate } from './correlation';
 import { guard } from './guard';
@@ -14,7 +14,7 @@ import { loaderCookies } from './loader-cookies';
 import { watchNavigation } from './navigation';
 import { drainQueue } from './queue';
 import { findInstall } from './script-tag';
-import { cacheConfig, configUrl, loadConfig } from './site-config';
+import { cacheConfig, loadConfig } from './site-config';
 import { buildSnapshot, snapshotBody } from './snapshot';
 import { storedTouch, storeTouch } from './touch-cookie';
 
@@ -23,42 +23,45 @@ export function boot(): void {
   // First act, before anything async: a router may strip the query as soon as it runs.
   let touch = readTouch();
 
-  const page: Service = pageService() || {};
+  const page = pageService();
   if (page.ready) return;
   const install = findInstall(document, page.siteKey);
   if (!install) return console.warn('cnv: no site key');
-  const siteKey = install.siteKey;
-  const api = install.api;
-  const configAt = configUrl(api, siteKey);
-  const cookies = loaderCookies(location);
-  const consent: ConsentState = { required: install.consentRequired };
+  const at = (path: (siteKey: string) => string) => new URL(path(install.siteKey), install.api).href;
+  const configAt = at(configPath);
+  const snapshotsAt = at(snapshotsPath);
+  const setCookie = loaderCookies(location);
   /** undefined until decided; null when inactive (unknown key, foreign origin, no config). */
   let config: SiteConfig | null | undefined;
+  /** The page's consent: given unless the tag requires consent(true) first; consent(false) withdraws it. */
+  let granted = !install.consentRequired;
+  /** Whether the page's Google Consent Mode currently denies ad_storage. */
+  let adDenied = false;
 
-  const allowed = () =>
-    !!config && consentAllowed(consent, (navigator as { globalPrivacyControl?: unknown }).globalPrivacyControl === true);
+  /** Whether the loader may write and send: any refusal wins, and an inactive page never may. */
+  const allowed = () => !!config && granted && !adDenied && !gpcRefuses(config);
 
   /** While allowed: the touch (read before consent too) is stored, the verified config cached. */
   const persist = () => {
     if (!allowed()) return;
-    if (touch) storeTouch(touch, cookies.write);
+    if (touch) storeTouch(touch, setCookie);
     cacheConfig(configAt, config!);
   };
 
   // Every dataLayer push reports; only a change of ad_storage matters.
   const followConsent = followConsentMode((denied) => {
-    if (consent.adDenied === denied) return;
-    consent.adDenied = denied;
+    if (adDenied === denied) return;
+    adDenied = denied;
     persist();
   });
 
-  /** Signup intent: the correlation cookie is written before this returns, then the snapshot is sent. */
-  const capture = guard((trigger: SnapshotTrigger): string | null => {
+  /** Signup intent: the correlation cookie is written before this returns, then the snapshot is sent; the token. */
+  const capture = guard((trigger: SnapshotTrigger) => {
     followConsent();
-    if (!allowed()) return null;
-    const token = correlate(config!.correlation_ttl_seconds || DEFAULT_CORRELATION_TTL_SECONDS, cookies.write);
-    const body = snapshotBody(buildSnapshot(token, trigger, touch || storedTouch()));
-    if (body) sendBeacon(new URL(snapshotsPath(siteKey), api).href, body);
+    if (!allowed()) return;
+    const token = correlate(config!.correlation_ttl_seconds || DEFAULT_CORRELATION_TTL_SECONDS, setCookie);
+    const body = snapshotBody(buildSnapshot(token, trigger, touch || storedTouch() || null));
+    if (body) sendBeacon(snapshotsAt, body);
     return token;
   });
 
@@ -68,11 +71,11 @@ export function boot(): void {
       if (config === undefined) await ready;
       return capture('api') || null;
     },
-    consent: guard((granted: boolean) => {
-      consent.choice = granted === true;
-      if (consent.choice) return persist();
-      cookies.remove(CLICK_COOKIE);
-      cookies.remove(CORRELATION_COOKIE);
+    consent: guard((choice: boolean) => {
+      granted = choice === true;
+      if (granted) return persist();
+      setCookie(CLICK_COOKIE, '', 0);
+      setCookie(CORRELATION_COOKIE, '', 0);
     }),
   });
 
@@ -88,10 +91,8 @@ export function boot(): void {
   const ready = (service.ready = loadConfig(configAt)
     .then(
       guard((loaded: SiteConfig | null) => {
-        config = null;
-        if (!loaded || !originMatchesDomain(loaded.domain, location.origin)) return;
-        config = loaded;
-        consent.honorGpc = config.honor_gpc !== false;
+        config = loaded && originMatchesDomain(loaded.domain, location.origin) ? loaded : null;
+        if (!config) return;
         followConsent();
         persist();
         watchIntent(() => capture('form_submit'));

@@ -1,14 +1,15 @@
 /** Google Consent Mode v2, as the page's window.dataLayer tells it. */
 import { guard } from './guard';
+import { notifyAfter } from './notify-after';
 
 /**
  * Whether a dataLayer's `consent` commands (arrays, or the Arguments objects gtag pushes) deny ad_storage: the last
  * `update` decides; before any, a `default` of denied counts even when region-scoped, as the visitor's region is unknown.
  */
-export function adStorageDenied(entries: ArrayLike<unknown>): boolean {
+export function adStorageDenied(entries: readonly unknown[]): boolean {
   let byDefault = false;
   let updated: unknown;
-  for (const entry of Array.from(entries) as ArrayLike<any>[]) {
+  for (const entry of entries as ArrayLike<any>[]) {
     const value = entry && entry[0] === 'consent' && entry[2] && entry[2].ad_storage;
     if (!value) continue;
     if (entry[1] === 'update') updated = value;
@@ -28,12 +29,7 @@ export function followConsentMode(onChange: (denied: boolean) => void): () => vo
     if (!Array.isArray(layer) || layer === followed) return;
     followed = layer;
     const report = guard(() => onChange(adStorageDenied(layer)));
-    const push = layer.push;
-    layer.push = function (this: unknown[], ...entries: unknown[]) {
-      const length = push.apply(this, entries);
-      report();
-      return length;
-    };
+    notifyAfter(layer, 'push', report);
     report();
   };
 }

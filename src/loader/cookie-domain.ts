@@ -1,5 +1,5 @@
 /** The Domain attribute of the loader's cookies: the widest parent domain of the page host that accepts a cookie. */
-import { readCookie } from './safe-storage';
+import { readCookie } from './read-cookie';
 
 const PROBE_COOKIE = 'cnv_probe';
 
@@ -11,17 +11,19 @@ export type SetCookie = (name: string, value: string, seconds: number, domain?: 
  * IP addresses, whose cookies stay host-only.
  */
 export function domainCandidates(host: string): string[] {
-  if (!host.includes('.') || /^[\d.]+$|:/.test(host)) return [];
-  const labels = host.split('.');
-  return labels.slice(1).map((_, i) => labels.slice(-2 - i).join('.'));
+  const candidates: string[] = [];
+  if (/^[\d.]+$|:/.test(host)) return candidates;
+  // Drop one label at a time while a dot remains: a.example.com, example.com (a lone `com` names no domain).
+  for (let domain = host; domain.includes('.'); domain = domain.slice(domain.indexOf('.') + 1)) candidates.unshift(domain);
+  return candidates;
 }
 
 /**
- * Finds the widest domain that accepts a cookie by setting a probe cookie on each candidate from the shortest: the
+ * Finds the widest domain that accepts a cookie by setting a probe cookie on each candidate (shortest first): the
  * browser rejects public suffixes (`co.uk`), so the first that sticks is the registrable domain. Undefined: host-only.
  */
-export function probeCookieDomain(host: string, set: SetCookie): string | undefined {
-  return domainCandidates(host).find((domain) => {
+export function probeCookieDomain(candidates: string[], set: SetCookie): string | undefined {
+  return candidates.find((domain) => {
     set(PROBE_COOKIE, domain, 9, domain);
     const accepted = readCookie(PROBE_COOKIE) === domain;
     set(PROBE_COOKIE, '', 0, domain);

@@ -1,7 +1,7 @@
 /** The correlation token: the cookie that carries one signup from the browser to the customer's backend. */
 import { CORRELATION_COOKIE, isCorrelationToken } from '../protocol/cookies';
 import type { WriteCookie } from './loader-cookies';
-import { readCookie } from './safe-storage';
+import { readCookie } from './read-cookie';
 
 /** A new token: 16 bytes from crypto.getRandomValues as 22 base64url characters (the 24 of base64 less its padding). */
 export function newToken(): string {

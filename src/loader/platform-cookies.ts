@@ -2,7 +2,7 @@
 import type { Snapshot } from '../protocol/collector';
 import { PLATFORM_COOKIES } from '../protocol/signals';
 import { cleanValue } from './click-signals';
-import { readCookie } from './safe-storage';
+import { readCookie } from './read-cookie';
 
 /** The platform cookies present on the page, values as the platform wrote them, trimmed and capped like URL signals. */
 export function readPlatformCookies(): Snapshot['cookies'] {

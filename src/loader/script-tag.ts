@@ -30,7 +30,7 @@ const keyOf = guard(
 export function findInstall(doc: Document, pageKey: unknown): Install | null {
   const tags = [
     doc.currentScript as HTMLScriptElement | null,
-    ...Array.from(doc.scripts).filter((tag) => tag.src.replace(/[?#].*/, '').endsWith(LOADER_PATH)),
+    ...Array.from(doc.scripts).filter((tag) => tag.src.split(/[?#]/)[0]!.endsWith(LOADER_PATH)),
   ].filter((tag): tag is HTMLScriptElement => !!tag);
   const tag = tags.find(keyOf) || tags[0];
   const siteKey = (tag && keyOf(tag)) || pageKey;

@@ -1,7 +1,6 @@
 /** The site's public config: one GET per page view, or a verified copy from this tab's sessionStorage. */
-import { configPath, type SiteConfig } from '../protocol/collector';
+import type { SiteConfig } from '../protocol/collector';
 import { guard } from './guard';
-import { readSession, writeSession } from './safe-storage';
 
 /** How long a verified config is reused from sessionStorage. */
 export const CONFIG_CACHE_MS = 5 * 60 * 1000;
@@ -9,15 +8,13 @@ export const CONFIG_CACHE_MS = 5 * 60 * 1000;
 /** A config as cached: with the time until which it may be reused. */
 type CachedConfig = SiteConfig & { until: number };
 
-/** The URL of a site's config, which also keys its cache entry (site key and service base URL in one). */
-export const configUrl = (api: string, siteKey: string) => new URL(configPath(siteKey), api).href;
-
 /**
- * The site's config: the cached copy while fresh, else `GET {api}/collect/v1/sites/{key}/config`; null on 404,
- * network errors or a body that is not JSON.
+ * The site's config from its URL (`{api}/collect/v1/sites/{key}/config`, which also keys the cache entry: service and
+ * site key in one): the cached copy while fresh, else one GET; null on 404, network errors or a body that is not JSON.
+ * Storage that throws (private modes) or holds garbage is a cache miss.
  */
 export async function loadConfig(url: string): Promise<SiteConfig | null> {
-  const cached: CachedConfig | undefined = guard(() => JSON.parse(readSession(url)!))();
+  const cached: CachedConfig | undefined = guard(() => JSON.parse(sessionStorage.getItem(url)!))();
   if (cached && cached.until > Date.now()) return cached;
   try {
     const response = await fetch(url);
@@ -27,7 +24,10 @@ export async function loadConfig(url: string): Promise<SiteConfig | null> {
   }
 }
 
-/** Keeps a config that passed the origin check for CONFIG_CACHE_MS, so the tab's next page views skip the GET. */
-export function cacheConfig(url: string, config: SiteConfig): void {
-  writeSession(url, JSON.stringify({ ...config, until: Date.now() + CONFIG_CACHE_MS }));
-}
+/**
+ * Keeps a config that passed the origin check for CONFIG_CACHE_MS, so the tab's next page views skip the GET; does
+ * nothing when storage is unavailable or full.
+ */
+export const cacheConfig = guard((url: string, config: SiteConfig): void => {
+  sessionStorage.setItem(url, JSON.stringify({ ...config, until: Date.now() + CONFIG_CACHE_MS }));
+});

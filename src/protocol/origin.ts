@@ -41,7 +41,8 @@ export function originMatchesDomain(domain: string | null | undefined, pageOrigi
       /^https?:$/.test(site.protocol) &&
       site.protocol === page.protocol &&
       site.port === page.port &&
-      (page.hostname === site.hostname || page.hostname.endsWith('.' + site.hostname))
+      // The same host or a subdomain of it: `www.example.com` is `example.com` with a label in front.
+      ('.' + page.hostname).endsWith('.' + site.hostname)
     );
   } catch {
     // null, 'null' (opaque origins) and anything unparseable cover nothing

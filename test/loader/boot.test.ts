@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test } from 'vitest';
 import { boot } from '../../src/loader/boot';
+import { SNAPSHOT_CONTENT_TYPE } from '../../src/protocol/collector';
 import { CLICK_COOKIE, CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../../src/protocol/cookies';
 import { addScript, addSignupForm, configFor, preparePage, resetPage, service, SERVICE, SITE_KEY } from './harness';
 
@@ -35,7 +36,7 @@ describe('an active page (origin within the site domain)', () => {
     expect(page.beacons).toHaveLength(1);
     const beacon = page.beacons[0]!;
     expect(beacon.url).toBe(snapshotsUrl);
-    expect(beacon.type).toBe('text/plain;charset=utf-8');
+    expect(beacon.type).toBe(SNAPSHOT_CONTENT_TYPE);
     expect(beacon.snapshot).toMatchObject({
       correlation_token: cookieDuringSubmit,
       trigger: 'form_submit',
@@ -172,6 +173,16 @@ describe('install', () => {
     boot();
     expect(await service()!.ready).toBe(true);
     expect(page.fetch.mock.calls[0]![0]).toBe(configUrl);
+  });
+
+  test('the collector URLs are on the origin of the loader src, the site key URL-encoded', async () => {
+    const page = preparePage('https://www.example.com/', configFor('https://www.example.com'), null);
+    addScript(`${SERVICE}/static/loader.js?site_key=k%201`);
+    boot();
+    await service()!.captureSaasSignupIntent!();
+    await page.flush();
+    expect(page.fetch.mock.calls[0]![0]).toBe(`${SERVICE}/collect/v1/sites/k%201/config`);
+    expect(page.beacons[0]!.url).toBe(`${SERVICE}/collect/v1/sites/k%201/snapshots`);
   });
 
   test('data-api overrides the service base URL', async () => {

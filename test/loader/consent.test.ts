@@ -1,26 +1,25 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test } from 'vitest';
 import { boot } from '../../src/loader/boot';
-import { consentAllowed, type ConsentState } from '../../src/loader/consent';
+import { gpcRefuses } from '../../src/loader/gpc';
+import type { SiteConfig } from '../../src/protocol/collector';
 import { CLICK_COOKIE, CORRELATION_COOKIE } from '../../src/protocol/cookies';
 import { addSignupForm, configFor, preparePage, resetPage, service, setGpc, SITE_KEY } from './harness';
 
 afterEach(resetPage);
 
-describe('the consent decision', () => {
-  const table: [string, ConsentState, boolean, boolean][] = [
-    ['no inputs', { required: false }, false, true],
-    ['consent required, not given', { required: true }, false, false],
-    ['consent required and given', { required: true, choice: true }, false, true],
-    ['consent withdrawn', { required: false, choice: false }, false, false],
-    ['Consent Mode denies ad_storage', { required: false, adDenied: true }, false, false],
-    ['Consent Mode denies even after consent(true)', { required: true, choice: true, adDenied: true }, false, false],
-    ['GPC on, honoured', { required: false, honorGpc: true }, true, false],
-    ['GPC on, config honor_gpc false', { required: false, honorGpc: false }, true, true],
-    ['GPC off', { required: false, honorGpc: true }, false, true],
+describe('whether Global Privacy Control refuses', () => {
+  const config = (extra: Partial<SiteConfig> = {}): SiteConfig => ({ ...configFor('https://example.com'), ...extra });
+  const table: [string, boolean | null, SiteConfig, boolean][] = [
+    ['GPC on, the config honours it', true, config({ honor_gpc: true }), true],
+    ['GPC on, the config says honor_gpc: false', true, config({ honor_gpc: false }), false],
+    ['GPC on, a config without honor_gpc (honoured by default)', true, config({ honor_gpc: undefined }), true],
+    ['GPC off', false, config({ honor_gpc: true }), false],
+    ['a browser without GPC', null, config({ honor_gpc: true }), false],
   ];
-  test.each(table)('%s', (_, state, gpc, allowed) => {
-    expect(consentAllowed(state, gpc)).toBe(allowed);
+  test.each(table)('%s', (_, gpc, siteConfig, refuses) => {
+    if (gpc !== null) setGpc(gpc);
+    expect(gpcRefuses(siteConfig)).toBe(refuses);
   });
 });
 
@@ -60,6 +59,18 @@ describe('data-consent-required', () => {
     service()!.consent!(true);
     expect(page.jar.get(CLICK_COOKIE)).toBeDefined();
     expect(await service()!.captureSaasSignupIntent!()).not.toBeNull();
+  });
+
+  test('without data-consent-required the loader runs until consent(false)', async () => {
+    const page = preparePage('https://www.example.com/?gclid=g', configFor('https://example.com'));
+    boot();
+    await service()!.ready;
+    expect(page.jar.get(CLICK_COOKIE)).toBeDefined();
+    service()!.consent!(false);
+    expect(page.jar.all()).toEqual([]);
+    expect(await service()!.captureSaasSignupIntent!()).toBeNull();
+    await page.flush();
+    expect(page.beacons).toEqual([]);
   });
 
   test('anything but true counts as a refusal', async () => {
@@ -107,6 +118,18 @@ describe('Google Consent Mode v2', () => {
     expect(await service()!.captureSaasSignupIntent!()).toBeNull();
   });
 
+  test('a denial wins over consent(true): nothing is written or sent', async () => {
+    (window as unknown as { dataLayer: unknown[] }).dataLayer = [['consent', 'default', { ad_storage: 'denied' }]];
+    const page = preparePage('https://www.example.com/?gclid=g', configFor('https://example.com'), tag);
+    boot();
+    await service()!.ready;
+    service()!.consent!(true);
+    expect(await service()!.captureSaasSignupIntent!()).toBeNull();
+    await page.flush();
+    expect(page.jar.writes).toEqual([]);
+    expect(page.beacons).toEqual([]);
+  });
+
   test('a dataLayer the page creates after the loader starts is followed too', async () => {
     preparePage('https://www.example.com/', configFor('https://example.com'));
     boot();
@@ -122,6 +145,16 @@ describe('Global Privacy Control', () => {
     const page = preparePage('https://www.example.com/?gclid=g', configFor('https://example.com', { honor_gpc: true }));
     boot();
     expect(await service()!.ready).toBe(true);
+    expect(await service()!.captureSaasSignupIntent!()).toBeNull();
+    expect(page.jar.writes).toEqual([]);
+  });
+
+  test('consent(true) does not override an honoured GPC', async () => {
+    setGpc(true);
+    const page = preparePage('https://www.example.com/?gclid=g', configFor('https://example.com'), tag);
+    boot();
+    await service()!.ready;
+    service()!.consent!(true);
     expect(await service()!.captureSaasSignupIntent!()).toBeNull();
     expect(page.jar.writes).toEqual([]);
   });

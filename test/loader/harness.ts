@@ -13,7 +13,7 @@ export type ConfigReply = Record<string, unknown> | 404 | 'network-error';
 export interface Page {
   jar: CookieJar;
   fetch: ReturnType<typeof vi.fn>;
-  /** Snapshots posted through sendBeacon (or the fetch fallback), parsed, with their URL and content type. */
+  /** Snapshots posted through sendBeacon (or the fetch fallback), parsed, with their URL and the content type sent. */
   beacons: { url: string; type: string; snapshot: Snapshot; bytes: number }[];
   warn: ReturnType<typeof vi.spyOn>;
   /** Waits for the beacons posted so far to be read (Blob bodies are read asynchronously). */
@@ -66,16 +66,19 @@ export function preparePage(url: string, config: ConfigReply, tag: Record<string
   }
   const reads: Promise<void>[] = [];
   const beacons: Page['beacons'] = [];
-  const record = (url: string, body: Blob) => {
+  // The body as a browser sends it: a Request built from it carries the content type the Fetch standard gives it.
+  const record = (url: string, body: BodyInit) => {
+    const request = new Request(url, { method: 'POST', body });
     reads.push(
-      body.text().then((text) => {
-        beacons.push({ url, type: body.type, snapshot: JSON.parse(text), bytes: new TextEncoder().encode(text).length });
+      request.text().then((text) => {
+        const type = request.headers.get('content-type') || '';
+        beacons.push({ url, type, snapshot: JSON.parse(text), bytes: new TextEncoder().encode(text).length });
       }),
     );
   };
   const fetch = vi.fn(async (input: string, init?: RequestInit) => {
     if (init && init.method === 'POST') {
-      record(String(input), init.body as Blob);
+      record(String(input), init.body as BodyInit);
       return { ok: true, status: 204 };
     }
     if (config === 'network-error') throw new TypeError('Failed to fetch');
@@ -84,7 +87,7 @@ export function preparePage(url: string, config: ConfigReply, tag: Record<string
   });
   vi.stubGlobal('fetch', fetch);
   vi.spyOn(navigator, 'sendBeacon').mockImplementation((url, body) => {
-    record(String(url), body as Blob);
+    record(String(url), body as BodyInit);
     return true;
   });
   const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});

@@ -2,8 +2,10 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { boot } from '../../src/loader/boot';
 import { guard } from '../../src/loader/guard';
-import { readCookie, readSession, writeCookie, writeSession } from '../../src/loader/safe-storage';
-import { addSignupForm, configFor, preparePage, resetPage, service } from './harness';
+import { loaderCookies } from '../../src/loader/loader-cookies';
+import { readCookie } from '../../src/loader/read-cookie';
+import { cacheConfig, loadConfig } from '../../src/loader/site-config';
+import { addSignupForm, configFor, preparePage, resetPage, service, setUrl } from './harness';
 
 const storageDescriptors = ['sessionStorage', 'localStorage'].map(
   (name) => [name, Object.getOwnPropertyDescriptor(window, name)] as const,
@@ -39,13 +41,19 @@ const blockStorage = () => {
 };
 
 describe('when cookies or storage throw (private modes, blocked storage)', () => {
-  test('the safe accessors return nothing instead of throwing', () => {
+  test('the cookie and storage accessors do nothing instead of throwing; storage that throws is a cache miss', async () => {
+    setUrl('https://www.example.com/');
+    const config = configFor('https://example.com');
+    vi.stubGlobal('fetch', async () => ({ ok: true, json: async () => config }));
     blockCookies();
     blockStorage();
     expect(readCookie('a')).toBeUndefined();
-    expect(() => writeCookie('a=1')).not.toThrow();
-    expect(readSession('a')).toBeUndefined();
-    expect(() => writeSession('a', '1')).not.toThrow();
+    const setCookie = loaderCookies(location);
+    expect(() => setCookie('a', '1', 60)).not.toThrow();
+    expect(() => setCookie('a', '', 0)).not.toThrow();
+    const url = 'https://cnv.test/collect/v1/sites/k/config';
+    expect(() => cacheConfig(url, config)).not.toThrow();
+    expect(await loadConfig(url)).toEqual(config);
   });
 
   test('the loader still runs: intent resolves a token and a snapshot with the landing touch is sent', async () => {

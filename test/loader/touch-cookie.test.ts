@@ -42,8 +42,8 @@ describe('the stored touch (cnv_click)', () => {
   test('no cookie or a cookie that is not JSON is no touch', () => {
     setUrl('https://www.example.com/');
     jar = installCookieJar();
-    expect(storedTouch()).toBeNull();
+    expect(storedTouch()).toBeUndefined();
     document.cookie = `${CLICK_COOKIE}=%7Bbroken`;
-    expect(storedTouch()).toBeNull();
+    expect(storedTouch()).toBeUndefined();
   });
 });
