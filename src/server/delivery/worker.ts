@@ -21,10 +21,16 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs?: number;
   /** The clock (tests inject one to step through backoff without waiting). */
   now?: () => Date;
-  /** Rows claimed per round, sent together (default 200). */
+  /** Rows claimed per round, sent together (default 200; 100 on PGlite, see WORKER_DEFAULTS). */
   batchSize?: number;
-  /** Rounds that may run at once (default 4). */
+  /** Rounds that may run at once (default 4; 1 on PGlite). */
   concurrency?: number;
+  /**
+   * After a round that had rows, rest this many times the round's duration before starting the next one (default 0;
+   * 2 on PGlite). A duty cycle: the worker then takes at most 1 / (1 + restFactor) of the time, and less when the
+   * database is busy (its rounds take longer, so it rests longer).
+   */
+  restFactor?: number;
   /** How long a claim holds a row; must exceed the send timeout (default 60 s). */
   leaseMs?: number;
   /** Per-send timeout (default 10 s). */
@@ -45,11 +51,25 @@ export interface DeliveryWorker {
   wake(): void;
 }
 
+/**
+ * Defaults by database. The embedded PGlite runs one statement at a time on the service's main thread: rounds in
+ * parallel gain nothing there, and a worker running rounds back to back through a backlog would take the database from
+ * the webhook and the collector, whose callers wait for their answer (a report's delivery can wait a little). So on
+ * PGlite one round at a time, of moderate size (a shorter hold of the database per statement), with rests between
+ * rounds. On PostgreSQL, rounds run in parallel without rest.
+ */
+export const WORKER_DEFAULTS = {
+  pglite: { batchSize: 100, concurrency: 1, restFactor: 2 },
+  postgres: { batchSize: 200, concurrency: 4, restFactor: 0 },
+} as const;
+
 /** Starts the delivery worker of this process. */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const defaults = WORKER_DEFAULTS[options.db.kind];
   const pollIntervalMs = options.pollIntervalMs ?? 250;
-  const batchSize = options.batchSize ?? 200;
-  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const batchSize = options.batchSize ?? defaults.batchSize;
+  const concurrency = Math.max(1, options.concurrency ?? defaults.concurrency);
+  const restFactor = Math.max(0, options.restFactor ?? defaults.restFactor);
   const sendTimeoutMs = options.sendTimeoutMs ?? 10_000;
   const leaseMs = Math.max(options.leaseMs ?? 60_000, sendTimeoutMs + 5_000);
   const stopping = new AbortController();
@@ -88,12 +108,28 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
 
   const polling = options.autoStart !== false;
   let wanted = true; // a poll or a wake asked for a round
+  let restUntil = 0; // performance.now() before which no round starts (see restFactor)
+  let restTimer: ReturnType<typeof setTimeout> | null = null;
   const pump = () => {
-    while (polling && wanted && !stopping.signal.aborted && active.size < concurrency) {
+    if (!polling || !wanted || stopping.signal.aborted || restTimer) return;
+    const rest = restUntil - performance.now();
+    if (rest > 0) {
+      restTimer = setTimeout(() => {
+        restTimer = null;
+        pump();
+      }, rest);
+      return;
+    }
+    while (wanted && active.size < concurrency) {
       wanted = false;
+      const started = performance.now();
       track(round()).then(
         (results) => {
           if (results.length >= batchSize) wanted = true; // more may be due: no pause
+          if (results.length > 0 && restFactor > 0) {
+            const ended = performance.now();
+            restUntil = Math.max(restUntil, ended + (ended - started) * restFactor);
+          }
           pump();
         },
         (error) => {
@@ -116,6 +152,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     async stop() {
       unsubscribe();
       if (timer) clearInterval(timer);
+      if (restTimer) clearTimeout(restTimer);
       stopping.abort();
       await Promise.allSettled([...active]);
     },

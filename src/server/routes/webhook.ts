@@ -9,8 +9,9 @@ import { ApiError, invalidParam } from '../errors';
 import { siteNotFound } from '../domain/collector';
 import { SiteKeyCache } from '../domain/site-cache';
 import { parseReportBody } from '../domain/report-input';
-import { recordReport } from '../domain/webhook-report';
-import { activeWebhookSecrets } from '../store/trigger-sources';
+import { ReportWriter } from '../domain/report-writer';
+import { WebhookSecretCache } from '../domain/webhook-secret-cache';
+import { requestDelivery } from '../delivery/wakeup';
 import { verifySignature } from '../webhook/signature';
 
 interface ReportParams {
@@ -21,6 +22,10 @@ interface ReportParams {
 /** Registers the saas-signup webhook. */
 export default async function webhookRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const sites = new SiteKeyCache(ctx.db);
+  const secrets = new WebhookSecretCache(ctx.db);
+  // Reports are recorded in batches (group commit); anything still buffered is written before the app closes.
+  const writer = new ReportWriter(ctx.db, { onDeliveriesQueued: requestDelivery });
+  app.addHook('onClose', () => writer.flush());
 
   // The signature covers the exact bytes: keep every body as a Buffer, whatever its content type, and never re-serialise.
   app.removeAllContentTypeParsers();
@@ -37,26 +42,22 @@ export default async function webhookRoutes(app: FastifyInstance, ctx: AppContex
       if (!isTriggerKey(triggerKey)) {
         throw invalidParam('trigger_key', 'The trigger key must be 1 to 64 characters from [A-Za-z0-9_-].');
       }
-      const secrets = await activeWebhookSecrets(ctx.db, site.id, new Date());
-      if (secrets.length === 0) {
+      const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const header = request.headers[SIGNATURE_HEADER.toLowerCase()];
+      // The path exactly as it came over the wire (still percent-encoded), without the query string.
+      const path = (request.raw.url ?? request.url).split('?')[0]!;
+      const verdict = await secrets.verify(site.id, (valid) => verifySignature({ rawBody, header, secrets: valid, path }));
+      if (!verdict) {
         throw new ApiError(
           401, 'authentication_error', 'no_webhook_secret',
           'no webhook secret: connect the API trigger source of this site (POST /v1/handoffs with purpose connect_trigger_source).',
         );
       }
-      const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const verdict = verifySignature({
-        rawBody,
-        header: request.headers[SIGNATURE_HEADER.toLowerCase()],
-        secrets,
-        // The path exactly as it came over the wire (still percent-encoded), without the query string.
-        path: (request.raw.url ?? request.url).split('?')[0]!,
-      });
       if (!verdict.ok) throw new ApiError(401, 'authentication_error', verdict.code, verdict.message);
       if (verdict.secretIndex > 0) request.log.info({ site_id: site.id }, 'webhook signed with the previous secret (rotation in progress)');
 
       const report = parseReportBody(rawBody);
-      return recordReport(ctx.db, site, triggerKey, report);
+      return writer.submit({ site, triggerKey, report, now: new Date() });
     },
   );
 }

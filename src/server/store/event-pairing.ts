@@ -1,6 +1,7 @@
-/** SQL that records the pairing of reported events with snapshots and times their delivery around it. */
+/** SQL that pairs reported events with snapshots: the snapshots a batch of reports needs, and late pairings recorded. */
 import type { Queryable } from './db';
 import type { Match } from '../domain/pairing';
+import type { SnapshotRow } from './snapshots';
 
 /**
  * Records a settled match on an event that was waiting for its snapshot: click ids, match quality and the data fields
@@ -15,8 +16,23 @@ export async function applyPairing(tx: Queryable, eventId: string, match: Match)
   return rows.length > 0;
 }
 
-/** Holds the delivery of freshly queued event actions until `dueAt` (a report waiting for its snapshot). */
-export async function deferDelivery(tx: Queryable, eventActionIds: readonly string[], dueAt: Date): Promise<void> {
-  if (eventActionIds.length === 0) return;
-  await tx.query('update outbox set due_at = $2 where event_action_id = any($1::text[])', [eventActionIds, dueAt]);
+/** The key of a snapshot in findSnapshots' answer: (site, correlation token), as one string. */
+export function snapshotKey(siteId: string, correlationToken: string): string {
+  return `${siteId}\u0000${correlationToken}`;
+}
+
+/** The stored snapshots of several (site, correlation token) pairs in one read, by snapshotKey; missing ones are absent. */
+export async function findSnapshots(
+  db: Queryable,
+  keys: ReadonlyArray<{ siteId: string; correlationToken: string }>,
+): Promise<Map<string, SnapshotRow>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.query<SnapshotRow>(
+    `select s.site_id, s.correlation_token, s.occurred_at, s.trigger, s.page_url, s.referrer, s.touch, s.cookies,
+            s.received_at, s.updated_at
+     from snapshots s join unnest($1::text[], $2::text[]) as k(site_id, correlation_token)
+       on s.site_id = k.site_id and s.correlation_token = k.correlation_token`,
+    [keys.map((k) => k.siteId), keys.map((k) => k.correlationToken)],
+  );
+  return new Map(rows.map((row) => [snapshotKey(row.site_id, row.correlation_token), row]));
 }

@@ -1,6 +1,5 @@
 /** SQL for webhook reports (one per site and customer_event_id) and the live flows a report fans out to. */
 import type { Queryable } from './db';
-import { newId } from '../ids';
 import type { SaasSignupResponse } from '../../protocol/webhook';
 
 /** Raw identity of a report, kept for delivery-time normalisation and hashing; never logged. */
@@ -11,6 +10,7 @@ export interface ReportIdentity {
   last_name?: string;
 }
 
+/** A report to insert (see report-batch.ts), with the response it is answered with when it is the first of its key. */
 export interface NewReport {
   siteId: string;
   customerEventId: string;
@@ -18,42 +18,28 @@ export interface NewReport {
   correlationToken: string | null;
   identity: ReportIdentity;
   allowUncorrelated: boolean;
+  /** What the report is answered with, stored so that every repeat is answered the same. */
+  response: SaasSignupResponse;
 }
 
-/**
- * Inserts a report unless the site already has one with this customer_event_id; returns the new id, or null for a
- * repeat. On PostgreSQL a concurrent duplicate blocks on the unique index until the first transaction ends.
- */
-export async function insertReport(tx: Queryable, report: NewReport): Promise<string | null> {
-  const [row] = await tx.query<{ id: string }>(
-    `insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated)
-     values ($1, $2, $3, $4, $5, $6, $7)
-     on conflict (site_id, customer_event_id) do nothing returning id`,
-    [
-      newId('rpt'),
-      report.siteId,
-      report.customerEventId,
-      report.triggerKey,
-      report.correlationToken,
-      JSON.stringify(report.identity),
-      report.allowUncorrelated,
-    ],
+/** The key of a report in the unique constraint: (site, customer_event_id), as one string. */
+export function reportKey(siteId: string, customerEventId: string): string {
+  return `${siteId}\u0000${customerEventId}`;
+}
+
+/** The responses the first reports of these (site, customer_event_id) were answered with, by reportKey. */
+export async function findReportResponses(
+  db: Queryable,
+  keys: ReadonlyArray<{ siteId: string; customerEventId: string }>,
+): Promise<Map<string, SaasSignupResponse | null>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.query<{ site_id: string; customer_event_id: string; response: SaasSignupResponse | null }>(
+    `select r.site_id, r.customer_event_id, r.response from reports r
+     join unnest($1::text[], $2::text[]) as k(site_id, customer_event_id)
+       on r.site_id = k.site_id and r.customer_event_id = k.customer_event_id`,
+    [keys.map((k) => k.siteId), keys.map((k) => k.customerEventId)],
   );
-  return row?.id ?? null;
-}
-
-/** The response the first report of a customer_event_id was answered with (null if it has none). */
-export async function findReportResponse(db: Queryable, siteId: string, customerEventId: string): Promise<SaasSignupResponse | null> {
-  const [row] = await db.query<{ response: SaasSignupResponse | null }>(
-    'select response from reports where site_id = $1 and customer_event_id = $2',
-    [siteId, customerEventId],
-  );
-  return row?.response ?? null;
-}
-
-/** Stores the response of a report, so that every repeat is answered the same. */
-export async function setReportResponse(tx: Queryable, reportId: string, response: SaasSignupResponse): Promise<void> {
-  await tx.query('update reports set response = $2 where id = $1', [reportId, JSON.stringify(response)]);
+  return new Map(rows.map((row) => [reportKey(row.site_id, row.customer_event_id), row.response]));
 }
 
 /** A live flow with an API trigger, as the fan-out needs it. */
@@ -70,4 +56,31 @@ export async function liveFlowsForTrigger(db: Queryable, siteId: string, trigger
      where site_id = $1 and trigger_key = $2 and status = 'live' order by seq`,
     [siteId, triggerKey],
   );
+}
+
+/** The key of a fan-out in liveFlowsForTriggers' answer: (site, trigger key), as one string. */
+export function triggerKeyOf(siteId: string, triggerKey: string): string {
+  return `${siteId}\u0000${triggerKey}`;
+}
+
+/** The live flows of several (site, trigger key) pairs in one read, by triggerKeyOf, each list oldest first. */
+export async function liveFlowsForTriggers(
+  db: Queryable,
+  pairs: ReadonlyArray<{ siteId: string; triggerKey: string }>,
+): Promise<Map<string, FanOutFlow[]>> {
+  const found = new Map<string, FanOutFlow[]>();
+  if (pairs.length === 0) return found;
+  const rows = await db.query<FanOutFlow & { site_id: string; trigger_key: string }>(
+    `select f.site_id, f.trigger_key, f.id, f.name, f.actions_config from flows f
+     join unnest($1::text[], $2::text[]) as k(site_id, trigger_key) on f.site_id = k.site_id and f.trigger_key = k.trigger_key
+     where f.status = 'live' order by f.seq`,
+    [pairs.map((p) => p.siteId), pairs.map((p) => p.triggerKey)],
+  );
+  for (const { site_id, trigger_key, ...flow } of rows) {
+    const key = triggerKeyOf(site_id, trigger_key);
+    const list = found.get(key);
+    if (list) list.push(flow);
+    else found.set(key, [flow]);
+  }
+  return found;
 }

@@ -81,17 +81,34 @@ export async function rotateWebhookSecret(
   return row ? { source: row, secret } : null;
 }
 
+/** A site's webhook secrets as stored: the current one and, after a rotation, the previous one until it expires. */
+export interface WebhookSecretsRow {
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** The stored webhook secrets of a site's API trigger source, or null when none is connected. */
+export async function findWebhookSecrets(db: Queryable, siteId: string): Promise<WebhookSecretsRow | null> {
+  const [row] = await db.query<WebhookSecretsRow>(
+    `select secret, previous_secret, previous_secret_expires_at from trigger_sources where site_id = $1 and type = 'api'`,
+    [siteId],
+  );
+  return row ?? null;
+}
+
+/** The secrets of a stored row that verify at `now`: the current one, then the previous one while its grace lasts. */
+export function secretsValidAt(row: WebhookSecretsRow | null, now: Date = new Date()): string[] {
+  if (!row) return [];
+  const previousValid =
+    row.previous_secret !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at.getTime() > now.getTime();
+  return previousValid ? [row.secret, row.previous_secret!] : [row.secret];
+}
+
 /**
  * The secrets a webhook signature of this site may be made with at `now`: the current one and, during the 24 hours
  * after a rotation, the previous one. Empty when the site has no API trigger source connected.
  */
 export async function activeWebhookSecrets(db: Queryable, siteId: string, now: Date = new Date()): Promise<string[]> {
-  const [row] = await db.query<{ secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null }>(
-    `select secret, previous_secret, previous_secret_expires_at from trigger_sources where site_id = $1 and type = 'api'`,
-    [siteId],
-  );
-  if (!row) return [];
-  const previousValid =
-    row.previous_secret !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at.getTime() > now.getTime();
-  return previousValid ? [row.secret, row.previous_secret!] : [row.secret];
+  return secretsValidAt(await findWebhookSecrets(db, siteId), now);
 }

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from './support/databases';
+import { connectApiTrigger } from './support/fixtures';
+import type { Database, Queryable } from '../../src/server/store/db';
+import { insertAccount } from '../../src/server/store/accounts';
+import { insertSite, type SiteRow } from '../../src/server/store/sites';
+import { WebhookSecretCache, WEBHOOK_SECRET_CACHE_TTL_MS } from '../../src/server/domain/webhook-secret-cache';
+import { verifySignature } from '../../src/server/webhook/signature';
+import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
+import { rotateWebhookSecret } from '../../src/server/store/trigger-sources';
+
+const PATH = '/api/webhook-bridge/saas-signup/key/signup';
+const BODY = '{"customer_event_id":"c1","correlation_token":null}';
+
+/** The verification the route runs, for a body signed with `secret`. */
+const signedWith = (secret: string) => {
+  const header = generateTestSignatureHeader({ secret, path: PATH, body: BODY });
+  return (secrets: readonly string[]) => verifySignature({ rawBody: BODY, header, secrets, path: PATH });
+};
+
+describe('webhook secret cache', () => {
+  let db: Database;
+  let site: SiteRow;
+  let reads: number;
+  let clock: number;
+  let cache: WebhookSecretCache;
+  /** The database, counting reads of trigger_sources. */
+  const counting: Queryable = {
+    query(sql, params) {
+      if (sql.includes('from trigger_sources')) reads++;
+      return db.query(sql, params);
+    },
+  };
+
+  beforeAll(async () => {
+    db = await DATABASE_KINDS[0]!.open();
+  });
+  afterAll(() => db.close());
+  beforeEach(async () => {
+    site = await insertSite(db, (await insertAccount(db, 'a')).id);
+    await connectApiTrigger(db, site, 'whsec_first');
+    reads = 0;
+    clock = Date.now();
+    cache = new WebhookSecretCache(counting, WEBHOOK_SECRET_CACHE_TTL_MS, () => clock);
+  });
+
+  it("reads a site's secrets once while they are fresh, and again once the TTL has passed", async () => {
+    for (let i = 0; i < 3; i++) expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: true, secretIndex: 0 });
+    expect(reads).toBe(1);
+    clock += WEBHOOK_SECRET_CACHE_TTL_MS;
+    await cache.verify(site.id, signedWith('whsec_first'));
+    expect(reads).toBe(2);
+  });
+
+  it('accepts a secret rotated after the cache was filled at once, by reading the store again before refusing', async () => {
+    await cache.verify(site.id, signedWith('whsec_first'));
+    const rotated = await rotateWebhookSecret(db, site.id);
+    expect(await cache.verify(site.id, signedWith(rotated!.secret))).toMatchObject({ ok: true, secretIndex: 0 });
+    // The old one is now the previous secret, in its grace period.
+    expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: true, secretIndex: 1 });
+  });
+
+  it('refuses a previous secret whose grace period was cut short in the store at once', async () => {
+    await connectApiTrigger(db, site, 'whsec_new', { secret: 'whsec_first', expiresAt: new Date(Date.now() + 3600_000) });
+    expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: true, secretIndex: 1 });
+    await connectApiTrigger(db, site, 'whsec_new', { secret: 'whsec_first', expiresAt: new Date(Date.now() - 1000) });
+    expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: false, code: 'no_signature_match' });
+  });
+
+  it('refuses a wrong signature after one fresh read, not more', async () => {
+    await cache.verify(site.id, signedWith('whsec_first'));
+    expect(await cache.verify(site.id, signedWith('whsec_wrong'))).toMatchObject({ ok: false, code: 'no_signature_match' });
+    expect(reads).toBe(2);
+  });
+
+  it('says a site has no secret (null) without caching that, so a secret connected next works at once', async () => {
+    const bare = await insertSite(db, site.account_id);
+    expect(await cache.verify(bare.id, signedWith('whsec_later'))).toBeNull();
+    await connectApiTrigger(db, bare, 'whsec_later');
+    expect(await cache.verify(bare.id, signedWith('whsec_later'))).toMatchObject({ ok: true });
+  });
+
+  it('may accept a secret retired by two quick rotations until the TTL has passed, and not after', async () => {
+    await cache.verify(site.id, signedWith('whsec_first'));
+    await rotateWebhookSecret(db, site.id);
+    await rotateWebhookSecret(db, site.id); // whsec_first is neither current nor previous now
+    expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: true });
+    clock += WEBHOOK_SECRET_CACHE_TTL_MS;
+    expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: false, code: 'no_signature_match' });
+  });
+});
