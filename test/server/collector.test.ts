@@ -154,6 +154,14 @@ describe('collector routes', () => {
       expect(stored?.cookies).toEqual({ _fbp: 'fb.1.2.3' });
     });
 
+    it('answers a NUL character in a signal with 400 invalid_json, and stores nothing', async () => {
+      const body = snapshotBody({ touch: { ...touch, click_ids: { gclid: 'a\u0000b' } } });
+      const res = await post(body);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('invalid_json');
+      expect(await findSnapshot(svc.db, svc.site.id, body.correlation_token)).toBeNull();
+    });
+
     it('answers a JSON array body with 400', async () => {
       expect((await post([snapshotBody()])).statusCode).toBe(400);
     });

@@ -160,6 +160,14 @@ describe.each(DATABASE_KINDS)('sites API on $name', (kind) => {
       expect(json(await get(`/v1/sites/${site.id}`)).name).toBe('unchanged');
     });
 
+    it('answers a NUL character in a name with 400 invalid_json and changes nothing', async () => {
+      const site = await insertSite(svc.db, svc.accountId, { name: 'before nul' });
+      const res = await patch(site.id, { name: 'a\u0000b' });
+      expect(res.statusCode).toBe(400);
+      expect(errorOf(res).code).toBe('invalid_json');
+      expect(json(await get(`/v1/sites/${site.id}`)).name).toBe('before nul');
+    });
+
     it('answers 404 for an unknown site', async () => {
       const res = await patch('site_nope', { name: 'x' });
       expect(res.statusCode).toBe(404);

@@ -294,6 +294,16 @@ describe('webhook bridge', () => {
       expect(n[0]!.n).toBe(0);
     });
 
+    it.each([['customer_event_id', { customer_event_id: 'a\u0000b' }], ['email', { email: 'jane\u0000@example.com' }]])(
+      'answers a NUL character in %s with 400 invalid_json instead of failing the write',
+      async (_field, overrides) => {
+        const res = await send({ correlation_token: null, customer_event_id: eventId(), ...overrides });
+        expect(res.statusCode).toBe(400);
+        expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json' });
+        expect(res.json().error.message).toMatch(/NUL/);
+      },
+    );
+
     it('accepts a customer_event_id of exactly 200 characters', async () => {
       expect((await send({ correlation_token: null, customer_event_id: 'y'.repeat(200) })).statusCode).toBe(200);
     });

@@ -1,6 +1,7 @@
 /** Validation of a webhook report body, after its signature has been verified over the raw bytes. */
 import { isCorrelationToken } from '../../protocol/cookies';
 import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, type SaasSignupReport } from '../../protocol/webhook';
+import { parseJsonText } from './json-text';
 import { ApiError, invalidParam, missingParam } from '../errors';
 
 const IDENTITY_FIELDS = ['email', 'phone', 'first_name', 'last_name'] as const;
@@ -15,12 +16,7 @@ export interface ValidReport {
 
 /** Parses the raw body (UTF-8 JSON) of a report; throws a 400 ApiError naming the first fault. Unknown fields are ignored. */
 export function parseReportBody(raw: Buffer): ValidReport {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new ApiError(400, 'invalid_request_error', 'invalid_json', 'The body is not valid JSON.');
-  }
+  const value = parseJsonText(raw.toString('utf8'), 'The body');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ApiError(400, 'invalid_request_error', 'invalid_json', 'The body must be a JSON object.');
   }

@@ -2,6 +2,7 @@
 import type { Snapshot, SnapshotTrigger, Touch } from '../../protocol/collector';
 import { isCorrelationToken } from '../../protocol/cookies';
 import { CLICK_ID_KEYS, PLATFORM_COOKIES, SIGNAL_VALUE_MAX, UTM_KEYS } from '../../protocol/signals';
+import { parseJsonText } from './json-text';
 import { ApiError, invalidParam } from '../errors';
 import { isIsoTimestamp } from './timestamps';
 
@@ -15,13 +16,7 @@ export function parseSnapshotBody(text: unknown): Snapshot {
   if (typeof text !== 'string' || text.trim() === '') {
     throw new ApiError(400, 'invalid_request_error', 'invalid_json', 'Empty body: send the snapshot as JSON.');
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'invalid_request_error', 'invalid_json', 'The body is not valid JSON.');
-  }
-  return validateSnapshot(value);
+  return validateSnapshot(parseJsonText(text, 'The body'));
 }
 
 /**

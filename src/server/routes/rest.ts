@@ -1,8 +1,8 @@
 /** The REST API under /v1: Bearer authentication for every route here, then one plugin per resource. */
 import type { FastifyInstance } from 'fastify';
+import { parseJsonText } from '../domain/json-text';
 import type { AppContext } from '../app';
 import { bearerAuthHook } from '../auth';
-import { ApiError } from '../errors';
 import siteRoutes from './sites';
 import handoffRoutes from './handoffs';
 import flowRoutes from './flows';
@@ -14,13 +14,14 @@ export default async function restRoutes(app: FastifyInstance, ctx: AppContext):
     async (v1) => {
       v1.addHook('onRequest', bearerAuthHook(ctx.db));
       // A bodiless POST (publish) from a client that always sends Content-Type: application/json is not an error.
-      const parseJson = v1.getDefaultJsonParser('error', 'error');
       v1.removeContentTypeParser('application/json');
-      v1.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      v1.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
         if (body === '') return done(null, undefined);
-        parseJson(request, body as string, (error, value) =>
-          error ? done(new ApiError(400, 'invalid_request_error', 'invalid_json', 'The request body is not valid JSON.')) : done(null, value),
-        );
+        try {
+          done(null, parseJsonText(body as string));
+        } catch (error) {
+          done(error as Error);
+        }
       });
       await v1.register(siteRoutes, ctx);
       await v1.register(handoffRoutes, ctx);
