@@ -201,6 +201,14 @@ create index reports_site_token on reports (site_id, correlation_token) where co
 create index events_report on events (report_id) where report_id is not null;
 `,
   },
+  {
+    version: 3,
+    name: 'drop duplicate events index',
+    // The unique (account_id, sort_at) index already serves the newest-first scan; the copy only cost every insert.
+    sql: `
+drop index if exists events_account_sort;
+`,
+  },
 ];
 
 /**
