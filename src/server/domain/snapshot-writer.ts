@@ -1,11 +1,7 @@
-/**
- * Group commit for snapshots. The embedded PGlite runs one statement at a time, so one transaction per request would cap
- * ingest at a few hundred per second. Instead, snapshots that arrive while a write is in flight wait in a buffer and go
- * out together as one multi-row upsert; each caller's promise settles only after the statement holding its snapshot
- * has committed, so an answered snapshot is never lost.
- */
+/** Group commit for snapshots: those that arrive together go out as one multi-row upsert (see group-commit.ts). */
 import type { Queryable } from '../store/db';
 import { upsertSnapshots, type SnapshotWrite } from '../store/snapshots';
+import { GroupCommit, writeIsolatingFailures, type Job } from './group-commit';
 
 export interface SnapshotWriterOptions {
   /** Most snapshots in one statement. */
@@ -19,106 +15,46 @@ export interface SnapshotWriterOptions {
   upsert?: (db: Queryable, writes: readonly SnapshotWrite[]) => Promise<void>;
 }
 
-interface Pending {
-  write: SnapshotWrite;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 /** Buffers snapshot writes and flushes them in batches, one statement in flight at a time. */
 export class SnapshotWriter {
   readonly #db: Queryable;
-  readonly #maxBatch: number;
-  readonly #maxDelayMs: number;
   readonly #upsert: (db: Queryable, writes: readonly SnapshotWrite[]) => Promise<void>;
-  #buffer: Pending[] = [];
-  #timer: ReturnType<typeof setTimeout> | ReturnType<typeof setImmediate> | null = null;
-  #running: Promise<void> | null = null;
+  readonly #commit: GroupCommit<SnapshotWrite, void>;
 
   constructor(db: Queryable, options: SnapshotWriterOptions = {}) {
     this.#db = db;
-    this.#maxBatch = options.maxBatch ?? 500;
-    this.#maxDelayMs = options.maxDelayMs ?? 2;
     this.#upsert = options.upsert ?? upsertSnapshots;
+    this.#commit = new GroupCommit((jobs) => this.#writeBatch(jobs), {
+      maxBatch: options.maxBatch ?? 500,
+      maxDelayMs: options.maxDelayMs ?? 2,
+    });
   }
 
   /** Stores one snapshot; resolves once it is committed. */
   write(write: SnapshotWrite): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.#buffer.push({ write, resolve, reject });
-      this.#schedule();
-    });
+    return this.#commit.submit(write);
   }
 
   /** Writes everything buffered so far and waits for it (the app's onClose hook calls this). */
-  async flush(): Promise<void> {
-    this.#cancelTimer();
-    while (this.#running || this.#buffer.length > 0) {
-      await (this.#running ?? this.#run());
-    }
-  }
-
-  #schedule(): void {
-    if (this.#running) return; // a running flush picks the buffer up when it finishes
-    if (this.#buffer.length >= this.#maxBatch) {
-      this.#cancelTimer();
-      void this.#run();
-      return;
-    }
-    if (this.#timer) return;
-    const start = () => {
-      this.#timer = null;
-      if (!this.#running) void this.#run();
-    };
-    this.#timer = this.#maxDelayMs > 0 ? setTimeout(start, this.#maxDelayMs) : setImmediate(start);
-  }
-
-  #cancelTimer(): void {
-    if (!this.#timer) return;
-    clearTimeout(this.#timer as ReturnType<typeof setTimeout>);
-    clearImmediate(this.#timer as ReturnType<typeof setImmediate>);
-    this.#timer = null;
-  }
-
-  #run(): Promise<void> {
-    const running = (async () => {
-      try {
-        while (this.#buffer.length > 0) {
-          const batch = this.#buffer.splice(0, this.#maxBatch);
-          await this.#writeBatch(batch);
-        }
-      } finally {
-        this.#running = null;
-      }
-    })();
-    this.#running = running;
-    return running;
+  flush(): Promise<void> {
+    return this.#commit.flush();
   }
 
   /** Writes a batch in rounds (a token repeated within the batch goes in a later round, so repeats merge in order). */
-  async #writeBatch(batch: Pending[]): Promise<void> {
-    const rounds: Pending[][] = [];
+  async #writeBatch(batch: Job<SnapshotWrite, void>[]): Promise<void> {
+    const rounds: Job<SnapshotWrite, void>[][] = [];
     const seen = new Map<string, number>();
-    for (const item of batch) {
-      const key = `${item.write.siteId}\u0000${item.write.snapshot.correlation_token}`;
+    for (const job of batch) {
+      const key = `${job.item.siteId}\u0000${job.item.snapshot.correlation_token}`;
       const round = seen.get(key) ?? 0;
       seen.set(key, round + 1);
-      (rounds[round] ??= []).push(item);
+      (rounds[round] ??= []).push(job);
     }
     for (const round of rounds) {
-      try {
-        await this.#upsert(this.#db, round.map((item) => item.write));
-        for (const item of round) item.resolve();
-      } catch (error) {
-        if (round.length === 1) {
-          round[0]!.reject(error);
-          continue;
-        }
-        // One bad row must not fail its neighbours: retry each on its own, settling each caller by its own outcome.
-        for (const item of round) {
-          await this.#upsert(this.#db, [item.write]).then(item.resolve, item.reject);
-        }
-      }
+      await writeIsolatingFailures(round, async (jobs) => {
+        await this.#upsert(this.#db, jobs.map((job) => job.item));
+        for (const job of jobs) job.resolve();
+      });
     }
   }
 }
