@@ -1,4 +1,5 @@
 /** The few REST calls the demo makes to cnv, over HTTP with its API key, exactly as a customer's backend would. */
+import type { ListEnvelope } from '../server/pagination';
 import type { ApiEvent } from './event-facts';
 
 /** A REST call that did not succeed: the service's error envelope, kept whole for the log. */
@@ -21,19 +22,8 @@ export class ServiceApiError extends Error {
   }
 }
 
-export interface ListEnvelope<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
-export interface SiteRecord {
-  id: string;
-  name: string;
-  domain: string | null;
-  timezone: string;
-  site_key: string;
-}
+export type { ListEnvelope } from '../server/pagination';
+export type { SiteRecord } from '../server/domain/sites';
 
 export interface FlowRecord {
   id: string;
