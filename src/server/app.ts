@@ -1,5 +1,5 @@
 /** Builds the Fastify app: the error envelope, then one plugin per surface (REST API, hosted pages, collector, loader, webhook). */
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Database } from './store/db';
 import type { Settings } from './settings';
 import { ApiError } from './errors';
@@ -31,7 +31,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     trustProxy: true,
     // One line per request, at debug level: at the default info level the log tells what the service did
     // (listening, deliveries, warnings), not every request a busy collector answers.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');

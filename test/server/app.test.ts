@@ -37,6 +37,25 @@ describe('the app shell', () => {
     expect(logged).not.toContain('SeCrEtToKeN123');
   });
 
+  it('logs one line per request, at debug level only', async () => {
+    const quiet: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        quiet.push(String(chunk));
+        done();
+      },
+    });
+    const infoApp = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off' }), logger: { level: 'info', stream } });
+    await infoApp.inject({ method: 'GET', url: '/v1/sites', headers: auth });
+    await infoApp.close();
+    expect(quiet.join('')).not.toMatch(/incoming request|request completed/);
+    lines.length = 0;
+    await app.inject({ method: 'GET', url: '/v1/sites', headers: auth });
+    const logged = lines.join('');
+    expect(logged.match(/request completed/g)).toHaveLength(1);
+    expect(logged).not.toContain('incoming request');
+  });
+
   it('redacts only the hosted page path, not the REST path of a handoff', () => {
     expect(redactUrl('/handoffs/abc')).toBe('/handoffs/[redacted]');
     expect(redactUrl('/v1/handoffs/hdf_1')).toBe('/v1/handoffs/hdf_1');
