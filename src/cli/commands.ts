@@ -1,7 +1,7 @@
 /** The commands of `cnv`: each names its options and runs against the store. */
 import type { Database } from '../server/store/db';
 import type { Settings } from '../server/settings';
-import { insertAccount, issueApiKey, listAccounts, type Account } from '../server/store/accounts';
+import { insertAccount, issueApiKey, listAccounts, listApiKeys, revokeApiKey, type Account } from '../server/store/accounts';
 import { findSiteAnyAccount, insertSite, listAllSites, type SiteRow } from '../server/store/sites';
 import { PREVIOUS_SECRET_GRACE_MS, rotateWebhookSecret } from '../server/store/trigger-sources';
 import { parseSiteDomain, parseSiteName, parseTimezone } from '../server/domain/site-fields';
@@ -86,6 +86,38 @@ export const COMMANDS: readonly Command[] = [
       const label = ctx.options.label === undefined ? '' : nonEmptyString(ctx.options.label, '--label', 200);
       const { key } = await issueApiKey(ctx.db, account.id, label);
       printKey(ctx.out, account, key);
+    },
+  },
+  {
+    name: 'keys list',
+    usage: 'keys list [--account acct_…]',
+    summary: 'List API keys (their first characters, never the keys).',
+    options: { account: 'Only this account’s keys.' },
+    async run(ctx) {
+      if (ctx.options.account !== undefined) await resolveAccount(ctx.db, ctx.options.account);
+      const keys = await listApiKeys(ctx.db, ctx.options.account);
+      if (keys.length === 0) {
+        ctx.out.write('No API keys.\n');
+        return;
+      }
+      ctx.out.write(
+        table(
+          ['ID', 'ACCOUNT', 'STARTS WITH', 'LABEL', 'CREATED', 'REVOKED'],
+          keys.map((k) => [k.id, k.account_id, `${k.prefix}…`, k.label, k.created_at.toISOString(), k.revoked_at?.toISOString() ?? '']),
+        ),
+      );
+    },
+  },
+  {
+    name: 'keys revoke',
+    usage: 'keys revoke --key key_…',
+    summary: 'Revoke an API key: requests with it are refused (401) from now on.',
+    options: { key: 'Id of the key (see cnv keys list).' },
+    async run(ctx) {
+      const id = required(ctx, 'key');
+      const revoked = await revokeApiKey(ctx.db, id);
+      if (!revoked) throw new Error(`No such API key: '${id}'. See 'cnv keys list'.`);
+      ctx.out.write(`API key ${revoked.id} (${revoked.prefix}…) of ${revoked.account_id} is revoked since ${revoked.revoked_at!.toISOString()}.\n`);
     },
   },
   {

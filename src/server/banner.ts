@@ -33,7 +33,7 @@ export function startupBanner(service: Pick<RunningService, 'urls' | 'apiKey' | 
     `  curl -H "Authorization: Bearer <API key>" ${urls.api}/v1/sites`,
     '',
     'Operator commands (same DATABASE_URL / CNV_DATA_DIR; stop the service first when using the embedded store):',
-    '  npx cnv help | keys create | sites create --name … | sites list | accounts create --name … | webhook-secret rotate --site …',
+    '  npx cnv help | keys create | keys list | keys revoke --key … | sites create --name … | sites list | accounts create --name … | webhook-secret rotate --site …',
     '',
   );
   return lines.join('\n');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { runCli } from '../../src/cli/run';
 import type { Database } from '../../src/server/store/db';
-import { findAccountByApiKey, insertAccount, listAccounts } from '../../src/server/store/accounts';
+import { findAccountByApiKey, insertAccount, listAccounts, listApiKeys } from '../../src/server/store/accounts';
 import { listAllSites, type SiteRow } from '../../src/server/store/sites';
 import { activeWebhookSecrets, connectTriggerSource } from '../../src/server/store/trigger-sources';
 import { bootstrap } from '../../src/server/domain/bootstrap';
@@ -30,7 +30,7 @@ describe('cnv help and command-line mistakes', () => {
   it('prints the commands for `cnv help` and exits 0', async () => {
     const { code, out } = await cnv(['help']);
     expect(code).toBe(0);
-    for (const command of ['keys create', 'sites create', 'sites list', 'accounts create', 'webhook-secret rotate']) expect(out).toContain(`cnv ${command}`);
+    for (const command of ['keys create', 'keys list', 'keys revoke', 'sites create', 'sites list', 'accounts create', 'webhook-secret rotate']) expect(out).toContain(`cnv ${command}`);
   });
 
   it('prints the help to stderr and exits 2 without a command', async () => {
@@ -98,6 +98,25 @@ describe.each(DATABASE_KINDS)('cnv commands on $name', (kind) => {
     const [acme] = (await listAccounts(db)).filter((a) => a.name === 'Acme');
     const ok = await cnv(['keys', 'create', '--account', acme!.id], { db });
     expect((await findAccountByApiKey(db, KEY.exec(ok.out)![0]))?.id).toBe(acme!.id);
+  });
+
+  it('lists keys by their first characters only, and a revoked key is refused from then on', async () => {
+    const [acme] = (await listAccounts(db)).filter((a) => a.name === 'Acme');
+    const created = await cnv(['keys', 'create', '--account', acme!.id, '--label', 'leaked'], { db });
+    const key = KEY.exec(created.out)![0];
+    const listed = await cnv(['keys', 'list', '--account', acme!.id], { db });
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain(`${key.slice(0, 12)}…`);
+    expect(listed.out).not.toContain(key);
+    const id = (await listApiKeys(db, acme!.id)).find((k) => k.label === 'leaked')!.id;
+    const revoked = await cnv(['keys', 'revoke', '--key', id], { db });
+    expect(revoked.code).toBe(0);
+    expect(revoked.out).toMatch(new RegExp(`API key ${id} .* is revoked since`));
+    expect(await findAccountByApiKey(db, key)).toBeNull();
+    expect((await cnv(['keys', 'list', '--account', acme!.id], { db })).out).toMatch(new RegExp(`${id}.*leaked\\s+\\S+\\s+\\d{4}-`));
+    const unknown = await cnv(['keys', 'revoke', '--key', 'key_nope'], { db });
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(/No such API key: 'key_nope'/);
   });
 
   it('creates a site with validated, normalised fields', async () => {

@@ -45,3 +45,31 @@ export async function findAccountByApiKey(db: Queryable, key: string): Promise<A
 export async function listAccounts(db: Queryable): Promise<Account[]> {
   return db.query<Account>('select id, name, created_at from accounts order by created_at, id');
 }
+
+/** An API key as listed: never the key itself, only its first characters. */
+export interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  label: string;
+  prefix: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const API_KEY_COLUMNS = 'id, account_id, label, prefix, created_at, revoked_at';
+
+/** The API keys of every account (or of one), oldest first. */
+export async function listApiKeys(db: Queryable, accountId?: string): Promise<ApiKeyRow[]> {
+  return accountId
+    ? db.query<ApiKeyRow>(`select ${API_KEY_COLUMNS} from api_keys where account_id = $1 order by created_at, id`, [accountId])
+    : db.query<ApiKeyRow>(`select ${API_KEY_COLUMNS} from api_keys order by created_at, id`);
+}
+
+/** Revokes a key by id (from then on it is 401); a key revoked before keeps its first revocation time. Null: no such key. */
+export async function revokeApiKey(db: Queryable, id: string): Promise<ApiKeyRow | null> {
+  const [row] = await db.query<ApiKeyRow>(
+    `update api_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 returning ${API_KEY_COLUMNS}`,
+    [id],
+  );
+  return row ?? null;
+}
