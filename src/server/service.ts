@@ -11,6 +11,7 @@ import { oldestSite } from './store/sites';
 import { bootstrap } from './domain/bootstrap';
 import { toSiteRecord, type SiteRecord } from './domain/sites';
 import { startDeliveryWorker } from './delivery/worker';
+import { startSnapshotRetention } from './domain/retention';
 
 export interface ServiceUrls {
   /** Where the app listens (loopback address with the real port). */
@@ -77,6 +78,10 @@ export async function startService(settings: Settings, options: StartServiceOpti
 
     const worker = startDeliveryWorker({ db, settings, log: app.log });
     closers.push(() => worker.stop());
+    if (settings.snapshotRetentionDays !== null) {
+      const retention = startSnapshotRetention({ db, retentionDays: settings.snapshotRetentionDays, log: app.log });
+      closers.push(() => retention.stop());
+    }
 
     let closed: Promise<void> | undefined;
     return {

@@ -18,6 +18,8 @@ export interface Settings {
   googleAdsApiBase: string;
   googleAdsApiVersion: string;
   googleAdsDeveloperToken: string;
+  /** Days a browser snapshot is kept after its last write; null keeps them for ever. */
+  snapshotRetentionDays: number | null;
   /** Port of the demo customer site; null disables it. */
   demoPort: number | null;
   logLevel: string;
@@ -35,6 +37,17 @@ function optionalPort(env: NodeJS.ProcessEnv, name: string, fallback: number | n
   const raw = env[name];
   if (raw === 'off' || raw === 'false' || raw === '0') return null;
   return raw === undefined || raw === '' ? fallback : intSetting(env, name, 0);
+}
+
+/** Snapshot retention in days: default 30; `off` (or 0) keeps snapshots for ever; at least 2 (a token lives a day). */
+function retentionDays(raw: string | undefined): number | null {
+  if (raw === undefined || raw === '') return 30;
+  if (raw === 'off' || raw === '0') return null;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < 2) {
+    throw new Error(`CNV_SNAPSHOT_RETENTION_DAYS must be a whole number of days of at least 2, or off; got '${raw}'`);
+  }
+  return days;
 }
 
 /** Reads the settings from an environment (process.env by default). */
@@ -57,6 +70,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     googleAdsApiBase: (env.CNV_GOOGLE_ADS_API_BASE || 'https://googleads.googleapis.com').replace(/\/+$/, ''),
     googleAdsApiVersion: env.CNV_GOOGLE_ADS_API_VERSION || 'v22',
     googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',
+    snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
     demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),
     logLevel: env.LOG_LEVEL || 'info',
   };

@@ -108,3 +108,15 @@ export async function nudgeWaitingDeliveries(
     [keys.map((k) => k.site_id), keys.map((k) => k.correlation_token)],
   );
 }
+
+/**
+ * Deletes up to `limit` snapshots last written before `cutoff` and returns how many went. A paired event keeps its
+ * own copy of the click data, so only snapshots that no report ever asked for are lost with them.
+ */
+export async function purgeSnapshotsBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const rows = await db.query<{ id: unknown }>(
+    'delete from snapshots where id in (select id from snapshots where updated_at < $1 order by id limit $2) returning id',
+    [cutoff, limit],
+  );
+  return rows.length;
+}
