@@ -47,16 +47,6 @@ function wallClock(instant: Date, timeZone: string): WallClock {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-/** Whether a string names a timezone this runtime knows. */
-export function isKnownTimeZone(timeZone: string): boolean {
-  try {
-    formatterFor(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The UTC offset of `timeZone` at `instant`, in minutes (east positive): the zone's wall clock read as if it were UTC,
  * minus the instant. Computed per instant, so daylight saving time is right on both sides of a change.

@@ -19,8 +19,7 @@ export interface FormTrigger {
   pageFilter: string;
 }
 
-export type TriggerConfig = ApiTrigger | FormTrigger;
-
+/** One element of actions_config, as publish validated it. */
 export interface ActionConfig {
   integrationId: string;
   config: JsonObject;

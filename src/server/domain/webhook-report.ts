@@ -9,6 +9,7 @@ import { findReportResponses, liveFlowsForTriggers, reportKey, triggerKeyOf } fr
 import { insertReportsWithEvents, type ReportWithEvents } from '../store/report-batch';
 import { describeMatch, pairingDeadline } from './pairing';
 import type { ValidReport } from './report-input';
+import type { ActionConfig } from './flow-config';
 
 /** The site fields a report needs. */
 export interface ReportingSite {
@@ -108,7 +109,7 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
         email: s.report.identity.email ?? null,
         clickIds: match.clickIds,
         data: { customer_event_id: s.report.customer_event_id, trigger_key: s.triggerKey, ...match.data },
-        actions: flowActions(flow.actions_config),
+        actions: flowActions(flow.actions_config as ActionConfig[]),
         // Snapshot not here yet: hold delivery until the pairing window closes; the snapshot's arrival makes it due at once.
         deliverAt: match.matchQuality === null ? pairingDeadline(s.now) : s.now,
       })),
@@ -122,7 +123,8 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
   for (const { submission: s, flows, match, response } of planned) {
     const key = keyOf(s);
     if (inserted.has(key)) {
-      const queuedNow = match.matchQuality !== null && flows.some((f) => flowActions(f.actions_config).length > 0);
+      // A live flow has at least one action (publish checks it), so any fired flow queued deliveries.
+      const queuedNow = match.matchQuality !== null && flows.length > 0;
       outcomes.set(key, { ok: true, response, queuedNow });
       continue;
     }
@@ -141,13 +143,10 @@ function distinct<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
   return [...byKey.values()];
 }
 
-/** A flow's actions_config as event actions: the destination and the conversion to fire. */
-export function flowActions(actionsConfig: unknown): Array<{ destination: string; conversionId: string | null }> {
-  if (!Array.isArray(actionsConfig)) return [];
-  return actionsConfig.flatMap((action: unknown) => {
-    const { integrationId, config } = (action ?? {}) as { integrationId?: unknown; config?: { conversion?: { id?: unknown } } };
-    if (typeof integrationId !== 'string' || integrationId === '') return [];
-    const conversionId = config?.conversion?.id;
-    return [{ destination: integrationId, conversionId: typeof conversionId === 'string' ? conversionId : null }];
+/** A live flow's actions_config (validated at publish) as event actions: the destination and the conversion to fire. */
+export function flowActions(actions: readonly ActionConfig[]): Array<{ destination: string; conversionId: string | null }> {
+  return actions.map(({ integrationId, config }) => {
+    const conversionId = (config.conversion as { id?: unknown } | undefined)?.id;
+    return { destination: integrationId, conversionId: typeof conversionId === 'string' ? conversionId : null };
   });
 }

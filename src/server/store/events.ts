@@ -1,6 +1,7 @@
 /** SQL that writes events (captured conversions) with their per-destination actions, queued for delivery. */
 import type { Queryable } from './db';
 import { newId } from '../ids';
+import { enqueueDeliveries } from './outbox';
 
 export type EventStatus = 'queued' | 'completed' | 'failed';
 
@@ -60,11 +61,8 @@ export async function insertEvents(tx: Queryable, events: readonly NewEvent[]): 
       [actions.map((a) => a.id), actions.map((a) => a.eventId), actions.map((a) => a.position),
         actions.map((a) => a.action.destination), actions.map((a) => a.action.conversionId)],
     );
-    // The outbox rows of the delivery worker (see outbox.ts), one per action, due at the event's deliverAt.
-    await tx.query('insert into outbox (event_action_id, due_at) select * from unnest($1::text[], $2::timestamptz[])', [
-      actions.map((a) => a.id),
-      actions.map((a) => a.dueAt),
-    ]);
+    // One outbox row per action for the delivery worker, due at the event's deliverAt.
+    await enqueueDeliveries(tx, actions.map((a) => ({ eventActionId: a.id, dueAt: a.dueAt })));
   }
   const actionIds = new Map<string, string[]>(ids.map((id) => [id, []]));
   for (const a of actions) actionIds.get(a.eventId)!.push(a.id);

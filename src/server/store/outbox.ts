@@ -1,9 +1,13 @@
 /** SQL of the delivery outbox: pending event actions, claimed by the delivery worker. */
 import type { Queryable } from './db';
 
-/** Queues an event action for delivery, due at once (or at `dueAt`). */
-export async function enqueueDelivery(tx: Queryable, eventActionId: string, dueAt: Date = new Date()): Promise<void> {
-  await tx.query('insert into outbox (event_action_id, due_at) values ($1, $2)', [eventActionId, dueAt]);
+/** Queues event actions for delivery, each due at its own time, in one statement. */
+export async function enqueueDeliveries(tx: Queryable, rows: ReadonlyArray<{ eventActionId: string; dueAt: Date }>): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query('insert into outbox (event_action_id, due_at) select * from unnest($1::text[], $2::timestamptz[])', [
+    rows.map((r) => r.eventActionId),
+    rows.map((r) => r.dueAt),
+  ]);
 }
 
 /** An outbox row claimed by a worker. `lease` is the claim: only its holder may finish or reschedule the row. */
@@ -79,10 +83,4 @@ export async function rescheduleDeliveries(tx: Queryable, items: readonly Resche
     ],
   );
   return new Set(rows.map((r) => Number(r.id)));
-}
-
-/** Rows still to deliver (due or not), for status and tests. */
-export async function countPendingDeliveries(db: Queryable): Promise<number> {
-  const [row] = await db.query<{ n: number }>('select count(*)::int as n from outbox');
-  return Number(row?.n ?? 0);
 }
