@@ -39,6 +39,11 @@ function upToDate() {
   return oldestOutput >= newestMtime(join(root, 'src'));
 }
 
+/** The code without a trailing `//# sourceMappingURL=` comment, which a browser never executes (not counted in sizes). */
+export function withoutSourceMapComment(code) {
+  return code.replace(/\n?\/\/# sourceMappingURL=\S*\s*$/, '');
+}
+
 /** Measures bytes raw, gzip -9 and brotli -11 of a file's contents. */
 export function measure(code) {
   const buf = Buffer.from(code);
@@ -68,7 +73,7 @@ async function buildLoader() {
     logLevel: 'warning',
   });
   const code = readFileSync(join(dist, 'loader.js'), 'utf8');
-  const size = measure(code.replace(/\n\/\/# sourceMappingURL=.*\n?$/, ''));
+  const size = measure(withoutSourceMapComment(code));
   const reportPath = join(dist, 'loader-size.json');
   const previous = existsSync(reportPath) ? JSON.parse(readFileSync(reportPath, 'utf8')) : null;
   writeFileSync(reportPath, JSON.stringify(size, null, 2) + '\n');

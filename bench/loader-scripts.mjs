@@ -2,8 +2,8 @@
 import { build } from 'esbuild';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { withoutSourceMapComment } from './support/bytes.mjs';
-import { measure as measureBytes } from '../build.mjs';
+
+import { measure as measureBytes, withoutSourceMapComment } from '../build.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
