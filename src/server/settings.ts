@@ -18,6 +18,34 @@ export interface Settings {
   googleAdsApiBase: string;
   googleAdsApiVersion: string;
   googleAdsDeveloperToken: string;
+  /** Google Ads: the Data Manager API (default), Google's OAuth endpoints and the service's OAuth client, and the legacy Google Ads API. */
+  google: {
+    dataManagerApiBase: string;
+    oauthAuthorizeUrl: string;
+    oauthTokenUrl: string;
+    oauthClientId: string;
+    oauthClientSecret: string;
+  };
+  /** Meta Conversions API: the Graph API base and version. */
+  meta: { graphApiBase: string; apiVersion: string };
+  /** Microsoft Advertising: Campaign Management API base, OAuth endpoints and client, the application's developer token. */
+  microsoft: {
+    adsApiBase: string;
+    oauthAuthorizeUrl: string;
+    oauthTokenUrl: string;
+    oauthClientId: string;
+    oauthClientSecret: string;
+    developerToken: string;
+  };
+  /** LinkedIn Conversions API: API base, `LinkedIn-Version` (YYYYMM), OAuth endpoints and client. */
+  linkedin: {
+    apiBase: string;
+    apiVersion: string;
+    oauthAuthorizeUrl: string;
+    oauthTokenUrl: string;
+    oauthClientId: string;
+    oauthClientSecret: string;
+  };
   /** Days a browser snapshot is kept after its last write; null keeps them for ever. */
   snapshotRetentionDays: number | null;
   /** Port of the demo customer site; null disables it. */
@@ -50,6 +78,11 @@ function retentionDays(raw: string | undefined): number | null {
   return days;
 }
 
+/** A base URL setting without trailing slashes. */
+function baseUrl(raw: string | undefined, fallback: string): string {
+  return (raw || fallback).replace(/\/+$/, '');
+}
+
 /** Reads the settings from an environment (process.env by default). */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const host = env.HOST || '127.0.0.1';
@@ -70,6 +103,33 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     googleAdsApiBase: (env.CNV_GOOGLE_ADS_API_BASE || 'https://googleads.googleapis.com').replace(/\/+$/, ''),
     googleAdsApiVersion: env.CNV_GOOGLE_ADS_API_VERSION || 'v22',
     googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',
+    google: {
+      dataManagerApiBase: baseUrl(env.CNV_GOOGLE_DATA_MANAGER_API_BASE, 'https://datamanager.googleapis.com'),
+      oauthAuthorizeUrl: env.CNV_GOOGLE_OAUTH_AUTHORIZE_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
+      oauthTokenUrl: env.CNV_GOOGLE_OAUTH_TOKEN_URL || 'https://oauth2.googleapis.com/token',
+      oauthClientId: env.CNV_GOOGLE_OAUTH_CLIENT_ID || '',
+      oauthClientSecret: env.CNV_GOOGLE_OAUTH_CLIENT_SECRET || '',
+    },
+    meta: {
+      graphApiBase: baseUrl(env.CNV_META_GRAPH_API_BASE, 'https://graph.facebook.com'),
+      apiVersion: env.CNV_META_GRAPH_API_VERSION || 'v24.0',
+    },
+    microsoft: {
+      adsApiBase: baseUrl(env.CNV_MICROSOFT_ADS_API_BASE, 'https://campaign.api.bingads.microsoft.com'),
+      oauthAuthorizeUrl: env.CNV_MICROSOFT_OAUTH_AUTHORIZE_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize',
+      oauthTokenUrl: env.CNV_MICROSOFT_OAUTH_TOKEN_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
+      oauthClientId: env.CNV_MICROSOFT_OAUTH_CLIENT_ID || '',
+      oauthClientSecret: env.CNV_MICROSOFT_OAUTH_CLIENT_SECRET || '',
+      developerToken: env.CNV_MICROSOFT_ADS_DEVELOPER_TOKEN || '',
+    },
+    linkedin: {
+      apiBase: baseUrl(env.CNV_LINKEDIN_API_BASE, 'https://api.linkedin.com'),
+      apiVersion: env.CNV_LINKEDIN_API_VERSION || '202510',
+      oauthAuthorizeUrl: env.CNV_LINKEDIN_OAUTH_AUTHORIZE_URL || 'https://www.linkedin.com/oauth/v2/authorization',
+      oauthTokenUrl: env.CNV_LINKEDIN_OAUTH_TOKEN_URL || 'https://www.linkedin.com/oauth/v2/accessToken',
+      oauthClientId: env.CNV_LINKEDIN_OAUTH_CLIENT_ID || '',
+      oauthClientSecret: env.CNV_LINKEDIN_OAUTH_CLIENT_SECRET || '',
+    },
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
     demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),
     logLevel: env.LOG_LEVEL || 'info',

@@ -1,0 +1,173 @@
+/**
+ * The contract between delivery and the ad platforms. Every platform folder (`destinations/<type>/`) exports one
+ * `DestinationPlatform`; `destinations/registry.ts` lists them. Delivery knows nothing of any platform beyond this file.
+ *
+ * Delivery groups due event actions by connection (one destination account), cuts them into batches of at most
+ * `maxBatchSize`, and calls `sendBatch` once per batch. Batches of different connections run concurrently and their
+ * outcomes are recorded as each batch ends, so one slow account never delays another.
+ */
+import type { RawIdentity } from '../../protocol/identity';
+import type { Settings } from '../settings';
+
+/** Google Consent Mode v2 signals as the loader read them from the page's dataLayer. */
+export interface ConsentSignals {
+  ad_user_data: 'granted' | 'denied' | null;
+  ad_personalization: 'granted' | 'denied' | null;
+}
+
+/** What fired the event: a signed webhook report, or a form tool's submission seen in the browser. */
+export type EventTrigger = 'saas_signup' | 'form_submission';
+
+/** Everything a platform needs to send one event action. Raw identity never leaves the adapter except hashed. */
+export interface DeliveryInput {
+  eventId: string;
+  eventActionId: string;
+  /** Destination type, e.g. `google-ads`. */
+  destination: string;
+  /** The flow action's `config` object, validated at publish by the platform's `checkAction`. */
+  actionConfig: Record<string, unknown>;
+  trigger: EventTrigger;
+  /** When the conversion happened. */
+  occurredAt: Date;
+  siteKey: string;
+  /** IANA timezone of the site. */
+  siteTimezone: string;
+  /** The reporter's stable id (webhook `customer_event_id`, or the form `submission_id`); null when there is none. */
+  customerEventId: string | null;
+  /** Click ids of the delivered touch, keyed lower-case as the loader stores them (`gclid`, `fbclid`, `msclkid`, …). */
+  clickIds: Record<string, string>;
+  /** When the loader captured that touch (the landing), or null. */
+  touchCapturedAt: Date | null;
+  /** Platform cookies read by the loader at snapshot time (`_fbp`, `_fbc`, `_uetmsclkid`, `li_fat_id`, …). */
+  cookies: Record<string, string>;
+  /** The page the conversion happened on (the snapshot's `page_url`), or null. */
+  pageUrl: string | null;
+  /** The visitor's user agent and IP address as the collector saw them with the snapshot, or null. */
+  userAgent: string | null;
+  ipAddress: string | null;
+  consent: ConsentSignals;
+  /** Raw identity fields; adapters normalise and hash them per their platform's rules and never store them. */
+  identity: RawIdentity;
+}
+
+/** The connected destination account a batch goes to. */
+export interface Connection {
+  /** The destination row id (`dst_…`). */
+  id: string;
+  /** Non-secret settings stored on the connection (account ids, pixel id, …), as the platform's `connect` wrote them. */
+  settings: Record<string, unknown>;
+  /** Decrypted secret settings (a system-user token, a developer token, …). Never logged, never returned. */
+  credentials: Record<string, string>;
+}
+
+/** What delivery gives a platform besides the batch. */
+export interface SendContext {
+  settings: Settings;
+  connection: Connection;
+  /** A valid OAuth access token for the connection (refreshed when needed); throws `ReauthorizationRequired`. */
+  accessToken(): Promise<string>;
+  /** Aborts the send (worker stopping); pass it on to the HTTP call. */
+  signal: AbortSignal;
+  /** Per-request timeout in milliseconds. */
+  timeoutMs: number;
+  now(): Date;
+}
+
+/** A delivery error as recorded on the event action and shown through the API and the dashboard. */
+export interface DeliveryError {
+  /** Stable machine code, e.g. `click_too_old`, `rate_limited`, `network_error`. */
+  code: string;
+  /** What happened, in a sentence. Never contains an identity value, a token or a secret. */
+  message: string;
+  /** For a permanent failure: what the user should change, in plain words. */
+  hint?: string;
+  /** HTTP status of the platform's answer, when there was one. */
+  status?: number;
+}
+
+/** A PII-free description of what was sent (hashes, ids, kinds), stored on the event action and shown to the user. */
+export type RequestSummary = Record<string, unknown>;
+
+export type DeliveryOutcome =
+  /** Accepted by the platform; `duplicate: true` when the platform said it already had it (also delivered). */
+  | { kind: 'delivered'; request: RequestSummary; duplicate?: boolean; platformRequestId?: string }
+  /** A transient fault: send again with backoff; `afterMs` is the platform's own wish (Retry-After), if it said. */
+  | { kind: 'retry'; error: DeliveryError; afterMs?: number; request?: RequestSummary }
+  /** Not yet possible but expected to become so (e.g. a conversion action created minutes ago): send again after `afterMs`. */
+  | { kind: 'retry_later'; error: DeliveryError; afterMs: number; request?: RequestSummary }
+  /** Can never succeed as it is. */
+  | { kind: 'failed'; error: DeliveryError; request?: RequestSummary };
+
+/** One input of a hosted connect page. */
+export interface ConnectField {
+  name: string;
+  label: string;
+  hint: string;
+  required: boolean;
+  placeholder?: string;
+  /** Rendered as a password input, never echoed back, stored encrypted. */
+  secret?: boolean;
+}
+
+/** A problem with a submitted form or an action config, located by its parameter path. */
+export interface Problem {
+  param: string;
+  message: string;
+}
+
+/** The OAuth 2.0 authorization code flow (with PKCE) of a platform; URLs and client come from the settings. */
+export interface OAuthProvider {
+  authorizeUrl(settings: Settings): string;
+  tokenUrl(settings: Settings): string;
+  clientId(settings: Settings): string;
+  clientSecret(settings: Settings): string;
+  scopes: readonly string[];
+  /** Extra authorize parameters (e.g. Google's `access_type=offline`, `prompt=consent`). */
+  extraAuthorizeParams?: Readonly<Record<string, string>>;
+}
+
+/** The result of parsing a connect form: non-secret settings, secret credentials, and a line saying what is connected. */
+export type ConnectResult =
+  | { ok: true; settings: Record<string, unknown>; credentials: Record<string, string>; summary: string }
+  | { ok: false; errors: Problem[] };
+
+/** What a test of a connection found. */
+export interface ConnectionTestResult {
+  ok: boolean;
+  /** What the platform said, in a sentence (never a credential). */
+  message: string;
+  /** The error, when not ok. */
+  error?: DeliveryError;
+}
+
+/** One ad platform: how it is connected, how a flow action is checked, how a batch is sent and a connection tested. */
+export interface DestinationPlatform {
+  /** The destination type, e.g. `google-ads`. */
+  readonly type: string;
+  /** Human name, e.g. `Google Ads`. */
+  readonly label: string;
+  /** What connecting does, in a sentence for the consent screen. */
+  readonly consent: string;
+  /** OAuth flow run by the hosted page before the form, or null when the form alone connects (Meta). */
+  readonly oauth: OAuthProvider | null;
+  /** The form of the hosted page (after OAuth, if any). */
+  readonly fields: readonly ConnectField[];
+  /** Checks the submitted form and splits it into settings and encrypted credentials. */
+  parseConnectForm(form: Record<string, string>): ConnectResult;
+  /** Problems of one flow action's `config` (param is its path, e.g. `actions_config[0].config`). */
+  checkAction(config: Record<string, unknown>, param: string, trigger: EventTrigger): Problem[];
+  /** Largest batch `sendBatch` takes. */
+  readonly maxBatchSize: number;
+  /** Sends one batch to one connection; returns one outcome per input, in order. Never throws for a platform answer. */
+  sendBatch(inputs: readonly DeliveryInput[], ctx: SendContext): Promise<DeliveryOutcome[]>;
+  /** Checks the connection without recording a conversion (validate-only, test event code, …). */
+  testConnection(ctx: SendContext): Promise<ConnectionTestResult>;
+}
+
+/** Thrown by `SendContext.accessToken()` when the platform refused the refresh token (`invalid_grant`). */
+export class ReauthorizationRequired extends Error {
+  constructor(readonly destinationType: string) {
+    super(`The ${destinationType} connection must be authorized again: open a new connect_destination handoff.`);
+    this.name = 'ReauthorizationRequired';
+  }
+}
