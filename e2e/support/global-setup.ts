@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { ensureLoaderBuilt } from './build-loader';
 import { E2E_ENV_VARIABLE, type E2EEnv, type E2ESite } from './env';
-import { findSnapshot } from '../../src/server/store/snapshots';
+import { findSnapshot } from '../../src/server/collector/sql';
 import { STORED_SNAPSHOT_PATH, startFixtureServer } from './fixture-server';
 import { startRealService, type RunningService } from './real-service';
 import { createSite, disableGpc } from './service-api';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '../../src/server/settings';
 import { startService } from '../../src/server/service';
-import type { Database } from '../../src/server/store/db';
+import type { Database } from '../../src/server/db/db';
 
 export interface RunningService {
   /** Loopback base URL for the harness's own REST calls. */

@@ -1,11 +1,11 @@
 /** The commands of `cnv`: each names its options and runs against the store. */
-import type { Database } from '../server/store/db';
+import type { Database } from '../server/db/db';
 import type { Settings } from '../server/settings';
-import { insertAccount, issueApiKey, listAccounts, listApiKeys, revokeApiKey, type Account } from '../server/store/accounts';
-import { findSiteAnyAccount, insertSite, listAllSites, type SiteRow } from '../server/store/sites';
-import { PREVIOUS_SECRET_GRACE_MS, rotateWebhookSecret } from '../server/store/trigger-sources';
-import { parseSiteDomain, parseSiteName, parseTimezone } from '../server/domain/site-fields';
-import { nonEmptyString } from '../server/domain/input';
+import { insertAccount, issueApiKey, listAccounts, listApiKeys, revokeApiKey, type Account } from '../server/accounts/sql';
+import { findSiteAnyAccount, insertSite, listAllSites, type SiteRow } from '../server/api/sites/sql';
+import { PREVIOUS_SECRET_GRACE_MS, rotateWebhookSecret } from '../server/webhook/secret-sql';
+import { parseSiteDomain, parseSiteName, parseTimezone } from '../server/api/sites/site-fields';
+import { nonEmptyString } from '../server/http/input';
 import type { Output } from './run';
 
 export interface CommandContext {

@@ -3,10 +3,10 @@
  * same DATABASE_URL / CNV_DATA_DIR settings). `runCli` is the whole command, callable in process by tests.
  */
 import { parseArgs } from 'node:util';
-import type { Database } from '../server/store/db';
+import type { Database } from '../server/db/db';
 import { loadSettings, type Settings } from '../server/settings';
-import { openStore } from '../server/store/open-store';
-import { ApiError } from '../server/errors';
+import { openStore } from '../server/db/open-store';
+import { ApiError } from '../server/http/errors';
 import { COMMANDS, CommandLineError, HELP, type CommandContext } from './commands';
 
 /** Where the command writes: process.stdout / process.stderr, or a buffer in tests. */

@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import type { Settings } from '../server/settings';
-import type { Database } from '../server/store/db';
+import type { Database } from '../server/db/db';
 import { startFakeGoogleAds, type FakeGoogleAds } from './fake-google-ads';
 import { ensureDemoSetup, DEMO, type DemoSetup } from './setup';
 import { SignupDesk } from './signups';

@@ -1,5 +1,5 @@
 /** The few REST calls the demo makes to cnv, over HTTP with its API key, exactly as a customer's backend would. */
-import type { ListEnvelope } from '../server/pagination';
+import type { ListEnvelope } from '../server/http/pagination';
 import type { ApiEvent } from './event-facts';
 
 /** A REST call that did not succeed: the service's error envelope, kept whole for the log. */
@@ -22,8 +22,8 @@ export class ServiceApiError extends Error {
   }
 }
 
-export type { ListEnvelope } from '../server/pagination';
-export type { SiteRecord } from '../server/domain/sites';
+export type { ListEnvelope } from '../server/http/pagination';
+export type { SiteRecord } from '../server/api/sites/sites';
 
 export interface FlowRecord {
   id: string;

@@ -4,10 +4,10 @@
  * source through hosted handoff pages, then a flow created and published through the REST API. Reads that the API
  * does not offer (is a destination connected? the site's current webhook secret) go to the store in process.
  */
-import type { Database } from '../server/store/db';
-import { findAccountByApiKey, issueApiKey, listAccounts, type Account } from '../server/store/accounts';
-import { connectedDestinationTypes } from '../server/store/destinations';
-import { activeWebhookSecrets } from '../server/store/trigger-sources';
+import type { Database } from '../server/db/db';
+import { findAccountByApiKey, issueApiKey, listAccounts, type Account } from '../server/accounts/sql';
+import { connectedDestinationTypes } from '../server/destinations/sql';
+import { activeWebhookSecrets } from '../server/webhook/secret-sql';
 import { readCredentials, writeCredentials } from './credentials';
 import { localHandoffUrl, submitHostedForm, webhookSecretOnPage } from './hosted-handoff';
 import { ServiceApi, type FlowRecord, type HandoffRecord, type SiteRecord } from './service-api';

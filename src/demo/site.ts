@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { deriveOrderId } from '../server/delivery/google-ads-request';
+import { deriveOrderId } from '../server/destinations/google-ads/legacy-request';
 import { STYLESHEET } from './assets/style';
 import { browserScript } from './assets/browser-script';
 import { ICON_SVG } from './assets/icon';
@@ -15,7 +15,7 @@ import type { ServiceApi } from './service-api';
 import { checkSignupForm, type Signup, type SignupDesk } from './signups';
 import { uploadsWithOrderId, type UploadLog } from './uploads';
 import { eventsPage, eventsTable, EVENTS_TABLE_PATH } from './pages/events';
-import type { Html } from '../server/html';
+import type { Html } from '../server/http/html';
 import { journeyFragment } from './pages/journey-view';
 import { landingPage } from './pages/landing';
 import type { PageContext } from './pages/layout';

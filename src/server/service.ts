@@ -3,15 +3,15 @@
  * the webhook-only listener when CNV_WEBHOOK_PORT is set, and the delivery worker. `npm start` and tests use this.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type BuildAppOptions } from './app';
+import { buildApp, type BuildAppOptions } from './http/app';
 import type { Settings } from './settings';
-import type { Database } from './store/db';
-import { openStore } from './store/open-store';
-import { oldestSite } from './store/sites';
-import { bootstrap } from './domain/bootstrap';
-import { toSiteRecord, type SiteRecord } from './domain/sites';
+import type { Database } from './db/db';
+import { openStore } from './db/open-store';
+import { oldestSite } from './api/sites/sql';
+import { bootstrap } from './accounts/bootstrap';
+import { toSiteRecord, type SiteRecord } from './api/sites/sites';
 import { startDeliveryWorker } from './delivery/worker';
-import { startSnapshotRetention } from './domain/retention';
+import { startSnapshotRetention } from './collector/retention';
 
 export interface ServiceUrls {
   /** Where the app listens (loopback address with the real port). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, html, raw } from '../../src/server/html';
+import { escapeHtml, html, raw } from '../../src/server/http/html';
 import { checkSignupForm, SignupDesk, splitName } from '../../src/demo/signups';
 import { uploadsWithOrderId } from '../../src/demo/uploads';
 import { localHandoffUrl, webhookSecretOnPage } from '../../src/demo/hosted-handoff';
@@ -7,7 +7,7 @@ import { adClickHref } from '../../src/demo/pages/landing';
 import { installSnippet } from '../../src/demo/pages/layout';
 import { pricingPage } from '../../src/demo/pages/pricing';
 import { newDemoClickId } from '../../src/demo/site';
-import { triggerSourceConnectedPage } from '../../src/server/hosted/handoff-pages';
+import { triggerSourceConnectedPage } from '../../src/server/api/handoffs/hosted-pages';
 import type { CnvClient, ReportSignupInput } from '../../src/client/index';
 import type { FakeGoogleAdsRequest } from '../../src/demo/fake-google-ads';
 

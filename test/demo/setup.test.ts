@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestService, type TestService } from '../server/support/harness';
 import { ensureDemoSetup, DEMO, type DemoSetupOptions } from '../../src/demo/setup';
 import { readCredentials } from '../../src/demo/credentials';
-import { activeWebhookSecrets } from '../../src/server/store/trigger-sources';
-import { destinationSettings } from '../../src/server/store/destinations';
+import { activeWebhookSecrets } from '../../src/server/webhook/secret-sql';
+import { destinationSettings } from '../../src/server/destinations/sql';
 
 describe('the first-run demo setup', () => {
   let svc: TestService;

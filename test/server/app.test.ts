@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, redactUrl } from '../../src/server/app';
-import { openDatabase, type Database } from '../../src/server/store/db';
-import { migrate } from '../../src/server/store/migrations';
+import { buildApp, redactUrl } from '../../src/server/http/app';
+import { openDatabase, type Database } from '../../src/server/db/db';
+import { migrate } from '../../src/server/db/migrations';
 import { loadSettings } from '../../src/server/settings';
-import { insertAccount, issueApiKey } from '../../src/server/store/accounts';
+import { insertAccount, issueApiKey } from '../../src/server/accounts/sql';
 
 describe('the app shell', () => {
   let db: Database;

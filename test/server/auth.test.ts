@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, errorOf, json, type RestService } from './support/rest-harness';
-import { issueApiKey } from '../../src/server/store/accounts';
+import { issueApiKey } from '../../src/server/accounts/sql';
 
 describe.each(DATABASE_KINDS)('REST authentication on $name', (kind) => {
   let svc: RestService;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
-import type { Database } from '../../src/server/store/db';
-import { bootstrap } from '../../src/server/domain/bootstrap';
-import { findAccountByApiKey } from '../../src/server/store/accounts';
+import type { Database } from '../../src/server/db/db';
+import { bootstrap } from '../../src/server/accounts/bootstrap';
+import { findAccountByApiKey } from '../../src/server/accounts/sql';
 
 describe.each(DATABASE_KINDS)('first-start bootstrap on $name', (kind) => {
   let db: Database;

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { runCli } from '../../src/cli/run';
-import type { Database } from '../../src/server/store/db';
-import { findAccountByApiKey, insertAccount, listAccounts, listApiKeys } from '../../src/server/store/accounts';
-import { listAllSites, type SiteRow } from '../../src/server/store/sites';
-import { activeWebhookSecrets, connectTriggerSource } from '../../src/server/store/trigger-sources';
-import { bootstrap } from '../../src/server/domain/bootstrap';
-import { lockDataDir } from '../../src/server/store/data-dir-lock';
+import type { Database } from '../../src/server/db/db';
+import { findAccountByApiKey, insertAccount, listAccounts, listApiKeys } from '../../src/server/accounts/sql';
+import { listAllSites, type SiteRow } from '../../src/server/api/sites/sql';
+import { activeWebhookSecrets, connectTriggerSource } from '../../src/server/webhook/secret-sql';
+import { bootstrap } from '../../src/server/accounts/bootstrap';
+import { lockDataDir } from '../../src/server/db/data-dir-lock';
 
 /** Runs `cnv …` in process and captures what it writes. */
 async function cnv(argv: string[], options: { db?: Database; env?: NodeJS.ProcessEnv } = {}) {

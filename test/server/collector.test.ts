@@ -3,11 +3,11 @@ import { createTestService, type TestService } from './support/harness';
 import { DATABASE_KINDS } from './support/databases';
 import { newToken, setSiteDomain, snapshotBody } from './support/fixtures';
 import { configPath, snapshotsPath, SNAPSHOT_CONTENT_TYPE, SNAPSHOT_MAX_BYTES, type Snapshot } from '../../src/protocol/collector';
-import type { Database } from '../../src/server/store/db';
-import { insertAccount } from '../../src/server/store/accounts';
-import { insertSite } from '../../src/server/store/sites';
-import { findSnapshot, upsertSnapshots } from '../../src/server/store/snapshots';
-import { SnapshotWriter } from '../../src/server/domain/snapshot-writer';
+import type { Database } from '../../src/server/db/db';
+import { insertAccount } from '../../src/server/accounts/sql';
+import { insertSite } from '../../src/server/api/sites/sql';
+import { findSnapshot, upsertSnapshots } from '../../src/server/collector/sql';
+import { SnapshotWriter } from '../../src/server/collector/snapshot-writer';
 
 const ORIGIN = 'https://www.example.com';
 

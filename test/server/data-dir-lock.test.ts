@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lockDataDir } from '../../src/server/store/data-dir-lock';
+import { lockDataDir } from '../../src/server/db/data-dir-lock';
 
 describe('the embedded store’s data directory lock', () => {
   let dir: string;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
-import type { Database } from '../../src/server/store/db';
-import { insertAccount } from '../../src/server/store/accounts';
-import { insertSite } from '../../src/server/store/sites';
-import { insertEvent, type NewEvent } from '../../src/server/store/events';
+import type { Database } from '../../src/server/db/db';
+import { insertAccount } from '../../src/server/accounts/sql';
+import { insertSite } from '../../src/server/api/sites/sql';
+import { insertEvent, type NewEvent } from '../../src/server/fanout/sql';
 
 describe.each(DATABASE_KINDS)('event store on $name', (kind) => {
   let db: Database;

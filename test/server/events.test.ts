@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, errorOf, json, type RestService, type Tenant } from './support/rest-harness';
-import { insertEvent, type NewEvent } from '../../src/server/store/events';
-import { insertFlow } from '../../src/server/store/flows';
-import { insertSite } from '../../src/server/store/sites';
+import { insertEvent, type NewEvent } from '../../src/server/fanout/sql';
+import { insertFlow } from '../../src/server/api/flows/sql';
+import { insertSite } from '../../src/server/api/sites/sql';
 
 type EventInput = Partial<NewEvent> & { occurredAt: Date };
 

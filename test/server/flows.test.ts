@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, errorOf, json, type RestService, type Tenant } from './support/rest-harness';
-import { upsertDestination } from '../../src/server/store/destinations';
-import { connectTriggerSource } from '../../src/server/store/trigger-sources';
-import { liveFlowsForTrigger } from '../../src/server/store/reports';
-import { insertSite } from '../../src/server/store/sites';
+import { upsertDestination } from '../../src/server/destinations/sql';
+import { connectTriggerSource } from '../../src/server/webhook/secret-sql';
+import { liveFlowsForTrigger } from '../../src/server/webhook/report-sql';
+import { insertSite } from '../../src/server/api/sites/sql';
 
 const API_TRIGGER = { type: 'saas_signup', integrationId: 'api', key: 'signup' };
 const FORM_TRIGGER = { integrationId: 'gravity-forms', pageFilter: 'all' };

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, json, type RestService } from './support/rest-harness';
-import { activeWebhookSecrets } from '../../src/server/store/trigger-sources';
-import { insertSite } from '../../src/server/store/sites';
+import { activeWebhookSecrets } from '../../src/server/webhook/secret-sql';
+import { insertSite } from '../../src/server/api/sites/sql';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, errorOf, json, type RestService, type Tenant } from './support/rest-harness';
-import { insertEvent } from '../../src/server/store/events';
-import { upsertDestination } from '../../src/server/store/destinations';
-import { connectTriggerSource } from '../../src/server/store/trigger-sources';
+import { insertEvent } from '../../src/server/fanout/sql';
+import { upsertDestination } from '../../src/server/destinations/sql';
+import { connectTriggerSource } from '../../src/server/webhook/secret-sql';
 
 describe.each(DATABASE_KINDS)('account isolation on $name', (kind) => {
   let svc: RestService;

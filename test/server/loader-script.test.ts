@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { loaderScriptRoutes } from '../../src/server/routes/loader-script';
-import { etagMatches, packageRoot } from '../../src/server/domain/static-file';
+import { loaderScriptRoutes } from '../../src/server/collector/loader-routes';
+import { etagMatches, packageRoot } from '../../src/server/http/static-file';
 
 describe('GET /loader.js', () => {
   let dir: string;

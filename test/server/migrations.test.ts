@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
-import { MIGRATIONS, migrate } from '../../src/server/store/migrations';
-import { openDatabase, type Database } from '../../src/server/store/db';
+import { MIGRATIONS, migrate } from '../../src/server/db/migrations';
+import { openDatabase, type Database } from '../../src/server/db/db';
 
 describe.each(DATABASE_KINDS)('migrations on $name', (kind) => {
   let db: Database | undefined;

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { newToken, snapshotBody } from './support/fixtures';
-import { describeMatch, pairingDeadline, pairingWindowOpen, PAIRING_WINDOW_MS } from '../../src/server/domain/pairing';
-import { settlePairing, type PairableEvent } from '../../src/server/domain/late-pairing';
-import type { Database } from '../../src/server/store/db';
-import type { SnapshotRow } from '../../src/server/store/snapshots';
-import { upsertSnapshots } from '../../src/server/store/snapshots';
-import { insertAccount } from '../../src/server/store/accounts';
-import { insertSite, type SiteRow } from '../../src/server/store/sites';
-import { insertEvent } from '../../src/server/store/events';
-import { recordReport } from '../../src/server/domain/webhook-report';
+import { describeMatch, pairingDeadline, pairingWindowOpen, PAIRING_WINDOW_MS } from '../../src/server/pairing/pairing';
+import { settlePairing, type PairableEvent } from '../../src/server/pairing/late-pairing';
+import type { Database } from '../../src/server/db/db';
+import type { SnapshotRow } from '../../src/server/collector/sql';
+import { upsertSnapshots } from '../../src/server/collector/sql';
+import { insertAccount } from '../../src/server/accounts/sql';
+import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
+import { insertEvent } from '../../src/server/fanout/sql';
+import { recordReport } from '../../src/server/webhook/report';
 import { insertApiFlow } from './support/fixtures';
 
 const NOW = new Date('2026-11-21T10:00:00.000Z');

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { insertApiFlow, newToken, snapshotBody } from './support/fixtures';
 import { openTwoHandles } from './delivery/fixtures';
-import type { Database } from '../../src/server/store/db';
-import { insertAccount } from '../../src/server/store/accounts';
-import { insertSite, type SiteRow } from '../../src/server/store/sites';
-import { insertEvent } from '../../src/server/store/events';
-import { upsertSnapshots } from '../../src/server/store/snapshots';
-import { ReportWriter } from '../../src/server/domain/report-writer';
-import { recordReports, type ReportSubmission, type ReportingSite } from '../../src/server/domain/webhook-report';
-import type { ValidReport } from '../../src/server/domain/report-input';
+import type { Database } from '../../src/server/db/db';
+import { insertAccount } from '../../src/server/accounts/sql';
+import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
+import { insertEvent } from '../../src/server/fanout/sql';
+import { upsertSnapshots } from '../../src/server/collector/sql';
+import { ReportWriter } from '../../src/server/webhook/report-writer';
+import { recordReports, type ReportSubmission, type ReportingSite } from '../../src/server/webhook/report';
+import type { ValidReport } from '../../src/server/webhook/report-input';
 
 function submission(site: ReportingSite, customerEventId: string, overrides: Partial<ValidReport> & { triggerKey?: string } = {}): ReportSubmission {
   const { triggerKey = 'signup', ...report } = overrides;

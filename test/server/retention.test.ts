@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
-import type { Database } from '../../src/server/store/db';
-import { insertAccount } from '../../src/server/store/accounts';
-import { insertSite } from '../../src/server/store/sites';
-import { purgeExpiredSnapshots } from '../../src/server/domain/retention';
+import type { Database } from '../../src/server/db/db';
+import { insertAccount } from '../../src/server/accounts/sql';
+import { insertSite } from '../../src/server/api/sites/sql';
+import { purgeExpiredSnapshots } from '../../src/server/collector/retention';
 import { loadSettings } from '../../src/server/settings';
 
 describe.each(DATABASE_KINDS)('snapshot retention on $name', (kind) => {

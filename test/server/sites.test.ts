@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, errorOf, json, type RestService } from './support/rest-harness';
-import { insertSite } from '../../src/server/store/sites';
+import { insertSite } from '../../src/server/api/sites/sql';
 
 const SITE_FIELDS = ['created_at', 'domain', 'id', 'name', 'site_key', 'timezone'];
 

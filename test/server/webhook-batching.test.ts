@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { DATABASE_KINDS } from './support/databases';
 import { connectApiTrigger, insertApiFlow, signedReport } from './support/fixtures';
 import { openTwoHandles } from './delivery/fixtures';
-import { buildApp } from '../../src/server/app';
+import { buildApp } from '../../src/server/http/app';
 import { loadSettings } from '../../src/server/settings';
-import { insertAccount } from '../../src/server/store/accounts';
-import { insertSite, type SiteRow } from '../../src/server/store/sites';
+import { insertAccount } from '../../src/server/accounts/sql';
+import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
 
 const SECRET_A = 'whsec_site_a_000000000000000000000000';
 const SECRET_B = 'whsec_site_b_000000000000000000000000';

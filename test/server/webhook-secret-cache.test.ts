@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { connectApiTrigger } from './support/fixtures';
-import type { Database, Queryable } from '../../src/server/store/db';
-import { insertAccount } from '../../src/server/store/accounts';
-import { insertSite, type SiteRow } from '../../src/server/store/sites';
-import { WebhookSecretCache, WEBHOOK_SECRET_CACHE_TTL_MS } from '../../src/server/domain/webhook-secret-cache';
+import type { Database, Queryable } from '../../src/server/db/db';
+import { insertAccount } from '../../src/server/accounts/sql';
+import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
+import { WebhookSecretCache, WEBHOOK_SECRET_CACHE_TTL_MS } from '../../src/server/webhook/secret-cache';
 import { verifySignature } from '../../src/server/webhook/signature';
 import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
-import { rotateWebhookSecret } from '../../src/server/store/trigger-sources';
+import { rotateWebhookSecret } from '../../src/server/webhook/secret-sql';
 
 const PATH = '/api/webhook-bridge/saas-signup/key/signup';
 const BODY = '{"customer_event_id":"c1","correlation_token":null}';

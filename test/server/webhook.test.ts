@@ -6,13 +6,13 @@ import { connectApiTrigger, insertApiFlow, newToken, setSiteDomain, signedReport
 import { snapshotsPath } from '../../src/protocol/collector';
 import { formatSignatureHeader, saasSignupPath, SIGNATURE_HEADER, WEBHOOK_MAX_BYTES } from '../../src/protocol/webhook';
 import { computeSignature, unixSeconds } from '../../src/protocol/hmac-node';
-import { buildApp } from '../../src/server/app';
+import { buildApp } from '../../src/server/http/app';
 import { loadSettings } from '../../src/server/settings';
-import type { Database } from '../../src/server/store/db';
-import { insertAccount } from '../../src/server/store/accounts';
-import { insertSite, type SiteRow } from '../../src/server/store/sites';
-import { upsertSnapshots } from '../../src/server/store/snapshots';
-import { PAIRING_WINDOW_MS } from '../../src/server/domain/pairing';
+import type { Database } from '../../src/server/db/db';
+import { insertAccount } from '../../src/server/accounts/sql';
+import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
+import { upsertSnapshots } from '../../src/server/collector/sql';
+import { PAIRING_WINDOW_MS } from '../../src/server/pairing/pairing';
 
 const SECRET = 'whsec_current_000000000000000000000000';
 const OLD_SECRET = 'whsec_previous_00000000000000000000000';

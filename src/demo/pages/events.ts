@@ -1,6 +1,6 @@
 /** `/events`: the demo site's recent events, as the store's backend reads them through GET /v1/events. */
 import type { EventFacts } from '../event-facts';
-import { html, type Html } from '../../server/html';
+import { html, type Html } from '../../server/http/html';
 import { layout, type PageContext } from './layout';
 
 /** The path the events page polls for a fresh table. */

@@ -1,6 +1,6 @@
 /** The journey timeline as markup: rendered into the welcome page and re-fetched by the page while it changes. */
 import type { Journey, JourneyStep } from '../journey';
-import { html, type Html } from '../../server/html';
+import { html, type Html } from '../../server/http/html';
 
 const STATE_CLASS: Record<JourneyStep['state'], string> = { done: 'done', waiting: 'waiting', failed: 'failed', skipped: '' };
 const STATE_PILL: Record<JourneyStep['state'], Html> = {

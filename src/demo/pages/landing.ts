@@ -1,5 +1,5 @@
 /** `/`: the ad landing page. A visit with a gclid is what a click on a Google ad looks like. */
-import { html, type Html } from '../../server/html';
+import { html, type Html } from '../../server/http/html';
 import { layout, type PageContext } from './layout';
 
 /** The link that plays the part of an ad: a landing URL decorated the way Google Ads auto-tagging does. */

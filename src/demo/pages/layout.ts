@@ -1,6 +1,6 @@
 /** The frame of every demo page: the demo ribbon, the pretend store's header, and the real install snippet. */
 import { LOADER_PATH, SITE_KEY_ATTRIBUTE } from '../../protocol/install';
-import { html, raw, type Html } from '../../server/html';
+import { html, raw, type Html } from '../../server/http/html';
 
 /** What every page needs to know about the running demo. */
 export interface PageContext {

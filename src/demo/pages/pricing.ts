@@ -1,6 +1,6 @@
 /** `/pricing`: a later page of the visit, with the signup form marked as a conversion surface. */
 import { SIGNUP_INTENT_ATTRIBUTE } from '../../protocol/install';
-import { html, raw, type Html } from '../../server/html';
+import { html, raw, type Html } from '../../server/http/html';
 import { layout, type PageContext } from './layout';
 
 const PLANS = [

@@ -2,7 +2,7 @@
 import type { Journey } from '../journey';
 import type { Signup } from '../signups';
 import { splitName } from '../signups';
-import { html, type Html } from '../../server/html';
+import { html, type Html } from '../../server/http/html';
 import { journeyFragment } from './journey-view';
 import { layout, type PageContext } from './layout';
 

@@ -1,5 +1,5 @@
 /** What to do with an event action after a send: record it delivered, fail it for good, or schedule another attempt. */
-import type { DeliveryError, DeliveryOutcome, RequestSummary } from './destination';
+import type { DeliveryError, DeliveryOutcome, RequestSummary } from '../destinations/adapter';
 import { backoffDelayMs, type BackoffPolicy } from './backoff';
 
 export type Decision =

@@ -3,13 +3,13 @@
  * each destination's rows through its adapter in one call, then record every outcome and release (or reschedule) every
  * row in one transaction, each write fenced by its claim's lease.
  */
-import type { Database } from '../store/db';
+import type { Database } from '../db/db';
 import type { Settings } from '../settings';
-import { completeDeliveries, rescheduleDeliveries, type ClaimedDelivery, type Reschedule } from '../store/outbox';
-import { loadDeliveryRecords, recordActionResults, refreshEventStatuses, type ActionResult, type DeliveryRecord } from '../store/delivery';
-import { settlePairing, type Settlement } from '../domain/late-pairing';
-import type { DeliveryInput, DeliveryOutcome } from './destination';
-import { adapterFor } from './registry';
+import { completeDeliveries, rescheduleDeliveries, type ClaimedDelivery, type Reschedule } from './outbox-sql';
+import { loadDeliveryRecords, recordActionResults, refreshEventStatuses, type ActionResult, type DeliveryRecord } from './sql';
+import { settlePairing, type Settlement } from '../pairing/late-pairing';
+import type { DeliveryInput, DeliveryOutcome } from '../destinations/adapter';
+import { adapterFor } from '../destinations/adapters';
 import { decide } from './decision';
 import type { BackoffPolicy } from './backoff';
 

@@ -4,9 +4,9 @@
  * Rows stay in the outbox until their outcome is recorded, so nothing is lost across a restart; a row whose lease
  * expired (a crash mid-send) is claimed again, and the destination dedupes the resend by its order id.
  */
-import type { Database } from '../store/db';
+import type { Database } from '../db/db';
 import type { Settings } from '../settings';
-import { claimDeliveries } from '../store/outbox';
+import { claimDeliveries } from './outbox-sql';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff';
 import { runDeliveryRound, type DeliveryLogger, type RoundDeps, type RoundResult } from './round';
 import { onDeliveryRequested } from './wakeup';

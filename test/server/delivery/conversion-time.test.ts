@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatConversionDateTime, utcOffsetMinutes } from '../../../src/server/delivery/conversion-time';
+import { formatConversionDateTime, utcOffsetMinutes } from '../../../src/server/destinations/google-ads/conversion-time';
 
 describe("conversion date-time in the site's timezone", () => {
   it.each([

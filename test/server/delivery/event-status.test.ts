@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventStatusFor } from '../../../src/server/store/delivery';
+import { eventStatusFor } from '../../../src/server/delivery/sql';
 import { decide } from '../../../src/server/delivery/decision';
 
 describe("an event's status from its actions", () => {

@@ -1,13 +1,13 @@
 /** Rows a delivery test needs (account, site, connected Google Ads destination, report, event) and a steppable clock. */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { Database } from '../../../src/server/store/db';
-import { openDatabase } from '../../../src/server/store/db';
-import { migrate } from '../../../src/server/store/migrations';
-import { insertAccount } from '../../../src/server/store/accounts';
-import { insertSite, type SiteRow } from '../../../src/server/store/sites';
-import { insertEvent } from '../../../src/server/store/events';
-import { newId } from '../../../src/server/ids';
+import type { Database } from '../../../src/server/db/db';
+import { openDatabase } from '../../../src/server/db/db';
+import { migrate } from '../../../src/server/db/migrations';
+import { insertAccount } from '../../../src/server/accounts/sql';
+import { insertSite, type SiteRow } from '../../../src/server/api/sites/sql';
+import { insertEvent } from '../../../src/server/fanout/sql';
+import { newId } from '../../../src/server/db/ids';
 import { loadSettings, type Settings } from '../../../src/server/settings';
 import type { DatabaseKind } from '../support/databases';
 import type { DeliveryLogger } from '../../../src/server/delivery/worker';

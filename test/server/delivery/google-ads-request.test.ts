@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryInput } from '../../../src/server/delivery/destination';
+import type { DeliveryInput } from '../../../src/server/destinations/adapter';
 import {
   conversionActionResourceName,
   deriveOrderId,
@@ -7,8 +7,8 @@ import {
   prepareClickConversion,
   uploadBody,
   type PreparedConversion,
-} from '../../../src/server/delivery/google-ads-request';
-import { sha256Hex } from '../../../src/server/delivery/identity';
+} from '../../../src/server/destinations/google-ads/legacy-request';
+import { sha256Hex } from '../../../src/server/destinations/google-ads/legacy-identity';
 import { validateUploadBody } from '../../../src/demo/fake-google-ads';
 import { settingsFor } from './fixtures';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interpretUploadResponse } from '../../../src/server/delivery/google-ads-response';
+import { interpretUploadResponse } from '../../../src/server/destinations/google-ads/legacy-response';
 
 const now = new Date('2026-11-21T10:00:00Z');
 const summary = { order_id: 'abc' };

@@ -4,7 +4,7 @@ import {
   normalizeEmail,
   normalizePhone,
   sha256Hex,
-} from '../../../src/server/delivery/identity';
+} from '../../../src/server/destinations/google-ads/legacy-identity';
 
 describe('identity normalisation for Google Ads', () => {
   it.each([

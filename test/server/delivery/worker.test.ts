@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../support/databases';
-import type { Database } from '../../../src/server/store/db';
-import { claimDeliveries } from '../../../src/server/store/outbox';
-import { upsertSnapshots } from '../../../src/server/store/snapshots';
+import type { Database } from '../../../src/server/db/db';
+import { claimDeliveries } from '../../../src/server/delivery/outbox-sql';
+import { upsertSnapshots } from '../../../src/server/collector/sql';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from '../../../src/server/delivery/worker';
 import { runDeliveryRound } from '../../../src/server/delivery/round';
 import { DEFAULT_BACKOFF } from '../../../src/server/delivery/backoff';
 import { requestDelivery } from '../../../src/server/delivery/wakeup';
-import { sha256Hex } from '../../../src/server/delivery/identity';
-import { deriveOrderId } from '../../../src/server/delivery/google-ads-request';
+import { sha256Hex } from '../../../src/server/destinations/google-ads/legacy-identity';
+import { deriveOrderId } from '../../../src/server/destinations/google-ads/legacy-request';
 import { startFakeGoogleAds, type FakeGoogleAds } from '../../../src/demo/fake-google-ads';
 import {
   ACCESS_TOKEN, CUSTOMER_ID, DEVELOPER_TOKEN, createDeliveryFixture, insertReportedEvent, memoryLog, readOutcome, settingsFor,

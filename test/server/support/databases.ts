@@ -1,8 +1,8 @@
 /** The databases store tests run against: embedded PGlite always, and a real PostgreSQL when TEST_DATABASE_URL is set. */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../../src/server/store/db';
-import { migrate } from '../../../src/server/store/migrations';
+import { openDatabase, type Database } from '../../../src/server/db/db';
+import { migrate } from '../../../src/server/db/migrations';
 
 export interface DatabaseKind {
   name: 'pglite' | 'postgres';

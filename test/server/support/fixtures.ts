@@ -1,7 +1,7 @@
 /** Test fixtures for the collector and the webhook: rows inserted directly (flows, trigger sources), signed requests. */
 import { randomBytes } from 'node:crypto';
-import type { Queryable } from '../../../src/server/store/db';
-import { newId } from '../../../src/server/ids';
+import type { Queryable } from '../../../src/server/db/db';
+import { newId } from '../../../src/server/db/ids';
 import { generateTestSignatureHeader } from '../../../src/protocol/hmac-node';
 import { saasSignupPath, SIGNATURE_HEADER } from '../../../src/protocol/webhook';
 import type { Snapshot } from '../../../src/protocol/collector';

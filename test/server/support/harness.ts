@@ -1,10 +1,10 @@
 /** An in-process service for tests: in-memory PGlite (or TEST_DATABASE_URL), migrated, one account, key and site. */
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../src/server/app';
-import { openDatabase, type Database } from '../../../src/server/store/db';
-import { migrate } from '../../../src/server/store/migrations';
-import { insertAccount, issueApiKey } from '../../../src/server/store/accounts';
-import { insertSite, type SiteRow } from '../../../src/server/store/sites';
+import { buildApp } from '../../../src/server/http/app';
+import { openDatabase, type Database } from '../../../src/server/db/db';
+import { migrate } from '../../../src/server/db/migrations';
+import { insertAccount, issueApiKey } from '../../../src/server/accounts/sql';
+import { insertSite, type SiteRow } from '../../../src/server/api/sites/sql';
 import { loadSettings, type Settings } from '../../../src/server/settings';
 
 export interface TestService {

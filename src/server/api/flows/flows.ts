@@ -1,0 +1,202 @@
+/** Flows: created as drafts, published after validation (live flows deliver), unpublished back to draft. */
+import type { Database, Queryable } from '../../db/db';
+import { findSite } from '../sites/sql';
+import { destinationSettings } from '../../destinations/sql';
+import { findTriggerSource } from '../../webhook/secret-sql';
+import { findFlow, insertFlow, lockFlow, listFlowsPage, transitionFlow, updateFlow, type FlowFields, type FlowRow } from './sql';
+import { ApiError, invalidParam, missingParam, notFound } from '../../http/errors';
+import { paginate, parsePageRequest, PAGE_PARAMS, type ListEnvelope } from '../../http/pagination';
+import { queryString, rejectUnknownFields, requireObjectBody, requiredString, type JsonObject } from '../../http/input';
+import { requireSite } from '../sites/sites';
+import { destinationKind, supportedDestinationTypes, type Problem } from '../../destinations/kinds';
+import { actionsProblems, sizeProblems, triggerKeyOf, triggerProblems } from './flow-config';
+
+/** Longest flow name. */
+export const FLOW_NAME_MAX = 200;
+
+/** The Flow record: the spec's fields plus status and timestamps. */
+export interface FlowRecord {
+  id: string;
+  site_id: string;
+  name: string;
+  trigger_config: Record<string, unknown>;
+  actions_config: Record<string, unknown>[];
+  status: 'draft' | 'live';
+  created_at: string;
+  updated_at: string;
+  published_at: string | null;
+}
+
+/** The API view of a stored flow. */
+export function toFlowRecord(row: FlowRow): FlowRecord {
+  return {
+    id: row.id,
+    site_id: row.site_id,
+    name: row.name,
+    trigger_config: row.trigger_config,
+    actions_config: row.actions_config,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    published_at: row.published_at ? row.published_at.toISOString() : null,
+  };
+}
+
+/** 400 `flow_invalid`: names the first problem in message and param, and lists them all in `errors`. */
+export class FlowInvalidError extends ApiError {
+  constructor(readonly problems: Problem[]) {
+    const first = problems[0]!;
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''}, see errors)` : '';
+    super(400, 'invalid_request_error', 'flow_invalid', `The flow cannot be published: ${first.message}${more}`, first.param);
+  }
+
+  override toBody() {
+    const body = super.toBody();
+    return { error: { ...body.error, errors: this.problems } };
+  }
+}
+
+function firstProblemAsError(problems: Problem[]): void {
+  const first = problems[0];
+  if (first) throw invalidParam(first.param, first.message);
+}
+
+async function requireFlow(db: Queryable, accountId: string, id: string): Promise<FlowRow> {
+  const flow = await findFlow(db, accountId, id);
+  if (!flow) throw notFound('flow', id);
+  return flow;
+}
+
+/** Checks trigger_config and actions_config for shape; returns them with the API trigger's key. */
+function parseConfigs(input: JsonObject, required: boolean): Partial<FlowFields> {
+  const fields: Partial<FlowFields> = {};
+  for (const key of ['trigger_config', 'actions_config'] as const) {
+    if (required && (input[key] === undefined || input[key] === null)) throw missingParam(key);
+  }
+  if (input.trigger_config !== undefined) {
+    firstProblemAsError([...sizeProblems(input.trigger_config, 'trigger_config'), ...triggerProblems(input.trigger_config)]);
+    fields.triggerConfig = input.trigger_config as JsonObject;
+    fields.triggerKey = triggerKeyOf(fields.triggerConfig);
+  }
+  if (input.actions_config !== undefined) {
+    firstProblemAsError([...sizeProblems(input.actions_config, 'actions_config'), ...actionsProblems(input.actions_config)]);
+    fields.actionsConfig = input.actions_config as JsonObject[];
+  }
+  return fields;
+}
+
+/** POST /v1/flows: a draft flow of a site of the account. Nothing is delivered until it is published. */
+export async function createFlow(db: Queryable, accountId: string, body: unknown): Promise<FlowRecord> {
+  const input = requireObjectBody(body);
+  rejectUnknownFields(input, ['site_id', 'name', 'trigger_config', 'actions_config']);
+  const siteId = requiredString(input, 'site_id', 100);
+  const name = requiredString(input, 'name', FLOW_NAME_MAX);
+  const configs = parseConfigs(input, true) as Required<Pick<FlowFields, 'triggerConfig' | 'actionsConfig' | 'triggerKey'>>;
+  const site = await requireSite(db, accountId, siteId, 'site_id');
+  return toFlowRecord(await insertFlow(db, accountId, site.id, { name, ...configs }));
+}
+
+/** GET /v1/flows: the account's flows in creation order, paginated; `site_id` filters by site. */
+export async function listFlows(db: Queryable, accountId: string, query: JsonObject): Promise<ListEnvelope<FlowRecord>> {
+  rejectUnknownFields(query, [...PAGE_PARAMS, 'site_id']);
+  const request = parsePageRequest(query);
+  const siteId = queryString(query, 'site_id');
+  if (siteId !== undefined) await requireSite(db, accountId, siteId, 'site_id');
+  return paginate(request, (r) => listFlowsPage(db, accountId, { siteId }, r), toFlowRecord);
+}
+
+/** GET /v1/flows/{id}. */
+export async function getFlow(db: Queryable, accountId: string, id: string): Promise<FlowRecord> {
+  return toFlowRecord(await requireFlow(db, accountId, id));
+}
+
+/**
+ * PATCH /v1/flows/{id}: name, trigger_config, actions_config. A live flow may only be renamed: what it delivers
+ * changes only through unpublish, edit, publish, so a live flow never runs an unvalidated configuration.
+ */
+export async function patchFlow(db: Queryable, accountId: string, id: string, body: unknown): Promise<FlowRecord> {
+  const input = requireObjectBody(body);
+  rejectUnknownFields(input, ['name', 'trigger_config', 'actions_config']);
+  const patch: Partial<FlowFields> = parseConfigs(input, false);
+  if (input.name !== undefined) patch.name = requiredString(input, 'name', FLOW_NAME_MAX);
+  const flow = await requireFlow(db, accountId, id);
+  const changesConfig = patch.triggerConfig !== undefined || patch.actionsConfig !== undefined;
+  if (flow.status === 'live' && changesConfig) throw flowIsLive(id);
+  const row = await updateFlow(db, accountId, id, patch, changesConfig ? 'draft' : undefined);
+  // Published between our read and the guarded write: same answer as if we had seen it live.
+  if (!row) throw flowIsLive(id);
+  return toFlowRecord(row);
+}
+
+function flowIsLive(id: string): ApiError {
+  return new ApiError(
+    409,
+    'conflict_error',
+    'flow_live',
+    `Flow ${id} is live: only its name can change. Unpublish it (POST /v1/flows/${id}/unpublish), edit it, then publish it again.`,
+  );
+}
+
+/** Everything that keeps a flow from going live, in the order a user would fix it. */
+export async function publishProblems(db: Queryable, flow: FlowRow): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  const site = await findSite(db, flow.account_id, flow.site_id);
+  if (!site) problems.push({ param: 'site_id', message: `the flow's site ${flow.site_id} no longer exists.` });
+  const triggerIssues = triggerProblems(flow.trigger_config);
+  problems.push(...triggerIssues);
+  const key = triggerIssues.length === 0 ? triggerKeyOf(flow.trigger_config) : null;
+  if (key !== null && site && !(await findTriggerSource(db, flow.account_id, site.id, 'api'))) {
+    problems.push({
+      param: 'trigger_config',
+      message: `no API trigger source is connected for site ${site.id}: complete a connect_trigger_source handoff for it first.`,
+    });
+  }
+  const actionIssues = actionsProblems(flow.actions_config);
+  problems.push(...actionIssues);
+  if (actionIssues.length > 0) return problems;
+  for (const [i, action] of flow.actions_config.entries()) {
+    const at = `actions_config[${i}]`;
+    const type = action.integrationId as string;
+    const kind = destinationKind(type);
+    if (!kind) {
+      problems.push({
+        param: `${at}.integrationId`,
+        message: `${at}.integrationId '${type}' is not a supported destination; supported: ${supportedDestinationTypes().join(', ')}.`,
+      });
+      continue;
+    }
+    const settings = await destinationSettings(db, flow.account_id, type);
+    if (!settings) {
+      problems.push({
+        param: `${at}.integrationId`,
+        message: `${kind.label} is not connected for this account: complete a connect_destination handoff with destination_type ${type} first.`,
+      });
+      continue;
+    }
+    problems.push(...kind.checkAction(action.config as JsonObject, `${at}.config`, settings));
+  }
+  return problems;
+}
+
+/**
+ * POST /v1/flows/{id}/publish: validates and makes the flow live; a live flow is answered as it is. The flow row is
+ * locked while it is checked, so an edit cannot slip in between the check and the switch.
+ */
+export async function publishFlow(db: Database, accountId: string, id: string): Promise<FlowRecord> {
+  return db.transaction(async (tx) => {
+    const flow = await lockFlow(tx, accountId, id);
+    if (!flow) throw notFound('flow', id);
+    if (flow.status === 'live') return toFlowRecord(flow);
+    const problems = await publishProblems(tx, flow);
+    if (problems.length > 0) throw new FlowInvalidError(problems);
+    return toFlowRecord((await transitionFlow(tx, accountId, id, 'draft', 'live'))!);
+  });
+}
+
+/** POST /v1/flows/{id}/unpublish: back to draft (delivers nothing); a draft is answered as it is. */
+export async function unpublishFlow(db: Queryable, accountId: string, id: string): Promise<FlowRecord> {
+  const flow = await requireFlow(db, accountId, id);
+  if (flow.status === 'draft') return toFlowRecord(flow);
+  const row = (await transitionFlow(db, accountId, id, 'live', 'draft')) ?? (await requireFlow(db, accountId, id));
+  return toFlowRecord(row);
+}

@@ -1,0 +1,115 @@
+/** SQL for flows: drafts and live flows of a site, with the trigger key of API triggers indexed for the webhook fan-out. */
+import type { Queryable } from '../../db/db';
+import { newId } from '../../db/ids';
+import type { PageRequest, PageResult } from '../../http/pagination';
+import { selectPageBySeq } from '../../db/keyset';
+
+export type FlowStatus = 'draft' | 'live';
+
+export interface FlowRow {
+  id: string;
+  account_id: string;
+  site_id: string;
+  name: string;
+  trigger_config: Record<string, unknown>;
+  actions_config: Record<string, unknown>[];
+  status: FlowStatus;
+  trigger_key: string | null;
+  created_at: Date;
+  updated_at: Date;
+  published_at: Date | null;
+}
+
+const COLUMNS =
+  'id, account_id, site_id, name, trigger_config, actions_config, status, trigger_key, created_at, updated_at, published_at';
+
+/** What a flow is made of. */
+export interface FlowFields {
+  name: string;
+  triggerConfig: Record<string, unknown>;
+  actionsConfig: Record<string, unknown>[];
+  /** The API trigger's key, or null for other triggers. */
+  triggerKey: string | null;
+}
+
+/** Creates a draft flow. */
+export async function insertFlow(db: Queryable, accountId: string, siteId: string, fields: FlowFields): Promise<FlowRow> {
+  const [row] = await db.query<FlowRow>(
+    `insert into flows (id, account_id, site_id, name, trigger_config, actions_config, trigger_key)
+     values ($1, $2, $3, $4, $5, $6, $7) returning ${COLUMNS}`,
+    [newId('flow'), accountId, siteId, fields.name, JSON.stringify(fields.triggerConfig), JSON.stringify(fields.actionsConfig), fields.triggerKey],
+  );
+  return row!;
+}
+
+/** A flow of an account by id, or null. */
+export async function findFlow(db: Queryable, accountId: string, id: string): Promise<FlowRow | null> {
+  const [row] = await db.query<FlowRow>(`select ${COLUMNS} from flows where account_id = $1 and id = $2`, [accountId, id]);
+  return row ?? null;
+}
+
+/** A flow of an account by id, locked for the rest of the transaction (publish validates and flips it atomically). */
+export async function lockFlow(tx: Queryable, accountId: string, id: string): Promise<FlowRow | null> {
+  const [row] = await tx.query<FlowRow>(`select ${COLUMNS} from flows where account_id = $1 and id = $2 for update`, [accountId, id]);
+  return row ?? null;
+}
+
+/** One page of an account's flows in creation order, optionally of one site. */
+export async function listFlowsPage(
+  db: Queryable,
+  accountId: string,
+  filters: { siteId?: string | undefined },
+  request: PageRequest,
+): Promise<PageResult<FlowRow>> {
+  return selectPageBySeq<FlowRow>(db, { table: 'flows', columns: COLUMNS, accountId, filters: { site_id: filters.siteId } }, request);
+}
+
+/**
+ * Changes a flow's fields; absent fields are kept. `onlyStatus` guards the write (a draft-only edit must not land on a
+ * flow published meanwhile). Null when no flow of the account with that id (and status) exists.
+ */
+export async function updateFlow(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  patch: Partial<FlowFields>,
+  onlyStatus?: FlowStatus,
+): Promise<FlowRow | null> {
+  const triggerChanged = patch.triggerConfig !== undefined;
+  const [row] = await db.query<FlowRow>(
+    `update flows set
+       name = coalesce($3::text, name),
+       trigger_config = coalesce($4::jsonb, trigger_config),
+       actions_config = coalesce($5::jsonb, actions_config),
+       trigger_key = case when $6::boolean then $7::text else trigger_key end,
+       updated_at = now()
+     where account_id = $1 and id = $2 and ($8::text is null or status = $8::text) returning ${COLUMNS}`,
+    [
+      accountId, id, patch.name ?? null,
+      patch.triggerConfig ? JSON.stringify(patch.triggerConfig) : null,
+      patch.actionsConfig ? JSON.stringify(patch.actionsConfig) : null,
+      triggerChanged, patch.triggerKey ?? null, onlyStatus ?? null,
+    ],
+  );
+  return row ?? null;
+}
+
+/** Moves a flow from one status to the other (publish: draft to live; unpublish: live to draft). Null when it was not in `from`. */
+export async function transitionFlow(db: Queryable, accountId: string, id: string, from: FlowStatus, to: FlowStatus): Promise<FlowRow | null> {
+  const [row] = await db.query<FlowRow>(
+    `update flows set status = $4::text, updated_at = now(),
+       published_at = case when $4::text = 'live' then now() else null end
+     where account_id = $1 and id = $2 and status = $3 returning ${COLUMNS}`,
+    [accountId, id, from, to],
+  );
+  return row ?? null;
+}
+
+/** The distinct trigger keys of a site's API-trigger flows (drafts included), for the hosted trigger source page. */
+export async function triggerKeysOfSite(db: Queryable, siteId: string): Promise<string[]> {
+  const rows = await db.query<{ trigger_key: string }>(
+    'select distinct trigger_key from flows where site_id = $1 and trigger_key is not null order by trigger_key',
+    [siteId],
+  );
+  return rows.map((r) => r.trigger_key);
+}

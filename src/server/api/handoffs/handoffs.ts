@@ -1,0 +1,101 @@
+/** Handoffs through the API: create one (its hosted url is where the user authorizes) and poll it. */
+import type { Queryable } from '../../db/db';
+import type { Settings } from '../../settings';
+import { findHandoff, insertHandoff, type HandoffPurpose, type HandoffRow } from './sql';
+import { firstSites } from '../sites/sql';
+import { ApiError, invalidParam, missingParam, notFound } from '../../http/errors';
+import { rejectUnknownFields, requireObjectBody } from '../../http/input';
+import { requireSite } from '../sites/sites';
+import { destinationKind, supportedDestinationTypes } from '../../destinations/kinds';
+
+/** The trigger sources a handoff can connect: the spec's API trigger only. */
+export const TRIGGER_SOURCES = ['api'] as const;
+
+/** The Handoff record: the spec's id, url, status, and what it connects. */
+export interface HandoffRecord {
+  id: string;
+  url: string;
+  status: 'pending' | 'completed';
+  purpose: HandoffPurpose;
+  destination_type: string | null;
+  trigger_source: string | null;
+  site_id: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** Where the user goes to authorize: the hosted page, addressed by the unguessable token (never by the id). */
+export function handoffUrl(settings: Settings, token: string): string {
+  return `${settings.publicUrl}/handoffs/${token}`;
+}
+
+/** The API view of a stored handoff. */
+export function toHandoffRecord(settings: Settings, row: HandoffRow): HandoffRecord {
+  return {
+    id: row.id,
+    url: handoffUrl(settings, row.token),
+    status: row.status,
+    purpose: row.purpose,
+    destination_type: row.destination_type,
+    trigger_source: row.trigger_source,
+    site_id: row.site_id,
+    created_at: row.created_at.toISOString(),
+    completed_at: row.completed_at ? row.completed_at.toISOString() : null,
+  };
+}
+
+/** The site a trigger source handoff is for: the one named, or the account's only site. */
+async function siteForTriggerSource(db: Queryable, accountId: string, siteId: unknown): Promise<string> {
+  if (siteId !== undefined && siteId !== null) {
+    if (typeof siteId !== 'string') throw invalidParam('site_id', 'site_id must be a site id (site_…).');
+    return (await requireSite(db, accountId, siteId, 'site_id')).id;
+  }
+  const sites = await firstSites(db, accountId, 2);
+  if (sites.length === 1) return sites[0]!.id;
+  if (sites.length === 0) {
+    throw new ApiError(400, 'invalid_request_error', 'no_site', 'The account has no site yet: create one with POST /v1/sites first.', 'site_id');
+  }
+  throw invalidParam(
+    'site_id',
+    'The account has more than one site: pass site_id to say which site the trigger source is for.',
+    'parameter_missing',
+  );
+}
+
+/** POST /v1/handoffs: a pending handoff and its hosted url. */
+export async function createHandoff(db: Queryable, settings: Settings, accountId: string, body: unknown): Promise<HandoffRecord> {
+  const input = requireObjectBody(body);
+  const purpose = input.purpose;
+  if (purpose === undefined || purpose === null) throw missingParam('purpose');
+  if (purpose === 'connect_destination') {
+    rejectUnknownFields(input, ['purpose', 'destination_type']);
+    const type = input.destination_type;
+    if (type === undefined || type === null) throw missingParam('destination_type');
+    if (typeof type !== 'string' || !destinationKind(type)) {
+      throw invalidParam(
+        'destination_type',
+        `destination_type ${JSON.stringify(type)} is not supported; supported: ${supportedDestinationTypes().join(', ')}.`,
+      );
+    }
+    const row = await insertHandoff(db, { accountId, purpose, destinationType: type, triggerSource: null, siteId: null });
+    return toHandoffRecord(settings, row);
+  }
+  if (purpose === 'connect_trigger_source') {
+    rejectUnknownFields(input, ['purpose', 'trigger_source', 'site_id']);
+    const source = input.trigger_source ?? 'api';
+    if (!TRIGGER_SOURCES.includes(source as (typeof TRIGGER_SOURCES)[number])) {
+      throw invalidParam('trigger_source', `trigger_source ${JSON.stringify(source)} is not supported; supported: ${TRIGGER_SOURCES.join(', ')}.`);
+    }
+    const siteId = await siteForTriggerSource(db, accountId, input.site_id);
+    const row = await insertHandoff(db, { accountId, purpose, destinationType: null, triggerSource: source as string, siteId });
+    return toHandoffRecord(settings, row);
+  }
+  throw invalidParam('purpose', `purpose must be connect_destination or connect_trigger_source (got ${JSON.stringify(purpose)}).`);
+}
+
+/** GET /v1/handoffs/{id}: the handoff, for polling until status is completed. */
+export async function getHandoff(db: Queryable, settings: Settings, accountId: string, id: string): Promise<HandoffRecord> {
+  const row = await findHandoff(db, accountId, id);
+  if (!row) throw notFound('handoff', id);
+  return toHandoffRecord(settings, row);
+}

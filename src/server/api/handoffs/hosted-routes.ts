@@ -1,0 +1,80 @@
+/**
+ * The hosted handoff pages at `{publicUrl}/handoffs/{token}`: HTML for a person, not JSON. GET shows the step; POST
+ * (a form) completes it. Never cached, never leaked through a Referer, never framed.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppContext } from '../../http/app';
+import { completeDestinationHandoff, completeTriggerSourceHandoff, openHostedHandoff } from './completion';
+import {
+  completedPage,
+  destinationConnectedPage,
+  destinationFormPage,
+  notFoundPage,
+  triggerSourceConnectedPage,
+  triggerSourceIntroPage,
+} from './hosted-pages';
+
+/** Largest form accepted, in bytes. */
+const FORM_MAX_BYTES = 16 * 1024;
+
+type ByToken = { Params: { token: string } };
+
+function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+    .header('x-frame-options', 'DENY')
+    .header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    )
+    .send(body);
+}
+
+/** Reads an application/x-www-form-urlencoded body into a plain record (the last value of a repeated field wins). */
+function parseForm(body: string): Record<string, string> {
+  const form: Record<string, string> = Object.create(null);
+  for (const [key, value] of new URLSearchParams(body)) form[key] = value;
+  return form;
+}
+
+/** The string fields of a submitted form (a JSON body is read the same way; other values are ignored). */
+function formFields(body: unknown): Record<string, string> {
+  const fields: Record<string, string> = Object.create(null);
+  if (typeof body !== 'object' || body === null) return fields;
+  for (const [key, value] of Object.entries(body)) if (typeof value === 'string') fields[key] = value;
+  return fields;
+}
+
+export default async function hostedRoutes(app: FastifyInstance, { db, settings }: AppContext): Promise<void> {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_MAX_BYTES },
+    (_request, body, done) => done(null, parseForm(body as string)),
+  );
+
+  app.get<ByToken>('/handoffs/:token', async (request, reply) => {
+    const hosted = await openHostedHandoff(db, settings, request.params.token);
+    if (!hosted) return sendPage(reply, 404, notFoundPage());
+    if (hosted.handoff.status === 'completed') return sendPage(reply, 200, completedPage(hosted));
+    return sendPage(reply, 200, hosted.kind === 'destination' ? destinationFormPage(hosted) : triggerSourceIntroPage(hosted));
+  });
+
+  app.post<ByToken>('/handoffs/:token', async (request, reply) => {
+    const hosted = await openHostedHandoff(db, settings, request.params.token);
+    if (!hosted) return sendPage(reply, 404, notFoundPage());
+    if (hosted.kind === 'trigger_source') {
+      const outcome = await completeTriggerSourceHandoff(db, hosted);
+      if (outcome.kind === 'already_completed') return sendPage(reply, 409, completedPage(hosted));
+      return sendPage(reply, 200, triggerSourceConnectedPage(hosted, outcome.secret, outcome.rotated));
+    }
+    const form = formFields(request.body);
+    const outcome = await completeDestinationHandoff(db, hosted, form);
+    if (outcome.kind === 'already_completed') return sendPage(reply, 409, completedPage(hosted));
+    if (outcome.kind === 'invalid') return sendPage(reply, 400, destinationFormPage(hosted, form, outcome.errors));
+    return sendPage(reply, 200, destinationConnectedPage(hosted.destination, outcome.summary));
+  });
+}

@@ -1,0 +1,59 @@
+/** SQL for handoffs: a hosted authorization step, reached through an unguessable token. */
+import type { Queryable } from '../../db/db';
+import { newId, newUrlToken } from '../../db/ids';
+
+export type HandoffPurpose = 'connect_destination' | 'connect_trigger_source';
+export type HandoffStatus = 'pending' | 'completed';
+
+export interface HandoffRow {
+  id: string;
+  account_id: string;
+  purpose: HandoffPurpose;
+  destination_type: string | null;
+  trigger_source: string | null;
+  site_id: string | null;
+  token: string;
+  status: HandoffStatus;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+const COLUMNS = 'id, account_id, purpose, destination_type, trigger_source, site_id, token, status, created_at, completed_at';
+
+/** Creates a pending handoff with a fresh token. */
+export async function insertHandoff(
+  db: Queryable,
+  fields: { accountId: string; purpose: HandoffPurpose; destinationType: string | null; triggerSource: string | null; siteId: string | null },
+): Promise<HandoffRow> {
+  const [row] = await db.query<HandoffRow>(
+    `insert into handoffs (id, account_id, purpose, destination_type, trigger_source, site_id, token)
+     values ($1, $2, $3, $4, $5, $6, $7) returning ${COLUMNS}`,
+    [newId('hdf'), fields.accountId, fields.purpose, fields.destinationType, fields.triggerSource, fields.siteId, newUrlToken()],
+  );
+  return row!;
+}
+
+/** A handoff of an account by id, or null. */
+export async function findHandoff(db: Queryable, accountId: string, id: string): Promise<HandoffRow | null> {
+  const [row] = await db.query<HandoffRow>(`select ${COLUMNS} from handoffs where account_id = $1 and id = $2`, [accountId, id]);
+  return row ?? null;
+}
+
+/** A handoff by its url token (the hosted page), or null. */
+export async function findHandoffByToken(db: Queryable, token: string): Promise<HandoffRow | null> {
+  const [row] = await db.query<HandoffRow>(`select ${COLUMNS} from handoffs where token = $1`, [token]);
+  return row ?? null;
+}
+
+/**
+ * Marks a pending handoff completed and returns it; null when it was not pending (already completed, perhaps by a
+ * concurrent request). Run it first in the completing transaction: the row lock makes exactly one completion win.
+ */
+export async function claimPendingHandoff(tx: Queryable, token: string, result: Record<string, unknown>): Promise<HandoffRow | null> {
+  const [row] = await tx.query<HandoffRow>(
+    `update handoffs set status = 'completed', completed_at = now(), result = $2
+     where token = $1 and status = 'pending' returning ${COLUMNS}`,
+    [token, JSON.stringify(result)],
+  );
+  return row ?? null;
+}

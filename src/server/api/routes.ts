@@ -1,0 +1,33 @@
+/** The REST API under /v1: Bearer authentication for every route here, then one plugin per resource. */
+import type { FastifyInstance } from 'fastify';
+import { parseJsonText } from '../http/json-text';
+import type { AppContext } from '../http/app';
+import { bearerAuthHook } from '../http/auth';
+import siteRoutes from './sites/routes';
+import handoffRoutes from './handoffs/routes';
+import flowRoutes from './flows/routes';
+import eventRoutes from './events/routes';
+
+/** Registers /v1 (encapsulated: the auth hook and the body parser apply to /v1 only). */
+export default async function restRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', bearerAuthHook(ctx.db));
+      // A bodiless POST (publish) from a client that always sends Content-Type: application/json is not an error.
+      v1.removeContentTypeParser('application/json');
+      v1.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+        if (body === '') return done(null, undefined);
+        try {
+          done(null, parseJsonText(body as string));
+        } catch (error) {
+          done(error as Error);
+        }
+      });
+      await v1.register(siteRoutes, ctx);
+      await v1.register(handoffRoutes, ctx);
+      await v1.register(flowRoutes, ctx);
+      await v1.register(eventRoutes, ctx);
+    },
+    { prefix: '/v1' },
+  );
+}

@@ -1,0 +1,51 @@
+/**
+ * Retention of browser snapshots. A correlation token can be reported only while its cookie lives (at most a day), and
+ * a paired event keeps its own copy of the click data, so a snapshot older than the retention period can no longer
+ * serve any report: it is deleted, in small chunks so the embedded store never stalls the hot paths.
+ */
+import type { Database } from '../db/db';
+import { purgeSnapshotsBefore } from './sql';
+
+/** Rows deleted per statement. */
+const CHUNK = 500;
+
+/** Deletes every snapshot last written more than `retentionDays` before `now`; returns how many went. */
+export async function purgeExpiredSnapshots(db: Database, retentionDays: number, now: Date = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
+  let total = 0;
+  for (;;) {
+    const deleted = await purgeSnapshotsBefore(db, cutoff, CHUNK);
+    total += deleted;
+    if (deleted < CHUNK) return total;
+  }
+}
+
+export interface RetentionOptions {
+  db: Database;
+  retentionDays: number;
+  log: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  /** How often to purge; hourly by default. */
+  intervalMs?: number;
+}
+
+/** Purges at start and then every interval until stopped. */
+export function startSnapshotRetention(options: RetentionOptions): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const purge = () => {
+    running = purgeExpiredSnapshots(options.db, options.retentionDays).then(
+      (deleted) => {
+        if (deleted > 0) options.log.info({ deleted, retentionDays: options.retentionDays }, 'expired snapshots deleted');
+      },
+      (error: unknown) => options.log.error({ err: error }, 'snapshot retention failed; it runs again at the next interval'),
+    );
+  };
+  purge();
+  const timer = setInterval(purge, options.intervalMs ?? 3_600_000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/** SQL of delivery: loading what event actions' sends need, and recording their outcomes on actions and events. */
+import type { Queryable } from '../db/db';
+import type { EventStatus } from '../fanout/sql';
+import type { ReportIdentity } from '../webhook/report-sql';
+
+/** Everything about one event action that its delivery needs. */
+export interface DeliveryRecord {
+  action_id: string;
+  action_status: string;
+  destination: string;
+  conversion_id: string | null;
+  event_id: string;
+  site_id: string;
+  site_key: string;
+  site_timezone: string;
+  occurred_at: Date;
+  event_created_at: Date;
+  match_quality: string | null;
+  click_ids: Record<string, string> | null;
+  event_email: string | null;
+  data: Record<string, unknown>;
+  customer_event_id: string | null;
+  identity: ReportIdentity | null;
+  destination_settings: Record<string, unknown> | null;
+}
+
+/** Loads event actions with their event, site, report and the account's destination settings, in one read, by action id. */
+export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonly string[]): Promise<Map<string, DeliveryRecord>> {
+  if (eventActionIds.length === 0) return new Map();
+  const rows = await db.query<DeliveryRecord>(
+    `select a.id as action_id, a.status as action_status, a.destination, a.conversion_id,
+            e.id as event_id, e.site_id, e.site_key, s.timezone as site_timezone, e.occurred_at,
+            e.created_at as event_created_at, e.match_quality, e.click_ids, e.email as event_email, e.data,
+            r.customer_event_id, r.identity, d.settings as destination_settings
+     from event_actions a
+     join events e on e.id = a.event_id
+     join sites s on s.id = e.site_id
+     left join reports r on r.id = e.report_id
+     left join destinations d on d.account_id = e.account_id and d.type = a.destination
+     where a.id = any($1::text[])`,
+    [eventActionIds],
+  );
+  return new Map(rows.map((r) => [r.action_id, r]));
+}
+
+/** The error stored on an event action (shown through the API). */
+export interface ActionError {
+  code: string;
+  message: string;
+  status?: number;
+  /** True while the action is still queued for another attempt. */
+  retrying?: boolean;
+}
+
+/** The new state of an event action after a send. */
+export interface ActionResult {
+  actionId: string;
+  /** `queued` while it will be tried again. */
+  status: 'delivered' | 'failed' | 'queued';
+  attempts: number;
+  /** The error of a failure or of the last failed attempt; null once delivered. */
+  error: ActionError | null;
+  /** A PII-free summary of what was sent; null keeps what is stored. */
+  request: Record<string, unknown> | null;
+}
+
+/** Writes the results of sends onto their event actions, in one statement. */
+export async function recordActionResults(tx: Queryable, results: readonly ActionResult[], at: Date): Promise<void> {
+  if (results.length === 0) return;
+  await tx.query(
+    `update event_actions a set status = t.status, attempts = t.attempts, error = t.error,
+       request = coalesce(t.request, a.request),
+       delivered_at = case when t.status = 'delivered' then $6::timestamptz else a.delivered_at end,
+       updated_at = $6::timestamptz
+     from unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::jsonb[]) as t(id, status, attempts, error, request)
+     where a.id = t.id`,
+    [
+      results.map((r) => r.actionId),
+      results.map((r) => r.status),
+      results.map((r) => r.attempts),
+      results.map((r) => (r.error ? JSON.stringify(r.error) : null)),
+      results.map((r) => (r.request ? JSON.stringify(r.request) : null)),
+      at,
+    ],
+  );
+}
+
+/**
+ * An event's status from its actions' statuses: `queued` while any action is still pending, otherwise `failed` when
+ * any action failed, otherwise `completed` (all delivered, or no actions at all).
+ */
+export function eventStatusFor(actionStatuses: readonly string[]): EventStatus {
+  if (actionStatuses.some((s) => s !== 'delivered' && s !== 'failed')) return 'queued';
+  if (actionStatuses.some((s) => s === 'failed')) return 'failed';
+  return 'completed';
+}
+
+/**
+ * Recomputes events' statuses from their actions, in the caller's transaction. The event rows are locked first (in id
+ * order, so two workers cannot deadlock), so two actions of one event finishing at once in two processes cannot both
+ * read the other as still pending.
+ */
+export async function refreshEventStatuses(tx: Queryable, eventIds: readonly string[]): Promise<void> {
+  const ids = [...new Set(eventIds)].sort();
+  if (ids.length === 0) return;
+  await tx.query('select id from events where id = any($1::text[]) order by id for update', [ids]);
+  const rows = await tx.query<{ event_id: string; statuses: string[] }>(
+    'select event_id, array_agg(status) as statuses from event_actions where event_id = any($1::text[]) group by event_id',
+    [ids],
+  );
+  const statusOf = new Map(rows.map((r) => [r.event_id, eventStatusFor(r.statuses)]));
+  const statuses = ids.map((id) => statusOf.get(id) ?? eventStatusFor([]));
+  await tx.query(
+    `update events e set status = t.status from unnest($1::text[], $2::text[]) as t(id, status)
+     where e.id = t.id and e.status <> t.status`,
+    [ids, statuses],
+  );
+}

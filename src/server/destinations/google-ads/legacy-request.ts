@@ -1,0 +1,237 @@
+/**
+ * Builds the Google Ads API click conversion upload (ConversionUploadService.UploadClickConversions, REST JSON mapping):
+ * `POST {base}/{version}/customers/{customer_id}:uploadClickConversions` with `{conversions: [ClickConversion],
+ * partialFailure: true}`. Pure: no I/O, so the exact request is testable.
+ */
+import type { Settings } from '../../settings';
+import type { DeliveryError, DeliveryInput, RequestSummary } from '../adapter';
+import { formatConversionDateTime } from './conversion-time';
+import { hashIdentityForGoogleAds, sha256Hex } from './legacy-identity';
+
+/** Click id fields of a ClickConversion, in the order of preference: exactly one is sent. */
+export const GOOGLE_CLICK_ID_PRIORITY = ['gclid', 'gbraid', 'wbraid'] as const;
+export type GoogleClickIdField = (typeof GOOGLE_CLICK_ID_PRIORITY)[number];
+
+/** Length of the order id we derive (hex characters of a SHA-256): unique enough, short, and free of PII. */
+export const ORDER_ID_LENGTH = 32;
+
+/** A UserIdentifier: exactly one of its identifier fields (it is a oneof). */
+export type UserIdentifier = { hashedEmail: string } | { hashedPhoneNumber: string };
+
+/** ClickConversion in the REST JSON mapping (lowerCamelCase); only the fields we send. */
+export interface ClickConversion {
+  conversionAction: string;
+  conversionDateTime: string;
+  orderId: string;
+  gclid?: string;
+  gbraid?: string;
+  wbraid?: string;
+  userIdentifiers?: UserIdentifier[];
+}
+
+export interface UploadClickConversionsBody {
+  conversions: ClickConversion[];
+  partialFailure: true;
+}
+
+/** Most conversions Google Ads accepts in one uploadClickConversions request. */
+export const MAX_CONVERSIONS_PER_REQUEST = 2000;
+
+/** One conversion ready to upload: where and how to send it, the conversion itself, and a summary without PII. */
+export interface PreparedConversion {
+  url: string;
+  headers: Record<string, string>;
+  /** Conversions with the same key go to the same customer with the same credentials: they can share a request. */
+  requestKey: string;
+  conversion: ClickConversion;
+  summary: RequestSummary;
+}
+
+/** The connected account's settings as stored in destinations.settings (snake_case keys). */
+export interface GoogleAdsAccountSettings {
+  customerId: string;
+  loginCustomerId: string | null;
+  accessToken: string | null;
+  developerToken: string | null;
+}
+
+function text(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+/** A customer id with its display dashes removed (`123-456-7890` is `1234567890`); null when it is not digits. */
+export function normalizeCustomerId(value: unknown): string | null {
+  const raw = text(value);
+  if (raw === null) return null;
+  const digits = raw.replace(/-/g, '');
+  return /^\d{1,20}$/.test(digits) ? digits : null;
+}
+
+/**
+ * Reads a connected Google Ads destination's settings: `customer_id` (required), `login_customer_id` (manager account,
+ * optional), `access_token` (what the production OAuth flow supplies), `developer_token` (optional; the service-wide
+ * CNV_GOOGLE_ADS_DEVELOPER_TOKEN wins).
+ */
+export function readGoogleAdsSettings(
+  stored: Record<string, unknown> | null,
+  settings: Settings,
+): { ok: true; value: GoogleAdsAccountSettings } | { ok: false; error: DeliveryError } {
+  if (stored === null) {
+    return {
+      ok: false,
+      error: { code: 'destination_not_connected', message: 'No Google Ads account is connected for this account: complete a connect_destination handoff for google-ads.' },
+    };
+  }
+  const customerId = normalizeCustomerId(stored.customer_id);
+  if (customerId === null) {
+    return { ok: false, error: { code: 'destination_misconfigured', message: 'The connected Google Ads destination has no valid customer_id (10 digits, dashes allowed).' } };
+  }
+  const login = stored.login_customer_id;
+  const loginCustomerId = login === undefined || login === null || login === '' ? null : normalizeCustomerId(login);
+  if (loginCustomerId === null && !(login === undefined || login === null || login === '')) {
+    return { ok: false, error: { code: 'destination_misconfigured', message: 'The connected Google Ads destination has an invalid login_customer_id (digits, dashes allowed).' } };
+  }
+  return {
+    ok: true,
+    value: {
+      customerId,
+      loginCustomerId,
+      accessToken: text(stored.access_token),
+      developerToken: text(settings.googleAdsDeveloperToken) ?? text(stored.developer_token),
+    },
+  };
+}
+
+/** `customers/{customer_id}/conversionActions/{id}`, or the id as is when it already is such a resource name. */
+export function conversionActionResourceName(customerId: string, conversionId: string | null): string | null {
+  const id = conversionId?.trim() ?? '';
+  if (/^customers\/\d+\/conversionActions\/\d+$/.test(id)) return id;
+  if (/^\d{1,20}$/.test(id)) return `customers/${customerId}/conversionActions/${id}`;
+  return null;
+}
+
+/**
+ * The order id of a conversion: the first 32 hex characters of SHA-256(site_key ":" customer_event_id). Stable, so a
+ * resend after a crash carries the same order id and Google Ads counts it once; a hash, so no PII reaches Google.
+ * Browser-only events (no customer_event_id) use their event id.
+ */
+export function deriveOrderId(siteKey: string, customerEventId: string | null, eventId: string): string {
+  const key = customerEventId === null ? `event:${eventId}` : customerEventId;
+  return sha256Hex(`${siteKey}:${key}`).slice(0, ORDER_ID_LENGTH);
+}
+
+/** The single click id to send: gclid, else gbraid, else wbraid; null when there is none. */
+export function pickClickId(clickIds: DeliveryInput['clickIds']): { field: GoogleClickIdField; value: string } | null {
+  for (const field of GOOGLE_CLICK_ID_PRIORITY) {
+    const value = clickIds[field];
+    if (typeof value === 'string' && value.trim() !== '') return { field, value: value.trim() };
+  }
+  return null;
+}
+
+/** Prepares the click conversion of one event action, or says why it cannot be uploaded (a permanent failure). */
+export function prepareClickConversion(
+  input: DeliveryInput,
+  settings: Settings,
+): { ok: true; prepared: PreparedConversion } | { ok: false; error: DeliveryError } {
+  const account = readGoogleAdsSettings(input.destinationSettings, settings);
+  if (!account.ok) return account;
+  const { customerId, loginCustomerId, accessToken, developerToken } = account.value;
+  if (accessToken === null) {
+    return { ok: false, error: { code: 'destination_credentials_missing', message: 'The connected Google Ads destination has no access_token (the OAuth flow supplies it).' } };
+  }
+  if (developerToken === null) {
+    return { ok: false, error: { code: 'developer_token_missing', message: 'No Google Ads developer token: set CNV_GOOGLE_ADS_DEVELOPER_TOKEN.' } };
+  }
+  const conversionAction = conversionActionResourceName(customerId, input.conversionId);
+  if (conversionAction === null) {
+    return {
+      ok: false,
+      error: { code: 'invalid_conversion_action', message: "The action's config.conversion.id must be a numeric conversion action id or a customers/{id}/conversionActions/{id} resource name." },
+    };
+  }
+  let conversionDateTime: string;
+  try {
+    conversionDateTime = formatConversionDateTime(input.occurredAt, input.siteTimezone);
+  } catch {
+    return { ok: false, error: { code: 'invalid_site_timezone', message: `The site's timezone '${input.siteTimezone}' is not a known IANA timezone.` } };
+  }
+
+  const click = pickClickId(input.clickIds);
+  const identity = hashIdentityForGoogleAds(input.identity);
+  const userIdentifiers: UserIdentifier[] = [];
+  if (identity.email) userIdentifiers.push({ hashedEmail: identity.email });
+  if (identity.phone) userIdentifiers.push({ hashedPhoneNumber: identity.phone });
+  // Google matches a name only inside a whole address (first and last name with country code and postal code); the
+  // webhook collects no address, and an incomplete addressInfo risks a row error that would lose the gclid too.
+  if (input.identity.first_name?.trim() || input.identity.last_name?.trim()) {
+    identity.skipped.push('name skipped: Google Ads matches names only with a country code and postal code, which reports do not carry');
+  }
+  if (click === null && userIdentifiers.length === 0) {
+    return {
+      ok: false,
+      error: {
+        code: 'no_match_keys',
+        message:
+          'Nothing to attribute the conversion with: no click id (gclid, gbraid, wbraid) and no usable email or phone.' +
+          (identity.skipped.length > 0 ? ` ${identity.skipped.join('; ')}.` : ''),
+      },
+    };
+  }
+
+  const orderId = deriveOrderId(input.siteKey, input.customerEventId, input.eventId);
+  const conversion: ClickConversion = {
+    conversionAction,
+    conversionDateTime,
+    orderId,
+    ...(click ? { [click.field]: click.value } : {}),
+    ...(userIdentifiers.length > 0 ? { userIdentifiers } : {}),
+  };
+  const url = `${settings.googleAdsApiBase}/${settings.googleAdsApiVersion}/customers/${customerId}:uploadClickConversions`;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${accessToken}`,
+    'developer-token': developerToken,
+    ...(loginCustomerId ? { 'login-customer-id': loginCustomerId } : {}),
+  };
+  const summary: RequestSummary = {
+    url,
+    customer_id: customerId,
+    ...(loginCustomerId ? { login_customer_id: loginCustomerId } : {}),
+    conversion_action: conversionAction,
+    conversion_date_time: conversionDateTime,
+    order_id: orderId,
+    click_id: click ? { type: click.field, value: click.value } : null,
+    user_identifiers: userIdentifiers.map((u) => ('hashedEmail' in u ? 'hashed_email' : 'hashed_phone_number')),
+    ...(identity.skipped.length > 0 ? { skipped: identity.skipped } : {}),
+  };
+  const requestKey = JSON.stringify([url, headers]);
+  return { ok: true, prepared: { url, headers, requestKey, conversion, summary } };
+}
+
+/** The request body of an upload: the conversions, with partial failure on (Google requires it for this call). */
+export function uploadBody(conversions: readonly ClickConversion[]): UploadClickConversionsBody {
+  return { conversions: [...conversions], partialFailure: true };
+}
+
+/**
+ * Splits conversions into upload requests: one per request key (customer and credentials), at most
+ * MAX_CONVERSIONS_PER_REQUEST each, and never two with the same conversion action and order id in one request (Google
+ * would reject both as DUPLICATE_ORDER_ID); such a repeat goes into a later request, where Google dedupes it.
+ */
+export function planUploadRequests<T extends { prepared: PreparedConversion }>(items: readonly T[]): T[][] {
+  const requests: Array<{ key: string; items: T[]; orders: Set<string> }> = [];
+  for (const item of items) {
+    const { requestKey, conversion } = item.prepared;
+    const order = `${conversion.conversionAction} ${conversion.orderId}`;
+    let request = requests.find((r) => r.key === requestKey && r.items.length < MAX_CONVERSIONS_PER_REQUEST && !r.orders.has(order));
+    if (!request) {
+      request = { key: requestKey, items: [], orders: new Set() };
+      requests.push(request);
+    }
+    request.items.push(item);
+    request.orders.add(order);
+  }
+  return requests.map((r) => r.items);
+}

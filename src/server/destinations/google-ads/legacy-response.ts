@@ -1,0 +1,118 @@
+/**
+ * Reads a Google Ads API answer to uploadClickConversions into a delivery outcome. Google reports a bad row of a
+ * partial-failure request inside a 200 (`partialFailureError`), and request-level faults as an HTTP error with a
+ * `google.rpc.Status` body whose details hold a GoogleAdsFailure.
+ */
+import type { DeliveryError, DeliveryOutcome, RequestSummary } from '../adapter';
+import { delivered, failed, retryLater } from '../adapter';
+import { parseDuration, parseRetryAfter } from '../../delivery/backoff';
+
+/** One error of a GoogleAdsFailure, as the REST JSON mapping spells it. */
+interface GoogleAdsError {
+  errorCode?: Record<string, unknown>;
+  message?: string;
+  location?: { fieldPathElements?: Array<{ fieldName?: string; index?: number }> };
+  details?: { quotaErrorDetails?: { retryDelay?: string } };
+}
+
+interface RpcStatus {
+  code?: number;
+  message?: string;
+  status?: string;
+  details?: Array<{ '@type'?: string; errors?: GoogleAdsError[]; retryDelay?: string; requestId?: string }>;
+}
+
+/** Row errors that mean Google already holds this conversion: a resend (crash, restart) of the same order id. */
+const ALREADY_RECORDED = new Set(['ORDER_ID_ALREADY_IN_USE', 'CLICK_CONVERSION_ALREADY_EXISTS']);
+
+/** Row errors Google documents as "try again in 6 hours". */
+const TOO_RECENT = new Set(['TOO_RECENT_CONVERSION_ACTION', 'TOO_RECENT_EVENT']);
+const TOO_RECENT_RETRY_MS = 6 * 60 * 60_000;
+
+function asObject(value: unknown): Record<string, unknown> | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/** The enum value of an errorCode (`{conversionUploadError: 'UNPARSEABLE_GCLID'}` is `UNPARSEABLE_GCLID`). */
+function errorCodeOf(error: GoogleAdsError): string | null {
+  const values = Object.values(error.errorCode ?? {});
+  return typeof values[0] === 'string' ? values[0] : null;
+}
+
+function adsErrors(status: RpcStatus | null): GoogleAdsError[] {
+  return (status?.details ?? []).flatMap((d) => (Array.isArray(d.errors) ? d.errors : []));
+}
+
+/** Errors of the row at `index` (errors without a location belong to every row). */
+function rowErrors(status: RpcStatus, index: number): GoogleAdsError[] {
+  return adsErrors(status).filter((e) => {
+    const first = e.location?.fieldPathElements?.[0];
+    return !first || first.fieldName !== 'conversions' || (first.index ?? 0) === index;
+  });
+}
+
+function retryDelayOf(status: RpcStatus | null): number | null {
+  for (const detail of status?.details ?? []) {
+    const delay = parseDuration(detail.retryDelay);
+    if (delay !== null) return delay;
+  }
+  for (const error of adsErrors(status)) {
+    const delay = parseDuration(error.details?.quotaErrorDetails?.retryDelay);
+    if (delay !== null) return delay;
+  }
+  return null;
+}
+
+function describe(status: RpcStatus | null, httpStatus: number): DeliveryError {
+  const first = adsErrors(status)[0];
+  const code = (first && errorCodeOf(first)) ?? status?.status ?? `http_${httpStatus}`;
+  const message = first?.message ?? status?.message ?? `Google Ads answered HTTP ${httpStatus}.`;
+  return { code, message, status: httpStatus };
+}
+
+/**
+ * Turns an HTTP answer (status, Retry-After header, body text) to an upload of several conversions into one outcome
+ * per conversion, in request order (`summaries[i]` describes `conversions[i]`).
+ */
+export function interpretUploadResponse(
+  httpStatus: number,
+  retryAfterHeader: string | null,
+  bodyText: string,
+  summaries: readonly RequestSummary[],
+  now: Date,
+): DeliveryOutcome[] {
+  let body: Record<string, unknown> | null = null;
+  try {
+    body = asObject(JSON.parse(bodyText));
+  } catch {
+    body = null;
+  }
+
+  if (httpStatus >= 200 && httpStatus < 300) {
+    if (body === null) {
+      // We cannot tell whether Google recorded them; a resend is safe because the order ids dedupe it.
+      const error = { code: 'invalid_response', message: 'Google Ads answered 2xx with a body that is not JSON.', status: httpStatus };
+      return summaries.map((summary) => retryLater(error, null, summary));
+    }
+    const jobId = body.jobId === undefined ? {} : { job_id: String(body.jobId) };
+    const partial = asObject(body.partialFailureError) as RpcStatus | null;
+    return summaries.map((summary, index) => {
+      const errors = partial ? rowErrors(partial, index) : [];
+      if (errors.length === 0) return delivered({ ...summary, ...jobId });
+      const error = errors[0]!;
+      const code = errorCodeOf(error) ?? 'partial_failure';
+      const message = error.message ?? partial?.message ?? 'Google Ads rejected the conversion.';
+      if (ALREADY_RECORDED.has(code)) return delivered({ ...summary, ...jobId, deduplicated: code });
+      if (TOO_RECENT.has(code)) return retryLater({ code, message, status: httpStatus }, TOO_RECENT_RETRY_MS, summary);
+      return failed({ code, message, status: httpStatus }, { ...summary, ...jobId });
+    });
+  }
+
+  const status = asObject(body?.error) as RpcStatus | null;
+  const error = describe(status, httpStatus);
+  if (httpStatus === 429 || httpStatus === 408 || httpStatus >= 500) {
+    const afterMs = parseRetryAfter(retryAfterHeader, now) ?? retryDelayOf(status);
+    return summaries.map((summary) => retryLater(error, afterMs, summary));
+  }
+  return summaries.map((summary) => failed(error, summary));
+}

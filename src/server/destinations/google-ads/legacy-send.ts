@@ -1,0 +1,66 @@
+/**
+ * The `google-ads` destination adapter: prepares each event action's click conversion, groups them into as few
+ * uploadClickConversions requests as Google allows (per customer and credentials, up to 2000 each), sends them to the
+ * configured API base, and maps Google's per-row answer back to each action.
+ */
+import type { DeliveryContext, DeliveryError, DeliveryInput, DeliveryOutcome, DestinationAdapter, RequestSummary } from '../adapter';
+import { failed, retryLater } from '../adapter';
+import { planUploadRequests, prepareClickConversion, uploadBody, type PreparedConversion } from './legacy-request';
+import { interpretUploadResponse } from './legacy-response';
+
+/** Sends one upload request and returns one outcome per conversion in it. */
+async function upload(prepared: readonly PreparedConversion[], ctx: DeliveryContext): Promise<DeliveryOutcome[]> {
+  const { url, headers } = prepared[0]!;
+  const summaries: RequestSummary[] = prepared.map((p) => p.summary);
+  const timeout = AbortSignal.timeout(ctx.timeoutMs);
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(uploadBody(prepared.map((p) => p.conversion))),
+      signal: AbortSignal.any([ctx.signal, timeout]),
+    });
+    const text = await response.text();
+    return interpretUploadResponse(response.status, response.headers.get('retry-after'), text, summaries, ctx.now());
+  } catch (error) {
+    let fault: DeliveryError;
+    if (ctx.signal.aborted) fault = { code: 'interrupted', message: 'The send was interrupted by a shutdown.' };
+    else if (timeout.aborted) fault = { code: 'timeout', message: `Google Ads did not answer within ${ctx.timeoutMs} ms.` };
+    else {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const detail = cause?.code ?? cause?.message ?? (error as Error).message;
+      fault = { code: 'network_error', message: `Could not reach Google Ads at ${new URL(url).origin}: ${detail}.` };
+    }
+    return summaries.map((summary) => retryLater(fault, null, summary));
+  }
+}
+
+/** Uploads click conversions to Google Ads, batched per customer. */
+export const googleAdsAdapter: DestinationAdapter = {
+  type: 'google-ads',
+  async send(inputs: readonly DeliveryInput[], ctx: DeliveryContext): Promise<DeliveryOutcome[]> {
+    const outcomes: DeliveryOutcome[] = new Array(inputs.length);
+    const ready: Array<{ index: number; prepared: PreparedConversion }> = [];
+    inputs.forEach((input, index) => {
+      const built = prepareClickConversion(input, ctx.settings);
+      if (built.ok) ready.push({ index, prepared: built.prepared });
+      else outcomes[index] = failed(built.error);
+    });
+    const requests = planUploadRequests(ready);
+    // Requests to different customers go out together; repeats of one order id (later requests of a key) go after.
+    const byKey = new Map<string, Array<typeof ready>>();
+    for (const request of requests) {
+      const key = request[0]!.prepared.requestKey;
+      byKey.set(key, [...(byKey.get(key) ?? []), request]);
+    }
+    await Promise.all(
+      [...byKey.values()].map(async (sequence) => {
+        for (const request of sequence) {
+          const results = await upload(request.map((r) => r.prepared), ctx);
+          request.forEach((r, i) => (outcomes[r.index] = results[i]!));
+        }
+      }),
+    );
+    return outcomes;
+  },
+};

@@ -1,0 +1,42 @@
+/** Bearer-key authentication of the REST API: which account a request acts for. */
+import type { FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/db';
+import { findAccountByApiKey, type Account } from '../accounts/sql';
+import { ApiError } from './errors';
+
+const accounts = new WeakMap<FastifyRequest, Account>();
+
+function unauthorized(message: string): ApiError {
+  return new ApiError(401, 'authentication_error', 'invalid_api_key', message);
+}
+
+/** Reads `Authorization: Bearer <key>` and returns the key's account, or throws a 401 saying what is wrong. */
+export async function authenticate(db: Queryable, header: string | undefined): Promise<Account> {
+  if (!header) {
+    throw new ApiError(
+      401,
+      'authentication_error',
+      'missing_api_key',
+      'No API key: send the header Authorization: Bearer <API_KEY>.',
+    );
+  }
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized('The Authorization header must have the form: Bearer <API_KEY>.');
+  const account = await findAccountByApiKey(db, match[1]!);
+  if (!account) throw unauthorized('Invalid API key: it is unknown or was revoked.');
+  return account;
+}
+
+/** An onRequest hook that authenticates every request of the plugin scope it is added to. */
+export function bearerAuthHook(db: Queryable) {
+  return async (request: FastifyRequest): Promise<void> => {
+    accounts.set(request, await authenticate(db, request.headers.authorization));
+  };
+}
+
+/** The account the current request was authenticated as (only inside a scope with the bearer hook). */
+export function accountOf(request: FastifyRequest): Account {
+  const account = accounts.get(request);
+  if (!account) throw new Error('accountOf() called outside the authenticated REST scope');
+  return account;
+}

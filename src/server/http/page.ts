@@ -1,0 +1,49 @@
+/** The hosted pages' layout: one self-contained page shell with inline CSS. */
+import { Html, html } from './html';
+
+export { Html, html, escapeHtml } from './html';
+
+const STYLE = `
+:root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #dfe3ea; --accent: #2456d6; --bad: #b42318; --good: #067647; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f5f7fa; }
+main { max-width: 640px; margin: 48px auto; padding: 32px; background: #fff; border: 1px solid var(--line); border-radius: 12px; }
+h1 { font-size: 1.4rem; margin: 0 0 8px; }
+p.lead { color: var(--muted); margin-top: 0; }
+label { display: block; font-weight: 600; margin-top: 18px; }
+.hint { display: block; font-weight: 400; color: var(--muted); font-size: .875rem; }
+input[type=text], input[type=password] { width: 100%; padding: 10px 12px; margin-top: 6px; font: inherit; border: 1px solid var(--line); border-radius: 8px; }
+input[aria-invalid=true] { border-color: var(--bad); }
+.field-error { color: var(--bad); font-size: .875rem; margin: 4px 0 0; }
+button { margin-top: 24px; padding: 10px 18px; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; }
+.notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; }
+.notice.good { background: #ecfdf3; color: var(--good); }
+.notice.warn { background: #fffaeb; }
+code, pre { font: .875rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+pre { background: #f1f3f7; padding: 12px 14px; border-radius: 8px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
+dt { font-weight: 600; margin-top: 14px; }
+dd { margin: 4px 0 0; }
+ol { padding-left: 20px; }
+footer { margin-top: 28px; color: var(--muted); font-size: .8125rem; }
+`;
+
+/** A complete, self-contained page (inline CSS, no scripts). */
+export function page(title: string, body: Html): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${title}</title>
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<main>
+${body}
+<footer>cnv conversion tracking</footer>
+</main>
+</body>
+</html>
+`.value;
+}

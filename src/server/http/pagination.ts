@@ -1,0 +1,105 @@
+/**
+ * Cursor pagination of every list endpoint except events: `limit`, `starting_after`, `ending_before`, and the list
+ * envelope `{data, has_more, next_cursor}`. Lists are in creation order (ascending); a cursor is an object id.
+ */
+import { ApiError, invalidParam } from './errors';
+import { queryString, type JsonObject } from './input';
+
+/** Default and largest `limit` of lists other than events (spec, Limits). */
+export const LIST_LIMIT_DEFAULT = 100;
+export const LIST_LIMIT_MAX = 1000;
+
+/** The query parameters this module reads; list endpoints add their own filters to these. */
+export const PAGE_PARAMS = ['limit', 'starting_after', 'ending_before'] as const;
+
+/** Where a page starts: after an id (walking forward), before an id (walking backward), or at the start. */
+export type PageCursor = { direction: 'after' | 'before'; id: string } | null;
+
+export interface PageRequest {
+  limit: number;
+  cursor: PageCursor;
+}
+
+/** The list envelope of the spec. */
+export interface ListEnvelope<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** One page of rows as a store returns it: up to `limit` rows in ascending order, and whether more lie beyond. */
+export interface RowPage<R> {
+  rows: R[];
+  hasMore: boolean;
+}
+
+/**
+ * What a store function answers for a page request: the page, or `'unknown_cursor'` when the cursor id is not an
+ * object of this list in this account (another account's id included: it must not resolve).
+ */
+export type PageResult<R> = RowPage<R> | 'unknown_cursor';
+
+/** Parses `limit` (an integer from 1 to `max`; `fallback` when absent). */
+export function parseLimit(query: JsonObject, fallback: number, max: number): number {
+  const raw = queryString(query, 'limit');
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw invalidParam('limit', `limit must be an integer from 1 to ${max} (got '${raw}').`);
+  const limit = Number(raw.trim());
+  if (limit < 1 || limit > max) throw invalidParam('limit', `limit must be an integer from 1 to ${max} (got ${limit}).`);
+  return limit;
+}
+
+/** Parses the page parameters of an id-cursor list. */
+export function parsePageRequest(query: JsonObject, { fallback = LIST_LIMIT_DEFAULT, max = LIST_LIMIT_MAX } = {}): PageRequest {
+  const limit = parseLimit(query, fallback, max);
+  const after = queryString(query, 'starting_after');
+  const before = queryString(query, 'ending_before');
+  if (after !== undefined && before !== undefined) {
+    throw invalidParam(
+      'ending_before',
+      'starting_after and ending_before cannot be combined: pass one cursor (starting_after to walk forward, ending_before to walk backward).',
+      'parameter_conflict',
+    );
+  }
+  if (after !== undefined) return { limit, cursor: { direction: 'after', id: requireCursor('starting_after', after) } };
+  if (before !== undefined) return { limit, cursor: { direction: 'before', id: requireCursor('ending_before', before) } };
+  return { limit, cursor: null };
+}
+
+function requireCursor(param: string, value: string): string {
+  if (value.trim() === '') throw invalidCursor(param, value);
+  return value;
+}
+
+/** 400 `invalid_cursor` naming the parameter, as the spec's Errors table says. */
+export function invalidCursor(param: string, value: string): ApiError {
+  return invalidParam(
+    param,
+    `${param} '${value}' does not resolve: pass the id of an object from this list (for example a previous next_cursor).`,
+    'invalid_cursor',
+  );
+}
+
+/**
+ * Runs a page request against a store function and builds the envelope. Walking forward, next_cursor is the last
+ * item's id (pass it as starting_after); walking backward with ending_before, it is the first item's id (pass it as
+ * ending_before to keep going back). It is null when has_more is false.
+ */
+export async function paginate<R extends { id: string }, T>(
+  request: PageRequest,
+  fetchPage: (request: PageRequest) => Promise<PageResult<R>>,
+  toRecord: (row: R) => T,
+): Promise<ListEnvelope<T>> {
+  const page = await fetchPage(request);
+  if (page === 'unknown_cursor') {
+    const cursor = request.cursor!;
+    throw invalidCursor(cursor.direction === 'after' ? 'starting_after' : 'ending_before', cursor.id);
+  }
+  const backward = request.cursor?.direction === 'before';
+  const edge = backward ? page.rows[0] : page.rows[page.rows.length - 1];
+  return {
+    data: page.rows.map(toRecord),
+    has_more: page.hasMore,
+    next_cursor: page.hasMore && edge ? edge.id : null,
+  };
+}

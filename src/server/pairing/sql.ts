@@ -1,0 +1,38 @@
+/** SQL that pairs reported events with snapshots: the snapshots a batch of reports needs, and late pairings recorded. */
+import type { Queryable } from '../db/db';
+import type { Match } from './pairing';
+import type { SnapshotRow } from '../collector/sql';
+
+/**
+ * Records a settled match on an event that was waiting for its snapshot: click ids, match quality and the data fields
+ * (merged into `data`). Only an event still pending (match_quality null) changes; returns whether this one did.
+ */
+export async function applyPairing(tx: Queryable, eventId: string, match: Match): Promise<boolean> {
+  const rows = await tx.query(
+    `update events set click_ids = $2, match_quality = $3, data = data || $4::jsonb
+     where id = $1 and match_quality is null returning id`,
+    [eventId, match.clickIds ? JSON.stringify(match.clickIds) : null, match.matchQuality, JSON.stringify(match.data)],
+  );
+  return rows.length > 0;
+}
+
+/** The key of a snapshot in findSnapshots' answer: (site, correlation token), as one string. */
+export function snapshotKey(siteId: string, correlationToken: string): string {
+  return `${siteId}\u0000${correlationToken}`;
+}
+
+/** The stored snapshots of several (site, correlation token) pairs in one read, by snapshotKey; missing ones are absent. */
+export async function findSnapshots(
+  db: Queryable,
+  keys: ReadonlyArray<{ siteId: string; correlationToken: string }>,
+): Promise<Map<string, SnapshotRow>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.query<SnapshotRow>(
+    `select s.site_id, s.correlation_token, s.occurred_at, s.trigger, s.page_url, s.referrer, s.touch, s.cookies,
+            s.received_at, s.updated_at
+     from snapshots s join unnest($1::text[], $2::text[]) as k(site_id, correlation_token)
+       on s.site_id = k.site_id and s.correlation_token = k.correlation_token`,
+    [keys.map((k) => k.siteId), keys.map((k) => k.correlationToken)],
+  );
+  return new Map(rows.map((row) => [snapshotKey(row.site_id, row.correlation_token), row]));
+}

@@ -1,0 +1,114 @@
+/**
+ * SQL of the webhook's group commit: a batch of reports with their events, event actions and outbox rows, written in
+ * ONE statement (data-modifying CTEs), because on the embedded PGlite each statement has a fixed cost of about half a
+ * millisecond of the main thread, whatever its size.
+ */
+import type { Queryable } from '../db/db';
+import { newId } from '../db/ids';
+import { insertEvents, type EventStatus, type NewEvent } from '../fanout/sql';
+import { reportKey, type NewReport } from './report-sql';
+
+/** A report to record with the events it fans out to (their reportId is filled in here). */
+export interface ReportWithEvents extends NewReport {
+  events: ReadonlyArray<Omit<NewEvent, 'reportId'>>;
+}
+
+function eventStatus(event: NewEvent): EventStatus {
+  return event.actions.length > 0 ? 'queued' : 'completed';
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Inserts reports, each unless its site already has one with its customer_event_id, and for each report inserted its
+ * events, their actions and their outbox rows; a repeat's events are not written. Returns the ids of the reports
+ * inserted, by reportKey. Keys must be distinct within one call.
+ *
+ * sort_at follows insertEvents' rule: an event takes the count of its account's events already in its millisecond plus
+ * its rank among the batch's events of that millisecond. An event whose slot another writer took meanwhile (a second
+ * process on one PostgreSQL) is not written by this statement; it then goes through insertEvents, which steps to the
+ * next free slot. Reports go in in key order and events in (account, time) order, so concurrent writers take the
+ * unique indexes' locks in one order.
+ */
+export async function insertReportsWithEvents(tx: Queryable, reports: readonly ReportWithEvents[]): Promise<Map<string, string>> {
+  if (reports.length === 0) return new Map();
+  const sorted = [...reports]
+    .map((report) => ({ report, key: reportKey(report.siteId, report.customerEventId), id: newId('rpt') }))
+    .sort((a, b) => compare(a.key, b.key));
+  const events = sorted
+    .flatMap(({ report, id }) => report.events.map((event): NewEvent & { id: string } => ({ ...event, reportId: id, id: newId('evt') })))
+    .sort((a, b) => compare(a.accountId, b.accountId) || a.occurredAt.getTime() - b.occurredAt.getTime());
+  const actions = events.flatMap((event) =>
+    event.actions.map((action, position) => ({ id: newId('act'), eventId: event.id, position, action, dueAt: event.deliverAt ?? new Date() })),
+  );
+
+  // Each table's rows go as one JSON document of named fields (n: the row's place, for the insert order).
+  const rows = await tx.query<{ kind: 'report' | 'event'; id: string }>(
+    `with r as (
+       insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response)
+       select id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response
+       from json_to_recordset($1::json) as t(id text, site_id text, customer_event_id text, trigger_key text,
+         correlation_token text, identity jsonb, allow_uncorrelated boolean, response jsonb, n int)
+       order by n
+       on conflict (site_id, customer_event_id) do nothing
+       returning id
+     ),
+     e as (
+       insert into events (id, account_id, site_id, site_key, flow_id, flow_name, report_id, trigger, occurred_at, sort_at,
+         status, match_quality, email, click_ids, data)
+       select t.id, t.account_id, t.site_id, t.site_key, t.flow_id, t.flow_name, t.report_id, t.trigger, t.occurred_at,
+         date_trunc('milliseconds', t.occurred_at) + make_interval(secs => (c.taken - 1 + row_number() over (
+           partition by t.account_id, date_trunc('milliseconds', t.occurred_at) order by t.n)) / 1000000.0),
+         t.status, t.match_quality, t.email, t.click_ids, t.data
+       from json_to_recordset($2::json) as t(id text, account_id text, site_id text, site_key text,
+         flow_id text, flow_name text, report_id text, trigger text, occurred_at timestamptz, status text, match_quality text,
+         email text, click_ids jsonb, data jsonb, n int)
+       join r on r.id = t.report_id
+       cross join lateral (
+         select count(*)::int as taken from events x where x.account_id = t.account_id
+           and x.sort_at >= date_trunc('milliseconds', t.occurred_at)
+           and x.sort_at < date_trunc('milliseconds', t.occurred_at) + interval '1 millisecond'
+       ) c
+       order by t.n
+       on conflict (account_id, sort_at) do nothing
+       returning id
+     ),
+     a as (
+       insert into event_actions (id, event_id, position, destination, conversion_id)
+       select t.id, t.event_id, t.position, t.destination, t.conversion_id
+       from json_to_recordset($3::json) as t(id text, event_id text, position int, destination text, conversion_id text)
+       join e on e.id = t.event_id
+       returning id
+     ),
+     o as (
+       -- The delivery worker's outbox rows (see outbox.ts), one per action, due at its event's deliverAt.
+       insert into outbox (event_action_id, due_at)
+       select t.id, t.due_at from json_to_recordset($3::json) as t(id text, due_at timestamptz) join a on a.id = t.id
+     )
+     select 'report' as kind, id from r union all select 'event' as kind, id from e`,
+    [
+      JSON.stringify(sorted.map(({ id, report: r }, n) => ({
+        n, id, site_id: r.siteId, customer_event_id: r.customerEventId, trigger_key: r.triggerKey, correlation_token: r.correlationToken,
+        identity: r.identity, allow_uncorrelated: r.allowUncorrelated, response: r.response,
+      }))),
+      JSON.stringify(events.map((e, n) => ({
+        n, id: e.id, account_id: e.accountId, site_id: e.siteId, site_key: e.siteKey, flow_id: e.flowId, flow_name: e.flowName,
+        report_id: e.reportId, trigger: e.trigger, occurred_at: e.occurredAt, status: eventStatus(e),
+        match_quality: e.matchQuality, email: e.email?.trim().toLowerCase() || null, click_ids: e.clickIds, data: e.data,
+      }))),
+      JSON.stringify(actions.map((a) => ({
+        id: a.id, event_id: a.eventId, position: a.position, destination: a.action.destination, conversion_id: a.action.conversionId, due_at: a.dueAt,
+      }))),
+    ],
+  );
+
+  const insertedReports = new Set<string>();
+  const insertedEvents = new Set<string>();
+  for (const row of rows) (row.kind === 'report' ? insertedReports : insertedEvents).add(row.id);
+  // Events of inserted reports that lost their slot to another writer: the stepping path of insertEvents.
+  const bumped = events.filter((e) => insertedReports.has(e.reportId!) && !insertedEvents.has(e.id));
+  if (bumped.length > 0) await insertEvents(tx, bumped.map(({ id: _id, ...event }) => event));
+  return new Map(sorted.filter((s) => insertedReports.has(s.id)).map((s) => [s.key, s.id]));
+}

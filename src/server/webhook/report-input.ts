@@ -1,0 +1,54 @@
+/** Validation of a webhook report body, after its signature has been verified over the raw bytes. */
+import { isCorrelationToken } from '../../protocol/cookies';
+import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, type SaasSignupReport } from '../../protocol/webhook';
+import { parseJsonText } from '../http/json-text';
+import { ApiError, invalidParam, missingParam } from '../http/errors';
+
+const IDENTITY_FIELDS = ['email', 'phone', 'first_name', 'last_name'] as const;
+
+/** A validated report: identity fields present only when they hold a non-blank string. */
+export interface ValidReport {
+  customer_event_id: string;
+  correlation_token: string | null;
+  identity: Partial<Record<(typeof IDENTITY_FIELDS)[number], string>>;
+  allow_uncorrelated: boolean;
+}
+
+/** Parses the raw body (UTF-8 JSON) of a report; throws a 400 ApiError naming the first fault. Unknown fields are ignored. */
+export function parseReportBody(raw: Buffer): ValidReport {
+  const value = parseJsonText(raw.toString('utf8'), 'The body');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ApiError(400, 'invalid_request_error', 'invalid_json', 'The body must be a JSON object.');
+  }
+  return validateReport(value as Record<string, unknown>);
+}
+
+/** Checks the fields of a parsed report body. */
+export function validateReport(body: Partial<Record<keyof SaasSignupReport, unknown>>): ValidReport {
+  const id = body.customer_event_id;
+  if (id === undefined || id === null) throw missingParam('customer_event_id');
+  if (typeof id !== 'string' || id.trim() === '' || id.length > CUSTOMER_EVENT_ID_MAX) {
+    throw invalidParam('customer_event_id', `customer_event_id must be a non-blank string of 1 to ${CUSTOMER_EVENT_ID_MAX} characters.`);
+  }
+  const token = body.correlation_token ?? null;
+  if (token !== null && !isCorrelationToken(token)) {
+    throw invalidParam(
+      'correlation_token',
+      'correlation_token must be the value of the cnv_signup_correlation cookie (22 base64url characters) or null.',
+    );
+  }
+  const identity: ValidReport['identity'] = {};
+  for (const field of IDENTITY_FIELDS) {
+    const value = body[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || value.length > IDENTITY_VALUE_MAX) {
+      throw invalidParam(field, `${field} must be a string of at most ${IDENTITY_VALUE_MAX} characters, or null.`);
+    }
+    if (value.trim() !== '') identity[field] = value;
+  }
+  const allow = body.allow_uncorrelated;
+  if (allow !== undefined && allow !== null && typeof allow !== 'boolean') {
+    throw invalidParam('allow_uncorrelated', 'allow_uncorrelated must be a boolean.');
+  }
+  return { customer_event_id: id, correlation_token: token, identity, allow_uncorrelated: allow === true };
+}

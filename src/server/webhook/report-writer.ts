@@ -1,0 +1,59 @@
+/**
+ * Group commit for webhook reports. One transaction per report costs a dozen statements, and the embedded PGlite runs
+ * one statement at a time on the main thread, which capped the webhook at a few hundred reports per second with
+ * seconds of queueing in the tail. Instead, reports that arrive while a batch is being written wait in a buffer and
+ * go out together in ONE transaction of set-based statements (see recordReports and group-commit.ts).
+ */
+import type { Database } from '../db/db';
+import type { SaasSignupResponse } from '../../protocol/webhook';
+import { recordReports, type ReportOutcome, type ReportSubmission } from './report';
+import { GroupCommit, writeIsolatingFailures, type Job } from '../db/group-commit';
+
+export interface ReportWriterOptions {
+  /** Most reports in one transaction. */
+  maxBatch?: number;
+  /** How long the first report of an idle writer waits for company, in ms (0: the next turn of the event loop). */
+  maxDelayMs?: number;
+  /** Records a batch (tests can observe batches or inject faults). */
+  record?: (db: Database, submissions: readonly ReportSubmission[]) => Promise<ReportOutcome[]>;
+  /** Called after a batch has committed outbox rows that are due at once (the service wakes its delivery worker). */
+  onDeliveriesQueued?: () => void;
+}
+
+/** Buffers reports and records them in batches, one transaction in flight at a time. */
+export class ReportWriter {
+  readonly #db: Database;
+  readonly #record: (db: Database, submissions: readonly ReportSubmission[]) => Promise<ReportOutcome[]>;
+  readonly #onDeliveriesQueued: () => void;
+  readonly #commit: GroupCommit<ReportSubmission, SaasSignupResponse>;
+
+  constructor(db: Database, options: ReportWriterOptions = {}) {
+    this.#db = db;
+    this.#record = options.record ?? recordReports;
+    this.#onDeliveriesQueued = options.onDeliveriesQueued ?? (() => undefined);
+    this.#commit = new GroupCommit((jobs) => writeIsolatingFailures(jobs, (batch) => this.#writeBatch(batch)), {
+      maxBatch: options.maxBatch ?? 250,
+      maxDelayMs: options.maxDelayMs ?? 0,
+    });
+  }
+
+  /** Records one report; resolves with its response (or the first report's, for a repeat) once committed. */
+  submit(submission: ReportSubmission): Promise<SaasSignupResponse> {
+    return this.#commit.submit(submission);
+  }
+
+  /** Records everything buffered so far and waits for it (the webhook plugin's onClose hook calls this). */
+  flush(): Promise<void> {
+    return this.#commit.flush();
+  }
+
+  async #writeBatch(batch: Job<ReportSubmission, SaasSignupResponse>[]): Promise<void> {
+    const outcomes = await this.#record(this.#db, batch.map((job) => job.item));
+    batch.forEach((job, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) job.resolve(outcome.response);
+      else job.reject(outcome.error);
+    });
+    if (outcomes.some((o) => o.ok && o.queuedNow)) this.#onDeliveriesQueued();
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The webhook bridge: `POST /api/webhook-bridge/saas-signup/{site_key}/{trigger_key}`, signed with the site's webhook
+ * secret over the raw body bytes and the path as sent. The handler verifies, validates, and hands over to the domain.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../http/app';
+import { isTriggerKey, SIGNATURE_HEADER, WEBHOOK_MAX_BYTES, WEBHOOK_PREFIX } from '../../protocol/webhook';
+import { ApiError, invalidParam } from '../http/errors';
+import { siteNotFound } from '../collector/config';
+import { SiteKeyCache } from '../collector/site-cache';
+import { parseReportBody } from './report-input';
+import { ReportWriter } from './report-writer';
+import { WebhookSecretCache } from './secret-cache';
+import { requestDelivery } from '../delivery/wakeup';
+import { verifySignature } from './signature';
+
+interface ReportParams {
+  siteKey: string;
+  triggerKey: string;
+}
+
+/** Registers the saas-signup webhook. */
+export default async function webhookRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const sites = new SiteKeyCache(ctx.db);
+  const secrets = new WebhookSecretCache(ctx.db);
+  // Reports are recorded in batches (group commit); anything still buffered is written before the app closes.
+  const writer = new ReportWriter(ctx.db, { onDeliveriesQueued: requestDelivery });
+  app.addHook('onClose', () => writer.flush());
+
+  // The signature covers the exact bytes: keep every body as a Buffer, whatever its content type, and never re-serialise.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_MAX_BYTES }, (_request, body, done) => done(null, body));
+
+  app.post<{ Params: ReportParams }>(
+    `${WEBHOOK_PREFIX}/saas-signup/:siteKey/:triggerKey`,
+    { bodyLimit: WEBHOOK_MAX_BYTES },
+    async (request) => {
+      const { siteKey, triggerKey } = request.params;
+      // Site keys are public (every install snippet shows one), so an unknown one is a plain 404, not a hidden 401.
+      const site = await sites.get(siteKey);
+      if (!site) throw siteNotFound(siteKey);
+      if (!isTriggerKey(triggerKey)) {
+        throw invalidParam('trigger_key', 'The trigger key must be 1 to 64 characters from [A-Za-z0-9_-].');
+      }
+      const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const header = request.headers[SIGNATURE_HEADER.toLowerCase()];
+      // The path exactly as it came over the wire (still percent-encoded), without the query string.
+      const path = (request.raw.url ?? request.url).split('?')[0]!;
+      const verdict = await secrets.verify(site.id, (valid) => verifySignature({ rawBody, header, secrets: valid, path }));
+      if (!verdict) {
+        throw new ApiError(
+          401, 'authentication_error', 'no_webhook_secret',
+          'no webhook secret: connect the API trigger source of this site (POST /v1/handoffs with purpose connect_trigger_source).',
+        );
+      }
+      if (!verdict.ok) throw new ApiError(401, 'authentication_error', verdict.code, verdict.message);
+      if (verdict.secretIndex > 0) request.log.info({ site_id: site.id }, 'webhook signed with the previous secret (rotation in progress)');
+
+      const report = parseReportBody(rawBody);
+      return writer.submit({ site, triggerKey, report, now: new Date() });
+    },
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * Webhook secrets by site, cached in memory for a few seconds: the webhook's hot path must not read trigger_sources on
+ * every report. Only what a stale cache could get wrong is re-read before it decides:
+ * - a signature that matches none of the cached secrets (or a site with none cached) is checked again against the
+ *   stored secrets before it is refused, so a secret created or rotated a moment ago works at once;
+ * - a signature that matches only the cached *previous* secret is checked again too, so a grace period cut short in
+ *   the store ends at once.
+ * What remains stale for at most the TTL: a current secret replaced twice within the TTL (the first rotation moves it
+ * to previous, which still verifies for 24 hours, so a single rotation never makes the cache accept a dead secret).
+ */
+import type { Queryable } from '../db/db';
+import { findWebhookSecrets, secretsValidAt, type WebhookSecretsRow } from './secret-sql';
+import type { VerifySignatureResult } from './signature';
+
+/** How long looked-up secrets are reused. */
+export const WEBHOOK_SECRET_CACHE_TTL_MS = 5_000;
+
+/** Beyond this many sites the cache starts over (a crude bound). */
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  row: Promise<WebhookSecretsRow | null>;
+  until: number;
+}
+
+/** Verdicts a fresh read of the secrets could change. */
+function mayBeStale(verdict: VerifySignatureResult): boolean {
+  return verdict.ok ? verdict.secretIndex > 0 : verdict.code === 'no_signature_match' || verdict.code === 'no_secret';
+}
+
+/** A TTL cache of sites' webhook secrets; concurrent misses of one site share one query. Sites without one are not cached. */
+export class WebhookSecretCache {
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly ttlMs: number = WEBHOOK_SECRET_CACHE_TTL_MS,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * Verifies a request with the secrets valid now for the site (`check` runs the signature verification over them).
+   * Returns null when the site has no webhook secret at all, even after a fresh read.
+   */
+  async verify(siteId: string, check: (secrets: readonly string[]) => VerifySignatureResult): Promise<VerifySignatureResult | null> {
+    const cached = this.#fresh(siteId);
+    if (cached) {
+      const secrets = secretsValidAt(await cached, new Date(this.clock()));
+      if (secrets.length > 0) {
+        const verdict = check(secrets);
+        if (!mayBeStale(verdict)) return verdict;
+      }
+    }
+    const secrets = secretsValidAt(await this.#read(siteId), new Date(this.clock()));
+    return secrets.length > 0 ? check(secrets) : null;
+  }
+
+  #fresh(siteId: string): Promise<WebhookSecretsRow | null> | null {
+    const entry = this.#entries.get(siteId);
+    return entry && entry.until > this.clock() ? entry.row : null;
+  }
+
+  /** Reads the site's secrets now (and caches them when there are any). */
+  #read(siteId: string): Promise<WebhookSecretsRow | null> {
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+    const row = findWebhookSecrets(this.db, siteId);
+    const entry: Entry = { row, until: this.clock() + this.ttlMs };
+    this.#entries.set(siteId, entry);
+    const forget = () => {
+      if (this.#entries.get(siteId) === entry) this.#entries.delete(siteId);
+    };
+    row.then((found) => (found ? undefined : forget()), forget);
+    return row;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * SQL for trigger sources (a site's API trigger) and their webhook secrets. Secrets are kept in clear because the
+ * webhook bridge needs them to compute HMACs; they leave this module only towards the verifier and the hosted page.
+ */
+import type { Queryable } from '../db/db';
+import { newId, newWebhookSecret } from '../db/ids';
+
+/** The one trigger source type there is: the signed webhook of the spec's API trigger. */
+export type TriggerSourceType = 'api';
+
+/** How long the previous secret keeps verifying after a rotation. */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** A trigger source without its secrets. */
+export interface TriggerSourceRow {
+  id: string;
+  account_id: string;
+  site_id: string;
+  type: TriggerSourceType;
+  created_at: Date;
+  rotated_at: Date | null;
+  previous_secret_expires_at: Date | null;
+}
+
+const COLUMNS = 'id, account_id, site_id, type, created_at, rotated_at, previous_secret_expires_at';
+
+/** The trigger source of a site (of an account), or null when none is connected. */
+export async function findTriggerSource(
+  db: Queryable,
+  accountId: string,
+  siteId: string,
+  type: TriggerSourceType = 'api',
+): Promise<TriggerSourceRow | null> {
+  const [row] = await db.query<TriggerSourceRow>(
+    `select ${COLUMNS} from trigger_sources where account_id = $1 and site_id = $2 and type = $3`,
+    [accountId, siteId, type],
+  );
+  return row ?? null;
+}
+
+/**
+ * Connects a site's trigger source with a fresh webhook secret: creates it, or, when it exists, rotates its secret
+ * (the previous one verifies for 24 hours more, so a running integration does not break at once).
+ * The caller has checked that the site belongs to the account. Returns the new secret, once.
+ */
+export async function connectTriggerSource(
+  db: Queryable,
+  accountId: string,
+  siteId: string,
+  type: TriggerSourceType = 'api',
+  now: Date = new Date(),
+): Promise<{ source: TriggerSourceRow; secret: string; created: boolean }> {
+  const secret = newWebhookSecret();
+  const [row] = await db.query<TriggerSourceRow>(
+    `insert into trigger_sources (id, account_id, site_id, type, secret, created_at) values ($1, $2, $3, $4, $5, $6)
+     on conflict (site_id, type) do update set
+       previous_secret = trigger_sources.secret, previous_secret_expires_at = $7,
+       secret = excluded.secret, rotated_at = $6
+     returning ${COLUMNS}`,
+    [newId('trs'), accountId, siteId, type, secret, now, new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS)],
+  );
+  return { source: row!, secret, created: row!.rotated_at === null };
+}
+
+/**
+ * Rotates the webhook secret of a site's trigger source: the current secret becomes the previous one (valid 24 hours
+ * more) and a new one is returned, once. Null when the site has no such trigger source.
+ */
+export async function rotateWebhookSecret(
+  db: Queryable,
+  siteId: string,
+  type: TriggerSourceType = 'api',
+  now: Date = new Date(),
+): Promise<{ source: TriggerSourceRow; secret: string } | null> {
+  const secret = newWebhookSecret();
+  const [row] = await db.query<TriggerSourceRow>(
+    `update trigger_sources set previous_secret = secret, previous_secret_expires_at = $3, secret = $4, rotated_at = $5
+     where site_id = $1 and type = $2 returning ${COLUMNS}`,
+    [siteId, type, new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS), secret, now],
+  );
+  return row ? { source: row, secret } : null;
+}
+
+/** A site's webhook secrets as stored: the current one and, after a rotation, the previous one until it expires. */
+export interface WebhookSecretsRow {
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** The stored webhook secrets of a site's API trigger source, or null when none is connected. */
+export async function findWebhookSecrets(db: Queryable, siteId: string): Promise<WebhookSecretsRow | null> {
+  const [row] = await db.query<WebhookSecretsRow>(
+    `select secret, previous_secret, previous_secret_expires_at from trigger_sources where site_id = $1 and type = 'api'`,
+    [siteId],
+  );
+  return row ?? null;
+}
+
+/** The secrets of a stored row that verify at `now`: the current one, then the previous one while its grace lasts. */
+export function secretsValidAt(row: WebhookSecretsRow | null, now: Date = new Date()): string[] {
+  if (!row) return [];
+  const previousValid =
+    row.previous_secret !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at.getTime() > now.getTime();
+  return previousValid ? [row.secret, row.previous_secret!] : [row.secret];
+}
+
+/**
+ * The secrets a webhook signature of this site may be made with at `now`: the current one and, during the 24 hours
+ * after a rotation, the previous one. Empty when the site has no API trigger source connected.
+ */
+export async function activeWebhookSecrets(db: Queryable, siteId: string, now: Date = new Date()): Promise<string[]> {
+  return secretsValidAt(await findWebhookSecrets(db, siteId), now);
+}
