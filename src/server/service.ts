@@ -3,7 +3,7 @@
  * the webhook-only listener when CNV_WEBHOOK_PORT is set, and the delivery worker. `npm start` and tests use this.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type BuildAppOptions } from './http/app';
+import { buildApp, type BuildAppOptions } from './app';
 import type { Settings } from './settings';
 import type { Database } from './db/db';
 import { openStore } from './db/open-store';

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, redactUrl } from '../../src/server/http/app';
+import { buildApp } from '../../src/server/app';
+import { redactUrl } from '../../src/server/http/app';
 import { openDatabase, type Database } from '../../src/server/db/db';
 import { migrate } from '../../src/server/db/migrations';
 import { loadSettings } from '../../src/server/settings';

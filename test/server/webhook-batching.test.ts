@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { DATABASE_KINDS } from './support/databases';
 import { connectApiTrigger, insertApiFlow, signedReport } from './support/fixtures';
 import { openTwoHandles } from './delivery/fixtures';
-import { buildApp } from '../../src/server/http/app';
+import { buildApp } from '../../src/server/app';
 import { loadSettings } from '../../src/server/settings';
 import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';

@@ -6,7 +6,7 @@ import { connectApiTrigger, insertApiFlow, newToken, setSiteDomain, signedReport
 import { snapshotsPath } from '../../src/protocol/collector';
 import { formatSignatureHeader, saasSignupPath, SIGNATURE_HEADER, WEBHOOK_MAX_BYTES } from '../../src/protocol/webhook';
 import { computeSignature, unixSeconds } from '../../src/protocol/hmac-node';
-import { buildApp } from '../../src/server/http/app';
+import { buildApp } from '../../src/server/app';
 import { loadSettings } from '../../src/server/settings';
 import type { Database } from '../../src/server/db/db';
 import { insertAccount } from '../../src/server/accounts/sql';

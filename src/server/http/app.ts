@@ -1,13 +1,8 @@
-/** Builds the Fastify app: the error envelope, then one plugin per surface (REST API, hosted pages, collector, loader, webhook). */
+/** The Fastify instance every surface is served by: logging without secrets, the error envelope, the 404 envelope. */
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Database } from '../db/db';
 import type { Settings } from '../settings';
 import { ApiError } from './errors';
-import restRoutes from '../api/routes';
-import hostedRoutes from '../api/handoffs/hosted-routes';
-import collectorRoutes from '../collector/routes';
-import loaderScriptRoute from '../collector/loader-routes';
-import webhookRoutes from '../webhook/routes';
 
 /** What every route plugin gets: the database and the settings. */
 export interface AppContext {
@@ -15,19 +10,10 @@ export interface AppContext {
   settings: Settings;
 }
 
-export interface BuildAppOptions extends AppContext {
-  /** Fastify's logger option: false in tests, pino options (level, stream, …) in the service. */
-  logger?: FastifyServerOptions['logger'];
-  /** Which surfaces to serve; all by default. The webhook-only listener serves just `webhook`. */
-  surfaces?: ReadonlyArray<'rest' | 'hosted' | 'collector' | 'loader' | 'webhook'>;
-}
-
-/** Builds (does not start) the app. */
-export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
-  const { db, settings } = options;
-  const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook']);
+/** Builds a Fastify instance with the service's logging and error handling, and no routes. */
+export function createHttpApp(loggerOption: FastifyServerOptions['logger']): FastifyInstance {
   const app = Fastify({
-    logger: withRedactedRequests(options.logger ?? false),
+    logger: withRedactedRequests(loggerOption ?? false),
     trustProxy: true,
     // One line per request, at debug level: at the default info level the log tells what the service did
     // (listening, deliveries, warnings), not every request a busy collector answers.
@@ -74,12 +60,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       .send(new ApiError(404, 'not_found_error', 'route_not_found', `No route: ${request.method} ${request.url.split('?')[0]}.`).toBody()),
   );
 
-  const ctx: AppContext = { db, settings };
-  if (surfaces.has('rest')) await app.register(restRoutes, ctx);
-  if (surfaces.has('hosted')) await app.register(hostedRoutes, ctx);
-  if (surfaces.has('collector')) await app.register(collectorRoutes, ctx);
-  if (surfaces.has('loader')) await app.register(loaderScriptRoute, ctx);
-  if (surfaces.has('webhook')) await app.register(webhookRoutes, ctx);
   return app;
 }
 

@@ -1,6 +1,6 @@
 /** An in-process service for tests: in-memory PGlite (or TEST_DATABASE_URL), migrated, one account, key and site. */
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../src/server/http/app';
+import { buildApp } from '../../../src/server/app';
 import { openDatabase, type Database } from '../../../src/server/db/db';
 import { migrate } from '../../../src/server/db/migrations';
 import { insertAccount, issueApiKey } from '../../../src/server/accounts/sql';

@@ -1,6 +1,6 @@
 /** REST test helpers: an in-process service on a database of a given kind, extra accounts, and request shortcuts. */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../../src/server/http/app';
+import { buildApp } from '../../../src/server/app';
 import type { Database } from '../../../src/server/db/db';
 import { insertAccount, issueApiKey } from '../../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../../src/server/api/sites/sql';

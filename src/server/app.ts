@@ -1,0 +1,30 @@
+/** The service's HTTP surfaces composed on one app: the REST API, hosted pages, collector, loader and webhook bridge. */
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { createHttpApp, type AppContext } from './http/app';
+import restRoutes from './api/routes';
+import hostedRoutes from './api/handoffs/hosted-routes';
+import collectorRoutes from './collector/routes';
+import loaderScriptRoute from './collector/loader-routes';
+import webhookRoutes from './webhook/routes';
+
+export type { AppContext } from './http/app';
+
+export interface BuildAppOptions extends AppContext {
+  /** Fastify's logger option: false in tests, pino options (level, stream, …) in the service. */
+  logger?: FastifyServerOptions['logger'];
+  /** Which surfaces to serve; all by default. The webhook-only listener serves just `webhook`. */
+  surfaces?: ReadonlyArray<'rest' | 'hosted' | 'collector' | 'loader' | 'webhook'>;
+}
+
+/** Builds (does not start) the app. */
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook']);
+  const app = createHttpApp(options.logger);
+  const ctx: AppContext = { db: options.db, settings: options.settings };
+  if (surfaces.has('rest')) await app.register(restRoutes, ctx);
+  if (surfaces.has('hosted')) await app.register(hostedRoutes, ctx);
+  if (surfaces.has('collector')) await app.register(collectorRoutes, ctx);
+  if (surfaces.has('loader')) await app.register(loaderScriptRoute, ctx);
+  if (surfaces.has('webhook')) await app.register(webhookRoutes, ctx);
+  return app;
+}
