@@ -6,7 +6,7 @@ import { findSiteAnyAccount, insertSite, listAllSites, type SiteRow } from '../s
 import { PREVIOUS_SECRET_GRACE_MS, rotateWebhookSecret } from '../server/webhook/secret-sql';
 import { parseSiteDomain, parseSiteName, parseTimezone } from '../server/api/sites/site-fields';
 import { nonEmptyString } from '../server/http/input';
-import type { Output } from './run';
+import type { Output } from './output';
 
 export interface CommandContext {
   db: Database;

@@ -9,10 +9,9 @@ import { openStore } from '../server/db/open-store';
 import { ApiError } from '../server/http/errors';
 import { COMMANDS, CommandLineError, HELP, type CommandContext } from './commands';
 
-/** Where the command writes: process.stdout / process.stderr, or a buffer in tests. */
-export interface Output {
-  write(text: string): unknown;
-}
+import type { Output } from './output';
+
+export type { Output } from './output';
 
 export interface CliIo {
   out: Output;

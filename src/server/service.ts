@@ -7,11 +7,11 @@ import { buildApp, type BuildAppOptions } from './app';
 import type { Settings } from './settings';
 import type { Database } from './db/db';
 import { openStore } from './db/open-store';
-import { oldestSite } from './api/sites/sql';
-import { bootstrap } from './accounts/bootstrap';
-import { toSiteRecord, type SiteRecord } from './api/sites/sites';
-import { startDeliveryWorker } from './delivery/worker';
-import { startSnapshotRetention } from './collector/retention';
+import { oldestSite } from './api/sites';
+import { bootstrap } from './accounts';
+import { toSiteRecord, type SiteRecord } from './api/sites';
+import { startDeliveryWorker } from './delivery';
+import { startSnapshotRetention } from './collector';
 
 export interface ServiceUrls {
   /** Where the app listens (loopback address with the real port). */

@@ -124,7 +124,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     },
     linkedin: {
       apiBase: baseUrl(env.CNV_LINKEDIN_API_BASE, 'https://api.linkedin.com'),
-      apiVersion: env.CNV_LINKEDIN_API_VERSION || '202510',
+      apiVersion: env.CNV_LINKEDIN_API_VERSION || '202607',
       oauthAuthorizeUrl: env.CNV_LINKEDIN_OAUTH_AUTHORIZE_URL || 'https://www.linkedin.com/oauth/v2/authorization',
       oauthTokenUrl: env.CNV_LINKEDIN_OAUTH_TOKEN_URL || 'https://www.linkedin.com/oauth/v2/accessToken',
       oauthClientId: env.CNV_LINKEDIN_OAUTH_CLIENT_ID || '',

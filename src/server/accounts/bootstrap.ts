@@ -1,7 +1,7 @@
 /** First start: an account, its API key and a default site, created once however many processes start together. */
 import type { Database } from '../db/db';
 import { insertAccount, issueApiKey, type Account } from './sql';
-import { insertSite, type SiteRow } from '../api/sites/sql';
+import { insertSite, type SiteRow } from '../api/sites';
 
 /** Name of the account made on first start. */
 export const BOOTSTRAP_ACCOUNT_NAME = 'My Account';

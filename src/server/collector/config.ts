@@ -2,7 +2,7 @@
 import type { SiteConfig } from '../../protocol/collector';
 import { originMatchesDomain } from '../../protocol/origin';
 import { ApiError } from '../http/errors';
-import type { SiteRow } from '../api/sites/sql';
+import type { SiteRow } from '../api/sites';
 
 /** The public config of a site, as the loader reads it. */
 export function siteConfigOf(site: SiteRow): SiteConfig {

@@ -9,7 +9,7 @@ import { originAllowed, originRefused, siteConfigOf, siteNotFound } from './conf
 import { parseSnapshotBody } from './snapshot-input';
 import { SiteKeyCache } from './site-cache';
 import { SnapshotWriter } from './snapshot-writer';
-import type { SiteRow } from '../api/sites/sql';
+import type { SiteRow } from '../api/sites';
 
 interface SiteParams {
   siteKey: string;

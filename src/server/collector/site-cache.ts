@@ -4,7 +4,7 @@
  * refuse a request (unknown key, foreign origin) re-read the row first, so a fresh domain never causes a wrong refusal.
  */
 import type { Queryable } from '../db/db';
-import { findSiteByKey, type SiteRow } from '../api/sites/sql';
+import { findSiteByKey, type SiteRow } from '../api/sites';
 
 /** How long a looked-up site is reused. */
 export const SITE_CACHE_TTL_MS = 5_000;

@@ -7,7 +7,7 @@ import type { Database } from '../db/db';
 import type { Settings } from '../settings';
 import { completeDeliveries, rescheduleDeliveries, type ClaimedDelivery, type Reschedule } from './outbox-sql';
 import { loadDeliveryRecords, recordActionResults, refreshEventStatuses, type ActionResult, type DeliveryRecord } from './sql';
-import { settlePairing, type Settlement } from '../pairing/late-pairing';
+import { settlePairing, type Settlement } from '../pairing';
 import type { DeliveryInput, DeliveryOutcome } from '../destinations/adapter';
 import { adapterFor } from '../destinations/adapters';
 import { decide } from './decision';

@@ -1,7 +1,9 @@
 /** SQL of delivery: loading what event actions' sends need, and recording their outcomes on actions and events. */
 import type { Queryable } from '../db/db';
-import type { EventStatus } from '../fanout/sql';
-import type { ReportIdentity } from '../webhook/report-sql';
+import type { RawIdentity } from '../../protocol/identity';
+
+/** Delivery status of an event: queued until every action is settled, then completed, or failed if any failed. */
+export type EventStatus = 'queued' | 'completed' | 'failed';
 
 /** Everything about one event action that its delivery needs. */
 export interface DeliveryRecord {
@@ -20,7 +22,7 @@ export interface DeliveryRecord {
   event_email: string | null;
   data: Record<string, unknown>;
   customer_event_id: string | null;
-  identity: ReportIdentity | null;
+  identity: RawIdentity | null;
   destination_settings: Record<string, unknown> | null;
 }
 

@@ -1,9 +1,8 @@
 /** SQL that writes events (captured conversions) with their per-destination actions, queued for delivery. */
 import type { Queryable } from '../db/db';
 import { newId } from '../db/ids';
-import { enqueueDeliveries } from '../delivery/outbox-sql';
+import { enqueueDeliveries, type EventStatus } from '../delivery';
 
-export type EventStatus = 'queued' | 'completed' | 'failed';
 
 /** An event to record: one per (report or form submission) x live flow. */
 export interface NewEvent {

@@ -1,7 +1,7 @@
 /** Bearer-key authentication of the REST API: which account a request acts for. */
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/db';
-import { findAccountByApiKey, type Account } from '../accounts/sql';
+import { findAccountByApiKey, type Account } from '../accounts';
 import { ApiError } from './errors';
 
 const accounts = new WeakMap<FastifyRequest, Account>();

@@ -3,7 +3,7 @@
  * snapshot has come, held back while the pairing window is open, and released with identity only once it has closed.
  */
 import type { Queryable } from '../db/db';
-import { findSnapshot } from '../collector/sql';
+import { findSnapshot } from '../collector';
 import { applyPairing } from './sql';
 import { describeMatch, pairingDeadline, pairingWindowOpen, type Match } from './pairing';
 

@@ -2,7 +2,7 @@
  * Pairing a webhook report with the loader's snapshot: what a snapshot (or its absence) means for an event's click ids,
  * match quality and data. Pure: the webhook uses it when the report arrives, delivery when a late snapshot is settled.
  */
-import type { SnapshotRow } from '../collector/sql';
+import type { SnapshotRow } from '../collector';
 
 /** A snapshot that arrives up to this long after its report is still paired before delivery. */
 export const PAIRING_WINDOW_MS = 10_000;

@@ -1,7 +1,7 @@
 /** SQL that pairs reported events with snapshots: the snapshots a batch of reports needs, and late pairings recorded. */
 import type { Queryable } from '../db/db';
 import type { Match } from './pairing';
-import type { SnapshotRow } from '../collector/sql';
+import type { SnapshotRow } from '../collector';
 
 /**
  * Records a settled match on an event that was waiting for its snapshot: click ids, match quality and the data fields

@@ -5,7 +5,8 @@
  */
 import type { Queryable } from '../db/db';
 import { newId } from '../db/ids';
-import { insertEvents, type EventStatus, type NewEvent } from '../fanout/sql';
+import { insertEvents, type NewEvent } from '../fanout';
+import type { EventStatus } from '../delivery';
 import { reportKey, type NewReport } from './report-sql';
 
 /** A report to record with the events it fans out to (their reportId is filled in here). */

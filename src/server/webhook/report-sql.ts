@@ -1,14 +1,10 @@
 /** SQL for webhook reports (one per site and customer_event_id) and the live flows a report fans out to. */
 import type { Queryable } from '../db/db';
 import type { SaasSignupResponse } from '../../protocol/webhook';
+import type { RawIdentity } from '../../protocol/identity';
 
 /** Raw identity of a report, kept for delivery-time normalisation and hashing; never logged. */
-export interface ReportIdentity {
-  email?: string;
-  phone?: string;
-  first_name?: string;
-  last_name?: string;
-}
+export type ReportIdentity = RawIdentity;
 
 /** A report to insert (see report-batch.ts), with the response it is answered with when it is the first of its key. */
 export interface NewReport {

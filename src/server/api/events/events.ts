@@ -1,12 +1,12 @@
 /** Events (captured conversions) through the API: read-only, newest first, with a timestamp cursor. */
 import type { Queryable } from '../../db/db';
 import { findEvent, selectEventActions, selectEvents, type EventActionRow, type EventFilters, type EventRow } from './sql';
-import { findFlow } from '../flows/sql';
-import type { EventStatus } from '../../fanout/sql';
+import { findFlow } from '../flows';
+import type { EventStatus } from '../../delivery';
 import { invalidParam, notFound } from '../../http/errors';
 import { parseLimit, type ListEnvelope } from '../../http/pagination';
 import { queryString, rejectUnknownFields, type JsonObject } from '../../http/input';
-import { requireSite } from '../sites/sites';
+import { requireSite } from '../sites';
 import { isIsoTimestamp } from '../../http/timestamps';
 
 /** Default and largest `limit` of GET /v1/events (the spec fixes only the maximum). */

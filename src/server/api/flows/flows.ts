@@ -1,13 +1,13 @@
 /** Flows: created as drafts, published after validation (live flows deliver), unpublished back to draft. */
 import type { Database, Queryable } from '../../db/db';
-import { findSite } from '../sites/sql';
+import { findSite } from '../sites';
 import { destinationSettings } from '../../destinations/sql';
-import { findTriggerSource } from '../../webhook/secret-sql';
+import { findTriggerSource } from '../../webhook';
 import { findFlow, insertFlow, lockFlow, listFlowsPage, transitionFlow, updateFlow, type FlowFields, type FlowRow } from './sql';
 import { ApiError, invalidParam, missingParam, notFound } from '../../http/errors';
 import { paginate, parsePageRequest, PAGE_PARAMS, type ListEnvelope } from '../../http/pagination';
 import { queryString, rejectUnknownFields, requireObjectBody, requiredString, type JsonObject } from '../../http/input';
-import { requireSite } from '../sites/sites';
+import { requireSite } from '../sites';
 import { destinationKind, supportedDestinationTypes, type Problem } from '../../destinations/kinds';
 import { actionsProblems, sizeProblems, triggerKeyOf, triggerProblems } from './flow-config';
 

@@ -5,10 +5,10 @@
 import type { Database, Queryable } from '../../db/db';
 import type { Settings } from '../../settings';
 import { claimPendingHandoff, findHandoffByToken, type HandoffRow } from './sql';
-import { findSite, type SiteRow } from '../sites/sql';
+import { findSite, type SiteRow } from '../sites';
 import { upsertDestination } from '../../destinations/sql';
-import { connectTriggerSource } from '../../webhook/secret-sql';
-import { triggerKeysOfSite } from '../flows/sql';
+import { connectTriggerSource } from '../../webhook';
+import { triggerKeysOfSite } from '../flows';
 import { WEBHOOK_PREFIX, saasSignupPath } from '../../../protocol/webhook';
 import { destinationKind, type DestinationKind, type Problem } from '../../destinations/kinds';
 

@@ -2,10 +2,10 @@
 import type { Queryable } from '../../db/db';
 import type { Settings } from '../../settings';
 import { findHandoff, insertHandoff, type HandoffPurpose, type HandoffRow } from './sql';
-import { firstSites } from '../sites/sql';
+import { firstSites } from '../sites';
 import { ApiError, invalidParam, missingParam, notFound } from '../../http/errors';
 import { rejectUnknownFields, requireObjectBody } from '../../http/input';
-import { requireSite } from '../sites/sites';
+import { requireSite } from '../sites';
 import { destinationKind, supportedDestinationTypes } from '../../destinations/kinds';
 
 /** The trigger sources a handoff can connect: the spec's API trigger only. */

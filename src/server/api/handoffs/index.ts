@@ -1,0 +1,1 @@
+/** The public face of this folder: what other parts of the service may import. */

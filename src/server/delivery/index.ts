@@ -1,0 +1,6 @@
+/** The public face of this folder: what other parts of the service may import. */
+export * from './backoff';
+export * from './outbox-sql';
+export type { EventStatus } from './sql';
+export * from './wakeup';
+export * from './worker';

@@ -1,0 +1,3 @@
+/** The public face of this folder: what other parts of the service may import. */
+export * from './report-sql';
+export * from './secret-sql';
