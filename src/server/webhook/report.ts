@@ -4,12 +4,12 @@
  */
 import type { Database, Queryable } from '../db/db';
 import type { SaasSignupResponse } from '../../protocol/webhook';
-import { findSnapshots, snapshotKey } from '../pairing/sql';
+import { findSnapshots, snapshotKey } from '../pairing';
 import { findReportResponses, liveFlowsForTriggers, reportKey, triggerKeyOf } from './report-sql';
 import { insertReportsWithEvents, type ReportWithEvents } from './report-batch-sql';
-import { describeMatch, pairingDeadline } from '../pairing/pairing';
+import { describeMatch, pairingDeadline } from '../pairing';
 import type { ValidReport } from './report-input';
-import type { ActionConfig } from '../api/flows/flow-config';
+import type { ActionConfig } from '../api/flows';
 
 /** The site fields a report needs. */
 export interface ReportingSite {

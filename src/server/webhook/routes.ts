@@ -6,12 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../http/app';
 import { isTriggerKey, SIGNATURE_HEADER, WEBHOOK_MAX_BYTES, WEBHOOK_PREFIX } from '../../protocol/webhook';
 import { ApiError, invalidParam } from '../http/errors';
-import { siteNotFound } from '../collector/config';
-import { SiteKeyCache } from '../collector/site-cache';
+import { siteNotFound } from '../collector';
+import { SiteKeyCache } from '../collector';
 import { parseReportBody } from './report-input';
 import { ReportWriter } from './report-writer';
 import { WebhookSecretCache } from './secret-cache';
-import { requestDelivery } from '../delivery/wakeup';
+import { requestDelivery } from '../delivery';
 import { verifySignature } from './signature';
 
 interface ReportParams {

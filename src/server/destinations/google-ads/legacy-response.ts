@@ -5,7 +5,7 @@
  */
 import type { DeliveryError, DeliveryOutcome, RequestSummary } from '../adapter';
 import { delivered, failed, retryLater } from '../adapter';
-import { parseDuration, parseRetryAfter } from '../../delivery/backoff';
+import { parseDuration, parseRetryAfter } from '../../delivery';
 
 /** One error of a GoogleAdsFailure, as the REST JSON mapping spells it. */
 interface GoogleAdsError {
