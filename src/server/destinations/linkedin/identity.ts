@@ -1,0 +1,73 @@
+/**
+ * LinkedIn's user matching: which identifiers a conversion event carries and how they are normalised. LinkedIn's own
+ * Conversions API integration (github.com/linkedin-developers/reactor-extension-linkedin-edge, helpers/normalizers.js)
+ * lower-cases and trims an email before SHA-256, and requires at least one user id per event (an email, the
+ * `li_fat_id` first-party click id, a GAID or an IP address; userIdentificationSection/validate.js).
+ * https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
+ */
+import type { DeliveryInput } from '../destination';
+import { sha256Hex } from '../hashing';
+
+export const SHA256_EMAIL = 'SHA256_EMAIL';
+/** The `li_fat_id` click id that Campaign Manager's enhanced conversion tracking appends to ad clicks. */
+export const LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID = 'LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID';
+
+export type LinkedInIdType = typeof SHA256_EMAIL | typeof LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID;
+
+export interface LinkedInUserId {
+  idType: LinkedInIdType;
+  idValue: string;
+}
+
+/** `user.userInfo` as LinkedIn takes it: plain text names (LinkedIn matches them with the ids, it does not want them hashed). */
+export interface LinkedInUserInfo {
+  firstName: string;
+  lastName: string;
+}
+
+export interface LinkedInUser {
+  userIds: LinkedInUserId[];
+  userInfo?: LinkedInUserInfo;
+}
+
+/** LinkedIn's email normalisation before hashing: trimmed and lower-cased. Null when it is not an address at all. */
+export function normaliseEmail(raw: string | null | undefined): string | null {
+  if (typeof raw !== 'string') return null;
+  const email = raw.trim().toLowerCase();
+  // One "@" with something on each side: anything else would only hash to an id that matches nobody.
+  return /^[^\s@]+@[^\s@]+$/.test(email) ? email : null;
+}
+
+/** The SHA-256 hex of a normalised email, or null when there is no usable email. */
+export function hashedEmail(raw: string | null | undefined): string | null {
+  const email = normaliseEmail(raw);
+  return email === null ? null : sha256Hex(email);
+}
+
+/** The `li_fat_id` of the conversion: the landing's click id, else the `li_fat_id` first-party cookie. */
+export function linkedInClickId(input: Pick<DeliveryInput, 'clickIds' | 'cookies'>): string | null {
+  for (const value of [input.clickIds.li_fat_id, input.cookies.li_fat_id]) {
+    const id = typeof value === 'string' ? value.trim() : '';
+    if (id !== '') return id;
+  }
+  return null;
+}
+
+/** First and last name for `userInfo`, only when both are given: LinkedIn's userInfo matching needs the pair. */
+export function userInfoOf(input: Pick<DeliveryInput, 'identity'>): LinkedInUserInfo | null {
+  const firstName = input.identity.first_name?.trim() ?? '';
+  const lastName = input.identity.last_name?.trim() ?? '';
+  return firstName !== '' && lastName !== '' ? { firstName, lastName } : null;
+}
+
+/** The `user` object of one event, or null when it has no user id LinkedIn could match on. */
+export function buildUser(input: Pick<DeliveryInput, 'identity' | 'clickIds' | 'cookies'>): LinkedInUser | null {
+  const userIds: LinkedInUserId[] = [];
+  const email = hashedEmail(input.identity.email);
+  if (email !== null) userIds.push({ idType: SHA256_EMAIL, idValue: email });
+  const clickId = linkedInClickId(input);
+  if (clickId !== null) userIds.push({ idType: LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID, idValue: clickId });
+  if (userIds.length === 0) return null;
+  const userInfo = userInfoOf(input);
+  return userInfo === null ? { userIds } : { userIds, userInfo };
+}

@@ -1,0 +1,19 @@
+/**
+ * LinkedIn's 3-legged OAuth 2.0 authorization code flow. The Conversions API needs `rw_conversions` (send events,
+ * read rules) and `r_ads` (read the member's ad accounts). Access tokens live 60 days; refresh tokens (365 days) are
+ * issued only to apps LinkedIn approved for programmatic refresh tokens, so an unapproved app must reconnect.
+ * https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
+ * https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow
+ * https://learn.microsoft.com/en-us/linkedin/shared/authentication/programmatic-refresh-tokens
+ */
+import type { OAuthProvider } from '../destination';
+
+export const LINKEDIN_SCOPES = ['rw_conversions', 'r_ads'] as const;
+
+export const linkedinOAuth: OAuthProvider = {
+  authorizeUrl: (settings) => settings.linkedin.oauthAuthorizeUrl,
+  tokenUrl: (settings) => settings.linkedin.oauthTokenUrl,
+  clientId: (settings) => settings.linkedin.oauthClientId,
+  clientSecret: (settings) => settings.linkedin.oauthClientSecret,
+  scopes: LINKEDIN_SCOPES,
+};

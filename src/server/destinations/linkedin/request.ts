@@ -1,0 +1,125 @@
+/**
+ * Builds LinkedIn's "stream conversion events" call: `POST /rest/conversionEvents` with the Rest.li batch-create
+ * header and `{elements: [...]}`, one element per conversion.
+ * https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
+ */
+import type { DeliveryError, DeliveryInput, RequestSummary } from '../destination';
+import type { Settings } from '../../settings';
+import { sha256Hex } from '../hashing';
+import { readLinkedInAction } from './action-config';
+import { buildUser, type LinkedInUser } from './identity';
+
+/** How error messages name the platform. */
+export const LINKEDIN_LABEL = 'LinkedIn';
+
+export const CONVERSION_EVENTS_PATH = '/rest/conversionEvents';
+
+/** Events per BATCH_CREATE call (LinkedIn's partner guidance; see the report for what could not be checked). */
+export const MAX_EVENTS_PER_BATCH = 5000;
+
+/** LinkedIn rejects an event sent more than 90 days after it happened. */
+export const MAX_EVENT_AGE_MS = 90 * 24 * 60 * 60 * 1000;
+
+/** A conversion a little ahead of LinkedIn's clock is clock skew, not a future event. */
+const FUTURE_SKEW_MS = 5 * 60 * 1000;
+
+/** One element of `elements` as LinkedIn takes it. */
+export interface ConversionEventElement {
+  conversion: string;
+  /** Epoch milliseconds. */
+  conversionHappenedAt: number;
+  conversionValue?: { currencyCode: string; amount: string };
+  /** Stable per conversion, so a resend (and the Insight Tag's copy with the same id) is counted once. */
+  eventId: string;
+  user: LinkedInUser;
+}
+
+export type BuiltEvent =
+  | { ok: true; element: ConversionEventElement; summary: RequestSummary }
+  | { ok: false; error: DeliveryError; summary: RequestSummary };
+
+/** The headers of every versioned LinkedIn Marketing API call; the token is only ever placed here. */
+export function linkedInHeaders(settings: Settings, accessToken: string): Record<string, string> {
+  return {
+    authorization: `Bearer ${accessToken}`,
+    'linkedin-version': settings.linkedin.apiVersion,
+    'x-restli-protocol-version': '2.0.0',
+  };
+}
+
+/** The headers of the batch create call. */
+export function batchCreateHeaders(settings: Settings, accessToken: string): Record<string, string> {
+  return { ...linkedInHeaders(settings, accessToken), 'x-restli-method': 'BATCH_CREATE' };
+}
+
+/** A PII-free description of an element: the rule, the time, the event id, hashes of the user ids, kinds only. */
+export function summarise(element: ConversionEventElement): RequestSummary {
+  return {
+    endpoint: CONVERSION_EVENTS_PATH,
+    conversion: element.conversion,
+    conversion_happened_at: element.conversionHappenedAt,
+    event_id: element.eventId,
+    // The email is already a hash; the click id is hashed too, so the summary never carries a tracking id as sent.
+    user_ids: element.user.userIds.map((id) => ({ id_type: id.idType, sha256: id.idType === 'SHA256_EMAIL' ? id.idValue : sha256Hex(id.idValue) })),
+    user_info: element.user.userInfo ? ['firstName', 'lastName'] : [],
+    ...(element.conversionValue ? { conversion_value: { ...element.conversionValue } } : {}),
+  };
+}
+
+/** The element for one delivery input, or why it can never be sent. `now` is when it is sent. */
+export function buildConversionEvent(input: DeliveryInput, now: Date): BuiltEvent {
+  const base: RequestSummary = { endpoint: CONVERSION_EVENTS_PATH, event_id: input.eventId };
+  const config = readLinkedInAction(input.actionConfig);
+  if (config === null) {
+    return {
+      ok: false,
+      summary: base,
+      error: {
+        code: 'invalid_action_config',
+        message: 'The action has no valid LinkedIn conversion rule.',
+        hint: 'Set config.conversion_rule of this flow action to the id of a LinkedIn conversion rule whose source is the Conversions API, then publish the flow again.',
+      },
+    };
+  }
+  const happenedAt = input.occurredAt.getTime();
+  const summary: RequestSummary = { ...base, conversion: config.rule.urn, conversion_happened_at: happenedAt };
+  if (now.getTime() - happenedAt > MAX_EVENT_AGE_MS) {
+    return {
+      ok: false,
+      summary,
+      error: {
+        code: 'conversion_too_old',
+        message: 'The conversion happened more than 90 days ago; LinkedIn rejects events older than that.',
+        hint: 'Nothing to change for this event; report conversions to cnv as they happen.',
+      },
+    };
+  }
+  if (happenedAt - now.getTime() > FUTURE_SKEW_MS) {
+    return {
+      ok: false,
+      summary,
+      error: { code: 'conversion_in_future', message: 'The conversion time is in the future.', hint: "Check the clock of the system that reports conversions." },
+    };
+  }
+  const user = buildUser(input);
+  if (user === null) {
+    return {
+      ok: false,
+      summary: { ...summary, user_ids: [] },
+      error: {
+        code: 'no_user_id',
+        message: 'The conversion has neither an email nor a LinkedIn click id (li_fat_id), so LinkedIn cannot match it to a member.',
+        hint:
+          'Send the email with the signup report or form, and turn on enhanced conversion tracking (first-party cookies) of the Insight Tag in Campaign Manager so ad clicks carry li_fat_id.',
+      },
+    };
+  }
+  const element: ConversionEventElement = {
+    conversion: config.rule.urn,
+    conversionHappenedAt: happenedAt,
+    ...(config.conversionValue ? { conversionValue: config.conversionValue } : {}),
+    eventId: input.eventId,
+    user,
+  };
+  return { ok: true, element, summary: summarise(element) };
+}

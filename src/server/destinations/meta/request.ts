@@ -1,0 +1,177 @@
+/**
+ * One cnv conversion as a Conversions API server event, the request around a batch of them, and the PII-free summary
+ * cnv stores. Everything Meta would refuse for one event (too old, nothing to match on) is caught here, before sending,
+ * because Meta refuses a whole batch for one bad event.
+ *
+ * https://developers.facebook.com/documentation/ads-commerce/conversions-api/using-the-api
+ * https://developers.facebook.com/documentation/ads-commerce/conversions-api/parameters/server-event
+ */
+import { isIP } from 'node:net';
+import type { DeliveryError, DeliveryInput, RequestSummary } from '../destination';
+import { metaEventName } from './action-config';
+import { buildFbc, fbpFromCookies, hashIdentityForMeta, type FbcSource } from './identity';
+
+/** "The event_time can be up to 7 days before you send an event to Meta" (Using the API, Event Transaction Time). */
+export const MAX_EVENT_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** "You can send up to 1,000 events in data" (Using the API, Batch Requests). */
+export const MAX_EVENTS_PER_REQUEST = 1000;
+
+/** `user_data` as cnv sends it: hashed contact fields, unhashed click/browser ids and the visitor's browser. */
+export interface MetaUserData {
+  em?: string[];
+  ph?: string[];
+  fn?: string;
+  ln?: string;
+  fbc?: string;
+  fbp?: string;
+  client_ip_address?: string;
+  client_user_agent?: string;
+  /** Only in cnv's connection test: a hashed constant, so the test event carries no one's data. */
+  external_id?: string[];
+}
+
+/** One server event in `data`. */
+export interface MetaServerEvent {
+  event_name: string;
+  event_time: number;
+  event_id: string;
+  action_source: 'website' | 'other';
+  event_source_url?: string;
+  user_data: MetaUserData;
+}
+
+/** The JSON body of `POST /{version}/{pixel_id}/events`. */
+export interface MetaEventsBody {
+  data: MetaServerEvent[];
+  test_event_code?: string;
+  access_token: string;
+}
+
+/** An input made into an event (with its summary), or refused before sending with a permanent error. */
+export type BuiltEvent =
+  | { ok: true; event: MetaServerEvent; summary: RequestSummary }
+  | { ok: false; error: DeliveryError; summary: RequestSummary };
+
+/**
+ * The `event_id`, stable for a conversion so every resend is the same event: the reporter's own id when there is one
+ * (the webhook's `customer_event_id`, the form's `submission_id`), which a site can also give its Meta Pixel as
+ * `eventID` so Meta deduplicates browser and server; else cnv's event id.
+ */
+export function metaEventId(input: Pick<DeliveryInput, 'customerEventId' | 'eventId'>): string {
+  return input.customerEventId || input.eventId;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** Builds the server event for one input, checked against the 7-day limit with `now`, and its PII-free summary. */
+export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Date): BuiltEvent {
+  const eventName = metaEventName(input.actionConfig, input.trigger);
+  const eventId = metaEventId(input);
+  const eventTime = Math.floor(input.occurredAt.getTime() / 1000);
+  const base: RequestSummary = { api: 'meta-conversions', pixel_id: pixelId, event_name: eventName, event_id: eventId, event_time: eventTime };
+
+  if (now.getTime() - input.occurredAt.getTime() > MAX_EVENT_AGE_MS) {
+    return {
+      ok: false,
+      summary: base,
+      error: {
+        code: 'event_too_old',
+        message: 'The conversion happened more than 7 days ago; Meta accepts server events for 7 days only.',
+        hint: 'Nothing can be done for this conversion. Keep delivery running so conversions reach Meta within 7 days.',
+      },
+    };
+  }
+  if (input.consent.ad_user_data === 'denied') {
+    // Consent Mode is Google's, and Meta's API has no consent field; but a visitor who refused sharing their data for
+    // advertising refused it for Meta as much as for Google, so cnv sends Meta nothing about them.
+    return {
+      ok: false,
+      summary: { ...base, consent: 'ad_user_data denied' },
+      error: {
+        code: 'consent_denied',
+        message: 'The visitor declined ad_user_data consent on the page, so cnv did not share this conversion with Meta.',
+        hint: 'Nothing to fix: this is the visitor’s choice.',
+      },
+    };
+  }
+
+  const hashed = hashIdentityForMeta(input.identity);
+  const userData: MetaUserData = {};
+  if (hashed.em) userData.em = [hashed.em];
+  if (hashed.ph) userData.ph = [hashed.ph];
+  if (hashed.fn) userData.fn = hashed.fn;
+  if (hashed.ln) userData.ln = hashed.ln;
+  const fbc = buildFbc(input.cookies, input.clickIds, input.touchCapturedAt ?? input.occurredAt);
+  if (fbc) userData.fbc = fbc.value;
+  const fbp = fbpFromCookies(input.cookies);
+  if (fbp) userData.fbp = fbp;
+  // "must be a valid IPV4 or IPV6 address": anything else would make Meta refuse the whole batch.
+  if (input.ipAddress && isIP(input.ipAddress) !== 0) userData.client_ip_address = input.ipAddress;
+  if (input.userAgent) userData.client_user_agent = input.userAgent;
+
+  const pageUrl = input.pageUrl && isHttpUrl(input.pageUrl) ? input.pageUrl : null;
+  // "Website events … require the client_user_agent, action_source, and event_source_url parameters" (Parameters page).
+  // A signup reported by the webhook with no browser snapshot has neither, so it is honestly "other", not a website event.
+  const website = pageUrl !== null && userData.client_user_agent !== undefined;
+  const event: MetaServerEvent = {
+    event_name: eventName,
+    event_time: eventTime,
+    event_id: eventId,
+    action_source: website ? 'website' : 'other',
+    ...(website ? { event_source_url: pageUrl } : {}),
+    user_data: userData,
+  };
+  const summary = summarize(base, event, fbc?.source ?? null, hashed.skipped);
+
+  const matchable = userData.em || userData.ph || userData.fbc || userData.fbp || (userData.client_ip_address && userData.client_user_agent);
+  if (!matchable) {
+    return {
+      ok: false,
+      summary,
+      error: {
+        code: 'no_identifiers',
+        message: 'Nothing Meta can match the conversion on: no email, phone, Meta click id, Meta browser id, or browser details.',
+        hint: 'Send the email or phone with the webhook report, or install the cnv loader on the page so the click is captured.',
+      },
+    };
+  }
+  return { ok: true, event, summary };
+}
+
+function summarize(base: RequestSummary, event: MetaServerEvent, fbcSource: FbcSource | null, skipped: string[]): RequestSummary {
+  const u = event.user_data;
+  // Hashes and kinds only: never the IP address, the user agent or a raw identity field.
+  return {
+    ...base,
+    action_source: event.action_source,
+    user_data: {
+      ...(u.em ? { em: u.em } : {}),
+      ...(u.ph ? { ph: u.ph } : {}),
+      ...(u.fn ? { fn: u.fn } : {}),
+      ...(u.ln ? { ln: u.ln } : {}),
+      ...(u.fbc ? { fbc: fbcSource === 'cookie' ? 'from the _fbc cookie' : 'built from fbclid' } : {}),
+      ...(u.fbp ? { fbp: 'from the _fbp cookie' } : {}),
+      ...(u.client_ip_address ? { client_ip_address: 'sent' } : {}),
+      ...(u.client_user_agent ? { client_user_agent: 'sent' } : {}),
+    },
+    ...(skipped.length > 0 ? { skipped } : {}),
+  };
+}
+
+/** The events URL; the token travels in the body, so it never appears in a URL, a proxy log or an error message. */
+export function eventsUrl(graphApiBase: string, apiVersion: string, pixelId: string): string {
+  return `${graphApiBase}/${encodeURIComponent(apiVersion)}/${encodeURIComponent(pixelId)}/events`;
+}
+
+/** The body of one request: the events, and `test_event_code` only when testing a connection. */
+export function buildEventsBody(events: MetaServerEvent[], accessToken: string, testEventCode?: string): MetaEventsBody {
+  return { data: events, ...(testEventCode ? { test_event_code: testEventCode } : {}), access_token: accessToken };
+}

@@ -1,0 +1,133 @@
+/**
+ * Sending to the Conversions API: a batch of cnv event actions in one request per 1,000 events, and the connection
+ * test. Meta refuses a whole request for one invalid event, so a refused batch is halved and each half sent again until
+ * the bad event stands alone: it fails, and the others are delivered.
+ */
+import type { ConnectionTestResult, DeliveryInput, DeliveryOutcome, RequestSummary, SendContext } from '../destination';
+import { sha256Hex } from '../hashing';
+import { requestJson } from '../http';
+import { DEFAULT_TEST_EVENT_CODE } from './connect';
+import { buildEventsBody, buildServerEvent, eventsUrl, MAX_EVENTS_PER_REQUEST, type MetaServerEvent } from './request';
+import { classifyMetaAnswer, type MetaVerdict } from './response';
+
+const LABEL = 'Meta';
+
+/** The dataset ID and token of a connection, or null when the connection lacks one (connected by an older form). */
+function connectionOf(ctx: SendContext): { pixelId: string; token: string } | null {
+  const pixelId = ctx.connection.settings.pixel_id;
+  const token = ctx.connection.credentials.access_token;
+  return typeof pixelId === 'string' && pixelId !== '' && token ? { pixelId, token } : null;
+}
+
+async function post(
+  ctx: SendContext,
+  pixelId: string,
+  token: string,
+  events: MetaServerEvent[],
+  testEventCode?: string,
+): Promise<MetaVerdict> {
+  const url = eventsUrl(ctx.settings.meta.graphApiBase, ctx.settings.meta.apiVersion, pixelId);
+  const answer = await requestJson(LABEL, url, { headers: {}, body: buildEventsBody(events, token, testEventCode) }, ctx);
+  return classifyMetaAnswer(answer, events.length, ctx.now().getTime());
+}
+
+interface Pending {
+  index: number;
+  event: MetaServerEvent;
+  summary: RequestSummary;
+}
+
+/** Sends `group` as one request; when Meta refuses an event in it, halves it and sends each half again. */
+async function sendGroup(ctx: SendContext, pixelId: string, token: string, group: Pending[], outcomes: DeliveryOutcome[]): Promise<void> {
+  const verdict = await post(
+    ctx,
+    pixelId,
+    token,
+    group.map((p) => p.event),
+  );
+  if (verdict.kind === 'invalid_event' && group.length > 1) {
+    const middle = Math.ceil(group.length / 2);
+    // One half after the other, not both at once: a split batch should not double the pressure on the account's limit.
+    await sendGroup(ctx, pixelId, token, group.slice(0, middle), outcomes);
+    await sendGroup(ctx, pixelId, token, group.slice(middle), outcomes);
+    return;
+  }
+  for (const { index, summary } of group) {
+    const request = group.length > 1 ? { ...summary, batch_size: group.length } : summary;
+    switch (verdict.kind) {
+      case 'delivered':
+        outcomes[index] = { kind: 'delivered', request, ...(verdict.fbtraceId ? { platformRequestId: verdict.fbtraceId } : {}) };
+        break;
+      case 'retry':
+        outcomes[index] = { kind: 'retry', error: verdict.error, request, ...(verdict.afterMs !== undefined ? { afterMs: verdict.afterMs } : {}) };
+        break;
+      case 'failed':
+      case 'invalid_event':
+        outcomes[index] = { kind: 'failed', error: verdict.error, request };
+        break;
+    }
+  }
+}
+
+/** Sends a batch to one Meta dataset; one outcome per input, in order. Never throws for an answer of Meta's. */
+export async function sendMetaBatch(inputs: readonly DeliveryInput[], ctx: SendContext): Promise<DeliveryOutcome[]> {
+  const connection = connectionOf(ctx);
+  if (!connection) {
+    return inputs.map(() => ({
+      kind: 'failed',
+      error: {
+        code: 'not_connected',
+        message: 'This Meta connection has no dataset ID or access token.',
+        hint: 'Connect Meta again with a dataset (pixel) ID and a Conversions API access token.',
+      },
+    }));
+  }
+  const now = ctx.now();
+  const outcomes: DeliveryOutcome[] = new Array(inputs.length);
+  const pending: Pending[] = [];
+  inputs.forEach((input, index) => {
+    const built = buildServerEvent(input, connection.pixelId, now);
+    if (built.ok) pending.push({ index, event: built.event, summary: built.summary });
+    else outcomes[index] = { kind: 'failed', error: built.error, request: built.summary };
+  });
+  for (let start = 0; start < pending.length; start += MAX_EVENTS_PER_REQUEST) {
+    await sendGroup(ctx, connection.pixelId, connection.token, pending.slice(start, start + MAX_EVENTS_PER_REQUEST), outcomes);
+  }
+  return outcomes;
+}
+
+/** Name of the synthetic event: a custom event, so a test never counts as one of the site's real conversions. */
+export const TEST_EVENT_NAME = 'CnvConnectionTest';
+
+/**
+ * Sends one synthetic event with `test_event_code` (the connection's own code, else TEST_CNV) and says what Meta
+ * answered. Meta notes test events are not dropped, hence a custom event name and a hashed constant as the only
+ * identifier: no one's data. https://developers.facebook.com/documentation/ads-commerce/conversions-api/using-the-api#testEvents
+ */
+export async function testMetaConnection(ctx: SendContext): Promise<ConnectionTestResult> {
+  const connection = connectionOf(ctx);
+  if (!connection) {
+    const error = { code: 'not_connected', message: 'This Meta connection has no dataset ID or access token.' };
+    return { ok: false, message: error.message, error };
+  }
+  const configured = ctx.connection.settings.test_event_code;
+  const code = typeof configured === 'string' && configured !== '' ? configured : DEFAULT_TEST_EVENT_CODE;
+  const now = ctx.now();
+  const event: MetaServerEvent = {
+    event_name: TEST_EVENT_NAME,
+    event_time: Math.floor(now.getTime() / 1000),
+    event_id: `cnv-connection-test-${now.getTime()}`,
+    action_source: 'other',
+    user_data: { external_id: [sha256Hex('cnv-connection-test')] },
+  };
+  const verdict = await post(ctx, connection.pixelId, connection.token, [event], code);
+  if (verdict.kind === 'delivered') {
+    return {
+      ok: true,
+      message:
+        `Meta accepted a test event for dataset ${connection.pixelId} (events_received: ${verdict.eventsReceived}, test event code ${code}` +
+        `${verdict.fbtraceId ? `, fbtrace_id ${verdict.fbtraceId}` : ''}); with your own code it shows in Events Manager → Test events.`,
+    };
+  }
+  return { ok: false, message: verdict.error.message, error: verdict.error };
+}

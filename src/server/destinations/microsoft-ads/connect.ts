@@ -1,0 +1,91 @@
+/**
+ * The hosted connect form of Microsoft Advertising and the check of a flow action's config. The ids are the ones in the
+ * web app's address bar, `cid` (customer) and `aid` (account): "Do not mistake the account number for the account
+ * identifier" (https://learn.microsoft.com/en-us/advertising/guides/get-started#get-ids).
+ */
+import type { ConnectField, ConnectResult, EventTrigger, Problem } from '../destination';
+import { MAX_GOAL_NAME_LENGTH } from './request';
+
+/** The fields of the hosted page, shown after the Microsoft sign-in. */
+export const microsoftAdsFields: readonly ConnectField[] = [
+  {
+    name: 'customer_id',
+    label: 'Customer ID',
+    hint: 'The number after cid= in the address bar of Microsoft Advertising (your manager account / customer).',
+    required: true,
+    placeholder: '123456789',
+  },
+  {
+    name: 'account_id',
+    label: 'Account ID',
+    hint: 'The number after aid= in the address bar: the ad account whose ads are clicked. Not the account number (letters and digits, like F123ABCD).',
+    required: true,
+    placeholder: '987654321',
+  },
+  {
+    name: 'developer_token',
+    label: 'Developer token (optional)',
+    hint: 'Only if this cnv installation has no developer token of its own: a Microsoft Advertising developer token from Settings > Developer settings.',
+    required: false,
+    secret: true,
+  },
+];
+
+const NUMERIC_ID = /^\d{1,19}$/;
+
+/** Checks the connect form: two numeric ids, and an optional developer token kept as an encrypted credential. */
+export function parseConnectForm(form: Record<string, string>): ConnectResult {
+  const errors: Problem[] = [];
+  const customerId = (form.customer_id ?? '').trim();
+  const accountId = (form.account_id ?? '').trim();
+  const devToken = (form.developer_token ?? '').trim();
+  if (!NUMERIC_ID.test(customerId)) errors.push({ param: 'customer_id', message: 'Enter the customer ID: the digits after cid= in the Microsoft Advertising address bar.' });
+  if (!NUMERIC_ID.test(accountId)) {
+    errors.push({
+      param: 'account_id',
+      message: /[A-Za-z]/.test(accountId)
+        ? 'That looks like the account number; enter the account ID instead: the digits after aid= in the address bar.'
+        : 'Enter the account ID: the digits after aid= in the Microsoft Advertising address bar.',
+    });
+  }
+  if (devToken !== '' && /\s/.test(devToken)) errors.push({ param: 'developer_token', message: 'A developer token has no spaces.' });
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    settings: { customer_id: customerId, account_id: accountId },
+    credentials: devToken === '' ? {} : { developer_token: devToken },
+    summary: `Microsoft Advertising account ${accountId} (customer ${customerId})`,
+  };
+}
+
+/**
+ * Problems of a flow action's config: `conversion_name` (required: the exact name of an offline conversion goal),
+ * `value` (optional, at least 0) and `currency` (optional ISO 4217 code, only with a value).
+ */
+export function checkAction(config: Record<string, unknown>, param: string, _trigger: EventTrigger): Problem[] {
+  const problems: Problem[] = [];
+  const name = config.conversion_name;
+  if (typeof name !== 'string' || name.trim() === '') {
+    problems.push({
+      param: `${param}.conversion_name`,
+      message:
+        `${param}.conversion_name is missing: set it to the name of an offline conversion goal of the Microsoft Advertising account, ` +
+        'exactly as written there (same spelling, spaces and capitals): Microsoft drops conversions whose name matches no goal.',
+    });
+  } else if (name.length > MAX_GOAL_NAME_LENGTH) {
+    problems.push({ param: `${param}.conversion_name`, message: `${param}.conversion_name is longer than ${MAX_GOAL_NAME_LENGTH} characters, the longest goal name Microsoft Advertising allows.` });
+  }
+  const value = config.value;
+  if (value !== undefined && value !== null && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) {
+    problems.push({ param: `${param}.value`, message: `${param}.value must be a number of at least 0 (the conversion's worth), or left out to use the goal's value.` });
+  }
+  const currency = config.currency;
+  if (currency !== undefined && currency !== null) {
+    if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency)) {
+      problems.push({ param: `${param}.currency`, message: `${param}.currency must be a three-letter currency code such as USD or EUR.` });
+    } else if (value === undefined || value === null) {
+      problems.push({ param: `${param}.currency`, message: `${param}.currency only applies with a value: set value too, or remove currency.` });
+    }
+  }
+  return problems;
+}

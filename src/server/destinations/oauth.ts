@@ -1,0 +1,176 @@
+/**
+ * The OAuth 2.0 authorization code flow with PKCE (RFC 6749 §4.1, RFC 7636 with S256) for any platform's
+ * `OAuthProvider`: the authorize URL, the code exchange and the refresh. The token endpoint takes a form-encoded POST
+ * with the client id and secret in the body (RFC 6749 §2.3.1), which Google, Microsoft and LinkedIn all accept
+ * (Google: https://developers.google.com/identity/protocols/oauth2/web-server). Tokens never appear in an error.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { DeliveryError, OAuthProvider, SendContext } from './destination';
+import type { Settings } from '../settings';
+import { parseJson } from './http';
+
+/** A PKCE verifier (kept by the service until the callback) and its S256 challenge (sent on the authorize URL). */
+export interface PkcePair {
+  verifier: string;
+  challenge: string;
+  method: 'S256';
+}
+
+/** Tokens of a successful exchange or refresh. `expiresAt` is computed from the injected clock. */
+export interface OAuthTokens {
+  accessToken: string;
+  expiresAt: Date;
+  /** Present when the server issued one (the code exchange; a refresh usually returns none: keep the old one). */
+  refreshToken?: string;
+  scope?: string;
+}
+
+export type TokenResult =
+  | { ok: true; tokens: OAuthTokens }
+  /** The grant (code or refresh token) was refused: the connection must be authorized again. */
+  | { ok: false; kind: 'invalid_grant'; error: DeliveryError }
+  /** A network fault, a timeout or a 5xx/429: try again later. */
+  | { ok: false; kind: 'transient'; error: DeliveryError }
+  /** Any other refusal (bad client, bad request): a configuration problem. */
+  | { ok: false; kind: 'rejected'; error: DeliveryError };
+
+/** Clock, cancellation and timeout for token calls. */
+export type TokenCallContext = Pick<SendContext, 'signal' | 'timeoutMs' | 'now'>;
+
+function base64url(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('base64url');
+}
+
+/** The S256 challenge of a verifier: base64url(SHA-256(ASCII verifier)) (RFC 7636 §4.2). */
+export function pkceChallenge(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+/** A fresh PKCE pair: 32 random bytes make a 43-character verifier (RFC 7636 §4.1 asks 43 to 128). */
+export function pkcePair(random: (size: number) => Uint8Array = randomBytes): PkcePair {
+  const verifier = base64url(random(32));
+  return { verifier, challenge: pkceChallenge(verifier), method: 'S256' };
+}
+
+/** The URL to send the user to: code flow, the provider's scopes and extra parameters, state and PKCE challenge. */
+export function authorizeUrl(
+  provider: OAuthProvider,
+  settings: Settings,
+  params: { state: string; redirectUri: string; codeChallenge: string },
+): string {
+  const url = new URL(provider.authorizeUrl(settings));
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', provider.clientId(settings));
+  url.searchParams.set('redirect_uri', params.redirectUri);
+  url.searchParams.set('scope', provider.scopes.join(' '));
+  url.searchParams.set('state', params.state);
+  url.searchParams.set('code_challenge', params.codeChallenge);
+  url.searchParams.set('code_challenge_method', 'S256');
+  for (const [key, value] of Object.entries(provider.extraAuthorizeParams ?? {})) url.searchParams.set(key, value);
+  return url.toString();
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'the token URL';
+  }
+}
+
+async function postToken(tokenUrl: string, form: Record<string, string>, ctx: TokenCallContext): Promise<TokenResult> {
+  const timeout = AbortSignal.timeout(ctx.timeoutMs);
+  let status: number;
+  let text: string;
+  try {
+    // requestJson sends JSON only; a token endpoint takes application/x-www-form-urlencoded.
+    const response = await fetch(tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams(form).toString(),
+      signal: AbortSignal.any([ctx.signal, timeout]),
+    });
+    status = response.status;
+    text = await response.text();
+  } catch (error) {
+    const code = ctx.signal.aborted ? 'interrupted' : timeout.aborted ? 'timeout' : 'network_error';
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    return { ok: false, kind: 'transient', error: { code, message: `Could not reach the token endpoint at ${hostOf(tokenUrl)}${cause ? `: ${cause}` : ''}.` } };
+  }
+  const body = parseJson(text) as Record<string, unknown> | null;
+  if (status >= 200 && status < 300 && body && typeof body.access_token === 'string') {
+    const lifetime = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in ?? 3600);
+    return {
+      ok: true,
+      tokens: {
+        accessToken: body.access_token,
+        expiresAt: new Date(ctx.now().getTime() + (Number.isFinite(lifetime) ? lifetime : 3600) * 1000),
+        ...(typeof body.refresh_token === 'string' ? { refreshToken: body.refresh_token } : {}),
+        ...(typeof body.scope === 'string' ? { scope: body.scope } : {}),
+      },
+    };
+  }
+  const oauthError = body && typeof body.error === 'string' ? body.error : '';
+  if (status >= 500 || status === 429) {
+    return { ok: false, kind: 'transient', error: { code: 'token_endpoint_unavailable', message: `The token endpoint answered HTTP ${status}.`, status } };
+  }
+  if (oauthError === 'invalid_grant') {
+    return {
+      ok: false,
+      kind: 'invalid_grant',
+      error: {
+        code: 'reauthorization_required',
+        message: 'The platform refused the authorization (invalid_grant): it was revoked, expired or already used.',
+        hint: 'Open a new connect_destination handoff and authorize the account again.',
+        status,
+      },
+    };
+  }
+  return {
+    ok: false,
+    kind: 'rejected',
+    error: {
+      code: 'token_request_rejected',
+      message: `The token endpoint refused the request (HTTP ${status}${oauthError ? `, ${oauthError}` : ''}).`,
+      hint: 'Check the OAuth client id, client secret and redirect URI settings.',
+      status,
+    },
+  };
+}
+
+/** Exchanges an authorization code (with its PKCE verifier) for tokens. */
+export function exchangeCode(
+  provider: OAuthProvider,
+  settings: Settings,
+  params: { code: string; redirectUri: string; codeVerifier: string },
+  ctx: TokenCallContext,
+): Promise<TokenResult> {
+  return postToken(
+    provider.tokenUrl(settings),
+    {
+      grant_type: 'authorization_code',
+      code: params.code,
+      redirect_uri: params.redirectUri,
+      code_verifier: params.codeVerifier,
+      client_id: provider.clientId(settings),
+      client_secret: provider.clientSecret(settings),
+    },
+    ctx,
+  );
+}
+
+/** Gets a new access token with a refresh token; `invalid_grant` means the user must authorize again. */
+export function refreshAccessToken(provider: OAuthProvider, settings: Settings, refreshToken: string, ctx: TokenCallContext): Promise<TokenResult> {
+  return postToken(
+    provider.tokenUrl(settings),
+    {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      // Microsoft's token endpoint requires the scope on a refresh too; Google and LinkedIn accept it.
+      scope: provider.scopes.join(' '),
+      client_id: provider.clientId(settings),
+      client_secret: provider.clientSecret(settings),
+    },
+    ctx,
+  );
+}
