@@ -1,7 +1,7 @@
 /** One signed POST of a report, bounded by a timeout, classified into what the retry loop needs to know. */
 import { computeSignature, unixSeconds } from '../protocol/hmac-node';
+import { parseRetryAfterMs } from '../protocol/retry-after';
 import { formatSignatureHeader, SIGNATURE_HEADER, type SaasSignupResponse } from '../protocol/webhook';
-import { parseRetryAfterMs } from './backoff';
 import { parseServiceError, type ServiceError } from './service-error';
 
 /** Why an attempt failed in a way worth retrying. */

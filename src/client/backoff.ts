@@ -15,18 +15,6 @@ export function backoffDelayMs(failedAttempts: number, settings: BackoffSettings
   return Math.floor(random() * ceiling);
 }
 
-/** A Retry-After header (delay-seconds or HTTP-date) as milliseconds from now; null when absent or unreadable. */
-export function parseRetryAfterMs(value: string | null | undefined, nowMs: number): number | null {
-  if (!value) return null;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // Every HTTP-date form starts with a day name; without this check Date.parse would read '-5' as a year.
-  if (!/^[A-Za-z]{3}/.test(text)) return null;
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return null;
-  return Math.max(0, date - nowMs);
-}
-
 /** The wait before the next attempt: the jittered backoff, but never less than the (capped) Retry-After. */
 export function retryDelayMs(
   failedAttempts: number,

@@ -1,12 +1,11 @@
-/** The service's error envelope `{"error": {type, code, message, param}}` and what a rejection means for the caller. */
+/** Reading the service's error envelope (shaped in src/protocol/errors.ts) and what a rejection means for the caller. */
+import { isErrorType, type ErrorDetail, type ErrorType } from '../protocol/errors';
 
-/** The `error` object of the service's error envelope. */
-export interface ServiceError {
-  type: string;
-  code: string;
-  message: string;
-  param?: string;
-}
+/**
+ * The `error` object of the service's error envelope, as read by the client: `type` is `'unknown'` when the body carries
+ * none this client knows (a newer service may add one), and `code` is `'unknown'` when it carries none.
+ */
+export type ServiceError = Omit<ErrorDetail, 'type'> & { type: ErrorType | 'unknown' };
 
 /** The error of an error response body, or null when the body is not the service's envelope. */
 export function parseServiceError(text: string): ServiceError | null {
@@ -19,7 +18,7 @@ export function parseServiceError(text: string): ServiceError | null {
   const error = (parsed as { error?: unknown } | null)?.error as Record<string, unknown> | undefined;
   if (!error || typeof error !== 'object' || typeof error.message !== 'string') return null;
   return {
-    type: typeof error.type === 'string' ? error.type : 'unknown',
+    type: isErrorType(error.type) ? error.type : 'unknown',
     code: typeof error.code === 'string' ? error.code : 'unknown',
     message: error.message,
     ...(typeof error.param === 'string' ? { param: error.param } : {}),

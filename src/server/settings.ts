@@ -12,8 +12,12 @@ export interface Settings {
   webhookPort: number | null;
   /** A postgres:// URL; unset means the embedded PGlite store. */
   databaseUrl: string | undefined;
-  /** PGlite data directory. */
+  /** Connections per process to DATABASE_URL (CNV_PG_POOL_SIZE; PG_POOL_SIZE is read too, as an older name). */
+  pgPoolSize: number;
+  /** PGlite data directory (also where the generated credentials key lives when CNV_SECRET_KEY is unset). */
   dataDir: string;
+  /** CNV_SECRET_KEY: 32 bytes (base64 or hex) that encrypt stored platform credentials. */
+  secretKey: string | undefined;
   /** Base URL of the Google Ads API (tests and the demo point it at a local fake). */
   googleAdsApiBase: string;
   googleAdsApiVersion: string;
@@ -78,6 +82,18 @@ function retentionDays(raw: string | undefined): number | null {
   return days;
 }
 
+/** The PostgreSQL pool size: CNV_PG_POOL_SIZE, else the older PG_POOL_SIZE, else 10; a whole number from 1 to 1000. */
+function poolSize(env: NodeJS.ProcessEnv): number {
+  const name = env.CNV_PG_POOL_SIZE ? 'CNV_PG_POOL_SIZE' : 'PG_POOL_SIZE';
+  const raw = env[name];
+  if (raw === undefined || raw === '') return 10;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 1000) {
+    throw new Error(`${name} must be a whole number of connections from 1 to 1000, got '${raw}'`);
+  }
+  return value;
+}
+
 /** A base URL setting without trailing slashes. */
 function baseUrl(raw: string | undefined, fallback: string): string {
   return (raw || fallback).replace(/\/+$/, '');
@@ -99,7 +115,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     webhookBaseUrl,
     webhookPort,
     databaseUrl: env.DATABASE_URL || undefined,
+    pgPoolSize: poolSize(env),
     dataDir: resolve(env.CNV_DATA_DIR || '.cnv-data'),
+    secretKey: env.CNV_SECRET_KEY || undefined,
     googleAdsApiBase: (env.CNV_GOOGLE_ADS_API_BASE || 'https://googleads.googleapis.com').replace(/\/+$/, ''),
     googleAdsApiVersion: env.CNV_GOOGLE_ADS_API_VERSION || 'v22',
     googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, parseRetryAfterMs, retryDelayMs, type BackoffSettings } from '../../src/client/backoff';
+import { backoffDelayMs, retryDelayMs, type BackoffSettings } from '../../src/client/backoff';
+import { parseRetryAfterMs } from '../../src/protocol/retry-after';
 
 const SETTINGS: BackoffSettings = { baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30_000 };
 const almostOne = () => 1 - Number.EPSILON;
@@ -15,7 +16,7 @@ describe('backoffDelayMs', () => {
   });
 });
 
-describe('parseRetryAfterMs', () => {
+describe('parseRetryAfterMs (the one Retry-After parser, shared with delivery)', () => {
   const now = Date.UTC(2026, 10, 21, 9, 30, 0);
   it('reads delay-seconds', () => {
     expect(parseRetryAfterMs('0', now)).toBe(0);
@@ -34,6 +35,12 @@ describe('parseRetryAfterMs', () => {
     expect(parseRetryAfterMs(null, now)).toBeNull();
     expect(parseRetryAfterMs('soon', now)).toBeNull();
     expect(parseRetryAfterMs('-5', now)).toBeNull();
+    expect(parseRetryAfterMs('', now)).toBeNull();
+  });
+
+  it('refuses fractional seconds: RFC 9110 delay-seconds is whole digits, so `1.5` is not a Retry-After', () => {
+    expect(parseRetryAfterMs('1.5', now)).toBeNull();
+    expect(parseRetryAfterMs('1e3', now)).toBeNull();
   });
 });
 

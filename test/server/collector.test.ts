@@ -31,9 +31,12 @@ describe('collector routes', () => {
     it('returns the site config, readable from any origin and briefly cacheable', async () => {
       const res = await svc.app.inject({ method: 'GET', url: configPath(svc.site.site_key), headers: { origin: ORIGIN } });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ site_key: svc.site.site_key, domain: 'https://example.com', correlation_ttl_seconds: 1800, honor_gpc: true });
+      expect(res.json()).toEqual({
+        site_key: svc.site.site_key, domain: 'https://example.com', cookie_domain: 'example.com',
+        correlation_ttl_seconds: 1800, honor_gpc: true, forms: [],
+      });
       expect(res.headers['access-control-allow-origin']).toBe('*');
-      expect(res.headers['cache-control']).toMatch(/public, max-age=\d+/);
+      expect(res.headers['cache-control']).toBe('public, max-age=60');
     });
 
     it('answers an unknown site key with a 404 envelope the loader can read', async () => {
@@ -235,7 +238,7 @@ describe.each(DATABASE_KINDS)('snapshot store on $name', (kind) => {
     expect(row.referrer).toBe('https://r.example/');
   });
 
-  it('never overwrites a stored click id, but adds click id keys a later touch brings', async () => {
+  it('keeps the stored touch whole against a touch captured at the same time, and keeps every click id it brought', async () => {
     const token = newToken();
     const first = snapshotBody({ correlation_token: token });
     const later = snapshotBody({
@@ -243,8 +246,8 @@ describe.each(DATABASE_KINDS)('snapshot store on $name', (kind) => {
       touch: { ...first.touch!, click_ids: { gclid: 'other-gclid', fbclid: 'fb-1' }, utm: { utm_source: 'facebook' } },
     });
     const row = await storeInTurn(first, later);
-    expect(row.touch!.click_ids).toEqual({ gclid: 'Cj0KCQ-gclid-1', fbclid: 'fb-1' });
-    expect(row.touch!.utm).toEqual(first.touch!.utm);
+    expect(row.touch).toEqual(first.touch);
+    expect(row.received_click_ids).toEqual({ gclid: ['Cj0KCQ-gclid-1', 'other-gclid'], fbclid: ['fb-1'] });
   });
 
   it('lets a touch with click ids replace a stored UTM-only touch, but not the other way round', async () => {

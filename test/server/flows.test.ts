@@ -153,7 +153,7 @@ describe.each(DATABASE_KINDS)('flows API on $name', (kind) => {
 
     it('refuses a destination that is not supported', async () => {
       const tenant = await connectedTenant('Unsupported');
-      const flow = await createFlow(tenant, { actions_config: [ADS_ACTION, { integrationId: 'meta', config: {} }] });
+      const flow = await createFlow(tenant, { actions_config: [ADS_ACTION, { integrationId: 'myspace-ads', config: {} }] });
       const res = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
       expect(errorOf(res)).toMatchObject({ code: 'flow_invalid', param: 'actions_config[1].integrationId' });
       expect(errorOf(res).message).toMatch(/not a supported destination/);

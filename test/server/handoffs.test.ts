@@ -66,7 +66,7 @@ describe.each(DATABASE_KINDS)('POST /v1/handoffs and GET /v1/handoffs/{id} on $n
   });
 
   it('names the supported destination types when one is unknown', async () => {
-    const res = await create({ purpose: 'connect_destination', destination_type: 'meta' });
+    const res = await create({ purpose: 'connect_destination', destination_type: 'myspace-ads' });
     expect(errorOf(res).message).toContain('google-ads');
   });
 

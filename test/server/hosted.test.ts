@@ -24,7 +24,7 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
   const secretIn = (html: string) => /whsec_[A-Za-z0-9]{32}/.exec(html)?.[0];
 
   it('serves the hosted page as HTML that is never cached, framed or leaked through a Referer', async () => {
-    const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' });
+    const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'meta' });
     const res = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -35,65 +35,64 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
     expect(res.body).toMatch(/^<!doctype html>/);
   });
 
-  describe('connecting Google Ads', () => {
-    it('shows a consent screen that says what is connected and asks for the customer id', async () => {
-      const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' });
+  describe('connecting a destination with a form (Meta: no OAuth step)', () => {
+    const TOKEN = 'EAABsecretTokenFromEventsManager123';
+
+    it('shows a consent screen that says what is connected and asks for the dataset id and token', async () => {
+      const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'meta' });
       const page = (await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) })).body;
-      expect(page).toContain('Connect Google Ads');
-      expect(page).toMatch(/uploaded to this Google Ads account/);
-      expect(page).toContain('name="customer_id"');
-      expect(page).toContain('name="login_customer_id"');
+      expect(page).toContain('Connect Meta');
+      expect(page).toContain('name="pixel_id"');
+      expect(page).toContain('type="password" id="access_token"');
       expect(page).toContain('<form method="post">');
     });
 
-    it('re-shows the form with the reason for a bad customer id, and connects nothing', async () => {
+    it('re-shows the form with the reason for a bad dataset id, never echoing the token, and connects nothing', async () => {
       const tenant = await svc.addTenant('Bad form');
-      const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' }, tenant.auth);
-      for (const form of [{}, { customer_id: '12345' }, { customer_id: 'abc-def-ghij' }, { customer_id: '1234567890', login_customer_id: '12' }] as Record<string, string>[]) {
+      const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'meta' }, tenant.auth);
+      for (const form of [{}, { pixel_id: '12', access_token: TOKEN }, { pixel_id: 'abc', access_token: TOKEN }, { pixel_id: '1234567890', access_token: 'short' }] as Record<string, string>[]) {
         const res = await submit(handoff.url, form);
         expect(res.statusCode).toBe(400);
         expect(res.body).toMatch(/Please correct the fields/);
+        expect(res.body).not.toContain(TOKEN);
       }
       expect((await poll(handoff.id, tenant.auth)).status).toBe('pending');
       expect(await svc.db.query('select 1 from destinations where account_id = $1', [tenant.accountId])).toHaveLength(0);
     });
 
-    it('connects the account with the customer id normalised, completes the handoff, and then cannot be used again', async () => {
+    it('connects the account, completes the handoff, and then cannot be used again', async () => {
       const tenant = await svc.addTenant('Ads');
-      const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' }, tenant.auth);
-      const res = await submit(handoff.url, { customer_id: '123-456-7890', login_customer_id: '', access_token: 'ya29.token' });
+      const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'meta' }, tenant.auth);
+      const res = await submit(handoff.url, { pixel_id: '1234567890123456', access_token: TOKEN });
       expect(res.statusCode).toBe(200);
-      expect(res.body).toContain('Google Ads connected');
-      expect(res.body).toContain('123-456-7890');
-      expect(res.body).not.toContain('ya29.token');
-      const rows = await svc.db.query<{ type: string; settings: Record<string, unknown> }>(
-        'select type, settings from destinations where account_id = $1', [tenant.accountId],
+      expect(res.body).toContain('Meta connected');
+      expect(res.body).not.toContain(TOKEN);
+      const rows = await svc.db.query<{ type: string; settings: Record<string, unknown>; credentials: string }>(
+        'select type, settings, credentials from destinations where account_id = $1', [tenant.accountId],
       );
-      expect(rows).toEqual([{ type: 'google-ads', settings: { customer_id: '1234567890', login_customer_id: null, access_token: 'ya29.token' } }]);
+      expect(rows).toEqual([{ type: 'meta', settings: { pixel_id: '1234567890123456' }, credentials: expect.stringMatching(/^v1\./) }]);
+      expect(rows[0]!.credentials).not.toContain(TOKEN);
       const polled = await poll(handoff.id, tenant.auth);
       expect(polled.status).toBe('completed');
       expect(new Date(polled.completed_at).getTime()).toBeGreaterThan(0);
-      expect(JSON.stringify(polled)).not.toContain('ya29.token');
+      expect(JSON.stringify(polled)).not.toContain(TOKEN);
 
-      const again = await submit(handoff.url, { customer_id: '999-999-9999' });
+      const again = await submit(handoff.url, { pixel_id: '9999999999', access_token: TOKEN });
       expect(again.statusCode).toBe(409);
       expect(again.body).toContain('already used');
-      const after = await svc.db.query<{ settings: { customer_id: string } }>('select settings from destinations where account_id = $1', [tenant.accountId]);
-      expect(after[0]!.settings.customer_id).toBe('1234567890');
       const page = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
       expect(page.body).toContain('already used');
       expect(page.body).not.toContain('<form');
     });
 
-    it('replaces the settings of an account that connects Google Ads again through a new handoff', async () => {
+    it('replaces the connection of an account that connects Meta again through a new handoff', async () => {
       const tenant = await svc.addTenant('Reconnect');
-      for (const id of ['111-111-1111', '222-222-2222']) {
-        const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' }, tenant.auth);
-        expect((await submit(handoff.url, { customer_id: id, login_customer_id: '333-333-3333' })).statusCode).toBe(200);
+      for (const id of ['111111111111', '222222222222']) {
+        const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'meta' }, tenant.auth);
+        expect((await submit(handoff.url, { pixel_id: id, access_token: TOKEN })).statusCode).toBe(200);
       }
       const rows = await svc.db.query<{ settings: Record<string, unknown> }>('select settings from destinations where account_id = $1', [tenant.accountId]);
-      expect(rows).toHaveLength(1);
-      expect(rows[0]!.settings).toEqual({ customer_id: '2222222222', login_customer_id: '3333333333' });
+      expect(rows).toEqual([{ settings: { pixel_id: '222222222222' } }]);
     });
   });
 
@@ -181,8 +180,8 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
     const page = (await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) })).body;
     expect(page).not.toContain('<img src=x');
     expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;&quot;&amp;');
-    const destination = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' }, tenant.auth);
-    const bad = await submit(destination.url, { customer_id: '"><script>alert(1)</script>' });
+    const destination = await newHandoff({ purpose: 'connect_destination', destination_type: 'meta' }, tenant.auth);
+    const bad = await submit(destination.url, { pixel_id: '"><script>alert(1)</script>' });
     expect(bad.body).not.toContain('<script>alert(1)');
     expect(bad.body).toContain('&quot;&gt;&lt;script&gt;');
   });

@@ -2,15 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, type RestService } from './support/rest-harness';
 import { createCnvClient } from '../../src/client';
+import { startFakeGoogle, type FakeGoogle } from '../../src/demo/fakes/google';
+import { startDeliveryWorker } from '../../src/server/delivery/worker';
+import { connectGoogleAds, googleSettings } from './support/google-connection';
 
 describe("the spec's typical path, through the API, the hosted pages and the signed webhook", () => {
   let svc: RestService;
+  let google: FakeGoogle;
   let base: string;
   beforeAll(async () => {
-    svc = await createRestService(DATABASE_KINDS[0]!);
+    google = await startFakeGoogle();
+    svc = await createRestService(DATABASE_KINDS[0]!, googleSettings(google));
     base = await svc.app.listen({ host: '127.0.0.1', port: 0 });
   });
-  afterAll(() => svc.close());
+  afterAll(async () => {
+    await svc.close();
+    await google.close();
+  });
 
   const api = async (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => {
     const res = await fetch(`${base}${path}`, {
@@ -35,7 +43,8 @@ describe("the spec's typical path, through the API, the hosted pages and the sig
     const site = sites.body.data[0];
 
     const ads = await api('POST', '/v1/handoffs', { purpose: 'connect_destination', destination_type: 'google-ads' });
-    expect((await submitHosted(ads.body.url, { customer_id: '123-456-7890' })).status).toBe(200);
+    const connected = await connectGoogleAds((path, init) => fetch(`${base}${path}`, init), ads.body.url, { customer_id: '123-456-7890' });
+    expect(connected.status).toBe(200);
     expect((await api('GET', `/v1/handoffs/${ads.body.id}`)).body.status).toBe('completed');
 
     const trigger = await api('POST', '/v1/handoffs', { purpose: 'connect_trigger_source' });
@@ -63,5 +72,14 @@ describe("the spec's typical path, through the API, the hosted pages and the sig
       actions: [expect.objectContaining({ destination: 'google-ads', conversion_id: '987654321' })],
     });
     expect((await api('GET', `/v1/events/${event.id}`)).body.id).toBe(event.id);
+
+    // The worker delivers it to the Data Manager API with the hashed email.
+    const quiet = { info() {}, warn() {}, error() {} };
+    const worker = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: quiet, autoStart: false });
+    expect(await worker.drain()).toEqual([expect.objectContaining({ result: 'delivered' })]);
+    await worker.stop();
+    const [ingested] = google.ingested();
+    expect(ingested!.destination).toMatchObject({ operatingAccountId: '1234567890', productDestinationId: '987654321' });
+    expect((await api('GET', `/v1/events/${event.id}`)).body).toMatchObject({ status: 'completed', actions: [expect.objectContaining({ status: 'delivered' })] });
   });
 });

@@ -18,7 +18,9 @@ function row(overrides: Partial<SnapshotRow> = {}): SnapshotRow {
   const s = snapshotBody();
   return {
     site_id: 'site_x', correlation_token: s.correlation_token, occurred_at: new Date(s.occurred_at), trigger: s.trigger,
-    page_url: s.page_url, referrer: null, touch: s.touch, cookies: s.cookies, received_at: NOW, updated_at: NOW, ...overrides,
+    page_url: s.page_url, referrer: null, touch: s.touch, received_click_ids: { gclid: [s.touch!.click_ids.gclid!] }, cookies: s.cookies,
+    consent: { ad_user_data: 'granted', ad_personalization: null }, user_agent: 'Mozilla/5.0 (test)', ip_address: '203.0.113.7',
+    received_at: NOW, updated_at: NOW, ...overrides,
   };
 }
 
@@ -26,6 +28,7 @@ describe('describeMatch', () => {
   it('rates a report without a token low, identity only', () => {
     expect(describeMatch(null, null, { now: NOW })).toEqual({
       matchQuality: 'low', reason: 'no_correlation_token', clickIds: null, occurredAt: null, data: { match_reason: 'no_correlation_token' },
+      snapshot: null,
     });
   });
 
@@ -45,6 +48,24 @@ describe('describeMatch', () => {
       match_reason: 'paired', utm: snapshot.touch!.utm, landing_page_url: snapshot.touch!.landing_page_url,
       page_url: snapshot.page_url, platform_cookies: snapshot.cookies,
     });
+  });
+
+  it('returns the matched snapshot, with what delivery passes on, but never copies the user agent or IP into the event data', () => {
+    const snapshot = row();
+    const match = describeMatch(snapshot, snapshot.correlation_token, { now: NOW });
+    expect(match.snapshot).toMatchObject({
+      user_agent: 'Mozilla/5.0 (test)', ip_address: '203.0.113.7', page_url: snapshot.page_url, cookies: snapshot.cookies,
+      consent: { ad_user_data: 'granted', ad_personalization: null }, touch: { captured_at: snapshot.touch!.captured_at },
+    });
+    expect(JSON.stringify(match.data)).not.toMatch(/203\.0\.113\.7|Mozilla/);
+    expect(match.data).not.toHaveProperty('received_click_ids');
+  });
+
+  it('shows on the event the click ids the token received besides those of the delivered touch', () => {
+    const received = { gclid: ['Cj0KCQ-gclid-0', 'Cj0KCQ-gclid-1'], fbclid: ['fb-1'] };
+    const match = describeMatch(row({ received_click_ids: received }), 'tok', { now: NOW });
+    expect(match.clickIds).toEqual({ gclid: 'Cj0KCQ-gclid-1' });
+    expect(match.data.received_click_ids).toEqual(received);
   });
 
   it('rates a snapshot without click ids medium, also when its touch has UTMs only', () => {
@@ -105,7 +126,7 @@ describe.each(DATABASE_KINDS)('send-time pairing on $name', (kind) => {
     const event = await pendingEvent(token);
     await upsertSnapshots(db, [{ siteId: site.id, snapshot: snapshotBody({ correlation_token: token }) }]);
     const settled = await db.transaction((tx) => settlePairing(tx, event));
-    expect(settled).toMatchObject({ ready: true, match: { matchQuality: 'high' } });
+    expect(settled).toMatchObject({ ready: true, match: { matchQuality: 'high', snapshot: { correlation_token: token, page_url: 'https://www.example.com/signup' } } });
     const after = await stored(event.id);
     expect(after).toMatchObject({ match_quality: 'high', click_ids: { gclid: 'Cj0KCQ-gclid-1' } });
     expect(after.data).toMatchObject({ customer_event_id: 'c', match_reason: 'paired', correlation_token: token });

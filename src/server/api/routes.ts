@@ -7,6 +7,7 @@ import siteRoutes from './sites/routes';
 import handoffRoutes from './handoffs/routes';
 import flowRoutes from './flows/routes';
 import eventRoutes from './events/routes';
+import destinationRoutes from './destinations/routes';
 
 /** Registers /v1 (encapsulated: the auth hook and the body parser apply to /v1 only). */
 export default async function restRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -18,7 +19,8 @@ export default async function restRoutes(app: FastifyInstance, ctx: AppContext):
       v1.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
         if (body === '') return done(null, undefined);
         try {
-          done(null, parseJsonText(body as string));
+          // Every unknown key of a REST body is refused, `__proto__` too; so is text PostgreSQL cannot store.
+          done(null, parseJsonText(body as string, { protoKeys: 'refuse', unpairedSurrogates: 'refuse' }));
         } catch (error) {
           done(error as Error);
         }
@@ -27,6 +29,7 @@ export default async function restRoutes(app: FastifyInstance, ctx: AppContext):
       await v1.register(handoffRoutes, ctx);
       await v1.register(flowRoutes, ctx);
       await v1.register(eventRoutes, ctx);
+      await v1.register(destinationRoutes, ctx);
     },
     { prefix: '/v1' },
   );

@@ -1,17 +1,47 @@
 /** The collector's rules: a site's public loader config and which request origins may send it snapshots. */
 import type { SiteConfig } from '../../protocol/collector';
+import { isFormIntegration, type FormWatch } from '../../protocol/forms';
 import { originMatchesDomain } from '../../protocol/origin';
+import { parsePageFilter } from '../../protocol/page-filter';
+import type { Queryable } from '../db/db';
 import { ApiError } from '../http/errors';
 import type { SiteRow } from '../api/sites';
+import { cookieDomainOf } from './cookie-domain';
+import { liveFormTriggerConfigs } from '../api/flows';
 
-/** The public config of a site, as the loader reads it. */
-export function siteConfigOf(site: SiteRow): SiteConfig {
+/** What `GET /collect/v1/sites/{site_key}/config` answers (DESIGN.md, Boot). */
+export type LoaderConfig = SiteConfig & { cookie_domain: string | null; forms: FormWatch[] };
+
+/** The public config of a site, as the loader reads it, given the form integrations its live flows watch. */
+export function siteConfigOf(site: SiteRow, forms: FormWatch[] = []): LoaderConfig {
   return {
     site_key: site.site_key,
     domain: site.domain,
+    cookie_domain: cookieDomainOf(site.domain),
     correlation_ttl_seconds: site.correlation_ttl_seconds,
     honor_gpc: site.honor_gpc,
+    forms,
   };
+}
+
+/** The public config of a site, reading the form triggers of its live flows. */
+export async function loadSiteConfig(db: Queryable, site: SiteRow): Promise<LoaderConfig> {
+  return siteConfigOf(site, formWatchesOf(await liveFormTriggerConfigs(db, site.id)));
+}
+
+/**
+ * The config's `forms` from live form triggers `{integrationId, pageFilter}`: one entry per distinct (integration, page
+ * filter), in flow order. A trigger the loader could not act on (an unknown integration, an invalid filter) is left out.
+ */
+export function formWatchesOf(triggers: readonly Record<string, unknown>[]): FormWatch[] {
+  const watches = new Map<string, FormWatch>();
+  for (const trigger of triggers) {
+    const filter = parsePageFilter(trigger.pageFilter);
+    if (!isFormIntegration(trigger.integrationId) || !filter.ok) continue;
+    const watch: FormWatch = { integration: trigger.integrationId, page_filter: filter.filter };
+    watches.set(JSON.stringify([watch.integration, watch.page_filter]), watch);
+  }
+  return [...watches.values()];
 }
 
 /** 404 for a site key that names no site. */

@@ -2,22 +2,33 @@
  * Retention of browser snapshots. A correlation token can be reported only while its cookie lives (at most a day), and
  * a paired event keeps its own copy of the click data, so a snapshot older than the retention period can no longer
  * serve any report: it is deleted, in small chunks so the embedded store never stalls the hot paths.
+ *
+ * The row goes whole, so this also purges the personal data stored with it: the visitor's user agent and IP address
+ * (kept for Meta's `client_user_agent` and `client_ip_address`, never copied into an event) and the consent signals.
+ * "Last written" is updated_at, which a later snapshot of the same token refreshes: the clock restarts with it.
  */
 import type { Database } from '../db/db';
 import { purgeSnapshotsBefore } from './sql';
+import { purgeFormSubmissionsBefore } from './form-sql';
 
 /** Rows deleted per statement. */
 const CHUNK = 500;
 
-/** Deletes every snapshot last written more than `retentionDays` before `now`; returns how many went. */
+/**
+ * Deletes every snapshot last written, and every form submission received, more than `retentionDays` before `now`
+ * (form submissions hold raw identity fields and the visitor's user agent and IP address); returns how many went.
+ */
 export async function purgeExpiredSnapshots(db: Database, retentionDays: number, now: Date = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
   let total = 0;
-  for (;;) {
-    const deleted = await purgeSnapshotsBefore(db, cutoff, CHUNK);
-    total += deleted;
-    if (deleted < CHUNK) return total;
+  for (const purge of [purgeSnapshotsBefore, purgeFormSubmissionsBefore]) {
+    for (;;) {
+      const deleted = await purge(db, cutoff, CHUNK);
+      total += deleted;
+      if (deleted < CHUNK) break;
+    }
   }
+  return total;
 }
 
 export interface RetentionOptions {

@@ -3,20 +3,30 @@
  * accepted only from the site's own origin. Snapshots are written in batches (see domain/snapshot-writer).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../http/app';
+import { PlainText } from '../http/schemas';
+import { printable } from '../http/errors';
 import { COLLECT_PREFIX, SNAPSHOT_MAX_BYTES } from '../../protocol/collector';
-import { originAllowed, originRefused, siteConfigOf, siteNotFound } from './config';
+import { loadSiteConfig, originAllowed, originRefused, siteNotFound } from './config';
+import { snapshotClientOf } from './snapshot-client';
 import { parseSnapshotBody } from './snapshot-input';
+import { parseFormSubmissionBody } from './form-submission-input';
+import { recordFormSubmission } from './form-submissions';
 import { SiteKeyCache } from './site-cache';
 import { SnapshotWriter } from './snapshot-writer';
 import type { SiteRow } from '../api/sites';
 
-interface SiteParams {
-  siteKey: string;
-}
+/** `{site_key}` of every collector path: the public key of the install snippet (a NUL or other control character is a 400, never a query). */
+export const CollectorSiteParams = Type.Object(
+  { site_key: PlainText('The public site key of the install snippet.', { maxLength: 100 }) },
+  { additionalProperties: false },
+);
 
 /** Registers GET …/config, POST …/snapshots and its CORS preflight. */
-export default async function collectorRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export default async function collectorRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sites = new SiteKeyCache(ctx.db);
   const writer = new SnapshotWriter(ctx.db);
   app.addHook('onClose', () => writer.flush());
@@ -35,36 +45,56 @@ export default async function collectorRoutes(app: FastifyInstance, ctx: AppCont
     let site = await sites.get(siteKey);
     if (!site || (origin !== undefined && !originAllowed(site, origin))) site = await sites.refresh(siteKey);
     if (!site) throw siteNotFound(siteKey);
-    if (!originAllowed(site, origin)) throw originRefused(site, origin);
+    // The refusal quotes the Origin header: only in printable form (a header may carry a tab).
+    if (!originAllowed(site, origin)) throw originRefused(site, origin === undefined ? undefined : printable(origin, 200));
     return site;
   }
 
-  app.get<{ Params: SiteParams }>(`${COLLECT_PREFIX}/sites/:siteKey/config`, async (request, reply) => {
+  const schema = { params: CollectorSiteParams };
+
+  app.get(`${COLLECT_PREFIX}/sites/:site_key/config`, { schema }, async (request, reply) => {
     // Once per page view at most: read fresh, which also refreshes the cache the snapshots use.
-    const site = await sites.refresh(request.params.siteKey);
-    if (!site) throw siteNotFound(request.params.siteKey);
-    return reply.header('cache-control', 'public, max-age=60').send(siteConfigOf(site));
+    const site = await sites.refresh(request.params.site_key);
+    if (!site) throw siteNotFound(request.params.site_key);
+    return reply.header('cache-control', 'public, max-age=60').send(await loadSiteConfig(ctx.db, site));
   });
 
-  app.options<{ Params: SiteParams }>(`${COLLECT_PREFIX}/sites/:siteKey/snapshots`, async (request, reply) => {
-    const origin = request.headers.origin;
-    await siteFor(request.params.siteKey, origin);
-    allowOrigin(reply, origin!)
-      .header('access-control-allow-methods', 'POST')
-      .header('access-control-allow-headers', 'content-type')
-      .header('access-control-max-age', '600')
-      .code(204)
-      .send();
-  });
+  // Preflights of the two POST endpoints (a page may send them with fetch and a JSON content type).
+  for (const kind of ['snapshots', 'form-submissions']) {
+    app.options(`${COLLECT_PREFIX}/sites/:site_key/${kind}`, { schema }, async (request, reply) => {
+      const origin = request.headers.origin;
+      await siteFor(request.params.site_key, origin);
+      allowOrigin(reply, origin!)
+        .header('access-control-allow-methods', 'POST')
+        .header('access-control-allow-headers', 'content-type')
+        .header('access-control-max-age', '600')
+        .code(204)
+        .send();
+    });
+  }
 
-  app.post<{ Params: SiteParams }>(
-    `${COLLECT_PREFIX}/sites/:siteKey/snapshots`,
-    { bodyLimit: SNAPSHOT_MAX_BYTES },
+  app.post(
+    `${COLLECT_PREFIX}/sites/:site_key/snapshots`,
+    { bodyLimit: SNAPSHOT_MAX_BYTES, schema },
     async (request, reply) => {
       const origin = request.headers.origin;
-      const site = await siteFor(request.params.siteKey, origin);
+      const site = await siteFor(request.params.site_key, origin);
       const snapshot = parseSnapshotBody(request.body);
-      await writer.write({ siteId: site.id, snapshot });
+      await writer.write({ siteId: site.id, snapshot, client: snapshotClientOf(request) });
+      allowOrigin(reply, origin!).code(204).send();
+    },
+  );
+
+  // A successful submission of a form tool (the form trigger): stored once per submission_id, fanned out to the
+  // site's live form-trigger flows whose integration and page filter match.
+  app.post(
+    `${COLLECT_PREFIX}/sites/:site_key/form-submissions`,
+    { bodyLimit: SNAPSHOT_MAX_BYTES, schema },
+    async (request, reply) => {
+      const origin = request.headers.origin;
+      const site = await siteFor(request.params.site_key, origin);
+      const submission = parseFormSubmissionBody(request.body);
+      await recordFormSubmission(ctx.db, site, submission, snapshotClientOf(request));
       allowOrigin(reply, origin!).code(204).send();
     },
   );

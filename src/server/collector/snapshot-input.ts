@@ -1,10 +1,10 @@
 /** Validation of a snapshot body at the collector's edge: every field of the protocol's Snapshot, nothing else trusted. */
-import type { Snapshot, SnapshotTrigger, Touch } from '../../protocol/collector';
+import type { ConsentSignals, Snapshot, SnapshotTrigger, Touch } from '../../protocol/collector';
 import { isCorrelationToken } from '../../protocol/cookies';
 import { CLICK_ID_KEYS, PLATFORM_COOKIES, SIGNAL_VALUE_MAX, UTM_KEYS } from '../../protocol/signals';
-import { parseJsonText } from '../http/json-text';
+import { isWellFormedText, parseJsonText } from '../http/json-text';
 import { ApiError, invalidParam } from '../http/errors';
-import { isIsoTimestamp } from '../http/timestamps';
+import { isStorableTimestamp } from '../http/timestamps';
 
 const TRIGGERS: readonly SnapshotTrigger[] = ['form_submit', 'api'];
 
@@ -16,12 +16,15 @@ export function parseSnapshotBody(text: unknown): Snapshot {
   if (typeof text !== 'string' || text.trim() === '') {
     throw new ApiError(400, 'invalid_request_error', 'invalid_json', 'Empty body: send the snapshot as JSON.');
   }
-  return validateSnapshot(parseJsonText(text, 'The body'));
+  return validateSnapshot(parseJsonText(text, { what: 'The body', protoKeys: 'drop', unpairedSurrogates: 'keep' }));
 }
 
 /**
  * Checks a parsed value against the Snapshot shape. Unknown fields and unknown signal keys are dropped, not refused:
- * a loader newer than this service (a click id added to the protocol) must not lose the whole snapshot.
+ * a loader newer than this service (a click id added to the protocol) must not lose the whole snapshot. Text that is
+ * not well-formed UTF-16 (an unpaired surrogate, which PostgreSQL refuses) is read leniently too: a signal value
+ * holding one is dropped (a damaged click id matches no click), a URL or referrer is repaired (the surrogate becomes
+ * U+FFFD), so the snapshot and the click data it carries are kept.
  */
 export function validateSnapshot(value: unknown): Snapshot {
   const body = record(value, 'body');
@@ -38,10 +41,37 @@ export function validateSnapshot(value: unknown): Snapshot {
     trigger: trigger as SnapshotTrigger,
     page_url: url(body.page_url, 'page_url'),
     referrer: optionalUrlText(body.referrer, 'referrer'),
-    touch: body.touch === null || body.touch === undefined ? null : touch(body.touch),
-    cookies: body.cookies === undefined ? {} : signals(body.cookies, 'cookies', PLATFORM_COOKIES),
+    touch: readTouch(body.touch),
+    cookies: readCookies(body.cookies),
+    ...(body.consent === undefined || body.consent === null ? {} : { consent: readConsent(body.consent) }),
   };
 }
+
+/** The touch of a snapshot or form submission: null, or its click ids, UTM, landing and capture time. */
+export function readTouch(value: unknown): Touch | null {
+  return value === null || value === undefined ? null : touch(value);
+}
+
+/** Platform cookies read by the loader (unknown names dropped). */
+export function readCookies(value: unknown): Snapshot['cookies'] {
+  return value === undefined || value === null ? {} : signals(value, 'cookies', PLATFORM_COOKIES);
+}
+
+/** Consent Mode's two signals as the page last set them; anything but granted/denied reads as null (the page never said). */
+export function readConsent(value: unknown): ConsentSignals {
+  const bag = record(value, 'consent');
+  const answer = (v: unknown) => (v === 'granted' || v === 'denied' ? v : null);
+  return { ad_user_data: answer(bag.ad_user_data), ad_personalization: answer(bag.ad_personalization) };
+}
+
+/** An ISO 8601 timestamp PostgreSQL can store, or a 400 naming `param`. */
+export const readTimestamp = (value: unknown, param: string): string => timestamp(value, param);
+/** An http(s) URL (repaired if it holds an unpaired surrogate), or a 400 naming `param`. */
+export const readUrl = (value: unknown, param: string): string => url(value, param);
+/** A referrer: a URL string or null. */
+export const readOptionalUrl = (value: unknown, param: string): string | null => optionalUrlText(value, param);
+/** A JSON object, or a 400 naming `param`. */
+export const readRecord = (value: unknown, param: string): Record<string, unknown> => record(value, param);
 
 function touch(value: unknown): Touch {
   const t = record(value, 'touch');
@@ -60,6 +90,7 @@ function signals<K extends string>(value: unknown, param: string, keys: readonly
   const out: Partial<Record<K, string>> = {};
   for (const [key, raw] of Object.entries(bag)) {
     if (!keys.includes(key as K)) continue;
+    if (typeof raw === 'string' && !isWellFormedText(raw)) continue;
     if (typeof raw !== 'string' || raw.trim() === '' || raw.length > SIGNAL_VALUE_MAX) {
       throw invalidParam(`${param}.${key}`, `${param}.${key} must be a non-empty string of at most ${SIGNAL_VALUE_MAX} characters.`);
     }
@@ -76,7 +107,7 @@ function record(value: unknown, param: string): Record<string, unknown> {
 }
 
 function timestamp(value: unknown, param: string): string {
-  if (!isIsoTimestamp(value)) throw invalidParam(param, `${param} must be an ISO 8601 timestamp with a time zone.`);
+  if (!isStorableTimestamp(value)) throw invalidParam(param, `${param} must be an ISO 8601 timestamp with a time zone.`);
   return value;
 }
 
@@ -84,7 +115,7 @@ function url(value: unknown, param: string): string {
   if (typeof value !== 'string' || value.length > URL_MAX || !/^https?:$/.test(parseUrl(value)?.protocol ?? '')) {
     throw invalidParam(param, `${param} must be an http(s) URL of at most ${URL_MAX} characters.`);
   }
-  return value;
+  return wellFormed(value);
 }
 
 /** A referrer: a URL string, or null (an empty string counts as null, as document.referrer gives it). */
@@ -93,7 +124,12 @@ function optionalUrlText(value: unknown, param: string): string | null {
   if (typeof value !== 'string' || value.length > URL_MAX) {
     throw invalidParam(param, `${param} must be a string of at most ${URL_MAX} characters or null.`);
   }
-  return value;
+  return wellFormed(value);
+}
+
+/** The text with every unpaired surrogate replaced by U+FFFD (String.prototype.toWellFormed, ES2024). */
+function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
 function parseUrl(value: string): URL | null {

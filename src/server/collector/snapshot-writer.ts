@@ -1,4 +1,5 @@
 /** Group commit for snapshots: those that arrive together go out as one multi-row upsert (see group-commit.ts). */
+import { compositeKey } from '../db/composite-key';
 import type { Queryable } from '../db/db';
 import { upsertSnapshots, type SnapshotWrite } from './sql';
 import { GroupCommit, writeIsolatingFailures, type Job } from '../db/group-commit';
@@ -45,7 +46,7 @@ export class SnapshotWriter {
     const rounds: Job<SnapshotWrite, void>[][] = [];
     const seen = new Map<string, number>();
     for (const job of batch) {
-      const key = `${job.item.siteId}\u0000${job.item.snapshot.correlation_token}`;
+      const key = compositeKey(job.item.siteId, job.item.snapshot.correlation_token);
       const round = seen.get(key) ?? 0;
       seen.set(key, round + 1);
       (rounds[round] ??= []).push(job);

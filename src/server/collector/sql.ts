@@ -1,6 +1,6 @@
 /** SQL for the loader's signup snapshots, stored by (site, correlation token). */
 import type { Queryable } from '../db/db';
-import type { Snapshot, Touch } from '../../protocol/collector';
+import type { ConsentSignals, Snapshot, Touch } from '../../protocol/collector';
 
 /** A snapshot row as stored (the merge of every snapshot sent with its token). */
 export interface SnapshotRow {
@@ -10,47 +10,81 @@ export interface SnapshotRow {
   trigger: string;
   page_url: string | null;
   referrer: string | null;
+  /** The touch delivered: of all that reached this token, the ad touch captured last (see upsertSnapshots). */
   touch: Touch | null;
+  /** Every click id that reached this token, by key, values in arrival order (the delivered touch's among them). */
+  received_click_ids: Record<string, string[]>;
   cookies: Record<string, string>;
+  /** Consent Mode signals, the latest answer of each; null when no snapshot carried any. */
+  consent: Partial<ConsentSignals> | null;
+  /** The visitor's User-Agent header as the collector received it (for Meta's `client_user_agent`), or null. */
+  user_agent: string | null;
+  /** The visitor's IP address as the collector saw it (for Meta's `client_ip_address`), or null. */
+  ip_address: string | null;
   received_at: Date;
   updated_at: Date;
+}
+
+/** What the collector saw of the request that carried a snapshot (not part of the body: the loader cannot forge it). */
+export interface SnapshotClient {
+  userAgent: string | null;
+  ipAddress: string | null;
 }
 
 /** One snapshot to store for a site. */
 export interface SnapshotWrite {
   siteId: string;
   snapshot: Snapshot;
+  /** The request's user agent and IP address; absent when unknown (stored as null). */
+  client?: SnapshotClient;
 }
 
-const SNAPSHOT_COLUMNS =
-  'site_id, correlation_token, occurred_at, trigger, page_url, referrer, touch, cookies, received_at, updated_at';
+const COLUMN_NAMES = [
+  'site_id', 'correlation_token', 'occurred_at', 'trigger', 'page_url', 'referrer', 'touch', 'received_click_ids', 'cookies',
+  'consent', 'user_agent', 'ip_address', 'received_at', 'updated_at',
+] as const;
+
+/** The select list of a SnapshotRow, optionally qualified by a table alias (`s.site_id, s.correlation_token, …`). */
+export function snapshotColumns(alias?: string): string {
+  return COLUMN_NAMES.map((name) => (alias ? `${alias}.${name}` : name)).join(', ');
+}
 
 /** The stored snapshot of a site's correlation token, or null when none has arrived (yet). */
 export async function findSnapshot(db: Queryable, siteId: string, correlationToken: string): Promise<SnapshotRow | null> {
   const [row] = await db.query<SnapshotRow>(
-    `select ${SNAPSHOT_COLUMNS} from snapshots where site_id = $1 and correlation_token = $2`,
+    `select ${snapshotColumns()} from snapshots where site_id = $1 and correlation_token = $2`,
     [siteId, correlationToken],
   );
   return row ?? null;
 }
+
+/** A touch's click ids as received_click_ids holds them: each value in a list of one. */
+function clickIdLists(touch: Touch | null): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(touch?.click_ids ?? {}).map(([key, value]) => [key, [value as string]]));
+}
+
+/** Whether a jsonb touch expression carries a click id (an ad touch) rather than UTMs only. */
+const hasClickIds = (touch: string) => `(coalesce(${touch} -> 'click_ids', '{}'::jsonb) <> '{}'::jsonb)`;
 
 /**
  * Upserts snapshots in one statement (group commit), then makes the delivery of every event still waiting for one of
  * these tokens due now. The keys (site, token) must be distinct within one call (PostgreSQL cannot update a row twice
  * in one statement); the caller splits repeats into later calls, which then merge in order.
  *
- * The merge rule, so that click data once stored is never lost:
+ * A later snapshot with the same token may add data, and click data once stored is never lost:
  * - occurred_at: the earliest (the first intent of this token);
- * - trigger, page_url, referrer: the first stored value; a later snapshot only fills a null;
- * - touch: none stored -> the new one; the new one null -> the stored one; a stored touch without click ids is replaced
- *   by a new touch with click ids (a click beats a UTM-only landing); otherwise the stored touch stays whole and only
- *   click id keys it lacks are added (a stored click id value is never overwritten, and UTMs of two campaigns never mix);
- * - cookies: the union, a stored value wins.
+ * - trigger, page_url, referrer, user_agent, ip_address: the first stored value; a later snapshot only fills a null;
+ * - touch, the one delivered: of two touches, an ad touch (with click ids) beats one with UTMs only (ad platforms credit
+ *   the last ad click, whatever non-ad visits came after it: the loader's own rule); between two of the same kind the
+ *   newer `captured_at` wins, whole (an old campaign's UTMs never mix with a new click); a tie keeps the stored one;
+ * - received_click_ids: every click id of every touch, so a click id that lost is still shown on the event;
+ * - cookies: the union, a stored value wins;
+ * - consent: the latest answer of each signal (a later "denied" revokes an earlier "granted"); an unsaid one keeps the stored.
  */
 export async function upsertSnapshots(db: Queryable, writes: readonly SnapshotWrite[]): Promise<void> {
   if (writes.length === 0) return;
-  const columns: unknown[][] = [[], [], [], [], [], [], [], []];
-  for (const { siteId, snapshot: s } of writes) {
+  const columns: unknown[][] = Array.from({ length: 12 }, () => []);
+  for (const { siteId, snapshot: s, client } of writes) {
     const values = [
       siteId,
       s.correlation_token,
@@ -59,26 +93,47 @@ export async function upsertSnapshots(db: Queryable, writes: readonly SnapshotWr
       s.page_url,
       s.referrer,
       s.touch ? JSON.stringify(s.touch) : null,
+      JSON.stringify(clickIdLists(s.touch)),
       JSON.stringify(s.cookies),
+      s.consent ? JSON.stringify(s.consent) : null,
+      client?.userAgent ?? null,
+      client?.ipAddress ?? null,
     ];
     values.forEach((value, i) => columns[i]!.push(value));
   }
   // unnest keeps the statement text constant whatever the batch size (one plan shape, no parameter-count limit).
   const stored = await db.query<{ site_id: string; correlation_token: string; reported: boolean }>(
-    `insert into snapshots as s (site_id, correlation_token, occurred_at, trigger, page_url, referrer, touch, cookies)
-     select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::jsonb[])
+    `insert into snapshots as s (site_id, correlation_token, occurred_at, trigger, page_url, referrer, touch, received_click_ids,
+       cookies, consent, user_agent, ip_address)
+     select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::jsonb[],
+       $9::jsonb[], $10::jsonb[], $11::text[], $12::text[])
      on conflict (site_id, correlation_token) do update set
        occurred_at = least(s.occurred_at, excluded.occurred_at),
        page_url = coalesce(s.page_url, excluded.page_url),
        referrer = coalesce(s.referrer, excluded.referrer),
+       user_agent = coalesce(s.user_agent, excluded.user_agent),
+       ip_address = coalesce(s.ip_address, excluded.ip_address),
        touch = case
-         when s.touch is null then excluded.touch
          when excluded.touch is null then s.touch
-         when coalesce(s.touch -> 'click_ids', '{}'::jsonb) = '{}'::jsonb then
-           case when coalesce(excluded.touch -> 'click_ids', '{}'::jsonb) = '{}'::jsonb then s.touch else excluded.touch end
-         else jsonb_set(s.touch, '{click_ids}', coalesce(excluded.touch -> 'click_ids', '{}'::jsonb) || (s.touch -> 'click_ids'))
+         when s.touch is null then excluded.touch
+         when ${hasClickIds('s.touch')} <> ${hasClickIds('excluded.touch')} then
+           case when ${hasClickIds('excluded.touch')} then excluded.touch else s.touch end
+         when (excluded.touch ->> 'captured_at')::timestamptz > (s.touch ->> 'captured_at')::timestamptz then excluded.touch
+         else s.touch
        end,
+       received_click_ids = s.received_click_ids || coalesce((
+         select jsonb_object_agg(c.key, case
+           when coalesce(s.received_click_ids -> c.key, '[]'::jsonb) @> jsonb_build_array(c.value) then s.received_click_ids -> c.key
+           else coalesce(s.received_click_ids -> c.key, '[]'::jsonb) || jsonb_build_array(c.value)
+         end)
+         from jsonb_each_text(excluded.touch -> 'click_ids') as c(key, value)
+       ), '{}'::jsonb),
        cookies = excluded.cookies || s.cookies,
+       consent = case
+         when excluded.consent is null then s.consent
+         when s.consent is null then excluded.consent
+         else s.consent || jsonb_strip_nulls(excluded.consent)
+       end,
        updated_at = now()
      returning site_id, correlation_token,
        exists (select 1 from reports r where r.site_id = s.site_id and r.correlation_token = s.correlation_token) as reported`,
@@ -111,7 +166,8 @@ export async function nudgeWaitingDeliveries(
 
 /**
  * Deletes up to `limit` snapshots last written before `cutoff` and returns how many went. A paired event keeps its
- * own copy of the click data, so only snapshots that no report ever asked for are lost with them.
+ * own copy of the click data, so only snapshots that no report ever asked for are lost with them. The row goes whole,
+ * so the visitor's user agent and IP address (never copied into an event) go with it.
  */
 export async function purgeSnapshotsBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
   const rows = await db.query<{ id: unknown }>(

@@ -209,6 +209,62 @@ create index events_report on events (report_id) where report_id is not null;
 drop index if exists events_account_sort;
 `,
   },
+  {
+    version: 5,
+    name: 'platform connections: encrypted credentials, status, OAuth step of a handoff',
+    sql: `
+alter table destinations add column credentials text;
+alter table destinations add column status text not null default 'connected';
+alter table destinations add column connected_at timestamptz not null default now();
+alter table handoffs add column oauth_state text unique;
+alter table handoffs add column oauth_verifier text;
+alter table handoffs add column oauth_grant text;
+`,
+  },
+  {
+    version: 6,
+    name: 'snapshots: visitor user agent and IP address, consent, every click id received',
+    // user_agent and ip_address: what the collector saw with the snapshot, for Meta's client_user_agent and
+    // client_ip_address. Personal data: they live only in the snapshot row, which retention deletes whole (30 days).
+    // received_click_ids: every click id that reached the token, {key: [values in arrival order]}, while touch holds
+    // the one touch delivered. Filled here for the rows already stored.
+    sql: `
+alter table snapshots add column user_agent text;
+alter table snapshots add column ip_address text;
+alter table snapshots add column consent jsonb;
+alter table snapshots add column received_click_ids jsonb not null default '{}'::jsonb;
+update snapshots set received_click_ids = (
+  select coalesce(jsonb_object_agg(c.key, jsonb_build_array(c.value)), '{}'::jsonb) from jsonb_each_text(touch -> 'click_ids') as c(key, value)
+) where touch is not null;
+`,
+  },
+  {
+    version: 7,
+    name: 'form submissions (the form trigger)',
+    sql: `
+-- A successful submission of a form tool that the loader saw: one per (site, submission_id), so a repeat creates
+-- nothing. fields holds the raw identity fields for delivery-time hashing; the row is purged with the snapshots.
+create table form_submissions (
+  id text primary key,
+  site_id text not null references sites(id),
+  submission_id text not null,
+  integration text not null,
+  form_id text,
+  occurred_at timestamptz not null,
+  page_url text not null,
+  referrer text,
+  touch jsonb,
+  cookies jsonb not null default '{}'::jsonb,
+  consent jsonb,
+  fields jsonb not null default '{}'::jsonb,
+  user_agent text,
+  ip_address text,
+  received_at timestamptz not null default now(),
+  unique (site_id, submission_id)
+);
+create index form_submissions_received on form_submissions (received_at);
+`,
+  },
 ];
 
 /**

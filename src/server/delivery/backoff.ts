@@ -1,4 +1,5 @@
 /** When to try a delivery again: exponential backoff with full jitter, and the destination's own Retry-After. */
+import { parseRetryAfterMs } from '../../protocol/retry-after';
 
 export interface BackoffPolicy {
   /** Delay ceiling of the first retry, in milliseconds. */
@@ -26,21 +27,12 @@ export function backoffDelayMs(attempts: number, policy: BackoffPolicy, random: 
 }
 
 /**
- * Parses an HTTP Retry-After value (delta seconds or an HTTP date) into milliseconds from `now`; null when absent or
- * unparseable. Clamped to [0, RETRY_AFTER_MAX_MS].
+ * A destination's Retry-After header as milliseconds from `now`, clamped to [0, RETRY_AFTER_MAX_MS]; null when absent or
+ * not a Retry-After (whole seconds or an HTTP-date, read by the one parser in src/protocol/retry-after.ts: `1.5` is null).
  */
 export function parseRetryAfter(value: string | null | undefined, now: Date): number | null {
-  if (value === null || value === undefined) return null;
-  const text = value.trim();
-  if (text === '') return null;
-  let ms: number;
-  if (/^\d+(\.\d+)?$/.test(text)) ms = Number(text) * 1000;
-  else {
-    const at = Date.parse(text);
-    if (Number.isNaN(at)) return null;
-    ms = at - now.getTime();
-  }
-  return Math.min(RETRY_AFTER_MAX_MS, Math.max(0, Math.round(ms)));
+  const ms = parseRetryAfterMs(value, now.getTime());
+  return ms === null ? null : Math.min(RETRY_AFTER_MAX_MS, ms);
 }
 
 /** Parses a protobuf Duration as JSON-mapped ("30s", "1.5s") into milliseconds; null when it is not one. */

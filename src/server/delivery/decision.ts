@@ -1,5 +1,5 @@
 /** What to do with an event action after a send: record it delivered, fail it for good, or schedule another attempt. */
-import type { DeliveryError, DeliveryOutcome, RequestSummary } from '../destinations/adapter';
+import type { DeliveryError, DeliveryOutcome, RequestSummary } from '../destinations';
 import { backoffDelayMs, type BackoffPolicy } from './backoff';
 
 export type Decision =
@@ -13,7 +13,14 @@ export type Decision =
  * with the last error.
  */
 export function decide(outcome: DeliveryOutcome, attempts: number, policy: BackoffPolicy, now: Date, random: () => number): Decision {
-  if (outcome.kind === 'delivered') return { kind: 'delivered', request: outcome.request };
+  if (outcome.kind === 'delivered') {
+    const request = {
+      ...outcome.request,
+      ...(outcome.duplicate ? { duplicate: true } : {}),
+      ...(outcome.platformRequestId ? { platform_request_id: outcome.platformRequestId } : {}),
+    };
+    return { kind: 'delivered', request };
+  }
   if (outcome.kind === 'failed') return { kind: 'failed', error: outcome.error, request: outcome.request ?? null };
   if (attempts >= policy.maxAttempts) {
     return {
@@ -22,6 +29,7 @@ export function decide(outcome: DeliveryOutcome, attempts: number, policy: Backo
       request: outcome.request ?? null,
     };
   }
-  const delay = outcome.afterMs ?? backoffDelayMs(attempts, policy, random);
+  // retry_later names its own wait (e.g. a conversion goal created minutes ago); retry honours Retry-After, else backs off.
+  const delay = outcome.kind === 'retry_later' ? outcome.afterMs : (outcome.afterMs ?? backoffDelayMs(attempts, policy, random));
   return { kind: 'retry', error: outcome.error, dueAt: new Date(now.getTime() + delay) };
 }

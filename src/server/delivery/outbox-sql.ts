@@ -84,3 +84,15 @@ export async function rescheduleDeliveries(tx: Queryable, items: readonly Resche
   );
   return new Set(rows.map((r) => Number(r.id)));
 }
+
+/** Makes the waiting deliveries of an account's destination type due now (a new handoff connected it again). */
+export async function resumeDeliveries(tx: Queryable, accountId: string, destinationType: string): Promise<number> {
+  const rows = await tx.query(
+    `update outbox o set due_at = now(), locked_until = null
+     from event_actions a join events e on e.id = a.event_id
+     where o.event_action_id = a.id and a.destination = $2 and e.account_id = $1 and a.status = 'queued'
+     returning o.id`,
+    [accountId, destinationType],
+  );
+  return rows.length;
+}

@@ -1,20 +1,35 @@
 /**
- * One worker round over a batch of claimed outbox rows: load what they need in one read, settle late pairings, send
- * each destination's rows through its adapter in one call, then record every outcome and release (or reschedule) every
- * row in one transaction, each write fenced by its claim's lease.
+ * One worker round over a batch of claimed outbox rows. Preparing it loads what the rows need in one read, settles late
+ * pairings and sorts the rows: those that cannot be sent now are recorded at once, the others are cut into batches per
+ * connection (one destination account). Each batch is a separate send whose outcomes are recorded in their own
+ * transaction as soon as it ends, so one slow or hanging account never holds back another's conversions.
  */
 import type { Database } from '../db/db';
+import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
 import { completeDeliveries, rescheduleDeliveries, type ClaimedDelivery, type Reschedule } from './outbox-sql';
 import { loadDeliveryRecords, recordActionResults, refreshEventStatuses, type ActionResult, type DeliveryRecord } from './sql';
 import { settlePairing, type Settlement } from '../pairing';
-import type { DeliveryInput, DeliveryOutcome } from '../destinations/adapter';
-import { adapterFor } from '../destinations/adapters';
+import {
+  AccessTokens,
+  ReauthorizationRequired,
+  TokenUnavailable,
+  findConnectionsById,
+  platformFor,
+  toConnection,
+  type Connection,
+  type DeliveryInput,
+  type DeliveryOutcome,
+  type DestinationPlatform,
+  type EventTrigger,
+} from '../destinations';
 import { decide } from './decision';
 import type { BackoffPolicy } from './backoff';
 
 /** While a report waits for its snapshot, look again at least this often (a stored snapshot also makes the row due). */
 export const PAIRING_RECHECK_MS = 1000;
+/** While a connection waits for a new authorization, look again this often (a new handoff makes its rows due at once). */
+export const REAUTHORIZATION_RECHECK_MS = 10 * 60_000;
 
 /** A pino-like logger (console works too). */
 export interface DeliveryLogger {
@@ -33,11 +48,15 @@ export interface RoundDeps {
   sendTimeoutMs: number;
   /** Aborted when the worker stops: interrupted sends put their rows back without counting an attempt. */
   signal: AbortSignal;
+  /** Decrypts connection credentials. */
+  box: SecretBox;
+  /** OAuth access tokens per connection. */
+  tokens: AccessTokens;
 }
 
 /** What became of a claimed row. */
 export type JobResult =
-  | 'delivered' | 'failed' | 'retrying' | 'waiting_for_snapshot' | 'interrupted' | 'lease_lost' | 'gone'
+  | 'delivered' | 'failed' | 'retrying' | 'waiting_for_snapshot' | 'waiting_for_reauthorization' | 'interrupted' | 'lease_lost' | 'gone'
   /** The round hit a database fault: the row's lease expires and it is claimed again. */
   | 'error';
 
@@ -46,68 +65,207 @@ export interface RoundResult {
   result: JobResult;
 }
 
-interface Sending {
+interface Row {
   claim: ClaimedDelivery;
   record: DeliveryRecord;
-  input: DeliveryInput;
-  outcome?: DeliveryOutcome;
+}
+
+/** A row's fate, to be written: finish it (with an action result) or reschedule it. */
+interface Settled {
+  claim: ClaimedDelivery;
+  eventId: string | null;
+  result: JobResult;
+  finish: boolean;
+  reschedule?: Omit<Reschedule, 'claim'>;
+  action?: ActionResult;
+}
+
+/** A batch for one connection, ready to send. */
+export interface ConnectionBatch {
+  /** The connection id: batches of one connection run one after another. */
+  lane: string;
+  run(): Promise<RoundResult[]>;
+}
+
+export interface PreparedRound {
+  /** Rows settled without a send (gone, waiting, not connected), already recorded. */
+  settled: RoundResult[];
+  batches: ConnectionBatch[];
+}
+
+function triggerOf(record: DeliveryRecord): EventTrigger {
+  return record.trigger === 'form_submission' ? 'form_submission' : 'saas_signup';
 }
 
 function deliveryInput(record: DeliveryRecord, clickIds: Record<string, string> | null): DeliveryInput {
+  const capturedAt = record.snapshot_touch?.captured_at ? new Date(record.snapshot_touch.captured_at) : null;
+  const consent = record.snapshot_consent;
+  const signal = (value: unknown) => (value === 'granted' || value === 'denied' ? value : null);
   return {
     eventId: record.event_id,
     eventActionId: record.action_id,
     destination: record.destination,
-    conversionId: record.conversion_id,
+    actionConfig: record.action_config ?? {},
+    trigger: triggerOf(record),
     occurredAt: record.occurred_at,
     siteKey: record.site_key,
     siteTimezone: record.site_timezone,
     customerEventId: record.customer_event_id,
     clickIds: clickIds ?? {},
+    touchCapturedAt: capturedAt && !Number.isNaN(capturedAt.getTime()) ? capturedAt : null,
+    cookies: record.snapshot_cookies ?? {},
+    pageUrl: record.snapshot_page_url,
+    userAgent: record.snapshot_user_agent,
+    ipAddress: record.snapshot_ip_address,
+    consent: { ad_user_data: signal(consent?.ad_user_data), ad_personalization: signal(consent?.ad_personalization) },
     // Browser-only events have no report; the event's (already lower-cased) email is all the identity they have.
     identity: record.identity ?? { email: record.event_email },
-    destinationSettings: record.destination_settings,
   };
 }
 
-/** Sends every row of one destination type through its adapter, one call for all of them. */
-async function sendThrough(type: string, rows: Sending[], deps: RoundDeps): Promise<void> {
-  const adapter = adapterFor(type);
-  if (!adapter) {
-    for (const row of rows) row.outcome = { kind: 'failed', error: { code: 'destination_unsupported', message: `No adapter delivers to '${type}'.` } };
-    return;
-  }
-  try {
-    const outcomes = await adapter.send(
-      rows.map((r) => r.input),
-      { settings: deps.settings, signal: deps.signal, timeoutMs: deps.sendTimeoutMs, now: deps.now },
-    );
-    if (outcomes.length !== rows.length) throw new Error(`adapter ${type} returned ${outcomes.length} outcomes for ${rows.length} inputs`);
-    rows.forEach((row, i) => (row.outcome = outcomes[i]));
-  } catch (error) {
-    // An adapter bug must not wedge rows: transient, so they are retried and finally failed with the message.
-    for (const row of rows) row.outcome = { kind: 'retry', error: { code: 'adapter_error', message: (error as Error).message } };
-  }
+/** Writes rows' fates in one transaction, each fenced by its claim's lease; returns the claim ids still held. */
+async function write(db: Database, rows: readonly Settled[], at: Date): Promise<Set<number>> {
+  if (rows.length === 0) return new Set();
+  return db.transaction(async (tx) => {
+    const finished = rows.filter((r) => r.finish).map((r) => r.claim);
+    const reschedules = rows.flatMap((r) => (r.reschedule ? [{ claim: r.claim, ...r.reschedule }] : []));
+    const kept = new Set([...(await completeDeliveries(tx, finished)), ...(await rescheduleDeliveries(tx, reschedules))]);
+    // Only rows this worker still held get their outcome written: a lost lease means another worker owns the row now.
+    const mine = rows.filter((r) => r.action && kept.has(r.claim.id));
+    await recordActionResults(tx, mine.map((r) => r.action!), at);
+    await refreshEventStatuses(tx, mine.flatMap((r) => (r.eventId ? [r.eventId] : [])));
+    return kept;
+  });
 }
 
-/** Runs one round over claimed rows. Delivery faults become recorded outcomes; a database fault throws (leases expire). */
-export async function runDeliveryRound(claims: readonly ClaimedDelivery[], deps: RoundDeps): Promise<RoundResult[]> {
-  if (claims.length === 0) return [];
+function results(rows: readonly Settled[], held: Set<number>): RoundResult[] {
+  return rows.map((r) => ({ eventActionId: r.claim.eventActionId, result: held.has(r.claim.id) ? r.result : 'lease_lost' }));
+}
+
+/** The fate of a row after a send's outcome. */
+function afterSend(row: Row, outcome: DeliveryOutcome, deps: RoundDeps, at: Date): Settled {
+  const attempts = row.claim.attempts + 1;
+  const base = { claim: row.claim, eventId: row.record.event_id };
+  const decision = decide(outcome, attempts, deps.backoff, at, deps.random);
+  if (decision.kind === 'retry') {
+    return {
+      ...base,
+      result: 'retrying',
+      finish: false,
+      reschedule: { dueAt: decision.dueAt, countAttempt: true, lastError: `${decision.error.code}: ${decision.error.message}` },
+      action: { actionId: row.record.action_id, status: 'queued', attempts, error: { ...decision.error, retrying: true }, request: outcome.request ?? null },
+    };
+  }
+  return {
+    ...base,
+    result: decision.kind,
+    finish: true,
+    action:
+      decision.kind === 'delivered'
+        ? { actionId: row.record.action_id, status: 'delivered', attempts, error: null, request: decision.request }
+        : { actionId: row.record.action_id, status: 'failed', attempts, error: decision.error, request: decision.request },
+  };
+}
+
+/** A row that waits (not counted as an attempt) for its connection to be authorized again. */
+function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Date): Settled {
+  return {
+    claim: row.claim,
+    eventId: row.record.event_id,
+    result: 'waiting_for_reauthorization',
+    finish: false,
+    reschedule: { dueAt: new Date(at.getTime() + REAUTHORIZATION_RECHECK_MS), countAttempt: false, lastError: 'reauthorization_required' },
+    action: {
+      actionId: row.record.action_id,
+      status: 'queued',
+      attempts: row.claim.attempts,
+      error: {
+        code: 'reauthorization_required',
+        message: `${platform.label} refused cnv's authorization (it was revoked or expired). This conversion waits; it is sent once the connection is authorized again.`,
+        hint: `Open a new connect_destination handoff for ${platform.type} and sign in again.`,
+        retrying: true,
+      },
+      request: null,
+    },
+  };
+}
+
+/** Sends one connection's batch and records its outcomes. */
+async function sendBatch(platform: DestinationPlatform, connection: Connection, rows: readonly Row[], deps: RoundDeps): Promise<RoundResult[]> {
+  const ctx = {
+    settings: deps.settings,
+    connection,
+    accessToken: () => deps.tokens.get(platform, connection, { signal: deps.signal, timeoutMs: deps.sendTimeoutMs }),
+    signal: deps.signal,
+    timeoutMs: deps.sendTimeoutMs,
+    now: deps.now,
+  };
+  let settled: Settled[];
+  try {
+    const outcomes = await platform.sendBatch(rows.map((r) => deliveryInputOf(r)), ctx);
+    if (outcomes.length !== rows.length) throw new Error(`${platform.type} returned ${outcomes.length} outcomes for ${rows.length} inputs`);
+    const at = deps.now();
+    settled = deps.signal.aborted
+      ? rows.map((r) => interrupted(r, at))
+      : rows.map((r, i) => afterSend(r, outcomes[i]!, deps, at));
+  } catch (error) {
+    const at = deps.now();
+    if (error instanceof ReauthorizationRequired) settled = rows.map((r) => waitForReauthorization(r, platform, at));
+    else if (deps.signal.aborted) settled = rows.map((r) => interrupted(r, at));
+    else {
+      const fault =
+        error instanceof TokenUnavailable
+          ? error.error
+          : { code: 'adapter_error', message: `The ${platform.label} adapter failed: ${(error as Error).message}` };
+      // Transient: retried with backoff, and finally failed with the message.
+      settled = rows.map((r) => afterSend(r, { kind: 'retry', error: fault }, deps, at));
+    }
+  }
+  const at = deps.now();
+  const held = await write(deps.db, settled, at);
+  logOutcomes(deps.log, platform.type, settled, held);
+  return results(settled, held);
+}
+
+const inputs = new WeakMap<Row, DeliveryInput>();
+function deliveryInputOf(row: Row): DeliveryInput {
+  return inputs.get(row)!;
+}
+
+/** Stopping: we cannot know whether the platform got them; the next worker resends with the same dedup ids. */
+function interrupted(row: Row, at: Date): Settled {
+  return { claim: row.claim, eventId: null, result: 'interrupted', finish: false, reschedule: { dueAt: at, countAttempt: false } };
+}
+
+function logOutcomes(log: DeliveryLogger, destination: string, rows: readonly Settled[], held: Set<number>): void {
+  let delivered = 0;
+  for (const row of rows) {
+    const context = { eventActionId: row.claim.eventActionId, eventId: row.eventId, destination, attempts: row.claim.attempts + 1 };
+    if (!held.has(row.claim.id)) log.warn(context, 'delivery lease lost to another worker: its outcome is theirs to record');
+    else if (row.result === 'delivered') delivered++;
+    else if (row.result === 'failed' || row.result === 'retrying') {
+      const error = row.action?.error ? { code: row.action.error.code, message: row.action.error.message } : undefined;
+      log.warn({ ...context, error }, row.result === 'failed' ? 'delivery failed' : 'delivery will be retried');
+    } else if (row.result === 'waiting_for_reauthorization') log.warn(context, 'delivery waits for the destination to be authorized again');
+  }
+  if (delivered > 0) log.info({ delivered, destination }, 'conversions delivered');
+}
+
+/** Prepares a round: settles what cannot be sent now, and returns one batch per connection for the rest. */
+export async function prepareDeliveryRound(claims: readonly ClaimedDelivery[], deps: RoundDeps): Promise<PreparedRound> {
+  if (claims.length === 0) return { settled: [], batches: [] };
   const { db, log } = deps;
   const records = await loadDeliveryRecords(db, claims.map((c) => c.eventActionId));
-  const results = new Map<number, JobResult>();
-  const finished: ClaimedDelivery[] = [];
-  const reschedules: Reschedule[] = [];
-  const sending: Sending[] = [];
   const now = deps.now();
   const settlements = new Map<string, Promise<Settlement>>();
+  const early: Settled[] = [];
+  const byConnection = new Map<string, { platform: DestinationPlatform; rows: Row[] }>();
 
   for (const claim of claims) {
     const record = records.get(claim.eventActionId);
     if (!record || record.action_status === 'delivered' || record.action_status === 'failed') {
       if (!record) log.warn({ outboxId: claim.id, eventActionId: claim.eventActionId }, 'outbox row without an event action: dropped');
-      finished.push(claim);
-      results.set(claim.id, 'gone');
+      early.push({ claim, eventId: null, result: 'gone', finish: true });
       continue;
     }
     // Once per event, however many of its actions are in this round.
@@ -123,71 +281,62 @@ export async function runDeliveryRound(claims: readonly ClaimedDelivery[], deps:
     const settled = await settlement;
     if (!settled.ready) {
       const dueAt = new Date(Math.min(now.getTime() + PAIRING_RECHECK_MS, settled.retryAt.getTime()));
-      reschedules.push({ claim, dueAt, countAttempt: false });
-      results.set(claim.id, 'waiting_for_snapshot');
+      early.push({ claim, eventId: null, result: 'waiting_for_snapshot', finish: false, reschedule: { dueAt, countAttempt: false } });
       continue;
     }
-    const clickIds = settled.match ? settled.match.clickIds : record.click_ids;
-    sending.push({ claim, record, input: deliveryInput(record, clickIds) });
+    const row: Row = { claim, record };
+    const platform = platformFor(record.destination);
+    if (!platform) {
+      early.push(afterSend(row, { kind: 'failed', error: { code: 'destination_unsupported', message: `cnv does not deliver to '${record.destination}'.` } }, deps, now));
+      continue;
+    }
+    if (!record.destination_id) {
+      early.push(
+        afterSend(
+          row,
+          {
+            kind: 'failed',
+            error: {
+              code: 'destination_not_connected',
+              message: `No ${platform.label} account is connected for this account.`,
+              hint: `Complete a connect_destination handoff for ${platform.type}, then the flow's next conversions are delivered.`,
+            },
+          },
+          deps,
+          now,
+        ),
+      );
+      continue;
+    }
+    if (record.destination_status === 'reauthorization_required') {
+      early.push(waitForReauthorization(row, platform, now));
+      continue;
+    }
+    inputs.set(row, deliveryInput(record, settled.match ? settled.match.clickIds : record.click_ids));
+    const group = byConnection.get(record.destination_id) ?? { platform, rows: [] };
+    group.rows.push(row);
+    byConnection.set(record.destination_id, group);
   }
 
-  const byType = new Map<string, Sending[]>();
-  for (const row of sending) byType.set(row.record.destination, [...(byType.get(row.record.destination) ?? []), row]);
-  await Promise.all([...byType].map(([type, rows]) => sendThrough(type, rows, deps)));
-
-  const actionResults: ActionResult[] = [];
-  const at = deps.now();
-  if (deps.signal.aborted) {
-    // Stopping: we cannot know whether the destination got them; the next worker resends with the same order ids.
-    for (const row of sending) {
-      reschedules.push({ claim: row.claim, dueAt: at, countAttempt: false });
-      results.set(row.claim.id, 'interrupted');
-    }
-  } else {
-    for (const row of sending) {
-      const attempts = row.claim.attempts + 1;
-      const decision = decide(row.outcome!, attempts, deps.backoff, at, deps.random);
-      if (decision.kind === 'retry') {
-        reschedules.push({ claim: row.claim, dueAt: decision.dueAt, countAttempt: true, lastError: `${decision.error.code}: ${decision.error.message}` });
-        actionResults.push({ actionId: row.record.action_id, status: 'queued', attempts, error: { ...decision.error, retrying: true }, request: null });
-        results.set(row.claim.id, 'retrying');
-      } else {
-        finished.push(row.claim);
-        actionResults.push(
-          decision.kind === 'delivered'
-            ? { actionId: row.record.action_id, status: 'delivered', attempts, error: null, request: decision.request }
-            : { actionId: row.record.action_id, status: 'failed', attempts, error: decision.error, request: decision.request },
-        );
-        results.set(row.claim.id, decision.kind);
-      }
+  const held = await write(db, early, deps.now());
+  logOutcomes(log, 'any', early, held);
+  const connections = await findConnectionsById(db, [...byConnection.keys()]);
+  const batches: ConnectionBatch[] = [];
+  for (const [id, { platform, rows }] of byConnection) {
+    const row = connections.get(id);
+    if (!row) continue; // disconnected in between: the leases expire and the rows are looked at again
+    const connection = toConnection(row, deps.box);
+    for (let i = 0; i < rows.length; i += platform.maxBatchSize) {
+      const chunk = rows.slice(i, i + platform.maxBatchSize);
+      batches.push({ lane: id, run: () => sendBatch(platform, connection, chunk, deps) });
     }
   }
+  return { settled: results(early, held), batches };
+}
 
-  const held = await db.transaction(async (tx) => {
-    const kept = new Set([...(await completeDeliveries(tx, finished)), ...(await rescheduleDeliveries(tx, reschedules))]);
-    // Only rows this worker still held get their outcome written: a lost lease means another worker owns the row now.
-    const byAction = new Map(sending.map((row) => [row.record.action_id, row]));
-    const mine = actionResults.filter((r) => kept.has(byAction.get(r.actionId)!.claim.id));
-    await recordActionResults(tx, mine, at);
-    await refreshEventStatuses(tx, mine.map((r) => byAction.get(r.actionId)!.record.event_id));
-    return kept;
-  });
-
-  const out: RoundResult[] = [];
-  let deliveredCount = 0;
-  for (const claim of claims) {
-    let result = results.get(claim.id)!;
-    if (!held.has(claim.id)) result = 'lease_lost';
-    out.push({ eventActionId: claim.eventActionId, result });
-    const row = sending.find((r) => r.claim.id === claim.id);
-    const context = { eventActionId: claim.eventActionId, eventId: row?.record.event_id, destination: row?.record.destination, attempts: claim.attempts + 1 };
-    if (result === 'delivered') deliveredCount++;
-    else if (result === 'lease_lost') log.warn(context, 'delivery lease lost to another worker: its outcome is theirs to record');
-    else if (result === 'failed' || result === 'retrying') {
-      const error = row?.outcome && row.outcome.kind !== 'delivered' ? row.outcome.error : undefined;
-      log.warn({ ...context, error }, result === 'failed' ? 'delivery failed' : 'delivery will be retried');
-    }
-  }
-  if (deliveredCount > 0) log.info({ delivered: deliveredCount }, 'conversions delivered');
-  return out;
+/** Runs one round to the end (every batch sent and recorded). Delivery faults become outcomes; a database fault throws. */
+export async function runDeliveryRound(claims: readonly ClaimedDelivery[], deps: RoundDeps): Promise<RoundResult[]> {
+  const prepared = await prepareDeliveryRound(claims, deps);
+  const sent = await Promise.all(prepared.batches.map((b) => b.run()));
+  return [...prepared.settled, ...sent.flat()];
 }

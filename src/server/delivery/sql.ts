@@ -10,11 +10,14 @@ export interface DeliveryRecord {
   action_id: string;
   action_status: string;
   destination: string;
-  conversion_id: string | null;
+  /** The flow action's config (actions_config[position].config of the event's flow). */
+  action_config: Record<string, unknown> | null;
   event_id: string;
+  account_id: string;
   site_id: string;
   site_key: string;
   site_timezone: string;
+  trigger: string | null;
   occurred_at: Date;
   event_created_at: Date;
   match_quality: string | null;
@@ -23,21 +26,44 @@ export interface DeliveryRecord {
   data: Record<string, unknown>;
   customer_event_id: string | null;
   identity: RawIdentity | null;
-  destination_settings: Record<string, unknown> | null;
+  /** The paired snapshot's (or the form submission's) touch, platform cookies and page, when there is one. */
+  snapshot_touch: { captured_at?: string } | null;
+  snapshot_cookies: Record<string, string> | null;
+  snapshot_page_url: string | null;
+  /** The visitor's user agent and IP address as the collector saw them, and Consent Mode's signals. */
+  snapshot_user_agent: string | null;
+  snapshot_ip_address: string | null;
+  snapshot_consent: { ad_user_data?: string | null; ad_personalization?: string | null } | null;
+  /** The account's connection of the destination's type: id and status (credentials are loaded by id when sending). */
+  destination_id: string | null;
+  destination_status: string | null;
 }
 
-/** Loads event actions with their event, site, report and the account's destination settings, in one read, by action id. */
+/** Loads event actions with their event, site, report, snapshot and connection, in one read, by action id. */
 export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonly string[]): Promise<Map<string, DeliveryRecord>> {
   if (eventActionIds.length === 0) return new Map();
   const rows = await db.query<DeliveryRecord>(
-    `select a.id as action_id, a.status as action_status, a.destination, a.conversion_id,
-            e.id as event_id, e.site_id, e.site_key, s.timezone as site_timezone, e.occurred_at,
+    `select a.id as action_id, a.status as action_status, a.destination,
+            -- the flow action's config, with the conversion id fixed when the event was written
+            coalesce(f.actions_config -> a.position -> 'config', '{}'::jsonb)
+              || case when a.conversion_id is null then '{}'::jsonb
+                      else jsonb_build_object('conversion', jsonb_build_object('id', a.conversion_id)) end as action_config,
+            e.id as event_id, e.account_id, e.site_id, e.site_key, s.timezone as site_timezone, e.trigger, e.occurred_at,
             e.created_at as event_created_at, e.match_quality, e.click_ids, e.email as event_email, e.data,
-            r.customer_event_id, r.identity, d.settings as destination_settings
+            -- a webhook report's, or a form submission's (its submission_id is the stable id of the conversion)
+            coalesce(r.customer_event_id, fs.submission_id) as customer_event_id, coalesce(r.identity, fs.fields) as identity,
+            coalesce(sn.touch, fs.touch) as snapshot_touch, coalesce(sn.cookies, fs.cookies) as snapshot_cookies,
+            coalesce(sn.page_url, fs.page_url) as snapshot_page_url,
+            coalesce(sn.user_agent, fs.user_agent) as snapshot_user_agent, coalesce(sn.ip_address, fs.ip_address) as snapshot_ip_address,
+            coalesce(sn.consent, fs.consent) as snapshot_consent,
+            d.id as destination_id, d.status as destination_status
      from event_actions a
      join events e on e.id = a.event_id
      join sites s on s.id = e.site_id
+     left join flows f on f.id = e.flow_id
      left join reports r on r.id = e.report_id
+     left join snapshots sn on sn.site_id = e.site_id and sn.correlation_token = e.data ->> 'correlation_token'
+     left join form_submissions fs on fs.id = e.data ->> 'form_submission_id'
      left join destinations d on d.account_id = e.account_id and d.type = a.destination
      where a.id = any($1::text[])`,
     [eventActionIds],
@@ -49,6 +75,8 @@ export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonl
 export interface ActionError {
   code: string;
   message: string;
+  /** What the user should change, in plain words (permanent failures). */
+  hint?: string;
   status?: number;
   /** True while the action is still queued for another attempt. */
   retrying?: boolean;

@@ -8,7 +8,9 @@ import type { Database } from '../db/db';
 import type { Settings } from '../settings';
 import { claimDeliveries } from './outbox-sql';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff';
-import { runDeliveryRound, type DeliveryLogger, type RoundDeps, type RoundResult } from './round';
+import { prepareDeliveryRound, type ConnectionBatch, type DeliveryLogger, type RoundDeps, type RoundResult } from './round';
+import { AccessTokens } from '../destinations';
+import { serviceSecretBox } from '../db/secret-box';
 import { onDeliveryRequested } from './wakeup';
 
 export type { DeliveryLogger, JobResult, RoundResult } from './round';
@@ -73,26 +75,52 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const sendTimeoutMs = options.sendTimeoutMs ?? 10_000;
   const leaseMs = Math.max(options.leaseMs ?? 60_000, sendTimeoutMs + 5_000);
   const stopping = new AbortController();
+  const now = options.now ?? (() => new Date());
+  const box = serviceSecretBox(options.settings);
   const deps: RoundDeps = {
     db: options.db,
     settings: options.settings,
     log: options.log,
-    now: options.now ?? (() => new Date()),
+    now,
+    box,
+    tokens: new AccessTokens({ db: options.db, settings: options.settings, box, now }),
     backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
     random: options.random ?? Math.random,
     sendTimeoutMs,
     signal: stopping.signal,
   };
 
-  const round = async (): Promise<RoundResult[]> => {
-    if (stopping.signal.aborted) return [];
+  // Batches of one connection go one after another (a lane); lanes run side by side, so a hanging account holds
+  // only its own lane while the next rounds keep delivering everyone else's conversions.
+  const lanes = new Map<string, Promise<RoundResult[]>>();
+  const dispatch = (batch: ConnectionBatch): Promise<RoundResult[]> => {
+    const previous = lanes.get(batch.lane) ?? Promise.resolve([]);
+    const run = previous
+      .catch(() => [])
+      .then(() => batch.run())
+      .catch((error: unknown): RoundResult[] => {
+        // A database fault while recording: the leases expire and the rows are claimed again later.
+        options.log.error({ err: error }, 'delivery batch failed');
+        return [];
+      });
+    lanes.set(batch.lane, run);
+    void run.finally(() => {
+      if (lanes.get(batch.lane) === run) lanes.delete(batch.lane);
+    });
+    return track(run);
+  };
+
+  /** Claims due rows, records what cannot be sent now, and dispatches the rest to their lanes. */
+  const round = async (): Promise<{ settled: RoundResult[]; sending: Promise<RoundResult[]>[]; claimed: number }> => {
+    if (stopping.signal.aborted) return { settled: [], sending: [], claimed: 0 };
     const claims = await claimDeliveries(options.db, { now: deps.now(), leaseMs, limit: batchSize });
     try {
-      return await runDeliveryRound(claims, deps);
+      const prepared = await prepareDeliveryRound(claims, deps);
+      return { settled: prepared.settled, sending: prepared.batches.map(dispatch), claimed: claims.length };
     } catch (error) {
       // A database fault: the leases expire and the rows are claimed again later.
       options.log.error({ err: error, rows: claims.length }, 'delivery round failed');
-      return claims.map((c) => ({ eventActionId: c.eventActionId, result: 'error' as const }));
+      return { settled: claims.map((c) => ({ eventActionId: c.eventActionId, result: 'error' as const })), sending: [], claimed: claims.length };
     }
   };
 
@@ -106,6 +134,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     return run;
   };
 
+  // Rounds that are claiming and preparing (sends in lanes do not count: a hanging lane never stops the next round).
+  let roundsInFlight = 0;
   const polling = options.autoStart !== false;
   let wanted = true; // a poll or a wake asked for a round
   let restUntil = 0; // performance.now() before which no round starts (see restFactor)
@@ -120,13 +150,16 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       }, rest);
       return;
     }
-    while (wanted && active.size < concurrency) {
+    while (wanted && roundsInFlight < concurrency) {
       wanted = false;
       const started = performance.now();
-      track(round()).then(
-        (results) => {
-          if (results.length >= batchSize) wanted = true; // more may be due: no pause
-          if (results.length > 0 && restFactor > 0) {
+      roundsInFlight++;
+      const current = track(round());
+      void current.finally(() => roundsInFlight--).catch(() => undefined);
+      current.then(
+        ({ claimed }) => {
+          if (claimed >= batchSize) wanted = true; // more may be due: no pause
+          if (claimed > 0 && restFactor > 0) {
             const ended = performance.now();
             restUntil = Math.max(restUntil, ended + (ended - started) * restFactor);
           }
@@ -160,7 +193,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       await Promise.allSettled([...active]);
       const all: RoundResult[] = [];
       for (;;) {
-        const results = await track(round());
+        const { settled, sending } = await track(round());
+        const results = [...settled, ...(await Promise.all(sending)).flat()];
         all.push(...results);
         // Rows put back due now (interrupted) or left leased (error) would loop: such a round ends the drain.
         if (results.length === 0 || results.every((r) => r.result === 'interrupted' || r.result === 'error')) return all;

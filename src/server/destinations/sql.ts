@@ -1,30 +1,43 @@
-/** SQL for connected destinations: one per (account, type), replaced by a later connect. */
+/** SQL for connections to ad platforms: one per (account, type), replaced by a later connect; credentials sealed. */
 import type { Queryable } from '../db/db';
 import { newId } from '../db/ids';
 
-/** A destination row without its settings (which hold credentials). */
+/** Whether a connection can deliver, or waits for the user to authorize it again (its platform refused the refresh token). */
+export type ConnectionStatus = 'connected' | 'reauthorization_required';
+
+/** A connection without its credentials. */
 export interface DestinationRow {
   id: string;
   account_id: string;
   type: string;
+  settings: Record<string, unknown>;
+  status: ConnectionStatus;
+  connected_at: Date;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, account_id, type, created_at, updated_at';
+/** A connection with its sealed credentials (never returned by any API). */
+export interface ConnectionRow extends DestinationRow {
+  credentials: string | null;
+}
 
-/** Connects a destination for an account, or replaces the settings of the one already connected. */
+const COLUMNS = 'id, account_id, type, settings, status, connected_at, created_at, updated_at';
+
+/** Connects a destination for an account, or replaces the one already connected (settings, credentials, status). */
 export async function upsertDestination(
   db: Queryable,
   accountId: string,
   type: string,
   settings: Record<string, unknown>,
+  sealedCredentials: string | null = null,
 ): Promise<DestinationRow> {
   const [row] = await db.query<DestinationRow>(
-    `insert into destinations (id, account_id, type, settings) values ($1, $2, $3, $4)
-     on conflict (account_id, type) do update set settings = excluded.settings, updated_at = now()
+    `insert into destinations (id, account_id, type, settings, credentials) values ($1, $2, $3, $4, $5)
+     on conflict (account_id, type) do update set settings = excluded.settings, credentials = excluded.credentials,
+       status = 'connected', connected_at = now(), updated_at = now()
      returning ${COLUMNS}`,
-    [newId('dst'), accountId, type, JSON.stringify(settings)],
+    [newId('dst'), accountId, type, JSON.stringify(settings), sealedCredentials],
   );
   return row!;
 }
@@ -35,11 +48,42 @@ export async function connectedDestinationTypes(db: Queryable, accountId: string
   return new Set(rows.map((r) => r.type));
 }
 
-/** The stored settings of an account's destination of a type, or null when none is connected. */
+/** The stored (non-secret) settings of an account's destination of a type, or null when none is connected. */
 export async function destinationSettings(db: Queryable, accountId: string, type: string): Promise<Record<string, unknown> | null> {
   const [row] = await db.query<{ settings: Record<string, unknown> }>(
     'select settings from destinations where account_id = $1 and type = $2',
     [accountId, type],
   );
   return row?.settings ?? null;
+}
+
+/** The connections of an account, oldest first, without credentials. */
+export async function listDestinations(db: Queryable, accountId: string): Promise<DestinationRow[]> {
+  return db.query<DestinationRow>(`select ${COLUMNS} from destinations where account_id = $1 order by created_at, id`, [accountId]);
+}
+
+/** An account's connection of a type, with its sealed credentials, or null. */
+export async function findConnection(db: Queryable, accountId: string, type: string): Promise<ConnectionRow | null> {
+  const [row] = await db.query<ConnectionRow>(
+    `select ${COLUMNS}, credentials from destinations where account_id = $1 and type = $2`,
+    [accountId, type],
+  );
+  return row ?? null;
+}
+
+/** Connections by id, with their sealed credentials. */
+export async function findConnectionsById(db: Queryable, ids: readonly string[]): Promise<Map<string, ConnectionRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<ConnectionRow>(`select ${COLUMNS}, credentials from destinations where id = any($1::text[])`, [ids]);
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** Marks a connection as needing a new authorization; its conversions wait until a new handoff connects it. */
+export async function markReauthorizationRequired(db: Queryable, id: string): Promise<void> {
+  await db.query(`update destinations set status = 'reauthorization_required', updated_at = now() where id = $1`, [id]);
+}
+
+/** Replaces a connection's sealed credentials (a rotated refresh token). */
+export async function replaceCredentials(db: Queryable, id: string, sealedCredentials: string | null): Promise<void> {
+  await db.query('update destinations set credentials = $2, updated_at = now() where id = $1', [id, sealedCredentials]);
 }

@@ -1,6 +1,7 @@
 /** SQL that writes events (captured conversions) with their per-destination actions, queued for delivery. */
 import type { Queryable } from '../db/db';
 import { newId } from '../db/ids';
+import { compositeKey } from '../db/composite-key';
 import { enqueueDeliveries, type EventStatus } from '../delivery';
 
 
@@ -74,7 +75,7 @@ export async function insertEvents(tx: Queryable, events: readonly NewEvent[]): 
  * one statement per round for every event still without a slot.
  */
 async function insertEventRows(tx: Queryable, events: readonly NewEvent[], ids: readonly string[]): Promise<void> {
-  const groupOf = events.map((e) => `${e.accountId}\u0000${e.occurredAt.getTime()}`);
+  const groupOf = events.map((e) => compositeKey(e.accountId, e.occurredAt.getTime()));
   const groups = [...new Map(events.map((e, i) => [groupOf[i]!, e])).entries()];
   const counted = await tx.query<{ n: number | string; taken: number }>(
     `select g.n, (select count(*)::int from events e where e.account_id = g.account_id

@@ -1,8 +1,11 @@
 /** The Fastify instance every surface is served by: logging without secrets, the error envelope, the 404 envelope. */
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Database } from '../db/db';
 import type { Settings } from '../settings';
-import { ApiError } from './errors';
+import { ApiError, printable } from './errors';
+import { AJV_OPTIONS, coerceQueryIntegers, schemaError } from './validation';
 
 /** What every route plugin gets: the database and the settings. */
 export interface AppContext {
@@ -18,37 +21,37 @@ export function createHttpApp(loggerOption: FastifyServerOptions['logger']): Fas
     // One line per request, at debug level: at the default info level the log tells what the service did
     // (listening, deliveries, warnings), not every request a busy collector answers.
     logController: new LogController({ disableRequestLogging: true }),
+    ajv: AJV_OPTIONS,
+    // Errors the router raises before any route runs (malformed percent-encoding, an over-long path segment).
+    frameworkErrors: (error, _request, reply) => {
+      const refused = routerError(error);
+      // The reply's generic type knows no status codes here; the envelope is plain JSON.
+      (reply as unknown as FastifyReply).status(refused.status).send(refused.toBody());
+    },
+    // Requests Node's HTTP parser refuses (oversized or invalid headers) never reach Fastify: answer them on the socket.
+    clientErrorHandler: answerClientError,
   });
+  app.addHook('preValidation', coerceQueryIntegers);
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return reply.status(error.status).send(error.toBody());
-    if (error.validation) {
-      const issue = error.validation[0];
-      const param =
-        (issue?.params as { missingProperty?: string } | undefined)?.missingProperty ??
-        issue?.instancePath?.replace(/^\//, '').replace(/\//g, '.') ??
-        undefined;
-      const where = error.validationContext === 'querystring' ? 'query parameter' : 'parameter';
-      const message = `Invalid ${where}${param ? ` '${param}'` : ''}: ${issue?.message ?? error.message}.`;
-      const code = issue?.keyword === 'required' ? 'parameter_missing' : 'parameter_invalid';
-      return reply.status(400).send(new ApiError(400, 'invalid_request_error', code, message, param || undefined).toBody());
-    }
+    if (error.validation) return reply.status(400).send(schemaError(error).toBody());
     const status = error.statusCode ?? 500;
     if (status === 413) {
       return reply.status(413).send(new ApiError(413, 'invalid_request_error', 'payload_too_large', 'Request body too large.').toBody());
     }
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.status(415).send(new ApiError(415, 'invalid_request_error', 'unsupported_media_type', error.message).toBody());
+      return reply.status(415).send(new ApiError(415, 'invalid_request_error', 'unsupported_media_type', printable(error.message, 200)).toBody());
     }
     if (status >= 400 && status < 500) {
       const code =
         error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.name === 'SyntaxError'
           ? 'invalid_json'
           : 'invalid_request';
-      return reply.status(status).send(new ApiError(status, 'invalid_request_error', code, error.message).toBody());
+      return reply.status(status).send(new ApiError(status, 'invalid_request_error', code, printable(error.message, 200)).toBody());
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send(new ApiError(500, 'api_error', 'internal_error', 'Internal error.').toBody());
@@ -63,12 +66,47 @@ export function createHttpApp(loggerOption: FastifyServerOptions['logger']): Fas
   return app;
 }
 
-/** The unguessable token of a hosted handoff page, as it appears in a request path. */
-const HOSTED_TOKEN = /^(\/handoffs\/)[^/?#]+/;
+/** The envelope for a request the router refused; the path itself is never echoed. */
+function routerError(error: FastifyError): ApiError {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new ApiError(414, 'invalid_request_error', 'path_too_long', 'A segment of the request path is too long: no id or key is longer than 100 characters.');
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return new ApiError(
+      400, 'invalid_request_error', 'invalid_path',
+      'The request path is not valid: a % must start an escape of two hex digits, and escaped bytes must be UTF-8.',
+    );
+  }
+  return new ApiError(400, 'invalid_request_error', 'invalid_request', 'The request could not be routed.');
+}
 
-/** Hides hosted page tokens in a logged url: a pending handoff link is a credential until it completes. */
+/** Answers a request Node's HTTP parser refused with the error envelope, on the raw socket (as Fastify's default does). */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'The request headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request took too long to arrive.']
+        : [400, 'invalid_request', 'The request is not valid HTTP (a malformed request line or header).'];
+  const body = JSON.stringify(new ApiError(status, 'invalid_request_error', code, message).toBody());
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+/** A hosted handoff path: its token (a credential until it completes), and the OAuth callback's code and state. */
+const HOSTED_PATH = /^\/handoffs\/.*/s;
+/** A dashboard sign-in link's one-time token. */
+const TOKEN_QUERY = /([?&](?:token|code|state)=)[^&#]*/g;
+
+/** Hides credentials in a logged url: hosted handoff tokens, OAuth codes and states, sign-in tokens. */
 export function redactUrl(url: string): string {
-  return url.replace(HOSTED_TOKEN, '$1[redacted]');
+  return url.replace(HOSTED_PATH, '/handoffs/[redacted]').replace(TOKEN_QUERY, '$1[redacted]');
 }
 
 /**

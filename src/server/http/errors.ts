@@ -1,17 +1,7 @@
-/** The one error envelope of the service: `{"error": {"type", "code", "message", "param"?}}`. */
+/** The one error envelope of the service: `{"error": {"type", "code", "message", "param"?}}`, shaped in src/protocol/errors.ts. */
+import type { ErrorBody, ErrorType } from '../../protocol/errors';
 
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'permission_error'
-  | 'not_found_error'
-  | 'conflict_error'
-  | 'rate_limit_error'
-  | 'api_error';
-
-export interface ErrorBody {
-  error: { type: ErrorType; code: string; message: string; param?: string };
-}
+export type { ErrorBody, ErrorType } from '../../protocol/errors';
 
 /** An error with an HTTP status that the error handler turns into the envelope. Domain code throws these. */
 export class ApiError extends Error {
@@ -44,5 +34,17 @@ export function missingParam(param: string): ApiError {
 
 /** 404 for an object that does not exist (or belongs to another account: the same answer, never a hint). */
 export function notFound(what: string, id: string, param = 'id'): ApiError {
-  return new ApiError(404, 'not_found_error', 'resource_missing', `No such ${what}: '${id}'.`, param);
+  return new ApiError(404, 'not_found_error', 'resource_missing', `No such ${what}: '${printable(id)}'.`, param);
+}
+
+/** Characters never echoed raw in a message: C0 and C1 controls, DEL, line and paragraph separators, unpaired surrogates. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A piece of request input made safe to quote in an error message: control characters and unpaired surrogates shown as
+ * `\uXXXX` escapes (a message never carries a raw newline or NUL into a log line or a terminal), cut to `max` characters.
+ */
+export function printable(text: string, max = 100): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return cut.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -1,22 +1,98 @@
-/** Parsing a JSON request body into values PostgreSQL can store. */
-import { ApiError } from './errors';
+/** Parsing a JSON request body into values PostgreSQL can store, naming the first value it could not. */
+import { ApiError, invalidParam, printable } from './errors';
+
+/** How a reader treats what JSON allows but the service cannot keep. */
+export interface JsonTextOptions {
+  /** What the text is, for messages: `The request body`, `The body`. */
+  what?: string;
+  /**
+   * A `__proto__` key: `refuse` answers 400 `parameter_unknown` naming it (REST bodies, where every unknown key is
+   * refused); `drop` removes it (lenient readers that ignore unknown fields: the snapshot, the webhook report).
+   */
+  protoKeys?: 'refuse' | 'drop';
+  /**
+   * A string holding an unpaired UTF-16 surrogate (`"\ud800"`, which PostgreSQL refuses in jsonb): `refuse` answers
+   * 400 `parameter_invalid` naming it; `keep` leaves it for a lenient reader to repair or drop.
+   */
+  unpairedSurrogates?: 'refuse' | 'keep';
+}
+
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether a string is well-formed UTF-16 (no unpaired surrogate), so it can be encoded as UTF-8 and stored. */
+export function isWellFormedText(text: string): boolean {
+  return !UNPAIRED_SURROGATE.test(text);
+}
 
 /**
- * Parses JSON text; a syntax error or a string holding a NUL character (which PostgreSQL text and jsonb cannot store)
- * is a 400 that says so, instead of a failed write. `__proto__` keys are dropped, as Fastify's own parser does.
+ * Parses JSON text. A syntax error, or a string or key holding a NUL character (which PostgreSQL text and jsonb cannot
+ * store), is a 400 `invalid_json` that says so and names where; `__proto__` keys and unpaired surrogates as the options say.
  */
-export function parseJsonText(text: string, what = 'The request body'): unknown {
-  let nul = false;
+export function parseJsonText(text: string, options: JsonTextOptions = {}): unknown {
+  const what = options.what ?? 'The request body';
   let value: unknown;
   try {
-    value = JSON.parse(text, (key, item: unknown) => {
-      if (key === '__proto__') return undefined;
-      if (typeof item === 'string' && item.includes('\u0000')) nul = true;
-      return item;
-    });
+    value = JSON.parse(text);
   } catch {
     throw new ApiError(400, 'invalid_request_error', 'invalid_json', `${what} is not valid JSON.`);
   }
-  if (nul) throw new ApiError(400, 'invalid_request_error', 'invalid_json', `${what} holds a NUL character (\\u0000), which cannot be stored.`);
+  inspect(value, '', { what, protoKeys: options.protoKeys ?? 'drop', unpairedSurrogates: options.unpairedSurrogates ?? 'refuse' });
   return value;
+}
+
+/** A parameter path as the error envelope names it: `actions_config[0].config.id`. */
+function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return path ? `${path}.${key}` : key;
+}
+
+function checkText(text: string, path: string, options: Required<JsonTextOptions>): void {
+  const param = printable(path || 'body');
+  if (text.includes('\u0000')) {
+    throw new ApiError(
+      400, 'invalid_request_error', 'invalid_json',
+      `${options.what} holds a NUL character (\\u0000) in ${param}, which cannot be stored.`, path ? param : undefined,
+    );
+  }
+  if (options.unpairedSurrogates === 'refuse' && !isWellFormedText(text)) {
+    throw invalidParam(param, `${param} holds an unpaired UTF-16 surrogate (such as \\ud800), which is not text and cannot be stored.`);
+  }
+}
+
+/** Deepest nesting of arrays and objects accepted: deeper values are no data a client means to send, and would overflow a stack. */
+export const JSON_MAX_DEPTH = 32;
+
+/** Walks a parsed value (iteratively: depth is bounded, not the stack), checking every string and key; `__proto__` keys refused or dropped. */
+function inspect(root: unknown, rootPath: string, options: Required<JsonTextOptions>): void {
+  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: rootPath, depth: 0 }];
+  while (pending.length > 0) {
+    const { value, path, depth } = pending.pop()!;
+    if (typeof value === 'string') {
+      checkText(value, path, options);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= JSON_MAX_DEPTH) {
+      throw new ApiError(400, 'invalid_request_error', 'invalid_json', `${options.what} is nested more than ${JSON_MAX_DEPTH} levels deep.`);
+    }
+    const children: Array<{ value: unknown; path: string; depth: number }> = [];
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => children.push({ value: item, path: childPath(path, i), depth: depth + 1 }));
+    } else {
+      for (const key of Object.keys(value)) {
+        const at = childPath(path, key);
+        checkText(key, at, options);
+        if (key === '__proto__') {
+          if (options.protoKeys === 'refuse') {
+            throw invalidParam(printable(at), `Unknown parameter: ${printable(at)}. A __proto__ key is never accepted.`, 'parameter_unknown');
+          }
+          delete (value as Record<string, unknown>)[key];
+          continue;
+        }
+        children.push({ value: (value as Record<string, unknown>)[key], path: at, depth: depth + 1 });
+      }
+    }
+    // Reversed onto the stack, so the first fault in document order is the one named.
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]!);
+  }
 }

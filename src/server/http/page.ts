@@ -15,6 +15,7 @@ label { display: block; font-weight: 600; margin-top: 18px; }
 input[type=text], input[type=password] { width: 100%; padding: 10px 12px; margin-top: 6px; font: inherit; border: 1px solid var(--line); border-radius: 8px; }
 input[aria-invalid=true] { border-color: var(--bad); }
 .field-error { color: var(--bad); font-size: .875rem; margin: 4px 0 0; }
+a.button { display: inline-block; padding: 10px 18px; font-weight: 600; color: #fff; background: var(--accent); border-radius: 8px; text-decoration: none; }
 button { margin-top: 24px; padding: 10px 18px; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; }
 .notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; }
 .notice.good { background: #ecfdf3; color: var(--good); }

@@ -2,15 +2,33 @@
  * Cursor pagination of every list endpoint except events: `limit`, `starting_after`, `ending_before`, and the list
  * envelope `{data, has_more, next_cursor}`. Lists are in creation order (ascending); a cursor is an object id.
  */
-import { ApiError, invalidParam } from './errors';
-import { queryString, type JsonObject } from './input';
+import { Type, type Static } from '@sinclair/typebox';
+import { ApiError, invalidParam, printable } from './errors';
+import { PlainText } from './schemas';
 
 /** Default and largest `limit` of lists other than events (spec, Limits). */
 export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 1000;
 
-/** The query parameters this module reads; list endpoints add their own filters to these. */
-export const PAGE_PARAMS = ['limit', 'starting_after', 'ending_before'] as const;
+/** A cursor: an object id of the list. One that does not resolve is 400 `invalid_cursor` naming it (spec, Errors). */
+function Cursor(description: string) {
+  return PlainText(description, { errorCode: 'invalid_cursor' });
+}
+
+/** The query parameters of an id-cursor list; list endpoints add their own filters to these. */
+export const PageQueryProperties = {
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX, description: `How many items to return: 1 to ${LIST_LIMIT_MAX}, ${LIST_LIMIT_DEFAULT} when left out.` }),
+  ),
+  starting_after: Type.Optional(
+    Cursor('Return the items after this id: the next_cursor of the previous page. Not combinable with ending_before.'),
+  ),
+  ending_before: Type.Optional(Cursor('Return the items before this id, to walk backward. Not combinable with starting_after.')),
+};
+
+/** The query of a list that has no filters. */
+export const PageQuery = Type.Object(PageQueryProperties, { additionalProperties: false });
+export type PageQuery = Static<typeof PageQuery>;
 
 /** Where a page starts: after an id (walking forward), before an id (walking backward), or at the start. */
 export type PageCursor = { direction: 'after' | 'before'; id: string } | null;
@@ -39,21 +57,10 @@ export interface RowPage<R> {
  */
 export type PageResult<R> = RowPage<R> | 'unknown_cursor';
 
-/** Parses `limit` (an integer from 1 to `max`; `fallback` when absent). */
-export function parseLimit(query: JsonObject, fallback: number, max: number): number {
-  const raw = queryString(query, 'limit');
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw invalidParam('limit', `limit must be an integer from 1 to ${max} (got '${raw}').`);
-  const limit = Number(raw.trim());
-  if (limit < 1 || limit > max) throw invalidParam('limit', `limit must be an integer from 1 to ${max} (got ${limit}).`);
-  return limit;
-}
-
-/** Parses the page parameters of an id-cursor list. */
-export function parsePageRequest(query: JsonObject, { fallback = LIST_LIMIT_DEFAULT, max = LIST_LIMIT_MAX } = {}): PageRequest {
-  const limit = parseLimit(query, fallback, max);
-  const after = queryString(query, 'starting_after');
-  const before = queryString(query, 'ending_before');
+/** The page a (schema-checked) list query asks for; both cursors at once is 400 `parameter_conflict`. */
+export function pageRequestOf(query: PageQuery, fallback = LIST_LIMIT_DEFAULT): PageRequest {
+  const limit = query.limit ?? fallback;
+  const { starting_after: after, ending_before: before } = query;
   if (after !== undefined && before !== undefined) {
     throw invalidParam(
       'ending_before',
@@ -61,21 +68,16 @@ export function parsePageRequest(query: JsonObject, { fallback = LIST_LIMIT_DEFA
       'parameter_conflict',
     );
   }
-  if (after !== undefined) return { limit, cursor: { direction: 'after', id: requireCursor('starting_after', after) } };
-  if (before !== undefined) return { limit, cursor: { direction: 'before', id: requireCursor('ending_before', before) } };
+  if (after !== undefined) return { limit, cursor: { direction: 'after', id: after } };
+  if (before !== undefined) return { limit, cursor: { direction: 'before', id: before } };
   return { limit, cursor: null };
-}
-
-function requireCursor(param: string, value: string): string {
-  if (value.trim() === '') throw invalidCursor(param, value);
-  return value;
 }
 
 /** 400 `invalid_cursor` naming the parameter, as the spec's Errors table says. */
 export function invalidCursor(param: string, value: string): ApiError {
   return invalidParam(
     param,
-    `${param} '${value}' does not resolve: pass the id of an object from this list (for example a previous next_cursor).`,
+    `${param} '${printable(value)}' does not resolve: pass the id of an object from this list (for example a previous next_cursor).`,
     'invalid_cursor',
   );
 }

@@ -15,3 +15,13 @@ export function isIsoTimestamp(value: unknown): value is string {
     offsetHours! <= 23 && offsetMinutes! <= 59 && Number.isFinite(Date.parse(value))
   );
 }
+
+/**
+ * An ISO 8601 timestamp PostgreSQL stores too (no year 0000, offsets within ±15:59), so a bad value is a 400, not a
+ * failed write. The `date-time` format of every schema is this check.
+ */
+export function isStorableTimestamp(value: unknown): value is string {
+  if (!isIsoTimestamp(value) || value.startsWith('0000')) return false;
+  const offset = /([+-])(\d{2}):\d{2}$/.exec(value);
+  return !offset || Number(offset[2]) <= 15;
+}

@@ -32,6 +32,12 @@ export interface Match {
   occurredAt: Date | null;
   /** Fields merged into the event's `data`. */
   data: Record<string, unknown>;
+  /**
+   * The snapshot paired with, or null: what delivery passes on beyond the click ids (`user_agent`, `ip_address`,
+   * `page_url`, `cookies`, `consent`, `touch.captured_at`). The user agent and IP address are never copied into `data`:
+   * they stay in the snapshot, which retention deletes.
+   */
+  snapshot: SnapshotRow | null;
 }
 
 export interface DescribeMatchOptions {
@@ -48,7 +54,10 @@ export function describeMatch(
   options: DescribeMatchOptions = {},
 ): Match {
   if (!correlationToken) {
-    return { matchQuality: 'low', reason: 'no_correlation_token', clickIds: null, occurredAt: null, data: { match_reason: 'no_correlation_token' } };
+    return {
+      matchQuality: 'low', reason: 'no_correlation_token', clickIds: null, occurredAt: null,
+      data: { match_reason: 'no_correlation_token' }, snapshot: null,
+    };
   }
   if (!snapshot) {
     const reason: MatchReason = options.windowClosed ? 'snapshot_missing' : 'snapshot_pending';
@@ -58,6 +67,7 @@ export function describeMatch(
       clickIds: null,
       occurredAt: null,
       data: { match_reason: reason, correlation_token: correlationToken },
+      snapshot: null,
     };
   }
   const touch = snapshot.touch;
@@ -76,7 +86,14 @@ export function describeMatch(
     snapshot_occurred_at: snapshot.occurred_at.toISOString(),
   };
   if (Object.keys(snapshot.cookies).length > 0) data.platform_cookies = { ...snapshot.cookies };
-  return { matchQuality: clickIds ? 'high' : 'medium', reason: 'paired', clickIds, occurredAt, data };
+  // Click ids of touches that were not delivered (a second click before the signup): shown on the event, not sent.
+  if (receivedMore(snapshot.received_click_ids, clickIds)) data.received_click_ids = snapshot.received_click_ids;
+  return { matchQuality: clickIds ? 'high' : 'medium', reason: 'paired', clickIds, occurredAt, data, snapshot };
+}
+
+/** Whether the token received a click id beyond those of the delivered touch. */
+function receivedMore(received: Record<string, string[]> | undefined, delivered: Record<string, string> | null): boolean {
+  return Object.entries(received ?? {}).some(([key, values]) => values.some((value) => delivered?.[key] !== value));
 }
 
 /** Whether a report made at `reportedAt` may still wait for its snapshot at `now`. */

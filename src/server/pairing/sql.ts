@@ -1,7 +1,8 @@
 /** SQL that pairs reported events with snapshots: the snapshots a batch of reports needs, and late pairings recorded. */
+import { compositeKey } from '../db/composite-key';
 import type { Queryable } from '../db/db';
 import type { Match } from './pairing';
-import type { SnapshotRow } from '../collector';
+import { snapshotColumns, type SnapshotRow } from '../collector';
 
 /**
  * Records a settled match on an event that was waiting for its snapshot: click ids, match quality and the data fields
@@ -18,7 +19,7 @@ export async function applyPairing(tx: Queryable, eventId: string, match: Match)
 
 /** The key of a snapshot in findSnapshots' answer: (site, correlation token), as one string. */
 export function snapshotKey(siteId: string, correlationToken: string): string {
-  return `${siteId}\u0000${correlationToken}`;
+  return compositeKey(siteId, correlationToken);
 }
 
 /** The stored snapshots of several (site, correlation token) pairs in one read, by snapshotKey; missing ones are absent. */
@@ -28,8 +29,7 @@ export async function findSnapshots(
 ): Promise<Map<string, SnapshotRow>> {
   if (keys.length === 0) return new Map();
   const rows = await db.query<SnapshotRow>(
-    `select s.site_id, s.correlation_token, s.occurred_at, s.trigger, s.page_url, s.referrer, s.touch, s.cookies,
-            s.received_at, s.updated_at
+    `select ${snapshotColumns('s')}
      from snapshots s join unnest($1::text[], $2::text[]) as k(site_id, correlation_token)
        on s.site_id = k.site_id and s.correlation_token = k.correlation_token`,
     [keys.map((k) => k.siteId), keys.map((k) => k.correlationToken)],

@@ -1,7 +1,7 @@
 /** Validation of a webhook report body, after its signature has been verified over the raw bytes. */
 import { isCorrelationToken } from '../../protocol/cookies';
 import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, type SaasSignupReport } from '../../protocol/webhook';
-import { parseJsonText } from '../http/json-text';
+import { isWellFormedText, parseJsonText } from '../http/json-text';
 import { ApiError, invalidParam, missingParam } from '../http/errors';
 
 const IDENTITY_FIELDS = ['email', 'phone', 'first_name', 'last_name'] as const;
@@ -16,11 +16,22 @@ export interface ValidReport {
 
 /** Parses the raw body (UTF-8 JSON) of a report; throws a 400 ApiError naming the first fault. Unknown fields are ignored. */
 export function parseReportBody(raw: Buffer): ValidReport {
-  const value = parseJsonText(raw.toString('utf8'), 'The body');
+  // Unknown fields are ignored, so only the fields read below are checked for unpaired surrogates.
+  const value = parseJsonText(raw.toString('utf8'), { what: 'The body', protoKeys: 'drop', unpairedSurrogates: 'keep' });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ApiError(400, 'invalid_request_error', 'invalid_json', 'The body must be a JSON object.');
   }
   return validateReport(value as Record<string, unknown>);
+}
+
+/**
+ * 400 for a field holding an unpaired UTF-16 surrogate (`"\ud800"`): PostgreSQL refuses it, and a 500 would be retried
+ * by the client until it gave up, losing the conversion; a 400 tells the caller at once which field to fix.
+ */
+function refuseMalformedText(value: unknown, field: string): void {
+  if (typeof value === 'string' && !isWellFormedText(value)) {
+    throw invalidParam(field, `${field} holds an unpaired UTF-16 surrogate (such as \\ud800), which is not text and cannot be stored.`);
+  }
 }
 
 /** Checks the fields of a parsed report body. */
@@ -30,6 +41,7 @@ export function validateReport(body: Partial<Record<keyof SaasSignupReport, unkn
   if (typeof id !== 'string' || id.trim() === '' || id.length > CUSTOMER_EVENT_ID_MAX) {
     throw invalidParam('customer_event_id', `customer_event_id must be a non-blank string of 1 to ${CUSTOMER_EVENT_ID_MAX} characters.`);
   }
+  refuseMalformedText(id, 'customer_event_id');
   const token = body.correlation_token ?? null;
   if (token !== null && !isCorrelationToken(token)) {
     throw invalidParam(
@@ -44,6 +56,7 @@ export function validateReport(body: Partial<Record<keyof SaasSignupReport, unkn
     if (typeof value !== 'string' || value.length > IDENTITY_VALUE_MAX) {
       throw invalidParam(field, `${field} must be a string of at most ${IDENTITY_VALUE_MAX} characters, or null.`);
     }
+    refuseMalformedText(value, field);
     if (value.trim() !== '') identity[field] = value;
   }
   const allow = body.allow_uncorrelated;

@@ -1,4 +1,5 @@
 /** SQL for webhook reports (one per site and customer_event_id) and the live flows a report fans out to. */
+import { compositeKey } from '../db/composite-key';
 import type { Queryable } from '../db/db';
 import type { SaasSignupResponse } from '../../protocol/webhook';
 import type { RawIdentity } from '../../protocol/identity';
@@ -20,7 +21,7 @@ export interface NewReport {
 
 /** The key of a report in the unique constraint: (site, customer_event_id), as one string. */
 export function reportKey(siteId: string, customerEventId: string): string {
-  return `${siteId}\u0000${customerEventId}`;
+  return compositeKey(siteId, customerEventId);
 }
 
 /** The responses the first reports of these (site, customer_event_id) were answered with, by reportKey. */
@@ -55,11 +56,11 @@ export async function liveFlowsForTrigger(db: Queryable, siteId: string, trigger
 }
 
 /** The key of a fan-out in liveFlowsForTriggers' answer: (site, trigger key), as one string. */
-export function triggerKeyOf(siteId: string, triggerKey: string): string {
-  return `${siteId}\u0000${triggerKey}`;
+export function siteTriggerKey(siteId: string, triggerKey: string): string {
+  return compositeKey(siteId, triggerKey);
 }
 
-/** The live flows of several (site, trigger key) pairs in one read, by triggerKeyOf, each list oldest first. */
+/** The live flows of several (site, trigger key) pairs in one read, by siteTriggerKey, each list oldest first. */
 export async function liveFlowsForTriggers(
   db: Queryable,
   pairs: ReadonlyArray<{ siteId: string; triggerKey: string }>,
@@ -73,7 +74,7 @@ export async function liveFlowsForTriggers(
     [pairs.map((p) => p.siteId), pairs.map((p) => p.triggerKey)],
   );
   for (const { site_id, trigger_key, ...flow } of rows) {
-    const key = triggerKeyOf(site_id, trigger_key);
+    const key = siteTriggerKey(site_id, trigger_key);
     const list = found.get(key);
     if (list) list.push(flow);
     else found.set(key, [flow]);

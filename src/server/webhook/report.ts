@@ -5,7 +5,7 @@
 import type { Database, Queryable } from '../db/db';
 import type { SaasSignupResponse } from '../../protocol/webhook';
 import { findSnapshots, snapshotKey } from '../pairing';
-import { findReportResponses, liveFlowsForTriggers, reportKey, triggerKeyOf } from './report-sql';
+import { findReportResponses, liveFlowsForTriggers, reportKey, siteTriggerKey } from './report-sql';
 import { insertReportsWithEvents, type ReportWithEvents } from './report-batch-sql';
 import { describeMatch, pairingDeadline } from '../pairing';
 import type { ValidReport } from './report-input';
@@ -69,13 +69,13 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
   const firsts = [...firstOf.values()].map((i) => submissions[i]!);
 
   const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey }));
-  const flowsByTrigger = await liveFlowsForTriggers(tx, distinct(triggers, (t) => triggerKeyOf(t.siteId, t.triggerKey)));
+  const flowsByTrigger = await liveFlowsForTriggers(tx, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey)));
   const tokens = firsts.flatMap((s) => (s.report.correlation_token ? [{ siteId: s.site.id, correlationToken: s.report.correlation_token }] : []));
   const snapshots = await findSnapshots(tx, distinct(tokens, (k) => snapshotKey(k.siteId, k.correlationToken)));
 
   const planned = firsts.map((s) => {
     const token = s.report.correlation_token;
-    const flows = flowsByTrigger.get(triggerKeyOf(s.site.id, s.triggerKey)) ?? [];
+    const flows = flowsByTrigger.get(siteTriggerKey(s.site.id, s.triggerKey)) ?? [];
     const snapshot = token ? (snapshots.get(snapshotKey(s.site.id, token)) ?? null) : null;
     const match = describeMatch(snapshot, token, { now: s.now });
     const response: SaasSignupResponse = {

@@ -3,9 +3,12 @@
  * secret over the raw body bytes and the path as sent. The handler verifies, validates, and hands over to the domain.
  */
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../http/app';
-import { isTriggerKey, SIGNATURE_HEADER, WEBHOOK_MAX_BYTES, WEBHOOK_PREFIX } from '../../protocol/webhook';
-import { ApiError, invalidParam } from '../http/errors';
+import { SIGNATURE_HEADER, TRIGGER_KEY_PATTERN, WEBHOOK_MAX_BYTES, WEBHOOK_PREFIX } from '../../protocol/webhook';
+import { ApiError } from '../http/errors';
+import { PlainText } from '../http/schemas';
 import { siteNotFound } from '../collector';
 import { SiteKeyCache } from '../collector';
 import { parseReportBody } from './report-input';
@@ -14,13 +17,25 @@ import { WebhookSecretCache } from './secret-cache';
 import { requestDelivery } from '../delivery';
 import { verifySignature } from './signature';
 
-interface ReportParams {
-  siteKey: string;
-  triggerKey: string;
-}
+/**
+ * The path of a report: the site's public key and the trigger key of its flows. Checked before anything is looked up,
+ * so a NUL or a malformed key is a 400 naming it, never a query. (The body is checked by hand after the signature:
+ * the HMAC covers its raw bytes, see report-input.ts.)
+ */
+export const ReportParams = Type.Object(
+  {
+    site_key: PlainText("The site's public key (the one in the install snippet).", { maxLength: 100 }),
+    trigger_key: Type.String({
+      pattern: TRIGGER_KEY_PATTERN.source,
+      description: "The trigger key of the flows' API trigger: 1 to 64 characters from [A-Za-z0-9_-].",
+    }),
+  },
+  { additionalProperties: false },
+);
 
 /** Registers the saas-signup webhook. */
-export default async function webhookRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sites = new SiteKeyCache(ctx.db);
   const secrets = new WebhookSecretCache(ctx.db);
   // Reports are recorded in batches (group commit); anything still buffered is written before the app closes.
@@ -31,17 +46,14 @@ export default async function webhookRoutes(app: FastifyInstance, ctx: AppContex
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_MAX_BYTES }, (_request, body, done) => done(null, body));
 
-  app.post<{ Params: ReportParams }>(
-    `${WEBHOOK_PREFIX}/saas-signup/:siteKey/:triggerKey`,
-    { bodyLimit: WEBHOOK_MAX_BYTES },
+  app.post(
+    `${WEBHOOK_PREFIX}/saas-signup/:site_key/:trigger_key`,
+    { bodyLimit: WEBHOOK_MAX_BYTES, schema: { params: ReportParams } },
     async (request) => {
-      const { siteKey, triggerKey } = request.params;
+      const { site_key: siteKey, trigger_key: triggerKey } = request.params;
       // Site keys are public (every install snippet shows one), so an unknown one is a plain 404, not a hidden 401.
       const site = await sites.get(siteKey);
       if (!site) throw siteNotFound(siteKey);
-      if (!isTriggerKey(triggerKey)) {
-        throw invalidParam('trigger_key', 'The trigger key must be 1 to 64 characters from [A-Za-z0-9_-].');
-      }
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const header = request.headers[SIGNATURE_HEADER.toLowerCase()];
       // The path exactly as it came over the wire (still percent-encoded), without the query string.

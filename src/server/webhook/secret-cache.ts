@@ -9,19 +9,12 @@
  * to previous, which still verifies for 24 hours, so a single rotation never makes the cache accept a dead secret).
  */
 import type { Queryable } from '../db/db';
+import { TtlCache } from '../db/ttl-cache';
 import { findWebhookSecrets, secretsValidAt, type WebhookSecretsRow } from './secret-sql';
 import type { VerifySignatureResult } from './signature';
 
 /** How long looked-up secrets are reused. */
 export const WEBHOOK_SECRET_CACHE_TTL_MS = 5_000;
-
-/** Beyond this many sites the cache starts over (a crude bound). */
-const MAX_ENTRIES = 10_000;
-
-interface Entry {
-  row: Promise<WebhookSecretsRow | null>;
-  until: number;
-}
 
 /** Verdicts a fresh read of the secrets could change. */
 function mayBeStale(verdict: VerifySignatureResult): boolean {
@@ -30,46 +23,29 @@ function mayBeStale(verdict: VerifySignatureResult): boolean {
 
 /** A TTL cache of sites' webhook secrets; concurrent misses of one site share one query. Sites without one are not cached. */
 export class WebhookSecretCache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #cache: TtlCache<string, WebhookSecretsRow>;
+  readonly #clock: () => number;
 
-  constructor(
-    private readonly db: Queryable,
-    private readonly ttlMs: number = WEBHOOK_SECRET_CACHE_TTL_MS,
-    private readonly clock: () => number = Date.now,
-  ) {}
+  constructor(db: Queryable, ttlMs: number = WEBHOOK_SECRET_CACHE_TTL_MS, clock: () => number = Date.now) {
+    this.#cache = new TtlCache((siteId) => findWebhookSecrets(db, siteId), { ttlMs, clock });
+    this.#clock = clock;
+  }
 
   /**
    * Verifies a request with the secrets valid now for the site (`check` runs the signature verification over them).
    * Returns null when the site has no webhook secret at all, even after a fresh read.
    */
   async verify(siteId: string, check: (secrets: readonly string[]) => VerifySignatureResult): Promise<VerifySignatureResult | null> {
-    const cached = this.#fresh(siteId);
+    const cached = this.#cache.cached(siteId);
     if (cached) {
-      const secrets = secretsValidAt(await cached, new Date(this.clock()));
+      const secrets = secretsValidAt(await cached, new Date(this.#clock()));
       if (secrets.length > 0) {
         const verdict = check(secrets);
         if (!mayBeStale(verdict)) return verdict;
       }
     }
-    const secrets = secretsValidAt(await this.#read(siteId), new Date(this.clock()));
+    // Re-read before any refusal (and before trusting a previous secret), so a rotation made a moment ago counts at once.
+    const secrets = secretsValidAt(await this.#cache.refresh(siteId), new Date(this.#clock()));
     return secrets.length > 0 ? check(secrets) : null;
-  }
-
-  #fresh(siteId: string): Promise<WebhookSecretsRow | null> | null {
-    const entry = this.#entries.get(siteId);
-    return entry && entry.until > this.clock() ? entry.row : null;
-  }
-
-  /** Reads the site's secrets now (and caches them when there are any). */
-  #read(siteId: string): Promise<WebhookSecretsRow | null> {
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    const row = findWebhookSecrets(this.db, siteId);
-    const entry: Entry = { row, until: this.clock() + this.ttlMs };
-    this.#entries.set(siteId, entry);
-    const forget = () => {
-      if (this.#entries.get(siteId) === entry) this.#entries.delete(siteId);
-    };
-    row.then((found) => (found ? undefined : forget()), forget);
-    return row;
   }
 }

@@ -25,6 +25,12 @@ describe('retry backoff', () => {
     expect(parseRetryAfter(String(10 * 24 * 3600), now)).toBe(RETRY_AFTER_MAX_MS);
   });
 
+  it('refuses fractional seconds, like the client: RFC 9110 delay-seconds is whole digits, so `1.5` is not a Retry-After', () => {
+    const now = new Date('2026-11-21T10:00:00Z');
+    expect(parseRetryAfter('1.5', now)).toBeNull();
+    expect(parseRetryAfter('-5', now)).toBeNull();
+  });
+
   it('reads protobuf durations such as a RetryInfo retryDelay', () => {
     expect(parseDuration('30s')).toBe(30_000);
     expect(parseDuration('1.5s')).toBe(1500);

@@ -8,31 +8,46 @@ import { insertAccount } from '../../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../../src/server/api/sites/sql';
 import { insertEvent } from '../../../src/server/fanout/sql';
 import { newId } from '../../../src/server/db/ids';
+import { secretBox } from '../../../src/server/db/secret-box';
+import { sealCredentials, upsertDestination } from '../../../src/server/destinations';
+import type { FakeGoogle } from '../../../src/demo/fakes/google';
 import { loadSettings, type Settings } from '../../../src/server/settings';
 import type { DatabaseKind } from '../support/databases';
 import type { DeliveryLogger } from '../../../src/server/delivery/worker';
 
 export const CUSTOMER_ID = '1234567890';
-export const ACCESS_TOKEN = 'ya29.test-access-token';
 export const DEVELOPER_TOKEN = 'test-developer-token';
+/** The key that seals stored credentials in tests (32 bytes, hex). */
+export const TEST_SECRET_KEY = '7'.repeat(64);
 
 export interface DeliveryFixture {
   accountId: string;
   site: SiteRow;
 }
 
-/** An account with a site in `timezone` and a connected google-ads destination (customer 123-456-7890). */
+/**
+ * An account with a site in `timezone` and a connected google-ads destination (customer 123-456-7890), authorized by
+ * `refreshToken` (issued by the fake Google). By default it sends through the legacy Google Ads API
+ * (`api: google_ads_api`); `api: 'data_manager'` sends through the Data Manager API.
+ */
 export async function createDeliveryFixture(
   db: Database,
-  options: { timezone?: string; destinationSettings?: Record<string, unknown> | null } = {},
+  options: {
+    timezone?: string;
+    refreshToken?: string;
+    api?: 'google_ads_api' | 'data_manager';
+    destinationSettings?: Record<string, unknown> | null;
+  } = {},
 ): Promise<DeliveryFixture> {
   const account = await insertAccount(db, 'delivery test');
   const site = await insertSite(db, account.id, { timezone: options.timezone ?? 'America/New_York', domain: 'https://shop.example' });
-  const settings = options.destinationSettings === undefined ? { customer_id: '123-456-7890', access_token: ACCESS_TOKEN } : options.destinationSettings;
+  const api = options.api ?? 'google_ads_api';
+  const settings =
+    options.destinationSettings === undefined ? { customer_id: '1234567890', login_customer_id: null, api } : options.destinationSettings;
   if (settings !== null) {
-    await db.query('insert into destinations (id, account_id, type, settings) values ($1, $2, $3, $4)', [
-      newId('dst'), account.id, 'google-ads', JSON.stringify(settings),
-    ]);
+    const box = secretBox(Buffer.from(TEST_SECRET_KEY, 'hex'));
+    const credentials = { refresh_token: options.refreshToken ?? 'no-refresh-token', ...(api === 'google_ads_api' ? { developer_token: DEVELOPER_TOKEN } : {}) };
+    await upsertDestination(db, account.id, 'google-ads', settings, sealCredentials(box, credentials));
   }
   return { accountId: account.id, site };
 }
@@ -86,12 +101,22 @@ export async function insertReportedEvent(
   });
 }
 
-/** Service settings pointing Google Ads at a fake. */
-export function settingsFor(apiBase: string, env: Record<string, string> = {}): Settings {
+/** Service settings pointing Google at fakes: the legacy Google Ads API, and Google's OAuth and Data Manager API. */
+export function settingsFor(apiBase: string, env: Record<string, string> = {}, google?: FakeGoogle): Settings {
   return loadSettings({
     CNV_DEMO_PORT: 'off',
+    CNV_SECRET_KEY: TEST_SECRET_KEY,
     CNV_GOOGLE_ADS_API_BASE: apiBase,
     CNV_GOOGLE_ADS_DEVELOPER_TOKEN: DEVELOPER_TOKEN,
+    ...(google
+      ? {
+          CNV_GOOGLE_DATA_MANAGER_API_BASE: google.urls.apiBase,
+          CNV_GOOGLE_OAUTH_AUTHORIZE_URL: google.urls.authorize,
+          CNV_GOOGLE_OAUTH_TOKEN_URL: google.urls.token,
+          CNV_GOOGLE_OAUTH_CLIENT_ID: google.client.id,
+          CNV_GOOGLE_OAUTH_CLIENT_SECRET: google.client.secret,
+        }
+      : {}),
     ...env,
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryInput } from '../../../src/server/destinations/adapter';
+import type { DeliveryInput } from '../../../src/server/destinations/google-ads/legacy-adapter';
 import {
   conversionActionResourceName,
   deriveOrderId,

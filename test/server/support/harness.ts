@@ -1,8 +1,8 @@
-/** An in-process service for tests: in-memory PGlite (or TEST_DATABASE_URL), migrated, one account, key and site. */
+/** An in-process service for tests: a fresh in-memory PGlite (a clone of the migrated image), one account, key and site. */
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/server/app';
-import { openDatabase, type Database } from '../../../src/server/db/db';
-import { migrate } from '../../../src/server/db/migrations';
+import type { Database } from '../../../src/server/db/db';
+import { openMigratedPglite } from '../../support/pglite';
 import { insertAccount, issueApiKey } from '../../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../../src/server/api/sites/sql';
 import { loadSettings, type Settings } from '../../../src/server/settings';
@@ -21,9 +21,8 @@ export interface TestService {
 
 /** Starts an in-process service on a fresh in-memory database. Pass settings overrides as environment variables. */
 export async function createTestService(env: Record<string, string> = {}): Promise<TestService> {
-  const settings = loadSettings({ CNV_DEMO_PORT: 'off', ...env });
-  const db = await openDatabase({ dataDir: 'memory://' });
-  await migrate(db);
+  const settings = loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: '5'.repeat(64), ...env });
+  const db = await openMigratedPglite();
   const account = await insertAccount(db, 'Test account');
   const { key } = await issueApiKey(db, account.id, 'test');
   const site = await insertSite(db, account.id);

@@ -37,7 +37,7 @@ export async function createRestService(
   env: Record<string, string> = {},
   logger?: unknown,
 ): Promise<RestService> {
-  const settings = loadSettings({ CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'https://api.cnv.test', CNV_WEBHOOK_BASE_URL: 'https://hooks.cnv.test', ...env });
+  const settings = loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: '5'.repeat(64), CNV_PUBLIC_URL: 'https://api.cnv.test', CNV_WEBHOOK_BASE_URL: 'https://hooks.cnv.test', ...env });
   const db = await kind.open();
   const tenant = await createTenant(db, 'Test account');
   const app = await buildApp({ db, settings, logger: (logger ?? false) as boolean });

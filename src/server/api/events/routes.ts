@@ -1,11 +1,13 @@
-/** /v1/events: read-only list (newest first, timestamp cursor) and single reads. */
+/** /v1/events: read-only list (newest first, timestamp cursor) and single reads. Handlers only translate HTTP to domain calls. */
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../http/app';
 import { accountOf } from '../../http/auth';
 import { getEvent, listEvents } from './events';
-import type { JsonObject } from '../../http/input';
+import { EventIdParams, ListEventsQuery } from './schemas';
 
-export default async function eventRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
-  app.get('/events', async (request) => listEvents(db, accountOf(request).id, request.query as JsonObject));
-  app.get<{ Params: { id: string } }>('/events/:id', async (request) => getEvent(db, accountOf(request).id, request.params.id));
+export default async function eventRoutes(fastify: FastifyInstance, { db }: AppContext): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/events', { schema: { querystring: ListEventsQuery } }, async (request) => listEvents(db, accountOf(request).id, request.query));
+  app.get('/events/:id', { schema: { params: EventIdParams } }, async (request) => getEvent(db, accountOf(request).id, request.params.id));
 }

@@ -1,10 +1,15 @@
 /**
- * The shape of a flow's trigger_config and actions_config (spec, Flow). Checks return every problem found, located by
- * its parameter path, so create can answer the first and publish can list them all.
+ * The shape of a flow's trigger_config and actions_config (spec, Flow). Requests are checked by the schemas of
+ * schemas.ts at the edge; publish re-checks the stored flow with these functions, which return every problem found,
+ * located by its parameter path, so publish can list them all.
  */
 import { TRIGGER_KEY_PATTERN, isTriggerKey } from '../../../protocol/webhook';
-import type { Problem } from '../../destinations/kinds';
+import { FORM_INTEGRATIONS, isFormIntegration } from '../../../protocol/collector';
+import { parsePageFilter } from '../../../protocol/page-filter';
+import { printable } from '../../http/errors';
+import type { Problem } from '../../destinations';
 import { isObject, type JsonObject } from '../../http/input';
+import { FLOW_ACTIONS_MAX } from './schemas';
 
 /** The API trigger: a signed webhook report with this key fires the flow. */
 export interface ApiTrigger {
@@ -25,8 +30,8 @@ export interface ActionConfig {
   config: JsonObject;
 }
 
-/** Most actions one flow may have. */
-export const FLOW_ACTIONS_MAX = 20;
+export { FLOW_ACTIONS_MAX } from './schemas';
+
 /** Largest trigger_config or actions_config, serialised, in characters. */
 export const FLOW_CONFIG_MAX_CHARS = 16 * 1024;
 
@@ -72,11 +77,21 @@ export function triggerProblems(value: unknown, param = 'trigger_config'): Probl
     }
     return problems;
   }
-  return [
+  const problems = [
     ...unknownKeys(value, ['integrationId', 'pageFilter'], param),
     ...textProblem(value.integrationId, `${param}.integrationId`, 100),
     ...textProblem(value.pageFilter, `${param}.pageFilter`, 500),
   ];
+  if (problems.length > 0) return problems;
+  if (!isFormIntegration(value.integrationId)) {
+    problems.push({
+      param: `${param}.integrationId`,
+      message: `${param}.integrationId '${printable(String(value.integrationId), 100)}' is not a form integration cnv detects; supported: ${FORM_INTEGRATIONS.join(', ')}.`,
+    });
+  }
+  const filter = parsePageFilter(value.pageFilter);
+  if (!filter.ok) problems.push({ param: `${param}.pageFilter`, message: `${param}.pageFilter: ${filter.error}` });
+  return problems;
 }
 
 /** Problems of an actions_config: a non-empty array of {integrationId, config}. Destination-specific checks come at publish. */

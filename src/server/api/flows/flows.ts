@@ -1,18 +1,17 @@
 /** Flows: created as drafts, published after validation (live flows deliver), unpublished back to draft. */
 import type { Database, Queryable } from '../../db/db';
 import { findSite } from '../sites';
-import { destinationSettings } from '../../destinations/sql';
 import { findTriggerSource } from '../../webhook';
 import { findFlow, insertFlow, lockFlow, listFlowsPage, transitionFlow, updateFlow, type FlowFields, type FlowRow } from './sql';
-import { ApiError, invalidParam, missingParam, notFound } from '../../http/errors';
-import { paginate, parsePageRequest, PAGE_PARAMS, type ListEnvelope } from '../../http/pagination';
-import { queryString, rejectUnknownFields, requireObjectBody, requiredString, type JsonObject } from '../../http/input';
+import { ApiError, invalidParam, notFound } from '../../http/errors';
+import { paginate, pageRequestOf, type ListEnvelope } from '../../http/pagination';
+import type { JsonObject } from '../../http/input';
 import { requireSite } from '../sites';
-import { destinationKind, supportedDestinationTypes, type Problem } from '../../destinations/kinds';
+import { destinationSettings, platformFor, supportedDestinationTypes, type Problem } from '../../destinations';
 import { actionsProblems, sizeProblems, triggerKeyOf, triggerProblems } from './flow-config';
+import type { ActionsConfig, CreateFlowBody, ListFlowsQuery, PatchFlowBody, TriggerConfig } from './schemas';
 
-/** Longest flow name. */
-export const FLOW_NAME_MAX = 200;
+export { FLOW_NAME_MAX } from './schemas';
 
 /** The Flow record: the spec's fields plus status and timestamps. */
 export interface FlowRecord {
@@ -67,40 +66,32 @@ async function requireFlow(db: Queryable, accountId: string, id: string): Promis
   return flow;
 }
 
-/** Checks trigger_config and actions_config for shape; returns them with the API trigger's key. */
-function parseConfigs(input: JsonObject, required: boolean): Partial<FlowFields> {
+/** A (schema-checked) trigger_config and actions_config as stored, with the API trigger's key; refused when too large. */
+function configFields(trigger: TriggerConfig | undefined, actions: ActionsConfig | undefined): Partial<FlowFields> {
   const fields: Partial<FlowFields> = {};
-  for (const key of ['trigger_config', 'actions_config'] as const) {
-    if (required && (input[key] === undefined || input[key] === null)) throw missingParam(key);
-  }
-  if (input.trigger_config !== undefined) {
-    firstProblemAsError([...sizeProblems(input.trigger_config, 'trigger_config'), ...triggerProblems(input.trigger_config)]);
-    fields.triggerConfig = input.trigger_config as JsonObject;
+  if (trigger !== undefined) {
+    firstProblemAsError(sizeProblems(trigger, 'trigger_config'));
+    fields.triggerConfig = trigger as JsonObject;
     fields.triggerKey = triggerKeyOf(fields.triggerConfig);
   }
-  if (input.actions_config !== undefined) {
-    firstProblemAsError([...sizeProblems(input.actions_config, 'actions_config'), ...actionsProblems(input.actions_config)]);
-    fields.actionsConfig = input.actions_config as JsonObject[];
+  if (actions !== undefined) {
+    firstProblemAsError(sizeProblems(actions, 'actions_config'));
+    fields.actionsConfig = actions as JsonObject[];
   }
   return fields;
 }
 
 /** POST /v1/flows: a draft flow of a site of the account. Nothing is delivered until it is published. */
-export async function createFlow(db: Queryable, accountId: string, body: unknown): Promise<FlowRecord> {
-  const input = requireObjectBody(body);
-  rejectUnknownFields(input, ['site_id', 'name', 'trigger_config', 'actions_config']);
-  const siteId = requiredString(input, 'site_id', 100);
-  const name = requiredString(input, 'name', FLOW_NAME_MAX);
-  const configs = parseConfigs(input, true) as Required<Pick<FlowFields, 'triggerConfig' | 'actionsConfig' | 'triggerKey'>>;
-  const site = await requireSite(db, accountId, siteId, 'site_id');
-  return toFlowRecord(await insertFlow(db, accountId, site.id, { name, ...configs }));
+export async function createFlow(db: Queryable, accountId: string, body: CreateFlowBody): Promise<FlowRecord> {
+  const configs = configFields(body.trigger_config, body.actions_config) as Required<Pick<FlowFields, 'triggerConfig' | 'actionsConfig' | 'triggerKey'>>;
+  const site = await requireSite(db, accountId, body.site_id, 'site_id');
+  return toFlowRecord(await insertFlow(db, accountId, site.id, { name: body.name.trim(), ...configs }));
 }
 
 /** GET /v1/flows: the account's flows in creation order, paginated; `site_id` filters by site. */
-export async function listFlows(db: Queryable, accountId: string, query: JsonObject): Promise<ListEnvelope<FlowRecord>> {
-  rejectUnknownFields(query, [...PAGE_PARAMS, 'site_id']);
-  const request = parsePageRequest(query);
-  const siteId = queryString(query, 'site_id');
+export async function listFlows(db: Queryable, accountId: string, query: ListFlowsQuery): Promise<ListEnvelope<FlowRecord>> {
+  const request = pageRequestOf(query);
+  const siteId = query.site_id;
   if (siteId !== undefined) await requireSite(db, accountId, siteId, 'site_id');
   return paginate(request, (r) => listFlowsPage(db, accountId, { siteId }, r), toFlowRecord);
 }
@@ -114,11 +105,9 @@ export async function getFlow(db: Queryable, accountId: string, id: string): Pro
  * PATCH /v1/flows/{id}: name, trigger_config, actions_config. A live flow may only be renamed: what it delivers
  * changes only through unpublish, edit, publish, so a live flow never runs an unvalidated configuration.
  */
-export async function patchFlow(db: Queryable, accountId: string, id: string, body: unknown): Promise<FlowRecord> {
-  const input = requireObjectBody(body);
-  rejectUnknownFields(input, ['name', 'trigger_config', 'actions_config']);
-  const patch: Partial<FlowFields> = parseConfigs(input, false);
-  if (input.name !== undefined) patch.name = requiredString(input, 'name', FLOW_NAME_MAX);
+export async function patchFlow(db: Queryable, accountId: string, id: string, body: PatchFlowBody): Promise<FlowRecord> {
+  const patch: Partial<FlowFields> = configFields(body.trigger_config, body.actions_config);
+  if (body.name !== undefined) patch.name = body.name.trim();
   const flow = await requireFlow(db, accountId, id);
   const changesConfig = patch.triggerConfig !== undefined || patch.actionsConfig !== undefined;
   if (flow.status === 'live' && changesConfig) throw flowIsLive(id);
@@ -157,7 +146,7 @@ export async function publishProblems(db: Queryable, flow: FlowRow): Promise<Pro
   for (const [i, action] of flow.actions_config.entries()) {
     const at = `actions_config[${i}]`;
     const type = action.integrationId as string;
-    const kind = destinationKind(type);
+    const kind = platformFor(type);
     if (!kind) {
       problems.push({
         param: `${at}.integrationId`,
@@ -173,7 +162,8 @@ export async function publishProblems(db: Queryable, flow: FlowRow): Promise<Pro
       });
       continue;
     }
-    problems.push(...kind.checkAction(action.config as JsonObject, `${at}.config`, settings));
+    const trigger = (flow.trigger_config as { integrationId?: unknown }).integrationId === 'api' ? 'saas_signup' : 'form_submission';
+    problems.push(...kind.checkAction(action.config as JsonObject, `${at}.config`, trigger));
   }
   return problems;
 }

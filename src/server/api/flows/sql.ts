@@ -113,3 +113,21 @@ export async function triggerKeysOfSite(db: Queryable, siteId: string): Promise<
   );
   return rows.map((r) => r.trigger_key);
 }
+
+/** The trigger_config of every live flow of a site that is not an API trigger (those have a trigger_key), oldest first. */
+export async function liveFormTriggerConfigs(db: Queryable, siteId: string): Promise<Record<string, unknown>[]> {
+  // Served by the partial index flows_site_trigger (site_id, trigger_key) where status = 'live'.
+  const rows = await db.query<{ trigger_config: Record<string, unknown> }>(
+    `select trigger_config from flows where site_id = $1 and status = 'live' and trigger_key is null order by seq`,
+    [siteId],
+  );
+  return rows.map((row) => row.trigger_config);
+}
+
+/** The live flows of a site with a form trigger (no trigger key), oldest first: what a form submission may fire. */
+export async function liveFormFlows(db: Queryable, siteId: string): Promise<FlowRow[]> {
+  return db.query<FlowRow>(
+    `select ${COLUMNS} from flows where site_id = $1 and status = 'live' and trigger_key is null order by seq`,
+    [siteId],
+  );
+}

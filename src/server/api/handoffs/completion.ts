@@ -4,13 +4,25 @@
  */
 import type { Database, Queryable } from '../../db/db';
 import type { Settings } from '../../settings';
-import { claimPendingHandoff, findHandoffByToken, type HandoffRow } from './sql';
+import { claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HandoffRow } from './sql';
 import { findSite, type SiteRow } from '../sites';
-import { upsertDestination } from '../../destinations/sql';
 import { connectTriggerSource } from '../../webhook';
 import { triggerKeysOfSite } from '../flows';
 import { WEBHOOK_PREFIX, saasSignupPath } from '../../../protocol/webhook';
-import { destinationKind, type DestinationKind, type Problem } from '../../destinations/kinds';
+import {
+  authorizeUrl,
+  exchangeCode,
+  findConnection,
+  pkcePair,
+  platformFor,
+  sealCredentials,
+  upsertDestination,
+  type DestinationPlatform,
+  type Problem,
+} from '../../destinations';
+import { resumeDeliveries } from '../../delivery';
+import { serviceSecretBox } from '../../db/secret-box';
+import { newUrlToken } from '../../db/ids';
 
 /** Where a site's API trigger reports go. */
 export interface WebhookTarget {
@@ -21,7 +33,15 @@ export interface WebhookTarget {
 }
 
 export type HostedHandoff =
-  | { kind: 'destination'; handoff: HandoffRow; destination: DestinationKind }
+  | {
+      kind: 'destination';
+      handoff: HandoffRow;
+      destination: DestinationPlatform;
+      /** Whether the platform's OAuth step is done (always true for a platform without one). */
+      authorized: boolean;
+      /** What the account has connected of this type already (a handoff replaces it), or null. */
+      replaces: { status: string } | null;
+    }
   | { kind: 'trigger_source'; handoff: HandoffRow; site: SiteRow; webhook: WebhookTarget };
 
 /** The webhook URL of a site's API trigger (template and the keys in use). */
@@ -40,8 +60,11 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
   const handoff = await findHandoffByToken(db, token);
   if (!handoff) return null;
   if (handoff.purpose === 'connect_destination') {
-    const destination = destinationKind(handoff.destination_type ?? '');
-    return destination ? { kind: 'destination', handoff, destination } : null;
+    const destination = platformFor(handoff.destination_type ?? '');
+    if (!destination) return null;
+    const authorized = destination.oauth === null || (await handoffGrant(db, handoff.id)) !== null;
+    const existing = await findConnection(db, handoff.account_id, destination.type);
+    return { kind: 'destination', handoff, destination, authorized, replaces: existing ? { status: existing.status } : null };
   }
   const site = handoff.site_id ? await findSite(db, handoff.account_id, handoff.site_id) : null;
   return site ? { kind: 'trigger_source', handoff, site, webhook: await webhookTarget(db, settings, site) } : null;
@@ -53,16 +76,26 @@ type TriggerSourceHandoff = Extract<HostedHandoff, { kind: 'trigger_source' }>;
 /** Connects the destination with the submitted consent form, or says what is wrong with the form. */
 export async function completeDestinationHandoff(
   db: Database,
+  settings: Settings,
   hosted: DestinationHandoff,
   form: Record<string, string>,
 ): Promise<{ kind: 'invalid'; errors: Problem[] } | { kind: 'already_completed' } | { kind: 'connected'; summary: string }> {
   if (hosted.handoff.status === 'completed') return { kind: 'already_completed' };
   const parsed = hosted.destination.parseConnectForm(form);
   if (!parsed.ok) return { kind: 'invalid', errors: parsed.errors };
+  const box = serviceSecretBox(settings);
+  let credentials = parsed.credentials;
+  if (hosted.destination.oauth) {
+    const grant = await handoffGrant(db, hosted.handoff.id);
+    if (!grant) return { kind: 'invalid', errors: [{ param: 'oauth', message: `Sign in with ${hosted.destination.label} first.` }] };
+    credentials = { ...credentials, ...(JSON.parse(box.open(grant)) as Record<string, string>) };
+  }
   return db.transaction(async (tx) => {
     const claimed = await claimPendingHandoff(tx, hosted.handoff.token, { destination_type: hosted.destination.type, summary: parsed.summary });
     if (!claimed) return { kind: 'already_completed' } as const;
-    await upsertDestination(tx, claimed.account_id, hosted.destination.type, parsed.settings);
+    await upsertDestination(tx, claimed.account_id, hosted.destination.type, parsed.settings, sealCredentials(box, credentials));
+    // Conversions that waited for this connection (a refused refresh token) go out now.
+    await resumeDeliveries(tx, claimed.account_id, hosted.destination.type);
     return { kind: 'connected', summary: parsed.summary } as const;
   });
 }
@@ -82,4 +115,70 @@ export async function completeTriggerSourceHandoff(
     const { secret, created } = await connectTriggerSource(tx, claimed.account_id, hosted.site.id, 'api');
     return { kind: 'connected', secret, rotated: !created } as const;
   });
+}
+
+/** Where the platform sends the user back after its consent screen. */
+export function oauthCallbackUrl(settings: Settings): string {
+  return `${settings.publicUrl}/handoffs/oauth/callback`;
+}
+
+/**
+ * Starts the platform's OAuth step: a fresh state bound to the handoff and a PKCE pair whose verifier is kept sealed.
+ * Returns the authorize URL to redirect to, or why it cannot start.
+ */
+export async function beginHandoffOAuth(
+  db: Queryable,
+  settings: Settings,
+  hosted: DestinationHandoff,
+): Promise<{ kind: 'redirect'; url: string } | { kind: 'not_configured'; setting: string } | { kind: 'not_needed' }> {
+  const oauth = hosted.destination.oauth;
+  if (!oauth || hosted.handoff.status === 'completed') return { kind: 'not_needed' };
+  if (!oauth.clientId(settings)) return { kind: 'not_configured', setting: clientIdSetting(hosted.destination.type) };
+  const pkce = pkcePair();
+  const state = newUrlToken();
+  const started = await startHandoffOAuth(db, hosted.handoff.token, state, serviceSecretBox(settings).seal(pkce.verifier));
+  if (!started) return { kind: 'not_needed' };
+  return { kind: 'redirect', url: authorizeUrl(oauth, settings, { state, redirectUri: oauthCallbackUrl(settings), codeChallenge: pkce.challenge }) };
+}
+
+/** The environment variable holding a platform's OAuth client id (named in the page when it is missing). */
+function clientIdSetting(type: string): string {
+  return `CNV_${type.replace(/-ads$/, '').replace(/-/g, '_').toUpperCase()}_OAUTH_CLIENT_ID`;
+}
+
+/**
+ * Finishes the OAuth step from the platform's callback: exchanges the code (with the PKCE verifier) and keeps the
+ * refresh token sealed on the handoff until its form completes it. Returns the handoff token to continue on.
+ */
+export async function finishHandoffOAuth(
+  db: Queryable,
+  settings: Settings,
+  query: { state?: string; code?: string; error?: string },
+): Promise<{ kind: 'continue'; token: string } | { kind: 'unknown_state' } | { kind: 'refused'; token: string; message: string }> {
+  if (!query.state || !/^[A-Za-z0-9]{16,64}$/.test(query.state)) return { kind: 'unknown_state' };
+  const handoff = await findHandoffByOAuthState(db, query.state);
+  if (!handoff || !handoff.oauth_verifier) return { kind: 'unknown_state' };
+  const platform = platformFor(handoff.destination_type ?? '');
+  if (!platform?.oauth) return { kind: 'unknown_state' };
+  if (query.error || !query.code) {
+    const reason = query.error === 'access_denied' ? 'You declined the request.' : 'The sign-in did not complete.';
+    return { kind: 'refused', token: handoff.token, message: `${reason} Nothing was connected; you can try again.` };
+  }
+  const box = serviceSecretBox(settings);
+  const result = await exchangeCode(
+    platform.oauth,
+    settings,
+    { code: query.code, redirectUri: oauthCallbackUrl(settings), codeVerifier: box.open(handoff.oauth_verifier) },
+    { signal: AbortSignal.timeout(15_000), timeoutMs: 10_000, now: () => new Date() },
+  );
+  if (!result.ok) return { kind: 'refused', token: handoff.token, message: `${platform.label} did not issue a token: ${result.error.message}` };
+  if (!result.tokens.refreshToken) {
+    return {
+      kind: 'refused',
+      token: handoff.token,
+      message: `${platform.label} issued no refresh token, so cnv could not deliver after an hour. Remove cnv's access in your ${platform.label} account settings, then try again.`,
+    };
+  }
+  await recordHandoffGrant(db, handoff.id, box.seal(JSON.stringify({ refresh_token: result.tokens.refreshToken })));
+  return { kind: 'continue', token: handoff.token };
 }

@@ -3,13 +3,12 @@ import type { Queryable } from '../../db/db';
 import type { Settings } from '../../settings';
 import { findHandoff, insertHandoff, type HandoffPurpose, type HandoffRow } from './sql';
 import { firstSites } from '../sites';
-import { ApiError, invalidParam, missingParam, notFound } from '../../http/errors';
-import { rejectUnknownFields, requireObjectBody } from '../../http/input';
+import { ApiError, invalidParam, notFound, printable } from '../../http/errors';
 import { requireSite } from '../sites';
-import { destinationKind, supportedDestinationTypes } from '../../destinations/kinds';
+import { platformFor, supportedDestinationTypes } from '../../destinations';
+import type { CreateHandoffBody } from './schemas';
 
-/** The trigger sources a handoff can connect: the spec's API trigger only. */
-export const TRIGGER_SOURCES = ['api'] as const;
+export { TRIGGER_SOURCES } from './schemas';
 
 /** The Handoff record: the spec's id, url, status, and what it connects. */
 export interface HandoffRecord {
@@ -45,9 +44,8 @@ export function toHandoffRecord(settings: Settings, row: HandoffRow): HandoffRec
 }
 
 /** The site a trigger source handoff is for: the one named, or the account's only site. */
-async function siteForTriggerSource(db: Queryable, accountId: string, siteId: unknown): Promise<string> {
-  if (siteId !== undefined && siteId !== null) {
-    if (typeof siteId !== 'string') throw invalidParam('site_id', 'site_id must be a site id (site_…).');
+async function siteForTriggerSource(db: Queryable, accountId: string, siteId: string | undefined): Promise<string> {
+  if (siteId !== undefined) {
     return (await requireSite(db, accountId, siteId, 'site_id')).id;
   }
   const sites = await firstSites(db, accountId, 2);
@@ -63,34 +61,21 @@ async function siteForTriggerSource(db: Queryable, accountId: string, siteId: un
 }
 
 /** POST /v1/handoffs: a pending handoff and its hosted url. */
-export async function createHandoff(db: Queryable, settings: Settings, accountId: string, body: unknown): Promise<HandoffRecord> {
-  const input = requireObjectBody(body);
-  const purpose = input.purpose;
-  if (purpose === undefined || purpose === null) throw missingParam('purpose');
-  if (purpose === 'connect_destination') {
-    rejectUnknownFields(input, ['purpose', 'destination_type']);
-    const type = input.destination_type;
-    if (type === undefined || type === null) throw missingParam('destination_type');
-    if (typeof type !== 'string' || !destinationKind(type)) {
+export async function createHandoff(db: Queryable, settings: Settings, accountId: string, body: CreateHandoffBody): Promise<HandoffRecord> {
+  if (body.purpose === 'connect_destination') {
+    const type = body.destination_type;
+    if (!platformFor(type)) {
       throw invalidParam(
         'destination_type',
-        `destination_type ${JSON.stringify(type)} is not supported; supported: ${supportedDestinationTypes().join(', ')}.`,
+        `destination_type '${printable(type)}' is not supported; supported: ${supportedDestinationTypes().join(', ')}.`,
       );
     }
-    const row = await insertHandoff(db, { accountId, purpose, destinationType: type, triggerSource: null, siteId: null });
+    const row = await insertHandoff(db, { accountId, purpose: body.purpose, destinationType: type, triggerSource: null, siteId: null });
     return toHandoffRecord(settings, row);
   }
-  if (purpose === 'connect_trigger_source') {
-    rejectUnknownFields(input, ['purpose', 'trigger_source', 'site_id']);
-    const source = input.trigger_source ?? 'api';
-    if (!TRIGGER_SOURCES.includes(source as (typeof TRIGGER_SOURCES)[number])) {
-      throw invalidParam('trigger_source', `trigger_source ${JSON.stringify(source)} is not supported; supported: ${TRIGGER_SOURCES.join(', ')}.`);
-    }
-    const siteId = await siteForTriggerSource(db, accountId, input.site_id);
-    const row = await insertHandoff(db, { accountId, purpose, destinationType: null, triggerSource: source as string, siteId });
-    return toHandoffRecord(settings, row);
-  }
-  throw invalidParam('purpose', `purpose must be connect_destination or connect_trigger_source (got ${JSON.stringify(purpose)}).`);
+  const siteId = await siteForTriggerSource(db, accountId, body.site_id);
+  const row = await insertHandoff(db, { accountId, purpose: body.purpose, destinationType: null, triggerSource: body.trigger_source ?? 'api', siteId });
+  return toHandoffRecord(settings, row);
 }
 
 /** GET /v1/handoffs/{id}: the handoff, for polling until status is completed. */

@@ -1,7 +1,7 @@
 /** The hosted handoff pages: a destination's consent form, the API trigger source setup, and their end states. */
 import { html, page, type Html } from '../../http/page';
 import type { HostedHandoff, WebhookTarget } from './completion';
-import type { DestinationKind, Problem } from '../../destinations/kinds';
+import type { DestinationPlatform, Problem } from '../../destinations';
 import { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_PREFIX } from '../../../protocol/webhook';
 import { CORRELATION_COOKIE } from '../../../protocol/cookies';
 
@@ -25,7 +25,9 @@ ${error ? html`<p class="field-error">${error.message}</p>` : ''}`;
     html`<h1>Connect ${kind.label}</h1>
 <p class="lead">An application using your cnv account asks to connect ${kind.label} as a destination.</p>
 <div class="notice">${kind.consent}</div>
+${replaceWarning(hosted)}
 ${errors.length > 0 ? html`<div class="notice warn">Please correct the fields marked below.</div>` : ''}
+${hosted.destination.oauth ? html`<div class="notice good">Signed in with ${kind.label}. Now tell cnv which account to send to.</div>` : ''}
 <form method="post">
 ${fields}
 <button type="submit">Connect ${kind.label}</button>
@@ -34,7 +36,7 @@ ${fields}
 }
 
 /** After connecting a destination. */
-export function destinationConnectedPage(kind: DestinationKind, summary: string): string {
+export function destinationConnectedPage(kind: DestinationPlatform, summary: string): string {
   return page(
     `${kind.label} connected`,
     html`<h1>${kind.label} connected</h1>
@@ -123,5 +125,40 @@ export function notFoundPage(): string {
     'Link not found',
     html`<h1>This link is not valid</h1>
 <p>Check that you opened the whole link you were given. Links of connect requests are created by the application you are connecting; ask it for a new one.</p>`,
+  );
+}
+
+/** A warning when this handoff would replace what the account has connected of this type already. */
+function replaceWarning(hosted: DestinationHandoff): Html | string {
+  if (!hosted.replaces) return '';
+  const what =
+    hosted.replaces.status === 'reauthorization_required'
+      ? html`Your ${hosted.destination.label} connection needs a new authorization: completing this page restores it, and the conversions waiting for it are sent.`
+      : html`This account already has a ${hosted.destination.label} connection. <strong>Completing this page replaces it</strong>: every flow sending to ${hosted.destination.label} will use the account you enter here.`;
+  return html`<div class="notice warn">${what}</div>`;
+}
+
+/** The first step of a destination connected by OAuth: what will happen, and the sign-in link. */
+export function destinationSignInPage(hosted: DestinationHandoff, problem?: string): string {
+  const kind = hosted.destination;
+  return page(
+    `Connect ${kind.label}`,
+    html`<h1>Connect ${kind.label}</h1>
+<p class="lead">An application using your cnv account asks to connect ${kind.label} as a destination.</p>
+<div class="notice">${kind.consent}</div>
+${replaceWarning(hosted)}
+${problem ? html`<div class="notice warn">${problem}</div>` : ''}
+<p>First sign in with ${kind.label} and allow cnv to send conversions. You come back here to pick the account.</p>
+<p><a class="button" href="/handoffs/${hosted.handoff.token}/authorize">Sign in with ${kind.label}</a></p>`,
+  );
+}
+
+/** The service has no OAuth client for the platform: say which setting the operator must set. */
+export function oauthNotConfiguredPage(hosted: DestinationHandoff, setting: string): string {
+  const kind = hosted.destination;
+  return page(
+    `${kind.label} is not set up`,
+    html`<h1>${kind.label} cannot be connected yet</h1>
+<div class="notice warn">This cnv service has no OAuth client for ${kind.label}. The operator must set <code>${setting}</code> (and its client secret) and restart the service; see the README's section on ${kind.label}.</div>`,
   );
 }

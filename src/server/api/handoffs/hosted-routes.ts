@@ -4,12 +4,20 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../http/app';
-import { completeDestinationHandoff, completeTriggerSourceHandoff, openHostedHandoff } from './completion';
+import {
+  beginHandoffOAuth,
+  completeDestinationHandoff,
+  completeTriggerSourceHandoff,
+  finishHandoffOAuth,
+  openHostedHandoff,
+} from './completion';
 import {
   completedPage,
   destinationConnectedPage,
   destinationFormPage,
+  destinationSignInPage,
   notFoundPage,
+  oauthNotConfiguredPage,
   triggerSourceConnectedPage,
   triggerSourceIntroPage,
 } from './hosted-pages';
@@ -60,7 +68,34 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     const hosted = await openHostedHandoff(db, settings, request.params.token);
     if (!hosted) return sendPage(reply, 404, notFoundPage());
     if (hosted.handoff.status === 'completed') return sendPage(reply, 200, completedPage(hosted));
-    return sendPage(reply, 200, hosted.kind === 'destination' ? destinationFormPage(hosted) : triggerSourceIntroPage(hosted));
+    if (hosted.kind === 'trigger_source') return sendPage(reply, 200, triggerSourceIntroPage(hosted));
+    return sendPage(reply, 200, hosted.authorized ? destinationFormPage(hosted) : destinationSignInPage(hosted));
+  });
+
+  // The OAuth step: redirect to the platform's consent screen with a state bound to this handoff and a PKCE challenge.
+  app.get<ByToken>('/handoffs/:token/authorize', async (request, reply) => {
+    const hosted = await openHostedHandoff(db, settings, request.params.token);
+    if (!hosted || hosted.kind !== 'destination') return sendPage(reply, 404, notFoundPage());
+    if (hosted.handoff.status === 'completed') return sendPage(reply, 200, completedPage(hosted));
+    const begun = await beginHandoffOAuth(db, settings, hosted);
+    if (begun.kind === 'not_configured') return sendPage(reply, 503, oauthNotConfiguredPage(hosted, begun.setting));
+    if (begun.kind === 'not_needed') return reply.redirect(`/handoffs/${hosted.handoff.token}`, 303);
+    return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(begun.url, 302);
+  });
+
+  // Where the platform sends the user back: exchange the code, keep the refresh token sealed, continue to the form.
+  app.get<{ Querystring: Record<string, string | undefined> }>('/handoffs/oauth/callback', async (request, reply) => {
+    const query = request.query ?? {};
+    const finished = await finishHandoffOAuth(db, settings, {
+      ...(typeof query.state === 'string' ? { state: query.state } : {}),
+      ...(typeof query.code === 'string' ? { code: query.code } : {}),
+      ...(typeof query.error === 'string' ? { error: query.error } : {}),
+    });
+    if (finished.kind === 'unknown_state') return sendPage(reply, 400, notFoundPage());
+    if (finished.kind === 'continue') return reply.header('referrer-policy', 'no-referrer').redirect(`/handoffs/${finished.token}`, 303);
+    const hosted = await openHostedHandoff(db, settings, finished.token);
+    if (!hosted || hosted.kind !== 'destination') return sendPage(reply, 404, notFoundPage());
+    return sendPage(reply, 400, destinationSignInPage(hosted, finished.message));
   });
 
   app.post<ByToken>('/handoffs/:token', async (request, reply) => {
@@ -72,9 +107,11 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
       return sendPage(reply, 200, triggerSourceConnectedPage(hosted, outcome.secret, outcome.rotated));
     }
     const form = formFields(request.body);
-    const outcome = await completeDestinationHandoff(db, hosted, form);
+    const outcome = await completeDestinationHandoff(db, settings, hosted, form);
     if (outcome.kind === 'already_completed') return sendPage(reply, 409, completedPage(hosted));
-    if (outcome.kind === 'invalid') return sendPage(reply, 400, destinationFormPage(hosted, form, outcome.errors));
+    if (outcome.kind === 'invalid') {
+      return sendPage(reply, 400, hosted.authorized ? destinationFormPage(hosted, form, outcome.errors) : destinationSignInPage(hosted, outcome.errors[0]?.message));
+    }
     return sendPage(reply, 200, destinationConnectedPage(hosted.destination, outcome.summary));
   });
 }

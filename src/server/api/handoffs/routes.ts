@@ -1,14 +1,17 @@
-/** /v1/handoffs: create a handoff (its url is the hosted page) and poll it. */
+/** /v1/handoffs: create a handoff (its url is the hosted page) and poll it. Handlers only translate HTTP to domain calls. */
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../http/app';
 import { accountOf } from '../../http/auth';
 import { createHandoff, getHandoff } from './handoffs';
+import { CreateHandoffBody, HandoffIdParams } from './schemas';
 
-export default async function handoffRoutes(app: FastifyInstance, { db, settings }: AppContext): Promise<void> {
-  app.post('/handoffs', async (request, reply) =>
+export default async function handoffRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post('/handoffs', { schema: { body: CreateHandoffBody } }, async (request, reply) =>
     reply.status(201).send(await createHandoff(db, settings, accountOf(request).id, request.body)),
   );
-  app.get<{ Params: { id: string } }>('/handoffs/:id', async (request) =>
+  app.get('/handoffs/:id', { schema: { params: HandoffIdParams } }, async (request) =>
     getHandoff(db, settings, accountOf(request).id, request.params.id),
   );
 }

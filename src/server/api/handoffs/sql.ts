@@ -57,3 +57,32 @@ export async function claimPendingHandoff(tx: Queryable, token: string, result: 
   );
   return row ?? null;
 }
+
+/** Starts the OAuth step of a pending handoff: the state the callback will name and the sealed PKCE verifier. */
+export async function startHandoffOAuth(db: Queryable, token: string, state: string, sealedVerifier: string): Promise<boolean> {
+  const rows = await db.query(
+    `update handoffs set oauth_state = $2, oauth_verifier = $3 where token = $1 and status = 'pending' returning id`,
+    [token, state, sealedVerifier],
+  );
+  return rows.length > 0;
+}
+
+/** The pending handoff an OAuth callback's state belongs to, with its sealed verifier; null for an unknown state. */
+export async function findHandoffByOAuthState(db: Queryable, state: string): Promise<(HandoffRow & { oauth_verifier: string | null }) | null> {
+  const [row] = await db.query<HandoffRow & { oauth_verifier: string | null }>(
+    `select ${COLUMNS}, oauth_verifier from handoffs where oauth_state = $1 and status = 'pending'`,
+    [state],
+  );
+  return row ?? null;
+}
+
+/** Records the sealed grant (refresh token) of a completed OAuth step; the state cannot be used twice. */
+export async function recordHandoffGrant(db: Queryable, id: string, sealedGrant: string): Promise<void> {
+  await db.query(`update handoffs set oauth_grant = $2, oauth_state = null, oauth_verifier = null where id = $1`, [id, sealedGrant]);
+}
+
+/** The sealed OAuth grant of a handoff, or null when its OAuth step is not done. */
+export async function handoffGrant(db: Queryable, id: string): Promise<string | null> {
+  const [row] = await db.query<{ oauth_grant: string | null }>('select oauth_grant from handoffs where id = $1', [id]);
+  return row?.oauth_grant ?? null;
+}

@@ -1,10 +1,9 @@
 /** Validation of a site's editable fields (name, domain, timezone), shared by the REST API and the `cnv` command. */
-import { invalidParam } from '../../http/errors';
-import { normalizeOrigin } from '../../../protocol/origin';
+import { invalidParam, printable } from '../../http/errors';
 import { nonEmptyString } from '../../http/input';
+import { SITE_NAME_MAX } from './schemas';
 
-/** Longest site name. */
-export const SITE_NAME_MAX = 200;
+export { SITE_NAME_MAX, CORRELATION_TTL_RANGE } from './schemas';
 
 /** A site name: a non-empty string of at most 200 characters, trimmed. */
 export function parseSiteName(value: unknown, param = 'name'): string {
@@ -12,8 +11,17 @@ export function parseSiteName(value: unknown, param = 'name'): string {
 }
 
 /**
+ * A host as the URL parser writes it: a host name (dot-separated labels of 1 to 63 letters, digits, hyphens or
+ * underscores, none empty, none starting or ending with a hyphen; punycode for international names), an IPv4
+ * address, or a bracketed IPv6 address. `*.example.com`, `example..com` and `example.com;x` are not hosts, though
+ * the URL parser lets them through.
+ */
+const HOST = /^(?:(?!-)[a-z0-9_-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9_-]{1,63}(?<!-))*|\[[0-9a-f:.]+\])$/;
+
+/**
  * A site domain: a bare http(s) origin (scheme, host, optional port) returned in canonical form (lower case,
- * punycode host, default port dropped), or null to clear it. Anything else is a 400 that says what is wrong.
+ * punycode host, default port dropped), or null to clear it. Anything else is a 400 that says what is wrong, quoting
+ * the input only in printable form.
  */
 export function parseSiteDomain(value: unknown, param = 'domain'): string | null {
   if (value === null) return null;
@@ -24,21 +32,29 @@ export function parseSiteDomain(value: unknown, param = 'domain'): string | null
   const parts = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/is.exec(raw);
   if (!parts) throw invalidParam(param, `${param} must be ${example}: scheme (http or https), host and optional port.`);
   const [, scheme, authority, rest] = parts as unknown as [string, string, string, string];
-  if (!/^https?$/i.test(scheme)) throw invalidParam(param, `${param} must use the http or https scheme (got '${scheme}').`);
+  const shown = printable(authority);
+  if (!/^https?$/i.test(scheme)) throw invalidParam(param, `${param} must use the http or https scheme (got '${printable(scheme)}').`);
   if (authority.includes('@')) throw invalidParam(param, `${param} must not contain user info (user:password@).`);
-  if (rest === '/') throw invalidParam(param, `${param} must not end with a slash: use ${scheme}://${authority}.`);
-  if (rest.startsWith('/')) throw invalidParam(param, `${param} must not contain a path (got '${rest}'): use ${scheme}://${authority}.`);
+  if (rest === '/') throw invalidParam(param, `${param} must not end with a slash: use ${scheme}://${shown}.`);
+  if (rest.startsWith('/')) throw invalidParam(param, `${param} must not contain a path (got '${printable(rest)}'): use ${scheme}://${shown}.`);
   if (rest.startsWith('?')) throw invalidParam(param, `${param} must not contain a query string.`);
   if (rest.startsWith('#')) throw invalidParam(param, `${param} must not contain a fragment.`);
-  let origin: string | null = null;
+  // The URL parser drops tabs and newlines and reads a backslash as a slash: refuse them here, before it can.
+  if (/[\s\u0000-\u001f\u007f-\u009f\\]/.test(authority)) {
+    throw invalidParam(param, `${param} has an invalid host: '${shown}' holds a space, a control character or a backslash.`);
+  }
+  let url: URL | null = null;
   try {
     // The URL parser lower-cases, punycodes an international host and drops a default port, as browsers send Origin.
-    origin = normalizeOrigin(new URL(`${scheme}://${authority}`).origin);
+    url = new URL(`${scheme}://${authority}`);
   } catch {
-    origin = null;
+    url = null;
   }
-  if (!origin || !authority) throw invalidParam(param, `${param} has an invalid host or port: '${authority}'.`);
-  return origin;
+  const host = url?.hostname.replace(/\.$/, '') ?? '';
+  if (!url || !authority || host.length > 253 || !HOST.test(host) || url.port === '0') {
+    throw invalidParam(param, `${param} has an invalid host or port: '${shown}'.`);
+  }
+  return `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}`;
 }
 
 let zones: Map<string, string> | undefined;
@@ -69,23 +85,5 @@ export function parseTimezone(value: unknown, param = 'timezone'): string {
       // falls through to the error below
     }
   }
-  throw invalidParam(param, `${param} '${name}' is not an IANA timezone name (for example America/New_York, Europe/Berlin or UTC).`);
-}
-
-/** Shortest and longest correlation cookie lifetime a site may set, in seconds (1 minute to 1 day). */
-export const CORRELATION_TTL_RANGE = { min: 60, max: 86_400 } as const;
-
-/** Whether the loader honours Global Privacy Control for this site: a boolean. */
-export function parseHonorGpc(value: unknown, param = 'honor_gpc'): boolean {
-  if (typeof value !== 'boolean') throw invalidParam(param, `${param} must be true or false.`);
-  return value;
-}
-
-/** The correlation cookie lifetime: whole seconds from 60 to 86400. */
-export function parseCorrelationTtl(value: unknown, param = 'correlation_ttl_seconds'): number {
-  const { min, max } = CORRELATION_TTL_RANGE;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalidParam(param, `${param} must be a whole number of seconds from ${min} to ${max}.`);
-  }
-  return value;
+  throw invalidParam(param, `${param} '${printable(name)}' is not an IANA timezone name (for example America/New_York, Europe/Berlin or UTC).`);
 }

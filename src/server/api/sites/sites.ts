@@ -2,9 +2,9 @@
 import type { Queryable } from '../../db/db';
 import { findSite, insertSite, listSitesPage, updateSite, type SitePatch, type SiteRow } from './sql';
 import { notFound } from '../../http/errors';
-import { paginate, parsePageRequest, PAGE_PARAMS, type ListEnvelope } from '../../http/pagination';
-import { rejectUnknownFields, requireObjectBody, type JsonObject } from '../../http/input';
-import { parseCorrelationTtl, parseHonorGpc, parseSiteDomain, parseSiteName, parseTimezone } from './site-fields';
+import { paginate, pageRequestOf, type ListEnvelope } from '../../http/pagination';
+import { parseSiteDomain, parseTimezone } from './site-fields';
+import type { ListSitesQuery, SiteFields } from './schemas';
 
 /** The Site record of the spec, exactly these fields. */
 export interface SiteRecord {
@@ -36,10 +36,8 @@ export async function requireSite(db: Queryable, accountId: string, id: string, 
 }
 
 /** GET /v1/sites: the account's sites, paginated. */
-export async function listSites(db: Queryable, accountId: string, query: JsonObject): Promise<ListEnvelope<SiteRecord>> {
-  rejectUnknownFields(query, PAGE_PARAMS);
-  const request = parsePageRequest(query);
-  return paginate(request, (r) => listSitesPage(db, accountId, r), toSiteRecord);
+export async function listSites(db: Queryable, accountId: string, query: ListSitesQuery): Promise<ListEnvelope<SiteRecord>> {
+  return paginate(pageRequestOf(query), (r) => listSitesPage(db, accountId, r), toSiteRecord);
 }
 
 /** GET /v1/sites/{id}. */
@@ -48,32 +46,28 @@ export async function getSite(db: Queryable, accountId: string, id: string): Pro
 }
 
 /**
- * Besides the spec's fields, two loader settings can be set (they are read back through the public loader config,
- * `GET /collect/v1/sites/{site_key}/config`, so the Site record stays exactly the spec's).
+ * The patch a (schema-checked) site body asks for: the name trimmed, the domain in canonical form, the timezone in its
+ * proper spelling. Besides the spec's fields, two loader settings can be set (read back through the public loader
+ * config, `GET /collect/v1/sites/{site_key}/config`, so the Site record stays exactly the spec's).
  */
-const EDITABLE = ['name', 'domain', 'timezone', 'honor_gpc', 'correlation_ttl_seconds'] as const;
-
-/** Validates a site body: every field optional, each checked; unknown fields rejected. */
-function parseSiteFields(body: unknown): SitePatch {
-  const input = requireObjectBody(body);
-  rejectUnknownFields(input, EDITABLE);
+function sitePatchOf(fields: SiteFields): SitePatch {
   const patch: SitePatch = {};
-  if (input.name !== undefined) patch.name = parseSiteName(input.name);
-  if (input.domain !== undefined) patch.domain = parseSiteDomain(input.domain);
-  if (input.timezone !== undefined) patch.timezone = parseTimezone(input.timezone);
-  if (input.honor_gpc !== undefined) patch.honor_gpc = parseHonorGpc(input.honor_gpc);
-  if (input.correlation_ttl_seconds !== undefined) patch.correlation_ttl_seconds = parseCorrelationTtl(input.correlation_ttl_seconds);
+  if (fields.name !== undefined) patch.name = fields.name.trim();
+  if (fields.domain !== undefined) patch.domain = parseSiteDomain(fields.domain);
+  if (fields.timezone !== undefined) patch.timezone = parseTimezone(fields.timezone);
+  if (fields.honor_gpc !== undefined) patch.honor_gpc = fields.honor_gpc;
+  if (fields.correlation_ttl_seconds !== undefined) patch.correlation_ttl_seconds = fields.correlation_ttl_seconds;
   return patch;
 }
 
 /** POST /v1/sites: a new site; name defaults to `My Website`, timezone to `America/New_York`, domain to null. */
-export async function createSite(db: Queryable, accountId: string, body: unknown): Promise<SiteRecord> {
-  return toSiteRecord(await insertSite(db, accountId, parseSiteFields(body)));
+export async function createSite(db: Queryable, accountId: string, fields: SiteFields): Promise<SiteRecord> {
+  return toSiteRecord(await insertSite(db, accountId, sitePatchOf(fields)));
 }
 
 /** PATCH /v1/sites/{id}: changes only the fields sent; invalid input changes nothing. */
-export async function patchSite(db: Queryable, accountId: string, id: string, body: unknown): Promise<SiteRecord> {
-  const patch = parseSiteFields(body);
+export async function patchSite(db: Queryable, accountId: string, id: string, fields: SiteFields): Promise<SiteRecord> {
+  const patch = sitePatchOf(fields);
   const row = await updateSite(db, accountId, id, patch);
   if (!row) throw notFound('site', id);
   return toSiteRecord(row);

@@ -1,7 +1,9 @@
-/** Google Ads as a destination: the customer id form of the consent screen and the checks of a flow's action. */
-import { conversionActionResourceName, normalizeCustomerId } from './legacy-request';
-import type { ConnectResult, DestinationKind, Problem } from '../kinds';
-import { isObject, type JsonObject } from '../../http/input';
+/** Google Ads as a destination: the hosted connect form (after Google's OAuth step) and the checks of a flow's action. */
+import type { ConnectField, ConnectResult, EventTrigger, Problem } from '../destination';
+import { conversionActionId } from './data-manager-request';
+
+/** Which Google API a connection sends through. */
+export type GoogleAdsApi = 'data_manager' | 'google_ads_api';
 
 /** A Google Ads customer id: 10 digits, written with or without the dashes Google shows (123-456-7890). */
 export function parseGoogleAdsCustomerId(value: string): string | null {
@@ -9,7 +11,27 @@ export function parseGoogleAdsCustomerId(value: string): string | null {
   return /^\d{10}$/.test(digits) ? digits : null;
 }
 
-function parseForm(form: Record<string, string>): ConnectResult {
+export const GOOGLE_ADS_FIELDS: readonly ConnectField[] = [
+  { name: 'customer_id', label: 'Google Ads customer ID', hint: 'The 10-digit ID at the top of Google Ads, e.g. 123-456-7890.', required: true, placeholder: '123-456-7890' },
+  { name: 'login_customer_id', label: 'Manager account ID (optional)', hint: 'Only when you reach this account through a manager (MCC) account.', required: false, placeholder: '987-654-3210' },
+  {
+    name: 'api',
+    label: 'API (optional)',
+    hint: "Leave empty for Google's Data Manager API. Enter google_ads_api only if your developer token may still call uploadClickConversions (Google refuses it for tokens that had not used it before 15 June 2026).",
+    required: false,
+    placeholder: 'data_manager',
+  },
+  {
+    name: 'developer_token',
+    label: 'Developer token (only with google_ads_api)',
+    hint: 'The Google Ads API developer token of your manager account. The Data Manager API needs none.',
+    required: false,
+    secret: true,
+  },
+];
+
+/** Checks the form and splits it into settings (account ids, API) and credentials (a developer token). */
+export function parseGoogleAdsConnectForm(form: Record<string, string>): ConnectResult {
   const errors: Problem[] = [];
   const customerRaw = (form.customer_id ?? '').trim();
   const customerId = parseGoogleAdsCustomerId(customerRaw);
@@ -20,57 +42,44 @@ function parseForm(form: Record<string, string>): ConnectResult {
   if (loginRaw && !loginCustomerId) {
     errors.push({ param: 'login_customer_id', message: 'A manager account ID has 10 digits, for example 987-654-3210.' });
   }
-  const accessToken = (form.access_token ?? '').trim();
-  if (accessToken && (accessToken.length > 4096 || /\s/.test(accessToken))) {
-    errors.push({ param: 'access_token', message: 'An OAuth access token is one word of at most 4096 characters.' });
+  const apiRaw = (form.api ?? '').trim() || 'data_manager';
+  if (apiRaw !== 'data_manager' && apiRaw !== 'google_ads_api') {
+    errors.push({ param: 'api', message: 'Leave the API empty (Data Manager API) or enter google_ads_api.' });
+  }
+  const developerToken = (form.developer_token ?? '').trim();
+  if (apiRaw === 'google_ads_api' && !developerToken) {
+    errors.push({ param: 'developer_token', message: 'The Google Ads API needs your developer token.' });
+  }
+  if (developerToken && (developerToken.length > 256 || /\s/.test(developerToken))) {
+    errors.push({ param: 'developer_token', message: 'A developer token is one word of at most 256 characters.' });
   }
   if (errors.length > 0 || !customerId) return { ok: false, errors };
   return {
     ok: true,
-    // Keys as the Google Ads delivery adapter reads them (delivery/google-ads-request.ts readGoogleAdsSettings).
-    settings: { customer_id: customerId, login_customer_id: loginCustomerId, ...(accessToken ? { access_token: accessToken } : {}) },
-    summary: `Google Ads customer ${customerId.replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3')}`,
+    settings: { customer_id: customerId, login_customer_id: loginCustomerId, api: apiRaw },
+    credentials: apiRaw === 'google_ads_api' ? { developer_token: developerToken } : {},
+    summary: `Google Ads customer ${customerId.replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3')}${apiRaw === 'google_ads_api' ? ' (Google Ads API)' : ''}`,
   };
 }
 
-function checkAction(config: JsonObject, param: string, settings: Record<string, unknown>): Problem[] {
-  const conversion = config.conversion;
+/** Problems of a flow action's config: `conversion.id`, the conversion action to fire (numeric id or resource name). */
+export function checkGoogleAdsAction(config: Record<string, unknown>, param: string, _trigger: EventTrigger): Problem[] {
   const idParam = `${param}.conversion.id`;
-  if (!isObject(conversion)) {
+  const conversion = config.conversion;
+  if (typeof conversion !== 'object' || conversion === null || Array.isArray(conversion)) {
     return [{ param: `${param}.conversion`, message: `${param}.conversion must be an object with the id of the Google Ads conversion action to fire.` }];
   }
-  const id = conversion.id;
+  const id = (conversion as Record<string, unknown>).id;
   if (typeof id !== 'string' || id.trim() === '') {
     return [{ param: idParam, message: `${idParam} is missing: set it to the Google Ads conversion action id to fire.` }];
   }
-  const customerId = normalizeCustomerId(settings.customer_id) ?? '0';
-  if (conversionActionResourceName(customerId, id) === null) {
+  if (conversionActionId(config) === null) {
     return [
       {
         param: idParam,
-        message: `${idParam} '${id}' is not a Google Ads conversion action: use its numeric id or customers/{customer_id}/conversionActions/{id}.`,
+        message: `${idParam} '${id.slice(0, 80)}' is not a Google Ads conversion action: use its numeric id or customers/{customer_id}/conversionActions/{id}.`,
       },
     ];
   }
   return [];
 }
-
-export const googleAdsDestination: DestinationKind = {
-  type: 'google-ads',
-  label: 'Google Ads',
-  consent:
-    'Conversions captured by your flows will be uploaded to this Google Ads account as click conversions (with the ad click id and hashed identifiers), so Google Ads can attribute signups to your campaigns.',
-  fields: [
-    { name: 'customer_id', label: 'Google Ads customer ID', hint: 'The 10-digit ID at the top of Google Ads, e.g. 123-456-7890.', required: true, placeholder: '123-456-7890' },
-    { name: 'login_customer_id', label: 'Manager account ID (optional)', hint: 'Only when you reach this account through a manager (MCC) account.', required: false, placeholder: '987-654-3210' },
-    {
-      name: 'access_token',
-      label: 'OAuth access token (optional)',
-      hint: 'In production the Google sign-in step supplies this token; without one, uploads fail with destination_credentials_missing.',
-      required: false,
-      secret: true,
-    },
-  ],
-  parseConnectForm: parseForm,
-  checkAction,
-};

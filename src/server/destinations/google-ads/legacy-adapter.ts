@@ -1,6 +1,6 @@
 /** The one interface every destination adapter implements, and the outcomes a send can have. */
-import type { Settings } from '../settings';
-import type { RawIdentity } from './google-ads/legacy-identity';
+import type { Settings } from '../../settings';
+import type { RawIdentity } from './legacy-identity';
 
 /** Click ids known for the conversion (from the paired snapshot), keyed as the loader stores them. */
 export type ClickIds = Partial<Record<string, string>>;

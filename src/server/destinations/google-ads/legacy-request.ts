@@ -4,7 +4,7 @@
  * partialFailure: true}`. Pure: no I/O, so the exact request is testable.
  */
 import type { Settings } from '../../settings';
-import type { DeliveryError, DeliveryInput, RequestSummary } from '../adapter';
+import type { DeliveryError, DeliveryInput, RequestSummary } from './legacy-adapter';
 import { formatConversionDateTime } from './conversion-time';
 import { hashIdentityForGoogleAds, sha256Hex } from './legacy-identity';
 

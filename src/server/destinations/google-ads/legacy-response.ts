@@ -3,9 +3,10 @@
  * partial-failure request inside a 200 (`partialFailureError`), and request-level faults as an HTTP error with a
  * `google.rpc.Status` body whose details hold a GoogleAdsFailure.
  */
-import type { DeliveryError, DeliveryOutcome, RequestSummary } from '../adapter';
-import { delivered, failed, retryLater } from '../adapter';
-import { parseDuration, parseRetryAfter } from '../../delivery';
+import type { DeliveryError, DeliveryOutcome, RequestSummary } from './legacy-adapter';
+import { delivered, failed, retryLater } from './legacy-adapter';
+import { parseRetryAfterMs } from '../../../protocol/retry-after';
+import { durationMs as parseDuration } from './data-manager-response';
 
 /** One error of a GoogleAdsFailure, as the REST JSON mapping spells it. */
 interface GoogleAdsError {
@@ -111,7 +112,7 @@ export function interpretUploadResponse(
   const status = asObject(body?.error) as RpcStatus | null;
   const error = describe(status, httpStatus);
   if (httpStatus === 429 || httpStatus === 408 || httpStatus >= 500) {
-    const afterMs = parseRetryAfter(retryAfterHeader, now) ?? retryDelayOf(status);
+    const afterMs = parseRetryAfterMs(retryAfterHeader, now.getTime()) ?? retryDelayOf(status);
     return summaries.map((summary) => retryLater(error, afterMs, summary));
   }
   return summaries.map((summary) => failed(error, summary));

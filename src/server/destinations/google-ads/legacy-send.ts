@@ -3,8 +3,8 @@
  * uploadClickConversions requests as Google allows (per customer and credentials, up to 2000 each), sends them to the
  * configured API base, and maps Google's per-row answer back to each action.
  */
-import type { DeliveryContext, DeliveryError, DeliveryInput, DeliveryOutcome, DestinationAdapter, RequestSummary } from '../adapter';
-import { failed, retryLater } from '../adapter';
+import type { DeliveryContext, DeliveryError, DeliveryInput, DeliveryOutcome, DestinationAdapter, RequestSummary } from './legacy-adapter';
+import { failed, retryLater } from './legacy-adapter';
 import { planUploadRequests, prepareClickConversion, uploadBody, type PreparedConversion } from './legacy-request';
 import { interpretUploadResponse } from './legacy-response';
 

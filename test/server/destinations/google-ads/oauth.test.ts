@@ -80,7 +80,7 @@ describe('the Google OAuth flow against the fake', () => {
   });
 
   it('treats a token endpoint outage as transient', async () => {
-    google.server.respondWith({ kind: 'serverError', status: 503 });
+    google.server.respondWith({ kind: 'tokenServerError', status: 503 });
     const result = await refreshAccessToken(googleOAuth, settings, 'whatever', call);
     expect(result).toMatchObject({ ok: false, kind: 'transient' });
   });

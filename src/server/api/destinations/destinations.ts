@@ -1,0 +1,94 @@
+/**
+ * Destinations through the API: the ad platform accounts connected by handoffs (type, status, account ids, when
+ * connected; never a credential), and a test of a connection that records no conversion.
+ */
+import type { Database } from '../../db/db';
+import type { Settings } from '../../settings';
+import { serviceSecretBox } from '../../db/secret-box';
+import { notFound } from '../../http/errors';
+import {
+  AccessTokens,
+  ReauthorizationRequired,
+  TokenUnavailable,
+  findConnectionsById,
+  listDestinations,
+  platformFor,
+  toConnection,
+  type ConnectionTestResult,
+  type DestinationRow,
+} from '../../destinations';
+
+/** A destination as the API shows it. */
+export interface DestinationRecord {
+  id: string;
+  /** The platform, e.g. `google-ads`. */
+  type: string;
+  label: string;
+  /** `connected`, or `reauthorization_required` when the platform refused cnv's authorization (conversions wait). */
+  status: string;
+  /** The account ids the connection sends to (customer id, pixel id, …): settings, never credentials. */
+  account: Record<string, unknown>;
+  connected_at: string;
+  created_at: string;
+}
+
+function toRecord(row: DestinationRow): DestinationRecord {
+  return {
+    id: row.id,
+    type: row.type,
+    label: platformFor(row.type)?.label ?? row.type,
+    status: row.status,
+    account: row.settings,
+    connected_at: row.connected_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** GET /v1/destinations: every connection of the account, oldest first, in one page. */
+export async function listDestinationRecords(db: Database, accountId: string) {
+  const rows = await listDestinations(db, accountId);
+  return { data: rows.map(toRecord), has_more: false, next_cursor: null };
+}
+
+/** GET /v1/destinations/{id}. */
+export async function getDestination(db: Database, accountId: string, id: string): Promise<DestinationRecord> {
+  const row = (await listDestinations(db, accountId)).find((r) => r.id === id);
+  if (!row) throw notFound('destination', id);
+  return toRecord(row);
+}
+
+/** POST /v1/destinations/{id}/test: asks the platform whether the connection works, without recording a conversion. */
+export async function testDestination(
+  db: Database,
+  settings: Settings,
+  accountId: string,
+  id: string,
+  conversionId?: string,
+): Promise<ConnectionTestResult & { destination: string }> {
+  const [row] = [...(await findConnectionsById(db, [id])).values()].filter((r) => r.account_id === accountId);
+  const platform = row ? platformFor(row.type) : null;
+  if (!row || !platform) throw notFound('destination', id);
+  const box = serviceSecretBox(settings);
+  const stored = toConnection(row, box);
+  // A conversion action to validate against, when the caller names one (Google validates the whole request).
+  const connection = conversionId ? { ...stored, settings: { ...stored.settings, test_conversion_action_id: conversionId } } : stored;
+  const tokens = new AccessTokens({ db, settings, box, now: () => new Date() });
+  const signal = AbortSignal.timeout(30_000);
+  try {
+    const result = await platform.testConnection({
+      settings,
+      connection,
+      accessToken: () => tokens.get(platform, connection, { signal, timeoutMs: 10_000 }),
+      signal,
+      timeoutMs: 10_000,
+      now: () => new Date(),
+    });
+    return { destination: id, ...result };
+  } catch (error) {
+    if (error instanceof ReauthorizationRequired || error instanceof TokenUnavailable) {
+      const detail = error instanceof TokenUnavailable ? error.error : { code: 'reauthorization_required', message: error.message };
+      return { destination: id, ok: false, message: detail.message, error: detail };
+    }
+    throw error;
+  }
+}

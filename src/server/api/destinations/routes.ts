@@ -1,0 +1,18 @@
+/** /v1/destinations: the connected ad platform accounts (read-only; connecting is a handoff), and a connection test. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../http/app';
+import { accountOf } from '../../http/auth';
+import { getDestination, listDestinationRecords, testDestination } from './destinations';
+import { DestinationIdParams, ListDestinationsQuery, TestDestinationBody } from './schemas';
+
+export default async function destinationRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/destinations', { schema: { querystring: ListDestinationsQuery } }, async (request) => listDestinationRecords(db, accountOf(request).id));
+  app.get('/destinations/:id', { schema: { params: DestinationIdParams } }, async (request) =>
+    getDestination(db, accountOf(request).id, request.params.id),
+  );
+  app.post('/destinations/:id/test', { schema: { params: DestinationIdParams, body: TestDestinationBody } }, async (request) =>
+    testDestination(db, settings, accountOf(request).id, request.params.id, request.body?.conversion_id),
+  );
+}

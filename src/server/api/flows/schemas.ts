@@ -1,0 +1,108 @@
+/** The input schemas of /v1/flows: what each route accepts, described for a reader (people and agent tools alike). */
+import { Type, type Static } from '@sinclair/typebox';
+import { TRIGGER_KEY_PATTERN } from '../../../protocol/webhook';
+import { IdParams, NonBlankText, PlainText } from '../../http/schemas';
+import { PageQueryProperties } from '../../http/pagination';
+
+/** Longest flow name. */
+export const FLOW_NAME_MAX = 200;
+/** Most actions one flow may have. */
+export const FLOW_ACTIONS_MAX = 20;
+
+/** The API trigger: a signed webhook report whose URL carries this key fires the flow. */
+export const ApiTriggerConfig = Type.Object(
+  {
+    type: Type.Literal('saas_signup', { description: "Always 'saas_signup' for the API trigger." }),
+    integrationId: Type.Literal('api', { description: "Always 'api' for the API trigger." }),
+    key: Type.String({
+      pattern: TRIGGER_KEY_PATTERN.source,
+      description: 'The trigger key, the last segment of the webhook URL: 1 to 64 characters from [A-Za-z0-9_-]. Several flows may share one.',
+    }),
+  },
+  { additionalProperties: false, description: "The API trigger: {type: 'saas_signup', integrationId: 'api', key}." },
+);
+
+/** The form trigger: a successful submission of a form tool on the site's pages, detected by the loader. */
+export const FormTriggerConfig = Type.Object(
+  {
+    integrationId: NonBlankText('The form tool, for example gravity-forms, hubspot, webflow or html.', 100),
+    pageFilter: NonBlankText("Which pages count: 'all', or a path pattern where * matches any characters, such as /signup or /pricing/*.", 500),
+  },
+  { additionalProperties: false, description: 'A form trigger: {integrationId, pageFilter}.' },
+);
+
+/**
+ * A flow's trigger: the API trigger when it says so (it has `type` or `key`, or `integrationId` is 'api'), else a form
+ * trigger. Written as if/then/else rather than anyOf, so a fault is reported inside the trigger the caller meant
+ * (`trigger_config.key`), not as "matches no alternative".
+ */
+export const TriggerConfig = Type.Unsafe<Static<typeof ApiTriggerConfig> | Static<typeof FormTriggerConfig>>({
+  description:
+    "What fires the flow: the API trigger {type: 'saas_signup', integrationId: 'api', key} (a signed webhook report), " +
+    'or a form trigger {integrationId, pageFilter} (a form submission in the browser).',
+  if: {
+    anyOf: [
+      { type: 'object', required: ['type'] },
+      { type: 'object', required: ['key'] },
+      { type: 'object', required: ['integrationId'], properties: { integrationId: { const: 'api' } } },
+    ],
+  },
+  then: ApiTriggerConfig,
+  else: FormTriggerConfig,
+});
+export type TriggerConfig = Static<typeof TriggerConfig>;
+
+/** One action: a destination and its settings (checked against the destination when the flow is published). */
+export const ActionConfigSchema = Type.Object(
+  {
+    integrationId: NonBlankText('The destination, for example google-ads.', 100),
+    config: Type.Record(Type.String(), Type.Unknown(), {
+      description: "The destination's settings; for google-ads, {conversion: {id}} names the conversion action to fire.",
+    }),
+  },
+  { additionalProperties: false, description: 'An action {integrationId, config}.' },
+);
+
+/** What a flow does when it fires: 1 to 20 actions. */
+export const ActionsConfig = Type.Array(ActionConfigSchema, {
+  minItems: 1,
+  maxItems: FLOW_ACTIONS_MAX,
+  description: `The actions of the flow, 1 to ${FLOW_ACTIONS_MAX}: each sends the conversion to one destination.`,
+});
+export type ActionsConfig = Static<typeof ActionsConfig>;
+
+const FlowName = NonBlankText(`A label for the flow: 1 to ${FLOW_NAME_MAX} characters, not blank; surrounding spaces are trimmed.`, FLOW_NAME_MAX);
+
+/** The body of POST /v1/flows: a draft flow of one of the account's sites. */
+export const CreateFlowBody = Type.Object(
+  {
+    site_id: PlainText('The site the flow belongs to (site_…).', { maxLength: 100 }),
+    name: FlowName,
+    trigger_config: TriggerConfig,
+    actions_config: ActionsConfig,
+  },
+  { additionalProperties: false, description: 'A new flow; it is created as a draft and delivers nothing until published.' },
+);
+export type CreateFlowBody = Static<typeof CreateFlowBody>;
+
+/** The body of PATCH /v1/flows/{id}: the fields to change (a live flow may only be renamed). */
+export const PatchFlowBody = Type.Object(
+  {
+    name: Type.Optional(FlowName),
+    trigger_config: Type.Optional(TriggerConfig),
+    actions_config: Type.Optional(ActionsConfig),
+  },
+  { additionalProperties: false, description: 'Flow fields to change; a live flow may only be renamed (unpublish it to edit the rest).' },
+);
+export type PatchFlowBody = Static<typeof PatchFlowBody>;
+
+/** The query of GET /v1/flows: the list pagination and a site filter. */
+export const ListFlowsQuery = Type.Object(
+  { ...PageQueryProperties, site_id: Type.Optional(PlainText('Only the flows of this site (site_…).', { maxLength: 100 })) },
+  { additionalProperties: false },
+);
+export type ListFlowsQuery = Static<typeof ListFlowsQuery>;
+
+/** `{id}` of /v1/flows/{id} and its publish and unpublish. */
+export const FlowIdParams = IdParams('The flow id (flow_…).');
+export type FlowIdParams = Static<typeof FlowIdParams>;

@@ -1,0 +1,71 @@
+/**
+ * Encryption of stored credentials (refresh tokens, access tokens a user pastes, developer tokens): AES-256-GCM with a
+ * random 96-bit nonce per value. The key is CNV_SECRET_KEY (32 bytes, base64 or hex), or on first use a random key
+ * written once to `<data dir>/secret.key` with mode 600. A value sealed under one key never opens under another.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const VERSION = 'v1';
+
+/** Seals and opens secret strings. */
+export interface SecretBox {
+  seal(plain: string): string;
+  /** The plain text, or throws when the value was not sealed with this key (or was altered). */
+  open(sealed: string): string;
+}
+
+/** Reads a 32-byte key given as base64 (44 characters) or hex (64 characters). */
+export function parseSecretKey(raw: string): Buffer {
+  const text = raw.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32) throw new Error('CNV_SECRET_KEY must be 32 bytes, written as 64 hex characters or base64 (openssl rand -base64 32).');
+  return key;
+}
+
+/** A secret box over a 32-byte key. */
+export function secretBox(key: Buffer): SecretBox {
+  return {
+    seal(plain) {
+      const nonce = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, nonce);
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return [VERSION, nonce.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    },
+    open(sealed) {
+      const [version, nonce, body, tag] = sealed.split('.');
+      if (version !== VERSION || !nonce || body === undefined || !tag) throw new Error('not a sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+const boxes = new Map<string, SecretBox>();
+
+/** The service's secret box: CNV_SECRET_KEY, else the key file of the data directory (created once, mode 600). */
+export function serviceSecretBox(settings: { secretKey: string | undefined; dataDir: string }): SecretBox {
+  const id = settings.secretKey ? `env:${settings.secretKey}` : `file:${settings.dataDir}`;
+  let box = boxes.get(id);
+  if (!box) {
+    box = secretBox(settings.secretKey ? parseSecretKey(settings.secretKey) : keyFromDataDir(settings.dataDir));
+    boxes.set(id, box);
+  }
+  return box;
+}
+
+function keyFromDataDir(dataDir: string): Buffer {
+  const path = join(dataDir, 'secret.key');
+  if (!existsSync(path)) {
+    mkdirSync(dataDir, { recursive: true });
+    try {
+      // 'wx': exactly one of several processes starting at once creates it; the others read it.
+      writeFileSync(path, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return parseSecretKey(readFileSync(path, 'utf8'));
+}

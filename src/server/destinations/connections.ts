@@ -1,0 +1,94 @@
+/**
+ * A connection at send time: its decrypted credentials and a valid OAuth access token, refreshed before it expires
+ * and cached per connection. A refused refresh token (`invalid_grant`) marks the connection
+ * `reauthorization_required` and throws `ReauthorizationRequired`: its conversions wait for a new handoff.
+ */
+import type { Database } from '../db/db';
+import type { SecretBox } from '../db/secret-box';
+import type { Settings } from '../settings';
+import { ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform } from './destination';
+import { refreshAccessToken } from './oauth';
+import { markReauthorizationRequired, replaceCredentials, type ConnectionRow } from './sql';
+
+/** Refresh a cached access token this long before it expires. */
+export const ACCESS_TOKEN_MARGIN_MS = 5 * 60_000;
+
+/** A token endpoint that could not be reached or answered 5xx: the send is retried later. */
+export class TokenUnavailable extends Error {
+  constructor(readonly error: DeliveryError) {
+    super(error.message);
+    this.name = 'TokenUnavailable';
+  }
+}
+
+/** Opens a connection's sealed credentials (a JSON object of strings). */
+export function openCredentials(box: SecretBox, sealed: string | null): Record<string, string> {
+  if (!sealed) return {};
+  const value = JSON.parse(box.open(sealed)) as unknown;
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+/** Seals credentials for storage. */
+export function sealCredentials(box: SecretBox, credentials: Record<string, string>): string | null {
+  return Object.keys(credentials).length === 0 ? null : box.seal(JSON.stringify(credentials));
+}
+
+/** The connection as a platform sees it. */
+export function toConnection(row: ConnectionRow, box: SecretBox): Connection {
+  return { id: row.id, settings: row.settings, credentials: openCredentials(box, row.credentials) };
+}
+
+/** Access tokens by connection id, in memory (a restart refreshes once). */
+export class AccessTokens {
+  private readonly cache = new Map<string, { token: string; expiresAt: number; refreshToken: string }>();
+  private readonly pending = new Map<string, Promise<string>>();
+
+  constructor(private readonly deps: { db: Database; settings: Settings; box: SecretBox; now: () => Date }) {}
+
+  /** A valid access token for the connection (refreshing it with its refresh token when needed). */
+  async get(platform: DestinationPlatform, connection: Connection, ctx: { signal: AbortSignal; timeoutMs: number }): Promise<string> {
+    const oauth = platform.oauth;
+    const refreshToken = connection.credentials.refresh_token;
+    if (!oauth || !refreshToken) throw new ReauthorizationRequired(platform.type);
+    const cached = this.cache.get(connection.id);
+    const now = this.deps.now().getTime();
+    if (cached && cached.refreshToken === refreshToken && cached.expiresAt - ACCESS_TOKEN_MARGIN_MS > now) return cached.token;
+    let pending = this.pending.get(connection.id);
+    if (!pending) {
+      pending = this.refresh(platform, connection, refreshToken, ctx).finally(() => this.pending.delete(connection.id));
+      this.pending.set(connection.id, pending);
+    }
+    return pending;
+  }
+
+  /** Forgets a connection's token (a new handoff replaced it). */
+  forget(connectionId: string): void {
+    this.cache.delete(connectionId);
+  }
+
+  private async refresh(
+    platform: DestinationPlatform,
+    connection: Connection,
+    refreshToken: string,
+    ctx: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<string> {
+    const result = await refreshAccessToken(platform.oauth!, this.deps.settings, refreshToken, { ...ctx, now: this.deps.now });
+    if (result.ok) {
+      const rotated = result.tokens.refreshToken;
+      if (rotated && rotated !== refreshToken) {
+        // Microsoft rotates refresh tokens: keep the newest, or the next refresh after a restart would fail.
+        connection.credentials.refresh_token = rotated;
+        await replaceCredentials(this.deps.db, connection.id, sealCredentials(this.deps.box, connection.credentials));
+      }
+      this.cache.set(connection.id, { token: result.tokens.accessToken, expiresAt: result.tokens.expiresAt.getTime(), refreshToken: rotated ?? refreshToken });
+      return result.tokens.accessToken;
+    }
+    if (result.kind === 'invalid_grant') {
+      this.cache.delete(connection.id);
+      await markReauthorizationRequired(this.deps.db, connection.id);
+      throw new ReauthorizationRequired(platform.type);
+    }
+    throw new TokenUnavailable(result.error);
+  }
+}

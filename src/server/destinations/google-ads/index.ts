@@ -1,0 +1,27 @@
+/**
+ * Google Ads: the Data Manager API's `events:ingest` (default, no developer token), or the legacy Google Ads API
+ * uploadClickConversions when a connection chose it. Connected by Google's OAuth code flow with PKCE, then a form.
+ */
+import type { DestinationPlatform } from '../destination';
+import { GOOGLE_ADS_FIELDS, checkGoogleAdsAction, parseGoogleAdsConnectForm } from './connect';
+import { MAX_EVENTS_PER_INGEST } from './data-manager-request';
+import { sendDataManagerBatch, testDataManagerConnection } from './data-manager-send';
+import { googleOAuth } from './oauth';
+import { sendLegacyBatch } from './legacy';
+
+export { parseGoogleAdsCustomerId } from './connect';
+export { retrieveRequestStatus } from './diagnostics';
+
+export const googleAdsPlatform: DestinationPlatform = {
+  type: 'google-ads',
+  label: 'Google Ads',
+  consent:
+    "Conversions captured by your flows will be sent to this Google Ads account (with the ad click id and hashed identifiers) through Google's Data Manager API, so Google Ads can attribute signups to your campaigns.",
+  oauth: googleOAuth,
+  fields: GOOGLE_ADS_FIELDS,
+  parseConnectForm: parseGoogleAdsConnectForm,
+  checkAction: checkGoogleAdsAction,
+  maxBatchSize: MAX_EVENTS_PER_INGEST,
+  sendBatch: (inputs, ctx) => (ctx.connection.settings.api === 'google_ads_api' ? sendLegacyBatch(inputs, ctx) : sendDataManagerBatch(inputs, ctx)),
+  testConnection: (ctx) => testDataManagerConnection(ctx),
+};

@@ -1,0 +1,6 @@
+/** Destinations: the ad platforms (one folder each), their connections and credentials, as delivery and the API see them. */
+export * from './destination';
+export * from './registry';
+export * from './sql';
+export * from './connections';
+export { authorizeUrl, exchangeCode, pkcePair } from './oauth';

@@ -1,0 +1,18 @@
+/** The ad platforms cnv delivers to, registered once: a new platform is one folder and one line here. */
+import type { DestinationPlatform } from './destination';
+import { googleAdsPlatform } from './google-ads';
+import { metaPlatform } from './meta';
+import { microsoftAdsPlatform } from './microsoft-ads';
+import { linkedinPlatform } from './linkedin';
+
+const PLATFORMS: readonly DestinationPlatform[] = [googleAdsPlatform, metaPlatform, microsoftAdsPlatform, linkedinPlatform];
+
+/** The platform of a destination type, or null when cnv does not deliver to it. */
+export function platformFor(type: string): DestinationPlatform | null {
+  return PLATFORMS.find((p) => p.type === type) ?? null;
+}
+
+/** Every destination type that can be connected and delivered to. */
+export function supportedDestinationTypes(): string[] {
+  return PLATFORMS.map((p) => p.type);
+}

@@ -1,0 +1,323 @@
+/**
+ * Hostile input at every edge of the real app: whatever arrives, the answer is a 4xx with the error envelope that names
+ * the parameter, nothing is written, and no message carries raw control characters, an email, a token or a secret.
+ */
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import { DATABASE_KINDS } from './support/databases';
+import { createRestService, type RestService } from './support/rest-harness';
+import { connectApiTrigger, insertApiFlow, newToken, setSiteDomain, signedReport, snapshotBody } from './support/fixtures';
+import { snapshotsPath, SNAPSHOT_CONTENT_TYPE } from '../../src/protocol/collector';
+import { findSnapshot } from '../../src/server/collector/sql';
+import { insertSite } from '../../src/server/api/sites/sql';
+import { upsertDestination } from '../../src/server/destinations/sql';
+
+const SECRET = 'whsec_hostile_input_test_secret_0123456789';
+const ORIGIN = 'https://www.example.com';
+/** Raw control characters (a tab, a newline, a NUL, DEL, C1) never appear in a message. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Asserts the envelope of a 4xx: status, type, code and param, and a message without control characters. */
+function expectEnvelope(res: LightMyRequestResponse, status: number, code: string, param?: string): { message: string } {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toMatch(/application\/json/);
+  const { error } = res.json() as { error: { type: string; code: string; message: string; param?: string } };
+  expect(error.type).toBe('invalid_request_error');
+  expect(error.code).toBe(code);
+  if (param === undefined) expect(error).not.toHaveProperty('param');
+  else expect(error.param).toBe(param);
+  expect(error.message).not.toMatch(CONTROL);
+  return error;
+}
+
+describe.each(DATABASE_KINDS)('hostile input on $name', (kind) => {
+  let svc: RestService;
+  /** Rows of every table a request could write, to prove a refused request wrote nothing. */
+  const counts = async () =>
+    JSON.stringify(
+      await svc.db.query(
+        `select (select count(*)::int from sites) as sites, (select count(*)::int from flows) as flows,
+                (select count(*)::int from handoffs) as handoffs, (select count(*)::int from reports) as reports,
+                (select count(*)::int from events) as events, (select count(*)::int from snapshots) as snapshots`,
+      ),
+    );
+  const rest = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: string) =>
+    svc.app.inject({
+      method, url, headers: { ...svc.auth, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(payload === undefined ? {} : { payload }),
+    });
+
+  beforeAll(async () => {
+    svc = await createRestService(kind);
+    await setSiteDomain(svc.db, svc.site.id, 'https://example.com');
+    await connectApiTrigger(svc.db, svc.site, SECRET);
+    await insertApiFlow(svc.db, svc.site, { triggerKey: 'signup' });
+    await upsertDestination(svc.db, svc.accountId, 'google-ads', { customer_id: '1234567890' });
+  });
+  afterAll(() => svc.close());
+
+  describe('a NUL byte in a path id or a query value', () => {
+    it.each([
+      ['/v1/sites/site_%00x', 'id'],
+      ['/v1/flows/flow_%00', 'id'],
+      ['/v1/handoffs/%00', 'id'],
+      ['/v1/events/evt_%00', 'id'],
+      ['/v1/flows?site_id=%00', 'site_id'],
+      ['/v1/events?site_id=%00', 'site_id'],
+      ['/v1/events?flow_id=flow_%00', 'flow_id'],
+      ['/v1/events?email=a%00b', 'email'],
+    ])('GET %s is 400 parameter_invalid naming %s', async (url, param) => {
+      expectEnvelope(await rest('GET', url), 400, 'parameter_invalid', param);
+    });
+
+    it.each([
+      ['/v1/sites?starting_after=%00', 'starting_after'],
+      ['/v1/sites?ending_before=site_%00', 'ending_before'],
+      ['/v1/flows?starting_after=%00', 'starting_after'],
+      ['/v1/events?starting_after=%00', 'starting_after'],
+    ])('GET %s is 400 invalid_cursor naming %s, as the spec says of a cursor that does not resolve', async (url, param) => {
+      expectEnvelope(await rest('GET', url), 400, 'invalid_cursor', param);
+    });
+
+    it('never quotes an email filter back, even a refused one', async () => {
+      const { message } = expectEnvelope(await rest('GET', '/v1/events?email=ada%40example.com%00'), 400, 'parameter_invalid', 'email');
+      expect(message).not.toContain('ada@example.com');
+    });
+
+    it('PATCH /v1/sites/site_%00x changes nothing', async () => {
+      const before = await counts();
+      expectEnvelope(await rest('PATCH', '/v1/sites/site_%00x', '{"name":"x"}'), 400, 'parameter_invalid', 'id');
+      expect(await counts()).toBe(before);
+    });
+
+    it('GET /collect/v1/sites/%00/config is 400 naming site_key, readable from any page', async () => {
+      const res = await svc.app.inject({ method: 'GET', url: '/collect/v1/sites/%00/config' });
+      expectEnvelope(res, 400, 'parameter_invalid', 'site_key');
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+    });
+
+    it('POST /collect/v1/sites/%00/snapshots is 400 naming site_key and stores nothing', async () => {
+      const before = await counts();
+      const res = await svc.app.inject({
+        method: 'POST', url: '/collect/v1/sites/%00/snapshots', headers: { origin: ORIGIN, 'content-type': SNAPSHOT_CONTENT_TYPE },
+        payload: JSON.stringify(snapshotBody()),
+      });
+      expectEnvelope(res, 400, 'parameter_invalid', 'site_key');
+      expect(await counts()).toBe(before);
+    });
+
+    it.each([
+      ['/api/webhook-bridge/saas-signup/%00/k', 'site_key'],
+      ['/api/webhook-bridge/saas-signup/SITE/%00', 'trigger_key'],
+    ])('POST %s is 400 naming %s and records nothing', async (path, param) => {
+      const before = await counts();
+      const res = await svc.app.inject({
+        method: 'POST', url: path.replace('SITE', svc.site.site_key), headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ customer_event_id: 'nul-path', correlation_token: null }),
+      });
+      expectEnvelope(res, 400, 'parameter_invalid', param);
+      expect(await counts()).toBe(before);
+    });
+  });
+
+  describe('a lone UTF-16 surrogate', () => {
+    const report = (fields: Record<string, unknown>) =>
+      svc.app.inject(signedReport(svc.site.site_key, 'signup', null, SECRET, {
+        rawBody: JSON.stringify({ correlation_token: null, customer_event_id: `evt-${newToken()}`, ...fields }).replace('LONE', '\\ud800'),
+      }));
+
+    it.each(['customer_event_id', 'email', 'first_name', 'last_name', 'phone'])(
+      'in the webhook field %s is refused with 400 naming it (not a 500 the client would retry until the conversion is lost)',
+      async (field) => {
+        const before = await counts();
+        const res = await report({ [field]: field === 'customer_event_id' ? 'LONE' : 'aLONEb' });
+        const { message } = expectEnvelope(res, 400, 'parameter_invalid', field);
+        expect(message).toMatch(/surrogate/);
+        expect(await counts()).toBe(before);
+      },
+    );
+
+    it('in a webhook field the service ignores changes nothing: the report is recorded', async () => {
+      const res = await report({ nickname: 'LONE' });
+      expect(res.statusCode, res.body).toBe(200);
+    });
+
+    it('in a snapshot is read leniently: a damaged click id is dropped, a URL repaired, the rest of the click kept', async () => {
+      const body = snapshotBody();
+      const text = JSON.stringify({
+        ...body,
+        page_url: 'https://www.example.com/signupLONE',
+        touch: { ...body.touch, click_ids: { gclid: 'Cj0-good', fbclid: 'fbLONE' }, utm: { utm_source: 'googleLONE', utm_medium: 'cpc' } },
+        cookies: { _fbp: 'fb.1.LONE' },
+      }).replaceAll('LONE', '\\udc00');
+      const res = await svc.app.inject({
+        method: 'POST', url: snapshotsPath(svc.site.site_key), headers: { origin: ORIGIN, 'content-type': SNAPSHOT_CONTENT_TYPE }, payload: text,
+      });
+      expect(res.statusCode, res.body).toBe(204);
+      const row = await findSnapshot(svc.db, svc.site.id, body.correlation_token);
+      expect(row!.touch!.click_ids).toEqual({ gclid: 'Cj0-good' });
+      expect(row!.touch!.utm).toEqual({ utm_medium: 'cpc' });
+      expect(row!.cookies).toEqual({});
+      expect(row!.page_url).toBe('https://www.example.com/signup\ufffd');
+    });
+
+    it.each([
+      ['{"site_id":"SITE","name":"f","trigger_config":{"integrationId":"html","pageFilter":"LONE"},"actions_config":[{"integrationId":"google-ads","config":{}}]}', 'trigger_config.pageFilter'],
+      ['{"site_id":"SITE","name":"f","trigger_config":{"integrationId":"html","pageFilter":"all"},"actions_config":[{"integrationId":"google-ads","config":{"LONE":1}}]}', 'actions_config[0].config.\\ud800'],
+      ['{"site_id":"SITE","name":"aLONE","trigger_config":{"integrationId":"html","pageFilter":"all"},"actions_config":[{"integrationId":"google-ads","config":{}}]}', 'name'],
+    ])('in a REST body %s is 400 naming %s, creating nothing', async (payload, param) => {
+      const before = await counts();
+      const res = await rest('POST', '/v1/flows', payload.replace('SITE', svc.site.id).replace('LONE', '\\ud800'));
+      expectEnvelope(res, 400, 'parameter_invalid', param);
+      expect(await counts()).toBe(before);
+    });
+  });
+
+  describe('malformed paths and oversized or invalid requests', () => {
+    it.each(['/v1/sites/%E0%A4%A', '/v1/sites/%ff%fe', '/v1/sites/%C0%80', '/collect/v1/sites/%E0%A4%A/config', '/api/webhook-bridge/saas-signup/%ff/k'])(
+      'GET or POST %s (malformed percent-encoding) is 400 invalid_path, never echoing the path',
+      async (url) => {
+        const res = await svc.app.inject({ method: url.startsWith('/api/') ? 'POST' : 'GET', url, headers: svc.auth });
+        const { message } = expectEnvelope(res, 400, 'invalid_path');
+        expect(message).not.toContain(/%[^/]+/.exec(url)![0]);
+      },
+    );
+
+    it('a query value with malformed percent-encoding is read as the text it is, answered with a 4xx', async () => {
+      const res = await rest('GET', '/v1/sites?starting_after=%E0%A4%A');
+      expectEnvelope(res, 400, 'invalid_cursor', 'starting_after');
+    });
+
+    it('an over-long path id is 414 path_too_long, saying so', async () => {
+      const res = await rest('GET', `/v1/sites/site_${'x'.repeat(200)}`);
+      const { message } = expectEnvelope(res, 414, 'path_too_long');
+      expect(message).toMatch(/too long/);
+      expect(message).not.toMatch(/Bad Request/);
+    });
+
+    it('oversized headers are 431 and invalid headers 400, with the envelope, on a real socket', async () => {
+      const address = await svc.app.listen({ port: 0, host: '127.0.0.1' });
+      try {
+        const { port } = new URL(address);
+        const send = (head: string) =>
+          new Promise<string>((resolve, reject) => {
+            const socket = connect(Number(port), '127.0.0.1', () => socket.write(head));
+            let data = '';
+            socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+            socket.on('close', () => resolve(data));
+            socket.on('error', (error) => (data ? resolve(data) : reject(error)));
+          });
+        const big = await send(`GET /v1/sites HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\nX-Big2: ${'b'.repeat(60_000)}\r\n\r\n`);
+        expect(big).toMatch(/^HTTP\/1\.1 431 /);
+        expect(JSON.parse(big.slice(big.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ type: 'invalid_request_error', code: 'headers_too_large' });
+        const bad = await send('GET /v1/sites HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n');
+        expect(bad).toMatch(/^HTTP\/1\.1 400 /);
+        expect(JSON.parse(bad.slice(bad.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request' });
+      } finally {
+        await svc.app.server.close();
+      }
+    });
+  });
+
+  describe('keys a JSON body must not carry', () => {
+    it('refuses a top-level __proto__ key with 400 parameter_unknown, like every other unknown key, changing nothing', async () => {
+      const site = await insertSite(svc.db, svc.accountId, { name: 'proto' });
+      const res = await rest('PATCH', `/v1/sites/${site.id}`, '{"name":"changed","__proto__":{"name":"polluted"}}');
+      expectEnvelope(res, 400, 'parameter_unknown', '__proto__');
+      const [row] = await svc.db.query<{ name: string }>('select name from sites where id = $1', [site.id]);
+      expect(row!.name).toBe('proto');
+      expect(({} as { name?: string }).name).toBeUndefined();
+    });
+
+    it('refuses a __proto__ key nested in a free-form object (a destination config), creating nothing', async () => {
+      const before = await counts();
+      const payload = `{"site_id":"${svc.site.id}","name":"f","trigger_config":{"integrationId":"html","pageFilter":"all"},` +
+        '"actions_config":[{"integrationId":"google-ads","config":{"__proto__":{"admin":true}}}]}';
+      expectEnvelope(await rest('POST', '/v1/flows', payload), 400, 'parameter_unknown', 'actions_config[0].config.__proto__');
+      expect(await counts()).toBe(before);
+    });
+
+    it.each(['__proto__', 'constructor'])('refuses a query parameter named %s with 400 parameter_unknown', async (name) => {
+      expectEnvelope(await rest('GET', `/v1/sites?${name}=1`), 400, 'parameter_unknown', name);
+    });
+
+    it('refuses a NUL inside a key of a free-form object with 400 invalid_json (PostgreSQL jsonb cannot store it)', async () => {
+      const before = await counts();
+      const payload = `{"site_id":"${svc.site.id}","name":"f","trigger_config":{"integrationId":"html","pageFilter":"all"},` +
+        '"actions_config":[{"integrationId":"google-ads","config":{"a\\u0000b":1}}]}';
+      const { message } = expectEnvelope(await rest('POST', '/v1/flows', payload), 400, 'invalid_json', 'actions_config[0].config.a\\u0000b');
+      expect(message).toMatch(/NUL/);
+      expect(await counts()).toBe(before);
+    });
+
+    it('refuses JSON nested deeper than any real request with 400 invalid_json', async () => {
+      const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+      const payload = `{"site_id":"${svc.site.id}","name":"f","trigger_config":{"integrationId":"html","pageFilter":"all"},` +
+        `"actions_config":[{"integrationId":"google-ads","config":${deep}}]}`;
+      const before = await counts();
+      expectEnvelope(await rest('POST', '/v1/flows', payload), 400, 'invalid_json');
+      expect(await counts()).toBe(before);
+    });
+  });
+
+  describe('site domains whose host is not a host name', () => {
+    it.each([
+      'https://*.example.com',
+      'https://example.com;x',
+      'https://example..com',
+      'https://example.com\\',
+      'https://exa\tmple.com',
+      'https://exa\nmple.com',
+      'https://example.com:0',
+      'https://-example.com',
+      'https://example.com/\n',
+      'ftp\u0000://example.com',
+    ])('refuses %j with 400 naming domain, storing nothing and echoing no control character', async (domain) => {
+      const site = await insertSite(svc.db, svc.accountId, { domain: 'https://keep.example' });
+      const res = await rest('PATCH', `/v1/sites/${site.id}`, JSON.stringify({ domain }));
+      expect(res.statusCode, res.body).toBe(400);
+      const error = res.json().error;
+      expect(error.param).toBe('domain');
+      expect(error.message).not.toMatch(CONTROL);
+      const [row] = await svc.db.query<{ domain: string }>('select domain from sites where id = $1', [site.id]);
+      expect(row!.domain).toBe('https://keep.example');
+    });
+
+    it('still stores real origins in canonical form', async () => {
+      const site = await insertSite(svc.db, svc.accountId);
+      for (const [domain, stored] of [
+        ['https://Sub_domain.Example.com', 'https://sub_domain.example.com'],
+        ['http://[::1]:8080', 'http://[::1]:8080'],
+        ['https://example.com.', 'https://example.com'],
+        ['https://example.com:65535', 'https://example.com:65535'],
+      ]) {
+        const res = await rest('PATCH', `/v1/sites/${site.id}`, JSON.stringify({ domain }));
+        expect(res.json().domain, domain).toBe(stored);
+      }
+    });
+  });
+
+  describe('other values PostgreSQL would refuse', () => {
+    it.each(['2026-01-01T00:00:00+23:00', '0000-01-01T00:00:00Z'])('a snapshot occurred_at of %s is 400 naming it', async (occurredAt) => {
+      const body = snapshotBody({ occurred_at: occurredAt });
+      const res = await svc.app.inject({
+        method: 'POST', url: snapshotsPath(svc.site.site_key), headers: { origin: ORIGIN, 'content-type': SNAPSHOT_CONTENT_TYPE },
+        payload: JSON.stringify(body),
+      });
+      expectEnvelope(res, 400, 'parameter_invalid', 'occurred_at');
+      expect(await findSnapshot(svc.db, svc.site.id, body.correlation_token)).toBeNull();
+    });
+
+    it('an unknown id with a control character is never quoted raw in the 404', async () => {
+      const res = await rest('GET', '/v1/sites/site_%E2%80%A8x');
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error.message).toContain('\\u2028');
+    });
+
+    it('a limit written as anything but decimal digits is refused, not coerced', async () => {
+      for (const limit of ['1e1', '0x10', '10.0', 'true']) expectEnvelope(await rest('GET', `/v1/sites?limit=${limit}`), 400, 'parameter_invalid', 'limit');
+      expect((await rest('GET', '/v1/sites?limit=10')).statusCode).toBe(200);
+    });
+  });
+});
