@@ -45,8 +45,8 @@ describe.each(DATABASE_KINDS)('events API on $name', (kind) => {
       customer_event_id: 'user_1', click_ids: { gclid: 'Cj0KCQ' }, utm: { utm_source: 'google' }, match_reason: 'paired',
     });
     expect(event.actions).toEqual([
-      { destination: 'google-ads', status: 'delivered', conversion_id: '123', attempts: 1, error: null, delivered_at: '2026-11-21T09:31:00.000Z' },
-      { destination: 'google-ads', status: 'queued', conversion_id: '456', attempts: 0, error: null, delivered_at: null },
+      { destination: 'google-ads', status: 'delivered', conversion_id: '123', attempts: 1, error: null, request: null, delivered_at: '2026-11-21T09:31:00.000Z' },
+      { destination: 'google-ads', status: 'queued', conversion_id: '456', attempts: 0, error: null, request: null, delivered_at: null },
     ]);
     expect(json(await list('', tenant)).data[0]).toEqual(event);
   });

@@ -146,3 +146,40 @@ export async function refreshEventStatuses(tx: Queryable, eventIds: readonly str
     [ids, statuses],
   );
 }
+
+/** A delivered action whose platform diagnostics are due (first check, or a recheck of a request still processing). */
+export interface DiagnosticsDue {
+  action_id: string;
+  destination: string;
+  platform_request_id: string;
+  destination_id: string;
+  delivered_at: Date;
+}
+
+/** Delivered actions of `types` whose diagnostics are due at `now` (first ones `firstAfterMs` after delivery). */
+export async function dueDiagnostics(db: Queryable, types: readonly string[], now: Date, firstAfterMs: number, limit: number): Promise<DiagnosticsDue[]> {
+  if (types.length === 0) return [];
+  return db.query<DiagnosticsDue>(
+    `select a.id as action_id, a.destination, a.request ->> 'platform_request_id' as platform_request_id, d.id as destination_id,
+            a.delivered_at
+     from event_actions a
+     join events e on e.id = a.event_id
+     join destinations d on d.account_id = e.account_id and d.type = a.destination
+     where a.status = 'delivered' and a.destination = any($1::text[]) and a.request ->> 'platform_request_id' is not null
+       and d.status = 'connected'
+       and ((a.request -> 'diagnostics' is null and a.delivered_at <= $2::timestamptz)
+         or (a.request -> 'diagnostics' ->> 'final' = 'false' and (a.request -> 'diagnostics' ->> 'next_check_at')::timestamptz <= $3::timestamptz))
+     order by a.delivered_at limit $4`,
+    [types, new Date(now.getTime() - firstAfterMs), now, limit],
+  );
+}
+
+/** Records what the platform said about a request on every action it carried. */
+export async function recordDiagnostics(db: Queryable, actionIds: readonly string[], diagnostics: Record<string, unknown>): Promise<void> {
+  if (actionIds.length === 0) return;
+  await db.query(
+    `update event_actions set request = coalesce(request, '{}'::jsonb) || jsonb_build_object('diagnostics', $2::jsonb), updated_at = now()
+     where id = any($1::text[])`,
+    [actionIds, JSON.stringify(diagnostics)],
+  );
+}

@@ -11,6 +11,7 @@ import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff';
 import { prepareDeliveryRound, type ConnectionBatch, type DeliveryLogger, type RoundDeps, type RoundResult } from './round';
 import { AccessTokens } from '../destinations';
 import { serviceSecretBox } from '../db/secret-box';
+import { checkDiagnostics } from './diagnostics';
 import { onDeliveryRequested } from './wakeup';
 
 export type { DeliveryLogger, JobResult, RoundResult } from './round';
@@ -42,6 +43,8 @@ export interface DeliveryWorkerOptions {
   random?: () => number;
   /** False: do not poll; only drain() sends (tests). Default true. */
   autoStart?: boolean;
+  /** How often delivered requests' platform diagnostics are looked for (default 5 minutes). */
+  diagnosticsIntervalMs?: number;
 }
 
 export interface DeliveryWorker {
@@ -51,6 +54,8 @@ export interface DeliveryWorker {
   drain(): Promise<RoundResult[]>;
   /** Looks for due rows at once instead of at the next poll. */
   wake(): void;
+  /** Asks the platforms about delivered requests whose diagnostics are due; returns how many were asked. */
+  checkDiagnostics(): Promise<number>;
 }
 
 /**
@@ -179,12 +184,20 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
 
   const unsubscribe = onDeliveryRequested(wake);
   const timer = polling ? setInterval(wake, pollIntervalMs) : null;
+  const diagnose = () =>
+    track(checkDiagnostics({ db: options.db, settings: options.settings, box, tokens: deps.tokens, now, signal: stopping.signal, timeoutMs: sendTimeoutMs }));
+  const diagnosticsTimer = polling
+    ? setInterval(() => {
+        if (!stopping.signal.aborted) diagnose().catch((error: unknown) => options.log.error({ err: error }, 'diagnostics round failed'));
+      }, options.diagnosticsIntervalMs ?? 5 * 60_000)
+    : null;
   pump();
 
   return {
     async stop() {
       unsubscribe();
       if (timer) clearInterval(timer);
+      if (diagnosticsTimer) clearInterval(diagnosticsTimer);
       if (restTimer) clearTimeout(restTimer);
       stopping.abort();
       await Promise.allSettled([...active]);
@@ -201,5 +214,6 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       }
     },
     wake,
+    checkDiagnostics: diagnose,
   };
 }

@@ -162,7 +162,18 @@ export interface DestinationPlatform {
   sendBatch(inputs: readonly DeliveryInput[], ctx: SendContext): Promise<DeliveryOutcome[]>;
   /** Checks the connection without recording a conversion (validate-only, test event code, …). */
   testConnection(ctx: SendContext): Promise<ConnectionTestResult>;
+  /**
+   * For platforms that process uploads after accepting them (Google's Data Manager API): what became of an accepted
+   * request, asked `diagnoseAfterMs` after it was accepted. `final: false` asks again later.
+   */
+  readonly diagnose?: (platformRequestId: string, ctx: SendContext) => Promise<Diagnosis>;
+  readonly diagnoseAfterMs?: number;
 }
+
+/** What a platform reported about an accepted request once it processed it. */
+export type Diagnosis =
+  | { ok: true; final: boolean; state: string; message: string; details: Record<string, unknown> }
+  | { ok: false; error: DeliveryError };
 
 /** Thrown by `SendContext.accessToken()` when the platform refused the refresh token (`invalid_grant`). */
 export class ReauthorizationRequired extends Error {

@@ -83,6 +83,24 @@ describe.each(DATABASE_KINDS)('Google Ads delivery through the Data Manager API 
     expect(JSON.stringify(actions[0]!.request)).not.toMatch(/jane|gmail|555/i);
   });
 
+  it("asks Google for the upload's diagnostics half an hour after delivery and shows them on the action", async () => {
+    const { eventId } = await insertReportedEvent(db, fx, { customerEventId: 'diagnosed' });
+    const clock = steppableClock();
+    const w = worker(clock);
+    await w.drain();
+    expect(await w.checkDiagnostics()).toBe(0); // too early
+    clock.advance(31 * 60_000);
+    google.setNow(clock.now());
+    expect(await w.checkDiagnostics()).toBeGreaterThanOrEqual(1); // this upload (and earlier tests' ones, same database)
+    const { actions } = await readOutcome(db, eventId);
+    const diagnostics = (actions[0]!.request as { diagnostics: Record<string, unknown> }).diagnostics;
+    expect(diagnostics).toMatchObject({ final: true, state: 'success', message: expect.any(String), checked_at: expect.any(String) });
+    const statusCalls = google.server.requests.filter((r) => r.path === '/v1/requestStatus:retrieve');
+    expect(statusCalls.length).toBeGreaterThanOrEqual(1);
+    expect(statusCalls.flatMap((r) => r.problems)).toEqual([]);
+    expect(await w.checkDiagnostics()).toBe(0); // final: never asked again
+  });
+
   it('sends the conversions of one account and action in one request, and a resend carries the same transaction id', async () => {
     for (let i = 0; i < 3; i++) await insertReportedEvent(db, fx, { customerEventId: `batch-${i}` });
     const results = await worker().drain();

@@ -16,6 +16,8 @@ export interface EventActionRecord {
   conversion_id: string | null;
   attempts: number;
   error: unknown;
+  /** What was sent, without personal data (hashes, ids, kinds), and the platform's later diagnostics if any. */
+  request: Record<string, unknown> | null;
   delivered_at: string | null;
 }
 
@@ -46,6 +48,7 @@ function toActionRecord(row: EventActionRow): EventActionRecord {
     conversion_id: row.conversion_id,
     attempts: Number(row.attempts),
     error: row.error ?? null,
+    request: row.request ?? null,
     delivered_at: row.delivered_at ? row.delivered_at.toISOString() : null,
   };
 }

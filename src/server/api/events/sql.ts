@@ -27,6 +27,8 @@ export interface EventActionRow {
   conversion_id: string | null;
   attempts: number;
   error: unknown;
+  /** A summary of what was sent, without personal data (hashes, ids, kinds), and the platform's diagnostics. */
+  request: Record<string, unknown> | null;
   delivered_at: Date | null;
 }
 
@@ -79,7 +81,7 @@ export async function findEvent(db: Queryable, accountId: string, id: string): P
 export async function selectEventActions(db: Queryable, eventIds: readonly string[]): Promise<EventActionRow[]> {
   if (eventIds.length === 0) return [];
   return db.query<EventActionRow>(
-    `select event_id, destination, status, conversion_id, attempts, error, delivered_at from event_actions
+    `select event_id, destination, status, conversion_id, attempts, error, request, delivered_at from event_actions
      where event_id = any($1::text[]) order by event_id, position`,
     [eventIds],
   );

@@ -9,8 +9,12 @@ import { sendDataManagerBatch, testDataManagerConnection } from './data-manager-
 import { googleOAuth } from './oauth';
 import { sendLegacyBatch } from './legacy';
 
+import { retrieveRequestStatus } from './diagnostics';
+
 export { parseGoogleAdsCustomerId } from './connect';
-export { retrieveRequestStatus } from './diagnostics';
+
+/** Google advises asking for an upload's diagnostics about 30 minutes after it (developers.google.com/data-manager/api/devguides/diagnostics). */
+const DIAGNOSE_AFTER_MS = 30 * 60_000;
 
 export const googleAdsPlatform: DestinationPlatform = {
   type: 'google-ads',
@@ -24,4 +28,11 @@ export const googleAdsPlatform: DestinationPlatform = {
   maxBatchSize: MAX_EVENTS_PER_INGEST,
   sendBatch: (inputs, ctx) => (ctx.connection.settings.api === 'google_ads_api' ? sendLegacyBatch(inputs, ctx) : sendDataManagerBatch(inputs, ctx)),
   testConnection: (ctx) => testDataManagerConnection(ctx),
+  diagnoseAfterMs: DIAGNOSE_AFTER_MS,
+  async diagnose(requestId, ctx) {
+    const result = await retrieveRequestStatus(requestId, ctx);
+    if (!result.ok) return result;
+    const { state, message, recordCount, errors } = result.summary;
+    return { ok: true, final: state !== 'processing', state, message, details: { record_count: recordCount, errors } };
+  },
 };
