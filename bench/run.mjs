@@ -1,14 +1,17 @@
 /**
  * `npm run bench` (after `node build.mjs`): the loader's bytes and main-thread cost beside Plausible and Segment
- * (issue 2), snapshot ingest (issue 3), and signed webhook reports with their delivery delay (issue 4).
+ * (issue 2), snapshot ingest (issue 3), and signed webhook reports with their delivery delay (issue 4); `delivery`
+ * (not in the default run: the webhook section measures it after its load phase) times report -> delivered alone.
  * Figures, not assertions: every target is printed beside its figure with a met / NOT MET mark, and the exit code is 0
  * whatever the figures; it is 1 only when a benchmark could not run. Results also go to bench/results/latest.json.
  *
- *   node bench/run.mjs [--only=loader,ingest,webhook]
+ *   node bench/run.mjs [--only=loader,ingest,webhook,delivery]
  *   BENCH_LOADS (page loads per variant, default 15), BENCH_LOADER_CPU=1 (also main-thread CPU time, twice the loads),
- *   BENCH_DURATION (seconds per load run, default 10), BENCH_CONNECTIONS (default 50)
+ *   BENCH_DURATION (seconds per load run, default 10), BENCH_CONNECTIONS (default 50),
+ *   BENCH_DELIVERY_SAMPLE (reports timed by --only=delivery, default 100), BENCH_DELIVERY_RATE (per second, default 20)
  *
- * The load generator (autocannon) runs in a child process, the fake Google Ads API in another, and the services under
+ * The load generator (autocannon) runs in a child process, the fake Google (OAuth and Data Manager API) in another,
+ * and the services under
  * test (the real service and the bare Fastify route) in this one. On a 2-core machine, autocannon in the service's own
  * process would take event-loop time from the very thing it measures; as a child it gets the other core, the way a
  * client on another machine would (it still competes for the 2 cores, which the figures include).
@@ -18,14 +21,16 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { formatLoaderResults, runLoaderBenchmark } from './loader-cost.mjs';
 import { formatIngestResults, measureBareRoute, runIngestBenchmark } from './ingest.mjs';
-import { formatWebhookResults, runWebhookBenchmark } from './webhook.mjs';
+import { formatDeliveryResults, formatWebhookResults, runDeliveryBenchmark, runWebhookBenchmark } from './webhook.mjs';
 import { startBareRoute } from './bare-route.mjs';
-import { setSiteDomain, startServiceUnderTest } from './service-under-test.mjs';
+import { setSiteDomain, setUpWebhookFlow, startServiceUnderTest } from './service-under-test.mjs';
 import { startChild } from './support/child.mjs';
 import { formatTable, mark, num, times } from './support/table.mjs';
 
 const benchDir = new URL('.', import.meta.url).pathname;
-const SECTIONS = ['loader', 'ingest', 'webhook'];
+const SECTIONS = ['loader', 'ingest', 'webhook', 'delivery'];
+/** What runs without --only. */
+const DEFAULT_SECTIONS = ['loader', 'ingest', 'webhook'];
 
 function intEnv(name, fallback) {
   const raw = process.env[name];
@@ -37,7 +42,7 @@ function intEnv(name, fallback) {
 
 function parseOnly(argv) {
   const arg = argv.find((a) => a.startsWith('--only='));
-  if (!arg) return new Set(SECTIONS);
+  if (!arg) return new Set(DEFAULT_SECTIONS);
   const wanted = arg.slice('--only='.length).split(',').filter(Boolean);
   const unknown = wanted.filter((w) => !SECTIONS.includes(w));
   if (unknown.length) throw new Error(`unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
@@ -88,21 +93,35 @@ async function main() {
     });
   }
 
-  if (only.has('ingest') || only.has('webhook')) {
-    await section('server (setup, ingest and webhook)', async () => {
+  if (only.has('ingest') || only.has('webhook') || only.has('delivery')) {
+    await section('server (setup, ingest, webhook and delivery)', async () => {
       const closers = [];
       try {
         const fakeAds = await startChild(join(benchDir, 'fake-ads-process.mjs'));
         closers.push(() => fakeAds.stop());
+        progress('starting the service on a fresh embedded PGlite');
+        // Every Google call of the service (OAuth and the Data Manager API) goes to the fake Google.
+        const sut = await startServiceUnderTest(await fakeAds.call({ type: 'env' }));
+        closers.push(() => sut.close());
+        await setSiteDomain(sut);
+        endProgress();
+
+        // One Google Ads flow (connected through the OAuth handoff) serves the webhook and delivery sections.
+        const flow = only.has('webhook') || only.has('delivery') ? await setUpWebhookFlow(sut) : null;
+
+        if (only.has('delivery')) {
+          await section('delivery', async () => {
+            progress('report -> delivered');
+            results.delivery = await runDeliveryBenchmark({ sut, fakeAds, secret: flow.secret, sample: intEnv('BENCH_DELIVERY_SAMPLE', 100), sampleRate: intEnv('BENCH_DELIVERY_RATE', 20) });
+            endProgress();
+            console.log(formatDeliveryResults(results.delivery) + '\n');
+          });
+        }
+        if (!only.has('ingest') && !only.has('webhook')) return;
         const loadgen = await startChild(join(benchDir, 'load-worker.mjs'));
         closers.push(() => loadgen.stop());
         const bare = await startBareRoute();
         closers.push(() => bare.close());
-        progress('starting the service on a fresh embedded PGlite');
-        const sut = await startServiceUnderTest({ CNV_GOOGLE_ADS_API_BASE: await fakeAds.call({ type: 'url' }) });
-        closers.push(() => sut.close());
-        await setSiteDomain(sut);
-        endProgress();
 
         const load = { connections: options.connections, duration: options.duration, warmup: options.warmup };
         progress('bare route');
@@ -118,7 +137,7 @@ async function main() {
         if (only.has('webhook')) {
           await section('webhook', async () => {
             progress('webhook reports, then delivery');
-            results.webhook = await runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult, ...load });
+            results.webhook = await runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult, secret: flow.secret, ...load });
             endProgress();
             console.log(formatWebhookResults(results.webhook) + '\n');
           });
@@ -163,6 +182,8 @@ function summary(results) {
     add('webhook', w.targets.delivery_p99.target, `${num(w.targets.delivery_p99.value)} ms (p50 ${num(w.delivery.p50_ms)} ms)`, w.targets.delivery_p99.met);
     add('webhook', w.targets.nothing_lost.target, `${num(w.accounting.answered_200 - w.accounting.reports_stored)} lost`, w.targets.nothing_lost.met);
   }
+  const d = results.delivery;
+  if (d) add('delivery', d.targets.delivery_p99.target, `${num(d.targets.delivery_p99.value)} ms (p50 ${num(d.delivery.p50_ms)} ms)`, d.targets.delivery_p99.met);
   for (const e of results.errors) rows.push([e.section, 'could not run', e.error.split('\n')[0].slice(0, 80), 'n/a']);
   return ['== Summary ==', formatTable(['area', 'target', 'measured', 'mark'], rows)].join('\n');
 }

@@ -1,7 +1,8 @@
 /**
  * The real service for the server benchmarks, started in this process on a fresh embedded PGlite, and set up the way a
- * user would: the site's domain through PATCH /v1/sites, a Google Ads destination and the API trigger source through
- * handoffs completed on their hosted pages (the webhook secret is read from that page, the only place it appears), and
+ * user would: the site's domain through PATCH /v1/sites, a Google Ads destination through its hosted handoff (sign in
+ * with Google, here the fake's OAuth server, then the customer id; deliveries go through the Data Manager API), the API
+ * trigger source through its hosted page (the webhook secret is read from that page, the only place it appears), and
  * a live flow through POST /v1/flows and publish.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { freePort } from './support/free-port.mjs';
 export const SITE_ORIGIN = 'http://www.example.com';
 /** The trigger key of the benchmark's flow. */
 export const TRIGGER_KEY = 'bench_signup';
-/** The Google Ads customer and conversion action the flow delivers to (the fake accepts any digits). */
+/** The Google Ads customer and conversion action the flow delivers to (the fake Google accepts any digits). */
 export const GOOGLE_ADS_CUSTOMER_ID = '1234567890';
 export const GOOGLE_ADS_CONVERSION_ID = '987654321';
 
@@ -28,7 +29,6 @@ export async function startServiceUnderTest(env = {}) {
     PORT: String(port),
     CNV_DATA_DIR: dataDir,
     CNV_DEMO_PORT: 'off',
-    CNV_GOOGLE_ADS_DEVELOPER_TOKEN: 'bench-developer-token',
     // Request logs at info level for tens of thousands of requests would flood the terminal; warnings still show.
     LOG_LEVEL: 'warn',
     ...env,
@@ -87,30 +87,21 @@ export async function setSiteDomain(sut, origin = SITE_ORIGIN) {
   return sut.rest('PATCH', `/v1/sites/${sut.site.id}`, { domain: origin });
 }
 
-async function hostedPage(url, form) {
-  const response = await fetch(url, form === undefined
-    ? {}
-    : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
-  const html = await response.text();
-  if (!response.ok) throw new Error(`hosted page ${url}: ${response.status}\n${html.slice(0, 500)}`);
-  return html;
-}
-
 /**
- * Connects Google Ads (customer id and an access token typed on its consent page), connects the API trigger source
- * (secret read from its page) and publishes a flow from the API trigger to Google Ads. Returns the webhook secret.
+ * Connects Google Ads through its hosted handoff (the sign-in with Google's OAuth, which the fake consents to at once,
+ * then the customer id), connects the API trigger source (secret read from its page) and publishes a flow from the
+ * API trigger to Google Ads. Returns the webhook secret.
  */
 export async function setUpWebhookFlow(sut) {
+  const { completeDestinationHandoff, submitHostedForm, localHandoffUrl, webhookSecretOnPage } = await importTs('src/demo/hosted-handoff.ts');
   const destination = await sut.rest('POST', '/v1/handoffs', { purpose: 'connect_destination', destination_type: 'google-ads' });
-  await hostedPage(destination.url);
-  await hostedPage(destination.url, { customer_id: GOOGLE_ADS_CUSTOMER_ID, access_token: 'bench-access-token' });
+  await completeDestinationHandoff(destination.url, sut.base, { customer_id: GOOGLE_ADS_CUSTOMER_ID });
   const polled = await sut.rest('GET', `/v1/handoffs/${destination.id}`);
   if (polled.status !== 'completed') throw new Error(`destination handoff is ${polled.status} after its page was submitted`);
 
   const source = await sut.rest('POST', '/v1/handoffs', { purpose: 'connect_trigger_source', site_id: sut.site.id });
-  await hostedPage(source.url);
-  const page = await hostedPage(source.url, {});
-  const secret = /Webhook secret<\/dt>\s*<dd><pre>([^<\s]+)<\/pre>/.exec(page)?.[1];
+  const page = await submitHostedForm(localHandoffUrl(source.url, sut.base), {});
+  const secret = webhookSecretOnPage(page);
   if (!secret) throw new Error('the trigger source page shows no webhook secret');
 
   const flow = await sut.rest('POST', '/v1/flows', {

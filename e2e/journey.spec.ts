@@ -1,22 +1,30 @@
 /**
- * The whole journey in a real browser, through the demo `npm start` serves: an ad click lands with a gclid, the visitor
- * signs up on a later page, the demo store's backend reports the signup through the Node client, and cnv delivers
- * the conversion with that gclid to the (local fake) Google Ads API, visible through GET /v1/events.
+ * The whole journey in a real browser, through the demo `npm start` serves: an ad click lands with the click ids of
+ * four ad platforms, the visitor signs up on a later page, the demo store's backend reports the signup through the
+ * Node client, and cnv delivers the conversion to the local fakes of Google (Data Manager API), Meta (Conversions
+ * API), Microsoft Advertising (ApplyOfflineConversions) and LinkedIn (Conversions API), visible through GET /v1/events.
+ * And a user connecting Google Ads for their own account through the hosted page's sign-in, in the browser, as the
+ * README's quick start says, which leaves the demo (its own account) untouched.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { CLICK_COOKIE, CORRELATION_COOKIE } from '../src/protocol/cookies';
 import { SERVICE_GLOBAL } from '../src/protocol/install';
-import { DEMO } from '../src/demo/index';
+import { DEMO_ACCOUNTS } from '../src/demo/index';
+import type { FakeRequest } from '../src/demo/fakes/fake-server';
 import { startJourneyService, type JourneyService } from './support/journey-service';
 import { cookieNamed, expect, test } from './support/test';
+import type { Page } from '@playwright/test';
 
 interface ApiEvent {
   id: string;
   status?: string | null;
+  match_quality?: string | null;
   click_ids?: Record<string, string> | null;
   customer_event_id?: string | null;
   actions?: Array<{ destination: string; status: string }>;
 }
+
+const ALL_DELIVERED = ['google-ads', 'meta', 'microsoft-ads', 'linkedin'].map((destination) => ({ destination, status: 'delivered' }));
 
 let journey: JourneyService;
 
@@ -29,122 +37,219 @@ test.afterAll(async () => {
   await journey?.close();
 });
 
-/** The events of the demo site carrying this gclid, read with the first-run API key, as a user would. */
-async function eventsWithGclid(gclid: string): Promise<ApiEvent[]> {
-  const query = new URLSearchParams({ site_id: journey.demo.setup.site.id, limit: '100' });
-  const res = await fetch(`${journey.base}/v1/events?${query}`, { headers: { authorization: `Bearer ${journey.apiKey}` } });
+/** The demo site's events, read with the demo backend's key (the demo lives in its own account). */
+async function demoEvents(query: Record<string, string> = {}): Promise<ApiEvent[]> {
+  const params = new URLSearchParams({ site_id: journey.demo.setup.site.id, limit: '100', ...query });
+  const res = await fetch(`${journey.base}/v1/events?${params}`, { headers: { authorization: `Bearer ${journey.demoApiKey}` } });
   if (!res.ok) throw new Error(`GET /v1/events answered ${res.status}: ${await res.text()}`);
-  const page = (await res.json()) as { data: ApiEvent[] };
-  return page.data.filter((e) => e.click_ids?.gclid === gclid);
+  return ((await res.json()) as { data: ApiEvent[] }).data;
 }
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-test('an ad click, a signup on a later page and the backend report end as a conversion delivered to Google Ads', async ({ page, context }) => {
+/** The one request a fake received that `carries` the conversion; it must have been well-formed and accepted. */
+function onlyRequest(requests: readonly FakeRequest[], carries: (r: FakeRequest) => boolean): FakeRequest {
+  const found = requests.filter(carries);
+  expect(found).toHaveLength(1);
+  expect(found[0]!.problems).toEqual([]);
+  expect(found[0]!.answeredStatus).toBe(200);
+  return found[0]!;
+}
+
+async function signUp(page: Page, email: string, name: string): Promise<string> {
+  await page.waitForFunction(
+    (global) => typeof (window as unknown as Record<string, { captureSaasSignupIntent?: unknown }>)[global]?.captureSaasSignupIntent === 'function',
+    SERVICE_GLOBAL,
+  );
+  await page.getByLabel('Work email').fill(email);
+  await page.getByLabel('Your name').fill(name);
+  await page.getByRole('button', { name: 'Create my account' }).click();
+  await expect(page).toHaveURL(/\/welcome\?user=usr_/);
+  return new URL(page.url()).searchParams.get('user')!;
+}
+
+test('a user connects Google Ads for their own account through the sign-in in the browser, and the demo keeps its own', async ({ page }) => {
+  const auth = { authorization: `Bearer ${journey.apiKey}`, 'content-type': 'application/json' };
+  const res = await fetch(`${journey.base}/v1/handoffs`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ purpose: 'connect_destination', destination_type: 'google-ads' }),
+  });
+  expect(res.status).toBe(201);
+  const handoff = (await res.json()) as { id: string; url: string };
+  const authorizeCalls = () => journey.demo.fakes.google.server.requests.filter((r) => r.path === '/o/oauth2/v2/auth').length;
+  const before = authorizeCalls();
+
+  // The hosted page asks to sign in first; Google's (fake) consent screen agrees at once and sends the browser back.
+  await page.goto(handoff.url);
+  await page.getByRole('link', { name: 'Sign in with Google Ads' }).click();
+  await expect(page).toHaveURL(handoff.url);
+  expect(authorizeCalls()).toBe(before + 1);
+  await expect(page.locator('body')).toContainText('Signed in with Google Ads');
+  await page.getByLabel('Google Ads customer ID').fill('111-222-3333');
+  await page.getByRole('button', { name: 'Connect Google Ads' }).click();
+  await expect(page.locator('body')).toContainText('Google Ads customer 111-222-3333');
+
+  const polled = (await (await fetch(`${journey.base}/v1/handoffs/${handoff.id}`, { headers: auth })).json()) as { status: string };
+  expect(polled.status).toBe('completed');
+  const mine = (await (await fetch(`${journey.base}/v1/destinations`, { headers: auth })).json()) as { data: Array<{ type: string; account: Record<string, unknown> }> };
+  expect(mine.data).toEqual([expect.objectContaining({ type: 'google-ads', account: expect.objectContaining({ customer_id: '1112223333' }) })]);
+  // The demo's connection, in its own account, is still the demo's customer.
+  const demos = (await (await fetch(`${journey.base}/v1/destinations`, { headers: { authorization: `Bearer ${journey.demoApiKey}` } })).json()) as {
+    data: Array<{ type: string; account: Record<string, unknown> }>;
+  };
+  expect(demos.data.find((d) => d.type === 'google-ads')?.account).toMatchObject({ customer_id: DEMO_ACCOUNTS.google.customerId.replace(/-/g, '') });
+});
+
+test('an ad click with four click ids, a signup on a later page and the backend report end as conversions delivered to four platforms', async ({ page, context }) => {
   test.setTimeout(60_000);
-  const gclid = `TeSt-journey-${randomBytes(6).toString('hex')}`;
+  const clicks = {
+    gclid: `TeSt-journey-${randomBytes(6).toString('hex')}`,
+    fbclid: `TeSt-fb-${randomBytes(6).toString('hex')}`,
+    msclkid: randomBytes(16).toString('hex'),
+    li_fat_id: randomUUID(),
+  };
   const email = `ada.${randomBytes(3).toString('hex')}@example.com`;
 
-  // 1. The ad click: the landing URL carries the gclid; the loader keeps it in its first-party cookie.
-  await page.goto(`${journey.demo.url}/?gclid=${gclid}&utm_source=google&utm_medium=cpc&utm_campaign=demo`);
-  await expect.poll(async () => decodeURIComponent((await cookieNamed(context, CLICK_COOKIE))?.value ?? '')).toContain(gclid);
+  // 1. The ad click: the landing URL carries the click ids; the loader keeps them in its first-party cookie.
+  await page.goto(`${journey.demo.url}/?${new URLSearchParams({ ...clicks, utm_source: 'demo-ads', utm_medium: 'cpc', utm_campaign: 'demo' })}`);
+  await expect.poll(async () => decodeURIComponent((await cookieNamed(context, CLICK_COOKIE))?.value ?? '')).toContain(clicks.li_fat_id);
 
   // 2. A later page: pricing, reached by a link, with the signup form marked as a conversion surface.
   await page.getByRole('link', { name: 'See pricing and sign up' }).click();
   await expect(page).toHaveURL(`${journey.demo.url}/pricing`);
-  await page.waitForFunction(
-    (name) => typeof (window as unknown as Record<string, { captureSaasSignupIntent?: unknown }>)[name]?.captureSaasSignupIntent === 'function',
-    SERVICE_GLOBAL,
-  );
-  await page.getByLabel('Work email').fill(email);
-  await page.getByLabel('Your name').fill('Ada Lovelace');
-  await page.getByRole('button', { name: 'Create my account' }).click();
+  const userId = await signUp(page, email, 'Ada Lovelace');
 
-  // 3. The backend created the user and reported the signup; the welcome page names the user.
-  await expect(page).toHaveURL(/\/welcome\?user=usr_/);
-  const userId = new URL(page.url()).searchParams.get('user')!;
+  // 3. The backend created the user and reported the signup with the token the loader wrote in the submit event.
   expect((await cookieNamed(context, CORRELATION_COOKIE))?.value).toMatch(/^[A-Za-z0-9_-]{22}$/);
 
-  // 4. The event with that gclid, through the REST API: completed, delivered to Google Ads.
+  // 4. The event with those click ids, through the REST API: completed, delivered to all four platforms.
+  let event: ApiEvent | undefined;
   await expect
     .poll(
-      async () =>
-        (await eventsWithGclid(gclid)).map((e) => ({
-          customer_event_id: e.customer_event_id,
-          status: e.status,
-          actions: (e.actions ?? []).map((a) => ({ destination: a.destination, status: a.status })),
-        })),
+      async () => {
+        event = (await demoEvents()).find((e) => e.click_ids?.gclid === clicks.gclid);
+        return event && { customer_event_id: event.customer_event_id, click_ids: event.click_ids, status: event.status, actions: event.actions?.map((a) => ({ destination: a.destination, status: a.status })) };
+      },
       { timeout: 30_000 },
     )
-    .toEqual([{ customer_event_id: userId, status: 'completed', actions: [{ destination: 'google-ads', status: 'delivered' }] }]);
+    .toEqual({ customer_event_id: userId, click_ids: clicks, status: 'completed', actions: ALL_DELIVERED });
+  const { fakes } = journey.demo;
 
-  // 5. The fake Google Ads API received the click conversion upload with that gclid and the demo conversion action.
-  const uploads = journey.demo.fake.requests.filter(
-    (r) => r.path.endsWith(':uploadClickConversions') && r.body?.conversions?.some((c: { gclid?: string }) => c.gclid === gclid),
-  );
-  expect(uploads).toHaveLength(1);
-  const [upload] = uploads;
-  expect(upload!.problems).toEqual([]);
-  expect(upload!.answeredStatus).toBe(200);
-  const customerId = DEMO.googleAdsCustomerId.replace(/-/g, '');
-  expect(upload!.customerId).toBe(customerId);
-  expect(upload!.body.partialFailure).toBe(true);
-  expect(upload!.body.conversions).toEqual([
+  // 5a. Google, Data Manager API: POST /v1/events:ingest with an OAuth bearer token, the demo account and conversion
+  // action as the destination, the gclid in adIdentifiers, the hashed email in userData (HEX encoding).
+  const google = onlyRequest(fakes.google.server.requests, (r) => r.path === '/v1/events:ingest' && r.body?.events?.some((e: any) => e.adIdentifiers?.gclid === clicks.gclid));
+  expect(google.method).toBe('POST');
+  expect(google.headers.authorization).toMatch(/^Bearer ya29\./);
+  expect(google.body).toEqual({
+    destinations: [{ operatingAccount: { accountType: 'GOOGLE_ADS', accountId: '1234567890' }, productDestinationId: DEMO_ACCOUNTS.google.conversionActionId }],
+    encoding: 'HEX',
+    events: [
+      expect.objectContaining({
+        transactionId: expect.stringMatching(/^[0-9a-f]{32}$/),
+        eventTimestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        eventSource: 'WEB',
+        adIdentifiers: { gclid: clicks.gclid },
+        userData: { userIdentifiers: expect.arrayContaining([{ emailAddress: sha256(email) }]) },
+      }),
+    ],
+  });
+
+  // 5b. Meta, Conversions API: POST /{version}/{dataset}/events, a website CompleteRegistration whose fbc is built
+  // from the fbclid (fb.1.<click time in ms>.<fbclid>), the user id as event_id, the hashed email as em.
+  const meta = onlyRequest(fakes.meta.requests, (r) => Array.isArray(r.body?.data) && r.body.data.some((e: any) => e.event_id === userId));
+  expect(meta.method).toBe('POST');
+  expect(meta.path).toBe(`/v24.0/${DEMO_ACCOUNTS.meta.pixelId}/events`);
+  expect(meta.query.get('access_token') ?? meta.body.access_token).toBe(DEMO_ACCOUNTS.meta.accessToken);
+  expect(meta.body.data).toEqual([
     expect.objectContaining({
-      gclid,
-      conversionAction: `customers/${customerId}/conversionActions/${DEMO.conversionActionId}`,
-      conversionDateTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/),
-      userIdentifiers: expect.arrayContaining([{ hashedEmail: sha256(email) }]),
+      event_name: 'CompleteRegistration',
+      event_time: expect.any(Number),
+      action_source: 'website',
+      event_source_url: `${journey.demo.url}/pricing`,
+      user_data: expect.objectContaining({
+        em: [sha256(email)],
+        fbc: expect.stringMatching(new RegExp(`^fb\\.1\\.\\d{13}\\.${clicks.fbclid}$`)),
+        client_user_agent: expect.stringContaining('Mozilla/5.0'),
+      }),
     }),
   ]);
 
-  // 6. The welcome page showed it live: every step done, the upload as the fake received it.
-  await expect(page.locator('[data-step^="delivery:"]')).toHaveAttribute('data-state', 'done');
+  // 5c. Microsoft Advertising, ApplyOfflineConversions: the account in the CustomerId / CustomerAccountId headers, the
+  // goal's exact name, the msclkid as MicrosoftClickId, the email hashed after Microsoft's normalisation (periods
+  // before the @ removed).
+  const microsoft = onlyRequest(fakes.microsoft.requests, (r) => r.body?.OfflineConversions?.some((c: any) => c.MicrosoftClickId === clicks.msclkid));
+  expect(microsoft.path).toBe('/CampaignManagement/v13/OfflineConversions/Apply');
+  expect(microsoft.headers).toMatchObject({ customerid: DEMO_ACCOUNTS.microsoft.customerId, customeraccountid: DEMO_ACCOUNTS.microsoft.accountId });
+  expect(microsoft.body.OfflineConversions).toEqual([
+    {
+      ConversionName: DEMO_ACCOUNTS.microsoft.goalName,
+      ConversionTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/),
+      MicrosoftClickId: clicks.msclkid,
+      HashedEmailAddress: sha256(email.replace(/\.(?=[^@]*@)/g, '')),
+    },
+  ]);
+  expect(microsoft.answer).toEqual({ PartialErrors: [] });
+
+  // 5d. LinkedIn, Conversions API: a BATCH_CREATE of one conversion event of the demo rule, cnv's event id as eventId,
+  // the li_fat_id as a LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID user id beside the hashed email, and the name.
+  const linkedin = onlyRequest(fakes.linkedin.requests, (r) => r.body?.elements?.some((e: any) => e.eventId === event!.id));
+  expect(linkedin.path).toBe('/rest/conversionEvents');
+  expect(linkedin.headers).toMatchObject({ 'x-restli-method': 'BATCH_CREATE', 'x-restli-protocol-version': '2.0.0', 'linkedin-version': expect.stringMatching(/^\d{6}$/) });
+  expect(linkedin.body.elements).toEqual([
+    {
+      conversion: `urn:lla:llaPartnerConversion:${DEMO_ACCOUNTS.linkedin.conversionRuleId}`,
+      conversionHappenedAt: expect.any(Number),
+      eventId: event!.id,
+      user: {
+        userIds: expect.arrayContaining([
+          { idType: 'SHA256_EMAIL', idValue: sha256(email) },
+          { idType: 'LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID', idValue: clicks.li_fat_id },
+        ]),
+        userInfo: { firstName: 'Ada', lastName: 'Lovelace' },
+      },
+    },
+  ]);
+
+  // 6. The welcome page showed it live: every step done, each platform's card delivered with the request its fake
+  // received (and no access token).
   await expect(page.locator('#journey [data-final]')).toHaveAttribute('data-final', 'true');
   await expect(page.locator('[data-step]:not([data-state="done"])')).toHaveCount(0);
-  await expect(page.locator('[data-upload]')).toContainText(gclid);
+  for (const [destination, clickId] of [['google-ads', clicks.gclid], ['meta', clicks.fbclid], ['microsoft-ads', clicks.msclkid], ['linkedin', clicks.li_fat_id]] as const) {
+    const card = page.locator(`[data-delivery="${destination}"]`);
+    await expect(card).toHaveAttribute('data-state', 'done');
+    await expect(card.locator('[data-delivery-status]')).toHaveText('delivered');
+    await expect(card.locator('[data-request-body]')).toContainText(clickId);
+  }
+  await expect(page.locator('#journey')).not.toContainText('access_token');
+  await expect(page.locator('#journey')).not.toContainText(DEMO_ACCOUNTS.meta.accessToken);
 });
 
 test('a signup that never saw an ad click is delivered at medium match, with hashed identifiers only', async ({ page }) => {
   test.setTimeout(60_000);
   const email = `grace.${randomBytes(3).toString('hex')}@example.com`;
   await page.goto(`${journey.demo.url}/pricing`);
-  await page.waitForFunction(
-    (name) => typeof (window as unknown as Record<string, { captureSaasSignupIntent?: unknown }>)[name]?.captureSaasSignupIntent === 'function',
-    SERVICE_GLOBAL,
-  );
-  await page.getByLabel('Work email').fill(email);
-  await page.getByLabel('Your name').fill('Grace Hopper');
-  await page.getByRole('button', { name: 'Create my account' }).click();
-  await expect(page).toHaveURL(/\/welcome\?user=usr_/);
-  const userId = new URL(page.url()).searchParams.get('user')!;
+  const userId = await signUp(page, email, 'Grace Hopper');
 
-  const query = new URLSearchParams({ site_id: journey.demo.setup.site.id, email, limit: '10' });
   await expect
     .poll(
-      async () => {
-        const res = await fetch(`${journey.base}/v1/events?${query}`, { headers: { authorization: `Bearer ${journey.apiKey}` } });
-        return ((await res.json()) as { data: Array<ApiEvent & { match_quality?: string | null }> }).data.map((e) => ({
+      async () =>
+        (await demoEvents({ email })).map((e) => ({
           customer_event_id: e.customer_event_id,
           match_quality: e.match_quality,
           click_ids: e.click_ids ?? null,
           status: e.status,
           actions: (e.actions ?? []).map((a) => ({ destination: a.destination, status: a.status })),
-        }));
-      },
+        })),
       { timeout: 30_000 },
     )
-    .toEqual([
-      { customer_event_id: userId, match_quality: 'medium', click_ids: null, status: 'completed', actions: [{ destination: 'google-ads', status: 'delivered' }] },
-    ]);
+    .toEqual([{ customer_event_id: userId, match_quality: 'medium', click_ids: null, status: 'completed', actions: ALL_DELIVERED }]);
 
-  const conversions = journey.demo.fake.requests
-    .flatMap((r) => (r.body?.conversions ?? []) as Array<Record<string, unknown>>)
-    .filter((c) => (c.userIdentifiers as unknown[] | undefined)?.some((u) => (u as { hashedEmail?: string }).hashedEmail === sha256(email)));
-  expect(conversions).toHaveLength(1);
-  expect(conversions[0]).not.toHaveProperty('gclid');
+  const events = journey.demo.fakes.google.ingested().filter((e) => e.event.userData?.userIdentifiers?.some((u: { emailAddress?: string }) => u.emailAddress === sha256(email)));
+  expect(events).toHaveLength(1);
+  expect(events[0]!.event).not.toHaveProperty('adIdentifiers');
   await expect(page.locator('[data-step="click"]')).toHaveAttribute('data-state', 'skipped');
   await expect(page.locator('#journey [data-final]')).toHaveAttribute('data-final', 'true');
 });

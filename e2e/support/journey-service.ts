@@ -1,21 +1,24 @@
 /**
  * The service with its demo, started for the journey spec the way `npm start` starts them (startServiceWithDemo), on
  * a fresh data directory and free ports. The global setup's service runs without the demo in the runner process;
- * the journey needs the demo site, its backend and the fake Google Ads API in reach, so it starts its own.
+ * the journey needs the demo site, its backend and the four fake ad platforms in reach, so it starts its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '../../src/server/settings';
 import { startServiceWithDemo } from '../../src/demo/with-service';
+import { readCredentials } from '../../src/demo/credentials';
 import type { RunningDemo } from '../../src/demo/index';
 import { freePort } from './real-service';
 
 export interface JourneyService {
   /** Loopback base URL of the service (REST API). */
   base: string;
-  /** The API key the first start printed. */
+  /** The API key the first start printed: the user's account, not the demo's. */
   apiKey: string;
+  /** The demo backend's API key, as it keeps it in the data directory: the demo's own account. */
+  demoApiKey: string;
   demo: RunningDemo;
   close(): Promise<void>;
 }
@@ -35,14 +38,16 @@ export async function startJourneyService(): Promise<JourneyService> {
     throw error;
   });
   const { service, demo } = running;
-  if (!service.apiKey || !demo) {
+  const demoApiKey = readCredentials(join(dataDir, 'demo-store.json'))?.api_key;
+  if (!service.apiKey || !demo || !demoApiKey) {
     await running.close();
     rmSync(dataDir, { recursive: true, force: true });
-    throw new Error('the service started on a fresh data directory without a first-run API key or without its demo');
+    throw new Error('the service started on a fresh data directory without a first-run API key, or without its demo and the demo key');
   }
   return {
     base: `http://127.0.0.1:${port}`,
     apiKey: service.apiKey,
+    demoApiKey,
     demo,
     async close() {
       await running.close();

@@ -6,6 +6,7 @@ import { findSiteAnyAccount, insertSite, listAllSites, type SiteRow } from '../s
 import { PREVIOUS_SECRET_GRACE_MS, rotateWebhookSecret } from '../server/webhook/secret-sql';
 import { parseSiteDomain, parseSiteName, parseTimezone } from '../server/api/sites/site-fields';
 import { nonEmptyString } from '../server/http/input';
+import { serveStdio } from '../server/mcp';
 import type { Output } from './output';
 
 export interface CommandContext {
@@ -13,6 +14,22 @@ export interface CommandContext {
   settings: Settings;
   out: Output;
   options: Record<string, string | undefined>;
+}
+
+/** What a command that works beside the service, through its API, gets: no store (the service may hold it). */
+export interface ServiceCommandContext {
+  env: NodeJS.ProcessEnv;
+  err: Output;
+  options: Record<string, string | undefined>;
+}
+
+/** A command that leaves the store alone and talks to the running service instead (`cnv mcp`). */
+export interface ServiceCommand {
+  name: string;
+  usage: string;
+  summary: string;
+  options: Record<string, string>;
+  run(ctx: ServiceCommandContext): Promise<void>;
 }
 
 export interface Command {
@@ -215,13 +232,39 @@ export const COMMANDS: readonly Command[] = [
   },
 ];
 
+/** Where `cnv mcp` finds the service when CNV_API_URL is not set: the local one, at its default port. */
+export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
+
+export const SERVICE_COMMANDS: readonly ServiceCommand[] = [
+  {
+    name: 'mcp',
+    usage: 'mcp',
+    summary:
+      'Serve the agent tools (Model Context Protocol) on stdio, for an MCP client to start. It calls the running\n' +
+      `      service's API at CNV_API_URL (default ${DEFAULT_API_URL}) with the API key in CNV_API_KEY.`,
+    options: {},
+    async run(ctx) {
+      const apiKey = ctx.env.CNV_API_KEY?.trim();
+      if (!apiKey) throw new CommandLineError("CNV_API_KEY is not set: put an API key of the account in it (see 'cnv keys create').");
+      const apiUrl = ctx.env.CNV_API_URL?.trim() || DEFAULT_API_URL;
+      if (!/^https?:\/\/[^/]/.test(apiUrl) || !URL.canParse(apiUrl)) {
+        throw new CommandLineError(`CNV_API_URL must be the service's http(s) address, such as ${DEFAULT_API_URL}.`);
+      }
+      // stdout carries the protocol only; a note for the person reading the client's log goes to stderr.
+      ctx.err.write(`cnv mcp: serving the agent tools on stdio for the service at ${apiUrl}\n`);
+      await serveStdio({ apiUrl, apiKey });
+    },
+  },
+];
+
 export const HELP = `cnv: operator commands of the cnv conversion tracking service.
 
 They work on the service's store: DATABASE_URL (PostgreSQL) or, unset, the embedded store in CNV_DATA_DIR
 (default ./.cnv-data). The embedded store serves one process at a time: stop the service before using cnv on it.
+cnv mcp is the exception: it leaves the store to the running service and uses its API.
 
 Usage:
-${COMMANDS.map((c) => `  cnv ${c.usage}\n      ${c.summary}`).join('\n')}
+${[...COMMANDS, ...SERVICE_COMMANDS].map((c) => `  cnv ${c.usage}\n      ${c.summary}`).join('\n')}
   cnv help
       Show this help.
 

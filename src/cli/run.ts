@@ -7,7 +7,7 @@ import type { Database } from '../server/db/db';
 import { loadSettings, type Settings } from '../server/settings';
 import { openStore } from '../server/db/open-store';
 import { ApiError } from '../server/http/errors';
-import { COMMANDS, CommandLineError, HELP, type CommandContext } from './commands';
+import { COMMANDS, CommandLineError, HELP, SERVICE_COMMANDS, type CommandContext } from './commands';
 
 import type { Output } from './output';
 
@@ -36,7 +36,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return first === undefined ? EXIT_USAGE : EXIT_OK;
   }
   const name = second === undefined || second.startsWith('-') ? first : `${first} ${second}`;
-  const command = COMMANDS.find((c) => c.name === name);
+  const storeCommand = COMMANDS.find((c) => c.name === name);
+  const serviceCommand = storeCommand ? undefined : SERVICE_COMMANDS.find((c) => c.name === name);
+  const command = storeCommand ?? serviceCommand;
   if (!command) {
     const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `)).map((c) => `cnv ${c.name}`);
     io.err.write(
@@ -60,6 +62,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT_USAGE;
   }
 
+  if (serviceCommand) {
+    // Beside the service: no settings of the store, no store opened (the running service may hold the embedded one).
+    try {
+      await serviceCommand.run({ env: io.env ?? process.env, err: io.err, options: values as Record<string, string | undefined> });
+      return EXIT_OK;
+    } catch (error) {
+      const usage = error instanceof CommandLineError ? `\nUsage: cnv ${command.usage}` : '';
+      io.err.write(`cnv ${command.name}: ${error instanceof Error ? error.message : String(error)}${usage}\n`);
+      return error instanceof CommandLineError ? EXIT_USAGE : EXIT_FAILED;
+    }
+  }
+
   let settings: Settings;
   try {
     settings = loadSettings(io.env ?? process.env);
@@ -71,7 +85,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     store = io.db ? { db: io.db, close: async () => undefined } : await openStore(settings, 'the cnv command');
     const ctx: CommandContext = { db: store.db, settings, out: io.out, options: values as Record<string, string | undefined> };
-    await command.run(ctx);
+    await storeCommand!.run(ctx);
     return EXIT_OK;
   } catch (error) {
     if (error instanceof CommandLineError) {

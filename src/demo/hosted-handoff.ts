@@ -1,25 +1,64 @@
 /**
- * Completing a hosted handoff page the way a person does it in a browser: open the link, fill in the form, submit.
+ * Completing a hosted handoff page the way a person does it in a browser: open the link, sign in with the platform
+ * when the page asks (following the redirects to the platform's consent screen and back), fill in the form, submit.
  * The demo does it over HTTP so that the first-run setup walks the same public path as a user.
  */
+
+const TIMEOUT_MS = 10_000;
+/** More redirects than one sign-in takes (authorize → platform → callback → page) means something loops. */
+const MAX_REDIRECTS = 6;
 
 /** The handoff link, re-addressed to a base this process can reach (the public URL may name a proxy or a host alias). */
 export function localHandoffUrl(handoffUrl: string, reachableBase: string): string {
   const url = new URL(handoffUrl);
-  return `${reachableBase.replace(/\/+$/, '')}${url.pathname}`;
+  return `${reachableBase.replace(/\/+$/, '')}${url.pathname}${url.search}`;
+}
+
+/** The hosted page's "Sign in with …" link (to `/handoffs/{token}/authorize`), or null when the page shows none. */
+export function signInHref(page: string): string | null {
+  const match = /<a [^>]*href="(\/handoffs\/[^"/]+\/authorize)"/i.exec(page);
+  return match ? match[1]! : null;
+}
+
+/**
+ * GETs `url` and follows its redirects one by one, as a browser does, except that a URL on the service's public
+ * origin is re-addressed to `reachableBase`; returns the final page.
+ */
+async function followRedirects(url: string, service: { publicOrigin: string; reachableBase: string }): Promise<{ url: string; page: string }> {
+  let current = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const res = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const location = res.headers.get('location');
+    if (res.status >= 300 && res.status < 400 && location) {
+      await res.body?.cancel();
+      const next = new URL(location, current);
+      current = next.origin === service.publicOrigin ? localHandoffUrl(next.href, service.reachableBase) : next.href;
+      continue;
+    }
+    const page = await res.text();
+    if (!res.ok) {
+      const problem = /<div class="notice warn">([^<]*)<\/div>/.exec(page)?.[1] ?? page.slice(0, 200);
+      throw new Error(`${new URL(current).pathname} answered ${res.status}: ${problem}`);
+    }
+    return { url: current, page };
+  }
+  throw new Error(`More than ${MAX_REDIRECTS} redirects from ${new URL(url).pathname}.`);
 }
 
 /** Opens the hosted page and submits its form with `fields`; returns the page shown after submitting. */
-export async function submitHostedForm(url: string, fields: Record<string, string>): Promise<string> {
-  const opened = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-  const page = await opened.text();
-  if (!opened.ok) throw new Error(`The hosted page ${new URL(url).pathname} answered ${opened.status}.`);
+export async function submitHostedForm(url: string, fields: Record<string, string>, opened?: string): Promise<string> {
+  let page = opened;
+  if (page === undefined) {
+    const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+    page = await res.text();
+    if (!res.ok) throw new Error(`The hosted page ${new URL(url).pathname} answered ${res.status}.`);
+  }
   if (!/<form[^>]*method="post"/i.test(page)) throw new Error(`The hosted page ${new URL(url).pathname} shows no form to complete.`);
   const submitted = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(fields).toString(),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(TIMEOUT_MS),
   });
   const result = await submitted.text();
   if (!submitted.ok) {
@@ -27,6 +66,27 @@ export async function submitHostedForm(url: string, fields: Record<string, strin
     throw new Error(`Submitting the hosted page ${new URL(url).pathname} answered ${submitted.status}${message ? `: ${message}` : ''}.`);
   }
   return result;
+}
+
+/**
+ * Completes a connect_destination handoff: opens its hosted page; when it asks to sign in with the platform, follows
+ * the sign-in (service → the platform's authorize URL → the service's OAuth callback → the page again); then submits
+ * the account form with `fields`. Returns the page shown after submitting.
+ */
+export async function completeDestinationHandoff(handoffUrl: string, reachableBase: string, fields: Record<string, string>): Promise<string> {
+  const service = { publicOrigin: new URL(handoffUrl).origin, reachableBase };
+  const pageUrl = localHandoffUrl(handoffUrl, reachableBase);
+  let { page } = await followRedirects(pageUrl, service);
+  const signIn = signInHref(page);
+  if (signIn) {
+    const back = await followRedirects(new URL(signIn, pageUrl).href, service);
+    if (new URL(back.url).pathname !== new URL(pageUrl).pathname) {
+      throw new Error(`Signing in for ${new URL(pageUrl).pathname} ended on ${new URL(back.url).pathname}, not back on the hosted page.`);
+    }
+    page = back.page;
+    if (signInHref(page)) throw new Error(`The hosted page ${new URL(pageUrl).pathname} still asks to sign in after the platform's consent.`);
+  }
+  return submitHostedForm(pageUrl, fields, page);
 }
 
 /** The webhook secret as the hosted page shows it once (what a user copies into their backend's configuration). */

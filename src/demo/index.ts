@@ -1,46 +1,38 @@
 /**
  * The demo that `npm start` serves beside the service: a pretend customer site on its own origin whose signups travel
- * through the real loader, webhook, pairing and delivery to a local fake of the Google Ads API.
+ * through the real loader, webhook, pairing and delivery to local fakes of four ad platforms (Google's Data Manager
+ * API, Meta's Conversions API, Microsoft Advertising, LinkedIn's Conversions API), each with its OAuth server.
  *
- * Two steps, because the delivery worker must send to the fake from its first delivery:
- * 1. `startDemoDestination(settings)` before the app and the delivery worker are built: starts the fake and returns
- *    the settings to run the service with (Google Ads API base = the fake).
- * 2. `startDemo(...)` once the service listens: the idempotent demo setup through the REST API and hosted pages, then
- *    the demo site's own server.
+ * Two steps, because the service must call the fakes from its first request:
+ * 1. `startDemoDestinations(settings)` before the app and the delivery worker are built: starts the fakes and returns
+ *    the settings to run the service with (every platform's API base, OAuth URLs and client = the fakes').
+ * 2. `startDemo(...)` once the service listens: the idempotent demo setup through the REST API and hosted pages
+ *    (each platform connected through its sign-in), then the demo site's own server.
  */
 import { join } from 'node:path';
 import type { Settings } from '../server/settings';
 import type { Database } from '../server/db/db';
-import { startFakeGoogleAds, type FakeGoogleAds } from './fake-google-ads';
+import { settingsForDemoPlatforms, startDemoAdPlatforms, type DemoAdPlatforms } from './ad-platforms';
+import { platformRequestFinder } from './platform-requests';
 import { ensureDemoSetup, DEMO, type DemoSetup } from './setup';
 import { SignupDesk } from './signups';
 import { buildDemoSite, type DemoSiteContext } from './site';
 
 export { DEMO } from './setup';
+export { DEMO_ACCOUNTS, type DemoAdPlatforms } from './ad-platforms';
 
-/** Developer token the demo uses when none is configured: the fake only checks that one is sent. */
-const DEMO_DEVELOPER_TOKEN = 'demo-developer-token';
-
-/** The local stand-in for Google Ads, and the settings that point the service at it. */
-export interface DemoDestination {
-  /** The service's settings with the Google Ads API base (and, if unset, the developer token) of the fake. */
+/** The local stand-ins for the ad platforms, and the settings that point the service at them. */
+export interface DemoDestinations {
+  /** The service's settings with every platform pointed at its fake (the production defaults stay the real hosts). */
   settings: Settings;
-  fake: FakeGoogleAds;
+  fakes: DemoAdPlatforms;
   close(): Promise<void>;
 }
 
-/** Starts the fake Google Ads API on a free loopback port; run the service with the returned settings. */
-export async function startDemoDestination(settings: Settings): Promise<DemoDestination> {
-  const fake = await startFakeGoogleAds();
-  return {
-    settings: {
-      ...settings,
-      googleAdsApiBase: fake.url,
-      googleAdsDeveloperToken: settings.googleAdsDeveloperToken || DEMO_DEVELOPER_TOKEN,
-    },
-    fake,
-    close: () => fake.close(),
-  };
+/** Starts the four fake ad platforms on free loopback ports; run the service with the returned settings. */
+export async function startDemoDestinations(settings: Settings): Promise<DemoDestinations> {
+  const fakes = await startDemoAdPlatforms(settings.meta.apiVersion);
+  return { settings: settingsForDemoPlatforms(settings, fakes), fakes, close: () => fakes.close() };
 }
 
 /** Where the demo reaches the service. */
@@ -63,8 +55,8 @@ export interface StartDemoOptions {
   /** The service's settings (demoPort, host, dataDir). */
   settings: Settings;
   db: Database;
-  /** From startDemoDestination; the demo closes it when it closes. */
-  destination: DemoDestination;
+  /** From startDemoDestinations; the demo closes them when it closes. */
+  destinations: DemoDestinations;
   serviceUrls: DemoServiceUrls;
   log: DemoLogger;
 }
@@ -75,8 +67,8 @@ export interface RunningDemo {
   url: string;
   /** What the setup found or made: site, flow, API client. */
   setup: DemoSetup;
-  /** The fake Google Ads API (its received requests are what the welcome page shows). */
-  fake: FakeGoogleAds;
+  /** The fake ad platforms (their received requests are what the welcome page shows). */
+  fakes: DemoAdPlatforms;
   close(): Promise<void>;
 }
 
@@ -85,12 +77,17 @@ export function demoOrigin(port: number): string {
   return `http://localhost:${port}`;
 }
 
+/** Where each fake listens, for the log and the banner. */
+export function fakeUrls(fakes: DemoAdPlatforms): string {
+  return `Google ${fakes.google.url}, Meta ${fakes.meta.url}, Microsoft Advertising ${fakes.microsoft.url}, LinkedIn ${fakes.linkedin.url}`;
+}
+
 /** Sets up the demo in cnv (creating only what is missing) and serves the demo site on settings.demoPort. */
 export async function startDemo(options: StartDemoOptions): Promise<RunningDemo> {
-  const { settings, destination, serviceUrls, log } = options;
+  const { settings, destinations, serviceUrls, log } = options;
   if (settings.demoPort === null) throw new Error('startDemo needs settings.demoPort (CNV_DEMO_PORT is off).');
   let context: DemoSiteContext | null = null;
-  const app = await buildDemoSite({ context: () => context, uploads: destination.fake, log });
+  const app = await buildDemoSite({ context: () => context, requestsOf: platformRequestFinder(destinations.fakes), log });
   try {
     // Listen first: the site's domain names its port, which with port 0 is known only once bound.
     await app.listen({ port: settings.demoPort, host: settings.host });
@@ -110,14 +107,14 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
       webhookSecret: setup.webhookSecret,
     });
     context = { page: { serviceUrl: serviceUrls.public, siteKey: setup.site.site_key }, siteId: setup.site.id, api: setup.api, desk };
-    log.info(`demo site on ${origin} (site key ${setup.site.site_key}); Google Ads uploads go to the local fake at ${destination.fake.url}`);
+    log.info(`demo site on ${origin} (site key ${setup.site.site_key}); the ad platforms are local fakes: ${fakeUrls(destinations.fakes)}`);
     return {
       url: origin,
       setup,
-      fake: destination.fake,
+      fakes: destinations.fakes,
       async close() {
         await app.close();
-        await destination.close();
+        await destinations.close();
       },
     };
   } catch (error) {

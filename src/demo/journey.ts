@@ -1,22 +1,41 @@
 /**
- * The journey of one demo signup as a list of steps: ad click, signup intent, backend report, pairing, and each
- * destination's delivery. Pure: built from the signup, the events cnv shows for it, and the fake's received uploads.
+ * The journey of one demo signup as a list of steps: ad click, signup intent, backend report, pairing, and the
+ * deliveries to the ad platforms. Pure: built from the signup, the events cnv shows for it, and the requests the fake
+ * platforms received.
  */
 import type { EventFacts } from './event-facts';
 import { isSettled } from './event-facts';
-import type { ReceivedUpload } from './uploads';
+import type { ReceivedRequest, RequestFinder } from './platform-requests';
 import type { Signup } from './signups';
 
 export type StepState = 'done' | 'waiting' | 'failed' | 'skipped';
 
-/** One step of the journey. `facts` are label/value pairs; `upload` is what the fake destination received. */
+/** One destination's delivery of an event: its status in cnv, and the request its fake received. */
+export interface Delivery {
+  /** The destination type, e.g. `google-ads`. */
+  destination: string;
+  label: string;
+  state: StepState;
+  /** The action's status as GET /v1/events shows it. */
+  status: string;
+  summary: string;
+  /** What in the request carries the ad click, in a sentence. */
+  clickNote: string | null;
+  facts: Array<[string, string]>;
+  /** The last request the fake received for this event (a retry shows the latest). */
+  request?: ReceivedRequest;
+  /** How many requests the fake received for it (more than one after retries). */
+  requestCount: number;
+}
+
+/** One step of the journey. `facts` are label/value pairs; `deliveries` are the per-platform results of an event. */
 export interface JourneyStep {
   key: string;
   title: string;
   state: StepState;
   summary: string;
   facts: Array<[string, string]>;
-  upload?: ReceivedUpload;
+  deliveries?: Delivery[];
 }
 
 export interface Journey {
@@ -31,11 +50,30 @@ export interface JourneyInput {
   events: EventFacts[];
   /** Why the events could not be read, if they could not. */
   eventsError: string | null;
-  /** The uploads the fake destination received for an event's action. */
-  uploadsOf(event: EventFacts): ReceivedUpload[];
+  /** The requests a destination's fake received for an event. */
+  requestsOf: RequestFinder;
 }
 
-const DESTINATION_LABELS: Record<string, string> = { 'google-ads': 'Google Ads (local fake)' };
+/** The platforms the demo delivers to, in the order its flow lists them. */
+export const PLATFORM_LABELS: Readonly<Record<string, string>> = {
+  'google-ads': 'Google Ads',
+  meta: 'Meta',
+  'microsoft-ads': 'Microsoft Advertising',
+  linkedin: 'LinkedIn',
+};
+
+/** Where each platform's request carries the click, when the visit had that platform's click id. */
+const CLICK_NOTES: Readonly<Record<string, { clickId: string; note: string }>> = {
+  'google-ads': { clickId: 'gclid', note: 'Data Manager API events:ingest: the gclid travels in adIdentifiers.gclid.' },
+  meta: { clickId: 'fbclid', note: 'Conversions API: user_data.fbc is built from the fbclid (fb.1.<click time>.<fbclid>).' },
+  'microsoft-ads': { clickId: 'msclkid', note: 'ApplyOfflineConversions: the msclkid travels as MicrosoftClickId.' },
+  linkedin: { clickId: 'li_fat_id', note: 'Conversions API: the li_fat_id is a LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID user id.' },
+};
+
+/** How a platform is named on the page. */
+export function platformLabel(destination: string): string {
+  return PLATFORM_LABELS[destination] ?? destination;
+}
 
 const MATCH_EXPLAINED: Record<string, string> = {
   high: 'high: the ad click id travels with the conversion',
@@ -56,7 +94,7 @@ function clickStep(event: EventFacts | undefined): JourneyStep {
       ...base,
       state: 'skipped',
       summary:
-        'This browser had no ad click stored: the visit did not start from an ad link. Google Ads can then only match on hashed identifiers. Start from “Simulate an ad click” to see the full journey.',
+        'This browser had no ad click stored: the visit did not start from an ad link. The ad platforms can then only match on hashed identifiers. Start from “Simulate an ad click” to see the full journey.',
       facts: [],
     };
   }
@@ -67,7 +105,7 @@ function clickStep(event: EventFacts | undefined): JourneyStep {
   return {
     ...base,
     state: 'done',
-    summary: 'The loader read the click id from the landing URL as its first act and kept it in a first-party cookie.',
+    summary: 'The loader read the click ids from the landing URL as its first act and kept them in a first-party cookie.',
     facts,
   };
 }
@@ -141,31 +179,60 @@ function pairingStep(event: EventFacts | undefined, waitingFor: string): Journey
   return { ...base, state: 'done', summary: 'The report’s token found the loader’s snapshot: one event per live flow.', facts };
 }
 
-function deliveryStep(event: EventFacts, index: number, uploads: ReceivedUpload[]): JourneyStep {
+function delivery(event: EventFacts, index: number, requestsOf: RequestFinder): Delivery {
   const action = event.actions[index]!;
-  const label = DESTINATION_LABELS[action.destination] ?? action.destination;
-  const base = { key: `delivery:${event.id}:${index}`, title: `Delivered to ${label}` };
-  // One order id per event; several actions of one event are told apart by their conversion action.
-  const conversionAction = typeof action.request?.conversion_action === 'string' ? action.request.conversion_action : null;
-  const upload = uploads.filter((u) => conversionAction === null || u.conversion.conversionAction === conversionAction).at(-1);
-  const facts: Array<[string, string]> = [['status', action.status]];
+  const label = platformLabel(action.destination);
+  const requests = requestsOf(action.destination, event);
+  const request = requests.at(-1);
+  const click = CLICK_NOTES[action.destination];
+  const base = {
+    destination: action.destination,
+    label,
+    status: action.status,
+    clickNote: click && event.clickIds[click.clickId] ? click.note : null,
+    requestCount: requests.length,
+    ...(request ? { request } : {}),
+  };
   if (action.status === 'delivered') {
     return {
       ...base,
       state: 'done',
-      summary: upload
-        ? 'The fake Google Ads API received this click conversion upload (identifiers are SHA-256 hashes; nothing raw leaves cnv).'
-        : 'Delivered.',
-      facts,
-      ...(upload ? { upload } : {}),
+      summary: request ? `The ${label} fake accepted this request.` : 'Delivered.',
+      facts: [],
     };
   }
   if (action.status === 'failed') {
+    const facts: Array<[string, string]> = [];
     if (action.error) facts.push(['error', action.error.code ? `${action.error.code}: ${action.error.message}` : action.error.message]);
-    return { ...base, title: `Delivery to ${label} failed`, state: 'failed', summary: 'The destination refused the upload for good.', facts, ...(upload ? { upload } : {}) };
+    return { ...base, state: 'failed', summary: `${label} refused the conversion for good.`, facts };
   }
-  if (action.error) facts.push(['last error', action.error.message]);
-  return { ...base, title: `Delivering to ${label}`, state: 'waiting', summary: 'Queued in the outbox; the delivery worker sends it (and retries on failures).', facts };
+  const facts: Array<[string, string]> = action.error ? [['last error', action.error.message]] : [];
+  return { ...base, state: 'waiting', summary: 'Queued in the outbox; the delivery worker sends it (and retries on failures).', facts };
+}
+
+function deliveriesStep(event: EventFacts, requestsOf: RequestFinder): JourneyStep {
+  const deliveries = event.actions.map((_, i) => delivery(event, i, requestsOf));
+  const delivered = deliveries.filter((d) => d.state === 'done').length;
+  const failed = deliveries.filter((d) => d.state === 'failed').length;
+  const waiting = deliveries.length - delivered - failed;
+  const platforms = deliveries.length === 1 ? '1 ad platform' : `${deliveries.length} ad platforms`;
+  const base = { key: `deliveries:${event.id}`, facts: [] as Array<[string, string]>, deliveries };
+  if (waiting > 0) {
+    return { ...base, title: `Delivering to ${platforms}`, state: 'waiting', summary: `${delivered} of ${deliveries.length} delivered so far.` };
+  }
+  if (failed > 0) {
+    return { ...base, title: `Delivered to ${delivered} of ${platforms}`, state: 'failed', summary: `${failed} refused the conversion; see why below.` };
+  }
+  return {
+    ...base,
+    title: `Delivered to ${platforms}`,
+    state: 'done',
+    summary: 'Each local fake received the request below, exactly as the platform documents it; hashed identifiers only, nothing raw leaves cnv.',
+  };
+}
+
+function pendingDeliveries(): JourneyStep {
+  return { key: 'deliveries', title: 'Delivery to the ad platforms', state: 'waiting', summary: 'Follows once the event exists.', facts: [] };
 }
 
 /** The steps of a signup's journey and whether it is over. */
@@ -177,7 +244,7 @@ export function buildJourney(input: JourneyInput): Journey {
   if (signup.reportError) return { steps, final: true };
   if (!report) {
     steps.push(pairingStep(undefined, 'Follows once the backend’s report has arrived.'));
-    steps.push({ key: 'delivery', title: 'Delivery to Google Ads', state: 'waiting', summary: 'Follows once the event exists.', facts: [] });
+    steps.push(pendingDeliveries());
     return { steps, final: false };
   }
   if (!report.ok) return { steps, final: true };
@@ -195,12 +262,12 @@ export function buildJourney(input: JourneyInput): Journey {
   if (events.length === 0) {
     const waitingFor = input.eventsError ? `Could not read events: ${input.eventsError}` : 'Waiting for the event to show in GET /v1/events.';
     steps.push(pairingStep(undefined, waitingFor));
-    steps.push({ key: 'delivery', title: 'Delivery to Google Ads', state: 'waiting', summary: 'Follows once the event exists.', facts: [] });
+    steps.push(pendingDeliveries());
     return { steps, final: false };
   }
   for (const event of events) {
     steps.push(pairingStep(event, ''));
-    event.actions.forEach((_, i) => steps.push(deliveryStep(event, i, input.uploadsOf(event))));
+    steps.push(deliveriesStep(event, input.requestsOf));
   }
   const final = events.length >= expected && events.every(isSettled);
   return { steps, final };

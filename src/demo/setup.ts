@@ -1,29 +1,50 @@
 /**
  * The first-run demo setup, run on every start and idempotent: it looks at what exists and creates only what is
- * missing. It takes the path a user takes: a site through the REST API, the Google Ads destination and the API trigger
- * source through hosted handoff pages, then a flow created and published through the REST API. Reads that the API
- * does not offer (is a destination connected? the site's current webhook secret) go to the store in process.
+ * missing. The demo lives in an account of its own, so nothing a user does with the account the first start printed
+ * (connecting their own Google Ads, editing flows) can break it, and the demo's events never mix with theirs.
+ *
+ * Creating an account is an operator's act, not an API call (the CLI's `cnv accounts create` writes it to the store),
+ * so that one step goes to the store in process; everything else takes the path a user takes: a site through the REST
+ * API, each ad platform connected through its hosted handoff (sign-in with the platform's OAuth, then the account
+ * form; Meta's form alone), the API trigger source through its hosted page, and a flow created and published through
+ * the REST API. The one read the API does not offer (the site's current webhook secret) goes to the store.
  */
 import type { Database } from '../server/db/db';
-import { findAccountByApiKey, issueApiKey, listAccounts, type Account } from '../server/accounts/sql';
-import { connectedDestinationTypes } from '../server/destinations/sql';
-import { activeWebhookSecrets } from '../server/webhook/secret-sql';
+import { findAccountByApiKey, insertAccount, issueApiKey, listAccounts, listApiKeys, revokeApiKey, type Account } from '../server/accounts';
+import { activeWebhookSecrets } from '../server/webhook';
+import { DEMO_ACCOUNTS } from './ad-platforms';
 import { readCredentials, writeCredentials } from './credentials';
-import { localHandoffUrl, submitHostedForm, webhookSecretOnPage } from './hosted-handoff';
+import { completeDestinationHandoff, submitHostedForm, localHandoffUrl, webhookSecretOnPage } from './hosted-handoff';
 import { ServiceApi, type FlowRecord, type HandoffRecord, type SiteRecord } from './service-api';
+
+/** One action of the demo flow: a destination and the config its platform needs. */
+export interface DemoAction {
+  integrationId: string;
+  config: Record<string, unknown>;
+}
 
 /** The names and ids the demo creates; a person finds them again through the API. */
 export const DEMO = {
+  /** The demo's own account (never the one the first start created). */
+  accountName: 'cnv demo (Demo store)',
   siteName: 'Demo store',
   timezone: 'America/New_York',
   flowName: 'Demo signups',
   triggerKey: 'demo-signup',
-  /** The Google Ads conversion action the demo flow fires. */
-  conversionActionId: '987654321',
-  /** The pretend Google Ads account connected through the hosted page. */
-  googleAdsCustomerId: '123-456-7890',
-  /** Stands for the token Google's OAuth step would give; the local fake accepts any bearer token. */
-  googleAdsAccessToken: 'demo-oauth-access-token',
+  /** What the demo types into each platform's hosted connect form, after signing in (the fakes consent at once). */
+  connectForms: {
+    'google-ads': { customer_id: DEMO_ACCOUNTS.google.customerId },
+    meta: { pixel_id: DEMO_ACCOUNTS.meta.pixelId, access_token: DEMO_ACCOUNTS.meta.accessToken },
+    'microsoft-ads': { customer_id: DEMO_ACCOUNTS.microsoft.customerId, account_id: DEMO_ACCOUNTS.microsoft.accountId },
+    linkedin: { ad_account_id: DEMO_ACCOUNTS.linkedin.adAccountId },
+  } as Readonly<Record<string, Readonly<Record<string, string>>>>,
+  /** The demo flow's actions: one per platform, each config as its platform's check wants it. */
+  actions: [
+    { integrationId: 'google-ads', config: { conversion: { id: DEMO_ACCOUNTS.google.conversionActionId } } },
+    { integrationId: 'meta', config: { event_name: DEMO_ACCOUNTS.meta.eventName } },
+    { integrationId: 'microsoft-ads', config: { conversion_name: DEMO_ACCOUNTS.microsoft.goalName } },
+    { integrationId: 'linkedin', config: { conversion_rule: DEMO_ACCOUNTS.linkedin.conversionRuleId } },
+  ] as readonly DemoAction[],
   apiKeyLabel: 'demo store backend',
 } as const;
 
@@ -49,16 +70,39 @@ export interface DemoSetup {
   created: string[];
 }
 
-async function ensureApiKey(options: DemoSetupOptions, created: string[]): Promise<{ account: Account; apiKey: string }> {
+interface DestinationRecord {
+  id: string;
+  type: string;
+  status: string;
+}
+
+/** Revokes a key the demo no longer uses (an earlier demo's key on the first account), so no orphan key stays live. */
+async function revokeOldKey(db: Database, account: Account, key: string): Promise<void> {
+  const row = (await listApiKeys(db, account.id)).find((k) => k.prefix === key.slice(0, 12) && k.label === DEMO.apiKeyLabel && !k.revoked_at);
+  if (row) await revokeApiKey(db, row.id);
+}
+
+/** The demo's own account and its API key: the stored key when it still opens that account, else a new key. */
+async function ensureAccount(options: DemoSetupOptions, created: string[]): Promise<{ account: Account; apiKey: string }> {
+  const { db } = options;
   const stored = readCredentials(options.credentialsFile);
   if (stored) {
-    const account = await findAccountByApiKey(options.db, stored.api_key);
-    if (account) return { account, apiKey: stored.api_key };
+    const account = await findAccountByApiKey(db, stored.api_key);
+    if (account?.name === DEMO.accountName) return { account, apiKey: stored.api_key };
+    // An earlier demo joined the first account: it moves to its own, and gives that account's key back.
+    if (account) await revokeOldKey(db, account, stored.api_key);
   }
-  // The demo joins the first account (the one the first start created), so its printed key sees the demo's events too.
-  const [account] = await listAccounts(options.db);
-  if (!account) throw new Error('The database has no account yet: the service creates one on its first start, before the demo.');
-  const { key } = await issueApiKey(options.db, account.id, DEMO.apiKeyLabel);
+  const found = (await listAccounts(db)).filter((a) => a.name === DEMO.accountName);
+  let account = found[0];
+  if (!account) {
+    if (!(await listAccounts(db)).length) {
+      // The first account is the user's (the start banner prints its key): the service makes it before the demo.
+      throw new Error('The database has no account yet: the service creates the first one on its first start, before the demo.');
+    }
+    account = await insertAccount(db, DEMO.accountName);
+    created.push(`the account "${DEMO.accountName}"`);
+  }
+  const { key } = await issueApiKey(db, account.id, DEMO.apiKeyLabel);
   writeCredentials(options.credentialsFile, { api_key: key });
   created.push('an API key for the demo backend');
   return { account, apiKey: key };
@@ -80,29 +124,32 @@ async function ensureSite(api: ServiceApi, demoOrigin: string, created: string[]
   return site;
 }
 
-async function completeHandoff(api: ServiceApi, body: Record<string, unknown>, fields: Record<string, string>): Promise<string> {
-  const handoff = await api.call<HandoffRecord>('POST', '/v1/handoffs', body);
-  const page = await submitHostedForm(localHandoffUrl(handoff.url, api.baseUrl), fields);
-  // Like the application that sent the user to the link, learn the outcome by polling the handoff.
+/** Learns a handoff's outcome the way the application that sent the user to the link does: by reading it. */
+async function expectCompleted(api: ServiceApi, handoff: HandoffRecord): Promise<void> {
   const after = await api.call<HandoffRecord>('GET', `/v1/handoffs/${encodeURIComponent(handoff.id)}`);
   if (after.status !== 'completed') throw new Error(`Handoff ${handoff.id} is still ${after.status} after its hosted page was completed.`);
-  return page;
 }
 
-async function ensureDestination(options: DemoSetupOptions, api: ServiceApi, accountId: string, created: string[]): Promise<void> {
-  if ((await connectedDestinationTypes(options.db, accountId)).has('google-ads')) return;
-  await completeHandoff(
-    api,
-    { purpose: 'connect_destination', destination_type: 'google-ads' },
-    { customer_id: DEMO.googleAdsCustomerId, access_token: DEMO.googleAdsAccessToken },
+/** Connects every platform the demo flow delivers to that GET /v1/destinations does not list as connected. */
+async function ensureDestinations(api: ServiceApi, created: string[]): Promise<void> {
+  const connected = new Set(
+    (await api.call<{ data: DestinationRecord[] }>('GET', '/v1/destinations')).data.filter((d) => d.status === 'connected').map((d) => d.type),
   );
-  created.push(`a Google Ads destination (customer ${DEMO.googleAdsCustomerId})`);
+  for (const { integrationId } of DEMO.actions) {
+    if (connected.has(integrationId)) continue;
+    const handoff = await api.call<HandoffRecord>('POST', '/v1/handoffs', { purpose: 'connect_destination', destination_type: integrationId });
+    await completeDestinationHandoff(handoff.url, api.baseUrl, DEMO.connectForms[integrationId] ?? {});
+    await expectCompleted(api, handoff);
+    created.push(`the ${integrationId} destination`);
+  }
 }
 
 async function ensureWebhookSecret(options: DemoSetupOptions, api: ServiceApi, site: SiteRecord, created: string[]): Promise<string> {
   const [current] = await activeWebhookSecrets(options.db, site.id);
   if (current) return current;
-  const page = await completeHandoff(api, { purpose: 'connect_trigger_source', trigger_source: 'api', site_id: site.id }, {});
+  const handoff = await api.call<HandoffRecord>('POST', '/v1/handoffs', { purpose: 'connect_trigger_source', trigger_source: 'api', site_id: site.id });
+  const page = await submitHostedForm(localHandoffUrl(handoff.url, api.baseUrl), {});
+  await expectCompleted(api, handoff);
   // The backend takes the secret from the page it is shown on, once, as a user copies it.
   const secret = webhookSecretOnPage(page);
   if (!secret) throw new Error('The trigger source page did not show a webhook secret.');
@@ -110,21 +157,34 @@ async function ensureWebhookSecret(options: DemoSetupOptions, api: ServiceApi, s
   return secret;
 }
 
-function isDemoFlow(flow: FlowRecord): boolean {
-  return flow.name === DEMO.flowName && flow.trigger_config.integrationId === 'api' && flow.trigger_config.key === DEMO.triggerKey;
+/** The actions of a flow as comparable text (destination and config), in order. */
+function actionsKey(actions: ReadonlyArray<Record<string, unknown>>): string {
+  return JSON.stringify(actions.map((a) => [a.integrationId, a.config]));
+}
+
+function isDemoTrigger(flow: FlowRecord): boolean {
+  return flow.trigger_config.integrationId === 'api' && flow.trigger_config.key === DEMO.triggerKey;
 }
 
 async function ensureFlow(api: ServiceApi, site: SiteRecord, created: string[]): Promise<FlowRecord> {
-  const flows = await api.listAll<FlowRecord>('/v1/flows', { site_id: site.id });
-  let flow = flows.find(isDemoFlow);
+  const flows = (await api.listAll<FlowRecord>('/v1/flows', { site_id: site.id })).filter(isDemoTrigger);
+  const wanted = actionsKey(DEMO.actions as unknown as Array<Record<string, unknown>>);
+  let flow = flows.find((f) => f.name === DEMO.flowName && actionsKey(f.actions_config) === wanted);
   if (!flow) {
     flow = await api.call<FlowRecord>('POST', '/v1/flows', {
       site_id: site.id,
       name: DEMO.flowName,
       trigger_config: { type: 'saas_signup', integrationId: 'api', key: DEMO.triggerKey },
-      actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: DEMO.conversionActionId } } }],
+      actions_config: DEMO.actions,
     });
     created.push(`the flow "${DEMO.flowName}"`);
+  }
+  // Another live flow on the demo trigger (an older demo's) would deliver every signup twice.
+  for (const other of flows) {
+    if (other.id !== flow.id && other.status === 'live') {
+      await api.call('POST', `/v1/flows/${encodeURIComponent(other.id)}/unpublish`);
+      created.push(`unpublished the older flow ${other.id}`);
+    }
   }
   if (flow.status !== 'live') {
     flow = await api.call<FlowRecord>('POST', `/v1/flows/${encodeURIComponent(flow.id)}/publish`);
@@ -133,13 +193,13 @@ async function ensureFlow(api: ServiceApi, site: SiteRecord, created: string[]):
   return flow;
 }
 
-/** Makes sure the demo site, destination, trigger source and live flow exist; creates only what is missing. */
+/** Makes sure the demo's account, site, four destinations, trigger source and live flow exist; creates only what is missing. */
 export async function ensureDemoSetup(options: DemoSetupOptions): Promise<DemoSetup> {
   const created: string[] = [];
-  const { account, apiKey } = await ensureApiKey(options, created);
+  const { account, apiKey } = await ensureAccount(options, created);
   const api = new ServiceApi(options.apiBase, apiKey);
   const site = await ensureSite(api, options.demoOrigin, created);
-  await ensureDestination(options, api, account.id, created);
+  await ensureDestinations(api, created);
   const webhookSecret = await ensureWebhookSecret(options, api, site, created);
   const flow = await ensureFlow(api, site, created);
   if (created.length > 0) options.log.info(`demo setup created ${created.join(', ')}`);

@@ -2,22 +2,20 @@
  * The demo customer site and its backend, on its own origin: the ad landing, the pricing page with the signup form,
  * the signup endpoint that reports through the Node client, and the pages that show what cnv did with it.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { deriveOrderId } from '../server/destinations/google-ads/legacy-request';
 import { STYLESHEET } from './assets/style';
 import { browserScript } from './assets/browser-script';
 import { ICON_SVG } from './assets/icon';
-import type { EventFacts } from './event-facts';
 import { recentEvents, signupEvents } from './events-reader';
 import { buildJourney, type Journey } from './journey';
 import type { ServiceApi } from './service-api';
 import { checkSignupForm, type Signup, type SignupDesk } from './signups';
-import { uploadsWithOrderId, type UploadLog } from './uploads';
+import type { RequestFinder } from './platform-requests';
 import { eventsPage, eventsTable, EVENTS_TABLE_PATH } from './pages/events';
 import type { Html } from '../server/http/html';
 import { journeyFragment } from './pages/journey-view';
-import { landingPage } from './pages/landing';
+import { DEMO_CLICK_ID_KEYS, landingPage, type DemoClickIds } from './pages/landing';
 import type { PageContext } from './pages/layout';
 import { pricingPage } from './pages/pricing';
 import { unknownSignupPage, welcomePage } from './pages/welcome';
@@ -33,17 +31,25 @@ export interface DemoSiteContext {
 export interface DemoSiteOptions {
   /** The context, or null while the demo setup is still running (pages then answer 503). */
   context(): DemoSiteContext | null;
-  /** The fake Google Ads API's received requests. */
-  uploads: UploadLog;
+  /** The requests the fake ad platforms received, per destination and event. */
+  requestsOf: RequestFinder;
   log: { error(obj: unknown, message: string): void };
 }
 
 /** Largest signup form accepted, in bytes. */
 const FORM_MAX_BYTES = 8 * 1024;
 
-/** A click id like the ones the demo's "ad" carries: recognisably a test value. */
-export function newDemoClickId(): string {
-  return `TeSt-${randomBytes(12).toString('base64url')}`;
+/**
+ * The click ids of a fresh pretend ad click, each shaped as its platform issues them and recognisably a test value
+ * where the shape allows: a Microsoft click id is 32 hex characters, a LinkedIn li_fat_id a UUID.
+ */
+export function newDemoClickIds(): DemoClickIds {
+  return {
+    gclid: `TeSt-${randomBytes(12).toString('base64url')}`,
+    fbclid: `TeSt-fb-${randomBytes(12).toString('base64url')}`,
+    msclkid: randomBytes(16).toString('hex'),
+    li_fat_id: randomUUID(),
+  };
 }
 
 /** The page's Content Security Policy: the loader works under a strict one, so the demo uses one. */
@@ -86,12 +92,9 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
 
-  const uploadsOf = (event: EventFacts) =>
-    uploadsWithOrderId(options.uploads, deriveOrderId(ctx.page.siteKey, event.customerEventId, event.id));
-
   const journeyOf = async (signup: Signup): Promise<Journey> => {
     const read = await signupEvents(ctx.api, ctx.siteId, signup);
-    return buildJourney({ signup, events: read.events, eventsError: read.error, uploadsOf });
+    return buildJourney({ signup, events: read.events, eventsError: read.error, requestsOf: options.requestsOf });
   };
 
   app.get('/assets/demo.css', (_request, reply) =>
@@ -104,8 +107,12 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
   app.get('/favicon.ico', (_request, reply) => reply.redirect('/assets/icon.svg', 301));
 
   app.get<{ Querystring: Record<string, string> }>('/', (request, reply) => {
-    const clickId = Object.entries(request.query).find(([key]) => key.toLowerCase() === 'gclid')?.[1]?.trim() || null;
-    return sendPage(reply, landingPage(ctx.page, { clickId, freshClickId: newDemoClickId() }));
+    const query = Object.entries(request.query).map(([key, value]) => [key.toLowerCase(), String(value).trim()] as const);
+    const clickIds = DEMO_CLICK_ID_KEYS.flatMap((key): Array<[string, string]> => {
+      const value = query.find(([k]) => k === key)?.[1];
+      return value ? [[key, value]] : [];
+    });
+    return sendPage(reply, landingPage(ctx.page, { clickIds, freshClickIds: newDemoClickIds() }));
   });
 
   app.get('/pricing', (_request, reply) => sendPage(reply, pricingPage(ctx.page)));

@@ -1,13 +1,15 @@
 /**
- * What `npm start` runs: the service and, unless CNV_DEMO_PORT is off, the demo beside it. The fake Google Ads API
- * starts first, so the service (its delivery worker) sends Google Ads uploads to it from the first delivery.
+ * What `npm start` runs: the service and, unless CNV_DEMO_PORT is off, the demo beside it. The fake ad platforms start
+ * first, so the service sends every platform call (OAuth and deliveries) to them from its first request.
  */
 import type { Settings } from '../server/settings';
 import { startService, type RunningService, type ServiceUrls, type StartServiceOptions } from '../server/service';
-import { startDemo, startDemoDestination, type DemoServiceUrls, type RunningDemo } from './index';
+import { startDemo, startDemoDestinations, type DemoServiceUrls, type RunningDemo } from './index';
 
 export interface ServiceWithDemo {
   service: RunningService;
+  /** The settings the service runs with (with the demo, every ad platform pointed at its local fake). */
+  settings: Settings;
   /** null when CNV_DEMO_PORT is off. */
   demo: RunningDemo | null;
   /** Closes the demo, then the service. Safe to call twice. */
@@ -27,26 +29,26 @@ export function demoServiceUrls(urls: ServiceUrls): DemoServiceUrls {
 
 /** Starts the service and, when settings.demoPort is set, the demo; a demo that cannot start stops everything. */
 export async function startServiceWithDemo(settings: Settings, options: StartServiceOptions = {}): Promise<ServiceWithDemo> {
-  const destination = settings.demoPort === null ? null : await startDemoDestination(settings);
+  const destinations = settings.demoPort === null ? null : await startDemoDestinations(settings);
   let service: RunningService;
   try {
-    service = await startService(destination?.settings ?? settings, options);
+    service = await startService(destinations?.settings ?? settings, options);
   } catch (error) {
-    await destination?.close();
+    await destinations?.close();
     throw error;
   }
   let demo: RunningDemo | null = null;
-  if (destination) {
+  if (destinations) {
     try {
       demo = await startDemo({
-        settings: destination.settings,
+        settings: destinations.settings,
         db: service.db,
-        destination,
+        destinations,
         serviceUrls: demoServiceUrls(service.urls),
         log: service.app.log,
       });
     } catch (error) {
-      await destination.close();
+      await destinations.close();
       await service.close();
       throw demoStartError(error, settings);
     }
@@ -54,6 +56,7 @@ export async function startServiceWithDemo(settings: Settings, options: StartSer
   let closed: Promise<void> | undefined;
   return {
     service,
+    settings: destinations?.settings ?? settings,
     demo,
     close: () =>
       (closed ??= (async () => {

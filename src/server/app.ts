@@ -6,6 +6,8 @@ import hostedRoutes from './api/handoffs/hosted-routes';
 import collectorRoutes from './collector/routes';
 import loaderScriptRoute from './collector/loader-routes';
 import webhookRoutes from './webhook/routes';
+import dashboardRoutes from './dashboard/routes';
+import mcpRoutes from './mcp/routes';
 
 export type { AppContext } from './http/app';
 
@@ -13,18 +15,20 @@ export interface BuildAppOptions extends AppContext {
   /** Fastify's logger option: false in tests, pino options (level, stream, …) in the service. */
   logger?: FastifyServerOptions['logger'];
   /** Which surfaces to serve; all by default. The webhook-only listener serves just `webhook`. */
-  surfaces?: ReadonlyArray<'rest' | 'hosted' | 'collector' | 'loader' | 'webhook'>;
+  surfaces?: ReadonlyArray<'rest' | 'hosted' | 'collector' | 'loader' | 'webhook' | 'dashboard'>;
 }
 
 /** Builds (does not start) the app. */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
-  const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook']);
+  const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook', 'dashboard']);
   const app = createHttpApp(options.logger);
   const ctx: AppContext = { db: options.db, settings: options.settings };
   if (surfaces.has('rest')) await app.register(restRoutes, ctx);
+  if (surfaces.has('rest')) await app.register(mcpRoutes, ctx); // the agent tools: POST /mcp over the REST routes
   if (surfaces.has('hosted')) await app.register(hostedRoutes, ctx);
   if (surfaces.has('collector')) await app.register(collectorRoutes, ctx);
   if (surfaces.has('loader')) await app.register(loaderScriptRoute, ctx);
   if (surfaces.has('webhook')) await app.register(webhookRoutes, ctx);
+  if (surfaces.has('dashboard')) await app.register(dashboardRoutes, ctx);
   return app;
 }

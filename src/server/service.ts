@@ -7,6 +7,7 @@ import { buildApp, type BuildAppOptions } from './app';
 import type { Settings } from './settings';
 import type { Database } from './db/db';
 import { openStore } from './db/open-store';
+import { serviceLoggerOptions } from './logging';
 import { oldestSite } from './api/sites';
 import { bootstrap } from './accounts';
 import { toSiteRecord, type SiteRecord } from './api/sites';
@@ -39,7 +40,7 @@ export interface RunningService {
 }
 
 export interface StartServiceOptions {
-  /** Fastify logger option; default: pino at settings.logLevel. */
+  /** Fastify logger option (the redaction of src/server/logging.ts is added to it); default: pino at settings.logLevel. */
   logger?: BuildAppOptions['logger'];
 }
 
@@ -54,7 +55,8 @@ function addressOf(app: FastifyInstance): string {
 export async function startService(settings: Settings, options: StartServiceOptions = {}): Promise<RunningService> {
   const store = await openStore(settings, 'the cnv service');
   const { db } = store;
-  const logger = options.logger ?? { level: settings.logLevel };
+  // Every logger of the service redacts (src/server/logging.ts); createHttpApp applies the same rules to a caller's option.
+  const logger = options.logger ?? serviceLoggerOptions({ level: settings.logLevel });
   const closers: Array<() => Promise<void>> = [() => store.close()];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close();

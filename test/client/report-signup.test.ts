@@ -240,19 +240,49 @@ describe('reportSignup: retries', () => {
     expect(time.delays).toEqual([20_000]);
   });
 
-  it('ends a hanging attempt at timeoutMs and retries it', async () => {
-    hook.script('hang');
-    const retries: RetryEvent[] = [];
-    const result = await client({ timeoutMs: 150, onRetry: (e) => retries.push(e) }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
-    expect(result).toMatchObject({ ok: true, attempts: 2 });
-    expect(retries[0]!.failure).toEqual({ kind: 'timeout', timeoutMs: 150 });
-  });
+  // The attempt's timeout runs on vitest's fake setTimeout: the test decides when time passes, so neither a slow
+  // machine (a real answer arriving after the timeout) nor a fast one changes what is tested.
+  describe('on fake timers', () => {
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
 
-  it('gives up on a service that always hangs, one timeout per attempt', async () => {
-    hook.script('hang', 'hang');
-    const result = await client({ timeoutMs: 100, maxAttempts: 2 }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
-    expect(result).toMatchObject({ reason: 'gave_up', attempts: 2, lastFailure: { kind: 'timeout' } });
-    expect(hook.requests).toHaveLength(2);
+    /** Waits (on real I/O, no clock) until the fake has received `count` requests. */
+    async function requestsArrived(count: number): Promise<void> {
+      while (hook.requests.length < count) await new Promise((resolve) => setImmediate(resolve));
+    }
+
+    it('ends a hanging attempt at exactly timeoutMs and retries it', async () => {
+      hook.script('hang');
+      const retries: RetryEvent[] = [];
+      let settled = false;
+      const report = client({ timeoutMs: 150, onRetry: (e) => retries.push(e) })
+        .reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' })
+        .finally(() => (settled = true));
+      await requestsArrived(1);
+      await vi.advanceTimersByTimeAsync(149);
+      expect(retries).toEqual([]);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(retries).toHaveLength(1);
+      expect(retries[0]!.failure).toEqual({ kind: 'timeout', timeoutMs: 150 });
+      expect(await report).toMatchObject({ ok: true, attempts: 2 });
+      expect(hook.requests).toHaveLength(2);
+    });
+
+    it('gives up on a service that always hangs, one timeout per attempt', async () => {
+      hook.script('hang', 'hang');
+      const report = client({ timeoutMs: 100, maxAttempts: 2 }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+      await requestsArrived(1);
+      await vi.advanceTimersByTimeAsync(100);
+      await requestsArrived(2);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await report).toMatchObject({ reason: 'gave_up', attempts: 2, lastFailure: { kind: 'timeout', timeoutMs: 100 } });
+      expect(hook.requests).toHaveLength(2);
+    });
   });
 
   it('retries after a connection reset', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildJourney, type JourneyInput } from '../../src/demo/journey';
 import { eventFacts, type ApiEvent } from '../../src/demo/event-facts';
 import type { Signup } from '../../src/demo/signups';
-import type { ReceivedUpload } from '../../src/demo/uploads';
+import type { ReceivedRequest, RequestFinder } from '../../src/demo/platform-requests';
 import type { ReportSignupResult } from '../../src/client/index';
 
 const TOKEN = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -37,16 +37,17 @@ function event(fields: Partial<ApiEvent> = {}): ApiEvent {
   };
 }
 
-const upload: ReceivedUpload = {
-  receivedAt: new Date(),
-  path: '/v22/customers/1234567890:uploadClickConversions',
+const ingest: ReceivedRequest = {
+  method: 'POST',
+  path: '/v1/events:ingest',
+  body: { events: [{ adIdentifiers: { gclid: 'TeSt-1' } }] },
   answeredStatus: 200,
   problems: [],
-  conversion: { gclid: 'TeSt-1', conversionAction: 'customers/1234567890/conversionActions/987654321' },
+  receivedAt: new Date(),
 };
 
-function input(s: Signup, events: ApiEvent[], uploads: ReceivedUpload[] = []): JourneyInput {
-  return { signup: s, events: events.map(eventFacts), eventsError: null, uploadsOf: () => uploads };
+function input(s: Signup, events: ApiEvent[], requestsOf: RequestFinder = () => []): JourneyInput {
+  return { signup: s, events: events.map(eventFacts), eventsError: null, requestsOf };
 }
 
 const states = (journey: ReturnType<typeof buildJourney>) => journey.steps.map((s) => [s.key.split(':')[0], s.state]);
@@ -59,7 +60,7 @@ describe('the journey of a signup', () => {
       ['intent', 'done'],
       ['report', 'waiting'],
       ['pairing', 'waiting'],
-      ['delivery', 'waiting'],
+      ['deliveries', 'waiting'],
     ]);
     expect(journey.final).toBe(false);
   });
@@ -77,7 +78,7 @@ describe('the journey of a signup', () => {
       ['intent', 'done'],
       ['report', 'done'],
       ['pairing', 'waiting'],
-      ['delivery', 'waiting'],
+      ['deliveries', 'waiting'],
     ]);
     expect(journey.final).toBe(false);
   });
@@ -89,19 +90,40 @@ describe('the journey of a signup', () => {
       ['intent', 'done'],
       ['report', 'done'],
       ['pairing', 'done'],
-      ['delivery', 'waiting'],
+      ['deliveries', 'waiting'],
     ]);
     expect(journey.steps[0]!.facts).toContainEqual(['gclid', 'TeSt-1']);
     expect(journey.final).toBe(false);
   });
 
-  it('is final once the event completed, with the upload the fake received on the delivery step', () => {
-    const done = event({ status: 'completed', actions: [{ destination: 'google-ads', status: 'delivered' }] });
-    const journey = buildJourney(input(signup(promoted()), [done], [upload]));
+  it('is final once the event completed, with the request each fake received on its delivery', () => {
+    const done = event({
+      status: 'completed',
+      click_ids: { gclid: 'TeSt-1', fbclid: 'fb-1' },
+      actions: [
+        { destination: 'google-ads', status: 'delivered' },
+        { destination: 'meta', status: 'delivered' },
+      ],
+    });
+    const asked: string[] = [];
+    const journey = buildJourney(input(signup(promoted()), [done], (destination, e) => (asked.push(`${destination} ${e.id}`), destination === 'google-ads' ? [ingest, ingest] : [])));
     expect(states(journey).every(([, state]) => state === 'done')).toBe(true);
-    expect(journey.steps.at(-1)!.upload).toBe(upload);
-    expect(journey.steps.at(-1)!.title).toBe('Delivered to Google Ads (local fake)');
+    const step = journey.steps.at(-1)!;
+    expect(step).toMatchObject({ key: 'deliveries:evt_1', title: 'Delivered to 2 ad platforms', state: 'done' });
+    expect(asked).toEqual(['google-ads evt_1', 'meta evt_1']);
+    expect(step.deliveries).toEqual([
+      expect.objectContaining({ destination: 'google-ads', label: 'Google Ads', state: 'done', status: 'delivered', request: ingest, requestCount: 2, clickNote: expect.stringContaining('adIdentifiers.gclid') }),
+      expect.objectContaining({ destination: 'meta', label: 'Meta', state: 'done', requestCount: 0, clickNote: expect.stringContaining('fbc') }),
+    ]);
+    expect(step.deliveries![1]).not.toHaveProperty('request');
     expect(journey.final).toBe(true);
+  });
+
+  it('keeps the page polling while one platform is still queued, and counts what is delivered', () => {
+    const partly = event({ actions: [{ destination: 'google-ads', status: 'delivered' }, { destination: 'linkedin', status: 'queued' }] });
+    const journey = buildJourney(input(signup(promoted()), [partly]));
+    expect(journey.steps.at(-1)).toMatchObject({ title: 'Delivering to 2 ad platforms', state: 'waiting', summary: '1 of 2 delivered so far.' });
+    expect(journey.final).toBe(false);
   });
 
   it('shows a failed delivery with the destination error', () => {
@@ -110,9 +132,9 @@ describe('the journey of a signup', () => {
       actions: [{ destination: 'google-ads', status: 'failed', error: { code: 'UNPARSEABLE_GCLID', message: 'The gclid could not be decoded.' } }],
     });
     const journey = buildJourney(input(signup(promoted()), [failed]));
-    const delivery = journey.steps.at(-1)!;
-    expect(delivery.state).toBe('failed');
-    expect(delivery.facts).toContainEqual(['error', 'UNPARSEABLE_GCLID: The gclid could not be decoded.']);
+    const step = journey.steps.at(-1)!;
+    expect(step).toMatchObject({ state: 'failed', title: 'Delivered to 0 of 1 ad platform' });
+    expect(step.deliveries![0]!.facts).toContainEqual(['error', 'UNPARSEABLE_GCLID: The gclid could not be decoded.']);
     expect(journey.final).toBe(true);
   });
 

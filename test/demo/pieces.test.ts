@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, html, raw } from '../../src/server/http/html';
 import { checkSignupForm, SignupDesk, splitName } from '../../src/demo/signups';
-import { uploadsWithOrderId } from '../../src/demo/uploads';
-import { localHandoffUrl, webhookSecretOnPage } from '../../src/demo/hosted-handoff';
+import { platformRequestFinder, shownRequest } from '../../src/demo/platform-requests';
+import { eventFacts } from '../../src/demo/event-facts';
+import { localHandoffUrl, signInHref, webhookSecretOnPage } from '../../src/demo/hosted-handoff';
 import { adClickHref } from '../../src/demo/pages/landing';
 import { installSnippet } from '../../src/demo/pages/layout';
 import { pricingPage } from '../../src/demo/pages/pricing';
-import { newDemoClickId } from '../../src/demo/site';
+import { newDemoClickIds } from '../../src/demo/site';
 import { triggerSourceConnectedPage } from '../../src/server/api/handoffs/hosted-pages';
 import type { CnvClient, ReportSignupInput } from '../../src/client/index';
-import type { FakeGoogleAdsRequest } from '../../src/demo/fake-google-ads';
+import type { FakeRequest } from '../../src/demo/fakes/fake-server';
 
 describe('the demo pages', () => {
   it('escape every interpolated value, and keep trusted markup as is', () => {
@@ -31,10 +32,15 @@ describe('the demo pages', () => {
     expect(page).toContain('name="name"');
   });
 
-  it('simulate an ad click with a landing URL tagged like Google Ads auto-tagging', () => {
-    const gclid = newDemoClickId();
-    expect(gclid).toMatch(/^TeSt-[A-Za-z0-9_-]{16}$/);
-    expect(adClickHref(gclid)).toBe(`/?gclid=${gclid}&utm_source=google&utm_medium=cpc&utm_campaign=demo`);
+  it('simulate an ad click whose landing URL carries each platform’s click id, shaped as the platform issues it', () => {
+    const ids = newDemoClickIds();
+    expect(ids.gclid).toMatch(/^TeSt-[A-Za-z0-9_-]{16}$/);
+    expect(ids.fbclid).toMatch(/^TeSt-fb-[A-Za-z0-9_-]{16}$/);
+    expect(ids.msclkid).toMatch(/^[0-9a-f]{32}$/);
+    expect(ids.li_fat_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(adClickHref(ids)).toBe(
+      `/?gclid=${ids.gclid}&fbclid=${ids.fbclid}&msclkid=${ids.msclkid}&li_fat_id=${ids.li_fat_id}&utm_source=demo-ads&utm_medium=cpc&utm_campaign=demo`,
+    );
   });
 });
 
@@ -89,21 +95,49 @@ describe('the demo backend', () => {
   });
 });
 
-describe('the fake destination log', () => {
-  it('finds the conversions uploaded under an order id, retries included', () => {
-    const request = (orderId: string, status: number): FakeGoogleAdsRequest => ({
-      method: 'POST',
-      path: '/v22/customers/1234567890:uploadClickConversions',
-      headers: {},
-      body: { conversions: [{ orderId, gclid: 'g' }], partialFailure: true },
-      customerId: '1234567890',
-      problems: [],
-      answeredStatus: status,
-      receivedAt: new Date(),
-    });
-    const log = { requests: [request('a', 500), request('b', 200), request('a', 200), { ...request('a', 400), body: null }] };
-    expect(uploadsWithOrderId(log, 'a').map((u) => u.answeredStatus)).toEqual([500, 200]);
-    expect(uploadsWithOrderId(log, 'c')).toEqual([]);
+describe('the fake platforms’ request log', () => {
+  const request = (path: string, body: unknown, query = ''): FakeRequest => ({
+    method: 'POST',
+    path,
+    query: new URLSearchParams(query),
+    headers: { authorization: 'Bearer secret-token' },
+    text: JSON.stringify(body),
+    body,
+    problems: [],
+    answeredStatus: 200,
+    answer: undefined,
+    receivedAt: new Date(),
+  });
+  const event = eventFacts({
+    id: 'evt_1',
+    site_key: 'k',
+    occurred_at: '2026-11-21T09:30:00.000Z',
+    customer_event_id: 'usr_1',
+    click_ids: { gclid: 'g-1' },
+  });
+
+  it('shows a request without its access token, in the query or the body', () => {
+    const shown = shownRequest(request('/v24.0/123/events', { data: [{ event_id: 'usr_1' }], access_token: 'EAA-secret' }, 'access_token=EAA-secret&x=1'));
+    expect(shown).toMatchObject({ method: 'POST', path: '/v24.0/123/events?x=1', body: { data: [{ event_id: 'usr_1' }] } });
+    expect(JSON.stringify(shown)).not.toContain('secret');
+  });
+
+  it('finds each platform’s requests for an event by what cnv puts in them, retries included', () => {
+    const other = { ...event, id: 'evt_2', occurredAt: '2026-11-21T09:31:00.000Z', customerEventId: 'usr_2', clickIds: {} };
+    const sources = {
+      google: { server: { requests: [request('/v1/events:ingest', { events: [{ eventTimestamp: event.occurredAt, adIdentifiers: { gclid: 'g-1' } }] }), request('/v1/events:ingest', { events: [{ eventTimestamp: other.occurredAt }] })] } },
+      meta: { requests: [request('/v24.0/123/events', { data: JSON.stringify([{ event_id: 'usr_1' }]) })] },
+      microsoft: { requests: [request('/CampaignManagement/v13/OfflineConversions/Apply', { OfflineConversions: [{ ConversionTime: event.occurredAt }] })] },
+      linkedin: { requests: [request('/rest/conversionEvents', { elements: [{ eventId: 'evt_1' }] }), request('/rest/conversionEvents', { elements: [{ eventId: 'evt_1' }] })] },
+    };
+    const find = platformRequestFinder(sources);
+    expect(find('google-ads', event)).toHaveLength(1);
+    expect(find('google-ads', other)).toHaveLength(1);
+    expect(find('meta', event)[0]!.body).toEqual({ data: [{ event_id: 'usr_1' }] });
+    expect(find('meta', other)).toEqual([]);
+    expect(find('microsoft-ads', event)).toHaveLength(1);
+    expect(find('linkedin', event)).toHaveLength(2);
+    expect(find('tiktok', event)).toEqual([]);
   });
 });
 
@@ -125,5 +159,13 @@ describe('completing the hosted trigger source page', () => {
 
   it('addresses the hosted link to a base this process can reach', () => {
     expect(localHandoffUrl('https://cnv.example.com/handoffs/TOKEN123', 'http://127.0.0.1:8787/')).toBe('http://127.0.0.1:8787/handoffs/TOKEN123');
+    expect(localHandoffUrl('https://cnv.example.com/handoffs/oauth/callback?code=c&state=s', 'http://127.0.0.1:8787')).toBe(
+      'http://127.0.0.1:8787/handoffs/oauth/callback?code=c&state=s',
+    );
+  });
+
+  it('finds the “Sign in with …” link of a destination page that still needs the platform’s consent', () => {
+    expect(signInHref('<p><a class="button" href="/handoffs/TOKEN123/authorize">Sign in with Google Ads</a></p>')).toBe('/handoffs/TOKEN123/authorize');
+    expect(signInHref('<form method="post"></form>')).toBeNull();
   });
 });

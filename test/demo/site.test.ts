@@ -1,11 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { loadSettings } from '../../src/server/settings';
 import { startServiceWithDemo, type ServiceWithDemo } from '../../src/demo/with-service';
 import { readCredentials } from '../../src/demo/credentials';
+import { DEMO_ACCOUNTS } from '../../src/demo/ad-platforms';
+import { acceptedEvents } from '../../src/demo/fakes/meta';
+import { newDemoClickIds } from '../../src/demo/site';
+import { CORRELATION_COOKIE, SNAPSHOT_CONTENT_TYPE, snapshotsPath } from '../../src/protocol/index';
+import { seededDataDir } from '../support/pglite';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -30,7 +35,7 @@ describe('the demo site served beside the service', () => {
   const secrets: string[] = [];
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'cnv-demo-site-'));
+    dataDir = await seededDataDir('cnv-demo-site-');
     running = await startServiceWithDemo(await settingsFor(dataDir, 0));
     demo = running.demo!.url;
     secrets.push(running.service.apiKey!, running.demo!.setup.webhookSecret, readCredentials(join(dataDir, 'demo-store.json'))!.api_key);
@@ -47,8 +52,23 @@ describe('the demo site served beside the service', () => {
     expect(running.service.urls.api).toMatch(/^http:\/\/127\.0\.0\.1:/);
   });
 
-  it('points the service’s Google Ads uploads at the local fake', () => {
-    expect(running.demo!.fake.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  it('points the service at the four local fake ad platforms, OAuth included, and leaves the production defaults alone', () => {
+    const { fakes } = running.demo!;
+    for (const fake of [fakes.google, fakes.meta, fakes.microsoft, fakes.linkedin]) expect(fake.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const settings = running.settings;
+    expect(settings.google).toMatchObject({ dataManagerApiBase: fakes.google.url, oauthAuthorizeUrl: fakes.google.urls.authorize, oauthClientId: fakes.google.client.id });
+    expect(settings.meta.graphApiBase).toBe(fakes.meta.url);
+    expect(settings.microsoft).toMatchObject({ adsApiBase: fakes.microsoft.url, oauthTokenUrl: fakes.microsoft.tokenUrl, developerToken: fakes.microsoft.developerToken });
+    expect(settings.linkedin).toMatchObject({ apiBase: fakes.linkedin.url, oauthAuthorizeUrl: fakes.linkedin.authorizeUrl });
+    expect(loadSettings({}).google.dataManagerApiBase).toBe('https://datamanager.googleapis.com');
+  });
+
+  it('keeps the demo in its own account: the first start’s key sees none of its sites or destinations', async () => {
+    const auth = { authorization: `Bearer ${running.service.apiKey}` };
+    const sites = (await (await fetch(`${running.service.urls.api}/v1/sites`, { headers: auth })).json()) as { data: Array<{ id: string }> };
+    expect(sites.data.map((s) => s.id)).not.toContain(running.demo!.setup.site.id);
+    const destinations = (await (await fetch(`${running.service.urls.api}/v1/destinations`, { headers: auth })).json()) as { data: unknown[] };
+    expect(destinations.data).toEqual([]);
   });
 
   it('never shows the API key or the webhook secret to the browser', async () => {
@@ -77,7 +97,9 @@ describe('the demo site served beside the service', () => {
   });
 
   it('reports nothing for a signup without the correlation cookie, and the welcome page says why', async () => {
-    const uploadsBefore = running.demo!.fake.requests.length;
+    const { fakes } = running.demo!;
+    const sent = () => fakes.google.server.requests.length + fakes.meta.requests.length + fakes.microsoft.requests.length + fakes.linkedin.requests.length;
+    const uploadsBefore = sent();
     const res = await fetch(`${demo}/signup`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -97,7 +119,89 @@ describe('the demo site served beside the service', () => {
     expect(welcome).toMatch(/data-step="report" data-state="failed"/);
     expect(welcome).toContain('Nothing was sent');
     expect(welcome).toContain('data-final="true"');
-    expect(running.demo!.fake.requests.length).toBe(uploadsBefore);
+    expect(sent()).toBe(uploadsBefore);
+  });
+
+  it('delivers a signup whose visit carried all four click ids to the four fakes, and the welcome page shows each request', async () => {
+    const { fakes, setup } = running.demo!;
+    const clicks = newDemoClickIds();
+    const email = `ada.${Date.now()}@example.com`;
+    const token = 'QUJDREVGR0hJSktMTU5PUA';
+    const now = new Date().toISOString();
+    // What the loader sends inside the submit event, from the demo origin: the landing's touch under a fresh token.
+    const snapshot = await fetch(`${running.service.urls.api}${snapshotsPath(setup.site.site_key)}`, {
+      method: 'POST',
+      headers: { origin: demo, 'content-type': SNAPSHOT_CONTENT_TYPE, 'user-agent': 'Mozilla/5.0 (demo test)' },
+      body: JSON.stringify({
+        correlation_token: token,
+        occurred_at: now,
+        trigger: 'form_submit',
+        page_url: `${demo}/pricing`,
+        referrer: `${demo}/`,
+        touch: { click_ids: clicks, utm: { utm_campaign: 'demo' }, landing_page_url: `${demo}/?gclid=${clicks.gclid}`, referrer: null, captured_at: now },
+        cookies: {},
+        consent: { ad_user_data: null, ad_personalization: null },
+      }),
+    });
+    expect(snapshot.status).toBe(204);
+    const res = await fetch(`${demo}/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${CORRELATION_COOKIE}=${token}` },
+      body: new URLSearchParams({ email, name: 'Ada Lovelace' }).toString(),
+      redirect: 'manual',
+    });
+    const location = res.headers.get('location')!;
+    const userId = new URL(location, demo).searchParams.get('user')!;
+    let welcome = '';
+    await expect.poll(async () => (welcome = await (await fetch(`${demo}${location}`)).text()), { timeout: 20_000 }).toContain('data-final="true"');
+
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    const hashedEmail = sha256(email.toLowerCase());
+    // Google: Data Manager API events:ingest, the gclid in adIdentifiers, the conversion action as productDestinationId.
+    const google = fakes.google.ingested().filter((e) => e.event.adIdentifiers?.gclid === clicks.gclid);
+    expect(google).toEqual([
+      expect.objectContaining({
+        destination: { operatingAccountId: '1234567890', loginAccountId: null, productDestinationId: DEMO_ACCOUNTS.google.conversionActionId },
+        event: expect.objectContaining({ eventSource: 'WEB', userData: { userIdentifiers: expect.arrayContaining([{ emailAddress: hashedEmail }]) } }),
+      }),
+    ]);
+    // Meta: a website CompleteRegistration whose fbc is built from the fbclid, the user id as event_id.
+    const meta = acceptedEvents(fakes.meta).filter((e) => e.event_id === userId);
+    expect(meta).toEqual([
+      expect.objectContaining({
+        event_name: 'CompleteRegistration',
+        action_source: 'website',
+        user_data: expect.objectContaining({ fbc: expect.stringMatching(new RegExp(`^fb\\.1\\.\\d{13}\\.${clicks.fbclid}$`)) }),
+      }),
+    ]);
+    // Microsoft: an offline conversion of the demo goal with the msclkid as MicrosoftClickId (and, as Microsoft
+    // normalises emails, the periods before the @ dropped before hashing).
+    expect(fakes.microsoft.applied.filter((c) => c.microsoftClickId === clicks.msclkid)).toEqual([
+      expect.objectContaining({ conversionName: DEMO_ACCOUNTS.microsoft.goalName, hashedEmailAddress: sha256(email.replace(/\.(?=[^@]*@)/g, '')), duplicate: false }),
+    ]);
+    // LinkedIn: a conversion event of the demo rule with the li_fat_id as a first-party ads tracking UUID.
+    const linkedin = fakes.linkedin.events.filter((e) => e.userIds.some((u) => u.idValue === clicks.li_fat_id));
+    expect(linkedin).toEqual([
+      expect.objectContaining({
+        conversion: `urn:lla:llaPartnerConversion:${DEMO_ACCOUNTS.linkedin.conversionRuleId}`,
+        userIds: expect.arrayContaining([
+          { idType: 'LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID', idValue: clicks.li_fat_id },
+          { idType: 'SHA256_EMAIL', idValue: hashedEmail },
+        ]),
+      }),
+    ]);
+
+    // The welcome page: each platform's card delivered, with the request its fake received and no access token.
+    for (const destination of ['google-ads', 'meta', 'microsoft-ads', 'linkedin']) {
+      expect(welcome).toMatch(new RegExp(`data-delivery="${destination}" data-state="done"`));
+    }
+    expect(welcome).toContain('/v1/events:ingest');
+    expect(welcome).toContain(`/v24.0/${DEMO_ACCOUNTS.meta.pixelId}/events`);
+    expect(welcome).toContain('/CampaignManagement/v13/OfflineConversions/Apply');
+    expect(welcome).toContain('/rest/conversionEvents');
+    for (const value of [clicks.gclid, clicks.fbclid, clicks.msclkid, clicks.li_fat_id]) expect(welcome).toContain(value);
+    expect(welcome).not.toContain(DEMO_ACCOUNTS.meta.accessToken);
+    expect(welcome).not.toContain('access_token');
   });
 
   it('answers 404 for the welcome page of a user it does not know', async () => {
@@ -110,7 +214,7 @@ describe('the demo site served beside the service', () => {
     const port = await new Promise<number>((resolve) =>
       busy.listen(0, '127.0.0.1', () => resolve((busy.address() as { port: number }).port)),
     );
-    const otherDir = mkdtempSync(join(tmpdir(), 'cnv-demo-busy-'));
+    const otherDir = await seededDataDir('cnv-demo-busy-');
     try {
       await expect(startServiceWithDemo(await settingsFor(otherDir, port))).rejects.toThrow(
         `the demo's port ${port} is in use: set CNV_DEMO_PORT to a free port, or CNV_DEMO_PORT=off to run without the demo.`,

@@ -33,6 +33,12 @@ describe('cnv help and command-line mistakes', () => {
     for (const command of ['keys create', 'keys list', 'keys revoke', 'sites create', 'sites list', 'accounts create', 'webhook-secret rotate']) expect(out).toContain(`cnv ${command}`);
   });
 
+  it('lists `cnv mcp`, the one command that leaves the store to the running service', async () => {
+    const { out } = await cnv(['help']);
+    expect(out).toContain('cnv mcp');
+    expect(out).toContain('CNV_API_KEY');
+  });
+
   it('prints the help to stderr and exits 2 without a command', async () => {
     const { code, err } = await cnv([]);
     expect(code).toBe(2);

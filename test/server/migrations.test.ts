@@ -1,30 +1,56 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { MIGRATIONS, migrate } from '../../src/server/db/migrations';
 import { openDatabase, type Database } from '../../src/server/db/db';
 
+// The one place the migrations run on an empty database: every other test clones the migrated image
+// (test/support/pglite.ts), so this file is what proves the migrations themselves. One empty database per kind,
+// migrated once: a PGlite initdb is the slow part, and the tests below read what that one run made.
 describe.each(DATABASE_KINDS)('migrations on $name', (kind) => {
-  let db: Database | undefined;
-  afterEach(async () => {
+  let db: Database;
+  let applied: number[];
+  beforeAll(async () => {
+    db = await kind.openUnmigrated();
+    applied = await migrate(db);
+  });
+  afterAll(async () => {
     await db?.close();
-    db = undefined;
   });
 
   it('applies every migration once and is a no-op the second time', async () => {
-    db = await kind.open();
+    expect(applied).toEqual(MIGRATIONS.map((m) => m.version));
     const versions = await db.query<{ version: number }>('select version from schema_migrations order by version');
     expect(versions.map((r) => Number(r.version))).toEqual(MIGRATIONS.map((m) => m.version));
     expect(await migrate(db)).toEqual([]);
   });
 
   it('creates the tables the store relies on', async () => {
-    db = await kind.open();
     const rows = await db.query<{ table_name: string }>(
       `select table_name from information_schema.tables where table_schema = current_schema() order by table_name`,
     );
     expect(rows.map((r) => r.table_name)).toEqual(
       expect.arrayContaining(['accounts', 'api_keys', 'sites', 'handoffs', 'flows', 'snapshots', 'reports', 'events', 'event_actions', 'outbox']),
     );
+  });
+
+  it.runIf(kind.name === 'pglite')('made the image every other test clones: a clone holds exactly this schema', async () => {
+    const clone = await kind.open();
+    try {
+      const columns = (on: Database) =>
+        on.query(
+          `select table_name, column_name, data_type, is_nullable, column_default from information_schema.columns
+           where table_schema = current_schema() order by table_name, column_name`,
+        );
+      const indexes = (on: Database) =>
+        on.query(`select tablename, indexname, indexdef from pg_indexes where schemaname = current_schema() order by indexname`);
+      const versions = (on: Database) => on.query('select version, name from schema_migrations order by version');
+      expect(await columns(clone)).toEqual(await columns(db));
+      expect(await indexes(clone)).toEqual(await indexes(db));
+      expect(await versions(clone)).toEqual(await versions(db));
+      expect(await migrate(clone)).toEqual([]);
+    } finally {
+      await clone.close();
+    }
   });
 });
 

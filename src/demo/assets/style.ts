@@ -22,7 +22,7 @@ code { background: #eef1f7; border-radius: 4px; padding: .05em .35em; word-break
 .wrap { max-width: 980px; margin: 0 auto; padding: 0 1.25rem; }
 header.site { background: var(--paper); border-bottom: 1px solid var(--line); }
 header.site .wrap { display: flex; align-items: center; justify-content: space-between; height: 64px; }
-.brand { display: flex; align-items: center; gap: .6rem; font-weight: 700; font-size: 1.15rem; color: var(--ink); text-decoration: none; }
+.brand { white-space: nowrap; display: flex; align-items: center; gap: .6rem; font-weight: 700; font-size: 1.15rem; color: var(--ink); text-decoration: none; }
 .brand-mark { width: 28px; height: 28px; border-radius: 8px; background: linear-gradient(135deg, #6366f1, #ec4899); }
 nav a { margin-left: 1.25rem; color: var(--muted); text-decoration: none; font-weight: 500; }
 nav a.active, nav a:hover { color: var(--ink); }
@@ -81,12 +81,48 @@ ol.timeline > li .detail { margin-top: .35rem; }
 @keyframes pulse { 50% { box-shadow: 0 0 0 6px var(--wait-wash); } }
 @media (prefers-reduced-motion: reduce) { ol.timeline > li.waiting::before { animation: none; } }
 
-pre.upload { background: var(--code); color: #e2e8f0; border-radius: 10px; padding: .9rem 1rem; overflow-x: auto; font-size: .8rem; margin: .6rem 0 0; }
+dl.click-ids { margin: .25rem 0 .75rem; }
+dl.click-ids dd code { background: rgba(255,255,255,.7); }
+.deliveries { display: grid; gap: .9rem; margin-top: .9rem; }
+.delivery { border: 1px solid var(--line); border-left: 4px solid #cbd5e1; border-radius: 12px; padding: .85rem 1rem; background: #fbfcfe; min-width: 0; }
+.delivery.done { border-left-color: var(--ok); }
+.delivery.waiting { border-left-color: var(--wait); }
+.delivery.failed { border-left-color: var(--bad); }
+.delivery header { display: flex; align-items: center; justify-content: space-between; gap: .75rem; }
+.delivery h4 { margin: 0; font-size: 1rem; }
+.delivery p { margin: .3rem 0 0; }
+.request { margin-top: .6rem; min-width: 0; }
+.request-line { display: flex; flex-wrap: wrap; align-items: center; gap: .4rem .5rem; font-size: .85rem; }
+.request-line .method { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-weight: 700; font-size: .8rem;
+  color: #fff; background: var(--brand); border-radius: 5px; padding: .05rem .45rem; }
+.request-line code.path { background: transparent; padding: 0; font-weight: 600; color: var(--ink); }
+pre.request-body { background: var(--code); color: #e2e8f0; border-radius: 10px; padding: .8rem 1rem; overflow: auto; max-height: 36rem;
+  font-size: .76rem; line-height: 1.45; margin: .5rem 0 .35rem; white-space: pre; }
+@media (max-width: 600px) {
+  .wrap { padding: 0 1rem; }
+  main { padding-top: 1.75rem; }
+  h1 { font-size: 1.8rem; }
+  p.lead { font-size: 1.05rem; }
+  .card { padding: 1rem; }
+  nav a { margin-left: .9rem; }
+  ol.timeline::before { left: 9px; }
+  ol.timeline > li { padding-left: 1.9rem; }
+  ol.timeline > li::before { left: 0; }
+  ol.timeline dl.kv { grid-template-columns: 1fr; gap: 0; }
+  ol.timeline dl.kv dd { margin-bottom: .4rem; }
+  .deliveries { margin-left: -1.9rem; }
+  .delivery { padding: .75rem; }
+  pre.request-body { font-size: .7rem; padding: .7rem .75rem; max-height: 20rem; }
+}
 
 table.events { width: 100%; border-collapse: collapse; background: var(--paper); border: 1px solid var(--line); border-radius: 12px; overflow: hidden; }
-table.events th, table.events td { text-align: left; padding: .6rem .8rem; border-bottom: 1px solid var(--line); font-size: .9rem; vertical-align: top; }
+table.events th, table.events td { text-align: left; padding: .6rem .65rem; border-bottom: 1px solid var(--line); font-size: .9rem; vertical-align: top; }
 table.events th { background: #f8fafc; color: var(--muted); font-weight: 600; }
 table.events tr:last-child td { border-bottom: 0; }
+.table-scroll { overflow-x: auto; border-radius: 12px; }
+.nowrap { white-space: nowrap; }
+table.events .click { white-space: nowrap; }
+table.events .dest { display: flex; align-items: center; justify-content: space-between; gap: .6rem; white-space: nowrap; margin-bottom: .2rem; }
 
 .browser-state { margin-top: 1rem; }
 .browser-state dl.kv { grid-template-columns: 1fr; gap: .15rem; }

@@ -82,7 +82,11 @@ function answer(res: ServerResponse, record: FakeRequest, result: Exclude<FakeAn
 }
 
 /** Starts a fake on 127.0.0.1 (an ephemeral port unless one is given). `name` appears in its error messages. */
-export async function startFakeServer<Plan>(name: string, handler: FakeHandler<Plan>, options: { port?: number } = {}): Promise<FakeServer<Plan>> {
+export async function startFakeServer<Plan>(
+  name: string,
+  handler: FakeHandler<Plan>,
+  options: { port?: number; /** Whether a request takes the next planned answer (default: every request takes it). */ takesPlan?: (request: FakeRequest, plan: Plan) => boolean } = {},
+): Promise<FakeServer<Plan>> {
   const requests: FakeRequest[] = [];
   const plans: Plan[] = [];
   const waiters = new Set<() => void>();
@@ -108,8 +112,10 @@ export async function startFakeServer<Plan>(name: string, handler: FakeHandler<P
     for (const wake of [...waiters]) wake();
     let result: FakeAnswer;
     try {
-      // Each request takes the next planned answer, if any; the handler decides what it means.
-      result = await handler(record, plans.length > 0 ? plans.shift() : undefined);
+      // A request takes the next planned answer, if any (only those `takesPlan` picks); the handler decides what it means.
+      const next = plans[0];
+      const takes = next !== undefined && (options.takesPlan ? options.takesPlan(record, next) : true);
+      result = await handler(record, takes ? plans.shift() : undefined);
     } catch (error) {
       record.problems.push(`the fake itself failed: ${(error as Error).message}`);
       result = { status: 500, json: { error: `fake ${name} failed` } };

@@ -6,8 +6,8 @@
  * .../limits) and answers as Google does: `{requestId}` on success, the fail-fast google.rpc error naming the bad
  * event otherwise (https://developers.google.com/data-manager/api/devguides/concepts/understand-errors).
  *
- * Planned answers (`respondWith`) are taken by the next request whatever its path: plan them when only Data Manager
- * calls follow.
+ * Planned answers (`respondWith`) are taken by the next Data Manager API request (`/v1/…`), so a token refresh on the
+ * way does not use one up; `tokenServerError` alone is taken by the token endpoint.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { startFakeServer, type FakeAnswer, type FakeRequest, type FakeServer } from './fake-server';
@@ -15,6 +15,8 @@ import { startFakeServer, type FakeAnswer, type FakeRequest, type FakeServer } f
 /** One planned answer, for the next request. */
 export type FakeGooglePlan =
   | { kind: 'serverError'; status?: number }
+  /** The token endpoint answers this 5xx once. */
+  | { kind: 'tokenServerError'; status?: number }
   | { kind: 'rateLimited'; retryAfterSeconds?: number }
   /** Never answers until the fake closes: a timeout for the client. */
   | { kind: 'hang' }
@@ -299,6 +301,7 @@ export async function startFakeGoogle(options: { port?: number; now?: Date; acce
       case 'hang':
         return 'hang';
       case 'serverError':
+      case 'tokenServerError':
         return googleError(plan.status ?? 500, (plan.status ?? 500) === 503 ? 'UNAVAILABLE' : 'INTERNAL', 'Internal error encountered.', 'INTERNAL_ERROR');
       case 'rateLimited':
         return {
@@ -388,7 +391,11 @@ export async function startFakeGoogle(options: { port?: number; now?: Date; acce
       request.problems.push(`no such endpoint: ${request.method} ${request.path}`);
       return googleError(404, 'NOT_FOUND', `The requested URL ${request.path} was not found.`, 'NOT_FOUND');
     },
-    options.port === undefined ? {} : { port: options.port },
+    {
+      ...(options.port === undefined ? {} : { port: options.port }),
+      // Planned answers are for the Data Manager API, except `tokenServerError`: a token refresh on the way takes no other.
+      takesPlan: (request, plan) => (plan.kind === 'tokenServerError' ? request.path === '/token' : request.path.startsWith('/v1/')),
+    },
   );
 
   return {

@@ -2,6 +2,7 @@
 import type { EventFacts } from '../event-facts';
 import { html, type Html } from '../../server/http/html';
 import { layout, type PageContext } from './layout';
+import { platformLabel } from '../journey';
 
 /** The path the events page polls for a fresh table. */
 export const EVENTS_TABLE_PATH = '/events/table';
@@ -12,16 +13,21 @@ function pill(status: string | null): Html {
   return html`<span class="pill ${STATUS_PILL[status ?? ''] ?? 'none'}">${status ?? 'unknown'}</span>`;
 }
 
+/** A long id cut for a table cell; the whole value stays in the title. */
+function shortId(value: string): Html {
+  return html`<code title="${value}">${value.length > 13 ? `${value.slice(0, 12)}…` : value}</code>`;
+}
+
 function row(event: EventFacts): Html {
   const clickIds = Object.entries(event.clickIds);
+  const [day, time] = event.occurredAt ? event.occurredAt.replace(/\.\d+Z$/, 'Z').split('T') : ['–', ''];
   return html`<tr data-event="${event.id}">
-    <td class="small">${event.occurredAt ? event.occurredAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '–'}</td>
-    <td><code>${event.id}</code><div class="small muted">${event.flowName ?? ''} · ${event.trigger ?? ''}</div></td>
-    <td>${pill(event.status)}</td>
-    <td>${clickIds.length > 0 ? clickIds.map(([k, v]) => html`<div class="small"><code>${k}=${v}</code></div>`) : html`<span class="muted small">none</span>`}</td>
-    <td class="small">${event.matchQuality ?? '–'}</td>
-    <td>${event.actions.map((a) => html`<div class="small">${a.destination} ${pill(a.status)}</div>`)}</td>
-    <td class="small">${event.customerEventId ? html`<a href="/welcome?user=${encodeURIComponent(event.customerEventId)}">${event.customerEventId}</a>` : '–'}</td>
+    <td class="small nowrap">${day}<div class="muted">${time}</div></td>
+    <td class="nowrap">${shortId(event.id)}<div class="small muted">${event.flowName ?? ''} · ${event.trigger ?? ''}</div></td>
+    <td class="nowrap">${pill(event.status)}<div class="small muted">match: ${event.matchQuality ?? '–'}</div></td>
+    <td>${clickIds.length > 0 ? clickIds.map(([k, v]) => html`<div class="click small"><span class="muted">${k}</span> ${shortId(v)}</div>`) : html`<span class="muted small">none</span>`}</td>
+    <td>${event.actions.map((a) => html`<div class="dest small" data-destination="${a.destination}"><span>${platformLabel(a.destination)}</span> ${pill(a.status)}</div>`)}</td>
+    <td class="small">${event.customerEventId ? html`<a href="/welcome?user=${encodeURIComponent(event.customerEventId)}" title="${event.customerEventId}">${event.customerEventId.length > 14 ? `${event.customerEventId.slice(0, 12)}…` : event.customerEventId}</a>` : '–'}</td>
   </tr>`;
 }
 
@@ -31,10 +37,10 @@ export function eventsTable(events: EventFacts[], error: string | null): Html {
   if (events.length === 0) {
     return html`<div class="card"><p>No events yet. <a href="/">Click the ad</a>, then sign up on the <a href="/pricing">pricing page</a>.</p></div>`;
   }
-  return html`<table class="events">
-    <thead><tr><th>Occurred</th><th>Event</th><th>Status</th><th>Click ids</th><th>Match</th><th>Destinations</th><th>User</th></tr></thead>
+  return html`<div class="table-scroll"><table class="events">
+    <thead><tr><th>Occurred</th><th>Event</th><th>Status</th><th>Click ids</th><th>Destinations</th><th>User</th></tr></thead>
     <tbody>${events.map(row)}</tbody>
-  </table>`;
+  </table></div>`;
 }
 
 /** The events page. */

@@ -1,24 +1,41 @@
 /** The journey timeline as markup: rendered into the welcome page and re-fetched by the page while it changes. */
-import type { Journey, JourneyStep } from '../journey';
+import type { Delivery, Journey, JourneyStep, StepState } from '../journey';
+import type { ReceivedRequest } from '../platform-requests';
 import { html, type Html } from '../../server/http/html';
 
-const STATE_CLASS: Record<JourneyStep['state'], string> = { done: 'done', waiting: 'waiting', failed: 'failed', skipped: '' };
-const STATE_PILL: Record<JourneyStep['state'], Html> = {
+const STATE_CLASS: Record<StepState, string> = { done: 'done', waiting: 'waiting', failed: 'failed', skipped: '' };
+const STATE_PILL: Record<StepState, Html> = {
   done: html`<span class="pill ok">done</span>`,
   waiting: html`<span class="pill wait">waiting</span>`,
   failed: html`<span class="pill bad">failed</span>`,
   skipped: html`<span class="pill none">skipped</span>`,
 };
+const STATUS_PILL: Record<StepState, string> = { done: 'ok', waiting: 'wait', failed: 'bad', skipped: 'none' };
 
-function uploadView(step: JourneyStep): Html {
-  if (!step.upload) return html``;
-  const { conversion, path, answeredStatus, problems } = step.upload;
-  return html`<div class="detail">
-    <div class="small muted">POST <code>${path}</code> · answered ${answeredStatus ?? '…'}${
-      problems.length > 0 ? html` · <span class="pill bad">${problems.join('; ')}</span>` : ''
-    }</div>
-    <pre class="upload" data-upload>${JSON.stringify(conversion, null, 2)}</pre>
+function answerPill(status: number | null): Html {
+  if (status === null) return html`<span class="pill wait">no answer yet</span>`;
+  return html`<span class="pill ${status >= 200 && status < 300 ? 'ok' : 'bad'}">answered ${status}</span>`;
+}
+
+function requestView(request: ReceivedRequest, count: number): Html {
+  return html`<div class="request">
+    <div class="request-line"><span class="method">${request.method}</span> <code class="path">${request.path}</code> ${answerPill(request.answeredStatus)}</div>
+    ${request.problems.length > 0 ? html`<p class="pill bad">${request.problems.join('; ')}</p>` : ''}
+    <pre class="request-body" data-request-body>${JSON.stringify(request.body, null, 2)}</pre>
+    <div class="small muted">${count > 1 ? `The latest of ${count} requests (retries included). ` : ''}The access token it carried is not shown.</div>
   </div>`;
+}
+
+function deliveryView(delivery: Delivery): Html {
+  return html`<article class="delivery ${STATE_CLASS[delivery.state]}" data-delivery="${delivery.destination}" data-state="${delivery.state}">
+    <header>
+      <h4>${delivery.label} <span class="muted small">local fake</span></h4>
+      <span class="pill ${STATUS_PILL[delivery.state]}" data-delivery-status>${delivery.status}</span>
+    </header>
+    <p class="small muted">${delivery.summary}${delivery.clickNote ? html` ${delivery.clickNote}` : ''}</p>
+    ${delivery.facts.length > 0 ? html`<dl class="kv small">${delivery.facts.map(([k, v]) => html`<dt>${k}</dt><dd><code>${v}</code></dd>`)}</dl>` : ''}
+    ${delivery.request ? requestView(delivery.request, delivery.requestCount) : ''}
+  </article>`;
 }
 
 function stepView(step: JourneyStep): Html {
@@ -26,7 +43,7 @@ function stepView(step: JourneyStep): Html {
     <h3>${step.title} ${STATE_PILL[step.state]}</h3>
     <div class="detail muted">${step.summary}</div>
     ${step.facts.length > 0 ? html`<dl class="kv detail">${step.facts.map(([k, v]) => html`<dt>${k}</dt><dd><code>${v}</code></dd>`)}</dl>` : ''}
-    ${uploadView(step)}
+    ${step.deliveries && step.deliveries.length > 0 ? html`<div class="deliveries">${step.deliveries.map(deliveryView)}</div>` : ''}
   </li>`;
 }
 

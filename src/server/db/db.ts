@@ -23,15 +23,28 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory; omitted or 'memory://' keeps the data in memory (tests). */
   dataDir?: string | undefined;
+  /**
+   * PGlite only: a data directory image (a `dumpDataDir` tarball) to start from instead of an empty cluster, so
+   * tests clone one migrated database instead of running initdb and the migrations each time.
+   */
+  image?: Blob | undefined;
+  /** PostgreSQL only: connections in the pool (settings.pgPoolSize); default 10. */
+  poolSize?: number | undefined;
 }
+
+/** Connections per process to a PostgreSQL server when no setting says otherwise. */
+export const DEFAULT_PG_POOL_SIZE = 10;
 
 /** Opens the database the options name. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? DEFAULT_PG_POOL_SIZE)
+    : openPglite(options.dataDir, options.image);
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Database> {
-  const db = dataDir && dataDir !== 'memory://' ? new PGlite(dataDir) : new PGlite();
+async function openPglite(dataDir: string | undefined, image: Blob | undefined): Promise<Database> {
+  const pgliteOptions = image ? { loadDataDir: image } : {};
+  const db = dataDir && dataDir !== 'memory://' ? new PGlite(dataDir, pgliteOptions) : new PGlite(pgliteOptions);
   await db.waitReady;
   return {
     kind: 'pglite',
@@ -54,8 +67,8 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   };
 }
 
-async function openPostgres(url: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.PG_POOL_SIZE ?? 10) });
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // Fail at start, not at the first request, when the server is unreachable.
   await pool.query('select 1');
   return {

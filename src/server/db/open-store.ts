@@ -24,9 +24,12 @@ export function redactDatabaseUrl(url: string): string {
 }
 
 /** Opens and migrates the store; `owner` names the process in the embedded store's lock (for the error a second one gets). */
-export async function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>, owner: string): Promise<OpenStore> {
+export async function openStore(
+  settings: Pick<Settings, 'databaseUrl' | 'dataDir'> & Partial<Pick<Settings, 'pgPoolSize'>>,
+  owner: string,
+): Promise<OpenStore> {
   if (settings.databaseUrl) {
-    const db = await openDatabase({ databaseUrl: settings.databaseUrl });
+    const db = await openDatabase({ databaseUrl: settings.databaseUrl, poolSize: settings.pgPoolSize });
     await migrate(db).catch(async (error) => {
       await db.close();
       throw error;

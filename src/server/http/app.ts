@@ -6,6 +6,10 @@ import type { Database } from '../db/db';
 import type { Settings } from '../settings';
 import { ApiError, printable } from './errors';
 import { AJV_OPTIONS, coerceQueryIntegers, schemaError } from './validation';
+import { serviceLoggerOptions } from '../logging';
+
+/** Kept here for its importers: the url redaction of request logs lives with the other log rules in ../logging. */
+export { redactUrl } from '../logging';
 
 /** What every route plugin gets: the database and the settings. */
 export interface AppContext {
@@ -16,7 +20,7 @@ export interface AppContext {
 /** Builds a Fastify instance with the service's logging and error handling, and no routes. */
 export function createHttpApp(loggerOption: FastifyServerOptions['logger']): FastifyInstance {
   const app = Fastify({
-    logger: withRedactedRequests(loggerOption ?? false),
+    logger: serviceLoggerOptions(loggerOption ?? false),
     trustProxy: true,
     // One line per request, at debug level: at the default info level the log tells what the service did
     // (listening, deliveries, warnings), not every request a busy collector answers.
@@ -97,30 +101,4 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
     );
   }
   socket.destroy(error);
-}
-
-/** A hosted handoff path: its token (a credential until it completes), and the OAuth callback's code and state. */
-const HOSTED_PATH = /^\/handoffs\/.*/s;
-/** A dashboard sign-in link's one-time token. */
-const TOKEN_QUERY = /([?&](?:token|code|state)=)[^&#]*/g;
-
-/** Hides credentials in a logged url: hosted handoff tokens, OAuth codes and states, sign-in tokens. */
-export function redactUrl(url: string): string {
-  return url.replace(HOSTED_PATH, '/handoffs/[redacted]').replace(TOKEN_QUERY, '$1[redacted]');
-}
-
-/**
- * Request logging without secrets: pino's default request serializer logs the url (hosted page tokens) and the
- * headers are never logged (Authorization, X-Service-Signature, Cookie).
- */
-function withRedactedRequests(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
-  if (!logger) return false;
-  const base = typeof logger === 'object' ? logger : {};
-  return {
-    ...base,
-    serializers: {
-      ...(base as { serializers?: Record<string, unknown> }).serializers,
-      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
-    },
-  } as FastifyServerOptions['logger'];
 }

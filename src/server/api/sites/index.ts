@@ -1,3 +1,4 @@
 /** The public face of this folder: what other parts of the service may import. */
 export * from './sites';
 export * from './sql';
+export { ListSitesQuery, SiteFields, SiteIdParams } from './schemas';

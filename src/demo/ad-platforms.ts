@@ -1,0 +1,93 @@
+/**
+ * The four ad platforms the demo delivers to, as strict local fakes (Google, Meta, Microsoft Advertising, LinkedIn),
+ * and the service settings that send every platform call of this process (OAuth included) to them.
+ */
+import { loadSettings, type Settings } from '../server/settings';
+import { startFakeGoogle, type FakeGoogle } from './fakes/google';
+import { FAKE_META_PIXEL_ID, FAKE_META_TOKEN, startFakeMeta, type MetaPlan } from './fakes/meta';
+import { startFakeMicrosoftAds, type FakeMicrosoftAds } from './fakes/microsoft-ads';
+import { startLinkedInFake, type LinkedInFake } from './fakes/linkedin';
+import type { FakeServer } from './fakes/fake-server';
+
+/** The pretend ad accounts the demo connects, and what its flow fires in each. The fakes know exactly these. */
+export const DEMO_ACCOUNTS = {
+  google: { customerId: '123-456-7890', conversionActionId: '987654321' },
+  meta: { pixelId: FAKE_META_PIXEL_ID, accessToken: FAKE_META_TOKEN, eventName: 'CompleteRegistration' },
+  microsoft: { customerId: '123456789', accountId: '987654321', goalName: 'Signup' },
+  linkedin: { adAccountId: '507404993', conversionRuleId: '104012' },
+} as const;
+
+/** The four fakes, running. */
+export interface DemoAdPlatforms {
+  google: FakeGoogle;
+  meta: FakeServer<MetaPlan>;
+  microsoft: FakeMicrosoftAds;
+  linkedin: LinkedInFake;
+  close(): Promise<void>;
+}
+
+/** Starts the four fakes on free loopback ports; `metaApiVersion` is the Graph API version the service calls. */
+export async function startDemoAdPlatforms(metaApiVersion: string): Promise<DemoAdPlatforms> {
+  const started: Array<{ close(): Promise<void> }> = [];
+  const track = <T extends { close(): Promise<void> }>(fake: T): T => (started.push(fake), fake);
+  const closeAll = async () => {
+    await Promise.allSettled(started.map((fake) => fake.close()));
+  };
+  try {
+    const google = track(await startFakeGoogle());
+    const meta = track(
+      await startFakeMeta({ accessToken: DEMO_ACCOUNTS.meta.accessToken, pixelIds: [DEMO_ACCOUNTS.meta.pixelId], apiVersion: metaApiVersion }),
+    );
+    const microsoft = track(
+      await startFakeMicrosoftAds({
+        customerId: DEMO_ACCOUNTS.microsoft.customerId,
+        accountId: DEMO_ACCOUNTS.microsoft.accountId,
+        // Created long ago: Microsoft refuses conversions for two hours after a goal is created.
+        goals: [{ name: DEMO_ACCOUNTS.microsoft.goalName, createdAt: new Date(0) }],
+      }),
+    );
+    const linkedin = track(
+      await startLinkedInFake({
+        adAccounts: [{ id: DEMO_ACCOUNTS.linkedin.adAccountId, role: 'ACCOUNT_MANAGER' }],
+        conversionRules: [{ id: DEMO_ACCOUNTS.linkedin.conversionRuleId, account: DEMO_ACCOUNTS.linkedin.adAccountId }],
+      }),
+    );
+    return { google, meta, microsoft, linkedin, close: closeAll };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/** The environment (setting names of src/server/settings.ts) that points a service at the fakes. */
+export function demoPlatformEnv(fakes: DemoAdPlatforms): Record<string, string> {
+  return {
+    CNV_GOOGLE_DATA_MANAGER_API_BASE: fakes.google.urls.apiBase,
+    CNV_GOOGLE_OAUTH_AUTHORIZE_URL: fakes.google.urls.authorize,
+    CNV_GOOGLE_OAUTH_TOKEN_URL: fakes.google.urls.token,
+    CNV_GOOGLE_OAUTH_CLIENT_ID: fakes.google.client.id,
+    CNV_GOOGLE_OAUTH_CLIENT_SECRET: fakes.google.client.secret,
+    CNV_META_GRAPH_API_BASE: fakes.meta.url,
+    ...fakes.microsoft.env,
+    CNV_LINKEDIN_API_BASE: fakes.linkedin.url,
+    CNV_LINKEDIN_OAUTH_AUTHORIZE_URL: fakes.linkedin.authorizeUrl,
+    CNV_LINKEDIN_OAUTH_TOKEN_URL: fakes.linkedin.tokenUrl,
+    CNV_LINKEDIN_OAUTH_CLIENT_ID: fakes.linkedin.clientId,
+    CNV_LINKEDIN_OAUTH_CLIENT_SECRET: fakes.linkedin.clientSecret,
+  };
+}
+
+/**
+ * The settings with every platform's API base, OAuth endpoints and OAuth client (and Microsoft's developer token)
+ * pointed at the fakes, read through the same setting names as the environment; API versions stay as configured.
+ */
+export function settingsForDemoPlatforms(settings: Settings, fakes: DemoAdPlatforms): Settings {
+  const faked = loadSettings(demoPlatformEnv(fakes));
+  return {
+    ...settings,
+    google: faked.google,
+    meta: { ...settings.meta, graphApiBase: faked.meta.graphApiBase },
+    microsoft: faked.microsoft,
+    linkedin: { ...faked.linkedin, apiVersion: settings.linkedin.apiVersion },
+  };
+}

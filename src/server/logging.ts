@@ -1,0 +1,115 @@
+/**
+ * What the service's log lines may carry, whatever fails: no raw identity field (email, phone, names), webhook secret,
+ * token, API key or credential. Applied to every logger the service builds (http/app.ts; service.ts passes its level):
+ * - `err` (and `error`, when it holds an Error): a whitelist. A database error keeps its SQLSTATE `code`, severity and
+ *   the names of the table, column and constraint, never what PGlite and pg carry from the statement (`query`,
+ *   `params`, `parameters`, `detail`, `where`, `internalQuery`, `hint`, …). Double-quoted spans of an error's message
+ *   are replaced, unless they are one of those names: PostgreSQL quotes the offending value there
+ *   (`invalid input syntax for type uuid: "ada@example.com"`), and so does JSON.parse.
+ * - `req`: method, url without its credentials (hosted handoff tokens, OAuth codes and states, sign-in tokens), address.
+ *   Headers (Authorization, X-Service-Signature, Cookie) are never logged.
+ * - anything else: the `redact` paths below, at the top level of a log object and one level down.
+ */
+import type { FastifyServerOptions } from 'fastify';
+
+export const REDACTED = '[redacted]';
+
+/** Keys whose values never reach a log line. */
+const SENSITIVE_KEYS = [
+  'email', 'phone', 'first_name', 'last_name', 'firstName', 'lastName', 'identity', 'fields',
+  'secret', 'webhook_secret', 'webhookSecret', 'previous_secret', 'client_secret', 'clientSecret',
+  'token', 'access_token', 'accessToken', 'refresh_token', 'refreshToken', 'correlation_token', 'correlationToken',
+  'developer_token', 'developerToken', 'api_key', 'apiKey', 'password', 'credentials', 'authorization', 'cookie',
+  'params', 'parameters',
+];
+
+/** pino `redact` paths: each sensitive key at the top level of a log object and one level down. */
+export const REDACT_PATHS: readonly string[] = SENSITIVE_KEYS.flatMap((key) => [key, `*.${key}`]);
+
+/** Error fields that describe what failed without quoting the data: kept. */
+const ERROR_FIELDS = ['code', 'severity', 'statusCode', 'errno', 'syscall', 'routine'] as const;
+/** Database error fields naming schema objects: kept, and not redacted when the message quotes them. */
+const IDENTIFIER_FIELDS = ['schema', 'table', 'column', 'dataType', 'constraint'] as const;
+
+const QUOTED = /"(?:[^"\\]|\\.)*"/g;
+
+/** The message with every double-quoted span replaced, except the schema names in `keep`. */
+function scrubMessage(message: string, keep: ReadonlySet<string>): string {
+  return message.replace(QUOTED, (quoted) => (keep.has(quoted.slice(1, -1)) ? quoted : `"${REDACTED}"`));
+}
+
+/**
+ * An error as a log line may show it (pino's `err` serializer): type, scrubbed message and stack, SQLSTATE and the
+ * whitelisted fields, its cause and aggregated errors the same way. Nothing else the error carries is copied.
+ */
+export function serializeError(value: unknown, depth = 0): unknown {
+  if (value === null || value === undefined) return value;
+  if (typeof value !== 'object') return { type: typeof value, message: scrubMessage(String(value), new Set()) };
+  const error = value as Record<string, unknown>;
+  const keep = new Set<string>();
+  const out: Record<string, unknown> = {
+    type: typeof error.name === 'string' ? error.name : (error.constructor as { name?: string } | undefined)?.name ?? 'Object',
+  };
+  for (const field of IDENTIFIER_FIELDS) {
+    const named = error[field];
+    if (typeof named === 'string' && named.length > 0) {
+      keep.add(named);
+      out[field] = named;
+    }
+  }
+  const message = typeof error.message === 'string' ? error.message : '';
+  const scrubbed = scrubMessage(message, keep);
+  out.message = scrubbed;
+  if (typeof error.stack === 'string') {
+    out.stack = message ? error.stack.split(message).join(scrubbed) : error.stack;
+    // A stack whose first line differs from the message (a rewritten message) is scrubbed on its own.
+    out.stack = scrubMessage(out.stack as string, keep);
+  }
+  for (const field of ERROR_FIELDS) {
+    const kept = error[field];
+    if (typeof kept === 'string' || typeof kept === 'number') out[field] = kept;
+  }
+  if (depth < 3) {
+    if (error.cause !== undefined) out.cause = serializeError(error.cause, depth + 1);
+    if (Array.isArray(error.errors)) out.errors = error.errors.slice(0, 10).map((inner) => serializeError(inner, depth + 1));
+  }
+  return out;
+}
+
+/** A hosted handoff path: its token (a credential until it completes), and the OAuth callback's code and state. */
+const HOSTED_PATH = /^\/handoffs\/.*/s;
+/** A dashboard sign-in link's one-time token. */
+const TOKEN_QUERY = /([?&](?:token|code|state)=)[^&#]*/g;
+
+/** Hides credentials in a logged url: hosted handoff tokens, OAuth codes and states, sign-in tokens. */
+export function redactUrl(url: string): string {
+  return url.replace(HOSTED_PATH, '/handoffs/[redacted]').replace(TOKEN_QUERY, '$1[redacted]');
+}
+
+/** The `req` serializer: no headers, no credentials in the url. */
+function serializeRequest(req: { method: string; url: string; ip?: string }) {
+  return { method: req.method, url: redactUrl(req.url), remoteAddress: req.ip };
+}
+
+/**
+ * The service's logger options over the caller's (level, stream, …): the serializers and redaction above. `false` stays
+ * false (tests); `true` means pino's defaults plus these.
+ */
+export function serviceLoggerOptions(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger) return false;
+  const base = (typeof logger === 'object' ? logger : {}) as {
+    serializers?: Record<string, unknown>;
+    redact?: string[] | { paths: string[]; censor?: unknown; remove?: boolean };
+  };
+  const callerPaths = Array.isArray(base.redact) ? base.redact : (base.redact?.paths ?? []);
+  return {
+    ...base,
+    serializers: {
+      ...base.serializers,
+      req: serializeRequest,
+      err: serializeError,
+      error: (value: unknown) => (value instanceof Error ? serializeError(value) : value),
+    },
+    redact: { ...(Array.isArray(base.redact) ? {} : base.redact), paths: [...new Set([...REDACT_PATHS, ...callerPaths])], censor: REDACTED },
+  } as FastifyServerOptions['logger'];
+}

@@ -1,0 +1,71 @@
+/**
+ * POST /mcp: the agent tools over Streamable HTTP, stateless (a fresh MCP server per request). The Bearer key is checked
+ * as on /v1 (401 with the envelope), and each tool runs its REST route in process with the caller's Authorization
+ * header, so it sees exactly the account, validation and logic the REST API has.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { AppContext } from '../http/app';
+import { bearerAuthHook } from '../http/auth';
+import { ApiError } from '../http/errors';
+import { createMcpServer } from './server';
+import { queryString, type CallRest } from './tools';
+
+/** The request headers the Streamable HTTP transport reads; nothing else is handed to it. */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as const;
+
+/** A CallRest that runs the REST route on this app through `inject`, as the caller. */
+function restOverInject(app: FastifyInstance, authorization: string): CallRest {
+  return async (method, path, { query, body }) => {
+    const response = await app.inject({
+      method,
+      url: `${path}${queryString(query)}`,
+      headers: { authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+    try {
+      return { status: response.statusCode, body: response.body === '' ? null : (response.json() as unknown) };
+    } catch {
+      return { status: response.statusCode, body: null };
+    }
+  };
+}
+
+/** The Fastify request as the Web Request the SDK's transport takes (its body is passed parsed, beside it). */
+function webRequestOf(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return new Request(`${request.protocol}://${request.host}${request.url}`, { method: 'POST', headers });
+}
+
+function methodNotAllowed(reply: FastifyReply): FastifyReply {
+  return reply
+    .status(405)
+    .header('allow', 'POST')
+    .send(new ApiError(405, 'invalid_request_error', 'method_not_allowed', 'The MCP endpoint is stateless: send JSON-RPC messages with POST /mcp.').toBody());
+}
+
+export default async function mcpRoutes(fastify: FastifyInstance, { db }: AppContext): Promise<void> {
+  await fastify.register(async (app) => {
+    app.addHook('onRequest', bearerAuthHook(db));
+
+    app.post('/mcp', async (request, reply) => {
+      const server = createMcpServer(restOverInject(app, request.headers.authorization!));
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
+        reply.status(response.status);
+        response.headers.forEach((value, name) => void reply.header(name, value));
+        return reply.send(await response.text());
+      } finally {
+        await server.close();
+      }
+    });
+    app.get('/mcp', async (_request, reply) => methodNotAllowed(reply));
+    app.delete('/mcp', async (_request, reply) => methodNotAllowed(reply));
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * The MCP server of the agent tools, over any transport: lists the tool table and runs a call through the REST executor
+ * it is given. The SDK's low-level Server is used because the input schemas are JSON Schema (TypeBox), not zod.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { printable } from '../http/errors';
+import { TOOLS, runTool, toolInputSchema, type CallRest } from './tools';
+
+/** The server's name and version as an MCP client sees them. */
+export const MCP_SERVER_INFO = { name: 'cnv', title: 'cnv conversion tracking', version: '0.1.0' } as const;
+
+/** What a model is told about the server as a whole, before it picks a tool. */
+export const MCP_INSTRUCTIONS =
+  'cnv tracks conversions (for example signups) and sends them to ad platforms. The usual path: list_sites to find the ' +
+  'site; update_site to set its domain; connect_destination for each ad platform and connect_trigger_source for the ' +
+  "backend's signed webhook (each returns a url the user opens in their browser; check with get_handoff); create_flow " +
+  'with the API trigger and one action per platform; publish_flow; then list_events and get_event to see conversions ' +
+  'arrive. Secrets (the webhook secret, platform credentials) are only ever shown to the user in their browser.';
+
+/** A new MCP server whose tools call the REST API through `callRest`. */
+export function createMcpServer(callRest: CallRest): Server {
+  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: MCP_INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: TOOLS.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: toolInputSchema(tool),
+      annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = TOOLS.find((t) => t.name === request.params.name);
+    if (!tool) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${printable(request.params.name)}'; the tools are: ${TOOLS.map((t) => t.name).join(', ')}.`);
+    }
+    return runTool(tool, request.params.arguments ?? {}, callRest);
+  });
+  return server;
+}

@@ -1,0 +1,284 @@
+/**
+ * The agent tools: one table of name, description (written for a model), input schema and the REST request each input
+ * becomes. A tool is a thin layer over one REST route: the route's own schema checks the input and its logic runs, so
+ * no rule lives here twice. Input schemas are the REST routes' TypeBox schemas, imported through each folder's index.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ListSitesQuery, SiteFields, SiteIdParams } from '../api/sites';
+import { ConnectDestinationBody, ConnectTriggerSourceBody, HandoffIdParams } from '../api/handoffs';
+import { CreateFlowBody, FlowIdParams, ListFlowsQuery } from '../api/flows';
+import { EventIdParams, ListEventsQuery } from '../api/events';
+import { supportedDestinationTypes } from '../destinations';
+import { missingParam } from '../http/errors';
+import type { ErrorBody } from '../../protocol/errors';
+
+/** A tool's arguments as the client sent them (checked by the REST route, not here). */
+export type ToolInput = Record<string, unknown>;
+
+export type RestMethod = 'GET' | 'POST' | 'PATCH';
+
+/** One REST call: a method, a path under /v1, query parameters and a JSON body. */
+export interface RestRequest {
+  method: RestMethod;
+  path: string;
+  query?: ToolInput;
+  body?: unknown;
+}
+
+export interface RestResponse {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * How a transport reaches the REST API: stdio over fetch to the running service, POST /mcp through `app.inject` on the
+ * same app. Either way the caller's API key goes along, so the call is scoped to its account.
+ */
+export type CallRest = (method: RestMethod, path: string, options: { query?: ToolInput; body?: unknown }) => Promise<RestResponse>;
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  /** A JSON Schema object (TypeBox), the REST route's own input schema. */
+  inputSchema: TSchema;
+  /** True for tools that only read. */
+  readOnly: boolean;
+  /** The REST request for an input. */
+  toRequest(input: ToolInput): RestRequest;
+  /** A sentence for the model about what comes next, read from a successful answer. */
+  nextStep?(body: Record<string, unknown>): string | undefined;
+}
+
+/** Thrown while building a request when a path parameter is missing (the path cannot be written without it). */
+class ToolInputError extends Error {
+  constructor(readonly body: ErrorBody) {
+    super(body.error.message);
+  }
+}
+
+/** Splits the `{id}` of a path from the rest of the input. */
+function withId(input: ToolInput): { id: string; rest: ToolInput } {
+  const { id, ...rest } = input;
+  if (typeof id !== 'string' || id === '') throw new ToolInputError(missingParam('id').toBody());
+  return { id: encodeURIComponent(id), rest };
+}
+
+/** The properties of an object schema, for composing a tool input from the REST schemas. */
+function propertiesOf(schema: TSchema): Record<string, TSchema> {
+  return (schema as unknown as { properties: Record<string, TSchema> }).properties;
+}
+
+const NEXT_PAGE = 'To read the next page, call again with starting_after set to next_cursor, while has_more is true.';
+
+function pendingHandoffStep(body: Record<string, unknown>): string | undefined {
+  if (body.status === 'completed') return `Handoff ${String(body.id)} is completed.`;
+  return (
+    `Handoff ${String(body.id)} is pending. Give the user this url and ask them to open it in their browser: ${String(body.url)} . ` +
+    'Nothing is connected until they finish that page. When they say they are done, call get_handoff with this id.'
+  );
+}
+
+const DESTINATION_TYPES = supportedDestinationTypes().join(', ');
+
+/** The tools, in the order of the typical path. */
+export const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: 'list_sites',
+    title: 'List sites',
+    description:
+      'List the sites of the account. A site is the root of everything else: flows and events belong to one. Each site has ' +
+      'id (site_…, what the other tools take as site_id), name, domain, timezone and site_key (the public key of the install ' +
+      `snippet and of the webhook URL). Call this first to learn the site id. Returns {data, has_more, next_cursor}. ${NEXT_PAGE}`,
+    inputSchema: Type.Omit(ListSitesQuery, ['ending_before'], { additionalProperties: false }),
+    readOnly: true,
+    toRequest: (input) => ({ method: 'GET', path: '/v1/sites', query: input }),
+  },
+  {
+    name: 'update_site',
+    title: 'Update a site',
+    description:
+      "Change a site's settings; send the site id and only the fields to change. Most often: set domain to the bare origin " +
+      'of the website (such as https://www.example.com): until a domain is set, the tracking snippet accepts no page, so no ' +
+      'ad click is captured. Returns the updated site.',
+    inputSchema: Type.Object(
+      { ...propertiesOf(SiteIdParams), ...propertiesOf(SiteFields) },
+      { additionalProperties: false, description: 'The site id and the fields to change.' },
+    ),
+    readOnly: false,
+    toRequest: (input) => {
+      const { id, rest } = withId(input);
+      return { method: 'PATCH', path: `/v1/sites/${id}`, body: rest };
+    },
+  },
+  {
+    name: 'connect_destination',
+    title: 'Connect an ad platform',
+    description:
+      `Start connecting an ad platform (a destination: ${DESTINATION_TYPES}) to the account, so flows can send it ` +
+      "conversions. Returns a handoff {id, url, status: 'pending'}. You cannot finish it yourself: give the url to the user " +
+      'and ask them to open it in their browser, where they sign in to the platform or paste its credentials (these never ' +
+      "pass through you). Then call get_handoff with the id to check that status is 'completed'. publish_flow refuses a " +
+      'flow whose destination is not connected yet.',
+    inputSchema: Type.Omit(ConnectDestinationBody, ['purpose'], { additionalProperties: false }),
+    readOnly: false,
+    toRequest: (input) => ({ method: 'POST', path: '/v1/handoffs', body: { purpose: 'connect_destination', ...input } }),
+    nextStep: pendingHandoffStep,
+  },
+  {
+    name: 'connect_trigger_source',
+    title: "Connect the backend's signed webhook",
+    description:
+      "Connect the API trigger of a site: the signed webhook the user's backend calls to report a conversion such as a " +
+      "signup. Returns a handoff {id, url, status: 'pending'}. Ask the user to open this url in their browser to see the " +
+      "webhook URL and the webhook secret, and to put them into their backend's configuration (for example for the cnv " +
+      'client library). The secret is never shown to you and must not be pasted into this conversation. Then call ' +
+      'get_handoff with the id to check that it is completed. site_id may be left out when the account has one site.',
+    inputSchema: Type.Omit(ConnectTriggerSourceBody, ['purpose'], { additionalProperties: false }),
+    readOnly: false,
+    toRequest: (input) => ({ method: 'POST', path: '/v1/handoffs', body: { purpose: 'connect_trigger_source', ...input } }),
+    nextStep: pendingHandoffStep,
+  },
+  {
+    name: 'get_handoff',
+    title: 'Check a handoff',
+    description:
+      'Read a handoff made by connect_destination or connect_trigger_source, to learn whether the user has finished its ' +
+      "hosted page: status is 'pending' until then and 'completed' after (completed_at says when). Call it when the user " +
+      'says they are done; do not poll in a tight loop.',
+    inputSchema: HandoffIdParams,
+    readOnly: true,
+    toRequest: (input) => ({ method: 'GET', path: `/v1/handoffs/${withId(input).id}` }),
+    nextStep: (body) =>
+      body.status === 'completed'
+        ? `Handoff ${String(body.id)} is completed: the user finished the hosted page.`
+        : `Handoff ${String(body.id)} is still pending: the user has not finished ${String(body.url)} yet.`,
+  },
+  {
+    name: 'list_flows',
+    title: 'List flows',
+    description:
+      'List the flows of the account, or of one site. A flow ties one trigger (the API trigger or a form submission) to one ' +
+      'or more actions (send the conversion to a destination); it is a draft until published, then live. Returns ' +
+      `{data, has_more, next_cursor}. ${NEXT_PAGE}`,
+    inputSchema: Type.Omit(ListFlowsQuery, ['ending_before'], { additionalProperties: false }),
+    readOnly: true,
+    toRequest: (input) => ({ method: 'GET', path: '/v1/flows', query: input }),
+  },
+  {
+    name: 'create_flow',
+    title: 'Create a flow',
+    description:
+      'Create a flow as a draft: it delivers nothing until publish_flow. trigger_config is the API trigger ' +
+      "{type: 'saas_signup', integrationId: 'api', key: 'signup'} (fired when the user's backend reports a conversion " +
+      "through the signed webhook whose URL ends with the key; connect it with connect_trigger_source) or a form trigger " +
+      "{integrationId: 'gravity-forms', pageFilter: 'all'}. actions_config lists the destinations, for example " +
+      "[{integrationId: 'google-ads', config: {conversion: {id: '<conversion action id>'}}}] or " +
+      "[{integrationId: 'meta', config: {}}]. Returns the draft flow with its id.",
+    inputSchema: CreateFlowBody,
+    readOnly: false,
+    toRequest: (input) => ({ method: 'POST', path: '/v1/flows', body: input }),
+    nextStep: (body) => `Flow ${String(body.id)} is a draft: call publish_flow with this id to make it deliver.`,
+  },
+  {
+    name: 'publish_flow',
+    title: 'Publish a flow',
+    description:
+      'Publish a draft flow so it starts delivering conversions to its destinations. The flow is checked first: its ' +
+      'destinations must be connected (connect_destination), an API trigger needs the site’s trigger source ' +
+      '(connect_trigger_source), and each action’s config must be complete. If not, the error says what to fix. Returns ' +
+      'the live flow.',
+    inputSchema: FlowIdParams,
+    readOnly: false,
+    toRequest: (input) => ({ method: 'POST', path: `/v1/flows/${withId(input).id}/publish` }),
+  },
+  {
+    name: 'list_events',
+    title: 'List conversions',
+    description:
+      'List captured conversions (events), newest first, optionally only those of a site, a flow, an email, a delivery ' +
+      'status or a time range. Each event has id, site_key, occurred_at, flow_name, trigger, status (queued, completed, ' +
+      'failed) and actions (one delivery result per destination). Use it to confirm that a test conversion arrived. ' +
+      `Returns {data, has_more, next_cursor}; next_cursor is a timestamp. ${NEXT_PAGE}`,
+    inputSchema: Type.Omit(ListEventsQuery, ['ending_before'], { additionalProperties: false }),
+    readOnly: true,
+    toRequest: (input) => ({ method: 'GET', path: '/v1/events', query: input }),
+  },
+  {
+    name: 'get_event',
+    title: 'Read a conversion',
+    description:
+      'Read one event (a captured conversion) with its per-destination delivery results in actions, for example to ' +
+      'explain why a delivery failed.',
+    inputSchema: EventIdParams,
+    readOnly: true,
+    toRequest: (input) => ({ method: 'GET', path: `/v1/events/${withId(input).id}` }),
+  },
+];
+
+/** The MCP result of a tool call: `structuredContent` is the REST body, or the error envelope with `isError`. */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The envelope of an error answer, or one describing an answer that carried none. */
+function envelopeOf(response: RestResponse): ErrorBody {
+  const error = isRecord(response.body) ? response.body.error : undefined;
+  if (isRecord(error) && typeof error.code === 'string' && typeof error.message === 'string') return response.body as ErrorBody;
+  return { error: { type: 'api_error', code: 'unexpected_response', message: `The service answered HTTP ${response.status} without an error body.` } };
+}
+
+/** A tool error carrying the envelope's code and message (and param when there is one). */
+export function toolError(envelope: ErrorBody): ToolResult {
+  const { code, message, param } = envelope.error;
+  return {
+    content: [{ type: 'text', text: `${code}: ${message}${param ? ` (param: ${param})` : ''}\n${JSON.stringify(envelope)}` }],
+    structuredContent: envelope as unknown as Record<string, unknown>,
+    isError: true,
+  };
+}
+
+/** Runs a tool: its REST request through `callRest`, the answer as a tool result. */
+export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest): Promise<ToolResult> {
+  let request: RestRequest;
+  try {
+    request = tool.toRequest(input);
+  } catch (error) {
+    if (error instanceof ToolInputError) return toolError(error.body);
+    throw error;
+  }
+  const response = await callRest(request.method, request.path, {
+    ...(request.query ? { query: request.query } : {}),
+    ...(request.body !== undefined ? { body: request.body } : {}),
+  });
+  if (response.status < 200 || response.status >= 300) return toolError(envelopeOf(response));
+  const body = isRecord(response.body) ? response.body : { data: response.body };
+  const next = tool.nextStep?.(body);
+  return {
+    content: [{ type: 'text', text: JSON.stringify(body, null, 2) }, ...(next ? [{ type: 'text' as const, text: next }] : [])],
+    structuredContent: body,
+  };
+}
+
+/** Query values as text: a JSON null or absent value is left out (a query string has no null), the rest as written. */
+export function queryString(query: ToolInput | undefined): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === null || value === undefined) continue;
+    params.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** A tool's input schema as the MCP tool list shows it: plain JSON, without the service's own Ajv annotations. */
+export function toolInputSchema(tool: ToolDefinition): { type: 'object'; [key: string]: unknown } {
+  return JSON.parse(JSON.stringify(tool.inputSchema, (key, value) => (key === 'errorCode' ? undefined : value)));
+}

@@ -1,0 +1,167 @@
+/**
+ * `cnv mcp`: the agent tools over stdio, as an MCP client starts them. The CLI is bundled with esbuild (as build.mjs
+ * does, packages external) and run with node; it talks to a service listening on a loopback port through the REST API,
+ * with the key in CNV_API_KEY. Driven by the MCP SDK's own Client and StdioClientTransport.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DATABASE_KINDS } from './support/databases';
+import { createRestService, type RestService } from './support/rest-harness';
+import { createCnvClient } from '../../src/client';
+import { runCli } from '../../src/cli/run';
+import { TOOLS } from '../../src/server/mcp';
+
+type ToolCall = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
+
+const root = join(import.meta.dirname, '../..');
+/** Inside the checkout, so the bundle's external packages resolve from its node_modules. */
+const outDir = join(root, 'node_modules/.cache/cnv-mcp-stdio-test');
+const cli = join(outDir, `cnv-${process.pid}.mjs`);
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the agent tools over stdio (cnv mcp)', () => {
+  let svc: RestService;
+  let base: string;
+  const clients: Client[] = [];
+  const stderr: string[] = [];
+  const seen: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(outDir, { recursive: true });
+    await build({
+      entryPoints: [join(root, 'src/cli/cnv.ts')],
+      outfile: cli,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+    });
+    svc = await createRestService(DATABASE_KINDS[0]!);
+    base = await svc.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await svc?.close();
+    rmSync(cli, { force: true });
+  });
+
+  /** Starts `node cnv.mjs mcp` with the key and the service's address, as an MCP client's configuration would. */
+  async function start(env: Record<string, string>): Promise<Client> {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], env, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const client = new Client({ name: 'cnv-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+  async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolCall> {
+    const result = (await client.callTool({ name, arguments: args })) as ToolCall;
+    seen.push(JSON.stringify(result));
+    return result;
+  }
+
+  it('lists the same tools and input schemas as the table', async () => {
+    const client = await start({ CNV_API_KEY: svc.apiKey, CNV_API_URL: base });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+    expect((tools.find((t) => t.name === 'create_flow')!.inputSchema as any).required).toEqual(['site_id', 'name', 'trigger_config', 'actions_config']);
+    expect(client.getServerVersion()).toMatchObject({ name: 'cnv' });
+    expect(client.getInstructions()).toContain('list_sites');
+  });
+
+  it('walks the typical path against the running service, and never shows the webhook secret', async () => {
+    const client = await start({ CNV_API_KEY: svc.apiKey, CNV_API_URL: `${base}/` });
+    const hosted = async (url: string, form: Record<string, string> = {}) => {
+      const res = await fetch(`${base}${new URL(url).pathname}`, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString(),
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+
+    const site = (await call(client, 'list_sites', { limit: 10 })).structuredContent.data[0];
+    expect((await call(client, 'update_site', { id: site.id, domain: 'https://app.example.org' })).structuredContent.domain).toBe('https://app.example.org');
+
+    const meta = (await call(client, 'connect_destination', { destination_type: 'meta' })).structuredContent;
+    await hosted(meta.url, { pixel_id: '1234567890123456', access_token: 'EAABsecretTokenFromEventsManager123' });
+    expect((await call(client, 'get_handoff', { id: meta.id })).structuredContent.status).toBe('completed');
+
+    const trigger = (await call(client, 'connect_trigger_source', { site_id: site.id })).structuredContent;
+    const secret = /whsec_[A-Za-z0-9]{32}/.exec(await hosted(trigger.url))![0];
+    expect((await call(client, 'get_handoff', { id: trigger.id })).structuredContent.status).toBe('completed');
+
+    const flow = (await call(client, 'create_flow', {
+      site_id: site.id, name: 'Signups',
+      trigger_config: { type: 'saas_signup', integrationId: 'api', key: 'signup' },
+      actions_config: [{ integrationId: 'meta', config: {} }],
+    })).structuredContent;
+    expect((await call(client, 'publish_flow', { id: flow.id })).structuredContent.status).toBe('live');
+    expect((await call(client, 'list_flows', {})).structuredContent.data).toHaveLength(1);
+
+    const reporter = createCnvClient({ webhookBaseUrl: base, siteKey: site.site_key, triggerKey: 'signup', secret, maxAttempts: 1 });
+    expect(await reporter.reportSignup({ correlationToken: null, allowUncorrelated: true, customerEventId: 'u1', email: 'u1@example.com' })).toMatchObject({ ok: true });
+
+    const events = (await call(client, 'list_events', { flow_id: flow.id, starting_after: null })).structuredContent;
+    expect(events).toMatchObject({ has_more: false, next_cursor: null, data: [expect.objectContaining({ customer_event_id: 'u1' })] });
+    const event = (await call(client, 'get_event', { id: events.data[0].id })).structuredContent;
+    expect(event).toMatchObject({ flow_name: 'Signups', actions: [expect.objectContaining({ destination: 'meta' })] });
+
+    const unknown = await call(client, 'get_event', { id: 'evt_nothere' });
+    expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: 'resource_missing' } } });
+    const badKey = await call(client, 'create_flow', {
+      site_id: site.id, name: 'Bad', trigger_config: { type: 'saas_signup', integrationId: 'api', key: '' }, actions_config: [{ integrationId: 'meta', config: {} }],
+    });
+    expect(badKey.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'trigger_config.key' });
+
+    for (const text of [...seen, stderr.join('')]) expect(text).not.toContain(secret);
+  });
+
+  it('answers every tool with an unauthorized error when CNV_API_KEY is wrong', async () => {
+    const client = await start({ CNV_API_KEY: 'cnv_sk_wrong', CNV_API_URL: base });
+    const result = await call(client, 'list_sites');
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    expect(result.content[0]!.text).toMatch(/^invalid_api_key: /);
+  });
+
+  it("scopes the tools to the key's account", async () => {
+    const other = await svc.addTenant('Other');
+    const client = await start({ CNV_API_KEY: other.apiKey, CNV_API_URL: base });
+    const update = await call(client, 'update_site', { id: svc.site.id, name: 'Taken' });
+    expect(update.structuredContent.error).toMatchObject({ code: 'resource_missing' });
+    expect((await call(client, 'list_sites')).structuredContent.data.map((s: { id: string }) => s.id)).toEqual([other.site.id]);
+  });
+
+  it('says so in a tool error when the service does not answer', async () => {
+    const client = await start({ CNV_API_KEY: svc.apiKey, CNV_API_URL: `http://127.0.0.1:${await closedPort()}` });
+    const result = await call(client, 'list_sites');
+    expect(result).toMatchObject({ isError: true, structuredContent: { error: { code: 'service_unreachable' } } });
+    expect(result.content[0]!.text).toContain('CNV_API_URL');
+    expect(result.content[0]!.text).not.toContain(svc.apiKey);
+  });
+
+  it('refuses to start without CNV_API_KEY or with a CNV_API_URL that is not http(s) (exit 2)', async () => {
+    const run = async (env: NodeJS.ProcessEnv) => {
+      let err = '';
+      const code = await runCli(['mcp'], { out: { write: () => undefined }, err: { write: (t: string) => (err += t) }, env });
+      return { code, err };
+    };
+    expect(await run({})).toMatchObject({ code: 2, err: expect.stringContaining('CNV_API_KEY is not set') });
+    expect(await run({ CNV_API_KEY: 'cnv_sk_x', CNV_API_URL: 'ftp://example.com' })).toMatchObject({ code: 2, err: expect.stringContaining('CNV_API_URL') });
+  });
+});

@@ -1,0 +1,248 @@
+/**
+ * The agent tools over POST /mcp (Streamable HTTP), driven by the MCP SDK's own Client: the tool list and its input
+ * schemas (the REST routes' own), the typical path through the hosted pages and the signed webhook, errors as tool
+ * errors, the account scope of the Bearer key, and a webhook secret that no tool result or log line ever carries.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { DATABASE_KINDS } from './support/databases';
+import { createRestService, type RestService, type Tenant } from './support/rest-harness';
+import { createCnvClient } from '../../src/client';
+import { SiteFields } from '../../src/server/api/sites';
+import { CreateFlowBody } from '../../src/server/api/flows';
+import { ListEventsQuery } from '../../src/server/api/events';
+
+const TOOL_NAMES = [
+  'list_sites', 'update_site', 'connect_destination', 'connect_trigger_source', 'get_handoff',
+  'list_flows', 'create_flow', 'publish_flow', 'list_events', 'get_event',
+];
+
+type ToolCall = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
+
+/** A schema as JSON (TypeBox's symbols and the service's Ajv-only `errorCode` annotation dropped). */
+const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema, (key, value) => (key === 'errorCode' ? undefined : value)));
+
+describe('the agent tools over POST /mcp', () => {
+  let svc: RestService;
+  let base: string;
+  const logs: string[] = [];
+  /** Every tool result seen, as text: searched for the webhook secret at the end. */
+  const seen: string[] = [];
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    svc = await createRestService(DATABASE_KINDS[0]!, {}, { level: 'debug', stream: { write: (line: string) => logs.push(line) } });
+    base = await svc.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await svc.close();
+  });
+
+  async function connect(authorization: string): Promise<Client> {
+    const client = new Client({ name: 'cnv-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization } } }));
+    clients.push(client);
+    return client;
+  }
+  /** Calls a tool and keeps its result for the secret search. */
+  async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolCall> {
+    const result = (await client.callTool({ name, arguments: args })) as ToolCall;
+    seen.push(JSON.stringify(result));
+    return result;
+  }
+  /** Submits a hosted page's form as a browser would (the public URL of the test is not this listener: take its path). */
+  async function submitHosted(url: string, form: Record<string, string> = {}): Promise<{ status: number; html: string }> {
+    const res = await fetch(`${base}${new URL(url).pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+    return { status: res.status, html: await res.text() };
+  }
+
+  it('lists the ten tools, each with a description for a model and the REST route’s own input schema', async () => {
+    const client = await connect(svc.auth.authorization);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+    for (const tool of tools) {
+      expect(tool.description!.length).toBeGreaterThan(80);
+      expect(tool.inputSchema.type).toBe('object');
+    }
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    const updateSite = byName.update_site!.inputSchema as any;
+    expect(updateSite.required).toEqual(['id']);
+    expect(updateSite.additionalProperties).toBe(false);
+    expect(updateSite.properties.domain).toEqual(plain(SiteFields.properties.domain));
+    expect(plain(byName.create_flow!.inputSchema)).toEqual(plain(CreateFlowBody));
+    expect(byName.connect_trigger_source!.description).toContain('open this url in their browser');
+    expect(byName.connect_trigger_source!.description).toContain('never shown to you');
+    expect(Object.keys((byName.connect_destination!.inputSchema as any).properties)).toEqual(['destination_type']);
+    const listEvents = byName.list_events!.inputSchema as any;
+    expect(listEvents.properties.starting_after).toEqual(plain(ListEventsQuery.properties.starting_after));
+    expect(listEvents.properties).not.toHaveProperty('ending_before');
+    expect(byName.list_sites!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.publish_flow!.annotations).toMatchObject({ readOnlyHint: false });
+  });
+
+  it('walks the typical path: site domain, Meta, the API trigger, a published flow, a reported signup, its events', async () => {
+    const client = await connect(svc.auth.authorization);
+
+    const sites = await call(client, 'list_sites');
+    expect(sites.isError).toBeFalsy();
+    expect(sites.structuredContent).toMatchObject({ has_more: false, next_cursor: null });
+    const site = sites.structuredContent.data[0];
+    expect(site.id).toBe(svc.site.id);
+
+    const updated = await call(client, 'update_site', { id: site.id, domain: 'https://www.example.com' });
+    expect(updated.structuredContent).toMatchObject({ id: site.id, domain: 'https://www.example.com' });
+
+    const meta = await call(client, 'connect_destination', { destination_type: 'meta' });
+    expect(meta.structuredContent).toMatchObject({ status: 'pending', url: expect.stringMatching(/^https:\/\/api\.cnv\.test\/handoffs\//) });
+    expect(meta.content.map((c) => c.text).join('\n')).toContain('open it in their browser');
+    const metaPage = await submitHosted(meta.structuredContent.url, { pixel_id: '1234567890123456', access_token: 'EAABsecretTokenFromEventsManager123' });
+    expect(metaPage.status).toBe(200);
+    expect((await call(client, 'get_handoff', { id: meta.structuredContent.id })).structuredContent).toMatchObject({ status: 'completed' });
+
+    const trigger = await call(client, 'connect_trigger_source', {});
+    expect(trigger.structuredContent).toMatchObject({ status: 'pending', purpose: 'connect_trigger_source', site_id: site.id });
+    const pending = await call(client, 'get_handoff', { id: trigger.structuredContent.id });
+    expect(pending.structuredContent.status).toBe('pending');
+    expect(pending.content[1]!.text).toContain('still pending');
+    const page = await submitHosted(trigger.structuredContent.url);
+    expect(page.status).toBe(200);
+    const secret = /whsec_[A-Za-z0-9]{32}/.exec(page.html)![0];
+    const done = await call(client, 'get_handoff', { id: trigger.structuredContent.id });
+    expect(done.structuredContent).toMatchObject({ status: 'completed', completed_at: expect.any(String) });
+    expect(done.content[1]!.text).toContain('is completed');
+
+    const flow = await call(client, 'create_flow', {
+      site_id: site.id,
+      name: 'Signups to Meta',
+      trigger_config: { type: 'saas_signup', integrationId: 'api', key: 'signup' },
+      actions_config: [{ integrationId: 'meta', config: {} }],
+    });
+    expect(flow.isError).toBeFalsy();
+    expect(flow.structuredContent).toMatchObject({ status: 'draft', site_id: site.id });
+    const published = await call(client, 'publish_flow', { id: flow.structuredContent.id });
+    expect(published.structuredContent).toMatchObject({ id: flow.structuredContent.id, status: 'live' });
+    const flows = await call(client, 'list_flows', { site_id: site.id });
+    expect(flows.structuredContent.data.map((f: { id: string }) => f.id)).toEqual([flow.structuredContent.id]);
+
+    const reporter = createCnvClient({ webhookBaseUrl: base, siteKey: site.site_key, triggerKey: 'signup', secret, maxAttempts: 1 });
+    for (const user of ['user_1', 'user_2']) {
+      const result = await reporter.reportSignup({ correlationToken: null, allowUncorrelated: true, customerEventId: user, email: `${user}@example.com` });
+      expect(result).toMatchObject({ ok: true });
+    }
+
+    // Two events, read one page at a time with the REST cursors.
+    const first = await call(client, 'list_events', { site_id: site.id, limit: 1 });
+    expect(first.structuredContent).toMatchObject({ has_more: true, next_cursor: expect.any(String) });
+    expect(first.structuredContent.data).toHaveLength(1);
+    const second = await call(client, 'list_events', { site_id: site.id, limit: 1, starting_after: first.structuredContent.next_cursor });
+    expect(second.structuredContent.data).toHaveLength(1);
+    const events = [first.structuredContent.data[0], second.structuredContent.data[0]];
+    expect(events.map((e) => e.customer_event_id).sort()).toEqual(['user_1', 'user_2']);
+    const event = await call(client, 'get_event', { id: events[0].id });
+    expect(event.structuredContent).toMatchObject({
+      id: events[0].id, site_key: site.site_key, flow_name: 'Signups to Meta', actions: [expect.objectContaining({ destination: 'meta' })],
+    });
+
+    // The secret was only ever on the hosted page: in no tool result, and in no log line of the service.
+    expect(seen.length).toBeGreaterThan(10);
+    for (const text of seen) expect(text).not.toContain(secret);
+    expect(logs.join('\n')).not.toContain(secret);
+    expect(logs.join('\n')).not.toContain('EAABsecretTokenFromEventsManager123');
+  });
+
+  it('answers a bad input with a tool error carrying the envelope’s code and message', async () => {
+    const client = await connect(svc.auth.authorization);
+
+    const unknownSite = await call(client, 'update_site', { id: 'site_doesnotexist', domain: 'https://www.example.com' });
+    expect(unknownSite.isError).toBe(true);
+    expect(unknownSite.structuredContent.error).toMatchObject({ type: 'not_found_error', code: 'resource_missing' });
+    expect(unknownSite.content[0]!.text).toMatch(/^resource_missing: No such site: 'site_doesnotexist'/);
+
+    const badKey = await call(client, 'create_flow', {
+      site_id: svc.site.id, name: 'Bad key',
+      trigger_config: { type: 'saas_signup', integrationId: 'api', key: 'not a key!' },
+      actions_config: [{ integrationId: 'meta', config: {} }],
+    });
+    expect(badKey.isError).toBe(true);
+    expect(badKey.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'trigger_config.key' });
+
+    const badDomain = await call(client, 'update_site', { id: svc.site.id, domain: 'https://www.example.com/path' });
+    expect(badDomain.structuredContent.error).toMatchObject({ type: 'invalid_request_error', param: 'domain' });
+
+    const unknownField = await call(client, 'update_site', { id: svc.site.id, colour: 'blue' });
+    expect(unknownField.structuredContent.error).toMatchObject({ code: 'parameter_unknown' });
+
+    const noId = await call(client, 'get_event', {});
+    expect(noId.structuredContent.error).toMatchObject({ code: 'parameter_missing', param: 'id' });
+
+    const badCursor = await call(client, 'list_sites', { starting_after: 'site_nothere' });
+    expect(badCursor.structuredContent.error).toMatchObject({ code: 'invalid_cursor', param: 'starting_after' });
+
+    const unsupported = await call(client, 'connect_destination', { destination_type: 'myspace' });
+    expect(unsupported.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'destination_type' });
+
+    await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it('refuses a missing or wrong API key with 401 and the envelope', async () => {
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cnv-test', version: '1.0.0' } },
+    });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const missing = await fetch(`${base}/mcp`, { method: 'POST', headers, body: initialize });
+    expect(missing.status).toBe(401);
+    expect(((await missing.json()) as any).error).toMatchObject({ type: 'authentication_error', code: 'missing_api_key' });
+    const wrong = await fetch(`${base}/mcp`, { method: 'POST', headers: { ...headers, authorization: 'Bearer cnv_sk_wrong' }, body: initialize });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as any).error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+
+    const client = new Client({ name: 'cnv-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: 'Bearer cnv_sk_wrong' } } });
+    await expect(client.connect(transport)).rejects.toThrow(/401|invalid_api_key|Unauthorized/i);
+
+    const get = await fetch(`${base}/mcp`, { headers: { authorization: svc.auth.authorization, accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+  });
+
+  it("scopes the tools to the key's account: another account's ids are not found", async () => {
+    const other: Tenant = await svc.addTenant('Other');
+    const mine = await connect(svc.auth.authorization);
+    const theirs = await connect(other.auth.authorization);
+
+    const theirSites = await call(theirs, 'list_sites');
+    expect(theirSites.structuredContent.data.map((s: { id: string }) => s.id)).toEqual([other.site.id]);
+
+    const theirHandoff = await call(theirs, 'connect_trigger_source', {});
+    const theirFlow = await call(theirs, 'create_flow', {
+      site_id: other.site.id, name: 'Theirs',
+      trigger_config: { type: 'saas_signup', integrationId: 'api', key: 'signup' },
+      actions_config: [{ integrationId: 'meta', config: {} }],
+    });
+    expect(theirFlow.isError).toBeFalsy();
+
+    const attempts = await Promise.all([
+      call(mine, 'update_site', { id: other.site.id, name: 'Mine now' }),
+      call(mine, 'get_handoff', { id: theirHandoff.structuredContent.id }),
+      call(mine, 'publish_flow', { id: theirFlow.structuredContent.id }),
+      call(mine, 'connect_trigger_source', { site_id: other.site.id }),
+      call(mine, 'create_flow', {
+        site_id: other.site.id, name: 'Into theirs',
+        trigger_config: { type: 'saas_signup', integrationId: 'api', key: 'signup' },
+        actions_config: [{ integrationId: 'meta', config: {} }],
+      }),
+    ]);
+    for (const attempt of attempts) {
+      expect(attempt.isError).toBe(true);
+      expect(attempt.structuredContent.error).toMatchObject({ type: 'not_found_error', code: 'resource_missing' });
+    }
+    const mineFlows = await call(mine, 'list_flows', { site_id: other.site.id });
+    expect(mineFlows.isError || mineFlows.structuredContent.data.length === 0).toBe(true);
+  });
+});

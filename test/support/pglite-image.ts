@@ -1,0 +1,96 @@
+/**
+ * One migrated PGlite database, built once and cloned by every test that needs a fresh store: a fresh PGlite costs an
+ * initdb (seconds of WASM on a busy machine), a clone costs a load. Two forms of the same image:
+ * - `tarball`: PGlite's `dumpDataDir` of it, for in-memory databases (`loadDataDir`);
+ * - `dataDir`: the data directory on disk, for tests that start the service on a data directory (copy it, then start).
+ * The image is cached under node_modules/.cache, keyed by the PGlite version and the migrations' SQL, so a change to
+ * either builds a new one and a run with no change builds nothing. No vitest imports here: the global setup uses it.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, sep } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { openDatabase } from '../../src/server/db/db';
+import { MIGRATIONS, migrate } from '../../src/server/db/migrations';
+
+export interface PgliteImage {
+  /** A `dumpDataDir` tarball (uncompressed) of the migrated database. */
+  tarball: string;
+  /** The migrated data directory, cleanly shut down: copy it, never open it in place. */
+  dataDir: string;
+}
+
+const root = join(import.meta.dirname, '..', '..');
+const CACHE_ROOT = join(root, 'node_modules', '.cache', 'cnv-test-pglite');
+
+/** What the image depends on: the PGlite build and every migration. */
+function imageKey(): string {
+  // The package's exports hide its package.json; read it where the package's entry point lives.
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const manifest = join(entry.slice(0, entry.lastIndexOf(`${sep}dist${sep}`)), 'package.json');
+  const pgliteVersion = (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+  return createHash('sha256').update(JSON.stringify({ pgliteVersion, MIGRATIONS })).digest('hex').slice(0, 16);
+}
+
+function imageIn(dir: string): PgliteImage {
+  return { tarball: join(dir, 'migrated.tar'), dataDir: join(dir, 'datadir') };
+}
+
+/** The cached image, built first when missing. Safe when two runs build it at once (the second rename loses). */
+export async function ensurePgliteImage(cacheRoot: string = CACHE_ROOT): Promise<PgliteImage> {
+  const key = imageKey();
+  const finalDir = join(cacheRoot, key);
+  const image = imageIn(finalDir);
+  if (existsSync(finalDir)) {
+    const now = new Date();
+    utimesSync(finalDir, now, now); // in use: see pruneOldImages
+    return image;
+  }
+
+  const buildDir = `${finalDir}.build-${process.pid}-${randomBytes(4).toString('hex')}`;
+  mkdirSync(buildDir, { recursive: true });
+  try {
+    const built = imageIn(buildDir);
+    const db = await openDatabase({ dataDir: built.dataDir });
+    await migrate(db);
+    await db.close();
+    const pglite = await PGlite.create(built.dataDir); // dumpDataDir on an instance not yet ready never settles
+    const tarball = await pglite.dumpDataDir('none');
+    await pglite.close();
+    writeFileSync(built.tarball, Buffer.from(await tarball.arrayBuffer()));
+    // Only a complete build is ever renamed into place, so the final directory existing means the image is whole.
+    renameSync(buildDir, finalDir);
+    pruneOldImages(cacheRoot, key);
+  } catch (error) {
+    rmSync(buildDir, { recursive: true, force: true });
+    if (existsSync(finalDir)) return image; // another run finished it first (our rename found it there)
+    throw error;
+  }
+  return image;
+}
+
+/**
+ * Images of other migrations (an edited migration makes a new one) unused for an hour, and builds an interrupted run
+ * left behind: removed, they are 80 MB each.
+ */
+function pruneOldImages(cacheRoot: string, keep: string): void {
+  const hourAgo = Date.now() - 3600_000;
+  for (const name of readdirSync(cacheRoot)) {
+    if (name === keep) continue;
+    const dir = join(cacheRoot, name);
+    try {
+      if (statSync(dir).mtimeMs < hourAgo) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // another run pruned it first
+    }
+  }
+}
+
+/**
+ * Fills `dir` (new or empty) with the migrated data directory, so a service started on it as CNV_DATA_DIR skips initdb
+ * and the migrations. For harnesses outside vitest (the browser tests' services); vitest tests use ./pglite.ts.
+ */
+export async function copyPgliteImageInto(dir: string, image?: PgliteImage): Promise<void> {
+  cpSync((image ?? (await ensurePgliteImage())).dataDir, dir, { recursive: true });
+}
