@@ -32,10 +32,13 @@ export async function startLoaderServer(scripts) {
   // beacons Plausible and Segment send), so idleness is judged here instead.
   let inFlight = 0;
   let lastActivity = Date.now();
+  /** Requests received, by path: a benchmark checks that each script's own request (config, pageview) really arrived. */
+  const hits = new Map();
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://local');
     const path = url.pathname;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
     inFlight++;
     lastActivity = Date.now();
     res.on('close', () => {
@@ -108,6 +111,8 @@ export async function startLoaderServer(scripts) {
   return {
     port,
     origin,
+    /** How many requests reached `path` so far. */
+    hits: (path) => hits.get(path) ?? 0,
     /** The landing URL of a variant: an ad click (gclid and UTM), so every script reads a real landing. */
     pageUrl: (variant) => `${origin(HOSTS.page)}/landing/${variant}?gclid=bench-gclid-123&utm_source=google&utm_medium=cpc&utm_campaign=spring`,
     /** Resolves once no request has been open for `quietMs` (checked every 25 ms), or after `timeoutMs` anyway. */

@@ -8,7 +8,7 @@ export interface E2ESite {
 }
 
 /** The names under which fixture pages pick a site (`?site=<name>`, default `main`). */
-export type SiteName = 'main' | 'nullDomain' | 'www' | 'noGpc';
+export type SiteName = 'main' | 'nullDomain' | 'www' | 'noGpc' | 'linkerApp';
 
 export interface E2EEnv {
   /** Origin under which pages reach the service, cross-site from the fixture site: `http://cnv.test:<port>`. */
@@ -17,7 +17,10 @@ export interface E2EEnv {
   fixturePort: number;
   /** Loopback URL of the fixture server for the specs' own calls (its request record). */
   fixtureControl: string;
-  /** The test sites: `noGpc` is like `main` with honor_gpc turned off. */
+  /**
+   * The test sites: `noGpc` is like `main` with honor_gpc turned off; `linkerApp` is the app of `main` on another
+   * registrable domain (`http://app.example.net:<port>`), for the cross-domain linker.
+   */
   sites: Record<SiteName, E2ESite>;
 }
 

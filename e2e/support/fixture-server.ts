@@ -34,6 +34,8 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
+/** Fixture pages served: the top-level ones and the form-tool pages under forms/ (no other folder, no `..`). */
+const FIXTURE_PAGE = /^(forms\/)?[a-z0-9-]+\.html$/;
 /** Paths whose requests are recorded: the signup endpoints of the customer's backend. */
 const RECORDED_PATH = /^\/(signup$|api\/)/;
 /** A page may ask for response headers with leading `<!-- header: Name: value -->` lines (e.g. a strict CSP). */
@@ -75,7 +77,7 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
 
   async function servePage(url: URL, res: ServerResponse): Promise<void> {
     const file = normalize(url.pathname).replace(/^\/+/, '');
-    if (!/^[a-z0-9-]+\.html$/.test(file)) {
+    if (!FIXTURE_PAGE.test(file)) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }

@@ -17,22 +17,33 @@ export function withoutQuery(url: string): string {
 }
 
 /**
- * The touch the page URL carries: its click ids and UTM parameters (keys matched case-insensitively and stored
- * lower-case, the first of a repeated key wins, empty values skipped), or null when it carries none. A touch too big for
- * a cookie loses its referrer, then its landing URL's query, then its UTM set; one whose click ids alone are too big is
- * dropped.
+ * The query parameters of a URL string, read with URLSearchParams (no URL parsing needed): the URL less everything
+ * up to its `?` and less its fragment.
  */
-export function readTouch(): Touch | null {
-  const href = location.href;
+export function queryOf(url: string): URLSearchParams {
+  return new URLSearchParams(url.replace(/^[^?#]*\??|#.*/g, ''));
+}
+
+/** Whether a touch carries a click id: an ad touch, which no UTM-only visit ever replaces. */
+export function isAdTouch(touch: Touch | null | undefined): boolean {
+  return !!touch && Object.keys(touch.click_ids).length > 0;
+}
+
+/**
+ * The touch a URL carries: its click ids and UTM parameters (keys matched case-insensitively and stored lower-case,
+ * the first of a repeated key wins, empty values skipped), or null when it carries none. A touch too big for a cookie
+ * loses its referrer, then its landing URL's query, then its UTM set; one whose click ids alone are too big is dropped.
+ */
+export function readTouch(url: string): Touch | null {
   const touch: Touch = {
     click_ids: {},
     utm: {},
-    landing_page_url: href,
+    landing_page_url: url,
     referrer: document.referrer || null,
     captured_at: new Date().toISOString(),
   };
   let found: unknown;
-  new URL(href).searchParams.forEach((raw, name) => {
+  queryOf(url).forEach((raw, name) => {
     const key = name.toLowerCase();
     const value = cleanValue(raw);
     const bag: Record<string, string> | false = (CLICK_ID_KEYS as readonly string[]).includes(key)

@@ -1,21 +1,33 @@
 /** Google Consent Mode v2, as the page's window.dataLayer tells it. */
+import type { ConsentAnswer, ConsentSignals } from '../protocol/collector';
 import { guard } from './guard';
 import { notifyAfter } from './notify-after';
 
 /**
- * Whether a dataLayer's `consent` commands (arrays, or the Arguments objects gtag pushes) deny ad_storage: the last
- * `update` decides; before any, a `default` of denied counts even when region-scoped, as the visitor's region is unknown.
+ * What a dataLayer's `consent` commands (arrays, or the Arguments objects gtag pushes) last said of one Consent Mode
+ * signal (`ad_storage`, `ad_user_data`…), as the page wrote it: the last `update` decides; before any, a `default` of
+ * denied counts even when region-scoped, as the visitor's region is unknown; undefined when no command mentions it.
  */
-export function adStorageDenied(entries: readonly unknown[]): boolean {
-  let byDefault = false;
+export function consentAnswer(entries: readonly unknown[], key: string): unknown {
+  let byDefault: unknown;
   let updated: unknown;
   for (const entry of entries as ArrayLike<any>[]) {
-    const value = entry && entry[0] === 'consent' && entry[2] && entry[2].ad_storage;
+    const value = entry && entry[0] === 'consent' && entry[2] && entry[2][key];
     if (!value) continue;
     if (entry[1] === 'update') updated = value;
-    else if (entry[1] === 'default') byDefault = byDefault || value === 'denied';
+    else if (entry[1] === 'default' && byDefault !== 'denied') byDefault = value;
   }
-  return updated ? updated === 'denied' : byDefault;
+  return updated || byDefault;
+}
+
+/** The Consent Mode signals a conversion carries to the ad platform, as the page's dataLayer last set them. */
+export function consentSignals(layer: unknown = (window as { dataLayer?: unknown }).dataLayer): ConsentSignals {
+  const signals = {} as Record<keyof ConsentSignals, ConsentAnswer>;
+  for (const key of ['ad_user_data', 'ad_personalization'] as const) {
+    const value = consentAnswer(Array.isArray(layer) ? layer : [], key);
+    signals[key] = value === 'granted' || value === 'denied' ? value : null;
+  }
+  return signals;
 }
 
 /**
@@ -28,7 +40,7 @@ export function followConsentMode(onChange: (denied: boolean) => void): () => vo
     const layer = (window as { dataLayer?: unknown }).dataLayer;
     if (!Array.isArray(layer) || layer === followed) return;
     followed = layer;
-    const report = guard(() => onChange(adStorageDenied(layer)));
+    const report = guard(() => onChange(consentAnswer(layer, 'ad_storage') === 'denied'));
     notifyAfter(layer, 'push', report);
     report();
   };

@@ -1,4 +1,7 @@
-/** Signup intent on marked forms: a submit, or a click on one of the form's buttons. */
+/**
+ * Signup intent, what the loader acts on: a submit of a form marked data-service-signup-intent, or a click on one of
+ * its buttons.
+ */
 import { SIGNUP_INTENT_ATTRIBUTE } from '../protocol/install';
 import { guard } from './guard';
 
@@ -6,9 +9,18 @@ import { guard } from './guard';
 const BUTTONS = 'button,[type=submit],[type=image]';
 
 /**
- * Calls onIntent once per user action on a form carrying data-service-signup-intent, including forms added later:
- * one capture-phase submit listener and one capture-phase click listener on document. The submit a click causes is
- * dispatched in the same task as the click, so it is recognised as the same action and not counted again.
+ * The innermost element of an event's composed path that matches `selector`: composedPath() reaches into open shadow
+ * roots, so a button inside a web component is found where event.target (retargeted to the host) is not.
+ */
+export function pathElement<E extends Element>(event: Event, selector: string): E | undefined {
+  return event.composedPath().find((node) => (node as Element).matches && (node as Element).matches(selector)) as E | undefined;
+}
+
+/**
+ * Calls onIntent once per user action on a form carrying data-service-signup-intent, including forms added later and
+ * forms inside open shadow roots: one capture-phase submit listener and one capture-phase click listener on document.
+ * The submit a click causes is dispatched in the same task as the click, so it is recognised as the same action and
+ * not counted again.
  */
 export function watchIntent(onIntent: () => void): void {
   let current: unknown;
@@ -22,7 +34,7 @@ export function watchIntent(onIntent: () => void): void {
   document.addEventListener(
     'click',
     guard((event: Event) => {
-      const button = (event.target as Element).closest<HTMLButtonElement>(BUTTONS);
+      const button = pathElement<HTMLButtonElement>(event, BUTTONS);
       handle(button && button.form);
     }),
     true,

@@ -4,7 +4,6 @@ import { notifyAfter } from './notify-after';
 
 /** Calls onNavigate after every history.pushState and on popstate (a replaceState keeps the page it replaces). */
 export function watchNavigation(onNavigate: () => void): void {
-  const notify = guard(onNavigate);
-  notifyAfter(history, 'pushState', notify);
-  addEventListener('popstate', notify);
+  notifyAfter(history, 'pushState', onNavigate);
+  addEventListener('popstate', guard(onNavigate));
 }

@@ -1,12 +1,20 @@
 /**
- * Reading a cookie without throwing: private modes and blocked storage make document.cookie throw. Cookies are read
- * (here) and written (loader-cookies) through document.cookie directly: js-cookie cost 1.4 kB raw (about 580 B gzip)
- * and put the loader over its size budget, and the loader needs only one read and one write path.
+ * Reading cookies through js-cookie (the design card's cookie layer), values as the browser holds them: platform
+ * cookies are passed on as their platform wrote them, and the loader decodes its own where it reads them.
  */
-import { guard } from './guard';
+import Cookies from 'js-cookie';
 
-/** A cookie's raw value (first of a repeated name, as the browser orders them), or undefined when absent or unreadable. */
-export const readCookie = guard((name: string): string | undefined => {
-  for (const pair of document.cookie.split('; ')) if (pair.startsWith(name + '=')) return pair.slice(name.length + 1);
-  return undefined;
-});
+/** js-cookie with a reader that keeps values raw (its default decodes %XX sequences). */
+const rawCookies = Cookies.withConverter<string>({ read: (value) => value });
+
+/**
+ * A cookie's raw value (first of a repeated name, as the browser orders them), or undefined when absent or unreadable:
+ * private modes and blocked storage make document.cookie throw.
+ */
+export function readCookie(name: string): string | undefined {
+  try {
+    return rawCookies.get(name);
+  } catch {
+    return undefined;
+  }
+}

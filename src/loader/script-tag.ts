@@ -1,4 +1,4 @@
-/** Where the loader learns its site key, service base URL and consent requirement: its own script tag. */
+/** Where the loader learns its site key, service base URL and options: its own script tag. */
 import {
   API_ATTRIBUTE,
   CONSENT_REQUIRED_ATTRIBUTE,
@@ -6,35 +6,55 @@ import {
   SITE_KEY_ATTRIBUTE,
   SITE_KEY_PARAM,
 } from '../protocol/install';
-import { guard } from './guard';
+import { queryOf } from './click-signals';
+
+/** Tag attribute: while consent is not given, carry the landing's click ids and UTM parameters on same-site links. */
+export const URL_PASSTHROUGH_ATTRIBUTE = 'data-url-passthrough';
+/** Tag attribute: the site's other registrable domains, between which the touch and token travel in `_cnv`. */
+export const LINKER_ATTRIBUTE = 'data-linker';
 
 /** What the install tells the loader. */
 export interface Install {
   siteKey: string;
-  /** Service base URL: the data-api value, else the loader's own src (collector paths are resolved against its origin). */
+  /**
+   * Service base URL: the data-api value, else the loader's own src (collector paths and the optional scripts'
+   * paths are resolved against its origin).
+   */
   api: string;
   consentRequired: boolean;
+  /** data-url-passthrough is set. */
+  passthrough: boolean;
+  /** The data-linker value: the site's other registrable domains (parsed by the links script), null when absent. */
+  linker: string | null;
 }
 
 /** A tag's site key: its data-site-key, else the site_key query parameter of its src. */
-const keyOf = guard(
-  (tag: HTMLScriptElement) => tag.getAttribute(SITE_KEY_ATTRIBUTE) || new URL(tag.src).searchParams.get(SITE_KEY_PARAM),
-);
+const keyOf = (tag: HTMLScriptElement) => tag.getAttribute(SITE_KEY_ATTRIBUTE) || queryOf(tag.src).get(SITE_KEY_PARAM);
 
+/** Whether a script's src path ends in /loader.js. */
+const isLoaderTag = (tag: HTMLScriptElement) => tag.src.split(/[?#]/)[0]!.endsWith(LOADER_PATH);
 
 /**
- * Finds the install: the site key of document.currentScript, else of the first script whose src path ends in
- * /loader.js and carries one, else `pageKey` (window.__service.siteKey). The base URL comes from the same tag (the
- * running loader's when the key came from the page). Null without a key or without a tag to take the base URL from.
+ * Finds the install: the site key of document.currentScript (the usual case: no scan of the document's scripts), else
+ * of the first script whose src path ends in /loader.js and carries one, else `pageKey` (window.__service.siteKey). The
+ * base URL and options come from the same tag (the running loader's when the key came from the page). Null without a
+ * key or without a tag to take the base URL from.
  */
 export function findInstall(doc: Document, pageKey: unknown): Install | null {
-  const tags = [
-    doc.currentScript as HTMLScriptElement | null,
-    ...Array.from(doc.scripts).filter((tag) => tag.src.split(/[?#]/)[0]!.endsWith(LOADER_PATH)),
-  ].filter((tag): tag is HTMLScriptElement => !!tag);
-  const tag = tags.find(keyOf) || tags[0];
+  const current = doc.currentScript as HTMLScriptElement | null;
+  let tag = current && keyOf(current) ? current : undefined;
+  if (!tag) {
+    const loaders = Array.from(doc.scripts).filter(isLoaderTag);
+    tag = loaders.find(keyOf) || current || loaders[0];
+  }
   const siteKey = (tag && keyOf(tag)) || pageKey;
   return typeof siteKey === 'string' && siteKey && tag
-    ? { siteKey, api: tag.getAttribute(API_ATTRIBUTE) || tag.src, consentRequired: tag.hasAttribute(CONSENT_REQUIRED_ATTRIBUTE) }
+    ? {
+        siteKey,
+        api: tag.getAttribute(API_ATTRIBUTE) || tag.src,
+        consentRequired: tag.hasAttribute(CONSENT_REQUIRED_ATTRIBUTE),
+        passthrough: tag.hasAttribute(URL_PASSTHROUGH_ATTRIBUTE),
+        linker: tag.getAttribute(LINKER_ATTRIBUTE),
+      }
     : null;
 }

@@ -1,14 +1,31 @@
-/** The latest touch, kept whole in the first-party cookie cnv_click so a signup days later still has it. */
+/** The touch that wins, kept whole in the first-party cookie cnv_click so a signup days later still has it. */
 import type { Touch } from '../protocol/collector';
 import { CLICK_COOKIE, CLICK_COOKIE_DAYS } from '../protocol/cookies';
+import { isAdTouch } from './click-signals';
 import type { WriteCookie } from './loader-cookies';
-import { guard } from './guard';
 import { readCookie } from './read-cookie';
 
-/** Replaces the stored touch (a new click never mixes with an old one's UTMs) for CLICK_COOKIE_DAYS. */
+/**
+ * Which of the stored touch and a fresh one to keep. An ad touch (any click id) beats a touch without one, whatever
+ * came later: ad platforms credit the last ad click, not the newsletter visit after it. Between two of the same kind the
+ * newer `captured_at` wins, whole (a new click never mixes with an old campaign's UTMs); a tie keeps the stored one.
+ */
+export function preferredTouch<T extends Touch>(stored: T | null | undefined, fresh: T | null | undefined): T | null {
+  if (!stored || !fresh) return stored || fresh || null;
+  const lead = +isAdTouch(fresh) - +isAdTouch(stored);
+  return lead > 0 || (!lead && fresh.captured_at > stored.captured_at) ? fresh : stored;
+}
+
+/** Writes the touch to cnv_click for CLICK_COOKIE_DAYS, replacing what was there. */
 export function storeTouch(touch: Touch, write: WriteCookie): void {
-  write(CLICK_COOKIE, encodeURIComponent(JSON.stringify(touch)), CLICK_COOKIE_DAYS * 86400);
+  write(CLICK_COOKIE, JSON.stringify(touch), CLICK_COOKIE_DAYS * 86400);
 }
 
 /** The stored touch; undefined when there is none or it does not parse (the collector validates its shape). */
-export const storedTouch = guard((): Touch => JSON.parse(decodeURIComponent(readCookie(CLICK_COOKIE)!)));
+export function storedTouch(): Touch | undefined {
+  try {
+    return JSON.parse(decodeURIComponent(readCookie(CLICK_COOKIE)!));
+  } catch {
+    return undefined;
+  }
+}

@@ -2,7 +2,7 @@
  * The form-submission protocol (the spec's form trigger): which form tools the loader can watch, the body it posts
  * when one reports a successful submission, and where it posts it.
  */
-import { COLLECT_PREFIX, type ConsentSignals, type FormIntegration, type Snapshot, type Touch } from './collector';
+import { collectorPath, type ConsentSignals, type FormIntegration, type Snapshot, type Touch } from './collector';
 import { IDENTITY_FIELDS, type IdentityField } from './identity';
 
 // The config's side of forms (which integrations exist, what the config lists) is defined beside SiteConfig.
@@ -43,5 +43,5 @@ export interface FormSubmissionPayload {
 
 /** Path to which the loader posts form submissions. */
 export function formSubmissionsPath(siteKey: string): string {
-  return `${COLLECT_PREFIX}/sites/${encodeURIComponent(siteKey)}/form-submissions`;
+  return collectorPath(siteKey, 'form-submissions');
 }

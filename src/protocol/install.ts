@@ -20,3 +20,17 @@ export const CONSENT_REQUIRED_ATTRIBUTE = 'data-consent-required';
 
 /** Form attribute marking a signup form: its submit (or a click on its buttons) is a signup intent. */
 export const SIGNUP_INTENT_ATTRIBUTE = 'data-service-signup-intent';
+
+/**
+ * The loader's optional scripts: features only some sites use, fetched by the loader only on pages that use them.
+ * `links`: the cross-domain linker and URL passthrough (a tag with `data-linker` or `data-url-passthrough`);
+ * `forms`: the form-tool detectors (a config whose `forms` is not empty).
+ */
+export const OPTIONAL_SCRIPTS = ['links', 'forms'] as const;
+
+export type OptionalScript = (typeof OPTIONAL_SCRIPTS)[number];
+
+/** Path under which the service serves an optional script, beside LOADER_PATH. */
+export function optionalScriptPath(name: OptionalScript): string {
+  return `/loader-${name}.js`;
+}

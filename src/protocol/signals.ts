@@ -14,6 +14,15 @@ export const PLATFORM_COOKIES = [
   '_fbp', '_fbc', '_gcl_aw', '_gcl_dc', '_gcl_gb', '_gcl_au', '_ttp', '_uetmsclkid', '_rdt_uuid', 'li_fat_id',
 ] as const;
 
+/**
+ * Query parameter that carries the touch and the correlation token from one registrable domain of a site to another
+ * (data-linker): written by the loader on the first, read and removed from the address bar by the loader on the second.
+ */
+export const LINKER_PARAM = '_cnv';
+
+/** How long a `_cnv` value is accepted after the loader wrote it: long enough to follow a link, too short to share one. */
+export const LINKER_TTL_SECONDS = 120;
+
 /** Each signal value is trimmed and capped at this many characters. */
 export const SIGNAL_VALUE_MAX = 500;
 

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { boot } from '../../src/loader/boot';
 import { SNAPSHOT_CONTENT_TYPE } from '../../src/protocol/collector';
 import { CLICK_COOKIE, CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../../src/protocol/cookies';
@@ -67,14 +67,26 @@ describe('an active page (origin within the site domain)', () => {
     expect(page.jar.get(CORRELATION_COOKIE)!.value).toBe(token);
   });
 
-  test('the correlation cookie carries Path=/, SameSite=Lax, Max-Age from the config, Secure on https and the widest domain', async () => {
+  test('on https the correlation cookie carries Path=/, SameSite=None; Secure (SSO callbacks that arrive as a cross-site POST), Max-Age from the config and the widest domain', async () => {
     const page = preparePage('https://www.example.com/', configFor('https://www.example.com', { correlation_ttl_seconds: 600 }));
     boot();
     await service()!.ready;
     await service()!.captureSaasSignupIntent!();
     const cookie = page.jar.get(CORRELATION_COOKIE)!;
     expect(cookie.domain).toBe('example.com');
-    expect(cookie.attributes).toMatchObject({ path: '/', samesite: 'lax', 'max-age': '600', secure: true });
+    expect(cookie.attributes).toMatchObject({ path: '/', samesite: 'None', 'max-age': '600', secure: true });
+    expect(page.jar.get(CLICK_COOKIE)).toBeUndefined();
+  });
+
+  test('on http the cookies are SameSite=Lax without Secure (browsers refuse SameSite=None without Secure)', async () => {
+    const page = preparePage('http://www.example.com/?gclid=g', configFor('http://www.example.com'));
+    boot();
+    await service()!.captureSaasSignupIntent!();
+    for (const name of [CORRELATION_COOKIE, CLICK_COOKIE]) {
+      const cookie = page.jar.get(name)!;
+      expect(cookie.attributes).toMatchObject({ path: '/', samesite: 'Lax' });
+      expect(cookie.attributes.secure).toBeUndefined();
+    }
   });
 
   test('a repeated intent reuses the still-valid token and refreshes its expiry', async () => {
@@ -208,17 +220,12 @@ describe('install', () => {
     expect(page.fetch.mock.calls[0]![0]).toBe(configUrl);
   });
 
-  test('a verified config is reused from sessionStorage by the next page view of the tab', async () => {
-    const first = preparePage('https://www.example.com/', configFor('https://www.example.com'));
+  test('every page view asks for the config once and leaves caching to the HTTP cache: sessionStorage is never touched', async () => {
+    const page = preparePage('https://www.example.com/?gclid=g', configFor('https://www.example.com'));
+    const storage = vi.spyOn(window, 'sessionStorage', 'get');
     boot();
-    await service()!.ready;
-    expect(first.fetch).toHaveBeenCalledTimes(1);
-    const cached = sessionStorage.getItem(configUrl);
-    resetPage();
-    sessionStorage.setItem(configUrl, cached!);
-    const second = preparePage('https://www.example.com/next', configFor('https://www.example.com'));
-    boot();
-    expect(await service()!.ready).toBe(true);
-    expect(second.fetch).not.toHaveBeenCalled();
+    await service()!.captureSaasSignupIntent!();
+    expect(page.fetch.mock.calls.filter((call) => call[0] === configUrl)).toHaveLength(1);
+    expect(storage).not.toHaveBeenCalled();
   });
 });

@@ -8,7 +8,7 @@ afterEach(resetPage);
 
 const touchAt = (url: string) => {
   setUrl(url);
-  return readTouch();
+  return readTouch(location.href);
 };
 
 describe('click signals of the page URL', () => {

@@ -1,6 +1,9 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { adStorageDenied, followConsentMode } from '../../src/loader/consent-mode';
+import { consentAnswer, consentSignals, followConsentMode } from '../../src/loader/consent-mode';
+
+/** Whether the commands deny ad_storage, as the loader decides it. */
+const adStorageDenied = (entries: unknown[]) => consentAnswer(entries, 'ad_storage') === 'denied';
 
 afterEach(() => {
   delete (window as unknown as Record<string, unknown>).dataLayer;

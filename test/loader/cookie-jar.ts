@@ -2,6 +2,7 @@
  * A browser-like cookie jar behind document.cookie, for loader tests: it honours Domain (rejecting public suffixes and
  * foreign domains, like a browser's public suffix list), Max-Age (0 deletes) and records every raw write, so tests can
  * assert the attributes the loader sends and the domain it chose.
+ * Max-Age (0 or less) or an Expires in the past deletes, as in a browser (js-cookie's remove() sends Expires).
  */
 export interface JarCookie {
   name: string;
@@ -52,7 +53,9 @@ export function installCookieJar(publicSuffixes: string[] = ['com', 'co.uk', 'uk
       const domain = domainAttr;
       cookies = cookies.filter((c) => !(c.name === name && c.domain === domain && (domain || c.host === host)));
       const maxAge = attributes['max-age'];
+      const expires = attributes.expires;
       if (typeof maxAge === 'string' && Number(maxAge) <= 0) return;
+      if (maxAge === undefined && typeof expires === 'string' && Date.parse(expires) <= Date.now()) return;
       cookies.push({ name, value, domain, host, attributes });
     },
   });

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { correlate, newToken } from '../../src/loader/correlation';
+import { correlate } from '../../src/loader/correlation';
+import { randomId as newToken } from '../../src/loader/random-id';
 import { CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../../src/protocol/cookies';
 import { resetPage, setUrl } from './harness';
 import { installCookieJar } from './cookie-jar';

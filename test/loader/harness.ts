@@ -2,6 +2,10 @@
 import { vi } from 'vitest';
 import type { Snapshot } from '../../src/protocol/collector';
 import type { Service } from '../../src/loader/api';
+import { startLinks } from '../../src/loader/links';
+import { handOver } from '../../src/loader/optional';
+import { formsRunner } from '../../src/loader-forms/submissions';
+import { cookieDomainOf } from '../../src/server/collector/cookie-domain';
 import { installCookieJar, type CookieJar } from './cookie-jar';
 
 export const SERVICE = 'https://cnv.test';
@@ -10,8 +14,17 @@ export const SITE_KEY = 'site_key_1';
 /** What the mocked GET …/config answers: a config body, a 404, or a network error. */
 export type ConfigReply = Record<string, unknown> | 404 | 'network-error';
 
+/**
+ * What happens to an optional script the loader appends (loader-links.js, loader-forms.js): `run` as a browser would
+ * (the script runs, hands itself over, then its load event fires), `fail` (its error event fires: a network error or a
+ * CSP refusal), or `hang` (it never arrives).
+ */
+export type OptionalScriptReply = 'run' | 'fail' | 'hang';
+
 export interface Page {
   jar: CookieJar;
+  /** The URLs of the optional scripts the loader appended, in order. */
+  scripts: string[];
   fetch: ReturnType<typeof vi.fn>;
   /** Snapshots posted through sendBeacon (or the fetch fallback), parsed, with their URL and the content type sent. */
   beacons: { url: string; type: string; snapshot: Snapshot; bytes: number }[];
@@ -20,13 +33,22 @@ export interface Page {
   flush(): Promise<void>;
 }
 
+/** A config as the service answers it for a site whose domain is `domain` (cookie_domain computed as it does). */
 export const configFor = (domain: string | null, extra: Record<string, unknown> = {}) => ({
   site_key: SITE_KEY,
   domain,
+  cookie_domain: cookieDomainOf(domain),
   correlation_ttl_seconds: 1800,
   honor_gpc: true,
+  forms: [],
   ...extra,
 });
+
+/** What each optional script's entry (src/loader/links-script.ts, src/loader-forms/script.ts) does as it runs. */
+const OPTIONAL_ENTRIES: Record<string, () => void> = {
+  'loader-links.js': () => handOver('links', startLinks),
+  'loader-forms.js': () => handOver('forms', formsRunner()),
+};
 
 const added: [EventTarget, string, EventListenerOrEventListenerObject, unknown][] = [];
 const originalPushState = history.pushState;
@@ -54,9 +76,25 @@ export function addScript(src: string, attributes: Record<string, string> = {}):
  * Prepares a page at `url` with a mocked service answering `config` and a loader tag (`tag` attributes; null for none),
  * and records what the loader does. Call resetPage() after each test.
  */
-export function preparePage(url: string, config: ConfigReply, tag: Record<string, string> | null = { 'data-site-key': SITE_KEY }): Page {
+export function preparePage(
+  url: string,
+  config: ConfigReply,
+  tag: Record<string, string> | null = { 'data-site-key': SITE_KEY },
+  optional: OptionalScriptReply = 'run',
+): Page {
   setUrl(url);
   if (tag) addScript(`${SERVICE}/loader.js`, tag);
+  // The optional scripts the loader appends to the head: recorded, and run (or failed) as a browser would.
+  const scripts: string[] = [];
+  const append = document.head.append.bind(document.head);
+  vi.spyOn(document.head, 'append').mockImplementation((...nodes: (Node | string)[]) => {
+    const script = nodes[0] as HTMLScriptElement;
+    const entry = script instanceof HTMLScriptElement ? OPTIONAL_ENTRIES[new URL(script.src).pathname.slice(1)] : undefined;
+    if (!entry) return append(...nodes);
+    scripts.push(script.src);
+    if (optional === 'run') entry();
+    if (optional !== 'hang') (optional === 'run' ? script.onload : script.onerror)!.call(script, new Event(optional === 'run' ? 'load' : 'error'));
+  });
   for (const target of [document, window]) {
     const original = target.addEventListener.bind(target);
     vi.spyOn(target, 'addEventListener').mockImplementation((type, listener, options) => {
@@ -93,6 +131,7 @@ export function preparePage(url: string, config: ConfigReply, tag: Record<string
   const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
   page = {
     jar: installCookieJar(),
+    scripts,
     fetch,
     beacons,
     warn,

@@ -4,7 +4,7 @@ import { boot } from '../../src/loader/boot';
 import { guard } from '../../src/loader/guard';
 import { loaderCookies } from '../../src/loader/loader-cookies';
 import { readCookie } from '../../src/loader/read-cookie';
-import { cacheConfig, loadConfig } from '../../src/loader/site-config';
+import { loadConfig } from '../../src/loader/site-config';
 import { addSignupForm, configFor, preparePage, resetPage, service, setUrl } from './harness';
 
 const storageDescriptors = ['sessionStorage', 'localStorage'].map(
@@ -41,7 +41,7 @@ const blockStorage = () => {
 };
 
 describe('when cookies or storage throw (private modes, blocked storage)', () => {
-  test('the cookie and storage accessors do nothing instead of throwing; storage that throws is a cache miss', async () => {
+  test('the cookie accessors do nothing instead of throwing, and the config loads without storage', async () => {
     setUrl('https://www.example.com/');
     const config = configFor('https://example.com');
     vi.stubGlobal('fetch', async () => ({ ok: true, json: async () => config }));
@@ -52,7 +52,6 @@ describe('when cookies or storage throw (private modes, blocked storage)', () =>
     expect(() => setCookie('a', '1', 60)).not.toThrow();
     expect(() => setCookie('a', '', 0)).not.toThrow();
     const url = 'https://cnv.test/collect/v1/sites/k/config';
-    expect(() => cacheConfig(url, config)).not.toThrow();
     expect(await loadConfig(url)).toEqual(config);
   });
 

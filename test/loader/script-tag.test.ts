@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test } from 'vitest';
+import { linkerDomains } from '../../src/loader/linker';
 import { findInstall } from '../../src/loader/script-tag';
 import { addScript, resetPage } from './harness';
 
@@ -11,7 +12,13 @@ const docWith = (current: HTMLScriptElement | null) => ({ currentScript: current
 describe('site key discovery', () => {
   test('takes data-site-key of the running script, and the origin of its src as the service', () => {
     const tag = addScript('https://cnv.test/loader.js', { 'data-site-key': 'k1' });
-    expect(findInstall(docWith(tag), undefined)).toEqual({ siteKey: 'k1', api: 'https://cnv.test/loader.js', consentRequired: false });
+    expect(findInstall(docWith(tag), undefined)).toEqual({
+      siteKey: 'k1',
+      api: 'https://cnv.test/loader.js',
+      consentRequired: false,
+      passthrough: false,
+      linker: null,
+    });
   });
 
   test('takes the site_key query parameter of the running script when it has no data-site-key (tag managers)', () => {
@@ -40,7 +47,7 @@ describe('site key discovery', () => {
 
   test('falls back to window.__service.siteKey, with the base URL from the running loader', () => {
     const tag = addScript('https://cnv.test/loader.js');
-    expect(findInstall(docWith(tag), 'from-page')).toEqual({
+    expect(findInstall(docWith(tag), 'from-page')).toMatchObject({
       siteKey: 'from-page',
       api: 'https://cnv.test/loader.js',
       consentRequired: false,
@@ -64,7 +71,7 @@ describe('site key discovery', () => {
       'data-api': 'https://collect.example.org',
       'data-consent-required': '',
     });
-    expect(findInstall(docWith(tag), undefined)).toEqual({ siteKey: 'k', api: 'https://collect.example.org', consentRequired: true });
+    expect(findInstall(docWith(tag), undefined)).toMatchObject({ siteKey: 'k', api: 'https://collect.example.org', consentRequired: true });
   });
 
   test('an inline current script does not stop the lookup of the loader tag', () => {
@@ -72,5 +79,29 @@ describe('site key discovery', () => {
     document.head.appendChild(inline);
     addScript('https://cnv.test/loader.js?site_key=k7');
     expect(findInstall(docWith(inline), undefined)!.siteKey).toBe('k7');
+  });
+
+  test('the running script with a key is used without scanning the document scripts', () => {
+    const tag = addScript('https://cnv.test/loader.js', { 'data-site-key': 'k8' });
+    const doc = {
+      currentScript: tag,
+      get scripts(): never {
+        throw new Error('scanned');
+      },
+    } as unknown as Document;
+    expect(findInstall(doc, undefined)!.siteKey).toBe('k8');
+  });
+
+  test('data-url-passthrough and data-linker are read from the same tag (the links script parses the domains)', () => {
+    const tag = addScript('https://cnv.test/loader.js', {
+      'data-site-key': 'k',
+      'data-url-passthrough': '',
+      'data-linker': 'Example-App.io, other.example  third.example',
+    });
+    const install = findInstall(docWith(tag), undefined)!;
+    expect(install).toMatchObject({ passthrough: true, linker: 'Example-App.io, other.example  third.example' });
+    expect(linkerDomains(install.linker)).toEqual(['example-app.io', 'other.example', 'third.example']);
+    expect(linkerDomains(null)).toEqual([]);
+    expect(linkerDomains(' , ')).toEqual([]);
   });
 });

@@ -1,18 +1,18 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { cacheConfig, CONFIG_CACHE_MS, loadConfig } from '../../src/loader/site-config';
+import { loadConfig } from '../../src/loader/site-config';
 
 afterEach(() => {
   sessionStorage.clear();
   vi.unstubAllGlobals();
-  vi.useRealTimers();
+  vi.restoreAllMocks();
 });
 
 const URL_ = 'https://cnv.test/collect/v1/sites/k%201/config';
-const config = { site_key: 'k 1', domain: 'https://example.com', correlation_ttl_seconds: 1800, honor_gpc: true };
+const config = { site_key: 'k 1', domain: 'https://example.com', cookie_domain: 'example.com', correlation_ttl_seconds: 1800, honor_gpc: true };
 
 describe('site config', () => {
-  test('is fetched with one GET', async () => {
+  test('is fetched with one GET, left to the HTTP cache (no cache mode or header of its own)', async () => {
     const fetch = vi.fn(async () => ({ ok: true, json: async () => config }));
     vi.stubGlobal('fetch', fetch);
     expect(await loadConfig(URL_)).toEqual(config);
@@ -30,31 +30,11 @@ describe('site config', () => {
     expect(await loadConfig(URL_)).toBeNull();
   });
 
-  test('a cached config is used for a few minutes instead of a request', async () => {
-    vi.useFakeTimers({ now: 1_000_000 });
-    const fetch = vi.fn(async () => ({ ok: true, json: async () => ({ ...config, domain: 'https://other.example' }) }));
-    vi.stubGlobal('fetch', fetch);
-    cacheConfig(URL_, config);
-    expect(await loadConfig(URL_)).toMatchObject(config);
-    expect(fetch).not.toHaveBeenCalled();
-    vi.setSystemTime(1_000_000 + CONFIG_CACHE_MS + 1);
-    expect(await loadConfig(URL_)).toMatchObject({ domain: 'https://other.example' });
-    expect(fetch).toHaveBeenCalledTimes(1);
-  });
-
-  test('the cache is keyed by service and site key', async () => {
-    const fetch = vi.fn(async () => ({ ok: true, json: async () => config }));
-    vi.stubGlobal('fetch', fetch);
-    cacheConfig(URL_, config);
-    await loadConfig('https://cnv.test/collect/v1/sites/other/config');
-    await loadConfig('https://elsewhere.test/collect/v1/sites/k%201/config');
-    expect(fetch).toHaveBeenCalledTimes(2);
-  });
-
-  test('an unreadable cache entry is a miss', async () => {
-    const fetch = vi.fn(async () => ({ ok: true, json: async () => config }));
-    vi.stubGlobal('fetch', fetch);
-    sessionStorage.setItem(URL_, '{not json');
-    expect(await loadConfig(URL_)).toEqual(config);
+  test('sessionStorage is never touched: its first access costs synchronous IPCs on every page view', async () => {
+    const storage = vi.spyOn(window, 'sessionStorage', 'get');
+    vi.stubGlobal('fetch', vi.fn(async () => ({ ok: true, json: async () => config })));
+    await loadConfig(URL_);
+    await loadConfig(URL_);
+    expect(storage).not.toHaveBeenCalled();
   });
 });

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { storedTouch, storeTouch } from '../../src/loader/touch-cookie';
+import { loaderCookies } from '../../src/loader/loader-cookies';
+import { preferredTouch, storedTouch, storeTouch } from '../../src/loader/touch-cookie';
 import type { Touch } from '../../src/protocol/collector';
 import { CLICK_COOKIE, CLICK_COOKIE_DAYS } from '../../src/protocol/cookies';
 import { installCookieJar, type CookieJar } from './cookie-jar';
@@ -21,19 +22,27 @@ const touch = (gclid: string, utm: Touch['utm'] = {}): Touch => ({
 });
 
 describe('the stored touch (cnv_click)', () => {
-  test('is written URL-encoded for 90 days and read back whole', () => {
+  test('is written URL-encoded (through js-cookie) for 90 days and read back whole', () => {
     setUrl('https://www.example.com/');
     jar = installCookieJar();
-    const write = vi.fn((name: string, value: string) => (document.cookie = `${name}=${value}`));
+    const write = vi.fn(loaderCookies(location));
     storeTouch(touch('g1', { utm_source: 'google; evil=1' }), write);
-    expect(write).toHaveBeenCalledWith(CLICK_COOKIE, expect.not.stringMatching(/[;,\s"]/), CLICK_COOKIE_DAYS * 86400);
+    expect(write).toHaveBeenCalledWith(CLICK_COOKIE, expect.any(String), CLICK_COOKIE_DAYS * 86400);
+    expect(jar.get(CLICK_COOKIE)!.value).not.toMatch(/[;,\s"]/);
     expect(storedTouch()).toEqual(touch('g1', { utm_source: 'google; evil=1' }));
+  });
+
+  test('a cookie written URL-encoded by an earlier loader version is still read', () => {
+    setUrl('https://www.example.com/');
+    jar = installCookieJar();
+    document.cookie = `${CLICK_COOKIE}=${encodeURIComponent(JSON.stringify(touch('old')))}`;
+    expect(storedTouch()).toEqual(touch('old'));
   });
 
   test('a new touch replaces the old one whole: old UTMs never mix with a new click', () => {
     setUrl('https://www.example.com/');
     jar = installCookieJar();
-    const write = (name: string, value: string) => (document.cookie = `${name}=${value}`);
+    const write = loaderCookies(location);
     storeTouch(touch('old', { utm_campaign: 'old-campaign' }), write);
     storeTouch(touch('new'), write);
     expect(storedTouch()).toEqual(touch('new'));
@@ -45,5 +54,48 @@ describe('the stored touch (cnv_click)', () => {
     expect(storedTouch()).toBeUndefined();
     document.cookie = `${CLICK_COOKIE}=%7Bbroken`;
     expect(storedTouch()).toBeUndefined();
+  });
+});
+
+describe('which touch is kept', () => {
+  const at = (t: Touch, captured_at: string): Touch => ({ ...t, captured_at });
+  const utmOnly = (campaign: string, captured_at: string): Touch => ({
+    click_ids: {},
+    utm: { utm_source: 'newsletter', utm_campaign: campaign },
+    landing_page_url: `https://www.example.com/?utm_campaign=${campaign}`,
+    referrer: null,
+    captured_at,
+  });
+
+  test('a newer ad click replaces an older one whole', () => {
+    const older = at(touch('A', { utm_campaign: 'spring' }), '2026-11-20T10:00:00.000Z');
+    const newer = at(touch('B'), '2026-11-21T10:00:00.000Z');
+    expect(preferredTouch(older, newer)).toBe(newer);
+  });
+
+  test('a later UTM-only visit never replaces a stored ad click (journey 1)', () => {
+    const ad = at(touch('A'), '2026-11-20T10:00:00.000Z');
+    expect(preferredTouch(ad, utmOnly('news', '2026-11-22T10:00:00.000Z'))).toBe(ad);
+  });
+
+  test('an ad click replaces a stored UTM-only touch, and a newer UTM-only touch replaces an older one', () => {
+    const news = utmOnly('news', '2026-11-20T10:00:00.000Z');
+    const ad = at(touch('A'), '2026-11-19T10:00:00.000Z');
+    expect(preferredTouch(news, ad)).toBe(ad);
+    const later = utmOnly('later', '2026-11-21T10:00:00.000Z');
+    expect(preferredTouch(news, later)).toBe(later);
+  });
+
+  test('an older ad touch (another tab landed later) does not overwrite a newer stored one; a tie keeps the stored', () => {
+    const stored = at(touch('B'), '2026-11-21T10:00:00.000Z');
+    expect(preferredTouch(stored, at(touch('A'), '2026-11-20T10:00:00.000Z'))).toBe(stored);
+    expect(preferredTouch(stored, at(touch('B'), '2026-11-21T10:00:00.000Z'))).toBe(stored);
+  });
+
+  test('either side missing keeps the other; both missing is null', () => {
+    const t = touch('A');
+    expect(preferredTouch(undefined, t)).toBe(t);
+    expect(preferredTouch(t, null)).toBe(t);
+    expect(preferredTouch(undefined, null)).toBeNull();
   });
 });

@@ -1,18 +1,28 @@
-/** Serves the built browser loader, `/loader.js` and its source map, with a strong ETag and a short public cache. */
+/**
+ * Serves the built browser loader with a strong ETag and a short public cache: `/loader.js` (the core, on every page),
+ * its optional scripts `/loader-<name>.js` (fetched by the core only on pages that use them), and their source maps.
+ */
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { LOADER_PATH, OPTIONAL_SCRIPTS, optionalScriptPath } from '../../protocol/install';
 import { ApiError } from '../http/errors';
 import { etagMatches, packageRoot, StaticFile } from '../http/static-file';
 
 export interface LoaderScriptOptions {
-  /** Folder holding loader.js and loader.js.map; the package's dist/ by default. */
+  /** Folder holding the built loader scripts and their maps; the package's dist/ by default. */
   distDir?: string;
 }
 
-const CONTENT_TYPES = {
-  'loader.js': 'application/javascript; charset=utf-8',
-  'loader.js.map': 'application/json; charset=utf-8',
-} as const;
+/** The loader's scripts by file name: the core and each optional script, as build.mjs writes them to dist/. */
+const SCRIPTS = [LOADER_PATH, ...OPTIONAL_SCRIPTS.map(optionalScriptPath)].map((path) => path.slice(1));
+
+/** Every file served, with its content type: each script and its source map. */
+const CONTENT_TYPES: Record<string, string> = Object.fromEntries(
+  SCRIPTS.flatMap((script) => [
+    [script, 'application/javascript; charset=utf-8'],
+    [`${script}.map`, 'application/json; charset=utf-8'],
+  ]),
+);
 
 /** The route plugin for a given dist folder (tests point it at a temporary one). */
 export function loaderScriptRoutes(options: LoaderScriptOptions = {}): FastifyPluginAsync {
@@ -42,5 +52,5 @@ export function loaderScriptRoutes(options: LoaderScriptOptions = {}): FastifyPl
   };
 }
 
-/** `/loader.js` and `/loader.js.map` from the package's dist/. */
+/** The loader's scripts and source maps from the package's dist/. */
 export default loaderScriptRoutes();

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test } from 'vitest';
-import { buildSnapshot, snapshotBody } from '../../src/loader/snapshot';
-import { SNAPSHOT_CONTENT_TYPE, SNAPSHOT_MAX_BYTES, type Snapshot, type Touch } from '../../src/protocol/collector';
+import { collectorBody, withPageContext, type PageContext } from '../../src/loader/collector-body';
+import { SNAPSHOT_CONTENT_TYPE, SNAPSHOT_MAX_BYTES, type Snapshot, type SnapshotTrigger, type Touch } from '../../src/protocol/collector';
 import { PLATFORM_COOKIES } from '../../src/protocol/signals';
 import { installCookieJar, type CookieJar } from './cookie-jar';
 import { resetPage, setUrl } from './harness';
@@ -20,12 +20,16 @@ const touch: Touch = {
   referrer: 'https://www.google.com/',
   captured_at: '2026-11-20T10:00:00.000Z',
 };
-const read = (body: string | null): { snapshot: Snapshot; bytes: number } => ({
+/** A snapshot as the loader posts it: the token and trigger, with the page's context. */
+const buildSnapshot = (token: string, trigger: SnapshotTrigger, t: Touch | null): Snapshot & PageContext =>
+  withPageContext({ correlation_token: token, trigger }, t);
+const snapshotBody = collectorBody;
+const read = (body: string | null): { snapshot: Snapshot & PageContext; bytes: number } => ({
   snapshot: JSON.parse(body!),
   bytes: new TextEncoder().encode(body!).length,
 });
 
-describe('snapshot', () => {
+describe('a collector post (snapshot or form submission)', () => {
   test('has the protocol shape', () => {
     setUrl('https://www.example.com/signup?plan=pro');
     jar = installCookieJar();
@@ -39,7 +43,21 @@ describe('snapshot', () => {
       referrer: null,
       touch,
       cookies: { _fbc: 'fb.1.2.abc' },
+      consent: { ad_user_data: null, ad_personalization: null },
     });
+  });
+
+  test("carries Consent Mode's ad_user_data and ad_personalization as the page's dataLayer last set them", () => {
+    setUrl('https://www.example.com/');
+    (window as { dataLayer?: unknown[] }).dataLayer = [
+      ['consent', 'default', { ad_user_data: 'denied', ad_personalization: 'denied' }],
+      ['consent', 'update', { ad_user_data: 'granted', ad_personalization: 'sometimes' }],
+    ];
+    try {
+      expect(buildSnapshot(TOKEN, 'api', null).consent).toEqual({ ad_user_data: 'granted', ad_personalization: null });
+    } finally {
+      delete (window as { dataLayer?: unknown[] }).dataLayer;
+    }
   });
 
   test('is JSON in a string body, which sendBeacon and fetch send as text/plain;charset=UTF-8', () => {
@@ -88,5 +106,13 @@ describe('snapshot', () => {
     expect(bytes).toBeLessThanOrEqual(SNAPSHOT_MAX_BYTES);
     expect(snapshot.cookies).toEqual({ _fbp: 'fb.1.1.1' });
     expect(snapshot.page_url).toBe('https://www.example.com/signup');
+  });
+
+  test('a form submission gets the same page context and the same size limit', () => {
+    setUrl(`https://www.example.com/contact?x=${'a'.repeat(17000)}`);
+    const body = { submission_id: TOKEN, integration: 'html', form_id: 'callback', consent: { ad_user_data: null, ad_personalization: null }, fields: { email: 'ada@example.com' } };
+    const sent = JSON.parse(collectorBody(withPageContext(body, touch))!);
+    expect(sent).toMatchObject({ ...body, touch, referrer: null, page_url: 'https://www.example.com/contact', cookies: {} });
+    expect(sent.occurred_at).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 });

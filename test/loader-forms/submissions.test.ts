@@ -1,0 +1,70 @@
+// @vitest-environment happy-dom
+/** The forms script's side of the hook: detected submissions become form-submission bodies; on/off starts and stops. */
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { formsRunner, submissionBody } from '../../src/loader-forms/submissions';
+import type { FormWatch } from '../../src/protocol/collector';
+import { render, resetPage, submit } from './page';
+
+afterEach(() => {
+  resetPage();
+  delete (window as unknown as Record<string, unknown>).dataLayer;
+});
+
+const detected = { integration: 'html' as const, form_id: 'callback', fields: { email: 'ada@example.com' } };
+const at = (url: string) => ({ location: { href: url } }) as unknown as Window;
+
+describe('submissionBody', () => {
+  test('has the protocol shape, less the page context the core adds', () => {
+    const body = submissionBody(detected, [{ integration: 'html', page_filter: 'all' }], at('https://www.example.com/contact'));
+    expect(body).toEqual({
+      submission_id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      integration: 'html',
+      form_id: 'callback',
+      fields: { email: 'ada@example.com' },
+    });
+  });
+
+  test('is null on a page no page filter of that integration matches', () => {
+    const watches: FormWatch[] = [
+      { integration: 'html', page_filter: '/pricing/*' },
+      { integration: 'hubspot', page_filter: 'all' },
+    ];
+    expect(submissionBody(detected, watches, at('https://www.example.com/contact'))).toBeNull();
+    expect(submissionBody(detected, watches, at('https://www.example.com/pricing/team?x=1'))).not.toBeNull();
+  });
+
+});
+
+describe('formsRunner', () => {
+  const form = () =>
+    render<HTMLFormElement>('<form data-service-form="f"><input type="email" name="email" value="ada@example.com"><button>Go</button></form>');
+
+  test('starts the detectors on the first `on`, once, and sends each submission to form-submissions', () => {
+    const run = formsRunner();
+    const send = vi.fn();
+    const watches: FormWatch[] = [{ integration: 'html', page_filter: 'all' }, { integration: 'html', page_filter: '/x' }];
+    run(true, watches, send);
+    run(true, watches, send);
+    submit(form());
+    expect(send).toHaveBeenCalledOnce();
+    expect(send).toHaveBeenCalledWith('form-submissions', expect.objectContaining({ integration: 'html', form_id: 'f' }));
+  });
+
+  test('stops them on `off` and starts them again on the next `on`', () => {
+    const run = formsRunner();
+    const send = vi.fn();
+    const watches: FormWatch[] = [{ integration: 'html', page_filter: 'all' }];
+    run(true, watches, send);
+    run(false, watches, send);
+    submit(form());
+    expect(send).not.toHaveBeenCalled();
+    run(true, watches, send);
+    submit(form());
+    expect(send).toHaveBeenCalledOnce();
+    run(false, watches, send);
+  });
+
+  test('`off` before any `on` does nothing', () => {
+    expect(() => formsRunner()(false, [], vi.fn())).not.toThrow();
+  });
+});
