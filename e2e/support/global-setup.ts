@@ -48,12 +48,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     const main = await createSite(base, apiKey, 'Example (all subdomains)', `http://example.com:${p}`);
     const www = await createSite(base, apiKey, 'Example (www only)', `http://www.example.com:${p}`);
     const noGpc = await disableGpc(base, apiKey, await createSite(base, apiKey, 'Example (GPC not honored)', `http://example.com:${p}`));
+    const linkerApp = await createSite(base, apiKey, 'Example app on another registrable domain', `http://app.example.net:${p}`);
 
     env = {
       serviceOrigin: `http://${SERVICE_HOST}:${service.port}`,
       fixturePort: p,
       fixtureControl: `http://127.0.0.1:${p}`,
-      sites: { main, nullDomain, www, noGpc },
+      sites: { main, nullDomain, www, noGpc, linkerApp },
     };
     process.env[E2E_ENV_VARIABLE] = JSON.stringify(env);
   } catch (error) {

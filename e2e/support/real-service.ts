@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSettings } from '../../src/server/settings';
+import { loadSettings, type Settings } from '../../src/server/settings';
 import { startService } from '../../src/server/service';
 import type { Database } from '../../src/server/db/db';
 
@@ -17,6 +17,10 @@ export interface RunningService {
   bootstrapSite: { id: string; site_key: string; domain: string | null };
   /** The service's own store handle, for read-only checks of what it stored (through the store module). */
   db: Database;
+  /** The dashboard sign-in link the first start printed. */
+  signInLink?: string;
+  /** The settings the service runs with. */
+  settings?: Settings;
   close(): Promise<void>;
 }
 
@@ -34,7 +38,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Starts the service with the embedded store in a temp directory; `publicHost` is the name pages use for it. */
-export async function startRealService(publicHost: string): Promise<RunningService> {
+export async function startRealService(publicHost: string, env: Record<string, string> = {}): Promise<RunningService> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'cnv-e2e-data-'));
   const settings = loadSettings({
@@ -44,6 +48,7 @@ export async function startRealService(publicHost: string): Promise<RunningServi
     CNV_DATA_DIR: dataDir,
     CNV_DEMO_PORT: 'off',
     LOG_LEVEL: process.env.CNV_E2E_LOG_LEVEL ?? 'warn',
+    ...env,
   });
   const service = await startService(settings);
   if (!service.apiKey) throw new Error('startService on a fresh data directory returned no first-run API key');
@@ -53,6 +58,8 @@ export async function startRealService(publicHost: string): Promise<RunningServi
     apiKey: service.apiKey,
     bootstrapSite: service.site,
     db: service.db,
+    ...(service.dashboardLink ? { signInLink: service.dashboardLink.url } : {}),
+    settings,
     async close() {
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { findSiteAnyAccount, insertSite, listAllSites, type SiteRow } from '../s
 import { PREVIOUS_SECRET_GRACE_MS, rotateWebhookSecret } from '../server/webhook/secret-sql';
 import { parseSiteDomain, parseSiteName, parseTimezone } from '../server/api/sites/site-fields';
 import { nonEmptyString } from '../server/http/input';
+import { issueSignInLink, SIGN_IN_TTL_MS } from '../server/dashboard';
 import { serveStdio } from '../server/mcp';
 import type { Output } from './output';
 
@@ -93,6 +94,20 @@ function table(header: string[], rows: string[][]): string {
 }
 
 export const COMMANDS: readonly Command[] = [
+  {
+    name: 'dashboard',
+    usage: 'dashboard [--account acct_…]',
+    summary: 'Print a one-time sign-in link to the dashboard (works once, for 15 minutes).',
+    options: { account: 'Account to sign in to; optional when there is only one.' },
+    async run(ctx) {
+      const account = await resolveAccount(ctx.db, ctx.options.account);
+      const link = await issueSignInLink(ctx.db, ctx.settings, account.id);
+      ctx.out.write(
+        `Dashboard sign-in link for ${account.id} (${account.name}):\n\n  ${link.url}\n\n` +
+          `It works once, for ${SIGN_IN_TTL_MS / 60_000} minutes (until ${link.expiresAt.toISOString()}). Open it in your browser.\n`,
+      );
+    },
+  },
   {
     name: 'keys create',
     usage: 'keys create [--account acct_…] [--label …]',
@@ -266,7 +281,7 @@ cnv mcp is the exception: it leaves the store to the running service and uses it
 Usage:
 ${[...COMMANDS, ...SERVICE_COMMANDS].map((c) => `  cnv ${c.usage}\n      ${c.summary}`).join('\n')}
   cnv help
-      Show this help.
+      Show this help. 'cnv <command> --help' shows a command's options.
 
 Exit codes: 0 done, 1 failed, 2 wrong command line.
 `;

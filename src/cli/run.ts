@@ -8,6 +8,7 @@ import { loadSettings, type Settings } from '../server/settings';
 import { openStore } from '../server/db/open-store';
 import { ApiError } from '../server/http/errors';
 import { COMMANDS, CommandLineError, HELP, SERVICE_COMMANDS, type CommandContext } from './commands';
+import { explainStoreError } from '../server/start-errors';
 
 import type { Output } from './output';
 
@@ -28,12 +29,47 @@ export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
 
+/** What the help of a command shows. */
+type Described = Pick<(typeof COMMANDS)[number], 'name' | 'usage' | 'summary' | 'options'>;
+
+/** The usage of one command: what it does, its synopsis and each option. */
+export function commandHelp(command: Described): string {
+  const options = [...Object.entries(command.options), ['help', 'Show this help.'] as const];
+  const width = Math.max(...options.map(([name]) => name.length));
+  return (
+    `cnv ${command.name}: ${command.summary}\n\nUsage:\n  cnv ${command.usage}\n\nOptions:\n` +
+    options.map(([name, text]) => `  --${name.padEnd(width)}  ${text}`).join('\n') +
+    '\n'
+  );
+}
+
+/** `cnv <command…> --help` (or `cnv help <command…>`): that command's usage, or a group's commands; null when it names none. */
+function helpFor(words: readonly string[]): string | null {
+  const [first, second] = words;
+  const all: readonly Described[] = [...COMMANDS, ...SERVICE_COMMANDS];
+  const command = all.find((c) => c.name === `${first} ${second}`) ?? all.find((c) => c.name === first);
+  if (command) return commandHelp(command);
+  const group = all.filter((c) => c.name.startsWith(`${first} `));
+  if (group.length === 0) return null;
+  return `cnv ${first}: ${group.length} commands.\n\n${group.map((c) => `  cnv ${c.usage}\n      ${c.summary}`).join('\n')}\n\nRun 'cnv <command> --help' for a command's options.\n`;
+}
+
 /** Runs `cnv <argv…>` and returns the exit code. Never throws for a user mistake. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [first, second] = argv;
-  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
+  if (first === undefined || first === '--help' || first === '-h' || (first === 'help' && argv.length === 1)) {
     (first === undefined ? io.err : io.out).write(HELP);
     return first === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (first === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    const words = (first === 'help' ? argv.slice(1) : argv).filter((word) => !word.startsWith('-'));
+    const help = helpFor(words);
+    if (help === null) {
+      io.err.write(`cnv: unknown command '${words.join(' ')}'. Run 'cnv help' for the list of commands.\n`);
+      return EXIT_USAGE;
+    }
+    io.out.write(help);
+    return EXIT_OK;
   }
   const name = second === undefined || second.startsWith('-') ? first : `${first} ${second}`;
   const storeCommand = COMMANDS.find((c) => c.name === name);
@@ -83,7 +119,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   let store: { db: Database; close(): Promise<void> } | undefined;
   try {
-    store = io.db ? { db: io.db, close: async () => undefined } : await openStore(settings, 'the cnv command');
+    store = io.db
+      ? { db: io.db, close: async () => undefined }
+      : await openStore(settings, 'the cnv command').catch((error: unknown) => {
+          throw explainStoreError(error, settings);
+        });
     const ctx: CommandContext = { db: store.db, settings, out: io.out, options: values as Record<string, string | undefined> };
     await storeCommand!.run(ctx);
     return EXIT_OK;

@@ -2,9 +2,11 @@
 import { loadSettings } from '../server/settings';
 import { startupBanner } from '../server/banner';
 import { runUntilSignal } from '../server/run-until-signal';
+import { useTerminalDefaults } from '../server/service';
 import { startServiceWithDemo } from './with-service';
 import { demoBannerLines } from './banner';
 
+useTerminalDefaults();
 runUntilSignal(async () => {
   const running = await startServiceWithDemo(loadSettings());
   const demo = running.demo ? demoBannerLines(running.demo).join('\n') + '\n' : '';

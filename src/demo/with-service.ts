@@ -2,6 +2,7 @@
  * What `npm start` runs: the service and, unless CNV_DEMO_PORT is off, the demo beside it. The fake ad platforms start
  * first, so the service sends every platform call (OAuth and deliveries) to them from its first request.
  */
+import { createServer } from 'node:net';
 import type { Settings } from '../server/settings';
 import { startService, type RunningService, type ServiceUrls, type StartServiceOptions } from '../server/service';
 import { startDemo, startDemoDestinations, type DemoServiceUrls, type RunningDemo } from './index';
@@ -29,6 +30,8 @@ export function demoServiceUrls(urls: ServiceUrls): DemoServiceUrls {
 
 /** Starts the service and, when settings.demoPort is set, the demo; a demo that cannot start stops everything. */
 export async function startServiceWithDemo(settings: Settings, options: StartServiceOptions = {}): Promise<ServiceWithDemo> {
+  // A taken demo port stops the start before the service creates anything (its first start prints the only API key).
+  if (settings.demoPort !== null) await portIsFree(settings.host, settings.demoPort).catch((error: unknown) => Promise.reject(demoStartError(error, settings)));
   const destinations = settings.demoPort === null ? null : await startDemoDestinations(settings);
   let service: RunningService;
   try {
@@ -72,4 +75,14 @@ function demoStartError(error: unknown, settings: Settings): Error {
     return new Error(`the demo's port ${settings.demoPort} is in use: set CNV_DEMO_PORT to a free port, or CNV_DEMO_PORT=off to run without the demo.`);
   }
   return new Error(`the demo could not start (CNV_DEMO_PORT=off runs without it): ${(error as Error).message}`, { cause: error });
+}
+
+/** Resolves when `port` can be listened on (it is released at once); rejects with the listen error otherwise. */
+function portIsFree(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }

@@ -1,13 +1,18 @@
-/** What `npm start` prints: the first-run API key, the site key and snippet, the URLs, and how to use `cnv`. */
+/** What `npm start` prints: the first-run API key, the dashboard sign-in link, the site key and snippet, the URLs, and how to use `cnv`. */
 import type { RunningService } from './service';
 
+function clock(date: Date): string {
+  return date.toISOString().slice(11, 16) + ' UTC';
+}
+
 /** The start-up text of a running service. */
-export function startupBanner(service: Pick<RunningService, 'urls' | 'apiKey' | 'site' | 'storeLocation'>): string {
+export function startupBanner(service: Pick<RunningService, 'urls' | 'apiKey' | 'site' | 'storeLocation' | 'dashboardLink'>): string {
   const { urls, site } = service;
   const lines = [
     '',
     `cnv is running on ${urls.listening}`,
     `  data:              ${service.storeLocation}`,
+    `  dashboard:         ${urls.api}/`,
     `  REST API:          ${urls.api}/v1   (Authorization: Bearer <API key>)`,
     `  webhook base URL:  ${urls.webhook}${urls.webhookListening ? `   (own listener on ${urls.webhookListening})` : ''}`,
     '',
@@ -18,14 +23,32 @@ export function startupBanner(service: Pick<RunningService, 'urls' | 'apiKey' | 
       '',
       `  API key:  ${service.apiKey}`,
       '',
-      '  This key is shown only now and stored only as a hash: copy it. Make more with `cnv keys create`.',
+      '  This key is shown only now and stored only as a hash: copy it. Make more with `cnv keys create` or on the dashboard.',
       '',
     );
+  } else {
+    lines.push(
+      'API keys are shown only when they are made (this start made none). To get one: the dashboard\'s API keys page, or',
+      '`npx cnv keys create` (with the embedded store, stop the service first).',
+      '',
+    );
+  }
+  if (service.dashboardLink) {
+    lines.push(
+      'Dashboard: open this sign-in link (it works once, until ' + clock(service.dashboardLink.expiresAt) + '):',
+      '',
+      `  ${service.dashboardLink.url}`,
+      '',
+      '  `npx cnv dashboard` prints a fresh one.',
+      '',
+    );
+  } else {
+    lines.push(`Dashboard: ${urls.api}/ (sign in with a link from \`npx cnv dashboard\`; every start on a terminal prints one too).`, '');
   }
   lines.push(
     `Site "${site.name}" (${site.id})`,
     `  site key:  ${site.site_key}`,
-    `  domain:    ${site.domain ?? '(not set: the snippet accepts no page until you PATCH /v1/sites/' + site.id + ' with a domain)'}`,
+    `  domain:    ${site.domain ?? '(not set: the snippet accepts no page until you set one on the dashboard or PATCH /v1/sites/' + site.id + ')'}`,
     '  install snippet:',
     `    <script async src="${urls.api}/loader.js" data-site-key="${site.site_key}"></script>`,
     '',
@@ -33,7 +56,8 @@ export function startupBanner(service: Pick<RunningService, 'urls' | 'apiKey' | 
     `  curl -H "Authorization: Bearer <API key>" ${urls.api}/v1/sites`,
     '',
     'Operator commands (same DATABASE_URL / CNV_DATA_DIR; stop the service first when using the embedded store):',
-    '  npx cnv help | keys create | keys list | keys revoke --key … | sites create --name … | sites list | accounts create --name … | webhook-secret rotate --site …',
+    '  npx cnv help | dashboard | keys create | keys list | keys revoke --key … | sites create --name … | sites list | accounts create --name … | webhook-secret rotate --site …',
+    '  npx cnv <command> --help shows a command\'s options.',
     '',
   );
   return lines.join('\n');

@@ -1,9 +1,10 @@
 /** The service alone (production): loads the settings, starts the service, prints how to use it, stops on a signal. */
 import { loadSettings } from './settings';
 import { startupBanner } from './banner';
-import { startService } from './service';
+import { startService, useTerminalDefaults } from './service';
 import { runUntilSignal } from './run-until-signal';
 
+useTerminalDefaults();
 runUntilSignal(async () => {
   const service = await startService(loadSettings());
   return {

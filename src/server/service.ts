@@ -1,18 +1,24 @@
 /**
- * The whole service in one call: store (opened, migrated, bootstrapped on first start), the HTTP app on HOST:PORT,
- * the webhook-only listener when CNV_WEBHOOK_PORT is set, and the delivery worker. `npm start` and tests use this.
+ * The whole service in one call: store (opened, migrated), the HTTP app on HOST:PORT, the webhook-only listener when
+ * CNV_WEBHOOK_PORT is set, the first-run bootstrap (once listening, so a start that cannot listen creates no key it
+ * could never show), a dashboard sign-in link, and the delivery worker. `npm start` and tests use this.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pretty from 'pino-pretty';
 import { buildApp, type BuildAppOptions } from './app';
 import type { Settings } from './settings';
 import type { Database } from './db/db';
-import { openStore } from './db/open-store';
+import { openStore, redactDatabaseUrl } from './db/open-store';
 import { serviceLoggerOptions } from './logging';
 import { oldestSite } from './api/sites';
 import { bootstrap } from './accounts';
 import { toSiteRecord, type SiteRecord } from './api/sites';
 import { startDeliveryWorker } from './delivery';
 import { startSnapshotRetention } from './collector';
+import { issueSignInLink } from './dashboard';
+import { explainListenError, explainStoreError } from './start-errors';
 
 export interface ServiceUrls {
   /** Where the app listens (loopback address with the real port). */
@@ -29,6 +35,8 @@ export interface RunningService {
   urls: ServiceUrls;
   /** The API key made on first start, in clear this once; undefined on later starts. */
   apiKey?: string;
+  /** A one-time dashboard sign-in link: always on first start, on later starts when asked for (a terminal watches). */
+  dashboardLink?: { url: string; expiresAt: Date };
   /** The first site (the one the first start made). */
   site: SiteRecord;
   /** Where the data lives (data directory, or the PostgreSQL URL without its password). */
@@ -42,6 +50,29 @@ export interface RunningService {
 export interface StartServiceOptions {
   /** Fastify logger option (the redaction of src/server/logging.ts is added to it); default: pino at settings.logLevel. */
   logger?: BuildAppOptions['logger'];
+  /** Told each step of the start as it begins (the first start creates the embedded store, which takes a while). */
+  onProgress?: (step: string) => void;
+  /** Issue a dashboard sign-in link on a later start too (the first start always issues one). */
+  dashboardLinkEveryStart?: boolean;
+}
+
+let terminalDefaults: { progress: (step: string) => void; dashboardLinkEveryStart: boolean } | undefined;
+
+/**
+ * For the entry points (`npm start`, the service alone), not tests: every later startService of this process without
+ * its own options prints its steps (to stderr, so a JSON log on stdout stays JSON) and, when stdout is a terminal,
+ * issues a fresh dashboard sign-in link on every start.
+ */
+export function useTerminalDefaults(write: (text: string) => unknown = (text) => process.stderr.write(text)): void {
+  terminalDefaults = { progress: (step) => write(`cnv: ${step}\n`), dashboardLinkEveryStart: Boolean(process.stdout.isTTY) };
+}
+
+/** Human-readable logs on a terminal (pino-pretty), JSON lines otherwise or when LOG_FORMAT=json. */
+export function defaultLoggerOptions(settings: Pick<Settings, 'logLevel' | 'logFormat'>, isTerminal = Boolean(process.stdout.isTTY)): BuildAppOptions['logger'] {
+  const readable = settings.logFormat === 'pretty' || (settings.logFormat === undefined && isTerminal);
+  if (!readable) return serviceLoggerOptions({ level: settings.logLevel });
+  const stream = pretty({ colorize: isTerminal, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true, sync: true });
+  return serviceLoggerOptions({ level: settings.logLevel, stream } as unknown as BuildAppOptions['logger']);
 }
 
 function addressOf(app: FastifyInstance): string {
@@ -51,32 +82,60 @@ function addressOf(app: FastifyInstance): string {
   return `http://${host}:${address.port}`;
 }
 
+/** What opening the store will do, in words (the first open of an embedded store creates it, the slow part). */
+function storeStep(settings: Settings): string {
+  if (settings.databaseUrl) return `connecting to PostgreSQL at ${redactDatabaseUrl(settings.databaseUrl)} (DATABASE_URL) and migrating it…`;
+  return existsSync(join(settings.dataDir, 'PG_VERSION'))
+    ? `opening the embedded store in ${settings.dataDir}…`
+    : `creating the embedded store in ${settings.dataDir} (first start only: this takes up to half a minute)…`;
+}
+
+function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
 /** Starts the service; resolves once it listens. */
 export async function startService(settings: Settings, options: StartServiceOptions = {}): Promise<RunningService> {
-  const store = await openStore(settings, 'the cnv service');
+  const progress = options.onProgress ?? terminalDefaults?.progress ?? (() => undefined);
+  const linkEveryStart = options.dashboardLinkEveryStart ?? terminalDefaults?.dashboardLinkEveryStart ?? false;
+  const started = Date.now();
+  progress(storeStep(settings));
+  const store = await openStore(settings, 'the cnv service').catch((error: unknown) => {
+    throw explainStoreError(error, settings);
+  });
+  progress(`store ready (${seconds(started)})`);
   const { db } = store;
   // Every logger of the service redacts (src/server/logging.ts); createHttpApp applies the same rules to a caller's option.
-  const logger = options.logger ?? serviceLoggerOptions({ level: settings.logLevel });
+  const logger = options.logger ?? defaultLoggerOptions(settings);
   const closers: Array<() => Promise<void>> = [() => store.close()];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close();
   };
   try {
-    const first = await bootstrap(db);
-    const siteRow = first.created ? first.site : await oldestSite(db);
-    if (!siteRow) throw new Error('The database has accounts but no site: create one with `cnv sites create --name …`.');
-
     const app = await buildApp({ db, settings, logger });
     closers.push(() => app.close());
-    await app.listen({ host: settings.host, port: settings.port });
+    progress(`listening on ${settings.host}:${settings.port}…`);
+    await app.listen({ host: settings.host, port: settings.port }).catch((error: unknown) => {
+      throw explainListenError(error, 'PORT', settings.host, settings.port);
+    });
 
     let webhookListening: string | null = null;
     if (settings.webhookPort) {
       const hooks = await buildApp({ db, settings, logger, surfaces: ['webhook'] });
       closers.push(() => hooks.close());
-      await hooks.listen({ host: settings.host, port: settings.webhookPort });
+      await hooks.listen({ host: settings.host, port: settings.webhookPort }).catch((error: unknown) => {
+        throw explainListenError(error, 'CNV_WEBHOOK_PORT', settings.host, settings.webhookPort!);
+      });
       webhookListening = addressOf(hooks);
     }
+
+    // Only now that every listener is up: a key made by a start that then failed would never be shown to anyone.
+    const first = await bootstrap(db);
+    if (first.created) progress('first start: created an account, its API key and a site');
+    const siteRow = first.created ? first.site : await oldestSite(db);
+    if (!siteRow) throw new Error('The database has accounts but no site: create one with `cnv sites create --name …`.');
+    const dashboardLink =
+      first.created || linkEveryStart ? await issueSignInLink(db, settings, siteRow.account_id) : undefined;
 
     const worker = startDeliveryWorker({ db, settings, log: app.log });
     closers.push(() => worker.stop());
@@ -84,11 +143,13 @@ export async function startService(settings: Settings, options: StartServiceOpti
       const retention = startSnapshotRetention({ db, retentionDays: settings.snapshotRetentionDays, log: app.log });
       closers.push(() => retention.stop());
     }
+    progress(`ready (${seconds(started)})`);
 
     let closed: Promise<void> | undefined;
     return {
       urls: { listening: addressOf(app), api: settings.publicUrl, webhook: settings.webhookBaseUrl, webhookListening },
       ...(first.created ? { apiKey: first.apiKey } : {}),
+      ...(dashboardLink ? { dashboardLink } : {}),
       site: toSiteRecord(siteRow),
       storeLocation: store.location,
       db,

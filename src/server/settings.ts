@@ -55,6 +55,8 @@ export interface Settings {
   /** Port of the demo customer site; null disables it. */
   demoPort: number | null;
   logLevel: string;
+  /** LOG_FORMAT: `json` or `pretty` (human-readable); unset: pretty on a terminal, JSON otherwise. */
+  logFormat: 'json' | 'pretty' | undefined;
 }
 
 function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -94,6 +96,26 @@ function poolSize(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
+/** DATABASE_URL: unset (the embedded store) or a PostgreSQL URL; anything else is refused here, naming the setting. */
+function databaseUrlSetting(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(raw.trim())?.[1]?.toLowerCase();
+  if (scheme !== 'postgres' && scheme !== 'postgresql') {
+    throw new Error(
+      `DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/cnv, got ${scheme ? `a ${scheme}: URL` : 'something that is not a URL'}. ` +
+        'Unset it to use the embedded store.',
+    );
+  }
+  return raw.trim();
+}
+
+/** LOG_FORMAT: json, pretty, or unset (decided by whether the output is a terminal). */
+function logFormatSetting(raw: string | undefined): Settings['logFormat'] {
+  if (raw === undefined || raw === '' || raw === 'auto') return undefined;
+  if (raw === 'json' || raw === 'pretty') return raw;
+  throw new Error(`LOG_FORMAT must be json or pretty (or unset: pretty on a terminal, JSON otherwise), got '${raw.slice(0, 40)}'`);
+}
+
 /** A base URL setting without trailing slashes. */
 function baseUrl(raw: string | undefined, fallback: string): string {
   return (raw || fallback).replace(/\/+$/, '');
@@ -114,7 +136,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     publicUrl,
     webhookBaseUrl,
     webhookPort,
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl: databaseUrlSetting(env.DATABASE_URL),
     pgPoolSize: poolSize(env),
     dataDir: resolve(env.CNV_DATA_DIR || '.cnv-data'),
     secretKey: env.CNV_SECRET_KEY || undefined,
@@ -151,5 +173,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
     demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: logFormatSetting(env.LOG_FORMAT),
   };
 }

@@ -16,6 +16,8 @@ export default async function restRoutes(app: FastifyInstance, ctx: AppContext):
       v1.addHook('onRequest', bearerAuthHook(ctx.db));
       // A bodiless POST (publish) from a client that always sends Content-Type: application/json is not an error.
       v1.removeContentTypeParser('application/json');
+      // The REST API takes JSON only: a text/plain body is a 415 that says which Content-Type to send.
+      v1.removeContentTypeParser('text/plain');
       v1.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
         if (body === '') return done(null, undefined);
         try {

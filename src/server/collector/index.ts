@@ -3,3 +3,5 @@ export * from './config';
 export * from './retention';
 export * from './site-cache';
 export * from './sql';
+export { listOriginTraffic, refusalReasonOf, ORIGIN_TRAFFIC_ROWS_PER_SITE } from './origin-traffic';
+export type { OriginRefusalReason, OriginTrafficKind, OriginTrafficRow } from './origin-traffic';

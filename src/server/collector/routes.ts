@@ -16,6 +16,7 @@ import { parseFormSubmissionBody } from './form-submission-input';
 import { recordFormSubmission } from './form-submissions';
 import { SiteKeyCache } from './site-cache';
 import { SnapshotWriter } from './snapshot-writer';
+import { OriginTraffic } from './origin-traffic';
 import type { SiteRow } from '../api/sites';
 
 /** `{site_key}` of every collector path: the public key of the install snippet (a NUL or other control character is a 400, never a query). */
@@ -29,7 +30,12 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sites = new SiteKeyCache(ctx.db);
   const writer = new SnapshotWriter(ctx.db);
-  app.addHook('onClose', () => writer.flush());
+  // The install check of the dashboard: which page origins were served or refused, and why.
+  const traffic = new OriginTraffic(ctx.db, { onError: (error) => fastify.log.warn({ err: error }, 'could not record collector origins') });
+  app.addHook('onClose', async () => {
+    await writer.flush();
+    await traffic.flush();
+  });
 
   // The beacon sends JSON as text/plain (CORS-simple); take every body as a string and parse it ourselves.
   app.removeAllContentTypeParsers();
@@ -46,7 +52,10 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
     if (!site || (origin !== undefined && !originAllowed(site, origin))) site = await sites.refresh(siteKey);
     if (!site) throw siteNotFound(siteKey);
     // The refusal quotes the Origin header: only in printable form (a header may carry a tab).
-    if (!originAllowed(site, origin)) throw originRefused(site, origin === undefined ? undefined : printable(origin, 200));
+    if (!originAllowed(site, origin)) {
+      traffic.refused(site, origin);
+      throw originRefused(site, origin === undefined ? undefined : printable(origin, 200));
+    }
     return site;
   }
 
@@ -56,6 +65,7 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
     // Once per page view at most: read fresh, which also refreshes the cache the snapshots use.
     const site = await sites.refresh(request.params.site_key);
     if (!site) throw siteNotFound(request.params.site_key);
+    traffic.config(site, request.headers.origin);
     return reply.header('cache-control', 'public, max-age=60').send(await loadSiteConfig(ctx.db, site));
   });
 
@@ -81,6 +91,7 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
       const site = await siteFor(request.params.site_key, origin);
       const snapshot = parseSnapshotBody(request.body);
       await writer.write({ siteId: site.id, snapshot, client: snapshotClientOf(request) });
+      traffic.served(site, origin, 'snapshot');
       allowOrigin(reply, origin!).code(204).send();
     },
   );
@@ -95,6 +106,7 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
       const site = await siteFor(request.params.site_key, origin);
       const submission = parseFormSubmissionBody(request.body);
       await recordFormSubmission(ctx.db, site, submission, snapshotClientOf(request));
+      traffic.served(site, origin, 'form_submission');
       allowOrigin(reply, origin!).code(204).send();
     },
   );

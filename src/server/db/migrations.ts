@@ -265,6 +265,46 @@ create table form_submissions (
 create index form_submissions_received on form_submissions (received_at);
 `,
   },
+  {
+    version: 8,
+    name: 'dashboard sign-in links and sessions; what the collector saw per page origin',
+    sql: `
+-- A one-time sign-in link of the dashboard: stored as a SHA-256 hash, used once, valid 15 minutes.
+create table dashboard_sign_in_tokens (
+  token_hash text primary key,
+  account_id text not null references accounts(id),
+  created_at timestamptz not null default now(),
+  expires_at timestamptz not null,
+  used_at timestamptz
+);
+create index dashboard_sign_in_tokens_expires on dashboard_sign_in_tokens (expires_at);
+
+-- A signed-in browser: the cookie holds the token, this table its SHA-256 hash; one account per session.
+create table dashboard_sessions (
+  token_hash text primary key,
+  account_id text not null references accounts(id),
+  created_at timestamptz not null default now(),
+  expires_at timestamptz not null,
+  last_seen_at timestamptz not null default now()
+);
+create index dashboard_sessions_expires on dashboard_sessions (expires_at);
+
+-- The install check: per site and page origin, what the collector served (config, snapshot, form submission) or
+-- refused and why, counted, with the last time. No personal data: an origin, a kind, a reason code. Bounded per site.
+create table collector_origins (
+  site_id text not null references sites(id),
+  origin text not null,
+  kind text not null,
+  reason text not null default '',
+  domain text,
+  count bigint not null default 0,
+  first_seen_at timestamptz not null default now(),
+  last_seen_at timestamptz not null default now(),
+  primary key (site_id, origin, kind, reason)
+);
+create index collector_origins_site_seen on collector_origins (site_id, last_seen_at);
+`,
+  },
 ];
 
 /**

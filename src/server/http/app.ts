@@ -48,7 +48,9 @@ export function createHttpApp(loggerOption: FastifyServerOptions['logger']): Fas
       return reply.status(413).send(new ApiError(413, 'invalid_request_error', 'payload_too_large', 'Request body too large.').toBody());
     }
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.status(415).send(new ApiError(415, 'invalid_request_error', 'unsupported_media_type', printable(error.message, 200)).toBody());
+      const sent = request.headers['content-type'];
+      const message = `${sent ? `Content-Type '${printable(sent, 100)}' is not accepted here` : 'The request has a body but no Content-Type'}: send the body as JSON with the header Content-Type: application/json.`;
+      return reply.status(415).send(new ApiError(415, 'invalid_request_error', 'unsupported_media_type', message).toBody());
     }
     if (status >= 400 && status < 500) {
       const code =

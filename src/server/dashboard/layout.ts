@@ -1,0 +1,238 @@
+/** The dashboard's page shell: header with the account and sign-out, the navigation, notices, and the styles. */
+import { Html, html, raw } from '../http/html';
+import type { DashboardSession } from './sessions';
+
+export { Html, html, raw } from '../http/html';
+
+/** The pages in the navigation, in order. */
+export const NAV = [
+  { id: 'sites', label: 'Sites', href: '/' },
+  { id: 'destinations', label: 'Destinations', href: '/dashboard/destinations' },
+  { id: 'flows', label: 'Flows', href: '/dashboard/flows' },
+  { id: 'events', label: 'Events', href: '/dashboard/events' },
+  { id: 'keys', label: 'API keys', href: '/dashboard/keys' },
+] as const;
+
+export type NavId = (typeof NAV)[number]['id'];
+
+/** Path of the progressive-enhancement script (copy buttons); pages work without it. */
+export const SCRIPT_PATH = '/dashboard/assets/dashboard.js';
+
+const STYLE = `
+:root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #dfe3ea; --soft: #f5f7fa; --accent: #2456d6;
+  --bad: #b42318; --bad-bg: #fef3f2; --good: #067647; --good-bg: #ecfdf3; --warn: #93370d; --warn-bg: #fffaeb; }
+* { box-sizing: border-box; }
+[hidden] { display: none !important; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--soft); }
+a { color: var(--accent); }
+header.top { background: #fff; border-bottom: 1px solid var(--line); }
+.top-inner { max-width: 1120px; margin: 0 auto; padding: 10px 20px; display: flex; flex-wrap: wrap; align-items: center; gap: 8px 20px; }
+.brand { font-weight: 700; font-size: 1.1rem; color: var(--ink); text-decoration: none; margin-right: 4px; }
+nav.main { display: flex; gap: 4px; flex-wrap: wrap; flex: 1; }
+nav.main a { padding: 6px 10px; border-radius: 6px; text-decoration: none; color: var(--muted); font-weight: 500; }
+nav.main a[aria-current=page] { background: #eef4ff; color: var(--accent); }
+.who { display: flex; align-items: center; gap: 10px; color: var(--muted); font-size: .875rem; }
+.who form { margin: 0; }
+main { max-width: 1120px; margin: 0 auto; padding: 24px 20px 48px; }
+h1 { font-size: 1.45rem; margin: 0 0 4px; }
+h2 { font-size: 1.1rem; margin: 0 0 10px; }
+h3 { font-size: .95rem; margin: 18px 0 6px; }
+p.lead { color: var(--muted); margin: 0 0 20px; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 18px 20px; margin: 0 0 18px; }
+.card > :last-child { margin-bottom: 0; }
+.muted, .hint { color: var(--muted); }
+.hint { font-size: .85rem; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 12px 16px; }
+label { display: block; font-weight: 600; font-size: .9rem; }
+label .hint { display: block; font-weight: 400; }
+input[type=text], input[type=url], input[type=search], input[type=date], select {
+  width: 100%; padding: 8px 10px; margin-top: 4px; font: inherit; border: 1px solid var(--line); border-radius: 7px; background: #fff; }
+input[aria-invalid=true] { border-color: var(--bad); }
+button, a.button { display: inline-block; padding: 8px 14px; font: inherit; font-weight: 600; color: #fff; background: var(--accent);
+  border: 1px solid var(--accent); border-radius: 7px; cursor: pointer; text-decoration: none; line-height: 1.3; }
+button.secondary, a.button.secondary { background: #fff; color: var(--accent); }
+button.danger { background: #fff; color: var(--bad); border-color: #f4c7c2; }
+button.link { background: none; border: 0; color: var(--accent); padding: 0; font-weight: 500; }
+.actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin-top: 14px; }
+.actions form { margin: 0; }
+.notice { padding: 10px 14px; border-radius: 8px; background: #eef4ff; margin: 0 0 16px; }
+.notice.good { background: var(--good-bg); color: var(--good); }
+.notice.bad { background: var(--bad-bg); color: var(--bad); }
+.notice.warn { background: var(--warn-bg); color: var(--warn); }
+code, pre, .mono { font: .82rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+code { background: #f1f3f7; padding: 1px 4px; border-radius: 4px; overflow-wrap: anywhere; }
+pre { background: #f1f3f7; padding: 10px 12px; border-radius: 8px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: 6px 0; }
+.copyable { position: relative; }
+.copyable pre { padding-right: 70px; }
+.copyable button.copy { position: absolute; top: 6px; right: 6px; padding: 3px 8px; font-size: .8rem; }
+.secret { border: 2px solid var(--good); background: var(--good-bg); }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; font-size: .9rem; }
+th, td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: .78rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); font-weight: 600; }
+tr:last-child td { border-bottom: 0; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: .78rem; font-weight: 600; background: #eef0f4; color: var(--muted); white-space: nowrap; }
+.badge.good { background: var(--good-bg); color: var(--good); }
+.badge.bad { background: var(--bad-bg); color: var(--bad); }
+.badge.warn { background: var(--warn-bg); color: var(--warn); }
+.badge.info { background: #eef4ff; color: var(--accent); }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; margin: 0; }
+dl.facts dt { color: var(--muted); font-size: .875rem; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+ol.trace { list-style: none; padding: 0; margin: 0; counter-reset: step; }
+ol.trace > li { position: relative; padding: 0 0 18px 36px; border-left: 2px solid var(--line); margin-left: 12px; }
+ol.trace > li:last-child { border-left-color: transparent; }
+ol.trace > li::before { counter-increment: step; content: counter(step); position: absolute; left: -13px; top: 0; width: 24px; height: 24px;
+  border-radius: 50%; background: #fff; border: 2px solid var(--accent); color: var(--accent); font-size: .78rem; font-weight: 700; text-align: center; line-height: 20px; }
+ol.trace > li > h3 { margin-top: 0; }
+.chart { overflow-x: auto; }
+.chart svg { width: 100%; min-width: 540px; height: auto; display: block; }
+.grid.filters { grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); }
+.legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: .85rem; color: var(--muted); margin-top: 6px; }
+.legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 5px; vertical-align: -1px; }
+.pager { display: flex; justify-content: space-between; align-items: center; margin-top: 12px; }
+details summary { cursor: pointer; color: var(--accent); font-weight: 500; }
+.sign-in { max-width: 520px; margin: 10vh auto; }
+.card .notice { margin: 12px 0; }
+fieldset.choices { border: 0; padding: 0; margin: 18px 0 0; display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 12px; }
+fieldset.choices > legend { font-weight: 700; font-size: .95rem; margin-bottom: 8px; padding: 0; }
+.choice { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; }
+.choice > label:not(.option) { margin-top: 10px; }
+.choice p.hint { margin: 2px 0 0; }
+label.option { font-size: .95rem; display: flex; gap: 8px; align-items: center; }
+td .badge + .hint, .covered { white-space: nowrap; }
+@media (max-width: 640px) {
+  body { font-size: 14px; }
+  main { padding: 16px 12px 40px; }
+  .top-inner { padding: 8px 12px; }
+  .card { padding: 14px; }
+  nav.main { order: 3; flex-basis: 100%; overflow-x: auto; flex-wrap: nowrap; }
+  nav.main { gap: 0; margin: 0 -6px; }
+  nav.main a { white-space: nowrap; padding: 6px 7px; }
+  dl.facts { grid-template-columns: 1fr; gap: 0 0; }
+  dl.facts dd { margin-bottom: 8px; }
+  ol.trace > li { padding-left: 22px; margin-left: 10px; }
+  ol.trace .card { padding: 10px; }
+  table.stack thead { display: none; }
+  table.stack tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
+  table.stack td { display: block; border: 0; padding: 2px 4px; }
+  table.stack td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .78rem; text-transform: uppercase; }
+}
+`;
+
+/** A notice at the top of a page. */
+export interface Notice {
+  kind: 'good' | 'bad' | 'warn' | 'info';
+  text: Html | string;
+}
+
+export interface LayoutOptions {
+  title: string;
+  nav: NavId | null;
+  session: DashboardSession | null;
+  notices?: readonly Notice[];
+}
+
+/** A hidden input carrying the session's CSRF token: every form of a signed-in page has one. */
+export function csrfField(session: DashboardSession): Html {
+  return html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
+}
+
+/** A form posting to `action` with the CSRF token and one button. */
+export function postButton(session: DashboardSession, action: string, label: string, className = '', extra: Html | string = ''): Html {
+  return html`<form method="post" action="${action}">${csrfField(session)}${extra}<button type="submit"${className ? html` class="${className}"` : ''}>${label}</button></form>`;
+}
+
+/** A block of text with a copy button (shown when the script runs; the text stays selectable without it). */
+export function copyable(id: string, text: string, extraClass = ''): Html {
+  return html`<div class="copyable ${extraClass}"><pre id="${id}">${text}</pre><button type="button" class="copy secondary" data-copy="${id}" hidden>Copy</button></div>`;
+}
+
+/** A status badge with the colour its meaning calls for. */
+export function badge(status: string | null | undefined): Html {
+  if (!status) return html`<span class="badge">none</span>`;
+  const kind = ['delivered', 'completed', 'connected', 'live', 'high', 'served'].includes(status)
+    ? 'good'
+    : ['failed', 'reauthorization_required', 'refused', 'revoked', 'low'].includes(status)
+      ? 'bad'
+      : ['queued', 'pending', 'draft', 'medium', 'retrying'].includes(status)
+        ? 'warn'
+        : 'info';
+  return html`<span class="badge ${kind}">${status.replace(/_/g, ' ')}</span>`;
+}
+
+/** A timestamp as people read it (UTC, to the second), in a <time> element. */
+export function when(value: string | Date | null | undefined): Html {
+  if (!value) return html`<span class="muted">never</span>`;
+  const date = typeof value === 'string' ? new Date(value) : value;
+  if (Number.isNaN(date.getTime())) return html`${String(value)}`;
+  const iso = date.toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
+}
+
+/** A complete dashboard page. */
+export function layout(options: LayoutOptions, body: Html): string {
+  const { session } = options;
+  const header = session
+    ? html`<header class="top"><div class="top-inner">
+<a class="brand" href="/">cnv</a>
+<nav class="main" aria-label="Dashboard">${NAV.map(
+        (item) => html`<a href="${item.href}"${item.id === options.nav ? raw(' aria-current="page"') : ''}>${item.label}</a>`,
+      )}</nav>
+<div class="who"><span>${session.accountName}</span>${postButton(session, '/dashboard/sign-out', 'Sign out', 'link')}</div>
+</div></header>`
+    : html`<header class="top"><div class="top-inner"><span class="brand">cnv</span></div></header>`;
+  const notices = (options.notices ?? []).map((n) => html`<div class="notice ${n.kind}" role="status">${n.text}</div>`);
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${options.title} · cnv</title>
+<style>${raw(STYLE)}</style>
+<script src="${SCRIPT_PATH}" defer></script>
+</head>
+<body>
+${header}
+<main>
+${notices}
+${body}
+</main>
+</body>
+</html>
+`.value;
+}
+
+/** The progressive enhancement: copy buttons, and a confirmation before destructive posts. */
+export const SCRIPT = `
+function cnvCopy(text, source) {
+  if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+  // Plain http (not localhost) has no clipboard API: select the text and copy it the older way.
+  var range = document.createRange();
+  range.selectNodeContents(source);
+  var selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  var done = document.execCommand('copy');
+  return done ? Promise.resolve() : Promise.reject(new Error('copy refused'));
+}
+document.querySelectorAll('button[data-copy]').forEach(function (button) {
+  button.hidden = false;
+  button.addEventListener('click', function () {
+    var source = document.getElementById(button.getAttribute('data-copy'));
+    if (!source) return;
+    cnvCopy(source.textContent.trim(), source).then(function () {
+      button.textContent = 'Copied';
+    }, function () {
+      button.textContent = 'Select and copy';
+    });
+    setTimeout(function () { button.textContent = 'Copy'; }, 2000);
+  });
+});
+document.querySelectorAll('form[data-confirm]').forEach(function (form) {
+  form.addEventListener('submit', function (event) {
+    if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
+  });
+});
+`;

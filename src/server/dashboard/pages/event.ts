@@ -1,0 +1,157 @@
+/**
+ * An event's page: the conversion traced end to end. The landing (click ids, UTM, landing page), the correlation token,
+ * the report, the pairing and its match quality, and each destination's delivery: the request sent (PII-free summary,
+ * and Google's later diagnostics), what the platform answered, and for a failure the hint in plain words.
+ */
+import type { EventActionRecord, EventRecord } from '../../api/events';
+import { platformFor } from '../../destinations';
+import { badge, html, layout, when, type Html } from '../layout';
+import type { DashboardSession } from '../sessions';
+
+const MATCH_REASONS: Record<string, string> = {
+  paired: "The report's correlation token found the loader's snapshot: the click travels with the conversion.",
+  snapshot_pending: "The report has a correlation token; its snapshot has not arrived yet (delivery waits a few seconds for it).",
+  snapshot_missing: 'The report had a correlation token, but no snapshot arrived for it: delivered with the identity fields only.',
+  no_correlation_token: 'The report came without a correlation token (the visitor never went through the loader): identity fields only.',
+};
+
+const MATCH_QUALITY: Record<string, string> = {
+  high: 'A click id is sent with the conversion.',
+  medium: 'The visitor came through the loader, but with no ad click id: hashed identifiers only.',
+  low: 'Identity fields only (hashed): no click data.',
+};
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function record(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function pairs(value: Record<string, unknown> | null): Html {
+  const entries = Object.entries(value ?? {}).filter(([, v]) => v !== null && v !== undefined && v !== '');
+  if (entries.length === 0) return html`<span class="muted">none</span>`;
+  return html`${entries.map(([k, v]) => html`<div><span class="hint">${k}</span> <code>${typeof v === 'string' ? v : JSON.stringify(v)}</code></div>`)}`;
+}
+
+function fact(label: string, value: Html | string | null | undefined): Html {
+  return html`<dt>${label}</dt><dd>${value === null || value === undefined || value === '' ? html`<span class="muted">—</span>` : value}</dd>`;
+}
+
+function landing(event: EventRecord): Html {
+  const touch = record(event.touch);
+  const clickIds = event.click_ids ?? record(touch?.click_ids);
+  const utm = record(event.utm) ?? record(touch?.utm);
+  const landingPage = text(event.landing_page_url) ?? text(touch?.landing_page_url);
+  const referrer = text(event.landing_referrer) ?? text(touch?.referrer);
+  const captured = text(event.touch_captured_at) ?? text(touch?.captured_at);
+  if (!clickIds && !utm && !landingPage && !referrer) {
+    return html`<li><h3>Landing</h3><p class="muted">No landing data: the loader's snapshot was not paired with this conversion, so no click or UTM travels with it.</p></li>`;
+  }
+  return html`<li><h3>Landing</h3>
+<dl class="facts">
+${fact('Click ids', pairs(clickIds as Record<string, unknown> | null))}
+${fact('UTM', pairs(utm))}
+${fact('Landing page', landingPage ? html`<code>${landingPage}</code>` : null)}
+${fact('Referrer', referrer ? html`<code>${referrer}</code>` : null)}
+${fact('Click captured', captured ? when(captured) : null)}
+${record(event.received_click_ids) ? fact('Other click ids seen', pairs(record(event.received_click_ids))) : ''}
+</dl></li>`;
+}
+
+function correlation(event: EventRecord): Html {
+  const token = text(event.correlation_token);
+  if (!token) {
+    return html`<li><h3>Signup intent and correlation token</h3><p class="muted">No correlation token: the report came without the <code>cnv_signup_correlation</code> cookie (the visitor never went through the loader, or the backend did not pass it on).</p></li>`;
+  }
+  return html`<li><h3>Signup intent and correlation token</h3>
+<dl class="facts">
+${fact('Correlation token', token ? html`<code>${token}</code>` : html`<span class="muted">none</span>`)}
+${fact('Intent page', text(event.page_url) ? html`<code>${text(event.page_url)}</code>` : null)}
+${fact('Snapshot taken', text(event.snapshot_occurred_at) ? when(text(event.snapshot_occurred_at)) : null)}
+</dl></li>`;
+}
+
+function report(event: EventRecord): Html {
+  const form = event.trigger === 'form_submission';
+  return html`<li><h3>${form ? 'Form submission' : 'Report from your backend'}</h3>
+<dl class="facts">
+${fact('Trigger', event.trigger)}
+${fact('Flow', event.flow_name ? html`${event.flow_name} <span class="hint">${event.flow_id ?? ''}</span>` : null)}
+${form ? fact('Form', html`${text(event.integration) ?? ''} ${text(event.form_id) ? html`<code>${text(event.form_id)}</code>` : ''}`) : fact('Trigger key', text(event.trigger_key) ? html`<code>${text(event.trigger_key)}</code>` : null)}
+${form ? fact('Submission id', text(event.submission_id)) : fact('customer_event_id', event.customer_event_id ? html`<code>${event.customer_event_id}</code>` : null)}
+${fact('Email', event.email)}
+${fact('Occurred', when(event.occurred_at))}
+${fact('Recorded', when(event.created_at))}
+</dl></li>`;
+}
+
+function pairing(event: EventRecord): Html {
+  const reason = text(event.match_reason);
+  return html`<li><h3>Pairing</h3>
+<dl class="facts">
+${fact('Match quality', html`${badge(event.match_quality)} ${event.match_quality ? (MATCH_QUALITY[event.match_quality] ?? '') : ''}`)}
+${fact('Why', reason ? (MATCH_REASONS[reason] ?? reason) : event.trigger === 'form_submission' ? 'A form submission carries its own click data: no pairing needed.' : null)}
+</dl></li>`;
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+function delivery(action: EventActionRecord, index: number): Html {
+  const error = record(action.error) as { code?: string; message?: string; hint?: string; status?: number } | null;
+  const request = action.request ? { ...action.request } : null;
+  const diagnostics = request ? record(request.diagnostics) : null;
+  if (request) delete request.diagnostics;
+  return html`<div class="card" id="action-${index}" style="margin:8px 0 0">
+<h3 style="margin-top:0">${platformFor(action.destination)?.label ?? action.destination} ${badge(action.status)}</h3>
+${
+  action.status === 'failed' && error
+    ? html`<div class="notice bad" role="alert"><strong>Why it failed:</strong> ${error.message ?? error.code ?? 'unknown error'}
+${error.hint ? html`<br><strong>What to do:</strong> ${error.hint}` : ''}</div>`
+    : ''
+}
+<dl class="facts">
+${fact('Conversion', action.conversion_id ? html`<code>${action.conversion_id}</code>` : null)}
+${fact('Attempts', String(action.attempts))}
+${fact('Delivered', action.delivered_at ? when(action.delivered_at) : null)}
+${fact(
+  'Platform answered',
+  error
+    ? html`${error.status ? html`HTTP ${error.status} · ` : ''}<code>${error.code ?? ''}</code> ${error.message ?? ''}${error.hint && action.status !== 'failed' ? html`<div class="hint">${error.hint}</div>` : ''}`
+    : action.status === 'delivered'
+      ? 'accepted'
+      : null,
+)}
+</dl>
+${request ? html`<h3>Request sent <span class="hint">(summary, no personal data)</span></h3><pre>${json(request)}</pre>` : ''}
+${
+  diagnostics
+    ? html`<h3>Platform diagnostics ${badge(text(diagnostics.state))}</h3><p>${text(diagnostics.message) ?? ''}</p><pre>${json(diagnostics)}</pre>`
+    : ''
+}
+</div>`;
+}
+
+/** An event's trace. */
+export function eventPage(session: DashboardSession, event: EventRecord): string {
+  return layout(
+    { title: `Event ${event.id}`, nav: 'events', session },
+    html`<p><a href="/dashboard/events">← Events</a></p>
+<h1>Conversion ${badge(event.status)}</h1>
+<p class="lead"><code>${event.id}</code> · ${event.flow_name ?? 'no flow'} · ${when(event.occurred_at)}</p>
+<section class="card">
+<ol class="trace">
+${event.trigger === 'form_submission' ? '' : html`${landing(event)}${correlation(event)}`}
+${event.trigger === 'form_submission' ? landing(event) : ''}
+${report(event)}
+${pairing(event)}
+<li><h3>Delivery</h3>
+${event.actions.length === 0 ? html`<p class="muted">The flow had no action.</p>` : event.actions.map(delivery)}
+</li>
+</ol>
+</section>`,
+  );
+}

@@ -1,0 +1,100 @@
+/** The Events page: the spec's filters, timestamp paging, each event's destinations and statuses, and the daily chart. */
+import type { EventRecord } from '../../api/events';
+import { platformFor } from '../../destinations';
+import type { SiteRecord } from '../../api/sites';
+import type { FlowRecord } from '../../api/flows';
+import { badge, html, layout, when, type Html, type Notice } from '../layout';
+import type { DashboardSession } from '../sessions';
+
+/** The filters as the form sends them (dates as YYYY-MM-DD). */
+export interface EventFilterForm {
+  site_id?: string;
+  flow_id?: string;
+  email?: string;
+  status?: string;
+  from?: string;
+  to?: string;
+}
+
+export interface EventsPageData {
+  events: readonly EventRecord[];
+  nextCursor: string | null;
+  /** The cursor of the page shown (absent on the first page). */
+  cursor?: string | undefined;
+  filters: EventFilterForm;
+  sites: readonly SiteRecord[];
+  flows: readonly FlowRecord[];
+  statuses: readonly string[];
+  chart: Html;
+  error?: string | undefined;
+}
+
+/** The query string of a filter set, plus a cursor. */
+export function eventsQuery(filters: EventFilterForm, cursor?: string): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v) params.set(k, v);
+  if (cursor) params.set('starting_after', cursor);
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+function select(name: string, label: string, current: string | undefined, options: ReadonlyArray<readonly [string, string]>): Html {
+  return html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">All</option>${options.map(
+    ([value, text]) => html`<option value="${value}"${current === value ? html` selected` : ''}>${text}</option>`,
+  )}</select></div>`;
+}
+
+function eventRow(event: EventRecord): Html {
+  return html`<tr>
+<td data-label="Occurred"><a href="/dashboard/events/${event.id}">${when(event.occurred_at)}</a></td>
+<td data-label="Flow">${event.flow_name ?? html`<span class="muted">—</span>`}<div class="hint">${event.trigger ?? ''}</div></td>
+<td data-label="Match">${badge(event.match_quality)}</td>
+<td data-label="Status">${badge(event.status)}</td>
+<td data-label="Destinations">${
+    event.actions.length === 0
+      ? html`<span class="muted">none</span>`
+      : event.actions.map((a) => html`<div>${platformFor(a.destination)?.label ?? a.destination} ${badge(a.status)}</div>`)
+  }</td>
+<td><a href="/dashboard/events/${event.id}">Trace</a></td>
+</tr>`;
+}
+
+/** The Events page. */
+export function eventsPage(session: DashboardSession, data: EventsPageData, notices: Notice[] = []): string {
+  const f = data.filters;
+  return layout(
+    { title: 'Events', nav: 'events', session, notices },
+    html`<h1>Events</h1>
+<p class="lead">Every conversion cnv captured, newest first, with each destination's result.</p>
+<section class="card">
+<h2>Conversions per day</h2>
+${data.chart}
+</section>
+<section class="card">
+<form method="get" action="/dashboard/events">
+<div class="grid filters">
+${select('site_id', 'Site', f.site_id, data.sites.map((s) => [s.id, s.name] as const))}
+${select('flow_id', 'Flow', f.flow_id, data.flows.map((fl) => [fl.id, fl.name] as const))}
+${select('status', 'Status', f.status, data.statuses.map((s) => [s, s] as const))}
+<div><label for="f-email">Email</label><input type="search" id="f-email" name="email" value="${f.email ?? ''}" placeholder="recent events only"></div>
+<div><label for="f-from">From (UTC)</label><input type="date" id="f-from" name="from" value="${f.from ?? ''}"></div>
+<div><label for="f-to">To (UTC)</label><input type="date" id="f-to" name="to" value="${f.to ?? ''}"></div>
+</div>
+<div class="actions"><button type="submit">Filter</button><a href="/dashboard/events">Clear</a></div>
+</form>
+</section>
+${data.error ? html`<div class="notice bad" role="alert">${data.error}</div>` : ''}
+<section class="card">
+${
+  data.events.length === 0
+    ? html`<p class="muted">No events${Object.values(f).some(Boolean) ? ' match these filters' : ' yet'}.</p>`
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Occurred</th><th>Flow</th><th>Match</th><th>Status</th><th>Destinations</th><th></th></tr></thead>
+<tbody>${data.events.map(eventRow)}</tbody></table></div>`
+}
+<div class="pager">
+${data.cursor ? html`<a href="/dashboard/events${eventsQuery(f)}">← Newest</a>` : html`<span></span>`}
+${data.nextCursor ? html`<a class="button secondary" href="/dashboard/events${eventsQuery(f, data.nextCursor)}">Older →</a>` : ''}
+</div>
+</section>`,
+  );
+}

@@ -1,0 +1,40 @@
+/** Pages shown without a session: a sign-in link refused, a page that needs a session, an error. */
+import { html, layout } from '../layout';
+import type { DashboardSession } from '../sessions';
+
+const HOW = html`<p>Get a fresh sign-in link on the machine that runs cnv:</p>
+<pre>npx cnv dashboard</pre>
+<p class="hint">It prints a link that works once, for 15 minutes. The service prints one too at its first start, and at every start in a terminal.</p>`;
+
+const REASONS = {
+  used: 'This sign-in link was already used. Each link works once.',
+  expired: 'This sign-in link has expired: links work for 15 minutes.',
+  unknown: 'This sign-in link is not valid.',
+} as const;
+
+/** A sign-in link that did not work, and how to get a new one. */
+export function signInRefusedPage(reason: keyof typeof REASONS): string {
+  return layout(
+    { title: 'Sign in', nav: null, session: null },
+    html`<section class="card sign-in"><h1>Sign in to cnv</h1><div class="notice bad" role="alert">${REASONS[reason]}</div>${HOW}</section>`,
+  );
+}
+
+/** A dashboard page asked for without a session (never signed in, signed out, or expired). */
+export function signInNeededPage(signedOut = false): string {
+  return layout(
+    { title: 'Sign in', nav: null, session: null },
+    html`<section class="card sign-in"><h1>Sign in to cnv</h1>${
+      signedOut ? html`<div class="notice good" role="status">You are signed out.</div>` : html`<p>The dashboard needs a sign-in link.</p>`
+    }${HOW}</section>`,
+  );
+}
+
+/** An error page (404, 400, 403, 500) with a way back. */
+export function errorPage(status: number, title: string, message: string, session: DashboardSession | null): string {
+  return layout(
+    { title, nav: null, session },
+    html`<section class="card"><h1>${title}</h1><div class="notice bad" role="alert">${message}</div>
+<p>${session ? html`<a href="/">Back to the dashboard</a>` : HOW} <span class="hint">(HTTP ${status})</span></p></section>`,
+  );
+}

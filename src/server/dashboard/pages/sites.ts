@@ -1,0 +1,113 @@
+/** The Sites page: each site's settings form, install snippet (and tag-manager variant), and install check. */
+import type { SiteRecord } from '../../api/sites';
+import { badge, copyable, csrfField, html, layout, when, type Html, type Notice } from '../layout';
+import type { DashboardSession } from '../sessions';
+import type { InstallCheck } from '../install-check';
+
+export interface SiteView {
+  site: SiteRecord;
+  check: InstallCheck;
+  /** A failed save of this site: the message and the values sent, shown in the form. */
+  error?: { message: string; param?: string; values: Record<string, string> };
+}
+
+/** The install snippet of a site. */
+export function snippetOf(publicUrl: string, siteKey: string): string {
+  return `<script async src="${publicUrl}/loader.js" data-site-key="${siteKey}"></script>`;
+}
+
+/** The tag-manager variant: the key in the src (GTM may drop data-* attributes), created from a script. */
+export function tagManagerSnippetOf(publicUrl: string, siteKey: string): string {
+  return `<script>
+(function (d) {
+  var s = d.createElement('script');
+  s.async = true;
+  s.src = '${publicUrl}/loader.js?site_key=${encodeURIComponent(siteKey)}';
+  d.head.appendChild(s);
+})(document);
+</script>`;
+}
+
+function field(view: SiteView, name: 'name' | 'domain' | 'timezone', label: string, hint: string, value: string): Html {
+  const sent = view.error?.values[name];
+  const invalid = view.error?.param === name;
+  const id = `${view.site.id}-${name}`;
+  return html`<div><label for="${id}">${label}</label>
+<input type="text" id="${id}" name="${name}" value="${sent ?? value}"${hint ? html` aria-describedby="${id}-hint"` : ''}${invalid ? html` aria-invalid="true"` : ''}${name === 'domain' ? html` placeholder="https://www.example.com"` : ''}>
+${hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}</div>`;
+}
+
+function installCheck(view: SiteView): Html {
+  const { check, site } = view;
+  const origins =
+    check.origins.length === 0
+      ? html`<p class="muted">No page has loaded the snippet yet${site.domain ? '' : ' (and no page can send anything until the domain is set)'}. Open a page with the snippet, then reload this page.</p>`
+      : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Page origin</th><th>Covered</th><th>Last config request</th><th>Last snapshot</th><th>Last form submission</th></tr></thead><tbody>
+${check.origins.map(
+  (o) => html`<tr><td data-label="Origin"><code>${o.origin}</code></td>
+<td data-label="Covered">${o.covered ? html`<span class="badge good">yes</span>` : html`<span class="badge bad">not covered</span>`}</td>
+<td data-label="Config">${when(o.lastConfig)}${o.configCount ? html` <span class="hint">(${o.configCount}×)</span>` : ''}</td>
+<td data-label="Snapshot">${when(o.lastSnapshot)}${o.snapshotCount ? html` <span class="hint">(${o.snapshotCount}×)</span>` : ''}</td>
+<td data-label="Form">${when(o.lastFormSubmission)}${o.formSubmissionCount ? html` <span class="hint">(${o.formSubmissionCount}×)</span>` : ''}</td></tr>`,
+)}</tbody></table></div>`;
+  const refusals =
+    check.refusals.length === 0
+      ? html`<p class="muted">No origin refused.</p>`
+      : html`<ul class="refusals">${check.refusals.map(
+          (r) => html`<li>${badge('refused')} ${r.explanation} <span class="hint">${r.count}×, last ${when(r.lastSeen)}</span></li>`,
+        )}</ul>`;
+  return html`<h3>Install check</h3>
+<p class="hint">What the collector saw per page origin (updated every few seconds).</p>
+${origins}
+<h3>Refused origins</h3>
+${refusals}`;
+}
+
+function siteCard(session: DashboardSession, publicUrl: string, view: SiteView): Html {
+  const { site } = view;
+  return html`<section class="card" id="${site.id}">
+<h2>${site.name}</h2>
+<p class="hint">Site key <code>${site.site_key}</code> · id <code>${site.id}</code></p>
+${view.error ? html`<div class="notice bad" role="alert">${view.error.message}</div>` : ''}
+<form method="post" action="/dashboard/sites/${site.id}">
+${csrfField(session)}
+<div class="grid">
+${field(view, 'name', 'Name', '', site.name)}
+${field(view, 'domain', 'Domain', 'The origin your pages are on; subdomains are covered too. Empty: none.', site.domain ?? '')}
+${field(view, 'timezone', 'Timezone', 'IANA name, used for conversion times.', site.timezone)}
+</div>
+<div class="actions"><button type="submit">Save</button></div>
+</form>
+${site.domain ? '' : html`<div class="notice warn" style="margin-top:14px">No domain yet: the collector refuses every page until you set one.</div>`}
+<h3>Install snippet</h3>
+<p class="hint">Paste into every page, in <code>&lt;head&gt;</code> or before <code>&lt;/body&gt;</code>.</p>
+${copyable(`snippet-${site.id}`, snippetOf(publicUrl, site.site_key))}
+<details><summary>Tag manager (Google Tag Manager Custom HTML)</summary>
+<p class="hint">GTM can drop <code>data-*</code> attributes, so the key goes in the <code>src</code>.</p>
+${copyable(`gtm-${site.id}`, tagManagerSnippetOf(publicUrl, site.site_key))}
+</details>
+${installCheck(view)}
+</section>`;
+}
+
+/** The Sites page. */
+export function sitesPage(session: DashboardSession, publicUrl: string, views: readonly SiteView[], notices: Notice[] = []): string {
+  return layout(
+    { title: 'Sites', nav: 'sites', session, notices },
+    html`<h1>Sites</h1>
+<p class="lead">A site is where the loader runs: its domain decides which pages may send click data.</p>
+${views.map((view) => siteCard(session, publicUrl, view))}
+<section class="card">
+<h2>Add a site</h2>
+<form method="post" action="/dashboard/sites">
+${csrfField(session)}
+<div class="grid">
+<div><label for="new-site-name">Name</label><input type="text" id="new-site-name" name="name" placeholder="My Website"></div>
+<div><label for="new-site-domain">Domain</label><input type="text" id="new-site-domain" name="domain" placeholder="https://www.example.com" aria-describedby="new-site-domain-hint">
+<span class="hint" id="new-site-domain-hint">Optional: no page can send anything until it is set.</span></div>
+</div>
+<div class="actions"><button type="submit" class="secondary">Add site</button></div>
+</form>
+</section>`,
+  );
+}

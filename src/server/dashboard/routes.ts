@@ -1,0 +1,283 @@
+/**
+ * The dashboard's HTTP side: `GET /` and `/dashboard/*`, server-rendered HTML that works without JavaScript. Sign-in by a
+ * one-time link, a session cookie (HttpOnly, SameSite=Lax, Secure on https) of one account, and the session's CSRF token
+ * checked on every form post. Handlers translate forms to the logic in views.ts and render pages/*.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import type { AppContext } from '../http/app';
+import { ApiError } from '../http/errors';
+import { schemaError } from '../http/validation';
+import { SCRIPT, SCRIPT_PATH, type Notice } from './layout';
+import { csrfTokenValid, sessionOf, signIn, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
+import * as views from './views';
+import { sitesPage, type SiteView } from './pages/sites';
+import { destinationsPage } from './pages/destinations';
+import { flowsPage } from './pages/flows';
+import { eventsPage } from './pages/events';
+import { eventPage } from './pages/event';
+import { keysPage } from './pages/keys';
+import { errorPage, signInNeededPage, signInRefusedPage } from './pages/sign-in';
+import { getEvent } from '../api/events';
+
+/** Largest form accepted, in bytes. */
+const FORM_MAX_BYTES = 32 * 1024;
+
+/** Messages of the `?done=` codes a post redirects with (never text from the request). */
+const DONE: Record<string, Notice> = {
+  site_saved: { kind: 'good', text: 'Site saved.' },
+  site_added: { kind: 'good', text: 'Site added.' },
+  flow_created: { kind: 'good', text: 'Flow created as a draft: publish it to start delivering.' },
+  flow_published: { kind: 'good', text: 'Flow published: it delivers conversions from now on.' },
+  flow_unpublished: { kind: 'good', text: 'Flow unpublished: it delivers nothing until published again.' },
+  key_revoked: { kind: 'good', text: 'API key revoked: requests with it are refused from now on.' },
+};
+
+const sessions = new WeakMap<FastifyRequest, DashboardSession>();
+
+function sessionFor(request: FastifyRequest): DashboardSession {
+  const session = sessions.get(request);
+  if (!session) throw new Error('no dashboard session on this request');
+  return session;
+}
+
+/** The value of one cookie of a request. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function isHttps(request: FastifyRequest, publicUrl: string): boolean {
+  return request.protocol === 'https' || publicUrl.startsWith('https:');
+}
+
+function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
+function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+    .header('x-frame-options', 'DENY')
+    .header(
+      'content-security-policy',
+      "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'",
+    )
+    .send(body);
+}
+
+function parseForm(body: string): views.Form {
+  const form: views.Form = Object.create(null);
+  for (const [key, value] of new URLSearchParams(body)) form[key] = value;
+  return form;
+}
+
+function formOf(request: FastifyRequest): views.Form {
+  return (request.body && typeof request.body === 'object' ? request.body : {}) as views.Form;
+}
+
+function noticesOf(request: FastifyRequest): Notice[] {
+  const done = (request.query as Record<string, unknown> | undefined)?.done;
+  const notice = typeof done === 'string' ? DONE[done] : undefined;
+  return notice ? [notice] : [];
+}
+
+/** A path parameter as an id: printable, bounded (an id that names nothing is a 404 from the logic). */
+function idParam(request: FastifyRequest): string {
+  const id = (request.params as { id?: unknown }).id;
+  if (typeof id !== 'string' || id.length > 100 || /[^\x21-\x7e]/.test(id)) {
+    throw new ApiError(404, 'not_found_error', 'resource_missing', 'No such object.');
+  }
+  return id;
+}
+
+/** Registers the dashboard. */
+export default async function dashboardRoutes(app: FastifyInstance, { db, settings }: AppContext): Promise<void> {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_MAX_BYTES },
+    (_request, body, done) => done(null, parseForm(body as string)),
+  );
+
+  /** Runs a REST route's schema with the app's own validator (same options, same messages). */
+  const validatorOf = (request: FastifyRequest): views.Validate => (schema: TSchema, value: unknown, context) => {
+    const validate = request.compileValidationSchema(schema as unknown as Record<string, unknown>);
+    if (!validate(value)) {
+      const error = Object.assign(new Error('invalid'), { validation: validate.errors ?? [], validationContext: context });
+      throw schemaError(error as never);
+    }
+  };
+
+  app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+    const session = sessions.get(request) ?? null;
+    if (error instanceof ApiError) {
+      const title = error.status === 404 ? 'Not found' : error.status === 403 ? 'Not allowed' : 'Could not do that';
+      return sendPage(reply, error.status, errorPage(error.status, title, error.message, session));
+    }
+    if (error.validation) {
+      const refused = schemaError(error as never);
+      return sendPage(reply, 400, errorPage(400, 'Could not do that', refused.message, session));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) return sendPage(reply, status, errorPage(status, 'Could not do that', 'The request was not valid.', session));
+    request.log.error({ err: error }, 'dashboard error');
+    return sendPage(reply, 500, errorPage(500, 'Something went wrong', 'The dashboard hit an internal error; the service log has the details.', session));
+  });
+
+  // Every page but sign-in and the script needs a session; every post needs the session's CSRF token.
+  const needsSession = async (request: FastifyRequest, reply: FastifyReply) => {
+    const session = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
+    if (!session) return sendPage(reply, 401, signInNeededPage());
+    sessions.set(request, session);
+  };
+  const checksCsrf = async (request: FastifyRequest, reply: FastifyReply) => {
+    const session = sessionFor(request);
+    if (!csrfTokenValid(session, formOf(request)._csrf)) {
+      return sendPage(
+        reply,
+        403,
+        errorPage(403, 'Not allowed', 'This form was not sent from a dashboard page of this session (its CSRF token is missing or wrong). Reload the page and try again.', session),
+      );
+    }
+  };
+  const page = { onRequest: needsSession };
+  const post = { onRequest: needsSession, preHandler: checksCsrf };
+
+  app.get(SCRIPT_PATH, async (_request, reply) =>
+    reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(SCRIPT),
+  );
+
+  app.get(SIGN_IN_PATH, async (request, reply) => {
+    const token = (request.query as Record<string, unknown>).token;
+    if (typeof token !== 'string' || token === '') {
+      const signedIn = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
+      if (signedIn) return reply.redirect('/', 303);
+      return sendPage(reply, 401, signInNeededPage());
+    }
+    const result = await signIn(db, token);
+    if (!result.ok) return sendPage(reply, result.reason === 'unknown' ? 404 : 410, signInRefusedPage(result.reason));
+    reply.header('set-cookie', sessionCookie(result.sessionToken, Math.floor(SESSION_TTL_MS / 1000), isHttps(request, settings.publicUrl)));
+    return reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store').redirect('/', 303);
+  });
+
+  app.post('/dashboard/sign-out', post, async (request, reply) => {
+    await signOut(db, sessionFor(request));
+    reply.header('set-cookie', sessionCookie('', 0, isHttps(request, settings.publicUrl)));
+    return sendPage(reply, 200, signInNeededPage(true));
+  });
+
+  app.get('/dashboard', page, async (_request, reply) => reply.redirect('/', 303));
+
+  // Sites
+  const renderSites = async (request: FastifyRequest, reply: FastifyReply, status = 200, override?: SiteView) => {
+    const session = sessionFor(request);
+    const list = await views.sitesView(db, session.accountId);
+    const shown = override ? list.map((v) => (v.site.id === override.site.id ? { ...v, error: override.error } : v)) : list;
+    return sendPage(reply, status, sitesPage(session, settings.publicUrl, shown, noticesOf(request)));
+  };
+  app.get('/', page, async (request, reply) => renderSites(request, reply));
+  app.post('/dashboard/sites', post, async (request, reply) => {
+    const site = await views.addSite(db, validatorOf(request), sessionFor(request).accountId, formOf(request));
+    return reply.redirect(`/?done=site_added#${site.id}`, 303);
+  });
+  app.post('/dashboard/sites/:id', post, async (request, reply) => {
+    const id = idParam(request);
+    const form = formOf(request);
+    try {
+      await views.saveSite(db, validatorOf(request), sessionFor(request).accountId, id, form);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      const current = (await views.sitesView(db, sessionFor(request).accountId)).find((v) => v.site.id === id);
+      if (!current) throw error;
+      const values = { name: form.name ?? '', domain: form.domain ?? '', timezone: form.timezone ?? '' };
+      return renderSites(request, reply, 400, { ...current, error: { message: error.message, ...(error.param ? { param: error.param } : {}), values } });
+    }
+    return reply.redirect(`/?done=site_saved#${id}`, 303);
+  });
+
+  // Destinations
+  const renderDestinations = async (request: FastifyRequest, reply: FastifyReply, outcome?: Parameters<typeof destinationsPage>[3]) => {
+    const session = sessionFor(request);
+    const records = await views.destinationsView(db, session.accountId);
+    return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, noticesOf(request)));
+  };
+  app.get('/dashboard/destinations', page, async (request, reply) => renderDestinations(request, reply));
+  app.post('/dashboard/destinations/connect', post, async (request, reply) => {
+    const url = await views.connectDestination(db, settings, validatorOf(request), sessionFor(request).accountId, formOf(request));
+    return reply.redirect(url, 303);
+  });
+  app.post('/dashboard/destinations/:id/test', post, async (request, reply) => {
+    const outcome = await views.testConnection(db, settings, sessionFor(request).accountId, idParam(request));
+    return renderDestinations(request, reply, outcome);
+  });
+
+  // Flows
+  const renderFlows = async (request: FastifyRequest, reply: FastifyReply, status = 200, extra: Parameters<typeof views.flowsView>[3] = {}) => {
+    const session = sessionFor(request);
+    const data = await views.flowsView(db, settings, session.accountId, extra);
+    return sendPage(reply, status, flowsPage(session, data, noticesOf(request)));
+  };
+  app.get('/dashboard/flows', page, async (request, reply) => renderFlows(request, reply));
+  app.post('/dashboard/flows', post, async (request, reply) => {
+    const form = formOf(request);
+    try {
+      const flow = await views.addFlow(db, validatorOf(request), sessionFor(request).accountId, form);
+      return reply.redirect(`/dashboard/flows?done=flow_created#${flow.id}`, 303);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      const { _csrf, ...values } = form;
+      return renderFlows(request, reply, 400, { error: { message: error.message, values } });
+    }
+  });
+  for (const [action, live] of [['publish', true], ['unpublish', false]] as const) {
+    app.post(`/dashboard/flows/:id/${action}`, post, async (request, reply) => {
+      const id = idParam(request);
+      try {
+        await views.setFlowLive(db, sessionFor(request).accountId, id, live);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 400) throw error;
+        const problems = (error as ApiError & { problems?: { param: string; message: string }[] }).problems;
+        return renderFlows(request, reply, 400, { error: { flowId: id, message: error.message, ...(problems ? { problems } : {}) } });
+      }
+      return reply.redirect(`/dashboard/flows?done=flow_${action}ed#${id}`, 303);
+    });
+  }
+  app.post('/dashboard/sites/:id/webhook-secret', post, async (request, reply) => {
+    const shown = await views.newWebhookSecret(db, sessionFor(request).accountId, idParam(request));
+    return renderFlows(request, reply, 200, { shownSecret: shown });
+  });
+
+  // Events
+  app.get('/dashboard/events', page, async (request, reply) => {
+    const session = sessionFor(request);
+    const { filters, cursor } = views.eventFiltersOf((request.query ?? {}) as Record<string, unknown>);
+    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor);
+    return sendPage(reply, data.error ? 400 : 200, eventsPage(session, data));
+  });
+  app.get('/dashboard/events/:id', page, async (request, reply) => {
+    const session = sessionFor(request);
+    return sendPage(reply, 200, eventPage(session, await getEvent(db, session.accountId, idParam(request))));
+  });
+
+  // API keys
+  app.get('/dashboard/keys', page, async (request, reply) => {
+    const session = sessionFor(request);
+    return sendPage(reply, 200, keysPage(session, await views.keysView(db, session.accountId), settings.publicUrl, undefined, noticesOf(request)));
+  });
+  app.post('/dashboard/keys', post, async (request, reply) => {
+    const session = sessionFor(request);
+    const created = await views.addApiKey(db, session.accountId, formOf(request));
+    return sendPage(reply, 200, keysPage(session, await views.keysView(db, session.accountId), settings.publicUrl, created));
+  });
+  app.post('/dashboard/keys/:id/revoke', post, async (request, reply) => {
+    await views.revokeAccountKey(db, sessionFor(request).accountId, idParam(request));
+    return reply.redirect('/dashboard/keys?done=key_revoked', 303);
+  });
+}

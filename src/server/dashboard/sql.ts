@@ -1,0 +1,75 @@
+/** SQL of the dashboard: one-time sign-in links, sessions (both stored as SHA-256 hashes), and the events chart. */
+import type { Queryable } from '../db/db';
+
+/** Stores a sign-in link's token hash for an account, valid until `expiresAt`. */
+export async function insertSignInToken(db: Queryable, tokenHash: string, accountId: string, expiresAt: Date): Promise<void> {
+  await db.query('insert into dashboard_sign_in_tokens (token_hash, account_id, expires_at) values ($1, $2, $3)', [
+    tokenHash,
+    accountId,
+    expiresAt,
+  ]);
+  // Spent and expired links are kept a day (to tell "already used" from "unknown"), then dropped.
+  await db.query(`delete from dashboard_sign_in_tokens where expires_at < now() - interval '1 day'`);
+}
+
+/** What a sign-in token is: usable (its account), already used, expired, or unknown. Marks a usable one used, atomically. */
+export async function useSignInToken(
+  db: Queryable,
+  tokenHash: string,
+  now: Date,
+): Promise<{ kind: 'ok'; accountId: string } | { kind: 'used' | 'expired' | 'unknown' }> {
+  const [used] = await db.query<{ account_id: string }>(
+    `update dashboard_sign_in_tokens set used_at = $2
+     where token_hash = $1 and used_at is null and expires_at > $2 returning account_id`,
+    [tokenHash, now],
+  );
+  if (used) return { kind: 'ok', accountId: used.account_id };
+  const [row] = await db.query<{ used_at: Date | null }>('select used_at from dashboard_sign_in_tokens where token_hash = $1', [tokenHash]);
+  if (!row) return { kind: 'unknown' };
+  return { kind: row.used_at ? 'used' : 'expired' };
+}
+
+/** Stores a new session's token hash. */
+export async function insertSession(db: Queryable, tokenHash: string, accountId: string, expiresAt: Date): Promise<void> {
+  await db.query('insert into dashboard_sessions (token_hash, account_id, expires_at) values ($1, $2, $3)', [tokenHash, accountId, expiresAt]);
+  await db.query('delete from dashboard_sessions where expires_at < now()');
+}
+
+/** The account of a live session, or null. */
+export async function findSession(db: Queryable, tokenHash: string, now: Date): Promise<{ account_id: string; account_name: string } | null> {
+  const [row] = await db.query<{ account_id: string; account_name: string }>(
+    `select s.account_id, a.name as account_name from dashboard_sessions s join accounts a on a.id = s.account_id
+     where s.token_hash = $1 and s.expires_at > $2`,
+    [tokenHash, now],
+  );
+  return row ?? null;
+}
+
+/** Ends a session (logout). */
+export async function deleteSession(db: Queryable, tokenHash: string): Promise<void> {
+  await db.query('delete from dashboard_sessions where token_hash = $1', [tokenHash]);
+}
+
+/** One bar segment of the chart: a day (UTC), a delivery status of an event's action, and how many. */
+export interface DailyActionCount {
+  day: string;
+  status: string;
+  count: number;
+}
+
+/** Per UTC day since `since`, how many event actions of the account ended in each status (queued, delivered, failed). */
+export async function dailyActionCounts(
+  db: Queryable,
+  accountId: string,
+  since: Date,
+  siteId: string | undefined,
+): Promise<DailyActionCount[]> {
+  const rows = await db.query<{ day: string; status: string; count: string | number }>(
+    `select to_char(date_trunc('day', e.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day, a.status, count(*) as count
+     from events e join event_actions a on a.event_id = e.id
+     where e.account_id = $1 and e.occurred_at >= $2 and ($3::text is null or e.site_id = $3)
+     group by 1, 2 order by 1, 2`,
+    [accountId, since, siteId ?? null],
+  );
+  return rows.map((r) => ({ day: r.day, status: r.status, count: Number(r.count) }));
+}

@@ -1,0 +1,236 @@
+/**
+ * What each dashboard page shows and what each form does, through the same logic as the REST routes (the api/*
+ * folders' index.ts): the dashboard adds no second implementation, only the translation from forms to those calls.
+ * Input is checked with the REST routes' own schemas (`Validate` runs them with the app's validator).
+ */
+import type { TSchema } from '@sinclair/typebox';
+import type { Database } from '../db/db';
+import type { Settings } from '../settings';
+import { ApiError, notFound } from '../http/errors';
+import { listSites, patchSite, createSite, requireSite, SiteFields, type SiteRecord } from '../api/sites';
+import { listDestinationRecords, testDestination, type DestinationRecord } from '../api/destinations';
+import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
+import { createFlow, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowRecord } from '../api/flows';
+import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
+import { listOriginTraffic } from '../collector';
+import { connectTriggerSource, findTriggerSource, rotateWebhookSecret } from '../webhook';
+import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../accounts';
+import { platformFor, supportedDestinationTypes } from '../destinations';
+import { FORM_INTEGRATIONS } from '../../protocol/forms';
+import { saasSignupPath } from '../../protocol/webhook';
+import { installCheckOf } from './install-check';
+import { actionFieldOf } from './action-fields';
+import { dailyActionCounts } from './sql';
+import { conversionsChart, daysBetween } from './chart';
+import type { SiteView } from './pages/sites';
+import type { FlowsPageData, ShownSecret, TriggerSourceView } from './pages/flows';
+import type { EventFilterForm, EventsPageData } from './pages/events';
+import type { PlatformChoice, TestOutcome } from './pages/destinations';
+
+/** Checks a value against a REST route's schema; throws the REST route's 400 (an ApiError) when it does not pass. */
+export type Validate = (schema: TSchema, value: unknown, context: 'body' | 'querystring') => void;
+
+/** A submitted form: string fields only. */
+export type Form = Record<string, string>;
+
+/** At most this many sites and flows are shown (one page of the REST list). */
+const PAGE = { limit: 100 };
+
+/** The account's sites (first page). */
+export async function accountSites(db: Database, accountId: string): Promise<SiteRecord[]> {
+  return (await listSites(db, accountId, PAGE)).data;
+}
+
+/** The Sites page: each site with its install check. */
+export async function sitesView(db: Database, accountId: string): Promise<SiteView[]> {
+  const sites = await accountSites(db, accountId);
+  return Promise.all(
+    sites.map(async (site) => ({ site, check: installCheckOf(await listOriginTraffic(db, site.id), site.domain) })),
+  );
+}
+
+/** The site fields a form sends: an empty domain clears it. Only fields present in the form are sent. */
+function siteFieldsOf(form: Form): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (form.name !== undefined) fields.name = form.name;
+  if (form.domain !== undefined) fields.domain = form.domain.trim() === '' ? null : form.domain.trim();
+  if (form.timezone !== undefined) fields.timezone = form.timezone.trim();
+  return fields;
+}
+
+/** Saves a site's settings form (PATCH /v1/sites/{id}). */
+export async function saveSite(db: Database, validate: Validate, accountId: string, siteId: string, form: Form): Promise<SiteRecord> {
+  const fields = siteFieldsOf(form);
+  validate(SiteFields, fields, 'body');
+  return patchSite(db, accountId, siteId, fields as SiteFields);
+}
+
+/** Creates a site from the form (POST /v1/sites); a blank name takes the default. */
+export async function addSite(db: Database, validate: Validate, accountId: string, form: Form): Promise<SiteRecord> {
+  const fields = siteFieldsOf(form);
+  if (typeof fields.name === 'string' && fields.name.trim() === '') delete fields.name;
+  validate(SiteFields, fields, 'body');
+  return createSite(db, accountId, fields as SiteFields);
+}
+
+/** Platforms cnv can connect. */
+export function platformChoices(): PlatformChoice[] {
+  return supportedDestinationTypes().map((type) => ({ type, label: platformFor(type)?.label ?? type }));
+}
+
+/** The account's destinations. */
+export async function destinationsView(db: Database, accountId: string): Promise<DestinationRecord[]> {
+  return (await listDestinationRecords(db, accountId)).data;
+}
+
+/** Opens a connect_destination handoff (POST /v1/handoffs) and returns its hosted url. */
+export async function connectDestination(db: Database, settings: Settings, validate: Validate, accountId: string, form: Form): Promise<string> {
+  const body = { purpose: 'connect_destination', destination_type: form.destination_type ?? '' };
+  validate(ConnectDestinationBody, body, 'body');
+  return (await createHandoff(db, settings, accountId, body as Parameters<typeof createHandoff>[3])).url;
+}
+
+/** Tests a connection (POST /v1/destinations/{id}/test). */
+export async function testConnection(db: Database, settings: Settings, accountId: string, id: string): Promise<TestOutcome> {
+  const result = await testDestination(db, settings, accountId, id);
+  return { destinationId: id, ok: result.ok, message: result.message, error: result.error };
+}
+
+/** Everything the Flows page shows. */
+export async function flowsView(
+  db: Database,
+  settings: Settings,
+  accountId: string,
+  extra: Pick<FlowsPageData, 'shownSecret' | 'error'> = {},
+): Promise<FlowsPageData> {
+  const [sites, flows, destinations] = await Promise.all([
+    accountSites(db, accountId),
+    listFlows(db, accountId, PAGE).then((page) => page.data),
+    destinationsView(db, accountId),
+  ]);
+  const triggerSources = new Map<string, TriggerSourceView | null>();
+  for (const site of sites) triggerSources.set(site.id, await findTriggerSource(db, accountId, site.id, 'api'));
+  return {
+    flows,
+    sites,
+    destinations,
+    triggerSources,
+    formIntegrations: FORM_INTEGRATIONS,
+    webhookBaseUrl: settings.webhookBaseUrl,
+    webhookUrlOf: (site, key) => `${settings.webhookBaseUrl}${saasSignupPath(site.site_key, key)}`,
+    ...extra,
+  };
+}
+
+/** The body of POST /v1/flows a create form asks for: the trigger chosen, one action per destination ticked. */
+export function flowBodyOf(form: Form): Record<string, unknown> {
+  const trigger =
+    form.trigger_type === 'form'
+      ? { integrationId: form.integration ?? '', pageFilter: (form.page_filter ?? '').trim() || 'all' }
+      : { type: 'saas_signup', integrationId: 'api', key: (form.key ?? '').trim() };
+  const actions = supportedDestinationTypes()
+    .filter((type) => form[`action_${type}`] === 'on')
+    .map((type) => ({ integrationId: type, config: actionFieldOf(type).config((form[`value_${type}`] ?? '').trim()) }));
+  return { site_id: form.site_id ?? '', name: form.name ?? '', trigger_config: trigger, actions_config: actions };
+}
+
+/** Creates a draft flow from the form (POST /v1/flows). */
+export async function addFlow(db: Database, validate: Validate, accountId: string, form: Form): Promise<FlowRecord> {
+  const body = flowBodyOf(form);
+  if ((body.actions_config as unknown[]).length === 0) {
+    throw new ApiError(400, 'invalid_request_error', 'parameter_missing', 'Tick at least one destination for the flow to send to.', 'actions_config');
+  }
+  validate(CreateFlowBody, body, 'body');
+  return createFlow(db, accountId, body as CreateFlowBody);
+}
+
+/** Publishes or unpublishes a flow (POST /v1/flows/{id}/publish, /unpublish). */
+export async function setFlowLive(db: Database, accountId: string, id: string, live: boolean): Promise<FlowRecord> {
+  return live ? publishFlow(db, accountId, id) : unpublishFlow(db, accountId, id);
+}
+
+/**
+ * A new webhook secret for a site's API trigger, shown once: a rotation when it has one (the previous secret verifies
+ * for the grace period), else the trigger source is connected with its first secret (as a trigger-source handoff does).
+ */
+export async function newWebhookSecret(db: Database, accountId: string, siteId: string, now = new Date()): Promise<ShownSecret> {
+  const site = await requireSite(db, accountId, siteId);
+  const existing = await findTriggerSource(db, accountId, site.id, 'api');
+  if (existing) {
+    const rotated = await rotateWebhookSecret(db, site.id, 'api', now);
+    if (rotated) return { siteId: site.id, secret: rotated.secret, previousValidUntil: rotated.source.previous_secret_expires_at };
+  }
+  const connected = await connectTriggerSource(db, accountId, site.id, 'api', now);
+  return { siteId: site.id, secret: connected.secret, previousValidUntil: connected.created ? null : connected.source.previous_secret_expires_at };
+}
+
+/** Days the chart covers. */
+export const CHART_DAYS = 14;
+
+/** The REST query of the Events page's filters (dates become inclusive UTC day bounds). */
+export function eventsQueryOf(filters: EventFilterForm, cursor: string | undefined): Record<string, unknown> {
+  const query: Record<string, unknown> = {};
+  if (filters.site_id) query.site_id = filters.site_id;
+  if (filters.flow_id) query.flow_id = filters.flow_id;
+  if (filters.email) query.email = filters.email;
+  if (filters.status) query.status = filters.status;
+  if (filters.from) query.occurred_after = /^\d{4}-\d{2}-\d{2}$/.test(filters.from) ? `${filters.from}T00:00:00.000Z` : filters.from;
+  if (filters.to) query.occurred_before = /^\d{4}-\d{2}-\d{2}$/.test(filters.to) ? `${filters.to}T23:59:59.999Z` : filters.to;
+  if (cursor) query.starting_after = cursor;
+  return query;
+}
+
+/** The filters of the page's query string (unknown keys ignored, empty values dropped). */
+export function eventFiltersOf(query: Record<string, unknown>): { filters: EventFilterForm; cursor: string | undefined } {
+  const pick = (key: string) => (typeof query[key] === 'string' && query[key] !== '' ? (query[key] as string).slice(0, 320) : undefined);
+  const filters: EventFilterForm = {};
+  for (const key of ['site_id', 'flow_id', 'email', 'status', 'from', 'to'] as const) {
+    const value = pick(key);
+    if (value !== undefined) filters[key] = value;
+  }
+  return { filters, cursor: pick('starting_after') };
+}
+
+/** Everything the Events page shows; a filter the REST route refuses becomes the page's error, with no events. */
+export async function eventsView(
+  db: Database,
+  validate: Validate,
+  accountId: string,
+  filters: EventFilterForm,
+  cursor: string | undefined,
+  now = new Date(),
+): Promise<EventsPageData> {
+  const [sites, flows] = await Promise.all([accountSites(db, accountId), listFlows(db, accountId, PAGE).then((p) => p.data)]);
+  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (CHART_DAYS - 1)));
+  const siteForChart = filters.site_id && sites.some((s) => s.id === filters.site_id) ? filters.site_id : undefined;
+  const chart = conversionsChart(await dailyActionCounts(db, accountId, since, siteForChart), daysBetween(since, now));
+  const base = { filters, cursor, sites, flows, statuses: EVENT_STATUSES, chart };
+  try {
+    const query = eventsQueryOf(filters, cursor);
+    validate(ListEventsQuery, query, 'querystring');
+    const page = await listEvents(db, accountId, query as ListEventsQuery);
+    return { ...base, events: page.data, nextCursor: page.next_cursor };
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) return { ...base, events: [], nextCursor: null, error: error.message };
+    throw error;
+  }
+}
+
+/** The account's API keys. */
+export async function keysView(db: Database, accountId: string): Promise<ApiKeyRow[]> {
+  return listApiKeys(db, accountId);
+}
+
+/** A new API key of the account, returned in clear this once. */
+export async function addApiKey(db: Database, accountId: string, form: Form): Promise<{ id: string; key: string }> {
+  const label = (form.label ?? '').trim();
+  if (label.length > 200) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', 'The label is longer than 200 characters.', 'label');
+  return issueApiKey(db, accountId, label || 'dashboard');
+}
+
+/** Revokes one of the account's keys (another account's key is not found). */
+export async function revokeAccountKey(db: Database, accountId: string, keyId: string): Promise<ApiKeyRow> {
+  const key = (await listApiKeys(db, accountId)).find((k) => k.id === keyId);
+  if (!key) throw notFound('API key', keyId);
+  return (await revokeApiKey(db, key.id))!;
+}

@@ -1,0 +1,329 @@
+/** The dashboard in process: sign-in links, sessions, CSRF, the account's data only, and what each page shows and does. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import { createTestService, type TestService } from './support/harness';
+import { createTenant } from './support/rest-harness';
+import { issueSignInLink } from '../../src/server/dashboard';
+import { signIn, SESSION_COOKIE, SIGN_IN_TTL_MS } from '../../src/server/dashboard/sessions';
+import { upsertDestination } from '../../src/server/destinations/sql';
+import { activeWebhookSecrets } from '../../src/server/webhook/secret-sql';
+import { newId } from '../../src/server/db/ids';
+import type { Queryable } from '../../src/server/db/db';
+
+let svc: TestService;
+beforeEach(async () => {
+  svc = await createTestService({ CNV_PUBLIC_URL: 'http://cnv.test' });
+});
+afterEach(async () => {
+  await svc.close();
+});
+
+/** A browser of one account: its session cookie and the CSRF token of its pages. */
+interface Browser {
+  cookie: string;
+  csrf: string;
+  get(url: string): Promise<LightMyRequestResponse>;
+  post(url: string, form: Record<string, string>, withCsrf?: boolean): Promise<LightMyRequestResponse>;
+}
+
+async function signedIn(accountId = svc.accountId): Promise<Browser> {
+  const link = await issueSignInLink(svc.db, svc.settings, accountId);
+  const res = await svc.app.inject({ method: 'GET', url: new URL(link.url).pathname + new URL(link.url).search });
+  expect(res.statusCode).toBe(303);
+  const setCookie = String(res.headers['set-cookie']);
+  const cookie = setCookie.split(';')[0]!;
+  const page = await svc.app.inject({ method: 'GET', url: '/', headers: { cookie } });
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+  const browser: Browser = {
+    cookie,
+    csrf,
+    get: (url) => svc.app.inject({ method: 'GET', url, headers: { cookie } }),
+    post: (url, form, withCsrf = true) =>
+      svc.app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(withCsrf ? { ...form, _csrf: csrf } : form).toString(),
+      }),
+  };
+  return browser;
+}
+
+async function insertEvent(db: Queryable, site: { id: string; site_key: string; account_id: string }, action: { status: string; error?: unknown; request?: unknown }) {
+  const id = newId('evt');
+  await db.query(
+    `insert into events (id, account_id, site_id, site_key, flow_name, trigger, occurred_at, sort_at, status, match_quality, email, click_ids, data)
+     values ($1, $2, $3, $4, 'Signups', 'saas_signup', now(), now(), $5, 'high', 'ada@example.com', '{"gclid":"TeSt-gclid"}', $6)`,
+    [id, site.account_id, site.id, site.site_key, action.status === 'delivered' ? 'completed' : action.status,
+      JSON.stringify({ match_reason: 'paired', correlation_token: 'tok_abc', utm: { utm_source: 'google' }, landing_page_url: 'https://www.example.com/?gclid=TeSt-gclid', customer_event_id: 'user-1' })],
+  );
+  await db.query(
+    `insert into event_actions (id, event_id, position, destination, conversion_id, status, attempts, error, request)
+     values ($1, $2, 0, 'google-ads', '987654321', $3, 1, $4, $5)`,
+    [newId('act'), id, action.status, action.error ? JSON.stringify(action.error) : null, action.request ? JSON.stringify(action.request) : null],
+  );
+  return id;
+}
+
+describe('signing in', () => {
+  it('a sign-in link works once, sets an HttpOnly SameSite=Lax cookie, and opens the account\'s dashboard', async () => {
+    const link = await issueSignInLink(svc.db, svc.settings, svc.accountId);
+    expect(link.url).toMatch(/^http:\/\/cnv\.test\/dashboard\/sign-in\?token=[A-Za-z0-9]{32}$/);
+    const path = link.url.slice('http://cnv.test'.length);
+    const first = await svc.app.inject({ method: 'GET', url: path });
+    expect(first.statusCode).toBe(303);
+    expect(first.headers.location).toBe('/');
+    const cookie = String(first.headers['set-cookie']);
+    expect(cookie).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9]+; Path=/; HttpOnly; SameSite=Lax; Max-Age=\\d+$`));
+    const again = await svc.app.inject({ method: 'GET', url: path });
+    expect(again.statusCode).toBe(410);
+    expect(again.body).toContain('already used');
+    expect(again.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('refuses an expired link and an unknown one', async () => {
+    const issuedAt = new Date(Date.now() - SIGN_IN_TTL_MS - 1000);
+    const link = await issueSignInLink(svc.db, svc.settings, svc.accountId, issuedAt);
+    const token = new URL(link.url).searchParams.get('token')!;
+    expect(await signIn(svc.db, token)).toEqual({ ok: false, reason: 'expired' });
+    const res = await svc.app.inject({ method: 'GET', url: `/dashboard/sign-in?token=${token}` });
+    expect(res.statusCode).toBe(410);
+    expect(res.body).toContain('expired');
+    const unknown = await svc.app.inject({ method: 'GET', url: '/dashboard/sign-in?token=nope' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.body).toContain('npx cnv dashboard');
+  });
+
+  it('stores sign-in tokens and sessions only as hashes', async () => {
+    const link = await issueSignInLink(svc.db, svc.settings, svc.accountId);
+    const token = new URL(link.url).searchParams.get('token')!;
+    const browser = await signedIn();
+    const session = browser.cookie.split('=')[1]!;
+    const rows = JSON.stringify([
+      ...(await svc.db.query('select * from dashboard_sign_in_tokens')),
+      ...(await svc.db.query('select * from dashboard_sessions')),
+    ]);
+    expect(rows).not.toContain(token);
+    expect(rows).not.toContain(session);
+  });
+
+  it('marks the cookie Secure when the service is on https', async () => {
+    const https = await createTestService({ CNV_PUBLIC_URL: 'https://cnv.example' });
+    try {
+      const link = await issueSignInLink(https.db, https.settings, https.accountId);
+      const res = await https.app.inject({ method: 'GET', url: new URL(link.url).pathname + new URL(link.url).search });
+      expect(String(res.headers['set-cookie'])).toMatch(/; Secure$/);
+    } finally {
+      await https.close();
+    }
+  });
+
+  it('answers every page without a session with the sign-in help, and serves nothing of the account', async () => {
+    for (const url of ['/', '/dashboard/flows', '/dashboard/events', '/dashboard/keys', '/dashboard/destinations']) {
+      const res = await svc.app.inject({ method: 'GET', url, headers: { cookie: `${SESSION_COOKIE}=forged0000000000000000` } });
+      expect(res.statusCode, url).toBe(401);
+      expect(res.body).toContain('npx cnv dashboard');
+      expect(res.body).not.toContain(svc.site.site_key);
+    }
+  });
+
+  it('signs out: the session cookie no longer opens anything', async () => {
+    const browser = await signedIn();
+    const out = await browser.post('/dashboard/sign-out', {});
+    expect(out.statusCode).toBe(200);
+    expect(String(out.headers['set-cookie'])).toContain('Max-Age=0');
+    expect((await browser.get('/')).statusCode).toBe(401);
+  });
+});
+
+describe('forms', () => {
+  it('refuses a post without the CSRF token, or with another session\'s, and changes nothing', async () => {
+    const browser = await signedIn();
+    const other = await signedIn();
+    const res = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Hijacked' }, false);
+    expect(res.statusCode).toBe(403);
+    expect(res.body).toContain('CSRF');
+    const forged = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Hijacked', _csrf: other.csrf }, false);
+    expect(forged.statusCode).toBe(403);
+    const [site] = await svc.db.query<{ name: string }>('select name from sites where id = $1', [svc.site.id]);
+    expect(site!.name).toBe('My Website');
+  });
+
+  it("treats another account's ids as not found", async () => {
+    const other = await createTenant(svc.db, 'Other');
+    const otherEvent = await insertEvent(svc.db, other.site, { status: 'delivered' });
+    const browser = await signedIn();
+    expect((await browser.post(`/dashboard/sites/${other.site.id}`, { name: 'Mine now' })).statusCode).toBe(404);
+    expect((await browser.get(`/dashboard/events/${otherEvent}`)).statusCode).toBe(404);
+    const [otherKey] = await svc.db.query<{ id: string }>('select id from api_keys where account_id = $1', [other.accountId]);
+    expect((await browser.post(`/dashboard/keys/${otherKey!.id}/revoke`, {})).statusCode).toBe(404);
+    expect((await browser.post(`/dashboard/sites/${other.site.id}/webhook-secret`, {})).statusCode).toBe(404);
+    const page = await browser.get('/');
+    expect(page.body).toContain(svc.site.site_key);
+    expect(page.body).not.toContain(other.site.site_key);
+  });
+});
+
+describe('the Sites page', () => {
+  it('shows the snippet and its tag-manager variant, and saves name, domain and timezone', async () => {
+    const browser = await signedIn();
+    const page = await browser.get('/');
+    expect(page.body).toContain(`&lt;script async src=&quot;http://cnv.test/loader.js&quot; data-site-key=&quot;${svc.site.site_key}&quot;&gt;&lt;/script&gt;`);
+    expect(page.body).toContain(`loader.js?site_key=${svc.site.site_key}`);
+    const saved = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com', timezone: 'Europe/Paris' });
+    expect(saved.statusCode).toBe(303);
+    const [site] = await svc.db.query('select name, domain, timezone from sites where id = $1', [svc.site.id]);
+    expect(site).toEqual({ name: 'Shop', domain: 'https://www.example.com', timezone: 'Europe/Paris' });
+    expect((await browser.get(saved.headers.location as string)).body).toContain('Site saved.');
+  });
+
+  it('shows why a domain is refused, with the values sent kept in the form', async () => {
+    const browser = await signedIn();
+    const res = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com/path', timezone: 'Europe/Paris' });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toMatch(/domain/i);
+    expect(res.body).toMatch(/value="https:\/\/www\.example\.com\/path"[^>]*aria-invalid="true"/);
+  });
+
+  it('shows the install check: config requests and snapshots per origin, and refusals with the domain that fixes them', async () => {
+    const browser = await signedIn();
+    await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com', timezone: 'America/New_York' });
+    const config = (origin: string) =>
+      svc.app.inject({ method: 'GET', url: `/collect/v1/sites/${svc.site.site_key}/config`, headers: { origin } });
+    expect((await config('https://www.example.com')).statusCode).toBe(200);
+    expect((await config('https://app.example.com')).statusCode).toBe(200);
+    const refused = await svc.app.inject({
+      method: 'POST', url: `/collect/v1/sites/${svc.site.site_key}/snapshots`, headers: { origin: 'https://app.example.com', 'content-type': 'text/plain' }, payload: '{}',
+    });
+    expect(refused.statusCode).toBe(403);
+    await new Promise((r) => setTimeout(r, 2_300));
+    const page = (await browser.get('/')).body;
+    expect(page).toContain('<code>https://www.example.com</code>');
+    expect(page).toContain('https://app.example.com is not covered by https://www.example.com: set the domain to https://example.com');
+    expect(page).toMatch(/set the domain to https:\/\/example\.com\.<\/li>|3×|2×/);
+    const [row] = await svc.db.query<{ count: string }>(
+      `select sum(count)::text as count from collector_origins where site_id = $1 and kind = 'refused'`, [svc.site.id],
+    );
+    expect(Number(row!.count)).toBe(2);
+  });
+});
+
+describe('the Flows page', () => {
+  it('creates an API-trigger flow, makes the webhook secret once, publishes, rotates the secret and unpublishes', async () => {
+    await upsertDestination(svc.db, svc.accountId, 'google-ads', { customer_id: '1234567890' });
+    const browser = await signedIn();
+    const created = await browser.post('/dashboard/flows', {
+      site_id: svc.site.id, name: 'Signups', trigger_type: 'api', key: 'signup', 'action_google-ads': 'on', 'value_google-ads': '987654321',
+    });
+    expect(created.statusCode).toBe(303);
+    const [flow] = await svc.db.query<{ id: string; status: string; actions_config: unknown }>('select id, status, actions_config from flows');
+    expect(flow!.status).toBe('draft');
+    expect(flow!.actions_config).toEqual([{ integrationId: 'google-ads', config: { conversion: { id: '987654321' } } }]);
+
+    const refused = await browser.post(`/dashboard/flows/${flow!.id}/publish`, {});
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('no API trigger source is connected');
+
+    const secretPage = await browser.post(`/dashboard/sites/${svc.site.id}/webhook-secret`, {});
+    const secret = /whsec_[A-Za-z0-9]+/.exec(secretPage.body)![0];
+    expect(secretPage.body).toContain('shown only this once');
+    expect(await activeWebhookSecrets(svc.db, svc.site.id)).toEqual([secret]);
+    expect((await browser.get('/dashboard/flows')).body).not.toContain(secret);
+
+    expect((await browser.post(`/dashboard/flows/${flow!.id}/publish`, {})).statusCode).toBe(303);
+    const flows = (await browser.get('/dashboard/flows')).body;
+    expect(flows).toContain(`http://cnv.test/api/webhook-bridge/saas-signup/${svc.site.site_key}/signup`);
+    expect(flows).toContain("createCnvClient");
+    expect(flows).toContain('Unpublish');
+
+    const rotated = await browser.post(`/dashboard/sites/${svc.site.id}/webhook-secret`, {});
+    const next = /whsec_[A-Za-z0-9]+/.exec(rotated.body)![0];
+    expect(next).not.toBe(secret);
+    expect(rotated.body).toContain('The previous secret keeps verifying until');
+    expect(await activeWebhookSecrets(svc.db, svc.site.id)).toEqual([next, secret]);
+
+    expect((await browser.post(`/dashboard/flows/${flow!.id}/unpublish`, {})).statusCode).toBe(303);
+    const [after] = await svc.db.query<{ status: string }>('select status from flows');
+    expect(after!.status).toBe('draft');
+  });
+
+  it('creates a form-trigger flow and refuses a flow without an action, saying so', async () => {
+    await upsertDestination(svc.db, svc.accountId, 'meta', { pixel_id: '1234567890123456' });
+    const browser = await signedIn();
+    const none = await browser.post('/dashboard/flows', { site_id: svc.site.id, name: 'Leads', trigger_type: 'form', integration: 'hubspot', page_filter: '/contact' });
+    expect(none.statusCode).toBe(400);
+    expect(none.body).toContain('Tick at least one destination');
+    expect(none.body).toContain('value="Leads"');
+    const made = await browser.post('/dashboard/flows', {
+      site_id: svc.site.id, name: 'Leads', trigger_type: 'form', integration: 'hubspot', page_filter: '/contact', action_meta: 'on', value_meta: '',
+    });
+    expect(made.statusCode).toBe(303);
+    const [flow] = await svc.db.query<{ trigger_config: unknown; actions_config: unknown }>('select trigger_config, actions_config from flows');
+    expect(flow).toEqual({ trigger_config: { integrationId: 'hubspot', pageFilter: '/contact' }, actions_config: [{ integrationId: 'meta', config: {} }] });
+  });
+});
+
+describe('the Destinations page', () => {
+  it('opens a connect_destination handoff and redirects to its hosted page; lists connections with their status', async () => {
+    const browser = await signedIn();
+    const res = await browser.post('/dashboard/destinations/connect', { destination_type: 'meta' });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toMatch(/^http:\/\/cnv\.test\/handoffs\/[A-Za-z0-9]+$/);
+    const [handoff] = await svc.db.query<{ purpose: string; account_id: string }>('select purpose, account_id from handoffs');
+    expect(handoff).toEqual({ purpose: 'connect_destination', account_id: svc.accountId });
+    const row = await upsertDestination(svc.db, svc.accountId, 'meta', { pixel_id: '1234567890123456' });
+    await svc.db.query(`update destinations set status = 'reauthorization_required' where id = $1`, [row.id]);
+    const page = (await browser.get('/dashboard/destinations')).body;
+    expect(page).toContain('reauthorization required');
+    expect(page).toContain('1234567890123456');
+    expect(page).toContain('Connect Google Ads');
+  });
+});
+
+describe('the Events page', () => {
+  it('lists events with their destinations, filters by status, and traces one with the failure hint in plain words', async () => {
+    const site = { ...svc.site };
+    const delivered = await insertEvent(svc.db, site, { status: 'delivered', request: { conversion_action: '987654321', click_id: 'gclid', diagnostics: { state: 'success', message: 'All events processed.' } } });
+    const failed = await insertEvent(svc.db, site, {
+      status: 'failed', error: { code: 'click_too_old', message: 'The click is older than the conversion window.', hint: 'Raise the click-through window of the conversion action.', status: 400 },
+    });
+    const browser = await signedIn();
+    const list = (await browser.get('/dashboard/events')).body;
+    expect(list).toContain(`/dashboard/events/${delivered}`);
+    expect(list).toContain(`/dashboard/events/${failed}`);
+    expect(list).toContain('<svg');
+    const onlyFailed = (await browser.get('/dashboard/events?status=failed')).body;
+    expect(onlyFailed).toContain(failed);
+    expect(onlyFailed).not.toContain(`/dashboard/events/${delivered}"`);
+    const trace = (await browser.get(`/dashboard/events/${failed}`)).body;
+    expect(trace).toContain('TeSt-gclid');
+    expect(trace).toContain('tok_abc');
+    expect(trace).toContain('utm_source');
+    expect(trace).toContain('Raise the click-through window of the conversion action.');
+    const ok = (await browser.get(`/dashboard/events/${delivered}`)).body;
+    expect(ok).toContain('All events processed.');
+    expect(ok).toContain('987654321');
+  });
+
+  it('shows a refused filter as the page\'s error, never a 500', async () => {
+    const browser = await signedIn();
+    const res = await browser.get('/dashboard/events?starting_after=yesterday');
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('starting_after');
+  });
+});
+
+describe('the API keys page', () => {
+  it('creates a key shown once that works on the REST API, lists it by its first characters, and revokes it', async () => {
+    const browser = await signedIn();
+    const res = await browser.post('/dashboard/keys', { label: 'backend' });
+    const key = /cnv_sk_[A-Za-z0-9]{32}/.exec(res.body)![0];
+    expect((await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
+    const list = (await browser.get('/dashboard/keys')).body;
+    expect(list).not.toContain(key);
+    expect(list).toContain(`${key.slice(0, 12)}…`);
+    const [row] = await svc.db.query<{ id: string }>(`select id from api_keys where label = 'backend'`);
+    expect((await browser.post(`/dashboard/keys/${row!.id}/revoke`, {})).statusCode).toBe(303);
+    expect((await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(401);
+  });
+});
