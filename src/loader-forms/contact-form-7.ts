@@ -7,7 +7,7 @@
  * `_wpcf7_unit_tag` input CF7 renders in each form); the live form and then `detail.inputs` are the fallbacks.
  */
 import { fieldsFromPairs, readFields } from './fields';
-import { guard } from './guard';
+import { guard } from '../loader/guard';
 import { prop } from './messages';
 import { submitLedger } from './submit-ledger';
 import type { Detector, DetectedFields } from './types';

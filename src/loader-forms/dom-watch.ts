@@ -1,5 +1,5 @@
 /** Watching the page for a tool's success markup (a confirmation rendered, a success block shown). */
-import { guard } from './guard';
+import { guard } from '../loader/guard';
 
 /**
  * Calls check with every element added under the document or whose `style`/`class` changed, in document order per

@@ -5,7 +5,7 @@
  */
 import { SERVICE_FORM_ATTRIBUTE } from '../protocol/forms';
 import { readFields } from './fields';
-import { guard } from './guard';
+import { guard } from '../loader/guard';
 import type { Detector } from './types';
 
 export const htmlForm: Detector = ({ doc, report }) => {

@@ -11,7 +11,7 @@
  *   https://developers.hubspot.com/docs/api-reference/latest/marketing/forms/global-form-events
  */
 import { fieldsFromPairs } from './fields';
-import { guard } from './guard';
+import { guard } from '../loader/guard';
 import { onMessageFrom, prop } from './messages';
 import type { Detector } from './types';
 

@@ -9,7 +9,7 @@ import { calendly } from './calendly';
 import { contactForm7 } from './contact-form-7';
 import { elementor } from './elementor';
 import { gravityForms } from './gravity-forms';
-import { guard } from './guard';
+import { guard } from '../loader/guard';
 import { htmlForm } from './html-form';
 import { hubspot } from './hubspot';
 import { typeform } from './typeform';

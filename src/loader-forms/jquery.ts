@@ -3,7 +3,7 @@
  * runs handlers bound with jQuery and never dispatches a native DOM event for a custom name, so addEventListener
  * cannot see these: https://api.jquery.com/trigger/ . The page's own jQuery is used when it has one.
  */
-import { guard } from './guard';
+import { guard } from '../loader/guard';
 
 interface JQueryLike {
   (target: EventTarget): { on(events: string, handler: Function): unknown; off(events: string, handler: Function): unknown };

@@ -1,5 +1,5 @@
 /** Listening to window messages from a tool's iframe, from the origins it posts from and no other. */
-import { guard } from './guard';
+import { guard } from '../loader/guard';
 
 /** Calls handler with each message's data whose origin is one of origins. Returns stop. */
 export function onMessageFrom(

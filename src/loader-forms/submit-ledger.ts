@@ -5,7 +5,7 @@
  * settles once: the second signal finds it settled.
  */
 import { mergeFields, readFields } from './fields';
-import { guard } from './guard';
+import { guard } from '../loader/guard';
 import type { DetectedFields } from './types';
 
 export interface SubmitLedger {

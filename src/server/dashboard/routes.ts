@@ -11,6 +11,7 @@ import { schemaError } from '../http/validation';
 import { SCRIPT, SCRIPT_PATH, type Notice } from './layout';
 import { csrfTokenValid, sessionOf, signIn, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
 import * as views from './views';
+import { sendHtml } from '../http/page';
 import { sitesPage, type SiteView } from './pages/sites';
 import { destinationsPage } from './pages/destinations';
 import { flowsPage } from './pages/flows';
@@ -58,19 +59,12 @@ function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): s
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 
+/** The dashboard's pages may run its own script (copy buttons) and show inline SVG images. */
+const DASHBOARD_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'";
+
 function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply
-    .status(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-content-type-options', 'nosniff')
-    .header('x-frame-options', 'DENY')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'",
-    )
-    .send(body);
+  return sendHtml(reply, status, body, DASHBOARD_CSP);
 }
 
 function parseForm(body: string): views.Form {

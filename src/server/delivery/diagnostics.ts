@@ -6,7 +6,7 @@
 import type { Database } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
-import { AccessTokens, findConnectionsById, platformFor, supportedDestinationTypes, toConnection } from '../destinations';
+import { AccessTokens, findConnectionsById, platformFor, sendContextFor, supportedDestinationTypes, toConnection } from '../destinations';
 import { dueDiagnostics, recordDiagnostics } from './sql';
 
 /** Ask a request still processing (or whose diagnostics failed) again this long after the last check. */
@@ -42,14 +42,7 @@ export async function checkDiagnostics(deps: DiagnosticsDeps): Promise<number> {
     const row = connections.get(first.destination_id);
     if (!platform?.diagnose || !row) continue;
     const connection = toConnection(row, deps.box);
-    const ctx = {
-      settings: deps.settings,
-      connection,
-      accessToken: () => deps.tokens.get(platform, connection, { signal: deps.signal, timeoutMs: deps.timeoutMs }),
-      signal: deps.signal,
-      timeoutMs: deps.timeoutMs,
-      now: deps.now,
-    };
+    const ctx = sendContextFor(platform, connection, deps);
     const checkedAt = deps.now();
     const expired = checkedAt.getTime() - first.delivered_at.getTime() >= DIAGNOSTICS_GIVE_UP_MS;
     const nextCheckAt = new Date(checkedAt.getTime() + DIAGNOSTICS_RECHECK_MS).toISOString();

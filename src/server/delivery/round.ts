@@ -16,6 +16,7 @@ import {
   TokenUnavailable,
   findConnectionsById,
   platformFor,
+  sendContextFor,
   toConnection,
   type Connection,
   type DeliveryInput,
@@ -192,14 +193,7 @@ function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Dat
 
 /** Sends one connection's batch and records its outcomes. */
 async function sendBatch(platform: DestinationPlatform, connection: Connection, rows: readonly Row[], deps: RoundDeps): Promise<RoundResult[]> {
-  const ctx = {
-    settings: deps.settings,
-    connection,
-    accessToken: () => deps.tokens.get(platform, connection, { signal: deps.signal, timeoutMs: deps.sendTimeoutMs }),
-    signal: deps.signal,
-    timeoutMs: deps.sendTimeoutMs,
-    now: deps.now,
-  };
+  const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
   let settled: Settled[];
   try {
     const outcomes = await platform.sendBatch(rows.map((r) => deliveryInputOf(r)), ctx);

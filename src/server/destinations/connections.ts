@@ -6,7 +6,7 @@
 import type { Database } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
-import { ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform } from './destination';
+import { ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
 import { refreshAccessToken } from './oauth';
 import { markReauthorizationRequired, replaceCredentials, type ConnectionRow } from './sql';
 
@@ -37,6 +37,22 @@ export function sealCredentials(box: SecretBox, credentials: Record<string, stri
 /** The connection as a platform sees it. */
 export function toConnection(row: ConnectionRow, box: SecretBox): Connection {
   return { id: row.id, settings: row.settings, credentials: openCredentials(box, row.credentials) };
+}
+
+/** The context a platform's calls for one connection run in: settings, credentials, a fresh access token on demand. */
+export function sendContextFor(
+  platform: DestinationPlatform,
+  connection: Connection,
+  deps: { settings: Settings; tokens: AccessTokens; signal: AbortSignal; timeoutMs: number; now: () => Date },
+): SendContext {
+  return {
+    settings: deps.settings,
+    connection,
+    accessToken: () => deps.tokens.get(platform, connection, { signal: deps.signal, timeoutMs: deps.timeoutMs }),
+    signal: deps.signal,
+    timeoutMs: deps.timeoutMs,
+    now: deps.now,
+  };
 }
 
 /** Access tokens by connection id, in memory (a restart refreshes once). */

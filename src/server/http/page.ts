@@ -1,4 +1,5 @@
 /** The hosted pages' layout: one self-contained page shell with inline CSS. */
+import type { FastifyReply } from 'fastify';
 import { Html, html } from './html';
 
 export { Html, html, escapeHtml } from './html';
@@ -47,4 +48,23 @@ ${body}
 </body>
 </html>
 `.value;
+}
+
+/** Content-Security-Policy of the hosted pages: no script at all. */
+export const HOSTED_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/**
+ * Sends a server-rendered page: never cached, never leaked through a Referer, never framed, no MIME sniffing, and the
+ * given Content-Security-Policy.
+ */
+export function sendHtml(reply: FastifyReply, status: number, body: string, csp: string = HOSTED_PAGE_CSP): FastifyReply {
+  return reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+    .header('x-frame-options', 'DENY')
+    .header('content-security-policy', csp)
+    .send(body);
 }

@@ -13,6 +13,7 @@ import {
   findConnectionsById,
   listDestinations,
   platformFor,
+  sendContextFor,
   toConnection,
   type ConnectionTestResult,
   type DestinationRow,
@@ -75,14 +76,7 @@ export async function testDestination(
   const tokens = new AccessTokens({ db, settings, box, now: () => new Date() });
   const signal = AbortSignal.timeout(30_000);
   try {
-    const result = await platform.testConnection({
-      settings,
-      connection,
-      accessToken: () => tokens.get(platform, connection, { signal, timeoutMs: 10_000 }),
-      signal,
-      timeoutMs: 10_000,
-      now: () => new Date(),
-    });
+    const result = await platform.testConnection(sendContextFor(platform, connection, { settings, tokens, signal, timeoutMs: 10_000, now: () => new Date() }));
     return { destination: id, ...result };
   } catch (error) {
     if (error instanceof ReauthorizationRequired || error instanceof TokenUnavailable) {

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../http/app';
+import { sendHtml } from '../../http/page';
 import {
   beginHandoffOAuth,
   completeDestinationHandoff,
@@ -28,18 +29,7 @@ const FORM_MAX_BYTES = 16 * 1024;
 type ByToken = { Params: { token: string } };
 
 function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply
-    .status(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-content-type-options', 'nosniff')
-    .header('x-frame-options', 'DENY')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-    )
-    .send(body);
+  return sendHtml(reply, status, body);
 }
 
 /** Reads an application/x-www-form-urlencoded body into a plain record (the last value of a repeated field wins). */
