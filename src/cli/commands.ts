@@ -33,6 +33,9 @@ export interface ServiceCommand {
   run(ctx: ServiceCommandContext): Promise<void>;
 }
 
+/** Where `cnv mcp` finds the service when CNV_API_URL is not set: the local one, at its default port. */
+export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
+
 export interface Command {
   name: string;
   usage: string;
@@ -40,6 +43,8 @@ export interface Command {
   /** Option name (without --) to its description; every option takes a value. */
   options: Record<string, string>;
   run(ctx: CommandContext): Promise<void>;
+  /** The same through the running service's API, used when CNV_API_KEY is set (the store stays closed). */
+  runWithService?(ctx: ServiceCommandContext & { out: Output }): Promise<void>;
 }
 
 /** A mistake on the command line (exit code 2). Defined here to keep the commands free of the runner. */
@@ -97,8 +102,24 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'dashboard',
     usage: 'dashboard [--account acct_…]',
-    summary: 'Print a one-time sign-in link to the dashboard (works once, for 15 minutes).',
-    options: { account: 'Account to sign in to; optional when there is only one.' },
+    summary:
+      'Print a one-time sign-in link to the dashboard (works once, for 15 minutes). With CNV_API_KEY set, the running\n' +
+      `      service at CNV_API_URL (default ${DEFAULT_API_URL}) issues it for the key's account (use this while it holds the embedded store).`,
+    options: { account: 'Account to sign in to; optional when there is only one (not with CNV_API_KEY: the key names it).' },
+    async runWithService(ctx) {
+      const { apiUrl, apiKey } = serviceAddress(ctx.env);
+      const answer = await fetch(`${apiUrl}/v1/dashboard/sign-in-links`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: '{}',
+        signal: AbortSignal.timeout(10_000),
+      }).catch((error: unknown) => {
+        throw new Error(`the service at ${apiUrl} did not answer (${(error as Error).message}): start it, or set CNV_API_URL.`);
+      });
+      const body = (await answer.json().catch(() => null)) as { url?: string; expires_at?: string; error?: { message?: string } } | null;
+      if (!answer.ok || !body?.url) throw new Error(body?.error?.message ?? `the service answered HTTP ${answer.status}.`);
+      ctx.out.write(`Dashboard sign-in link:\n\n  ${body.url}\n\nIt works once, for ${SIGN_IN_TTL_MS / 60_000} minutes (until ${body.expires_at}). Open it in your browser.\n`);
+    },
     async run(ctx) {
       const account = await resolveAccount(ctx.db, ctx.options.account);
       const link = await issueSignInLink(ctx.db, ctx.settings, account.id);
@@ -247,8 +268,17 @@ export const COMMANDS: readonly Command[] = [
   },
 ];
 
-/** Where `cnv mcp` finds the service when CNV_API_URL is not set: the local one, at its default port. */
-export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
+
+/** The running service's address and the API key, from CNV_API_URL and CNV_API_KEY (a usage error when unusable). */
+function serviceAddress(env: NodeJS.ProcessEnv): { apiUrl: string; apiKey: string } {
+  const apiKey = env.CNV_API_KEY?.trim();
+  if (!apiKey) throw new CommandLineError("CNV_API_KEY is not set: put an API key of the account in it (see 'cnv keys create').");
+  const apiUrl = (env.CNV_API_URL?.trim() || DEFAULT_API_URL).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/.test(apiUrl) || !URL.canParse(apiUrl)) {
+    throw new CommandLineError(`CNV_API_URL must be the service's http(s) address, such as ${DEFAULT_API_URL}.`);
+  }
+  return { apiUrl, apiKey };
+}
 
 export const SERVICE_COMMANDS: readonly ServiceCommand[] = [
   {
@@ -259,12 +289,7 @@ export const SERVICE_COMMANDS: readonly ServiceCommand[] = [
       `      service's API at CNV_API_URL (default ${DEFAULT_API_URL}) with the API key in CNV_API_KEY.`,
     options: {},
     async run(ctx) {
-      const apiKey = ctx.env.CNV_API_KEY?.trim();
-      if (!apiKey) throw new CommandLineError("CNV_API_KEY is not set: put an API key of the account in it (see 'cnv keys create').");
-      const apiUrl = ctx.env.CNV_API_URL?.trim() || DEFAULT_API_URL;
-      if (!/^https?:\/\/[^/]/.test(apiUrl) || !URL.canParse(apiUrl)) {
-        throw new CommandLineError(`CNV_API_URL must be the service's http(s) address, such as ${DEFAULT_API_URL}.`);
-      }
+      const { apiUrl, apiKey } = serviceAddress(ctx.env);
       // stdout carries the protocol only; a note for the person reading the client's log goes to stderr.
       ctx.err.write(`cnv mcp: serving the agent tools on stdio for the service at ${apiUrl}\n`);
       await serveStdio({ apiUrl, apiKey });

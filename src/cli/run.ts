@@ -7,7 +7,7 @@ import type { Database } from '../server/db/db';
 import { loadSettings, type Settings } from '../server/settings';
 import { openStore } from '../server/db/open-store';
 import { ApiError } from '../server/http/errors';
-import { COMMANDS, CommandLineError, HELP, SERVICE_COMMANDS, type CommandContext } from './commands';
+import { COMMANDS, CommandLineError, DEFAULT_API_URL, HELP, SERVICE_COMMANDS, type CommandContext } from './commands';
 import { explainStoreError } from '../server/start-errors';
 
 import type { Output } from './output';
@@ -110,9 +110,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
   }
 
+  const env = io.env ?? process.env;
+  if (storeCommand?.runWithService && env.CNV_API_KEY?.trim() && !io.db) {
+    // Beside a running service that holds the embedded store: ask the service instead of opening the store.
+    try {
+      await storeCommand.runWithService({ env, err: io.err, out: io.out, options: values as Record<string, string | undefined> });
+      return EXIT_OK;
+    } catch (error) {
+      io.err.write(`cnv ${command.name}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return error instanceof CommandLineError ? EXIT_USAGE : EXIT_FAILED;
+    }
+  }
+
   let settings: Settings;
   try {
-    settings = loadSettings(io.env ?? process.env);
+    settings = loadSettings(env);
   } catch (error) {
     io.err.write(`cnv: ${(error as Error).message}\n`);
     return EXIT_FAILED;
@@ -122,7 +134,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     store = io.db
       ? { db: io.db, close: async () => undefined }
       : await openStore(settings, 'the cnv command').catch((error: unknown) => {
-          throw explainStoreError(error, settings);
+          const explained = explainStoreError(error, settings) as Error;
+          // The running service holds the embedded store: this command can ask it instead.
+          if (storeCommand!.runWithService && /lock/i.test(explained.message)) {
+            throw new Error(`${explained.message}\nWhile the service runs, set CNV_API_KEY (and CNV_API_URL if it is not ${DEFAULT_API_URL}) and run 'cnv ${command.name}' again: the service issues the link.`);
+          }
+          throw explained;
         });
     const ctx: CommandContext = { db: store.db, settings, out: io.out, options: values as Record<string, string | undefined> };
     await storeCommand!.run(ctx);

@@ -1,0 +1,42 @@
+/** `cnv dashboard` beside a running service: with CNV_API_KEY the service issues the sign-in link for the key's account. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from './support/databases';
+import { createRestService, type RestService } from './support/rest-harness';
+import { runCli } from '../../src/cli/run';
+
+describe('cnv dashboard through the running service', () => {
+  let svc: RestService;
+  let base: string;
+  beforeAll(async () => {
+    svc = await createRestService(DATABASE_KINDS[0]!);
+    base = await svc.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(() => svc.close());
+
+  async function cli(env: Record<string, string>) {
+    let out = '';
+    let err = '';
+    const code = await runCli(['dashboard'], { out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, env });
+    return { code, out, err };
+  }
+
+  it("prints a one-time link for the key's account that signs in once", async () => {
+    const { code, out } = await cli({ CNV_API_KEY: svc.apiKey, CNV_API_URL: base });
+    expect(code).toBe(0);
+    const url = new URL(/https?:\/\/\S+\/dashboard\/sign-in\?token=\S+/.exec(out)![0]);
+    const first = await svc.app.inject({ method: 'GET', url: url.pathname + url.search });
+    expect(first.statusCode).toBe(303);
+    expect(String(first.headers['set-cookie'])).toContain('HttpOnly');
+    const again = await svc.app.inject({ method: 'GET', url: url.pathname + url.search });
+    expect(again.statusCode).not.toBe(303);
+  });
+
+  it('says so when the key is wrong or the service does not answer', async () => {
+    const wrong = await cli({ CNV_API_KEY: 'cnv_sk_' + 'x'.repeat(32), CNV_API_URL: base });
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toMatch(/API key/i);
+    const down = await cli({ CNV_API_KEY: svc.apiKey, CNV_API_URL: 'http://127.0.0.1:9' });
+    expect(down.code).toBe(1);
+    expect(down.err).toContain('did not answer');
+  });
+});
