@@ -39,11 +39,11 @@ export function startupBanner(service: Pick<RunningService, 'urls' | 'apiKey' | 
       '',
       `  ${service.dashboardLink.url}`,
       '',
-      '  `npx cnv dashboard` prints a fresh one.',
+      '  A fresh one while the service runs: CNV_API_KEY=<API key> npx cnv dashboard',
       '',
     );
   } else {
-    lines.push(`Dashboard: ${urls.api}/ (sign in with a link from \`npx cnv dashboard\`; every start on a terminal prints one too).`, '');
+    lines.push(`Dashboard: ${urls.api}/ (sign in with a link from \`CNV_API_KEY=<API key> npx cnv dashboard\`; every start on a terminal prints one too).`, '');
   }
   lines.push(
     `Site "${site.name}" (${site.id})`,
