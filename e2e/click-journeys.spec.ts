@@ -1,6 +1,8 @@
 /**
- * Issue 10: the seven journeys that used to lose the click, in real Chromium against the real service. Each ends with
- * what reached the service: the snapshot the collector stored under the token the customer's backend received.
+ * Issue 10: the seven journeys that used to lose the click, in real Chromium against the real service, from the ad
+ * landing to the upload at the fake ad platform: the snapshot the collector stored under the token the customer's
+ * backend received, then that backend's signup report (the real client, signed webhook) and the click id the service
+ * uploaded to the fake Google's Data Manager API.
  */
 import { CLICK_COOKIE, CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../src/protocol/cookies';
 import { expectCollectorRequests, snapshotBody, type CollectorCall } from './support/collector-traffic';
@@ -9,7 +11,8 @@ import { recordedRequests, storedSnapshot } from './support/fixture-server';
 import { captureIntent, cookieNamed, expect, expectNoNewGlobals, expectSnapshotStored, giveConsent, loaderReady, test } from './support/test';
 import type { Page } from '@playwright/test';
 import type { CollectorTraffic } from './support/collector-traffic';
-import type { E2EEnv } from './support/env';
+import type { E2EEnv, SiteName } from './support/env';
+import { reportAndAwaitUpload } from './support/upload';
 
 /** Submits the page's signup form and returns the one snapshot call it caused, with the token the backend received. */
 async function signUp(page: Page, traffic: CollectorTraffic, env: E2EEnv, button = page.getByRole('button', { name: 'Create account' })) {
@@ -21,6 +24,11 @@ async function signUp(page: Page, traffic: CollectorTraffic, env: E2EEnv, button
   const atBackend = (await recordedRequests(env.fixtureControl)).filter((r) => r.path === '/signup' && r.cookie.includes(`${CORRELATION_COOKIE}=${token}`));
   expect(atBackend, 'the signup request carried the token of the snapshot').toHaveLength(1);
   return { call, token };
+}
+
+/** The backend reports the signup with `token`; the upload to Google Ads must carry `gclid`. */
+async function expectUploadedGclid(env: E2EEnv, site: SiteName, token: string, gclid: string): Promise<void> {
+  expect(await reportAndAwaitUpload(env, site, token), 'the click id uploaded to Google Ads').toMatchObject({ clickIdKind: 'gclid', clickId: gclid });
 }
 
 /** The click ids the real service stored for the snapshot call's token. */
@@ -38,9 +46,10 @@ test('1. an ad click, then a UTM-only newsletter visit, then signup: the stored 
 
   await page.goto(fixtureUrl('www', '/signup.html'));
   await loaderReady(page, traffic);
-  const { call } = await signUp(page, traffic, env);
+  const { call, token } = await signUp(page, traffic, env);
   expect(snapshotBody(call).touch).toMatchObject({ click_ids: { gclid: 'J1-ad' }, utm: { utm_source: 'google', utm_medium: 'cpc' } });
   expect(await storedClickIds(env, call)).toEqual({ gclid: 'J1-ad' });
+  await expectUploadedGclid(env, 'main', token, 'J1-ad');
 });
 
 test('2. gclid A, an abandoned SSO attempt, then gclid B and signup: a fresh token, stored with B', async ({ page, traffic, env }) => {
@@ -57,10 +66,11 @@ test('2. gclid A, an abandoned SSO attempt, then gclid B and signup: a fresh tok
   const { call, token } = await signUp(page, traffic, env);
   expect(token).not.toBe(abandoned);
   expect(await storedClickIds(env, call)).toEqual({ gclid: 'J2-B' });
+  await expectUploadedGclid(env, 'main', token, 'J2-B');
 });
 
-test.fixme('2b. two touches reaching one token: the collector keeps the newer captured_at and every click id', async ({ page, traffic, env }) => {
-  // Waits for the collector's merge (server side of issue 10): the newer touch wins today, but the older one's other click ids are dropped.
+test('2b. two touches reaching one token: the collector keeps the newer captured_at and every click id', async ({ page, traffic, env }) => {
+  // The collector's merge (server side of issue 10): the newer touch wins whole, and received_click_ids keeps every click id.
   await page.goto(fixtureUrl('www', '/signup.html'));
   await loaderReady(page, traffic);
   const token = 'J2bJ2bJ2bJ2bJ2bJ2bJ2bJ';
@@ -83,18 +93,24 @@ test.fixme('2b. two touches reaching one token: the collector keeps the newer ca
   // What an earlier loader did: the older click's snapshot first, then the newer click under the same token.
   expect(await post({ gclid: 'J2b-A', fbclid: 'J2b-F' }, '2026-11-20T10:00:00.000Z')).toBe(204);
   expect(await post({ gclid: 'J2b-B' }, '2026-11-21T10:00:00.000Z')).toBe(204);
-  let stored: Record<string, unknown> | null = null;
-  await expect.poll(async () => (stored = await storedSnapshot(env.fixtureControl, env.sites.main.id, token)) !== null).toBe(true);
-  expect((stored!.touch as { click_ids: Record<string, string> }).click_ids).toEqual({ gclid: 'J2b-B', fbclid: 'J2b-F' });
+  const storedTouch = async () => (await storedSnapshot(env.fixtureControl, env.sites.main.id, token))?.touch as { captured_at?: string } | null | undefined;
+  await expect.poll(async () => (await storedTouch())?.captured_at, 'the newer captured_at wins').toBe('2026-11-21T10:00:00.000Z');
+  const stored = await storedSnapshot(env.fixtureControl, env.sites.main.id, token);
+  // The newer touch, whole: the older campaign's click ids never mix into it.
+  expect((stored!.touch as { click_ids: Record<string, string> }).click_ids).toEqual({ gclid: 'J2b-B' });
+  expect(stored!.received_click_ids).toEqual({ gclid: ['J2b-A', 'J2b-B'], fbclid: ['J2b-F'] });
+  // The delivered touch is the newer one.
+  await expectUploadedGclid(env, 'main', token, 'J2b-B');
 });
 
 test('3. a router strips the query before the async loader runs: the click comes from the navigation entry', async ({ page, traffic, env }) => {
   await page.goto(fixtureUrl('www', '/router-strip.html?site=main&gclid=J3-routed&utm_campaign=spring'));
   await loaderReady(page, traffic);
   expect(page.url(), 'the router cleaned the address bar first').toBe(fixtureUrl('www', '/router-strip.html?site=main'));
-  const { call } = await signUp(page, traffic, env);
+  const { call, token } = await signUp(page, traffic, env);
   expect(snapshotBody(call).touch).toMatchObject({ click_ids: { gclid: 'J3-routed' }, utm: { utm_campaign: 'spring' } });
   expect(await storedClickIds(env, call)).toEqual({ gclid: 'J3-routed' });
+  await expectUploadedGclid(env, 'main', token, 'J3-routed');
 });
 
 test('4. an SSO callback posted cross-site: the token travels in the state and reaches the backend (the SSO recipe)', async ({ page, traffic, env }) => {
@@ -118,6 +134,8 @@ test('4. an SSO callback posted cross-site: the token travels in the state and r
   expect(callback[0]!.method).toBe('POST');
   expect(callback[0]!.cookie).not.toContain(CORRELATION_COOKIE);
   expect(await storedClickIds(env, call)).toEqual({ gclid: 'J4-sso' });
+  // The backend reports with the token the state carried.
+  await expectUploadedGclid(env, 'main', token, 'J4-sso');
 });
 
 test('5. a signup form inside a web component (open shadow root) is seen through the click composedPath()', async ({ page, traffic, env }) => {
@@ -126,9 +144,10 @@ test('5. a signup form inside a web component (open shadow root) is seen through
   await page.goto(fixtureUrl('www', '/shadow-signup.html'));
   await loaderReady(page, traffic);
   // Playwright's role locators pierce open shadow roots, as a visitor's click does.
-  const { call } = await signUp(page, traffic, env);
+  const { call, token } = await signUp(page, traffic, env);
   expect(snapshotBody(call).trigger).toBe('form_submit');
   expect(await storedClickIds(env, call)).toEqual({ gclid: 'J5-shadow' });
+  await expectUploadedGclid(env, 'main', token, 'J5-shadow');
 });
 
 test('6. consent given on page two: data-url-passthrough carries the landing click there, writing and sending nothing before', async ({
@@ -155,8 +174,9 @@ test('6. consent given on page two: data-url-passthrough carries the landing cli
 
   await giveConsent(page, true);
   await expect.poll(async () => decodeURIComponent((await cookieNamed(page.context(), CLICK_COOKIE))?.value ?? '')).toContain('J6-pass');
-  const { call } = await signUp(page, traffic, env);
+  const { call, token } = await signUp(page, traffic, env);
   expect(await storedClickIds(env, call)).toEqual({ gclid: 'J6-pass' });
+  await expectUploadedGclid(env, 'main', token, 'J6-pass');
 });
 
 test('7. marketing site and app on two registrable domains: data-linker carries the click in _cnv', async ({ page, traffic, env }) => {
@@ -169,11 +189,13 @@ test('7. marketing site and app on two registrable domains: data-linker carries 
   const appCookie = await page.context().cookies(`http://app.example.net:${port}/`);
   expect(decodeURIComponent(appCookie.find((c) => c.name === CLICK_COOKIE)!.value)).toContain('J7-link');
 
-  const { call } = await signUp(page, traffic, env);
+  const { call, token } = await signUp(page, traffic, env);
   expect(call.siteKey).toBe(env.sites.linkerApp.key);
   expect(snapshotBody(call).touch).toMatchObject({
     click_ids: { gclid: 'J7-link' },
     landing_page_url: `http://www.example.com:${port}/linker-marketing.html?site=main&gclid=J7-link&utm_source=google`,
   });
   expect(await storedClickIds(env, call)).toEqual({ gclid: 'J7-link' });
+  // The app's backend reports for the app's site.
+  await expectUploadedGclid(env, 'linkerApp', token, 'J7-link');
 });

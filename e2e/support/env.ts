@@ -10,7 +10,24 @@ export interface E2ESite {
 /** The names under which fixture pages pick a site (`?site=<name>`, default `main`). */
 export type SiteName = 'main' | 'nullDomain' | 'www' | 'noGpc' | 'linkerApp';
 
+/** A site's connected API trigger source: what the customer's backend needs to report a signup through the webhook. */
+export interface E2EWebhook {
+  /** The webhook signing secret the hosted trigger-source page showed once (whsec_…). */
+  secret: string;
+  /** The key of the API trigger of the site's live flow. */
+  triggerKey: string;
+}
+
 export interface E2EEnv {
+  /** Loopback base URL of the real service for the specs' own REST and webhook calls. */
+  serviceBase: string;
+  /** The account's API key (Bearer) for the REST API. */
+  apiKey: string;
+  /**
+   * The sites with an API trigger source and a live flow (API trigger → Google Ads through the fake Google's Data
+   * Manager API): `main` and `linkerApp`.
+   */
+  webhooks: Partial<Record<SiteName, E2EWebhook>>;
   /** Origin under which pages reach the service, cross-site from the fixture site: `http://cnv.test:<port>`. */
   serviceOrigin: string;
   /** Port of the fixture site server; pages are served as http://{www,app}.example.com:<port> and http://www.evil.example.net:<port>. */

@@ -50,3 +50,69 @@ export async function disableGpc(base: string, apiKey: string, site: E2ESite): P
   if (config.honor_gpc !== false) throw new Error(`PATCH honor_gpc:false did not reach the loader config of ${site.key}`);
   return site;
 }
+
+/** A JSON REST call to the service with the API key (throws with the answer on any non-2xx). */
+export function apiCall<T>(base: string, apiKey: string, method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<T> {
+  return call<T>(base, apiKey, method, path, body);
+}
+
+interface HandoffRecord {
+  id: string;
+  url: string;
+  status: string;
+}
+
+/** The Google Ads customer id the browser tests connect (the fake accepts any). */
+export const E2E_GOOGLE_CUSTOMER_ID = '1234567890';
+
+/** The Google Ads conversion action the flows upload to. */
+export const E2E_GOOGLE_CONVERSION_ID = '987654321';
+
+/** The trigger key of the API trigger of the flows. */
+export const E2E_TRIGGER_KEY = 'signup';
+
+/**
+ * Connects google-ads for the account through a hosted handoff, as a person does: the OAuth sign-in (against the
+ * fake Google, which consents at once) then the account form. Checks the handoff completed.
+ */
+export async function connectGoogleAdsDestination(
+  base: string,
+  apiKey: string,
+  connect: (fetchService: (pathAndQuery: string, init?: RequestInit) => Promise<Response>, hostedUrl: string, form: Record<string, string>) => Promise<{ status: number; html: string }>,
+): Promise<void> {
+  const handoff = await call<HandoffRecord>(base, apiKey, 'POST', '/v1/handoffs', { purpose: 'connect_destination', destination_type: 'google-ads' });
+  const done = await connect((pathAndQuery, init) => fetch(`${base}${pathAndQuery}`, init), handoff.url, { customer_id: E2E_GOOGLE_CUSTOMER_ID });
+  if (done.status !== 200) throw new Error(`the google-ads handoff form answered ${done.status}: ${done.html.slice(0, 500)}`);
+  const after = await call<HandoffRecord>(base, apiKey, 'GET', `/v1/handoffs/${encodeURIComponent(handoff.id)}`);
+  if (after.status !== 'completed') throw new Error(`the google-ads handoff is ${after.status}, expected completed`);
+}
+
+/**
+ * Connects the API trigger source of a site through its hosted handoff (a POST with no fields to the hosted page's
+ * path) and returns the webhook secret the page shows once.
+ */
+export async function connectApiTriggerSource(base: string, apiKey: string, siteId: string): Promise<string> {
+  const handoff = await call<HandoffRecord>(base, apiKey, 'POST', '/v1/handoffs', { purpose: 'connect_trigger_source', site_id: siteId });
+  const res = await fetch(`${base}${new URL(handoff.url).pathname}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
+  const html = await res.text();
+  const secret = /whsec_[A-Za-z0-9]{32}/.exec(html)?.[0];
+  if (!res.ok || !secret) throw new Error(`the trigger-source page of ${siteId} answered ${res.status} without a secret: ${html.slice(0, 500)}`);
+  return secret;
+}
+
+/** Creates and publishes the site's signup flow: the API trigger `signup` → the Google Ads conversion action. */
+export async function publishSignupFlow(base: string, apiKey: string, siteId: string): Promise<string> {
+  const flow = await call<{ id: string }>(base, apiKey, 'POST', '/v1/flows', {
+    site_id: siteId,
+    name: 'Signups to Google Ads',
+    trigger_config: { type: 'saas_signup', integrationId: 'api', key: E2E_TRIGGER_KEY },
+    actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: E2E_GOOGLE_CONVERSION_ID } } }],
+  });
+  const published = await call<{ status: string }>(base, apiKey, 'POST', `/v1/flows/${encodeURIComponent(flow.id)}/publish`);
+  if (published.status !== 'live') throw new Error(`the flow of ${siteId} is ${published.status} after publish, expected live`);
+  return flow.id;
+}

@@ -305,6 +305,24 @@ create table collector_origins (
 create index collector_origins_site_seen on collector_origins (site_id, last_seen_at);
 `,
   },
+  {
+    version: 9,
+    name: 'delivery attempts: every send of an event action, with what was sent and what the platform answered',
+    sql: `
+-- One row per send of an event action (not per wait): the PII-free request summary and the platform's answer, so the
+-- dashboard's event page shows each attempt. Deleted with its action.
+create table delivery_attempts (
+  id bigint generated always as identity primary key,
+  event_action_id text not null references event_actions(id) on delete cascade,
+  attempt integer not null,
+  at timestamptz not null,
+  outcome text not null,
+  error jsonb,
+  request jsonb
+);
+create index delivery_attempts_action on delivery_attempts (event_action_id, id);
+`,
+  },
 ];
 
 /**

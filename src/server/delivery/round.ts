@@ -8,7 +8,7 @@ import type { Database } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
 import { completeDeliveries, rescheduleDeliveries, type ClaimedDelivery, type Reschedule } from './outbox-sql';
-import { loadDeliveryRecords, recordActionResults, refreshEventStatuses, type ActionResult, type DeliveryRecord } from './sql';
+import { loadDeliveryRecords, recordActionResults, recordAttempts, refreshEventStatuses, type ActionResult, type DeliveryRecord } from './sql';
 import { settlePairing, type Settlement } from '../pairing';
 import {
   AccessTokens,
@@ -134,6 +134,8 @@ async function write(db: Database, rows: readonly Settled[], at: Date): Promise<
     // Only rows this worker still held get their outcome written: a lost lease means another worker owns the row now.
     const mine = rows.filter((r) => r.action && kept.has(r.claim.id));
     await recordActionResults(tx, mine.map((r) => r.action!), at);
+    // A send counts an attempt; a wait (for a snapshot, for a new authorization) records none.
+    await recordAttempts(tx, mine.filter((r) => r.action!.attempts > r.claim.attempts).map((r) => r.action!), at);
     await refreshEventStatuses(tx, mine.flatMap((r) => (r.eventId ? [r.eventId] : [])));
     return kept;
   });

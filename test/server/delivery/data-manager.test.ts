@@ -9,6 +9,7 @@ import { DATABASE_KINDS } from '../support/databases';
 import type { Database } from '../../../src/server/db/db';
 import { startDeliveryWorker } from '../../../src/server/delivery/worker';
 import { resumeDeliveries } from '../../../src/server/delivery/outbox-sql';
+import { getEvent } from '../../../src/server/api/events/events';
 import { startFakeGoogle, type FakeGoogle } from '../../../src/demo/fakes/google';
 import { secretBox } from '../../../src/server/db/secret-box';
 import { sealCredentials, upsertDestination } from '../../../src/server/destinations';
@@ -99,6 +100,21 @@ describe.each(DATABASE_KINDS)('Google Ads delivery through the Data Manager API 
     expect(statusCalls.length).toBeGreaterThanOrEqual(1);
     expect(statusCalls.flatMap((r) => r.problems)).toEqual([]);
     expect(await w.checkDiagnostics()).toBe(0); // final: never asked again
+  });
+
+  it('keeps every send of an action: a retried 503, then the delivery, each with what the platform answered', async () => {
+    const { eventId } = await insertReportedEvent(db, fx, { customerEventId: 'history' });
+    google.server.respondWith({ kind: 'serverError', status: 503 });
+    const clock = steppableClock();
+    const w = worker(clock);
+    expect(await w.drain()).toEqual([expect.objectContaining({ result: 'retrying' })]);
+    clock.advance(60 * 60_000);
+    expect(await w.drain()).toEqual([expect.objectContaining({ result: 'delivered' })]);
+    const event = await getEvent(db, fx.accountId, eventId);
+    expect(event.actions[0]!.history).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'retry', error: expect.objectContaining({ status: 503, retrying: true }) }),
+      expect.objectContaining({ attempt: 2, outcome: 'delivered', error: null, request: expect.objectContaining({ clickId: 'Cj0KCQtestGCLID' }) }),
+    ]);
   });
 
   it('sends the conversions of one account and action in one request, and a resend carries the same transaction id', async () => {

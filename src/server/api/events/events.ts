@@ -1,6 +1,6 @@
 /** Events (captured conversions) through the API: read-only, newest first, with a timestamp cursor. */
 import type { Queryable } from '../../db/db';
-import { findEvent, selectEventActions, selectEvents, type EventActionRow, type EventFilters, type EventRow } from './sql';
+import { findEvent, selectAttempts, selectEventActions, selectEvents, type EventActionRow, type EventFilters, type EventRow } from './sql';
 import { findFlow } from '../flows';
 import { invalidParam, notFound } from '../../http/errors';
 import type { ListEnvelope } from '../../http/pagination';
@@ -19,6 +19,8 @@ export interface EventActionRecord {
   /** What was sent, without personal data (hashes, ids, kinds), and the platform's later diagnostics if any. */
   request: Record<string, unknown> | null;
   delivered_at: string | null;
+  /** GET /v1/events/{id} only: every send, oldest first, with what was sent and what the platform answered. */
+  history?: Array<{ attempt: number; at: string; outcome: string; error: unknown; request: Record<string, unknown> | null }>;
 }
 
 /** The Event record: the stored `data` passed through, under the fields the service owns. */
@@ -126,5 +128,13 @@ export async function getEvent(db: Queryable, accountId: string, id: string): Pr
   const row = await findEvent(db, accountId, id);
   if (!row) throw notFound('event', id);
   const [record] = await withActions(db, [row]);
+  const actionRows = await selectEventActions(db, [row.id]);
+  const attempts = await selectAttempts(db, actionRows.map((a) => a.id));
+  record!.actions.forEach((action, i) => {
+    const id = actionRows[i]?.id;
+    action.history = attempts
+      .filter((a) => a.event_action_id === id)
+      .map((a) => ({ attempt: Number(a.attempt), at: a.at.toISOString(), outcome: a.outcome, error: a.error ?? null, request: a.request }));
+  });
   return record!;
 }

@@ -21,6 +21,7 @@ export interface EventRow {
 }
 
 export interface EventActionRow {
+  id: string;
   event_id: string;
   destination: string;
   status: string;
@@ -81,8 +82,28 @@ export async function findEvent(db: Queryable, accountId: string, id: string): P
 export async function selectEventActions(db: Queryable, eventIds: readonly string[]): Promise<EventActionRow[]> {
   if (eventIds.length === 0) return [];
   return db.query<EventActionRow>(
-    `select event_id, destination, status, conversion_id, attempts, error, request, delivered_at from event_actions
+    `select id, event_id, destination, status, conversion_id, attempts, error, request, delivered_at from event_actions
      where event_id = any($1::text[]) order by event_id, position`,
     [eventIds],
+  );
+}
+
+/** One send of an event action, as delivery recorded it. */
+export interface AttemptRow {
+  event_action_id: string;
+  attempt: number;
+  at: Date;
+  outcome: string;
+  error: unknown;
+  request: Record<string, unknown> | null;
+}
+
+/** Every recorded send of some event actions, oldest first. */
+export async function selectAttempts(db: Queryable, actionIds: readonly string[]): Promise<AttemptRow[]> {
+  if (actionIds.length === 0) return [];
+  return db.query<AttemptRow>(
+    `select event_action_id, attempt, at, outcome, error, request from delivery_attempts
+     where event_action_id = any($1::text[]) order by event_action_id, id`,
+    [actionIds],
   );
 }

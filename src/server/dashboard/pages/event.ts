@@ -127,12 +127,28 @@ ${fact(
 )}
 </dl>
 ${request ? html`<h3>Request sent <span class="hint">(summary, no personal data)</span></h3><pre>${json(request)}</pre>` : ''}
+${attempts(action)}
 ${
   diagnostics
     ? html`<h3>Platform diagnostics ${badge(text(diagnostics.state))}</h3><p>${text(diagnostics.message) ?? ''}</p><pre>${json(diagnostics)}</pre>`
     : ''
 }
 </div>`;
+}
+
+/** Every send of the action, oldest first: when, what came of it, and what the platform answered. */
+function attempts(action: EventActionRecord): Html | string {
+  const history = action.history ?? [];
+  if (history.length < 2 && !history.some((h) => h.outcome !== 'delivered')) return '';
+  return html`<h3>Attempts</h3>
+<ol class="attempts">
+${history.map((h) => {
+  const error = record(h.error) as { code?: string; message?: string; hint?: string; status?: number } | null;
+  return html`<li>${when(h.at)} · ${badge(h.outcome === 'retry' ? 'retrying' : h.outcome)}${
+    error ? html` · ${error.status ? html`HTTP ${error.status} · ` : ''}<code>${error.code ?? ''}</code> ${error.message ?? ''}` : ''
+  }</li>`;
+})}
+</ol>`;
 }
 
 /** An event's trace. */
