@@ -1,12 +1,13 @@
 /**
- * Issue 11 in real Chromium: each form tool's page (e2e/fixtures/forms) with the real loader against the real service.
- * A successful submission sends one form-submissions request with the integration, the form id and the identity fields;
- * a failed validation sends nothing; a site without form triggers never fetches the forms script.
- *
- * The site's config is the real service's, with `forms` filled in by page.route: the specs cannot publish a live
- * form-trigger flow, as the global setup hands them no API key (e2e/support/env.ts). Everything else is real: the
- * loader, its optional script served by the service, and the collector that receives the submission.
+ * Issue 11 in real Chromium: each form tool's page (e2e/fixtures/forms) with the real loader against the real service,
+ * from the ad click to the delivery. The pages pick the `forms` site (`?site=forms`), whose live form-trigger flows the
+ * global setup published (one per integration → Google Ads through the fake Google; html on '/forms/*', plus an html
+ * flow on '/pricing/*' the pages never match). A landing with a gclid and a successful submission send one
+ * form-submissions request with the integration, the form id and the identity fields, and the service delivers one
+ * `form_submission` event whose Google Ads upload carries the gclid; the same submission sent again creates nothing;
+ * a failed validation sends nothing; a site without form triggers (`main`) never fetches the forms script.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page, Request } from '@playwright/test';
@@ -14,7 +15,8 @@ import type { FormIntegration } from '../src/protocol/collector';
 import type { FormSubmissionPayload } from '../src/protocol/forms';
 import { optionalScriptPath } from '../src/protocol/install';
 import type { CollectorTraffic } from './support/collector-traffic';
-import { fixtureUrl } from './support/env';
+import { fixtureUrl, type E2EEnv } from './support/env';
+import { awaitFormEventCompleted, listEvents } from './support/upload';
 import { expect, loaderReady, test } from './support/test';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'forms');
@@ -27,8 +29,10 @@ interface FormCase {
   /** The tool's failure path: a submission its validation refuses. */
   fail(page: Page): Promise<void>;
   formId: string;
-  /** Identity fields the submission carries (the iframe tools keep their answers: none). */
+  /** Identity fields the submission carries besides the email (the iframe tools keep their answers: none). */
   fields: Record<string, string>;
+  /** The email field the spec fills with an address unique to the test (the iframe tools: none, the events are found by flow). */
+  emailField?: string;
   /** Frames of the tool's own origin the spec serves: URL glob → fixture file. */
   frames?: Record<string, string>;
 }
@@ -46,35 +50,40 @@ const CASES: FormCase[] = [
     submit: click('button[type=submit]'),
     fail: emptyThenClick('input[type=email]', 'button[type=submit]'),
     formId: 'callback',
-    fields: { email: 'ada@example.com', phone: '+44 20 7946 0000', first_name: 'Ada', last_name: 'Lovelace' },
+    emailField: 'input[type=email]',
+    fields: { phone: '+44 20 7946 0000', first_name: 'Ada', last_name: 'Lovelace' },
   },
   {
     integration: 'gravity-forms',
     submit: click('#gform_submit_button_3'),
     fail: emptyThenClick('#input_3_2', '#gform_submit_button_3'),
     formId: '3',
-    fields: { email: 'ada@example.com', phone: '+44 20 7946 0000', first_name: 'Ada', last_name: 'Lovelace' },
+    emailField: '#input_3_2',
+    fields: { phone: '+44 20 7946 0000', first_name: 'Ada', last_name: 'Lovelace' },
   },
   {
     integration: 'contact-form-7',
     submit: click('.wpcf7-submit'),
     fail: emptyThenClick('[name="your-email"]', '.wpcf7-submit'),
     formId: '42',
-    fields: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+    emailField: '[name="your-email"]',
+    fields: { first_name: 'Ada', last_name: 'Lovelace' },
   },
   {
     integration: 'wpforms',
     submit: click('#wpforms-submit-521'),
     fail: emptyThenClick('#wpforms-521-field_1', '#wpforms-submit-521'),
     formId: '521',
-    fields: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+    emailField: '#wpforms-521-field_1',
+    fields: { first_name: 'Ada', last_name: 'Lovelace' },
   },
   {
     integration: 'elementor',
     submit: click('.elementor-button'),
     fail: emptyThenClick('#form-field-email', '.elementor-button'),
     formId: '8a1b2c3',
-    fields: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+    emailField: '#form-field-email',
+    fields: { first_name: 'Ada', last_name: 'Lovelace' },
   },
   {
     integration: 'webflow',
@@ -84,14 +93,16 @@ const CASES: FormCase[] = [
       await page.locator('.w-button').click();
     },
     formId: 'email-form',
-    fields: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+    emailField: '#email',
+    fields: { first_name: 'Ada', last_name: 'Lovelace' },
   },
   {
     integration: 'hubspot',
     submit: click('#hbspt-form-legacy .hs-button'),
     fail: emptyThenClick('#hbspt-form-legacy [name=email]', '#hbspt-form-legacy .hs-button'),
     formId: '3f5c696e-313e-4349-8e9f-a12679bb9ece',
-    fields: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+    emailField: '#hbspt-form-legacy [name=email]',
+    fields: { first_name: 'Ada', last_name: 'Lovelace' },
   },
   {
     integration: 'typeform',
@@ -129,18 +140,8 @@ async function serveFrames(page: Page, frames: Record<string, string> = {}): Pro
   }
 }
 
-/** The real service's config of the page's site, with `forms` as a live form-trigger flow of the integration would set it. */
-async function watchForms(page: Page, integration: FormIntegration): Promise<void> {
-  await page.route('**/collect/v1/sites/*/config', async (route) => {
-    // The runner reaches the service over loopback (cnv.test resolves only inside the browser).
-    const url = new URL(route.request().url());
-    url.hostname = '127.0.0.1';
-    const response = await route.fetch({ url: url.href });
-    const config = await response.json();
-    expect(config.forms, 'the real config lists no forms for the test site').toEqual([]);
-    await route.fulfill({ response, json: { ...config, forms: [{ integration, page_filter: 'all' }] } });
-  });
-}
+/** The tool's page on the `forms` site, landed on from an ad click (gclid `F-<integration>`). */
+const formPage = (integration: FormIntegration) => fixtureUrl('www', `/forms/${integration}.html?site=forms&gclid=F-${integration}`);
 
 const isFormsScript = (request: Request) => new URL(request.url()).pathname === FORMS_SCRIPT;
 const isSubmission = (request: Request) => /\/collect\/v1\/sites\/[^/]+\/form-submissions$/.test(new URL(request.url()).pathname);
@@ -153,11 +154,19 @@ function submissions(traffic: CollectorTraffic, since = 0): { body: FormSubmissi
     .map((c) => ({ body: JSON.parse(c.request.postData() ?? 'null') as FormSubmissionPayload, request: c.request }));
 }
 
-/** Opens the tool's page with its config watching it, and waits until the loader and its forms script have run. */
-async function openWatched(page: Page, traffic: CollectorTraffic, form: FormCase): Promise<void> {
+/**
+ * Opens the tool's page on the `forms` site (its real config lists the form triggers), and waits until the loader and
+ * its forms script have run.
+ */
+async function openWatched(page: Page, traffic: CollectorTraffic, form: FormCase, env: E2EEnv): Promise<void> {
   await serveFrames(page, form.frames);
-  await watchForms(page, form.integration);
-  await page.goto(fixtureUrl('www', `/forms/${form.integration}.html?gclid=F-${form.integration}`));
+  const config = page.waitForResponse((response) => /\/collect\/v1\/sites\/[^/]+\/config$/.test(new URL(response.url()).pathname));
+  await page.goto(formPage(form.integration));
+  const forms = ((await (await config).json()) as { forms?: unknown }).forms;
+  expect(forms, 'the real config lists the live form triggers of the forms site').toContainEqual({
+    integration: form.integration,
+    page_filter: env.formFlows.pageFilters[form.integration] ?? 'all',
+  });
   await loaderReady(page, traffic);
   await expect.poll(() => traffic.calls.filter((c) => isFormsScript(c.request) && c.done).length, { message: 'the forms script loaded' }).toBe(1);
   await traffic.settle(page);
@@ -165,8 +174,10 @@ async function openWatched(page: Page, traffic: CollectorTraffic, form: FormCase
 
 for (const form of CASES) {
   test.describe(form.integration, () => {
-    test('a successful submission sends one form submission with the integration, the form id and the fields', async ({ page, traffic, env }) => {
-      await openWatched(page, traffic, form);
+    test('a successful submission after an ad click is sent once and delivered to Google Ads with the gclid', async ({ page, traffic, env }) => {
+      await openWatched(page, traffic, form, env);
+      const email = form.emailField ? `${form.integration}-${randomUUID().slice(0, 8)}@example.com` : null;
+      if (email) await page.locator(form.emailField!).fill(email);
       const since = traffic.calls.length;
       await form.submit(page);
       await expect.poll(() => submissions(traffic, since).length, { message: 'a form-submissions request' }).toBe(1);
@@ -174,14 +185,14 @@ for (const form of CASES) {
       const sent = submissions(traffic, since);
       expect(sent, 'exactly one form submission').toHaveLength(1);
       const { body, request } = sent[0]!;
-      expect(new URL(request.url()).pathname).toBe(`/collect/v1/sites/${env.sites.main.key}/form-submissions`);
+      expect(new URL(request.url()).pathname).toBe(`/collect/v1/sites/${env.sites.forms.key}/form-submissions`);
       expect(request.headers()['content-type']).toBe('text/plain;charset=UTF-8');
       expect(body).toMatchObject({
         submission_id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
         integration: form.integration,
         form_id: form.formId,
-        fields: form.fields,
-        page_url: fixtureUrl('www', `/forms/${form.integration}.html?gclid=F-${form.integration}`),
+        fields: email ? { ...form.fields, email } : form.fields,
+        page_url: formPage(form.integration),
         touch: { click_ids: { gclid: `F-${form.integration}` } },
         consent: { ad_user_data: null, ad_personalization: null },
       });
@@ -189,10 +200,37 @@ for (const form of CASES) {
       const response = await request.response();
       if (response) expect(response.status(), 'the collector accepted it').toBe(204);
       expect(traffic.calls.filter((c) => isFormsScript(c.request)), 'the forms script is fetched once').toHaveLength(1);
+
+      // The same submission again (a retried beacon): the service records a submission_id once.
+      const again = await page.evaluate(
+        async ([url, data]) => (await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: data })).status,
+        [request.url(), request.postData() ?? ''] as const,
+      );
+      expect(again, 'the collector accepted the repeated submission').toBe(204);
+
+      // The delivery: found by the email the form carried, or by the integration's flow (the iframe tools carry none).
+      const flowId = env.formFlows.byIntegration[form.integration];
+      const query = email ? { email } : { flow_id: flowId };
+      const event = await awaitFormEventCompleted(env, query, body.submission_id);
+      expect(event, 'the event of the submission').toMatchObject({
+        trigger: 'form_submission',
+        flow_id: flowId,
+        integration: form.integration,
+        form_id: form.formId,
+        ...(email ? { email } : {}),
+      });
+      const google = event.actions.find((a) => a.destination === 'google-ads');
+      expect(google?.status, 'the google-ads action').toBe('delivered');
+      expect(google?.request, 'the click id uploaded to Google Ads').toMatchObject({ clickIdKind: 'gclid', clickId: `F-${form.integration}` });
+      const events = (await listEvents(env, query)).filter((e) => e.submission_id === body.submission_id);
+      expect(events.map((e) => e.id), 'one event for the submission sent twice (and no flow outside its page filter)').toEqual([event.id]);
+      if (form.integration === 'html') {
+        expect(await listEvents(env, { flow_id: env.formFlows.outsideFilter }), "the html flow on '/pricing/*' fired for /forms/html.html").toEqual([]);
+      }
     });
 
-    test('a submission that fails the tool\'s validation sends nothing', async ({ page, traffic }) => {
-      await openWatched(page, traffic, form);
+    test('a submission that fails the tool\'s validation sends nothing', async ({ page, traffic, env }) => {
+      await openWatched(page, traffic, form, env);
       const since = traffic.calls.length;
       await form.fail(page);
       // Nothing sent can only be seen over a window of time: the tools answer within 50 ms, settle waits longer.
@@ -203,6 +241,7 @@ for (const form of CASES) {
 }
 
 test('a site without form triggers never fetches the forms script, and a submission sends nothing', async ({ page, traffic }) => {
+  // The html page on `main` (the default site), which has no form-trigger flow.
   await page.goto(fixtureUrl('www', '/forms/html.html'));
   await loaderReady(page, traffic);
   await page.locator('button[type=submit]').click();
@@ -212,9 +251,9 @@ test('a site without form triggers never fetches the forms script, and a submiss
   expect(traffic.of('config')).toHaveLength(1);
 });
 
-test('consent withdrawn stops the detectors, given again restarts them (one script fetch)', async ({ page, traffic }) => {
+test('consent withdrawn stops the detectors, given again restarts them (one script fetch)', async ({ page, traffic, env }) => {
   const form = CASES[0]!;
-  await openWatched(page, traffic, form);
+  await openWatched(page, traffic, form, env);
   await page.evaluate(() => (window as unknown as { __service: { consent(granted: boolean): void } }).__service.consent(false));
   let since = traffic.calls.length;
   await form.submit(page);

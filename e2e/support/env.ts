@@ -1,5 +1,7 @@
 /** What the global setup hands to the specs: where the real service and the fixture site listen, and the test sites. */
 
+import type { FormIntegration } from '../../src/protocol/collector';
+
 /** A site created in the real service for the browser tests. */
 export interface E2ESite {
   id: string;
@@ -8,7 +10,19 @@ export interface E2ESite {
 }
 
 /** The names under which fixture pages pick a site (`?site=<name>`, default `main`). */
-export type SiteName = 'main' | 'nullDomain' | 'www' | 'noGpc' | 'linkerApp';
+export type SiteName = 'main' | 'nullDomain' | 'www' | 'noGpc' | 'linkerApp' | 'forms';
+
+/**
+ * The live form-trigger flows of the `forms` site, all → Google Ads: one per integration (`byIntegration`; pageFilter
+ * 'all', except html on '/forms/*'), plus one html flow whose filter no fixture page matches (`outsideFilter`).
+ */
+export interface E2EFormFlows {
+  byIntegration: Record<FormIntegration, string>;
+  /** The html flow on '/pricing/*': a submission on /forms/html.html must not fire it. */
+  outsideFilter: string;
+  /** The page filters of `byIntegration`'s flows that are not 'all'. */
+  pageFilters: Partial<Record<FormIntegration, string>>;
+}
 
 /** A site's connected API trigger source: what the customer's backend needs to report a signup through the webhook. */
 export interface E2EWebhook {
@@ -36,9 +50,12 @@ export interface E2EEnv {
   fixtureControl: string;
   /**
    * The test sites: `noGpc` is like `main` with honor_gpc turned off; `linkerApp` is the app of `main` on another
-   * registrable domain (`http://app.example.net:<port>`), for the cross-domain linker.
+   * registrable domain (`http://app.example.net:<port>`), for the cross-domain linker; `forms` is like `main` with the
+   * live form-trigger flows (`formFlows`), so the other specs on `main` see a config without forms.
    */
   sites: Record<SiteName, E2ESite>;
+  /** The form-trigger flows of the `forms` site (the site the form detector spec's pages pick with `?site=forms`). */
+  formFlows: E2EFormFlows;
 }
 
 /** Environment variable through which the global setup passes the E2EEnv (workers inherit the runner's environment). */

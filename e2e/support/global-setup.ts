@@ -6,16 +6,19 @@
  * Google Ads is the fake Google (OAuth + Data Manager API, started first): the account connects google-ads through the
  * hosted handoff with the OAuth sign-in, and the sites the click journeys use (`main`, `linkerApp`) get the API
  * trigger source and a live flow API trigger → Google Ads, so a journey can go from the ad landing to the upload.
+ * The `forms` site (same domain as `main`) gets one live form-trigger flow per form integration → Google Ads (html on
+ * '/forms/*', the others on 'all'), plus an html flow on '/pricing/*' that the form pages never match.
  */
 import { join } from 'node:path';
 import { ensureLoaderBuilt } from './build-loader';
-import { E2E_ENV_VARIABLE, type E2EEnv, type E2ESite, type E2EWebhook, type SiteName } from './env';
+import { E2E_ENV_VARIABLE, type E2EEnv, type E2EFormFlows, type E2ESite, type E2EWebhook, type SiteName } from './env';
 import { startFakeGoogle, type FakeGoogle } from '../../src/demo/fakes/google';
 import { connectGoogleAds, googleSettings } from '../../test/server/support/google-connection';
 import { findSnapshot } from '../../src/server/collector/sql';
 import { STORED_SNAPSHOT_PATH, startFixtureServer } from './fixture-server';
 import { startRealService, type RunningService } from './real-service';
-import { connectApiTriggerSource, connectGoogleAdsDestination, createSite, disableGpc, E2E_TRIGGER_KEY, publishSignupFlow } from './service-api';
+import { connectApiTriggerSource, connectGoogleAdsDestination, createSite, disableGpc, E2E_TRIGGER_KEY, publishFormFlow, publishSignupFlow } from './service-api';
+import { FORM_INTEGRATIONS, type FormIntegration } from '../../src/protocol/collector';
 
 /** The host name under which pages load the service: cross-site from example.com, as in production. */
 const SERVICE_HOST = 'cnv.test';
@@ -61,6 +64,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     const www = await createSite(base, apiKey, 'Example (www only)', `http://www.example.com:${p}`);
     const noGpc = await disableGpc(base, apiKey, await createSite(base, apiKey, 'Example (GPC not honored)', `http://example.com:${p}`));
     const linkerApp = await createSite(base, apiKey, 'Example app on another registrable domain', `http://app.example.net:${p}`);
+    const forms = await createSite(base, apiKey, 'Example (form triggers)', `http://example.com:${p}`);
 
     // Google Ads for the account, then per journey site its webhook and a live flow to Google Ads.
     await connectGoogleAdsDestination(base, apiKey, connectGoogleAds);
@@ -70,6 +74,12 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       await publishSignupFlow(base, apiKey, site.id);
       webhooks[name] = { secret, triggerKey: E2E_TRIGGER_KEY };
     }
+    const pageFilters: E2EFormFlows['pageFilters'] = { html: '/forms/*' };
+    const byIntegration = {} as Record<FormIntegration, string>;
+    for (const integration of FORM_INTEGRATIONS) {
+      byIntegration[integration] = await publishFormFlow(base, apiKey, forms.id, integration, pageFilters[integration] ?? 'all');
+    }
+    const formFlows: E2EFormFlows = { byIntegration, pageFilters, outsideFilter: await publishFormFlow(base, apiKey, forms.id, 'html', '/pricing/*') };
 
     env = {
       serviceOrigin: `http://${SERVICE_HOST}:${service.port}`,
@@ -78,7 +88,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       webhooks,
       fixturePort: p,
       fixtureControl: `http://127.0.0.1:${p}`,
-      sites: { main, nullDomain, www, noGpc, linkerApp },
+      sites: { main, nullDomain, www, noGpc, linkerApp, forms },
+      formFlows,
     };
     process.env[E2E_ENV_VARIABLE] = JSON.stringify(env);
   } catch (error) {

@@ -116,3 +116,19 @@ export async function publishSignupFlow(base: string, apiKey: string, siteId: st
   if (published.status !== 'live') throw new Error(`the flow of ${siteId} is ${published.status} after publish, expected live`);
   return flow.id;
 }
+
+/**
+ * Creates and publishes a form-trigger flow of a site: a successful submission of `integration`'s forms on the pages
+ * `pageFilter` matches → the Google Ads conversion action. Returns the flow id.
+ */
+export async function publishFormFlow(base: string, apiKey: string, siteId: string, integration: string, pageFilter: string): Promise<string> {
+  const flow = await call<{ id: string }>(base, apiKey, 'POST', '/v1/flows', {
+    site_id: siteId,
+    name: `${integration} forms (${pageFilter}) to Google Ads`,
+    trigger_config: { integrationId: integration, pageFilter },
+    actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: E2E_GOOGLE_CONVERSION_ID } } }],
+  });
+  const published = await call<{ status: string }>(base, apiKey, 'POST', `/v1/flows/${encodeURIComponent(flow.id)}/publish`);
+  if (published.status !== 'live') throw new Error(`the ${integration} form flow of ${siteId} is ${published.status} after publish, expected live`);
+  return flow.id;
+}

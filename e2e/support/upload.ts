@@ -27,6 +27,16 @@ interface EventRecord {
   actions: EventAction[];
 }
 
+/** An event as GET /v1/events lists it, with what the form trigger stores in it. */
+export interface FormEventRecord extends EventRecord {
+  flow_id: string | null;
+  trigger: string | null;
+  email: string | null;
+  submission_id?: string;
+  integration?: string;
+  form_id?: string;
+}
+
 /** How long to wait for the delivery worker to upload (a bound on a condition, not a timing assertion). */
 const UPLOAD_WAIT_MS = 15_000;
 const POLL_INTERVAL_MS = 100;
@@ -64,6 +74,28 @@ export async function reportAndAwaitUpload(env: E2EEnv, siteName: SiteName, corr
     }
     if (last?.status === 'failed') throw new Error(`event ${last.id} failed: ${JSON.stringify(last)}`);
     if (Date.now() > deadline) throw new Error(`event ${customerEventId} not completed within ${UPLOAD_WAIT_MS} ms; last seen: ${JSON.stringify(last ?? null)}`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+  }
+}
+
+/** The events GET /v1/events lists for a query (`email=…` or `flow_id=…`), newest first. */
+export async function listEvents(env: E2EEnv, query: { email: string } | { flow_id: string }): Promise<FormEventRecord[]> {
+  const { data } = await apiCall<{ data: FormEventRecord[] }>(env.serviceBase, env.apiKey, 'GET', `/v1/events?${new URLSearchParams(query)}`);
+  return data;
+}
+
+/**
+ * Waits until the form-submission event of `submissionId` that `query` lists is `completed` (a delivery failure throws)
+ * and returns it.
+ */
+export async function awaitFormEventCompleted(env: E2EEnv, query: { email: string } | { flow_id: string }, submissionId: string): Promise<FormEventRecord> {
+  const deadline = Date.now() + UPLOAD_WAIT_MS;
+  let last: FormEventRecord | undefined;
+  for (;;) {
+    last = (await listEvents(env, query)).find((e) => e.submission_id === submissionId);
+    if (last?.status === 'completed') return last;
+    if (last?.status === 'failed') throw new Error(`event ${last.id} failed: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline) throw new Error(`no completed event of submission ${submissionId} within ${UPLOAD_WAIT_MS} ms; last seen: ${JSON.stringify(last ?? null)}`);
     await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
   }
 }
