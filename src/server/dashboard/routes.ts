@@ -12,6 +12,7 @@ import { SCRIPT, SCRIPT_PATH, type Notice } from './layout';
 import { csrfTokenValid, sessionOf, signIn, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
 import * as views from './views';
 import { sendHtml } from '../http/page';
+import { acceptForms } from '../http/form';
 import { sitesPage, type SiteView } from './pages/sites';
 import { destinationsPage } from './pages/destinations';
 import { flowsPage } from './pages/flows';
@@ -67,12 +68,6 @@ function sendPage(reply: FastifyReply, status: number, body: string): FastifyRep
   return sendHtml(reply, status, body, DASHBOARD_CSP);
 }
 
-function parseForm(body: string): views.Form {
-  const form: views.Form = Object.create(null);
-  for (const [key, value] of new URLSearchParams(body)) form[key] = value;
-  return form;
-}
-
 function formOf(request: FastifyRequest): views.Form {
   return (request.body && typeof request.body === 'object' ? request.body : {}) as views.Form;
 }
@@ -94,11 +89,7 @@ function idParam(request: FastifyRequest): string {
 
 /** Registers the dashboard. */
 export default async function dashboardRoutes(app: FastifyInstance, { db, settings }: AppContext): Promise<void> {
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: FORM_MAX_BYTES },
-    (_request, body, done) => done(null, parseForm(body as string)),
-  );
+  acceptForms(app, FORM_MAX_BYTES);
 
   /** Runs a REST route's schema with the app's own validator (same options, same messages). */
   const validatorOf = (request: FastifyRequest): views.Validate => (schema: TSchema, value: unknown, context) => {

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../http/app';
 import { sendHtml } from '../../http/page';
+import { acceptForms } from '../../http/form';
 import {
   beginHandoffOAuth,
   completeDestinationHandoff,
@@ -23,21 +24,12 @@ import {
   triggerSourceIntroPage,
 } from './hosted-pages';
 
-/** Largest form accepted, in bytes. */
-const FORM_MAX_BYTES = 16 * 1024;
-
 type ByToken = { Params: { token: string } };
 
 function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
   return sendHtml(reply, status, body);
 }
 
-/** Reads an application/x-www-form-urlencoded body into a plain record (the last value of a repeated field wins). */
-function parseForm(body: string): Record<string, string> {
-  const form: Record<string, string> = Object.create(null);
-  for (const [key, value] of new URLSearchParams(body)) form[key] = value;
-  return form;
-}
 
 /** The string fields of a submitted form (a JSON body is read the same way; other values are ignored). */
 function formFields(body: unknown): Record<string, string> {
@@ -48,11 +40,7 @@ function formFields(body: unknown): Record<string, string> {
 }
 
 export default async function hostedRoutes(app: FastifyInstance, { db, settings }: AppContext): Promise<void> {
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: FORM_MAX_BYTES },
-    (_request, body, done) => done(null, parseForm(body as string)),
-  );
+  acceptForms(app);
 
   app.get<ByToken>('/handoffs/:token', async (request, reply) => {
     const hosted = await openHostedHandoff(db, settings, request.params.token);

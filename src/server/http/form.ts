@@ -1,0 +1,33 @@
+/** HTML form bodies (application/x-www-form-urlencoded) of the server-rendered pages: hosted handoffs and the dashboard. */
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from './errors';
+
+/** Largest form accepted, in bytes. */
+export const FORM_MAX_BYTES = 16 * 1024;
+
+/**
+ * A form body as a plain record (the last value of a repeated field wins; no prototype, so `__proto__` is an ordinary
+ * key). Decoding never fails: malformed percent-escapes and invalid UTF-8 become U+FFFD. A NUL character, which no
+ * field may hold and PostgreSQL cannot store, is a 400.
+ */
+export function parseFormBody(body: string): Record<string, string> {
+  const form: Record<string, string> = Object.create(null);
+  for (const [key, value] of new URLSearchParams(body)) {
+    if (key.includes('\u0000') || value.includes('\u0000')) {
+      throw new ApiError(400, 'invalid_request_error', 'invalid_form', 'A form field holds a NUL character, which no field may contain.');
+    }
+    form[key] = value;
+  }
+  return form;
+}
+
+/** Makes the plugin scope `app` read form bodies with parseFormBody, up to `maxBytes`. */
+export function acceptForms(app: FastifyInstance, maxBytes: number = FORM_MAX_BYTES): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: maxBytes }, (_request, body, done) => {
+    try {
+      done(null, parseFormBody(body as string));
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+}
