@@ -8,7 +8,7 @@ import {
   uploadBody,
   type PreparedConversion,
 } from '../../../src/server/destinations/google-ads/legacy-request';
-import { sha256Hex } from '../../../src/server/destinations/google-ads/legacy-identity';
+import { sha256Hex } from '../../../src/server/destinations/hashing';
 import { validateUploadBody } from '../../../src/demo/fake-google-ads';
 import { settingsFor } from './fixtures';
 

@@ -6,7 +6,8 @@
 import type { Settings } from '../../settings';
 import type { DeliveryError, DeliveryInput, RequestSummary } from './legacy-adapter';
 import { formatConversionDateTime } from './conversion-time';
-import { hashIdentityForGoogleAds, sha256Hex } from './legacy-identity';
+import { hashIdentityForGoogleAds } from './legacy-identity';
+import { sha256Hex } from '../hashing';
 
 /** Click id fields of a ClickConversion, in the order of preference: exactly one is sent. */
 export const GOOGLE_CLICK_ID_PRIORITY = ['gclid', 'gbraid', 'wbraid'] as const;
