@@ -71,6 +71,11 @@ interface Row {
   record: DeliveryRecord;
 }
 
+/** A row going out: with the input its platform gets. */
+interface SendRow extends Row {
+  input: DeliveryInput;
+}
+
 /** A row's fate, to be written: finish it (with an action result) or reschedule it. */
 interface Settled {
   claim: ClaimedDelivery;
@@ -194,11 +199,11 @@ function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Dat
 }
 
 /** Sends one connection's batch and records its outcomes. */
-async function sendBatch(platform: DestinationPlatform, connection: Connection, rows: readonly Row[], deps: RoundDeps): Promise<RoundResult[]> {
+async function sendBatch(platform: DestinationPlatform, connection: Connection, rows: readonly SendRow[], deps: RoundDeps): Promise<RoundResult[]> {
   const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
   let settled: Settled[];
   try {
-    const outcomes = await platform.sendBatch(rows.map((r) => deliveryInputOf(r)), ctx);
+    const outcomes = await platform.sendBatch(rows.map((r) => r.input), ctx);
     if (outcomes.length !== rows.length) throw new Error(`${platform.type} returned ${outcomes.length} outcomes for ${rows.length} inputs`);
     const at = deps.now();
     settled = deps.signal.aborted
@@ -223,20 +228,16 @@ async function sendBatch(platform: DestinationPlatform, connection: Connection, 
   return results(settled, held);
 }
 
-const inputs = new WeakMap<Row, DeliveryInput>();
-function deliveryInputOf(row: Row): DeliveryInput {
-  return inputs.get(row)!;
-}
-
 /** Stopping: we cannot know whether the platform got them; the next worker resends with the same dedup ids. */
 function interrupted(row: Row, at: Date): Settled {
   return { claim: row.claim, eventId: null, result: 'interrupted', finish: false, reschedule: { dueAt: at, countAttempt: false } };
 }
 
-function logOutcomes(log: DeliveryLogger, destination: string, rows: readonly Settled[], held: Set<number>): void {
+/** Logs what became of rows (destination null for rows settled before any send, of any destination). */
+function logOutcomes(log: DeliveryLogger, destination: string | null, rows: readonly Settled[], held: Set<number>): void {
   let delivered = 0;
   for (const row of rows) {
-    const context = { eventActionId: row.claim.eventActionId, eventId: row.eventId, destination, attempts: row.claim.attempts + 1 };
+    const context = { eventActionId: row.claim.eventActionId, eventId: row.eventId, ...(destination ? { destination } : {}), attempts: row.claim.attempts + 1 };
     if (!held.has(row.claim.id)) log.warn(context, 'delivery lease lost to another worker: its outcome is theirs to record');
     else if (row.result === 'delivered') delivered++;
     else if (row.result === 'failed' || row.result === 'retrying') {
@@ -244,7 +245,7 @@ function logOutcomes(log: DeliveryLogger, destination: string, rows: readonly Se
       log.warn({ ...context, error }, row.result === 'failed' ? 'delivery failed' : 'delivery will be retried');
     } else if (row.result === 'waiting_for_reauthorization') log.warn(context, 'delivery waits for the destination to be authorized again');
   }
-  if (delivered > 0) log.info({ delivered, destination }, 'conversions delivered');
+  if (delivered > 0) log.info({ delivered, ...(destination ? { destination } : {}) }, 'conversions delivered');
 }
 
 /** Prepares a round: settles what cannot be sent now, and returns one batch per connection for the rest. */
@@ -255,7 +256,7 @@ export async function prepareDeliveryRound(claims: readonly ClaimedDelivery[], d
   const now = deps.now();
   const settlements = new Map<string, Promise<Settlement>>();
   const early: Settled[] = [];
-  const byConnection = new Map<string, { platform: DestinationPlatform; rows: Row[] }>();
+  const byConnection = new Map<string, { platform: DestinationPlatform; rows: SendRow[] }>();
 
   for (const claim of claims) {
     const record = records.get(claim.eventActionId);
@@ -308,14 +309,13 @@ export async function prepareDeliveryRound(claims: readonly ClaimedDelivery[], d
       early.push(waitForReauthorization(row, platform, now));
       continue;
     }
-    inputs.set(row, deliveryInput(record, settled.match ? settled.match.clickIds : record.click_ids));
     const group = byConnection.get(record.destination_id) ?? { platform, rows: [] };
-    group.rows.push(row);
+    group.rows.push({ ...row, input: deliveryInput(record, settled.match ? settled.match.clickIds : record.click_ids) });
     byConnection.set(record.destination_id, group);
   }
 
   const held = await write(db, early, deps.now());
-  logOutcomes(log, 'any', early, held);
+  logOutcomes(log, null, early, held);
   const connections = await findConnectionsById(db, [...byConnection.keys()]);
   const batches: ConnectionBatch[] = [];
   for (const [id, { platform, rows }] of byConnection) {
