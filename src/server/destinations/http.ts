@@ -1,4 +1,4 @@
-/** The one way a platform adapter calls its API: JSON over fetch, with the timeout, the shutdown signal and transport faults classified. */
+/** The one way a platform adapter calls its API: JSON (or a form) over fetch, with the timeout, the shutdown signal and transport faults classified. */
 import type { DeliveryError, SendContext } from './destination';
 
 /** The platform answered (any status), or the request never got an answer (a transient fault to retry). */
@@ -13,15 +13,17 @@ export type HttpAnswer =
 export async function requestJson(
   platformLabel: string,
   url: string,
-  init: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: unknown },
+  init: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: unknown; /** Sent form-encoded instead of a JSON body (an OAuth token endpoint). */ form?: Record<string, string> },
   ctx: Pick<SendContext, 'signal' | 'timeoutMs'>,
 ): Promise<HttpAnswer> {
   const timeout = AbortSignal.timeout(ctx.timeoutMs);
   try {
+    const body = init.form ? new URLSearchParams(init.form).toString() : init.body === undefined ? undefined : JSON.stringify(init.body);
+    const contentType = init.form ? 'application/x-www-form-urlencoded' : init.body === undefined ? undefined : 'application/json';
     const response = await fetch(url, {
       method: init.method ?? 'POST',
-      headers: init.body === undefined ? init.headers : { 'content-type': 'application/json', ...init.headers },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      headers: contentType ? { 'content-type': contentType, ...init.headers } : init.headers,
+      ...(body === undefined ? {} : { body }),
       signal: AbortSignal.any([ctx.signal, timeout]),
     });
     return { answered: true, status: response.status, headers: response.headers, text: await response.text() };

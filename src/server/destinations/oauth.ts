@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DeliveryError, OAuthProvider, SendContext } from './destination';
 import type { Settings } from '../settings';
-import { parseJson } from './http';
+import { parseJson, requestJson } from './http';
 
 /** A PKCE verifier (kept by the service until the callback) and its S256 challenge (sent on the authorize URL). */
 export interface PkcePair {
@@ -70,33 +70,10 @@ export function authorizeUrl(
   return url.toString();
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'the token URL';
-  }
-}
-
 async function postToken(tokenUrl: string, form: Record<string, string>, ctx: TokenCallContext): Promise<TokenResult> {
-  const timeout = AbortSignal.timeout(ctx.timeoutMs);
-  let status: number;
-  let text: string;
-  try {
-    // requestJson sends JSON only; a token endpoint takes application/x-www-form-urlencoded.
-    const response = await fetch(tokenUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams(form).toString(),
-      signal: AbortSignal.any([ctx.signal, timeout]),
-    });
-    status = response.status;
-    text = await response.text();
-  } catch (error) {
-    const code = ctx.signal.aborted ? 'interrupted' : timeout.aborted ? 'timeout' : 'network_error';
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return { ok: false, kind: 'transient', error: { code, message: `Could not reach the token endpoint at ${hostOf(tokenUrl)}${cause ? `: ${cause}` : ''}.` } };
-  }
+  const answer = await requestJson('the token endpoint', tokenUrl, { headers: { accept: 'application/json' }, form }, ctx);
+  if (!answer.answered) return { ok: false, kind: 'transient', error: answer.error };
+  const { status, text } = answer;
   const body = parseJson(text) as Record<string, unknown> | null;
   if (status >= 200 && status < 300 && body && typeof body.access_token === 'string') {
     const lifetime = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in ?? 3600);
