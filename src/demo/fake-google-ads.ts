@@ -1,11 +1,10 @@
 /**
- * A local fake of the Google Ads API's click conversion upload, for tests, the demo and the e2e journey.
- * A real HTTP server on 127.0.0.1 that checks each request the way Google would (path, headers, JSON body, one click id,
- * date format, SHA-256 hashes), records it, and answers success, or whatever a test planned: a row error
- * (partialFailureError), 500, 429 with Retry-After, 400, or no answer at all.
+ * A local fake of the Google Ads API's click conversion upload (the legacy path), for the delivery worker's tests.
+ * Built on the fakes' harness (./fakes/fake-server.ts): a real HTTP server on 127.0.0.1 that checks each request the
+ * way Google would (path, headers, JSON body, one click id, date format, SHA-256 hashes), records it, and answers
+ * success, or whatever a test planned: a row error (partialFailureError), 500, 429 with Retry-After, 400, or no answer.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startFakeServer, type FakeAnswer, type FakeRequest, type FakeServer } from './fakes/fake-server';
 
 /** One planned answer, used for one request (in order); when none is planned the fake validates and answers success. */
 export type FakeGoogleAdsPlan =
@@ -18,35 +17,11 @@ export type FakeGoogleAdsPlan =
   /** Never answers (until the fake is closed): a timeout for the client. */
   | { kind: 'hang' };
 
-/** What the fake saw of one request. */
-export interface FakeGoogleAdsRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  /** Parsed JSON body, or null when it was not JSON. */
-  body: any;
-  /** Customer id from the path, or null when the path did not match. */
-  customerId: string | null;
-  /** Everything Google would reject about the request; empty for a well-formed upload. */
-  problems: string[];
-  /** HTTP status the fake answered (null while hanging). */
-  answeredStatus: number | null;
-  receivedAt: Date;
-}
+/** What the fake saw of one request: the harness's record (path, headers, JSON body, problems, answered status). */
+export type FakeGoogleAdsRequest = FakeRequest;
 
-export interface FakeGoogleAds {
-  /** Base URL to use as CNV_GOOGLE_ADS_API_BASE, e.g. `http://127.0.0.1:54321`. */
-  url: string;
-  /** Every request received, oldest first. */
-  requests: FakeGoogleAdsRequest[];
-  /** Queues planned answers for the next requests, one each, in order. */
-  respondWith(...plans: FakeGoogleAdsPlan[]): void;
-  /** Forgets requests and planned answers. */
-  reset(): void;
-  /** Resolves once `count` requests have been received. */
-  waitForRequests(count: number, timeoutMs?: number): Promise<FakeGoogleAdsRequest[]>;
-  close(): Promise<void>;
-}
+/** The fake: the shared harness (requests, respondWith, reset, waitForRequests, close) with Google Ads' answers. */
+export type FakeGoogleAds = FakeServer<FakeGoogleAdsPlan>;
 
 const PATH = /^\/(v\d+)\/customers\/(\d+):uploadClickConversions$/;
 const DATE_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?[+-]([01]\d|2[0-3]):[0-5]\d$/;
@@ -137,164 +112,90 @@ function googleError(httpStatus: number, status: string, message: string, versio
   };
 }
 
-function send(res: ServerResponse, record: FakeGoogleAdsRequest, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  record.answeredStatus = status;
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
-  res.end(JSON.stringify(body));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /** Starts the fake on 127.0.0.1 (port 0, an ephemeral port, unless one is given). */
-export async function startFakeGoogleAds(options: { port?: number } = {}): Promise<FakeGoogleAds> {
-  const requests: FakeGoogleAdsRequest[] = [];
-  const plans: FakeGoogleAdsPlan[] = [];
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
+export function startFakeGoogleAds(options: { port?: number } = {}): Promise<FakeGoogleAds> {
   let jobId = 1000;
+  const answer = (status: number, json: unknown, headers: Record<string, string> = {}): FakeAnswer => ({ status, json, headers });
 
-  const notify = () => {
-    for (const w of [...waiters]) {
-      if (requests.length >= w.count) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve();
+  return startFakeServer<FakeGoogleAdsPlan>(
+    'Google Ads API',
+    (record, planned) => {
+      const { path, headers, body } = record;
+      const match = PATH.exec(path);
+      const version = match?.[1] ?? 'v22';
+      if (record.method !== 'POST' || !match) {
+        record.problems.push(`no such method: ${record.method} ${path}`);
+        return answer(404, { error: { code: 404, message: `The requested URL ${path} was not found.`, status: 'NOT_FOUND' } });
       }
-    }
-  };
-
-  const server = createServer(async (req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-    const text = await readBody(req);
-    let body: any = null;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = null;
-    }
-    const match = PATH.exec(path);
-    const version = match?.[1] ?? 'v22';
-    const record: FakeGoogleAdsRequest = {
-      method: req.method ?? '',
-      path,
-      headers,
-      body,
-      customerId: match?.[2] ?? null,
-      problems: [],
-      answeredStatus: null,
-      receivedAt: new Date(),
-    };
-    requests.push(record);
-    notify();
-
-    if (req.method !== 'POST' || !match) {
-      record.problems.push(`no such method: ${req.method} ${path}`);
-      return send(res, record, 404, { error: { code: 404, message: `The requested URL ${path} was not found.`, status: 'NOT_FOUND' } });
-    }
-    if (!/^Bearer \S+$/.test(headers.authorization ?? '')) {
-      record.problems.push('missing Authorization: Bearer <access token>');
-      return send(res, record, 401, googleError(401, 'UNAUTHENTICATED', 'Request is missing required authentication credential. Expected OAuth 2 access token.', version, { authenticationError: 'OAUTH_TOKEN_HEADER_INVALID' }));
-    }
-    if (!headers['developer-token']) {
-      record.problems.push('missing developer-token header');
-      return send(res, record, 401, googleError(401, 'UNAUTHENTICATED', 'The developer token is not on the request.', version, { authenticationError: 'DEVELOPER_TOKEN_PARAMETER_MISSING' }));
-    }
-    if (headers['login-customer-id'] !== undefined && !/^\d+$/.test(headers['login-customer-id'])) {
-      record.problems.push('login-customer-id must be digits only');
-    }
-    if (!(headers['content-type'] ?? '').startsWith('application/json')) record.problems.push('content-type must be application/json');
-    if (body === null) record.problems.push('body is not JSON');
-    else record.problems.push(...validateUploadBody(body, match[2]!));
-    if (record.problems.length > 0) {
-      return send(res, record, 400, googleError(400, 'INVALID_ARGUMENT', `Request contains an invalid argument: ${record.problems.join('; ')}`, version, { requestError: 'INVALID_INPUT' }));
-    }
-
-    const plan = plans.shift() ?? { kind: 'success' };
-    const conversions: any[] = body.conversions;
-    const resultOf = (c: any) => ({
-      ...(c.gclid ? { gclid: c.gclid } : {}),
-      ...(c.gbraid ? { gbraid: c.gbraid } : {}),
-      ...(c.wbraid ? { wbraid: c.wbraid } : {}),
-      conversionAction: c.conversionAction,
-      conversionDateTime: c.conversionDateTime,
-      ...(c.userIdentifiers ? { userIdentifiers: c.userIdentifiers } : {}),
-    });
-    switch (plan.kind) {
-      case 'hang':
-        return; // the socket stays open until the client gives up or the fake closes
-      case 'serverError':
-        return send(res, record, plan.status ?? 500, googleError(plan.status ?? 500, 'INTERNAL', 'Internal error encountered.', version, { internalError: 'INTERNAL_ERROR' }));
-      case 'rateLimited': {
-        const seconds = plan.retryAfterSeconds ?? 30;
-        return send(
-          res, record, 429,
-          googleError(429, 'RESOURCE_EXHAUSTED', 'Too many requests. Retry in ' + seconds + ' seconds.', version, { quotaError: 'RESOURCE_TEMPORARILY_EXHAUSTED' },
-            [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${seconds}s` }]),
-          { 'retry-after': String(seconds) },
-        );
+      if (!/^Bearer \S+$/.test(headers.authorization ?? '')) {
+        record.problems.push('missing Authorization: Bearer <access token>');
+        return answer(401, googleError(401, 'UNAUTHENTICATED', 'Request is missing required authentication credential. Expected OAuth 2 access token.', version, { authenticationError: 'OAUTH_TOKEN_HEADER_INVALID' }));
       }
-      case 'badRequest':
-        return send(res, record, 400, googleError(400, 'INVALID_ARGUMENT', plan.message ?? 'Request contains an invalid argument.', version, { requestError: 'INVALID_INPUT' }));
-      case 'rowError': {
-        const index = plan.index ?? 0;
-        const code = plan.code ?? 'UNPARSEABLE_GCLID';
-        const message = plan.message ?? 'The imported gclid could not be decoded.';
-        return send(res, record, 200, {
-          partialFailureError: {
-            code: 3,
-            message: `${message}, at conversions[${index}]`,
-            details: [
-              {
-                '@type': `type.googleapis.com/google.ads.googleads.${version}.errors.GoogleAdsFailure`,
-                errors: [{ errorCode: { conversionUploadError: code }, message, location: { fieldPathElements: [{ fieldName: 'conversions', index }] } }],
-                requestId: 'fake-partial',
-              },
-            ],
-          },
-          results: conversions.map((c, i) => (i === index ? {} : resultOf(c))),
-          jobId: String(jobId++),
-        });
+      if (!headers['developer-token']) {
+        record.problems.push('missing developer-token header');
+        return answer(401, googleError(401, 'UNAUTHENTICATED', 'The developer token is not on the request.', version, { authenticationError: 'DEVELOPER_TOKEN_PARAMETER_MISSING' }));
       }
-      case 'success':
-        return send(res, record, 200, { results: conversions.map(resultOf), jobId: String(jobId++) });
-    }
-  });
+      if (headers['login-customer-id'] !== undefined && !/^\d+$/.test(headers['login-customer-id'])) {
+        record.problems.push('login-customer-id must be digits only');
+      }
+      if (!(headers['content-type'] ?? '').startsWith('application/json')) record.problems.push('content-type must be application/json');
+      if (body === null) record.problems.push('body is not JSON');
+      else record.problems.push(...validateUploadBody(body, match[2]!));
+      if (record.problems.length > 0) {
+        return answer(400, googleError(400, 'INVALID_ARGUMENT', `Request contains an invalid argument: ${record.problems.join('; ')}`, version, { requestError: 'INVALID_INPUT' }));
+      }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    respondWith(...next) {
-      plans.push(...next);
-    },
-    reset() {
-      requests.length = 0;
-      plans.length = 0;
-    },
-    waitForRequests(count, timeoutMs = 10_000) {
-      if (requests.length >= count) return Promise.resolve(requests.slice());
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`fake Google Ads: ${requests.length} of ${count} requests after ${timeoutMs} ms`)), timeoutMs);
-        waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(requests.slice()); } });
+      const plan = planned ?? { kind: 'success' };
+      const conversions: any[] = body.conversions;
+      const resultOf = (c: any) => ({
+        ...(c.gclid ? { gclid: c.gclid } : {}),
+        ...(c.gbraid ? { gbraid: c.gbraid } : {}),
+        ...(c.wbraid ? { wbraid: c.wbraid } : {}),
+        conversionAction: c.conversionAction,
+        conversionDateTime: c.conversionDateTime,
+        ...(c.userIdentifiers ? { userIdentifiers: c.userIdentifiers } : {}),
       });
+      switch (plan.kind) {
+        case 'hang':
+          return 'hang'; // the socket stays open until the client gives up or the fake closes
+        case 'serverError':
+          return answer(plan.status ?? 500, googleError(plan.status ?? 500, 'INTERNAL', 'Internal error encountered.', version, { internalError: 'INTERNAL_ERROR' }));
+        case 'rateLimited': {
+          const seconds = plan.retryAfterSeconds ?? 30;
+          return answer(
+            429,
+            googleError(429, 'RESOURCE_EXHAUSTED', 'Too many requests. Retry in ' + seconds + ' seconds.', version, { quotaError: 'RESOURCE_TEMPORARILY_EXHAUSTED' },
+              [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${seconds}s` }]),
+            { 'retry-after': String(seconds) },
+          );
+        }
+        case 'badRequest':
+          return answer(400, googleError(400, 'INVALID_ARGUMENT', plan.message ?? 'Request contains an invalid argument.', version, { requestError: 'INVALID_INPUT' }));
+        case 'rowError': {
+          const index = plan.index ?? 0;
+          const code = plan.code ?? 'UNPARSEABLE_GCLID';
+          const message = plan.message ?? 'The imported gclid could not be decoded.';
+          return answer(200, {
+            partialFailureError: {
+              code: 3,
+              message: `${message}, at conversions[${index}]`,
+              details: [
+                {
+                  '@type': `type.googleapis.com/google.ads.googleads.${version}.errors.GoogleAdsFailure`,
+                  errors: [{ errorCode: { conversionUploadError: code }, message, location: { fieldPathElements: [{ fieldName: 'conversions', index }] } }],
+                  requestId: 'fake-partial',
+                },
+              ],
+            },
+            results: conversions.map((c, i) => (i === index ? {} : resultOf(c))),
+            jobId: String(jobId++),
+          });
+        }
+        case 'success':
+          return answer(200, { results: conversions.map(resultOf), jobId: String(jobId++) });
+      }
     },
-    close() {
-      return new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
-    },
-  };
+    // A planned answer is for an upload: a request the fake refuses outright (404, 401, 400) takes none.
+    { ...(options.port === undefined ? {} : { port: options.port }), takesPlan: (request) => request.method === 'POST' && PATH.test(request.path) },
+  );
 }
