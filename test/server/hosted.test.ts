@@ -96,6 +96,14 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
     });
   });
 
+  it('says at once which setting the operator must set when the service has no OAuth client for the platform', async () => {
+    const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'google-ads' });
+    const res = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(res.statusCode).toBe(503);
+    expect(res.body).toContain('CNV_GOOGLE_OAUTH_CLIENT_ID');
+    expect(res.body).not.toContain('Sign in with');
+  });
+
   describe('connecting the API trigger source', () => {
     it('explains the step on GET and shows no secret before the user confirms', async () => {
       const handoff = await newHandoff({ purpose: 'connect_trigger_source' });

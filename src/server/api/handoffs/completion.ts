@@ -133,12 +133,18 @@ export async function beginHandoffOAuth(
 ): Promise<{ kind: 'redirect'; url: string } | { kind: 'not_configured'; setting: string } | { kind: 'not_needed' }> {
   const oauth = hosted.destination.oauth;
   if (!oauth || hosted.handoff.status === 'completed') return { kind: 'not_needed' };
-  if (!oauth.clientId(settings)) return { kind: 'not_configured', setting: clientIdSetting(hosted.destination.type) };
+  const missing = missingOAuthSetting(settings, hosted.destination);
+  if (missing) return { kind: 'not_configured', setting: missing };
   const pkce = pkcePair();
   const state = newUrlToken();
   const started = await startHandoffOAuth(db, hosted.handoff.token, state, serviceSecretBox(settings).seal(pkce.verifier));
   if (!started) return { kind: 'not_needed' };
   return { kind: 'redirect', url: authorizeUrl(oauth, settings, { state, redirectUri: oauthCallbackUrl(settings), codeChallenge: pkce.challenge }) };
+}
+
+/** The setting to set when the service has no OAuth client for a platform that needs one; null when it has one. */
+export function missingOAuthSetting(settings: Settings, platform: DestinationPlatform): string | null {
+  return platform.oauth && !platform.oauth.clientId(settings) ? clientIdSetting(platform.type) : null;
 }
 
 /** The environment variable holding a platform's OAuth client id (named in the page when it is missing). */

@@ -11,6 +11,7 @@ import {
   completeDestinationHandoff,
   completeTriggerSourceHandoff,
   finishHandoffOAuth,
+  missingOAuthSetting,
   openHostedHandoff,
 } from './completion';
 import {
@@ -47,7 +48,10 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     if (!hosted) return sendPage(reply, 404, notFoundPage());
     if (hosted.handoff.status === 'completed') return sendPage(reply, 200, completedPage(hosted));
     if (hosted.kind === 'trigger_source') return sendPage(reply, 200, triggerSourceIntroPage(hosted));
-    return sendPage(reply, 200, hosted.authorized ? destinationFormPage(hosted) : destinationSignInPage(hosted));
+    if (hosted.authorized) return sendPage(reply, 200, destinationFormPage(hosted));
+    // Say at once when the service cannot run the platform's sign-in, rather than behind the button.
+    const missing = missingOAuthSetting(settings, hosted.destination);
+    return missing ? sendPage(reply, 503, oauthNotConfiguredPage(hosted, missing)) : sendPage(reply, 200, destinationSignInPage(hosted));
   });
 
   // The OAuth step: redirect to the platform's consent screen with a state bound to this handoff and a PKCE challenge.
