@@ -76,6 +76,33 @@ test('under a strict CSP (script-src and connect-src of the service only) the lo
   expect(violations).toEqual([]);
 });
 
+test('under the same strict CSP the core imports its optional linker script (an ES module) and the linker works', async ({
+  page,
+  traffic,
+  env,
+}) => {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/content security policy|csp-violation/i.test(message.text())) violations.push(message.text());
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      console.error(`csp-violation ${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+  const imported = page.waitForResponse((response) => response.url() === `${env.serviceOrigin}/loader-links.js`);
+  await page.goto(fixtureUrl('www', '/csp-linker.html?site=main&gclid=csp-link'));
+  await loaderReady(page, traffic);
+  // Fetched as a module: in CORS mode, which the service allows.
+  expect((await imported).headers()['access-control-allow-origin']).toBe('*');
+  const [request] = await Promise.all([
+    page.waitForRequest(/app\.example\.net/),
+    page.getByRole('link', { name: 'Start your trial' }).click(),
+  ]);
+  expect(new URL(request.url()).searchParams.get('_cnv'), 'the linker decorated the link').toBeTruthy();
+  expect(violations).toEqual([]);
+});
+
 test('a page that forbids inline scripts really blocks them (the CSP fixture is in force)', async ({ page }) => {
   // The control for the test above: the same policy refuses inline code, so "no violation" there means something.
   const violations: string[] = [];

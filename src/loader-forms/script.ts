@@ -1,5 +1,10 @@
-/** Entry of dist/loader-forms.js: hands the form detectors to the core loader through window.__service (see src/loader/optional.ts). */
-import { handOver } from '../loader/optional';
+/**
+ * Entry of dist/loader-forms.js, an ES module the core imports (see src/loader/optional.ts): its default export runs
+ * the form detectors, guarded so an error in them never reaches the core or the page.
+ */
+import { guard } from '../loader/guard';
+import type { OptionalExports } from '../loader/optional';
 import { formsRunner } from './submissions';
 
-handOver('forms', formsRunner());
+const forms: OptionalExports['forms'] = guard(formsRunner());
+export default forms;

@@ -14,8 +14,6 @@ export interface Service {
   captureSaasSignupIntent?(): Promise<string | null>;
   /** The visitor's consent choice: true starts the loader, anything else stops it and deletes its cookies. */
   consent?(granted: boolean): void;
-  /** Internal: the hook through which an optional script (loader-links.js, loader-forms.js) hands itself to the core. */
-  _x?(name: string, exports: unknown): void;
 }
 
 type ServiceWindow = { [SERVICE_GLOBAL]?: unknown };

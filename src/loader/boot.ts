@@ -108,7 +108,7 @@ export function boot(): void {
       write(CORRELATION_COOKIE, '', 0);
     }),
   });
-  const load = optionalScripts(service, install.api);
+  const load = optionalScripts(install.api);
 
   watchNavigation(() => {
     const next = readTouch(location.href);

@@ -6,9 +6,12 @@ import { shrink } from './shrink';
 /** Largest touch kept, in characters of its URL-encoded JSON: it must fit a cookie (4096 bytes with the name). */
 export const TOUCH_MAX = 3800;
 
-/** A signal value as stored: trimmed and capped at SIGNAL_VALUE_MAX characters. */
+/**
+ * A signal value as stored: trimmed and capped at SIGNAL_VALUE_MAX characters (UTF-16 code units, as the collector
+ * counts them) without splitting a surrogate pair: a high surrogate the cap left alone at the end goes too.
+ */
 export function cleanValue(value: string): string {
-  return value.trim().slice(0, SIGNAL_VALUE_MAX);
+  return value.trim().slice(0, SIGNAL_VALUE_MAX).replace(/[\ud800-\udbff]$/, '');
 }
 
 /** A URL without its query and fragment, capped like a signal value: what remains when its details must go. */

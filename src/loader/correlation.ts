@@ -2,11 +2,11 @@
 import { CORRELATION_COOKIE, isCorrelationToken } from '../protocol/cookies';
 import type { WriteCookie } from './loader-cookies';
 import { randomId } from './random-id';
-import { readCookie } from './read-cookie';
+import { readCookies } from './read-cookie';
 
 /** The still-valid token in the correlation cookie, or undefined. */
 export function currentToken(): string | undefined {
-  const current = readCookie(CORRELATION_COOKIE);
+  const current = readCookies()[CORRELATION_COOKIE];
   return isCorrelationToken(current) ? current : undefined;
 }
 

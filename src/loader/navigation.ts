@@ -2,8 +2,9 @@
 import { guard } from './guard';
 import { notifyAfter } from './notify-after';
 
-/** Calls onNavigate after every history.pushState and on popstate (a replaceState keeps the page it replaces). */
+/** Calls onNavigate (guarded) after every history.pushState and on popstate (a replaceState keeps the page it replaces). */
 export function watchNavigation(onNavigate: () => void): void {
-  notifyAfter(history, 'pushState', onNavigate);
-  addEventListener('popstate', guard(onNavigate));
+  const notify = guard(onNavigate);
+  notifyAfter(history, 'pushState', notify);
+  addEventListener('popstate', notify);
 }

@@ -4,17 +4,14 @@
  * nothing for it: `/loader-links.js` for a tag with data-linker or data-url-passthrough, `/loader-forms.js` for a
  * config whose `forms` is not empty.
  *
- * The hook between them, on window.__service (the loader's only global): before fetching one, the core sets
- * `__service._x(name, exports)`; the optional script, an IIFE, calls it once as it runs (handOver below); the core
- * takes the exports at the script element's load event, which a browser fires after running the script. A script that
- * fails to load, or that runs without the core, hands nothing over: its feature stays off and nothing throws. The core
- * starts what it receives with the little of its state the script may use (see OptionalExports); what a script hands
- * over is guarded (handOver), so it never throws into the core.
+ * Each is an ES module whose default export is the function that starts it (OptionalExports), guarded by the module
+ * itself so it never throws into the core; the core imports it with the browser's module loader (no hook on
+ * window.__service, no script element to watch). A script that fails to load leaves its feature off and throws
+ * nothing. The core starts what it receives with the little of its state the script may use.
  */
 import type { CollectorEndpoint, FormWatch, SiteConfig, Touch } from '../protocol/collector';
-import { optionalScriptPath, SERVICE_GLOBAL, type OptionalScript } from '../protocol/install';
-import type { Service } from './api';
-import { guard } from './guard';
+import { optionalScriptPath, type OptionalScript } from '../protocol/install';
+import { importModule } from './import-module';
 import type { Carried } from './linker';
 import type { Install } from './script-tag';
 
@@ -24,7 +21,7 @@ import type { Install } from './script-tag';
  */
 export type Send = (endpoint: CollectorEndpoint, body: object) => void;
 
-/** What each optional script hands over: the function that starts it. */
+/** Each optional script's default export: the function that starts it (undefined when it failed: it is guarded). */
 export interface OptionalExports {
   /**
    * Starts carrying the click along followed links, given the install, the config and the core's view of the page
@@ -39,42 +36,26 @@ export interface OptionalExports {
     touch: () => Touch | null,
     landing: () => Touch | null,
     token: () => string | undefined,
-  ) => Carried | null;
+  ) => Carried | null | undefined;
   /**
    * Runs the detectors of the config's forms while `on` (each submission sent with send) and stops them otherwise;
    * the core calls it after every change of consent, so it starts or stops only when `on` changed.
    */
-  forms: (on: boolean, watches: FormWatch[], send: Send) => void;
+  forms: (on: boolean, watches: FormWatch[], send: Send) => void | undefined;
 }
 
 /** Loads one optional script and resolves what it handed over, or undefined when it did not load. */
 export type LoadOptional = <K extends OptionalScript>(name: K) => Promise<OptionalExports[K] | undefined>;
 
 /**
- * Sets the hook on the loader's service object and returns the loader of optional scripts, each fetched from the
- * service base URL (`api`) like the config, at `/loader-<name>.js` beside `/loader.js`: a script element with a src,
- * allowed by any CSP that allows the loader.
+ * Returns the loader of optional scripts, each an ES module fetched with import() from the service base URL (`api`)
+ * like the config, at `/loader-<name>.js` beside `/loader.js`: it resolves the module's default export, or undefined
+ * when the script did not load (a network error, a CSP refusal) or does not export one.
  */
-export function optionalScripts(service: Service, api: string): LoadOptional {
-  const handed: Record<string, unknown> = {};
-  service._x = (name, exports) => (handed[name] = exports);
+export function optionalScripts(api: string): LoadOptional {
   return ((name: OptionalScript) =>
-    new Promise((resolve) => {
-      const script = document.createElement('script');
-      script.src = new URL(optionalScriptPath(name), api).href;
-      script.onload = script.onerror = () => resolve(handed[name] as never);
-      document.head.append(script);
-    })) as LoadOptional;
-}
-
-/**
- * Run by an optional script as it loads: hands its exports to the core through window.__service._x, guarded, so the
- * core may call them without a try of its own (an error in an optional script never reaches the page or the core).
- */
-export function handOver<K extends OptionalScript>(name: K, exports: OptionalExports[K]): void {
-  try {
-    (window as { [SERVICE_GLOBAL]?: Service })[SERVICE_GLOBAL]!._x!(name, guard(exports as (...args: never[]) => unknown));
-  } catch {
-    // No core on this page (the script was loaded on its own): nothing to hand over to.
-  }
+    importModule(new URL(optionalScriptPath(name), api).href).then(
+      (module) => module.default,
+      () => undefined,
+    )) as LoadOptional;
 }

@@ -2,13 +2,14 @@
 import type { Snapshot } from '../protocol/collector';
 import { PLATFORM_COOKIES } from '../protocol/signals';
 import { cleanValue } from './click-signals';
-import { readCookie } from './read-cookie';
+import { readCookies } from './read-cookie';
 
 /** The platform cookies present on the page, values as the platform wrote them, trimmed and capped like URL signals. */
 export function readPlatformCookies(): Snapshot['cookies'] {
   const found: Snapshot['cookies'] = {};
+  const jar = readCookies();
   for (const name of PLATFORM_COOKIES) {
-    const value = cleanValue(readCookie(name) || '');
+    const value = cleanValue(jar[name] || '');
     if (value) found[name] = value;
   }
   return found;

@@ -1,20 +1,15 @@
-/**
- * Reading cookies through js-cookie (the design card's cookie layer), values as the browser holds them: platform
- * cookies are passed on as their platform wrote them, and the loader decodes its own where it reads them.
- */
+/** Reading cookies through js-cookie (the design card's cookie layer). */
 import Cookies from 'js-cookie';
 
-/** js-cookie with a reader that keeps values raw (its default decodes %XX sequences). */
-const rawCookies = Cookies.withConverter<string>({ read: (value) => value });
-
 /**
- * A cookie's raw value (first of a repeated name, as the browser orders them), or undefined when absent or unreadable:
- * private modes and blocked storage make document.cookie throw.
+ * The page's cookies by name (the first of a repeated name, as the browser orders them), each value decoded by
+ * js-cookie (%XX sequences; a cookie that does not decode is left out); {} when cookies are unreadable: private modes
+ * and blocked storage make document.cookie throw. One read of document.cookie serves every cookie a caller needs.
  */
-export function readCookie(name: string): string | undefined {
+export function readCookies(): Record<string, string> {
   try {
-    return rawCookies.get(name);
+    return Cookies.get();
   } catch {
-    return undefined;
+    return {};
   }
 }

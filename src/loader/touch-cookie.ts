@@ -3,7 +3,7 @@ import type { Touch } from '../protocol/collector';
 import { CLICK_COOKIE, CLICK_COOKIE_DAYS } from '../protocol/cookies';
 import { isAdTouch } from './click-signals';
 import type { WriteCookie } from './loader-cookies';
-import { readCookie } from './read-cookie';
+import { readCookies } from './read-cookie';
 
 /**
  * Which of the stored touch and a fresh one to keep. An ad touch (any click id) beats a touch without one, whatever
@@ -24,7 +24,7 @@ export function storeTouch(touch: Touch, write: WriteCookie): void {
 /** The stored touch; undefined when there is none or it does not parse (the collector validates its shape). */
 export function storedTouch(): Touch | undefined {
   try {
-    return JSON.parse(decodeURIComponent(readCookie(CLICK_COOKIE)!));
+    return JSON.parse(readCookies()[CLICK_COOKIE]!);
   } catch {
     return undefined;
   }

@@ -36,6 +36,15 @@ describe('click signals of the page URL', () => {
     expect(touch.utm.utm_term).toHaveLength(SIGNAL_VALUE_MAX);
   });
 
+  test('the cap never splits a surrogate pair: an emoji the cap would cut in half goes whole', () => {
+    // 499 characters, then an emoji (two UTF-16 code units) across the 500th: the value keeps 499.
+    const value = `${'x'.repeat(SIGNAL_VALUE_MAX - 1)}\u{1F600}tail`;
+    const touch = touchAt(`https://www.example.com/?utm_content=${encodeURIComponent(value)}&gclid=${encodeURIComponent(`${'g'.repeat(SIGNAL_VALUE_MAX - 2)}\u{1F600}`)}`)!;
+    expect(touch.utm.utm_content).toBe('x'.repeat(SIGNAL_VALUE_MAX - 1));
+    expect(touch.click_ids.gclid, 'a pair that fits is kept').toBe(`${'g'.repeat(SIGNAL_VALUE_MAX - 2)}\u{1F600}`);
+    expect(touch.utm.utm_content).not.toMatch(/[\ud800-\udfff]/);
+  });
+
   test('empty values are skipped and the first of a repeated key wins', () => {
     const touch = touchAt('https://www.example.com/?gclid=&gclid=first&GCLID=second&utm_medium=%20')!;
     expect(touch.click_ids).toEqual({ gclid: 'first' });

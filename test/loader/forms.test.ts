@@ -149,8 +149,9 @@ describe('when the forms script is not fetched', () => {
     form.requestSubmit();
     expect(page.scripts).toEqual([]);
     service()!.consent!(true);
-    await Promise.resolve();
     expect(page.scripts).toEqual([formsScript]);
+    // The module arrives asynchronously, as in a browser; its detectors start once it has.
+    await new Promise((resolve) => setTimeout(resolve));
     form.requestSubmit();
     await page.flush();
     expect(page.beacons.map((b) => b.url)).toEqual([formSubmissionsUrl]);

@@ -2,11 +2,11 @@
 import { vi } from 'vitest';
 import type { Snapshot } from '../../src/protocol/collector';
 import type { Service } from '../../src/loader/api';
-import { startLinks } from '../../src/loader/links';
-import { handOver } from '../../src/loader/optional';
-import { formsRunner } from '../../src/loader-forms/submissions';
 import { cookieDomainOf } from '../../src/server/collector/cookie-domain';
 import { installCookieJar, type CookieJar } from './cookie-jar';
+import { optionalModules, type OptionalScriptReply } from './optional-modules';
+
+export type { OptionalScriptReply };
 
 export const SERVICE = 'https://cnv.test';
 export const SITE_KEY = 'site_key_1';
@@ -14,16 +14,9 @@ export const SITE_KEY = 'site_key_1';
 /** What the mocked GET …/config answers: a config body, a 404, or a network error. */
 export type ConfigReply = Record<string, unknown> | 404 | 'network-error';
 
-/**
- * What happens to an optional script the loader appends (loader-links.js, loader-forms.js): `run` as a browser would
- * (the script runs, hands itself over, then its load event fires), `fail` (its error event fires: a network error or a
- * CSP refusal), or `hang` (it never arrives).
- */
-export type OptionalScriptReply = 'run' | 'fail' | 'hang';
-
 export interface Page {
   jar: CookieJar;
-  /** The URLs of the optional scripts the loader appended, in order. */
+  /** The URLs of the optional scripts the loader imported, in order. */
   scripts: string[];
   fetch: ReturnType<typeof vi.fn>;
   /** Snapshots posted through sendBeacon (or the fetch fallback), parsed, with their URL and the content type sent. */
@@ -43,12 +36,6 @@ export const configFor = (domain: string | null, extra: Record<string, unknown> 
   forms: [],
   ...extra,
 });
-
-/** What each optional script's entry (src/loader/links-script.ts, src/loader-forms/script.ts) does as it runs. */
-const OPTIONAL_ENTRIES: Record<string, () => void> = {
-  'loader-links.js': () => handOver('links', startLinks),
-  'loader-forms.js': () => handOver('forms', formsRunner()),
-};
 
 const added: [EventTarget, string, EventListenerOrEventListenerObject, unknown][] = [];
 const originalPushState = history.pushState;
@@ -84,17 +71,9 @@ export function preparePage(
 ): Page {
   setUrl(url);
   if (tag) addScript(`${SERVICE}/loader.js`, tag);
-  // The optional scripts the loader appends to the head: recorded, and run (or failed) as a browser would.
-  const scripts: string[] = [];
-  const append = document.head.append.bind(document.head);
-  vi.spyOn(document.head, 'append').mockImplementation((...nodes: (Node | string)[]) => {
-    const script = nodes[0] as HTMLScriptElement;
-    const entry = script instanceof HTMLScriptElement ? OPTIONAL_ENTRIES[new URL(script.src).pathname.slice(1)] : undefined;
-    if (!entry) return append(...nodes);
-    scripts.push(script.src);
-    if (optional === 'run') entry();
-    if (optional !== 'hang') (optional === 'run' ? script.onload : script.onerror)!.call(script, new Event(optional === 'run' ? 'load' : 'error'));
-  });
+  // The optional scripts the loader imports: recorded, and loaded (or failed) as a browser would.
+  const scripts: string[] = (optionalModules.imported = []);
+  optionalModules.reply = optional;
   for (const target of [document, window]) {
     const original = target.addEventListener.bind(target);
     vi.spyOn(target, 'addEventListener').mockImplementation((type, listener, options) => {

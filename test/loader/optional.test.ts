@@ -1,66 +1,38 @@
 // @vitest-environment happy-dom
-/** The hook between the core and its optional scripts (src/loader/optional.ts), and when the core fetches them. */
-import { afterEach, describe, expect, test, vi } from 'vitest';
+/** How the core imports its optional scripts (src/loader/optional.ts), and when it fetches them. */
+import { afterEach, describe, expect, test } from 'vitest';
 import type { Service } from '../../src/loader/api';
 import { boot } from '../../src/loader/boot';
-import { handOver, optionalScripts } from '../../src/loader/optional';
+import { optionalScripts } from '../../src/loader/optional';
 import { addSignupForm, configFor, preparePage, resetPage, service, SERVICE, SITE_KEY } from './harness';
+import { optionalModules } from './optional-modules';
 
 afterEach(resetPage);
 
-describe('the hook', () => {
-  test('appends a script element fetching /loader-<name>.js from the service, and resolves what the script handed over', async () => {
-    const svc: Service = {};
-    const appended: HTMLScriptElement[] = [];
-    vi.spyOn(document.head, 'append').mockImplementation((node) => void appended.push(node as HTMLScriptElement));
-    const load = optionalScripts(svc, 'https://cnv.test/loader.js?site_key=k');
-    const loaded = load('forms');
-    expect(appended.map((s) => s.src)).toEqual(['https://cnv.test/loader-forms.js']);
-    const run = () => {};
-    svc._x!('forms', run);
-    appended[0]!.onload!.call(appended[0]!, new Event('load'));
-    expect(await loaded).toBe(run);
+describe('importing an optional script', () => {
+  test('imports /loader-<name>.js from the service base URL and resolves its default export', async () => {
+    preparePage('https://www.example.com/', configFor('https://example.com'), null);
+    const load = optionalScripts('https://cnv.test/loader.js?site_key=k');
+    const forms = await load('forms');
+    expect(optionalModules.imported).toEqual(['https://cnv.test/loader-forms.js']);
+    expect(forms).toEqual(expect.any(Function));
   });
 
-  test('a script that fails to load, or loads without handing anything over, resolves undefined', async () => {
-    const svc: Service = {};
-    const appended: HTMLScriptElement[] = [];
-    vi.spyOn(document.head, 'append').mockImplementation((node) => void appended.push(node as HTMLScriptElement));
-    const load = optionalScripts(svc, 'https://cnv.test');
-    const failed = load('links');
-    appended[0]!.onerror!.call(appended[0]!, new Event('error'));
-    expect(await failed).toBeUndefined();
-    const silent = load('forms');
-    appended[1]!.onload!.call(appended[1]!, new Event('load'));
-    expect(await silent).toBeUndefined();
-  });
-
-  test('handOver passes the exports guarded: an error inside an optional script never reaches the core', () => {
-    let handed: unknown;
-    (window as unknown as { __service: Service }).__service = { _x: (_name, exports) => (handed = exports) };
-    handOver('forms', () => {
-      throw new Error('a bug in the forms script');
-    });
-    expect(() => (handed as () => void)()).not.toThrow();
-  });
-
-  test('handOver without the core on the page (the script loaded on its own) does nothing and throws nothing', () => {
-    expect(() => handOver('links', () => null)).not.toThrow();
-    (window as unknown as { __service: unknown }).__service = { q: [] };
-    expect(() => handOver('links', () => null)).not.toThrow();
+  test('a script that fails to load resolves undefined: its feature stays off and nothing throws', async () => {
+    preparePage('https://www.example.com/', configFor('https://example.com'), null, 'fail');
+    await expect(optionalScripts('https://cnv.test')('links')).resolves.toBeUndefined();
   });
 
   test.each([
     ['links', '../../src/loader/links-script'],
     ['forms', '../../src/loader-forms/script'],
-  ])('the %s script, as it runs, hands one function to __service._x and defines nothing else', async (name, entry) => {
-    const _x = vi.fn();
-    (window as unknown as { __service: Service }).__service = { _x };
+  ])('the %s script is a module whose default export is guarded, and which defines nothing on window', async (_name, entry) => {
     const before = Object.keys(window);
-    await import(entry);
-    expect(_x).toHaveBeenCalledOnce();
-    expect(_x).toHaveBeenCalledWith(name, expect.any(Function));
+    const module = (await import(entry)) as { default: (...args: unknown[]) => unknown };
     expect(Object.keys(window)).toEqual(before);
+    // Called with nothing it expects, the function fails inside; the error never reaches the caller.
+    expect(() => module.default()).not.toThrow();
+    expect(module.default()).toBeUndefined();
   });
 });
 

@@ -12,7 +12,7 @@ describe('GET /loader.js and the optional scripts', () => {
   let dir: string;
   let app: FastifyInstance;
   const script = '(()=>{window.__service=window.__service||{}})();\n//# sourceMappingURL=loader.js.map\n';
-  const optional = (name: string) => `(()=>{window.__service._x(${JSON.stringify(name)},()=>{})})();\n`;
+  const optional = (name: string) => `const ${name}=()=>{};export{${name} as default};\n`;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cnv-loader-'));
