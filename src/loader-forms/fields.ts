@@ -3,7 +3,7 @@
  * reports. Only visible text-like inputs are read: never password, hidden or file inputs (nor checkboxes, selects or
  * textareas), whatever their names say.
  */
-import { capValue } from './cap';
+import { cleanValue } from '../loader/click-signals';
 import type { DetectedFields } from './types';
 
 /** What an input holds: one identity field, or a whole name to split into first and last. */
@@ -69,7 +69,7 @@ function collect(pairs: Iterable<[Kind | null, unknown]>): DetectedFields {
     const value = raw.trim();
     if (value === '') continue;
     if (kind === 'full_name') fullName ??= value;
-    else fields[kind] ??= capValue(value);
+    else fields[kind] ??= cleanValue(value);
   }
   if (fullName !== undefined) {
     // A single name field: the first word is the first name, the rest the last name ("Ada King Lovelace" →
@@ -77,8 +77,8 @@ function collect(pairs: Iterable<[Kind | null, unknown]>): DetectedFields {
     // No array rest pattern here: Safari before 14.1 implements `[first, ...rest] =` wrongly (build.mjs).
     const words = fullName.split(/\s+/);
     const first = words.shift();
-    if (!fields.first_name && first) fields.first_name = capValue(first);
-    if (!fields.last_name && words.length > 0) fields.last_name = capValue(words.join(' '));
+    if (!fields.first_name && first) fields.first_name = cleanValue(first);
+    if (!fields.last_name && words.length > 0) fields.last_name = cleanValue(words.join(' '));
   }
   return fields;
 }

@@ -4,7 +4,7 @@
  * when the config's `forms` is not empty.
  */
 import { isFormIntegration, type FormIntegration } from '../protocol/forms';
-import { capValue } from './cap';
+import { cleanValue } from '../loader/click-signals';
 import { calendly } from './calendly';
 import { contactForm7 } from './contact-form-7';
 import { elementor } from './elementor';
@@ -48,7 +48,7 @@ export function startFormDetectors(
       doc,
       win,
       report: guard((formId, fields) => {
-        const id = formId === null || formId === undefined || formId === '' ? null : capValue(String(formId));
+        const id = formId === null || formId === undefined ? null : cleanValue(String(formId)) || null;
         report({ integration, form_id: id, fields });
       }),
     });

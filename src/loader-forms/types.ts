@@ -1,7 +1,7 @@
 /** The shapes the form detectors share. */
 import type { FormField, FormIntegration } from '../protocol/forms';
 
-/** Identity fields a detector read, each a non-empty trimmed string capped at FORM_VALUE_MAX. */
+/** Identity fields a detector read, each a non-empty trimmed string capped like every value the loader sends (cleanValue: SIGNAL_VALUE_MAX, below the service's MAX_IDENTITY_FIELD_LENGTH). */
 export type DetectedFields = Partial<Record<FormField, string>>;
 
 /** One successful submission of a form tool, handed to the core loader (which adds touch, consent and sends it). */

@@ -19,12 +19,6 @@ export type FormField = IdentityField;
 /** Identity fields read from the form, raw (the service normalises and hashes them per destination). */
 export type FormFields = Partial<Record<FormField, string | null>>;
 
-/**
- * Longest field value or form id the loader sends, in UTF-16 code units (cut without splitting a surrogate pair).
- * Below the service's MAX_IDENTITY_FIELD_LENGTH, so a capped value is always accepted.
- */
-export const FORM_VALUE_MAX = 500;
-
 /** The body of `POST /collect/v1/sites/{site_key}/form-submissions` (text/plain JSON, like snapshots). */
 export interface FormSubmissionPayload {
   /** 22 base64url characters (16 random bytes); the service deduplicates on it. */

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test } from 'vitest';
-import { capValue } from '../../src/loader-forms/cap';
+import { cleanValue } from '../../src/loader/click-signals';
 import { fieldsFromPairs, readFields } from '../../src/loader-forms/fields';
 import { render, resetPage } from './page';
 
@@ -84,19 +84,19 @@ describe('identity fields from reported name/value pairs', () => {
   });
 });
 
-describe('capping a value', () => {
+describe('capping a value (cleanValue, shared with the core)', () => {
   test('keeps values of up to 500 UTF-16 units whole', () => {
-    expect(capValue('a'.repeat(500))).toBe('a'.repeat(500));
+    expect(cleanValue('a'.repeat(500))).toBe('a'.repeat(500));
   });
 
   test('cuts longer values at 500 units', () => {
-    expect(capValue('a'.repeat(600))).toBe('a'.repeat(500));
+    expect(cleanValue('a'.repeat(600))).toBe('a'.repeat(500));
   });
 
   test('never splits a surrogate pair at the cut', () => {
     const value = 'a'.repeat(499) + '😀' + 'b';
-    expect(capValue(value)).toBe('a'.repeat(499));
-    expect(capValue('a'.repeat(498) + '😀' + 'b')).toBe('a'.repeat(498) + '😀');
+    expect(cleanValue(value)).toBe('a'.repeat(499));
+    expect(cleanValue('a'.repeat(498) + '😀' + 'b')).toBe('a'.repeat(498) + '😀');
   });
 
   test('caps what a form reports', () => {
