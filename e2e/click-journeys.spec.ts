@@ -6,7 +6,8 @@
  */
 import { CLICK_COOKIE, CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../src/protocol/cookies';
 import { expectCollectorRequests, snapshotBody, type CollectorCall } from './support/collector-traffic';
-import { fixtureOrigin, fixtureUrl } from './support/env';
+import { readCorrelationToken } from '../src/client';
+import { fixtureOrigin, fixtureUrl, secureFixtureUrl } from './support/env';
 import { recordedRequests, storedSnapshot } from './support/fixture-server';
 import { captureIntent, cookieNamed, expect, expectNoNewGlobals, expectSnapshotStored, giveConsent, loaderReady, test } from './support/test';
 import type { Page } from '@playwright/test';
@@ -129,13 +130,60 @@ test('4. an SSO callback posted cross-site: the token travels in the state and r
   const callback = (await recordedRequests(env.fixtureControl)).filter((r) => r.path === '/api/sso/callback' && r.body.includes(token));
   expect(callback).toHaveLength(1);
   // On http the cookie is SameSite=Lax, so this cross-site POST carries no cookie: the state is what the backend hands
-  // to the client (`correlationToken`). On https the loader writes SameSite=None; Secure and the cookie arrives too
-  // (checked in the loader's unit tests: this loopback setup serves http only).
+  // to the client (`correlationToken`). On https the loader writes SameSite=None; Secure and the cookie arrives too:
+  // journey 4b below.
   expect(callback[0]!.method).toBe('POST');
   expect(callback[0]!.cookie).not.toContain(CORRELATION_COOKIE);
   expect(await storedClickIds(env, call)).toEqual({ gclid: 'J4-sso' });
   // The backend reports with the token the state carried.
   await expectUploadedGclid(env, 'main', token, 'J4-sso');
+});
+
+test.describe('over https', () => {
+  // The fixture site and the service (behind its TLS proxy) with a throwaway self-signed certificate: see global-setup.ts.
+  test.use({ overHttps: true, ignoreHTTPSErrors: true });
+
+  test('4b. an SSO callback posted cross-site over https: the SameSite=None; Secure cookie arrives with it and the backend reads the token there', async ({
+    page,
+    traffic,
+    env,
+  }) => {
+    const port = env.https.fixturePort;
+    await page.goto(secureFixtureUrl('www', '/landing.html?site=secure&gclid=J4b-sso'));
+    await loaderReady(page, traffic);
+    expect(await page.evaluate(() => window.isSecureContext), 'the accepted certificate still makes a secure context').toBe(true);
+    await page.goto(secureFixtureUrl('www', '/sso-start.html?site=secure'));
+    await loaderReady(page, traffic);
+    const since = traffic.calls.length;
+    await Promise.all([page.waitForURL(/sso-idp\.html/), page.getByRole('button', { name: /identity provider/ }).click()]);
+    const { body, call } = await traffic.waitForSnapshot(since);
+    const token = body.correlation_token;
+    expect(call.url.origin, 'the snapshot went to the service over https').toBe(env.https.serviceOrigin);
+    expect(page.url()).toBe(`https://idp.example.net:${port}/sso-idp.html?state=${token}`);
+    expect(await cookieNamed(page.context(), CORRELATION_COOKIE), 'what the loader wrote on the https page').toMatchObject({
+      value: token,
+      domain: '.example.com',
+      path: '/',
+      sameSite: 'None',
+      secure: true,
+      httpOnly: false,
+    });
+
+    // The identity provider (another site, https too) posts its answer to the app's callback.
+    await Promise.all([page.waitForURL(/\/api\/sso\/callback$/), page.getByRole('button', { name: 'Return to the app' }).click()]);
+    const callback = (await recordedRequests(env.fixtureControl)).filter((r) => r.path === '/api/sso/callback' && r.body.includes(token));
+    expect(callback).toHaveLength(1);
+    expect(callback[0]).toMatchObject({ method: 'POST', scheme: 'https', host: `www.example.com:${port}` });
+    // SameSite=None: the cross-site POST carries the cookie, so the backend needs no state to find the token.
+    expect(callback[0]!.cookie).toContain(`${CORRELATION_COOKIE}=${token}`);
+    expect(readCorrelationToken(callback[0]!.cookie), 'the token the client reads from the callback Cookie header').toBe(token);
+    expect(await storedClickIds(env, call)).toEqual({ gclid: 'J4b-sso' });
+    // The backend hands the client the Cookie header of the callback; the client reads the token from it.
+    expect(await reportAndAwaitUpload(env, 'secure', { cookieHeader: callback[0]!.cookie }), 'the click id uploaded to Google Ads').toMatchObject({
+      clickIdKind: 'gclid',
+      clickId: 'J4b-sso',
+    });
+  });
 });
 
 test('5. a signup form inside a web component (open shadow root) is seen through the click composedPath()', async ({ page, traffic, env }) => {

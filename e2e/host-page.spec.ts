@@ -1,4 +1,5 @@
 /** The loader's promises to the host page: it never throws into it, and it runs under a strict CSP. */
+import type { Page } from '@playwright/test';
 import { CORRELATION_COOKIE } from '../src/protocol/cookies';
 import { expectCollectorRequests, snapshotBody } from './support/collector-traffic';
 import { fixtureUrl } from './support/env';
@@ -39,13 +40,8 @@ test('a page whose cookie and storage accessors throw gets no page error and a s
   await traffic.settle(page);
 });
 
-test('under a strict CSP (script-src and connect-src of the service only) the loader works without a violation', async ({
-  page,
-  context,
-  traffic,
-  env,
-  blankGlobals,
-}) => {
+/** Every CSP violation the page reports (its console, and securitypolicyviolation events), recorded from now on. */
+async function recordCspViolations(page: Page): Promise<string[]> {
   const violations: string[] = [];
   page.on('console', (message) => {
     if (/content security policy|csp-violation/i.test(message.text())) violations.push(message.text());
@@ -55,6 +51,17 @@ test('under a strict CSP (script-src and connect-src of the service only) the lo
       console.error(`csp-violation ${event.violatedDirective} ${event.blockedURI}`);
     });
   });
+  return violations;
+}
+
+test('under a strict CSP (script-src and connect-src of the service only) the loader works without a violation', async ({
+  page,
+  context,
+  traffic,
+  env,
+  blankGlobals,
+}) => {
+  const violations = await recordCspViolations(page);
 
   const response = await page.goto(fixtureUrl('www', '/csp.html?gclid=csp'));
   expect(response?.headers()['content-security-policy']).toBe(`script-src ${env.serviceOrigin}; connect-src ${env.serviceOrigin}`);
@@ -81,15 +88,7 @@ test('under the same strict CSP the core imports its optional linker script (an 
   traffic,
   env,
 }) => {
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    if (/content security policy|csp-violation/i.test(message.text())) violations.push(message.text());
-  });
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => {
-      console.error(`csp-violation ${event.violatedDirective} ${event.blockedURI}`);
-    });
-  });
+  const violations = await recordCspViolations(page);
   const imported = page.waitForResponse((response) => response.url() === `${env.serviceOrigin}/loader-links.js`);
   await page.goto(fixtureUrl('www', '/csp-linker.html?site=main&gclid=csp-link'));
   await loaderReady(page, traffic);

@@ -10,7 +10,7 @@ export interface E2ESite {
 }
 
 /** The names under which fixture pages pick a site (`?site=<name>`, default `main`). */
-export type SiteName = 'main' | 'nullDomain' | 'www' | 'noGpc' | 'linkerApp' | 'forms';
+export type SiteName = 'main' | 'nullDomain' | 'www' | 'noGpc' | 'linkerApp' | 'forms' | 'secure';
 
 /**
  * The live form-trigger flows of the `forms` site, all → Google Ads: one per integration (`byIntegration`; pageFilter
@@ -39,19 +39,27 @@ export interface E2EEnv {
   apiKey: string;
   /**
    * The sites with an API trigger source and a live flow (API trigger → Google Ads through the fake Google's Data
-   * Manager API): `main` and `linkerApp`.
+   * Manager API): `main`, `linkerApp` and `secure`.
    */
   webhooks: Partial<Record<SiteName, E2EWebhook>>;
   /** Origin under which pages reach the service, cross-site from the fixture site: `http://cnv.test:<port>`. */
   serviceOrigin: string;
   /** Port of the fixture site server; pages are served as http://{www,app}.example.com:<port> and http://www.evil.example.net:<port>. */
   fixturePort: number;
-  /** Loopback URL of the fixture server for the specs' own calls (its request record). */
+  /** Loopback URL of the fixture server for the specs' own calls (its request record, for both listeners). */
   fixtureControl: string;
+  /**
+   * The https side, for pages that need it (a `SameSite=None; Secure` cookie): the fixture site over https on
+   * `fixturePort` (https://{www,app}.example.com:<port>, https://idp.example.net:<port>), and the service behind a
+   * TLS-terminating proxy at `serviceOrigin` (https://cnv.test:<port>). The certificate is a throwaway self-signed
+   * one: a context that uses these needs `ignoreHTTPSErrors`.
+   */
+  https: { fixturePort: number; serviceOrigin: string };
   /**
    * The test sites: `noGpc` is like `main` with honor_gpc turned off; `linkerApp` is the app of `main` on another
    * registrable domain (`http://app.example.net:<port>`), for the cross-domain linker; `forms` is like `main` with the
-   * live form-trigger flows (`formFlows`), so the other specs on `main` see a config without forms.
+   * live form-trigger flows (`formFlows`), so the other specs on `main` see a config without forms; `secure` is
+   * `main` over https (`https://example.com:<https.fixturePort>`), with its own API trigger and live flow.
    */
   sites: Record<SiteName, E2ESite>;
   /** The form-trigger flows of the `forms` site (the site the form detector spec's pages pick with `?site=forms`). */
@@ -80,6 +88,11 @@ export type FixtureHost = keyof typeof FIXTURE_HOSTS;
 /** The URL of a fixture page under one of the fixture hosts, e.g. fixtureUrl('www', '/landing.html?gclid=abc'). */
 export function fixtureUrl(host: FixtureHost, pathAndQuery: string, env: E2EEnv = e2eEnv()): string {
   return `http://${FIXTURE_HOSTS[host]}:${env.fixturePort}${pathAndQuery}`;
+}
+
+/** The https URL of a fixture page (the fixture site's https listener), e.g. secureFixtureUrl('www', '/landing.html?site=secure'). */
+export function secureFixtureUrl(host: FixtureHost, pathAndQuery: string, env: E2EEnv = e2eEnv()): string {
+  return `https://${FIXTURE_HOSTS[host]}:${env.https.fixturePort}${pathAndQuery}`;
 }
 
 /** The origin of a fixture host. */

@@ -2,15 +2,23 @@
  * The customer's website for the browser tests: serves e2e/fixtures pages under any host name (the specs use
  * www.example.com, app.example.com and www.evil.example.net, all mapped to 127.0.0.1), fills in the service URL and
  * site keys, and records the signup requests the pages send so a spec can see which cookies reached the site's backend.
+ * With a certificate it serves the same pages over https too, on a second port, with one request record for both.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { readFile } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { Certificate } from './tls';
+
+/** The scheme a request arrived over. */
+export type FixtureScheme = 'http' | 'https';
 
 /** A request the site's backend received (a form post or a framework's fetch). */
 export interface RecordedRequest {
   method: string;
+  /** Whether it arrived on the http or the https listener. */
+  scheme: FixtureScheme;
   host: string;
   path: string;
   /** The Cookie header as received, '' when none. */
@@ -21,16 +29,23 @@ export interface RecordedRequest {
 export interface FixtureServerOptions {
   /** Folder of the fixture pages. */
   dir: string;
-  /** Template values: `{{NAME}}` in a page becomes values.NAME. `{{KEY}}` is the key of the site named by `?site=`. */
-  values: () => Record<string, string>;
+  /**
+   * Template values for a page served over `scheme`: `{{NAME}}` in a page becomes values.NAME. `{{KEY}}` is the key
+   * of the site named by `?site=`, `{{SCHEME}}` the scheme (for links to the other fixture hosts).
+   */
+  values: (scheme: FixtureScheme) => Record<string, string>;
   /** Site keys by name, for `{{KEY}}`; a page picks one with `?site=<name>`, default `main`. */
   siteKeys: () => Record<string, string>;
   /** Extra read-only JSON endpoints for the specs (reached over loopback), by path, e.g. what the service stored. */
   inspect?: Record<string, (query: URLSearchParams) => Promise<unknown>>;
+  /** When given, the pages are also served over https with this certificate (`securePort`). */
+  tls?: Certificate;
 }
 
 export interface FixtureServer {
   port: number;
+  /** The https listener's port, when started with a certificate. */
+  securePort?: number;
   close(): Promise<void>;
 }
 
@@ -75,7 +90,7 @@ function takeHeaders(page: string): { headers: Record<string, string>; html: str
 export async function startFixtureServer(options: FixtureServerOptions): Promise<FixtureServer> {
   const recorded: RecordedRequest[] = [];
 
-  async function servePage(url: URL, res: ServerResponse): Promise<void> {
+  async function servePage(url: URL, scheme: FixtureScheme, res: ServerResponse): Promise<void> {
     const file = normalize(url.pathname).replace(/^\/+/, '');
     if (!FIXTURE_PAGE.test(file)) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -94,12 +109,12 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
       res.writeHead(400, { 'content-type': 'text/plain' }).end(`no test site named '${siteName}'`);
       return;
     }
-    const { headers, html } = takeHeaders(fillTemplate(source, { ...options.values(), KEY: key }, file));
+    const { headers, html } = takeHeaders(fillTemplate(source, { ...options.values(scheme), SCHEME: scheme, KEY: key }, file));
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(html);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+  async function handle(scheme: FixtureScheme, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', `${scheme}://${req.headers.host ?? '127.0.0.1'}`);
     if (url.pathname === '/__recorded') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(recorded));
       return;
@@ -116,6 +131,7 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
     if (RECORDED_PATH.test(url.pathname)) {
       const entry: RecordedRequest = {
         method: req.method ?? 'GET',
+        scheme,
         host: req.headers.host ?? '',
         path: url.pathname + url.search,
         cookie: req.headers.cookie ?? '',
@@ -135,26 +151,47 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
       res.writeHead(405, { 'content-type': 'text/plain' }).end('method not allowed');
       return;
     }
-    await servePage(url, res);
+    await servePage(url, scheme, res);
   }
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+  const handler = (scheme: FixtureScheme) => (req: IncomingMessage, res: ServerResponse) => {
+    handle(scheme, req, res).catch((error: unknown) => {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error instanceof Error ? error.message : error));
     });
-  });
+  };
+  const servers: Server[] = [createServer(handler('http'))];
+  if (options.tls) servers.push(createHttpsServer(options.tls, handler('https')));
+  const ports: number[] = [];
+  try {
+    for (const server of servers) ports.push(await listen(server));
+  } catch (error) {
+    await Promise.all(servers.map(stop));
+    throw error;
+  }
+  return {
+    port: ports[0]!,
+    ...(ports[1] !== undefined ? { securePort: ports[1] } : {}),
+    close: async () => {
+      await Promise.all(servers.map(stop));
+    },
+  };
+}
+
+/** Listens on 127.0.0.1 (a free port) and returns the port. */
+async function listen(server: Server): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return (server.address() as AddressInfo).port;
+}
+
+function stop(server: Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
 }
 
 /** The signup requests the fixture site has received so far (read by the specs over loopback). */

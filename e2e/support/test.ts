@@ -11,6 +11,11 @@ import { e2eEnv, fixtureUrl, type E2EEnv } from './env';
 
 interface TestFixtures {
   env: E2EEnv;
+  /**
+   * Whether the test's pages reach the service over https (`env.https.serviceOrigin`, behind the TLS proxy), so
+   * `traffic` records that origin. Set with `test.use({ overHttps: true, ignoreHTTPSErrors: true })`.
+   */
+  overHttps: boolean;
   traffic: CollectorTraffic;
   /** Uncaught errors of any page of the test's context; the test fails if any occurred. */
   pageErrors: string[];
@@ -25,8 +30,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   env: async ({}, use) => {
     await use(e2eEnv());
   },
-  traffic: async ({ context, env }, use) => {
-    await use(await CollectorTraffic.attach(context, env.serviceOrigin));
+  overHttps: [false, { option: true }],
+  traffic: async ({ context, env, overHttps }, use) => {
+    await use(await CollectorTraffic.attach(context, overHttps ? env.https.serviceOrigin : env.serviceOrigin));
   },
   pageErrors: [
     async ({ context }, use) => {

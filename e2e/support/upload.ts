@@ -42,10 +42,15 @@ const UPLOAD_WAIT_MS = 15_000;
 const POLL_INTERVAL_MS = 100;
 
 /**
- * Reports a signup for `siteName` with `correlationToken` (a unique customer_event_id and email), waits until the
+ * Reports a signup for `siteName` (a unique customer_event_id and email) with the correlation token, given as the
+ * token itself or as the Cookie header the backend received (the client reads the token from it), waits until the
  * event is `completed` and returns the request the service sent to Google Ads.
  */
-export async function reportAndAwaitUpload(env: E2EEnv, siteName: SiteName, correlationToken: string): Promise<GoogleUploadRequest> {
+export async function reportAndAwaitUpload(
+  env: E2EEnv,
+  siteName: SiteName,
+  correlation: string | { cookieHeader: string },
+): Promise<GoogleUploadRequest> {
   const webhook = env.webhooks[siteName];
   if (!webhook) throw new Error(`site ${siteName} has no API trigger source in the browser tests' setup (see global-setup.ts)`);
   const unique = randomUUID();
@@ -59,7 +64,8 @@ export async function reportAndAwaitUpload(env: E2EEnv, siteName: SiteName, corr
     secret: webhook.secret,
     maxAttempts: 1,
   });
-  const result = await client.reportSignup({ correlationToken, customerEventId, email });
+  const token = typeof correlation === 'string' ? { correlationToken: correlation } : { cookieHeader: correlation.cookieHeader };
+  const result = await client.reportSignup({ ...token, customerEventId, email });
   if (!result.ok) throw new Error(`reportSignup for ${siteName} failed: ${JSON.stringify(result)}`);
 
   const deadline = Date.now() + UPLOAD_WAIT_MS;
