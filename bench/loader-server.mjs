@@ -24,12 +24,15 @@ export const HOSTS = {
 export const CNV_SITE_KEY = 'benchsitekey';
 export const SEGMENT_WRITE_KEY = 'benchWriteKey';
 
-/** Starts the server; `scripts` holds the code of cnv's loader and Plausible's tracker. Returns origins and page URLs. */
+/**
+ * Starts the server; `scripts` holds the code of cnv's loader, Plausible's tracker and Segment's standalone bundle (read
+ * at each request, so a script can be filled in after the server has started). Returns origins and page URLs.
+ */
 export async function startLoaderServer(scripts) {
   let port = 0;
   const origin = (host) => `http://${host}:${port}`;
-  // Network activity as the server sees it: Playwright's `networkidle` never settles on keepalive fetches (the
-  // beacons Plausible and Segment send), so idleness is judged here instead.
+  // Network activity as the server sees it (the benchmark enables no Network domain in the browser, and keepalive
+  // beacons, which Plausible and Segment send, would keep a browser-side idle check from settling).
   let inFlight = 0;
   let lastActivity = Date.now();
   /** Requests received, by path: a benchmark checks that each script's own request (config, pageview) really arrived. */
@@ -54,7 +57,7 @@ export async function startLoaderServer(scripts) {
     req.on('end', () => {
       if (req.method === 'OPTIONS') return send(204, CORS);
       let m;
-      if ((m = /^\/landing\/(control|cnv|plausible|segment)$/.exec(path))) return send(200, { 'content-type': 'text/html; charset=utf-8' }, page(m[1]));
+      if ((m = /^\/landing\/(cnv|plausible|segment)$/.exec(path))) return send(200, { 'content-type': 'text/html; charset=utf-8' }, page(m[1]));
       if (path === '/favicon.ico') return send(204, {});
       if (path === '/loader.js') return send(200, { 'content-type': JS }, scripts.cnv);
       if (path === `/collect/v1/sites/${CNV_SITE_KEY}/config`) {
@@ -77,7 +80,7 @@ export async function startLoaderServer(scripts) {
 
   const templates = {
     landing: readFileSync(join(pagesDir, 'landing.html'), 'utf8'),
-    heads: Object.fromEntries(['control', 'cnv', 'plausible', 'segment'].map((v) => [v, readFileSync(join(pagesDir, `head-${v}.html`), 'utf8')])),
+    heads: Object.fromEntries(['cnv', 'plausible', 'segment'].map((v) => [v, readFileSync(join(pagesDir, `head-${v}.html`), 'utf8')])),
   };
   function page(variant) {
     const values = {
@@ -113,6 +116,8 @@ export async function startLoaderServer(scripts) {
     origin,
     /** How many requests reached `path` so far. */
     hits: (path) => hits.get(path) ?? 0,
+    /** Every path requested so far (Segment's lazy chunks are found among them). */
+    paths: () => [...hits.keys()],
     /** The landing URL of a variant: an ad click (gclid and UTM), so every script reads a real landing. */
     pageUrl: (variant) => `${origin(HOSTS.page)}/landing/${variant}?gclid=bench-gclid-123&utm_source=google&utm_medium=cpc&utm_campaign=spring`,
     /** Resolves once no request has been open for `quietMs` (checked every 25 ms), or after `timeoutMs` anyway. */

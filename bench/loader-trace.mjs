@@ -1,34 +1,48 @@
 /**
- * The fair loader benchmark (issue 10): main-thread time of our loader beside Plausible's tracker, measured from a
- * Chromium trace.
+ * The loader benchmark (issue 2, made fair by issue 10): bytes and main-thread time of our loader beside Plausible's
+ * tracker and Segment's analytics.js, the time measured from a Chromium trace. It is the `loader` section of
+ * `npm run bench` (bench/run.mjs) and runs standalone too.
  *
  * Fair how:
  * - Chromium is launched with --disable-blink-features=AutomationControlled (navigator.webdriver false: Plausible sends
- *   nothing otherwise), and every load checks that Plausible's pageview (and our config request) really arrived.
+ *   nothing otherwise), and every load checks that the script's own request really arrived (our config request,
+ *   Plausible's pageview, Segment's page() call).
  * - Chromium is driven over a plain CDP pipe with only the Page, Emulation, Performance and Tracing domains: Playwright
  *   enables Runtime and Network, which make every fetch capture a stack and re-parse the script, a cost no visitor pays.
  * - The figure is the main-thread time, wall (`dur`) and CPU (`tdur`), that the trace's tasks spend running the script's
  *   code: evaluation, event and timer callbacks, promise callbacks after the config or fetch resolves, and lazy
- *   compiles (each page holds no code but the script under test). ScriptDuration (Performance.getMetrics) is printed
- *   beside it: it misses the work done after the config arrives.
- * - At least 15 rounds, interleaved (each round loads both, alternating which goes first), 4x CPU throttle, a fresh
- *   browser context per load. Medians, and the paired per-round differences with their spread.
+ *   compiles (each page holds no code but the script under test; Segment's page also holds Segment's own snippet).
+ *   ScriptDuration (Performance.getMetrics) is printed beside it: it misses the work done after the config arrives.
+ * - At least 15 rounds after one unmeasured warm-up round, interleaved (each round loads every script, the order
+ *   rotating from round to round), 4x CPU throttle, a fresh browser context per load. Medians, and the paired per-round
+ *   differences (cnv minus the other script in the same round) with their spread.
  *
- * Usage: node build.mjs --loader-only && node bench/loader-trace.mjs   (BENCH_LOADS=15 rounds)
+ * Usage: node build.mjs --loader-only && node bench/loader-trace.mjs   (BENCH_LOADS=15 rounds, at least 15)
+ *        node bench/run.mjs --only=loader                             (the same, inside the benchmark run)
  */
 import { spawn } from 'node:child_process';
-import { measure as measureBytes } from '../build.mjs';
-import { cnvLoaderCode, packageVersion, plausibleTrackerCode } from './loader-scripts.mjs';
+import { pathToFileURL } from 'node:url';
+import { LOADER_GZIP_BUDGET, LOADER_GZIP_TARGET, measure as measureBytes } from '../build.mjs';
+import { cnvLoaderCode, packageVersion, plausibleTrackerCode, segmentChunkSizes, segmentStandaloneCode } from './loader-scripts.mjs';
 import { CNV_SITE_KEY, HOSTS, startLoaderServer } from './loader-server.mjs';
 import { median, percentile } from './support/stats.mjs';
+import { formatTable, mark, num } from './support/table.mjs';
 import { importTs } from './support/ts-module.mjs';
 
-const ROUNDS = Math.max(15, Number(process.env.BENCH_LOADS ?? 15));
+/** The issue's minimum of measured rounds: fewer asked for are raised to it. */
+export const MIN_ROUNDS = 15;
 const CPU_THROTTLE = 4;
 const QUIET_MS = 500;
+/** How long a load may take to show its script's own request before it is measured anyway (and counted as not booted). */
+const BOOT_TIMEOUT_MS = 10_000;
+const VARIANTS = ['cnv', 'plausible', 'segment'];
+/** The scripts cnv is compared with, paired round by round. */
+const OTHERS = ['plausible', 'segment'];
+const CNV_CONFIG_PATH = `/collect/v1/sites/${CNV_SITE_KEY}/config`;
 const SCRIPTS = {
-  cnv: { label: 'cnv dist/loader.js', path: '/loader.js', booted: (server, before) => server.hits(`/collect/v1/sites/${CNV_SITE_KEY}/config`) > before.config },
-  plausible: { label: `Plausible ${packageVersion('@plausible-analytics/tracker')}`, path: '/js/plausible.js', booted: (server, before) => server.hits('/api/event') > before.event },
+  cnv: { label: 'cnv dist/loader.js', name: 'cnv', bootPath: CNV_CONFIG_PATH },
+  plausible: { label: `Plausible tracker ${packageVersion('@plausible-analytics/tracker')}`, name: 'Plausible', bootPath: '/api/event' },
+  segment: { label: `Segment analytics-next ${packageVersion('@segment/analytics-next')}`, name: 'Segment', bootPath: '/v1/p' },
 };
 const TRACE_CATEGORIES = [
   'toplevel',
@@ -48,6 +62,15 @@ function cdpOverPipe(child) {
   const pending = new Map();
   const listeners = new Set();
   let buffer = '';
+  // A browser that exits (or crashes) fails what is still waiting, instead of leaving the benchmark hanging.
+  const failAll = (why) => {
+    for (const { reject, method } of pending.values()) reject(new Error(`${method}: ${why}`));
+    pending.clear();
+  };
+  child.on('exit', (code, signal) => failAll(`Chromium exited (${signal ?? code})`));
+  child.on('error', (error) => failAll(`Chromium could not start (${error.message})`));
+  toBrowser.on('error', (error) => failAll(`pipe to Chromium: ${error.message}`));
+  fromBrowser.on('error', (error) => failAll(`pipe from Chromium: ${error.message}`));
   fromBrowser.on('data', (chunk) => {
     buffer += chunk.toString('utf8');
     let end;
@@ -92,9 +115,21 @@ async function launch() {
   const executable = chromiumExecutable() ?? (await import('@playwright/test')).chromium.executablePath();
   const args = [...CHROMIUM_ARGS, '--headless=new', '--disable-blink-features=AutomationControlled', '--remote-debugging-pipe', 'about:blank'];
   const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   const cdp = cdpOverPipe(child);
-  const { product } = await cdp.send('Browser.getVersion');
-  return { cdp, product, close: () => child.kill() };
+  const { product } = await cdp.send('Browser.getVersion').catch((error) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  /** Asks Chromium to close (so it ends its own renderers), and kills it if it has not exited within 5 s. */
+  const close = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    cdp.send('Browser.close').catch(() => {});
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { cdp, product, executable, close };
 }
 
 /** Trace events that mean V8 runs (or compiles to run) JavaScript inside a task. */
@@ -142,6 +177,27 @@ export function scriptTaskTime(events) {
   return { wall, cpu, tasks };
 }
 
+/**
+ * The spread of paired differences (one per round): median, quartiles (nearest rank), extremes, and in how many rounds
+ * the difference was negative (cnv cheaper). NaN figures and 0 counts when there are none.
+ */
+export function summarizeDifferences(differences) {
+  return {
+    median: median(differences),
+    p25: percentile(differences, 25),
+    p75: percentile(differences, 75),
+    min: differences.length ? Math.min(...differences) : Number.NaN,
+    max: differences.length ? Math.max(...differences) : Number.NaN,
+    cnv_cheaper: differences.filter((d) => d < 0).length,
+    rounds: differences.length,
+  };
+}
+
+/** The order of the scripts in a round: rotated each round, so no script always runs first or last. */
+export function roundOrder(variants, round) {
+  return variants.map((_, i) => variants[(i + round) % variants.length]);
+}
+
 /** One load of a variant in a fresh browser context, traced; its figures and whether the script fully booted. */
 async function traceLoad(cdp, server, variant) {
   const { browserContextId } = await cdp.send('Target.createBrowserContext');
@@ -155,13 +211,16 @@ async function traceLoad(cdp, server, variant) {
     const events = [];
     const stop = cdp.on((m) => m.sessionId === sessionId && m.method === 'Tracing.dataCollected' && events.push(...m.params.value));
     await send('Tracing.start', { traceConfig: { includedCategories: TRACE_CATEGORIES }, transferMode: 'ReportEvents' });
-    const before = { config: server.hits(`/collect/v1/sites/${CNV_SITE_KEY}/config`), event: server.hits('/api/event') };
+    const bootPath = SCRIPTS[variant].bootPath;
+    const before = server.hits(bootPath);
+    const booted = () => server.hits(bootPath) > before;
     const loaded = cdp.once('Page.loadEventFired', sessionId);
     await send('Page.navigate', { url: server.pageUrl(variant) });
     await loaded;
-    const deadline = Date.now() + 10_000;
-    while (!SCRIPTS[variant].booted(server, before) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    const booted = SCRIPTS[variant].booted(server, before);
+    // On a busy machine a throttled page can pause longer than QUIET_MS between its requests: wait for the boot itself.
+    const deadline = Date.now() + BOOT_TIMEOUT_MS;
+    while (!booted() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const fullBoot = booted();
     await server.waitForQuiet(QUIET_MS);
     const { metrics } = await send('Performance.getMetrics');
     const complete = cdp.once('Tracing.tracingComplete', sessionId);
@@ -169,60 +228,151 @@ async function traceLoad(cdp, server, variant) {
     await complete;
     stop();
     const scriptDuration = (metrics.find((m) => m.name === 'ScriptDuration')?.value ?? NaN) * 1000;
-    return { ...scriptTaskTime(events), scriptDuration, booted };
+    return { ...scriptTaskTime(events), scriptDuration, booted: fullBoot };
   } finally {
     await cdp.send('Target.disposeBrowserContext', { browserContextId });
   }
 }
 
-const fmt = (n) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
-const spread = (xs) => `p25 ${fmt(percentile(xs, 25))} .. p75 ${fmt(percentile(xs, 75))} (min ${fmt(Math.min(...xs))}, max ${fmt(Math.max(...xs))})`;
+const round1 = (value) => (Number.isFinite(value) ? Math.round(value * 10) / 10 : null);
 
-async function main() {
-  const scripts = { cnv: cnvLoaderCode(), plausible: '' };
+/**
+ * Runs the fair loader benchmark: `rounds` measured rounds (raised to MIN_ROUNDS) after one warm-up round, each
+ * loading every script once. Returns bytes, medians, paired differences and the targets, raw samples included.
+ */
+export async function runLoaderTraceBenchmark({ rounds = MIN_ROUNDS, log = console.log, progress = () => {} } = {}) {
+  const measuredRounds = Math.max(MIN_ROUNDS, rounds);
+  const scripts = { cnv: cnvLoaderCode(), plausible: '', segment: segmentStandaloneCode() };
   const server = await startLoaderServer(scripts);
-  scripts.plausible = await plausibleTrackerCode({ domain: HOSTS.page, endpoint: `${server.origin(HOSTS.plausible)}/api/event` });
-  const browser = await launch();
-  const samples = { cnv: [], plausible: [] };
+  const browser = await launch().catch(async (error) => {
+    await server.close();
+    throw error;
+  });
+  const samples = Object.fromEntries(VARIANTS.map((v) => [v, []]));
   try {
-    console.log(`${browser.product}, ${CPU_THROTTLE}x CPU throttle, ${ROUNDS} interleaved rounds, plain CDP (Page, Emulation, Performance, Tracing)`);
-    for (let round = 0; round < ROUNDS + 1; round++) {
-      const order = round % 2 ? ['plausible', 'cnv'] : ['cnv', 'plausible'];
-      for (const variant of order) {
-        const result = await traceLoad(browser.cdp, server, variant);
-        if (round > 0) samples[variant].push(result); // round 0 warms the disk cache and V8's code cache of the browser
+    scripts.plausible = await plausibleTrackerCode({ domain: HOSTS.page, endpoint: `${server.origin(HOSTS.plausible)}/api/event` });
+    log(`loader: ${browser.product} (${browser.executable}), ${CPU_THROTTLE}x CPU throttle, ${measuredRounds} interleaved rounds + 1 warm-up, plain CDP (Page, Emulation, Performance, Tracing)`);
+    for (let round = 0; round <= measuredRounds; round++) {
+      for (const variant of roundOrder(VARIANTS, round)) {
+        const sample = await traceLoad(browser.cdp, server, variant);
+        if (round > 0) samples[variant].push(sample); // round 0 warms the disk cache and V8's code cache of the browser
       }
+      progress(round === 0 ? 'loader: warm-up round' : `loader: round ${round}/${measuredRounds}`);
     }
   } finally {
-    browser.close();
+    await browser.close();
     await server.close();
   }
-  const rows = Object.entries(samples).map(([variant, list]) => {
-    const bytes = measureBytes(scripts[variant]);
-    return [
-      SCRIPTS[variant].label,
-      `${bytes.gzip} / ${bytes.brotli}`,
-      `${list.filter((s) => s.booted).length}/${list.length}`,
-      fmt(median(list.map((s) => s.cpu))),
-      fmt(median(list.map((s) => s.wall))),
-      fmt(median(list.map((s) => s.tasks))),
-      fmt(median(list.map((s) => s.scriptDuration))),
-    ];
-  });
-  const header = ['script', 'gzip / brotli B', 'full boot', 'CPU ms', 'wall ms', 'tasks', 'ScriptDuration ms (CPU)'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  for (const row of [header, ...rows]) console.log(row.map((c, i) => String(c).padEnd(widths[i])).join('  '));
-  const diff = (key) => samples.cnv.map((s, i) => s[key] - samples.plausible[i][key]);
-  const cpuDiff = diff('cpu');
-  const wallDiff = diff('wall');
-  console.log(`\npaired per-round difference, cnv minus Plausible (negative: cnv cheaper)`);
-  console.log(`  CPU  median ${fmt(median(cpuDiff))} ms, ${spread(cpuDiff)}; cnv cheaper in ${cpuDiff.filter((d) => d < 0).length}/${cpuDiff.length} rounds`);
-  console.log(`  wall median ${fmt(median(wallDiff))} ms, ${spread(wallDiff)}; cnv cheaper in ${wallDiff.filter((d) => d < 0).length}/${wallDiff.length} rounds`);
-  console.log(`target: cnv CPU time below Plausible's: ${median(cpuDiff) < 0 ? 'met' : 'NOT MET'}`);
-  const notBooted = Object.values(samples).flat().filter((s) => !s.booted).length;
-  if (notBooted) console.log(`warning: ${notBooted} loads did not show their script's own request (config or pageview) within 10 s`);
+
+  const chunkSizes = segmentChunkSizes();
+  const chunks = server
+    .paths()
+    .map((path) => /^\/analytics-next\/bundles\/([^/]+)$/.exec(path)?.[1])
+    .filter((name) => name && chunkSizes[name])
+    .sort()
+    .map((name) => ({ name, ...chunkSizes[name] }));
+  const sum = (key) => chunks.reduce((total, c) => total + c[key], 0);
+
+  const bytes = Object.fromEntries(VARIANTS.map((v) => [v, measureBytes(scripts[v])]));
+  const cost = {};
+  for (const v of VARIANTS) {
+    const list = samples[v];
+    const of = (key) => list.map((s) => s[key]);
+    cost[v] = {
+      cpu_ms: median(of('cpu')),
+      wall_ms: median(of('wall')),
+      tasks: median(of('tasks')),
+      script_duration_ms: median(of('scriptDuration')),
+      full_boot: { booted: list.filter((s) => s.booted).length, loads: list.length },
+      samples: { cpu_ms: of('cpu').map(round1), wall_ms: of('wall').map(round1), tasks: of('tasks'), script_duration_ms: of('scriptDuration').map(round1) },
+    };
+  }
+  const paired = {};
+  for (const other of OTHERS) {
+    const difference = (key) => samples.cnv.map((s, i) => s[key] - samples[other][i][key]);
+    paired[other] = { cpu_ms: summarizeDifferences(difference('cpu')), wall_ms: summarizeDifferences(difference('wall')) };
+  }
+  const allBooted = (v) => cost[v].full_boot.booted === cost[v].full_boot.loads;
+  const cpu = paired.plausible.cpu_ms;
+  return {
+    chromium: browser.product,
+    cpu_throttle: CPU_THROTTLE,
+    rounds: measuredRounds,
+    warmup_rounds: 1,
+    protocol: 'plain CDP over --remote-debugging-pipe: Page, Emulation, Performance, Tracing',
+    labels: Object.fromEntries(VARIANTS.map((v) => [v, SCRIPTS[v].label])),
+    bytes,
+    segment_lazy_chunks: { files: chunks, raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') },
+    cost,
+    paired,
+    targets: {
+      cpu_below_plausible: {
+        target: "main-thread CPU time below Plausible's (trace, paired rounds)",
+        cnv_ms: cost.cnv.cpu_ms,
+        plausible_ms: cost.plausible.cpu_ms,
+        paired_median_ms: cpu.median,
+        cnv_cheaper_rounds: `${cpu.cnv_cheaper}/${cpu.rounds}`,
+        // Both medians and the paired median must agree, and every load of both must have booted (a load that did not
+        // would be measured without its script's work).
+        met: allBooted('cnv') && allBooted('plausible') && cost.cnv.cpu_ms < cost.plausible.cpu_ms && cpu.median < 0,
+      },
+      gzip_gate: { target: `<= ${num(LOADER_GZIP_BUDGET)} B gzip (build gate)`, limit: LOADER_GZIP_BUDGET, value: bytes.cnv.gzip, met: bytes.cnv.gzip <= LOADER_GZIP_BUDGET },
+      gzip_target: { target: `<= ${num(LOADER_GZIP_TARGET)} B gzip (target)`, limit: LOADER_GZIP_TARGET, value: bytes.cnv.gzip, met: bytes.cnv.gzip <= LOADER_GZIP_TARGET },
+    },
+  };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  await main();
+/** The loader benchmark's tables and targets as text. */
+export function formatLoaderTraceResults(result) {
+  const { bytes, cost, labels } = result;
+  const variants = Object.keys(cost);
+  const scriptTable = formatTable(
+    ['script', 'raw B', 'gzip B', 'brotli B', 'full boot', 'CPU ms', 'wall ms', 'tasks', 'ScriptDuration ms'],
+    variants.map((v) => [
+      labels[v],
+      num(bytes[v].raw),
+      num(bytes[v].gzip),
+      num(bytes[v].brotli),
+      `${cost[v].full_boot.booted}/${cost[v].full_boot.loads}`,
+      num(cost[v].cpu_ms, 1),
+      num(cost[v].wall_ms, 1),
+      num(cost[v].tasks, 1),
+      num(cost[v].script_duration_ms, 1),
+    ]),
+  );
+  const chunks = result.segment_lazy_chunks;
+  const chunkNote = chunks.files.length
+    ? `Segment also loaded ${chunks.files.length} lazy chunk(s), not in its bytes above: ${num(chunks.raw)} B raw, ${num(chunks.gzip)} B gzip (${chunks.files.map((c) => c.name).join(', ')})`
+    : 'Segment loaded no lazy chunks (no destinations, no middleware); its bytes are those of its standalone bundle.';
+  const pairedRows = [];
+  for (const [other, byMetric] of Object.entries(result.paired)) {
+    for (const [metric, d] of Object.entries(byMetric)) {
+      pairedRows.push([labels[other], metric === 'cpu_ms' ? 'CPU' : 'wall', num(d.median, 1), `${num(d.p25, 1)} .. ${num(d.p75, 1)}`, `${num(d.min, 1)} .. ${num(d.max, 1)}`, `${d.cnv_cheaper}/${d.rounds}`]);
+    }
+  }
+  const pairedTable = formatTable(['cnv minus', 'time', 'median ms', 'p25 .. p75 ms', 'min .. max ms', 'cnv cheaper'], pairedRows);
+  const t = result.targets;
+  const notBooted = variants.filter((v) => cost[v].full_boot.booted < cost[v].full_boot.loads);
+  return [
+    `== Loader: bytes and main-thread time from a trace (${result.chromium}, ${result.cpu_throttle}x CPU throttle, median of ${result.rounds} interleaved rounds after ${result.warmup_rounds} warm-up; ${result.protocol}) ==`,
+    scriptTable,
+    chunkNote,
+    'CPU and wall: main-thread time of the tasks running the script\'s code (trace `tdur` / `dur`); full boot: loads whose own request (cnv config, Plausible pageview, Segment page()) arrived within 10 s.',
+    '',
+    '== Loader: paired per-round differences (negative: cnv cheaper) ==',
+    pairedTable,
+    ...(notBooted.length ? ['', `warning: some loads did not show their script's own request within 10 s: ${notBooted.map((v) => `${labels[v]} ${cost[v].full_boot.loads - cost[v].full_boot.booted}`).join(', ')}`] : []),
+    '',
+    `target  cnv CPU time below Plausible's: ${num(t.cpu_below_plausible.cnv_ms, 1)} vs ${num(t.cpu_below_plausible.plausible_ms, 1)} ms, paired median ${num(t.cpu_below_plausible.paired_median_ms, 1)} ms, cnv cheaper in ${t.cpu_below_plausible.cnv_cheaper_rounds} rounds -> ${mark(t.cpu_below_plausible.met)}`,
+    `target  cnv ${t.gzip_gate.target}: ${num(t.gzip_gate.value)} B -> ${mark(t.gzip_gate.met)}`,
+    `target  cnv ${t.gzip_target.target}: ${num(t.gzip_target.value)} B -> ${mark(t.gzip_target.met)}`,
+  ].join('\n');
+}
+
+// Run as a script: the loader benchmark alone, printed (bench/run.mjs --only=loader also writes bench/results/latest.json).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const raw = process.env.BENCH_LOADS;
+  const rounds = raw === undefined || raw === '' ? MIN_ROUNDS : Number(raw);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`BENCH_LOADS must be a positive integer, got '${raw}'`);
+  console.log(formatLoaderTraceResults(await runLoaderTraceBenchmark({ rounds })));
 }
