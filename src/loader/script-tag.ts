@@ -6,7 +6,7 @@ import {
   SITE_KEY_ATTRIBUTE,
   SITE_KEY_PARAM,
 } from '../protocol/install';
-import { queryOf } from './click-signals';
+import { queryOf, withoutQuery } from './click-signals';
 
 /** Tag attribute: while consent is not given, carry the landing's click ids and UTM parameters on same-site links. */
 export const URL_PASSTHROUGH_ATTRIBUTE = 'data-url-passthrough';
@@ -31,8 +31,8 @@ export interface Install {
 /** A tag's site key: its data-site-key, else the site_key query parameter of its src. */
 const keyOf = (tag: HTMLScriptElement) => tag.getAttribute(SITE_KEY_ATTRIBUTE) || queryOf(tag.src).get(SITE_KEY_PARAM);
 
-/** Whether a script's src path ends in /loader.js. */
-const isLoaderTag = (tag: HTMLScriptElement) => tag.src.split(/[?#]/)[0]!.endsWith(LOADER_PATH);
+/** Whether a script's src path (its URL without query and fragment) ends in /loader.js. */
+const isLoaderTag = (tag: HTMLScriptElement) => withoutQuery(tag.src).endsWith(LOADER_PATH);
 
 /**
  * Finds the install: the site key of document.currentScript (the usual case: no scan of the document's scripts), else
