@@ -75,8 +75,10 @@ export function hashIdentity(identity: DeliveryInput['identity']): MicrosoftHash
 /**
  * The click id inside a `_uetmsclkid` cookie value. The UET tag stores it as `_uet` followed by the 32-hex id (seen on
  * live sites; Microsoft's UET FAQ only names the cookie and its 90-day life,
- * https://help.ads.microsoft.com/apex/index/3/en/53056). The UET parameter form `GUID-1`, `GUID-0`, `GUID-1N` is read too;
- * `N` alone (cookies blocked, no click) and anything else is null.
+ * https://help.ads.microsoft.com/apex/index/3/en/53056). The UET parameter form is read too: Microsoft's UET parameters
+ * table (https://learn.microsoft.com/en-us/advertising/msa-help/hlp_ba_conc_uet_parameters_table) documents msclkid as
+ * the 32-hex GUID followed by `-1` (new this session) or `-0`, as in `cdd4afcccb1c9a4cad9544dd7e5006d5-1`; `-1N` is
+ * accepted as well. `N` alone (cookies blocked, no click) and anything else is null.
  */
 export function clickIdFromUetCookie(value: string | undefined): string | null {
   if (value === undefined) return null;
