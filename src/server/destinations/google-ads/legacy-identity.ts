@@ -4,7 +4,7 @@
  * leave this module; only hashes and notes do.
  */
 import type { RawIdentity } from '../../../protocol/identity';
-import { sha256Hex } from '../hashing';
+import { identityHasher } from '../hashing';
 import { normalizeEmail, normalizePhone } from './identity';
 
 export type { RawIdentity } from '../../../protocol/identity';
@@ -17,25 +17,13 @@ export interface HashedIdentity {
   skipped: string[];
 }
 
-function present(value: string | null | undefined): value is string {
-  return typeof value === 'string' && value.trim() !== '';
-}
-
 /**
  * Normalises and hashes the identity fields Google Ads can match alone (email, phone); fields that cannot be normalised
  * are skipped with a note. Names are not sent: Google matches them only within a whole address (country, postal code).
  */
 export function hashIdentityForGoogleAds(identity: RawIdentity): HashedIdentity {
   const skipped: string[] = [];
-  const hashed = (field: string, raw: string | null | undefined, normalize: (v: string) => string | null, why: string): string | null => {
-    if (!present(raw)) return null;
-    const normalized = normalize(raw);
-    if (normalized === null) {
-      skipped.push(`${field} skipped: ${why}`);
-      return null;
-    }
-    return sha256Hex(normalized);
-  };
+  const hashed = identityHasher(skipped);
   return {
     email: hashed('email', identity.email, normalizeEmail, 'not an email address'),
     phone: hashed(

@@ -8,7 +8,7 @@
  * digits and lose leading zeros).
  */
 import type { RawIdentity } from '../../../protocol/identity';
-import { sha256Hex } from '../hashing';
+import { identityHasher } from '../hashing';
 
 /** Hashed `user_data` fields, and one sentence per given field that could not be used. */
 export interface MetaHashedIdentity {
@@ -54,22 +54,10 @@ export function normalizeName(raw: string): string | null {
   return name === '' ? null : name;
 }
 
-function present(value: string | null | undefined): value is string {
-  return typeof value === 'string' && value.trim() !== '';
-}
-
 /** Normalises and hashes email, phone, first and last name for Meta; fields that cannot be normalised are skipped with a note. */
 export function hashIdentityForMeta(identity: RawIdentity): MetaHashedIdentity {
   const skipped: string[] = [];
-  const hashed = (field: string, raw: string | null | undefined, normalize: (v: string) => string | null, why: string) => {
-    if (!present(raw)) return null;
-    const normalized = normalize(raw);
-    if (normalized === null) {
-      skipped.push(`${field} skipped: ${why}`);
-      return null;
-    }
-    return sha256Hex(normalized);
-  };
+  const hashed = identityHasher(skipped);
   return {
     em: hashed('email', identity.email, normalizeEmail, 'not an email address'),
     ph: hashed(

@@ -9,7 +9,7 @@
  * (https://learn.microsoft.com/en-us/advertising/guides/uet-conversion-api-integration#hashed-identifiers).
  */
 import type { DeliveryInput } from '../destination';
-import { sha256Hex } from '../hashing';
+import { identityHasher } from '../hashing';
 
 /** The hashed identifiers of one conversion, and why a field that was given could not be used. */
 export interface MicrosoftHashedIdentity {
@@ -49,22 +49,10 @@ export function normalizePhone(raw: string): string | null {
   return /^\+[1-9]\d{6,14}$/.test(compact) ? compact : null;
 }
 
-function present(value: string | null | undefined): value is string {
-  return typeof value === 'string' && value.trim() !== '';
-}
-
 /** Normalises and hashes email and phone (lower-case hex SHA-256); fields that cannot be normalised are skipped with a note. */
 export function hashIdentity(identity: DeliveryInput['identity']): MicrosoftHashedIdentity {
   const skipped: string[] = [];
-  const hash = (field: string, raw: string | null | undefined, normalize: (v: string) => string | null, why: string) => {
-    if (!present(raw)) return null;
-    const normalized = normalize(raw);
-    if (normalized === null) {
-      skipped.push(`${field} left out: ${why}`);
-      return null;
-    }
-    return sha256Hex(normalized);
-  };
+  const hash = identityHasher(skipped);
   return {
     email: hash('email', identity.email, normalizeEmail, 'not an email address Microsoft can match'),
     phone: hash('phone', identity.phone, normalizePhone, 'not in international E.164 form (+ and country code)'),
