@@ -23,9 +23,7 @@ ${error ? html`<p class="field-error">${error.message}</p>` : ''}`;
   return page(
     `Connect ${kind.label}`,
     html`<h1>Connect ${kind.label}</h1>
-<p class="lead">An application using your cnv account asks to connect ${kind.label} as a destination.</p>
-<div class="notice">${kind.consent}</div>
-${replaceWarning(hosted)}
+${destinationIntro(hosted)}
 ${errors.length > 0 ? html`<div class="notice warn">Please correct the fields marked below.</div>` : ''}
 ${hosted.destination.oauth ? html`<div class="notice good">Signed in with ${kind.label}. Now tell cnv which account to send to.</div>` : ''}
 <form method="post">
@@ -128,6 +126,14 @@ export function notFoundPage(): string {
   );
 }
 
+/** What every page of a destination handoff says first: who asks, what cnv will do, and what it would replace. */
+function destinationIntro(hosted: DestinationHandoff): Html {
+  const kind = hosted.destination;
+  return html`<p class="lead">An application using your cnv account asks to connect ${kind.label} as a destination.</p>
+<div class="notice">${kind.consent}</div>
+${replaceWarning(hosted)}`;
+}
+
 /** A warning when this handoff would replace what the account has connected of this type already. */
 function replaceWarning(hosted: DestinationHandoff): Html | string {
   if (!hosted.replaces) return '';
@@ -144,9 +150,7 @@ export function destinationSignInPage(hosted: DestinationHandoff, problem?: stri
   return page(
     `Connect ${kind.label}`,
     html`<h1>Connect ${kind.label}</h1>
-<p class="lead">An application using your cnv account asks to connect ${kind.label} as a destination.</p>
-<div class="notice">${kind.consent}</div>
-${replaceWarning(hosted)}
+${destinationIntro(hosted)}
 ${problem ? html`<div class="notice warn">${problem}</div>` : ''}
 <p>First sign in with ${kind.label} and allow cnv to send conversions. You come back here to pick the account.</p>
 <p><a class="button" href="/handoffs/${hosted.handoff.token}/authorize">Sign in with ${kind.label}</a></p>`,
