@@ -1,5 +1,5 @@
 /** The dashboard's page shell: header with the account and sign-out, the navigation, notices, and the styles. */
-import { Html, html, raw } from '../http/html';
+import { Html, html, htmlDocument, raw } from '../http/html';
 import type { DashboardSession } from './sessions';
 
 export { Html, html, raw } from '../http/html';
@@ -183,25 +183,17 @@ export function layout(options: LayoutOptions, body: Html): string {
 </div></header>`
     : html`<header class="top"><div class="top-inner"><span class="brand">cnv</span></div></header>`;
   const notices = (options.notices ?? []).map((n) => html`<div class="notice ${n.kind}" role="status">${n.text}</div>`);
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${options.title} · cnv</title>
-<style>${raw(STYLE)}</style>
-<script src="${SCRIPT_PATH}" defer></script>
-</head>
-<body>
-${header}
+  return htmlDocument({
+    title: `${options.title} · cnv`,
+    style: STYLE,
+    head: html`<script src="${SCRIPT_PATH}" defer></script>
+`,
+    body: html`${header}
 <main>
 ${notices}
 ${body}
-</main>
-</body>
-</html>
-`.value;
+</main>`,
+  });
 }
 
 /** The progressive enhancement: copy buttons, and a confirmation before destructive posts. */

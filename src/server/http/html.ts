@@ -35,3 +35,24 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
 export function raw(markup: string): Html {
   return new Html(markup);
 }
+
+/**
+ * A complete HTML document as every page of the service is one: English, UTF-8, mobile viewport, never indexed, its
+ * own inline CSS (a trusted constant), then `head` extras and the body.
+ */
+export function htmlDocument(parts: { title: string; style: string; head?: Html; body: Html }): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${parts.title}</title>
+<style>${raw(parts.style)}</style>
+${parts.head ?? ''}</head>
+<body>
+${parts.body}
+</body>
+</html>
+`.value;
+}

@@ -1,6 +1,6 @@
 /** The hosted pages' layout: one self-contained page shell with inline CSS. */
 import type { FastifyReply } from 'fastify';
-import { Html, html } from './html';
+import { Html, html, htmlDocument } from './html';
 
 export { Html, html, escapeHtml } from './html';
 
@@ -31,23 +31,14 @@ footer { margin-top: 28px; color: var(--muted); font-size: .8125rem; }
 
 /** A complete, self-contained page (inline CSS, no scripts). */
 export function page(title: string, body: Html): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${title}</title>
-<style>${new Html(STYLE)}</style>
-</head>
-<body>
-<main>
+  return htmlDocument({
+    title,
+    style: STYLE,
+    body: html`<main>
 ${body}
 <footer>cnv conversion tracking</footer>
-</main>
-</body>
-</html>
-`.value;
+</main>`,
+  });
 }
 
 /** Content-Security-Policy of the hosted pages: no script at all. */
