@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryInput } from '../../../src/server/destinations/google-ads/legacy-adapter';
+import type { DeliveryInput } from '../../../src/server/destinations/destination';
 import {
   conversionActionResourceName,
   deriveOrderId,
   planUploadRequests,
   prepareClickConversion,
+  readGoogleAdsAccount,
   uploadBody,
+  type GoogleAdsAccount,
   type PreparedConversion,
 } from '../../../src/server/destinations/google-ads/legacy-request';
 import { sha256Hex } from '../../../src/server/destinations/hashing';
@@ -19,33 +21,58 @@ function input(overrides: Partial<DeliveryInput> = {}): DeliveryInput {
     eventId: 'evt_1',
     eventActionId: 'act_1',
     destination: 'google-ads',
-    conversionId: '987654321',
+    actionConfig: { conversion: { id: '987654321' } },
+    trigger: 'saas_signup',
     occurredAt: new Date('2026-07-04T16:30:15.250Z'),
     siteKey: 'k3y7s1te0001',
     siteTimezone: 'America/New_York',
     customerEventId: 'user-42-signup',
     clickIds: { gclid: 'Cj0KCQgclid', gbraid: 'gbraid-1', wbraid: 'wbraid-1' },
+    touchCapturedAt: null,
+    cookies: {},
+    pageUrl: null,
+    userAgent: null,
+    ipAddress: null,
+    consent: { ad_user_data: null, ad_personalization: null },
     identity: { email: 'Jane.Doe@gmail.com', phone: '+1 800 555 0102', first_name: 'Jane', last_name: 'Doe' },
-    destinationSettings: { customer_id: '123-456-7890', access_token: 'token-1' },
     ...overrides,
   };
 }
 
-function prepare(overrides: Partial<DeliveryInput> = {}): PreparedConversion {
-  const built = prepareClickConversion(input(overrides), settings);
+/** A connection as the send context carries it, and the access token `ctx.accessToken()` gave. */
+interface Connected {
+  settings?: Record<string, unknown>;
+  credentials?: Record<string, string>;
+  accessToken?: string;
+}
+
+/** Reads the account of a connection as sendLegacyBatch does: customer 123-456-7890 with access token token-1 by default. */
+function readAccount(connected: Connected = {}, serviceSettings = settings) {
+  const { settings: stored = { customer_id: '123-456-7890' }, credentials = {}, accessToken = 'token-1' } = connected;
+  return readGoogleAdsAccount({ settings: serviceSettings, connection: { id: 'dst_1', settings: stored, credentials } }, accessToken);
+}
+
+function account(connected: Connected = {}, serviceSettings = settings): GoogleAdsAccount {
+  const read = readAccount(connected, serviceSettings);
+  if (!read.ok) throw new Error(`no account: ${read.error.message}`);
+  return read.value;
+}
+
+function prepare(overrides: Partial<DeliveryInput> = {}, connected: Connected = {}): PreparedConversion {
+  const built = prepareClickConversion(input(overrides), account(connected), settings);
   if (!built.ok) throw new Error(`not built: ${built.error.message}`);
   return built.prepared;
 }
 
 /** The upload request of one conversion, as the adapter sends it. */
-function build(overrides: Partial<DeliveryInput> = {}) {
-  const prepared = prepare(overrides);
+function build(overrides: Partial<DeliveryInput> = {}, connected: Connected = {}) {
+  const prepared = prepare(overrides, connected);
   return { ...prepared, body: uploadBody([prepared.conversion]) };
 }
 
 describe('the Google Ads click conversion upload', () => {
   it('posts to {base}/{version}/customers/{customer_id}:uploadClickConversions with the OAuth and developer token headers', () => {
-    const upload = build({ destinationSettings: { customer_id: '123-456-7890', access_token: 'token-1', login_customer_id: '111-222-3333' } });
+    const upload = build({}, { settings: { customer_id: '123-456-7890', login_customer_id: '111-222-3333' } });
     expect(upload.url).toBe(`https://ads.example.test/${settings.googleAdsApiVersion}/customers/1234567890:uploadClickConversions`);
     expect(upload.headers).toEqual({
       'content-type': 'application/json',
@@ -110,7 +137,7 @@ describe('the Google Ads click conversion upload', () => {
     expect(conversionActionResourceName('1234567890', 'customers/1234567890/conversionActions/55')).toBe('customers/1234567890/conversionActions/55');
     expect(conversionActionResourceName('1234567890', ' 55 ')).toBe('customers/1234567890/conversionActions/55');
     expect(conversionActionResourceName('1234567890', 'signup')).toBeNull();
-    const built = prepareClickConversion(input({ conversionId: null }), settings);
+    const built = prepareClickConversion(input({ actionConfig: {} }), account(), settings);
     expect(built).toMatchObject({ ok: false, error: { code: 'invalid_conversion_action' } });
   });
 
@@ -125,7 +152,7 @@ describe('the Google Ads click conversion upload', () => {
   });
 
   it('sends no request and fails clearly when there is neither a click id nor a usable identifier', () => {
-    const built = prepareClickConversion(input({ clickIds: {}, identity: { phone: '555 0102' } }), settings);
+    const built = prepareClickConversion(input({ clickIds: {}, identity: { phone: '555 0102' } }), account(), settings);
     expect(built.ok).toBe(false);
     if (built.ok) return;
     expect(built.error.code).toBe('no_match_keys');
@@ -133,35 +160,38 @@ describe('the Google Ads click conversion upload', () => {
   });
 
   it.each([
-    [{ destinationSettings: null }, 'destination_not_connected'],
-    [{ destinationSettings: { customer_id: 'abc', access_token: 't' } }, 'destination_misconfigured'],
-    [{ destinationSettings: { customer_id: '1234567890', access_token: 't', login_customer_id: 'x' } }, 'destination_misconfigured'],
-    [{ destinationSettings: { customer_id: '1234567890' } }, 'destination_credentials_missing'],
-    [{ siteTimezone: 'Nowhere/Special' }, 'invalid_site_timezone'],
-  ] as Array<[Partial<DeliveryInput>, string]>)('refuses to build with %j: %s', (overrides, code) => {
-    expect(prepareClickConversion(input(overrides), settings)).toMatchObject({ ok: false, error: { code } });
+    [{ settings: { customer_id: 'abc' }, accessToken: 't' }, 'destination_misconfigured'],
+    [{ settings: { customer_id: '1234567890', login_customer_id: 'x' }, accessToken: 't' }, 'destination_misconfigured'],
+    [{ settings: { customer_id: '1234567890' }, accessToken: '' }, 'destination_credentials_missing'],
+  ] as Array<[Connected, string]>)('refuses the connection %j: %s', (connected, code) => {
+    expect(readAccount(connected)).toMatchObject({ ok: false, error: { code } });
+  });
+
+  it('refuses to build with an unknown site timezone', () => {
+    expect(prepareClickConversion(input({ siteTimezone: 'Nowhere/Special' }), account(), settings)).toMatchObject({ ok: false, error: { code: 'invalid_site_timezone' } });
   });
 
   it('takes the developer token from the service setting first, else from the destination', () => {
     const none = settingsFor('https://ads.example.test', { CNV_GOOGLE_ADS_DEVELOPER_TOKEN: '' });
-    expect(prepareClickConversion(input(), none)).toMatchObject({ ok: false, error: { code: 'developer_token_missing' } });
-    const fromDestination = prepareClickConversion(input({ destinationSettings: { customer_id: '1234567890', access_token: 't', developer_token: 'dst-dev' } }), none);
+    expect(readAccount({}, none)).toMatchObject({ ok: false, error: { code: 'developer_token_missing' } });
+    const withToken: Connected = { settings: { customer_id: '1234567890' }, credentials: { developer_token: 'dst-dev' }, accessToken: 't' };
+    const fromDestination = prepareClickConversion(input(), account(withToken, none), none);
     expect(fromDestination.ok && fromDestination.prepared.headers['developer-token']).toBe('dst-dev');
-    const both = prepareClickConversion(input({ destinationSettings: { customer_id: '1234567890', access_token: 't', developer_token: 'dst-dev' } }), settings);
+    const both = prepareClickConversion(input(), account(withToken, settings), settings);
     expect(both.ok && both.prepared.headers['developer-token']).toBe('test-developer-token');
   });
 
   it('puts conversions of one customer and credentials in one request, and another customer in its own', () => {
     const a1 = { prepared: prepare({ customerEventId: 'a1' }) };
     const a2 = { prepared: prepare({ customerEventId: 'a2' }) };
-    const b1 = { prepared: prepare({ customerEventId: 'b1', destinationSettings: { customer_id: '2223334444', access_token: 'token-2' } }) };
+    const b1 = { prepared: prepare({ customerEventId: 'b1' }, { settings: { customer_id: '2223334444' }, accessToken: 'token-2' }) };
     expect(planUploadRequests([a1, b1, a2])).toEqual([[a1, a2], [b1]]);
   });
 
   it('never puts two conversions with the same order id for the same action in one request', () => {
     const first = { prepared: prepare({ eventId: 'evt_flow1' }) };
     const repeat = { prepared: prepare({ eventId: 'evt_flow2' }) }; // the same report fanned out to a second flow
-    const otherAction = { prepared: prepare({ eventId: 'evt_flow3', conversionId: '111' }) };
+    const otherAction = { prepared: prepare({ eventId: 'evt_flow3', actionConfig: { conversion: { id: '111' } } }) };
     expect(planUploadRequests([first, repeat, otherAction])).toEqual([[first, otherAction], [repeat]]);
   });
 });

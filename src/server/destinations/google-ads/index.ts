@@ -7,7 +7,7 @@ import { GOOGLE_ADS_FIELDS, checkGoogleAdsAction, parseGoogleAdsConnectForm } fr
 import { MAX_EVENTS_PER_INGEST } from './data-manager-request';
 import { sendDataManagerBatch, testDataManagerConnection } from './data-manager-send';
 import { googleOAuth } from './oauth';
-import { sendLegacyBatch } from './legacy';
+import { sendLegacyBatch } from './legacy-send';
 
 import { retrieveRequestStatus } from './diagnostics';
 

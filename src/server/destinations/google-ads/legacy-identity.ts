@@ -7,8 +7,6 @@ import type { RawIdentity } from '../../../protocol/identity';
 import { identityHasher } from '../hashing';
 import { normalizeEmail, normalizePhone } from './identity';
 
-export type { RawIdentity } from '../../../protocol/identity';
-
 /** Hashed identifiers ready for a ClickConversion, and why any field present was left out. */
 export interface HashedIdentity {
   email: string | null;

@@ -4,7 +4,7 @@
  * partialFailure: true}`. Pure: no I/O, so the exact request is testable.
  */
 import type { Settings } from '../../settings';
-import type { DeliveryError, DeliveryInput, RequestSummary } from './legacy-adapter';
+import type { DeliveryError, DeliveryInput, RequestSummary, SendContext } from '../destination';
 import { formatConversionDateTime } from './conversion-time';
 import { hashIdentityForGoogleAds } from './legacy-identity';
 import { sha256Hex } from '../hashing';
@@ -48,12 +48,12 @@ export interface PreparedConversion {
   summary: RequestSummary;
 }
 
-/** The connected account's settings as stored in destinations.settings (snake_case keys). */
-export interface GoogleAdsAccountSettings {
+/** The account an upload goes to and the credentials it is sent with, read once per batch from the connection. */
+export interface GoogleAdsAccount {
   customerId: string;
   loginCustomerId: string | null;
-  accessToken: string | null;
-  developerToken: string | null;
+  accessToken: string;
+  developerToken: string;
 }
 
 function text(value: unknown): string | null {
@@ -70,20 +70,15 @@ export function normalizeCustomerId(value: unknown): string | null {
 }
 
 /**
- * Reads a connected Google Ads destination's settings: `customer_id` (required), `login_customer_id` (manager account,
- * optional), `access_token` (what the production OAuth flow supplies), `developer_token` (optional; the service-wide
- * CNV_GOOGLE_ADS_DEVELOPER_TOKEN wins).
+ * Reads the connection's Google Ads account: `customer_id` (required) and `login_customer_id` (manager account,
+ * optional) from its settings, the developer token (the service-wide CNV_GOOGLE_ADS_DEVELOPER_TOKEN wins over the
+ * connection's `developer_token` credential), and the OAuth access token the caller got from `ctx.accessToken()`.
  */
-export function readGoogleAdsSettings(
-  stored: Record<string, unknown> | null,
-  settings: Settings,
-): { ok: true; value: GoogleAdsAccountSettings } | { ok: false; error: DeliveryError } {
-  if (stored === null) {
-    return {
-      ok: false,
-      error: { code: 'destination_not_connected', message: 'No Google Ads account is connected for this account: complete a connect_destination handoff for google-ads.' },
-    };
-  }
+export function readGoogleAdsAccount(
+  ctx: Pick<SendContext, 'connection' | 'settings'>,
+  accessToken: string,
+): { ok: true; value: GoogleAdsAccount } | { ok: false; error: DeliveryError } {
+  const stored = ctx.connection.settings;
   const customerId = normalizeCustomerId(stored.customer_id);
   if (customerId === null) {
     return { ok: false, error: { code: 'destination_misconfigured', message: 'The connected Google Ads destination has no valid customer_id (10 digits, dashes allowed).' } };
@@ -93,15 +88,24 @@ export function readGoogleAdsSettings(
   if (loginCustomerId === null && !(login === undefined || login === null || login === '')) {
     return { ok: false, error: { code: 'destination_misconfigured', message: 'The connected Google Ads destination has an invalid login_customer_id (digits, dashes allowed).' } };
   }
-  return {
-    ok: true,
-    value: {
-      customerId,
-      loginCustomerId,
-      accessToken: text(stored.access_token),
-      developerToken: text(settings.googleAdsDeveloperToken) ?? text(stored.developer_token),
-    },
-  };
+  const token = text(accessToken);
+  if (token === null) {
+    return { ok: false, error: { code: 'destination_credentials_missing', message: 'The connected Google Ads destination has no access_token (the OAuth flow supplies it).' } };
+  }
+  const developerToken = text(ctx.settings.googleAdsDeveloperToken) ?? text(ctx.connection.credentials.developer_token);
+  if (developerToken === null) {
+    return { ok: false, error: { code: 'developer_token_missing', message: 'No Google Ads developer token: set CNV_GOOGLE_ADS_DEVELOPER_TOKEN.' } };
+  }
+  return { ok: true, value: { customerId, loginCustomerId, accessToken: token, developerToken } };
+}
+
+/**
+ * The action's `config.conversion.id` as given (a string), or null. Not data-manager-request's `conversionActionId`:
+ * that one reduces a resource name to its id, where this path sends a resource name as it is.
+ */
+function configuredConversionId(actionConfig: Record<string, unknown>): string | null {
+  const id = (actionConfig.conversion as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' ? id : null;
 }
 
 /** `customers/{customer_id}/conversionActions/{id}`, or the id as is when it already is such a resource name. */
@@ -131,21 +135,17 @@ export function pickClickId(clickIds: DeliveryInput['clickIds']): { field: Googl
   return null;
 }
 
-/** Prepares the click conversion of one event action, or says why it cannot be uploaded (a permanent failure). */
+/**
+ * Prepares the click conversion of one event action for the account `readGoogleAdsAccount` read, or says why it cannot
+ * be uploaded (a permanent failure).
+ */
 export function prepareClickConversion(
   input: DeliveryInput,
+  account: GoogleAdsAccount,
   settings: Settings,
 ): { ok: true; prepared: PreparedConversion } | { ok: false; error: DeliveryError } {
-  const account = readGoogleAdsSettings(input.destinationSettings, settings);
-  if (!account.ok) return account;
-  const { customerId, loginCustomerId, accessToken, developerToken } = account.value;
-  if (accessToken === null) {
-    return { ok: false, error: { code: 'destination_credentials_missing', message: 'The connected Google Ads destination has no access_token (the OAuth flow supplies it).' } };
-  }
-  if (developerToken === null) {
-    return { ok: false, error: { code: 'developer_token_missing', message: 'No Google Ads developer token: set CNV_GOOGLE_ADS_DEVELOPER_TOKEN.' } };
-  }
-  const conversionAction = conversionActionResourceName(customerId, input.conversionId);
+  const { customerId, loginCustomerId, accessToken, developerToken } = account;
+  const conversionAction = conversionActionResourceName(customerId, configuredConversionId(input.actionConfig));
   if (conversionAction === null) {
     return {
       ok: false,

@@ -3,10 +3,22 @@
  * partial-failure request inside a 200 (`partialFailureError`), and request-level faults as an HTTP error with a
  * `google.rpc.Status` body whose details hold a GoogleAdsFailure.
  */
-import type { DeliveryError, DeliveryOutcome, RequestSummary } from './legacy-adapter';
-import { delivered, failed, retryLater } from './legacy-adapter';
+import type { DeliveryError, DeliveryOutcome, RequestSummary } from '../destination';
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
 import { durationMs as parseDuration } from './data-manager-response';
+
+function delivered(request: RequestSummary): DeliveryOutcome {
+  return { kind: 'delivered', request };
+}
+
+/** A transient fault; `afterMs` is Google's own wish (Retry-After, RetryInfo), when it said. */
+function retry(error: DeliveryError, afterMs: number | null, request: RequestSummary): DeliveryOutcome {
+  return afterMs === null ? { kind: 'retry', error, request } : { kind: 'retry', error, afterMs, request };
+}
+
+function failed(error: DeliveryError, request: RequestSummary): DeliveryOutcome {
+  return { kind: 'failed', error, request };
+}
 
 /** One error of a GoogleAdsFailure, as the REST JSON mapping spells it. */
 interface GoogleAdsError {
@@ -93,7 +105,7 @@ export function interpretUploadResponse(
     if (body === null) {
       // We cannot tell whether Google recorded them; a resend is safe because the order ids dedupe it.
       const error = { code: 'invalid_response', message: 'Google Ads answered 2xx with a body that is not JSON.', status: httpStatus };
-      return summaries.map((summary) => retryLater(error, null, summary));
+      return summaries.map((summary) => retry(error, null, summary));
     }
     const jobId = body.jobId === undefined ? {} : { job_id: String(body.jobId) };
     const partial = asObject(body.partialFailureError) as RpcStatus | null;
@@ -104,7 +116,7 @@ export function interpretUploadResponse(
       const code = errorCodeOf(error) ?? 'partial_failure';
       const message = error.message ?? partial?.message ?? 'Google Ads rejected the conversion.';
       if (ALREADY_RECORDED.has(code)) return delivered({ ...summary, ...jobId, deduplicated: code });
-      if (TOO_RECENT.has(code)) return retryLater({ code, message, status: httpStatus }, TOO_RECENT_RETRY_MS, summary);
+      if (TOO_RECENT.has(code)) return retry({ code, message, status: httpStatus }, TOO_RECENT_RETRY_MS, summary);
       return failed({ code, message, status: httpStatus }, { ...summary, ...jobId });
     });
   }
@@ -113,7 +125,7 @@ export function interpretUploadResponse(
   const error = describe(status, httpStatus);
   if (httpStatus === 429 || httpStatus === 408 || httpStatus >= 500) {
     const afterMs = parseRetryAfterMs(retryAfterHeader, now.getTime()) ?? retryDelayOf(status);
-    return summaries.map((summary) => retryLater(error, afterMs, summary));
+    return summaries.map((summary) => retry(error, afterMs, summary));
   }
   return summaries.map((summary) => failed(error, summary));
 }

@@ -1,15 +1,18 @@
 /**
- * The `google-ads` destination adapter: prepares each event action's click conversion, groups them into as few
- * uploadClickConversions requests as Google allows (per customer and credentials, up to 2000 each), sends them to the
- * configured API base, and maps Google's per-row answer back to each action.
+ * The legacy path: the Google Ads API's uploadClickConversions, kept as an explicit choice of a connection
+ * (`api: google_ads_api`) for developer tokens Google still allows. Since 15 June 2026 Google refuses it for tokens
+ * that had not used it (CUSTOMER_NOT_ALLOWLISTED_FOR_THIS_FEATURE); new connections use the Data Manager API.
+ *
+ * Prepares each event action's click conversion, groups them into as few uploadClickConversions requests as Google
+ * allows (per customer and credentials, up to 2000 each), sends them to the configured API base, and maps Google's
+ * per-row answer back to each action.
  */
-import type { DeliveryContext, DeliveryError, DeliveryInput, DeliveryOutcome, DestinationAdapter, RequestSummary } from './legacy-adapter';
-import { failed, retryLater } from './legacy-adapter';
-import { planUploadRequests, prepareClickConversion, uploadBody, type PreparedConversion } from './legacy-request';
+import type { DeliveryError, DeliveryInput, DeliveryOutcome, RequestSummary, SendContext } from '../destination';
+import { planUploadRequests, prepareClickConversion, readGoogleAdsAccount, uploadBody, type PreparedConversion } from './legacy-request';
 import { interpretUploadResponse } from './legacy-response';
 
 /** Sends one upload request and returns one outcome per conversion in it. */
-async function upload(prepared: readonly PreparedConversion[], ctx: DeliveryContext): Promise<DeliveryOutcome[]> {
+async function upload(prepared: readonly PreparedConversion[], ctx: SendContext): Promise<DeliveryOutcome[]> {
   const { url, headers } = prepared[0]!;
   const summaries: RequestSummary[] = prepared.map((p) => p.summary);
   const timeout = AbortSignal.timeout(ctx.timeoutMs);
@@ -31,36 +34,38 @@ async function upload(prepared: readonly PreparedConversion[], ctx: DeliveryCont
       const detail = cause?.code ?? cause?.message ?? (error as Error).message;
       fault = { code: 'network_error', message: `Could not reach Google Ads at ${new URL(url).origin}: ${detail}.` };
     }
-    return summaries.map((summary) => retryLater(fault, null, summary));
+    return summaries.map((summary) => ({ kind: 'retry', error: fault, request: summary }));
   }
 }
 
-/** Uploads click conversions to Google Ads, batched per customer. */
-export const googleAdsAdapter: DestinationAdapter = {
-  type: 'google-ads',
-  async send(inputs: readonly DeliveryInput[], ctx: DeliveryContext): Promise<DeliveryOutcome[]> {
-    const outcomes: DeliveryOutcome[] = new Array(inputs.length);
-    const ready: Array<{ index: number; prepared: PreparedConversion }> = [];
-    inputs.forEach((input, index) => {
-      const built = prepareClickConversion(input, ctx.settings);
-      if (built.ok) ready.push({ index, prepared: built.prepared });
-      else outcomes[index] = failed(built.error);
-    });
-    const requests = planUploadRequests(ready);
-    // Requests to different customers go out together; repeats of one order id (later requests of a key) go after.
-    const byKey = new Map<string, Array<typeof ready>>();
-    for (const request of requests) {
-      const key = request[0]!.prepared.requestKey;
-      byKey.set(key, [...(byKey.get(key) ?? []), request]);
-    }
-    await Promise.all(
-      [...byKey.values()].map(async (sequence) => {
-        for (const request of sequence) {
-          const results = await upload(request.map((r) => r.prepared), ctx);
-          request.forEach((r, i) => (outcomes[r.index] = results[i]!));
-        }
-      }),
-    );
-    return outcomes;
-  },
-};
+/**
+ * Uploads a batch through uploadClickConversions with the connection's access and developer tokens, batched per
+ * customer; one outcome per input, in order. Throws only what `ctx.accessToken()` throws (ReauthorizationRequired).
+ */
+export async function sendLegacyBatch(inputs: readonly DeliveryInput[], ctx: SendContext): Promise<DeliveryOutcome[]> {
+  const account = readGoogleAdsAccount(ctx, await ctx.accessToken());
+  if (!account.ok) return inputs.map(() => ({ kind: 'failed', error: account.error }));
+  const outcomes: DeliveryOutcome[] = new Array(inputs.length);
+  const ready: Array<{ index: number; prepared: PreparedConversion }> = [];
+  inputs.forEach((input, index) => {
+    const built = prepareClickConversion(input, account.value, ctx.settings);
+    if (built.ok) ready.push({ index, prepared: built.prepared });
+    else outcomes[index] = { kind: 'failed', error: built.error };
+  });
+  const requests = planUploadRequests(ready);
+  // Requests to different customers go out together; repeats of one order id (later requests of a key) go after.
+  const byKey = new Map<string, Array<typeof ready>>();
+  for (const request of requests) {
+    const key = request[0]!.prepared.requestKey;
+    byKey.set(key, [...(byKey.get(key) ?? []), request]);
+  }
+  await Promise.all(
+    [...byKey.values()].map(async (sequence) => {
+      for (const request of sequence) {
+        const results = await upload(request.map((r) => r.prepared), ctx);
+        request.forEach((r, i) => (outcomes[r.index] = results[i]!));
+      }
+    }),
+  );
+  return outcomes;
+}
