@@ -3,7 +3,7 @@
  * domain and install check, Meta connected through the hosted page and tested, a flow with its webhook secret shown
  * once and rotated, events traced end to end, API keys), the session rules (a reused or expired link, a post without
  * its CSRF token, another account's ids, sign-out), the pages without JavaScript, and screenshots of every page at a
- * desktop (1280) and a phone (390) width, written to test-results/screenshots/ (the README shows copies in docs/screenshots/).
+ * desktop (1280) and a phone (390) width, written to test-results/screenshots/ (docs/dashboard.md shows copies in docs/screenshots/).
  */
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
@@ -17,7 +17,7 @@ import { insertSite } from '../src/server/api/sites/sql';
 import { newId } from '../src/server/db/ids';
 import { newToken, signedReport, snapshotBody } from '../test/server/support/fixtures';
 
-// Written under test-results/ (ignored); docs/screenshots/ holds the copies the README shows, updated by hand from these.
+// Written under test-results/ (ignored); docs/screenshots/ holds the copies docs/dashboard.md shows, updated by hand from these.
 const SHOTS = join(import.meta.dirname, '..', 'test-results', 'screenshots');
 
 let svc: RunningService;

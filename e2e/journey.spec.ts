@@ -4,7 +4,7 @@
  * Node client, and cnv delivers the conversion to the local fakes of Google (Data Manager API), Meta (Conversions
  * API), Microsoft Advertising (ApplyOfflineConversions) and LinkedIn (Conversions API), visible through GET /v1/events.
  * And a user connecting Google Ads for their own account through the hosted page's sign-in, in the browser, as the
- * README's quick start says, which leaves the demo (its own account) untouched.
+ * README's five-minute path says, which leaves the demo (its own account) untouched.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { CLICK_COOKIE, CORRELATION_COOKIE } from '../src/protocol/cookies';

@@ -76,7 +76,7 @@ export class SignupDesk {
   }
 
   /**
-   * Creates the user and starts reporting the signup, without waiting for it (as the client's README advises: the
+   * Creates the user and starts reporting the signup, without waiting for it (as docs/backend.md advises: the
    * visitor should not wait for cnv). `reported` settles once cnv answered or the client gave up.
    */
   signUp(input: SignupInput): { signup: Signup; reported: Promise<Signup> } {

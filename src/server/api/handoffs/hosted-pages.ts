@@ -163,6 +163,6 @@ export function oauthNotConfiguredPage(hosted: DestinationHandoff, setting: stri
   return page(
     `${kind.label} is not set up`,
     html`<h1>${kind.label} cannot be connected yet</h1>
-<div class="notice warn">This cnv service has no OAuth client for ${kind.label}. The operator must set <code>${setting}</code> (and its client secret) and restart the service; see the README's section on ${kind.label}.</div>`,
+<div class="notice warn">This cnv service has no OAuth client for ${kind.label}. The operator must set <code>${setting}</code> (and its client secret) and restart the service; cnv's documentation explains it in docs/destinations/${kind.type}.md.</div>`,
   );
 }

@@ -1,0 +1,133 @@
+/**
+ * Every relative link and every #anchor in README.md and docs/**\/*.md resolves: the file (or folder) exists, and the
+ * anchor is a heading of the target page under GitHub's slug rules (github-slugger, the package GitHub's renderer
+ * follows: lower-cased text of the heading, punctuation dropped, spaces to hyphens, repeats numbered -1, -2…).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import GithubSlugger from 'github-slugger';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return markdownFiles(path);
+    return entry.name.endsWith('.md') ? [path] : [];
+  });
+}
+
+const FILES = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))];
+
+/** The page's lines outside fenced code blocks, with inline code spans blanked (links inside code are not links). */
+function proseLines(text: string): Array<{ line: number; text: string }> {
+  const out: Array<{ line: number; text: string }> = [];
+  let fence: string | null = null;
+  text.split('\n').forEach((raw, index) => {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(raw);
+    if (marker) {
+      if (fence === null) fence = marker[1]![0]!;
+      else if (marker[1]![0] === fence) fence = null;
+      return;
+    }
+    if (fence !== null) return;
+    out.push({ line: index + 1, text: raw.replace(/(`+)[^`]*?\1/g, (m) => ' '.repeat(m.length)) });
+  });
+  return out;
+}
+
+/** The heading text GitHub renders: links reduced to their text, code marks and emphasis removed. */
+function headingText(raw: string): string {
+  return raw
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/`/g, '')
+    .replace(/(\*\*|__|\*)(.+?)\1/g, '$2')
+    .replace(/<[^>]+>/g, '')
+    .trim();
+}
+
+const anchorCache = new Map<string, Set<string>>();
+/** The anchors of a Markdown file: its headings' slugs (plus explicit `<a id>` / `<a name>`). */
+function anchorsOf(file: string): Set<string> {
+  let anchors = anchorCache.get(file);
+  if (anchors) return anchors;
+  const slugger = new GithubSlugger();
+  anchors = new Set();
+  let fence: string | null = null;
+  for (const raw of readFileSync(file, 'utf8').split('\n')) {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(raw);
+    if (marker) {
+      if (fence === null) fence = marker[1]![0]!;
+      else if (marker[1]![0] === fence) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    const heading = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(raw);
+    if (heading) anchors.add(slugger.slug(headingText(heading[1]!)));
+    for (const named of raw.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(named[1]!);
+  }
+  anchorCache.set(file, anchors);
+  return anchors;
+}
+
+interface Link {
+  file: string;
+  line: number;
+  target: string;
+}
+
+function linksOf(file: string): Link[] {
+  const links: Link[] = [];
+  for (const { line, text } of proseLines(readFileSync(file, 'utf8'))) {
+    for (const m of text.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) links.push({ file, line, target: m[1]! });
+    for (const m of text.matchAll(/<(?:a|img)\s[^>]*(?:href|src)="([^"]+)"/g)) links.push({ file, line, target: m[1]! });
+  }
+  return links;
+}
+
+/** Why a link does not resolve, or null when it does. External links (a scheme, or `//`) are not checked here. */
+function problem(link: Link): string | null {
+  const { target } = link;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) return null;
+  const [pathPart, anchor] = target.split('#', 2) as [string, string | undefined];
+  const path = pathPart === '' ? link.file : resolve(dirname(link.file), decodeURIComponent(pathPart));
+  if (!path.startsWith(ROOT)) return `${target} points outside the repository`;
+  if (!existsSync(path)) return `${target}: no such file ${relative(ROOT, path)}`;
+  if (anchor === undefined) return null;
+  if (statSync(path).isDirectory() || !path.endsWith('.md')) return `${target}: an anchor into something that is not a Markdown page`;
+  if (!anchorsOf(path).has(decodeURIComponent(anchor))) return `${target}: no heading with the anchor #${anchor} in ${relative(ROOT, path)}`;
+  return null;
+}
+
+describe('documentation links', () => {
+  it('finds the pages and their links', () => {
+    expect(FILES.length).toBeGreaterThan(15);
+    expect(FILES.flatMap(linksOf).length).toBeGreaterThan(50);
+  });
+
+  it.each(FILES.map((file) => [relative(ROOT, file), file] as const))('%s: every relative link and anchor resolves', (_name, file) => {
+    const broken = linksOf(file)
+      .map((link) => ({ link, why: problem(link) }))
+      .filter((entry) => entry.why !== null)
+      .map(({ link, why }) => `${relative(ROOT, link.file)}:${link.line}: ${why}`);
+    expect(broken).toEqual([]);
+  });
+
+  it('follows GitHub heading slugs (the rules the anchors rely on)', () => {
+    const slugger = new GithubSlugger();
+    expect(slugger.slug(headingText('Reporting signups from your backend (`cnv/client`)'))).toBe('reporting-signups-from-your-backend-cnvclient');
+    expect(slugger.slug(headingText('`window.__service`'))).toBe('window__service');
+    expect(slugger.slug(headingText('Destinations: what to set up on each platform'))).toBe('destinations-what-to-set-up-on-each-platform');
+    expect(slugger.slug(headingText('Settings'))).toBe('settings');
+    expect(slugger.slug(headingText('Settings'))).toBe('settings-1');
+  });
+
+  it('keeps the README short, with both commands at the top', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n');
+    expect(readme.length).toBeLessThan(250);
+    const top = readme.slice(0, 40).join('\n');
+    expect(top).toContain('npm install && npm start');
+    expect(top).toContain('npm test');
+  });
+});
