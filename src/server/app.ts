@@ -8,6 +8,8 @@ import loaderScriptRoute from './collector/loader-routes';
 import webhookRoutes from './webhook/routes';
 import dashboardRoutes from './dashboard/routes';
 import mcpRoutes from './mcp/routes';
+import referenceRoutes from './openapi/reference-routes';
+import { registerOpenApi } from './openapi/document';
 
 export type { AppContext } from './http/app';
 
@@ -23,7 +25,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook', 'dashboard']);
   const app = createHttpApp(options.logger);
   const ctx: AppContext = { db: options.db, settings: options.settings };
+  // The API description collects every route added after it: register it first.
+  if (surfaces.has('rest')) await registerOpenApi(app, options.settings);
   if (surfaces.has('rest')) await app.register(restRoutes, ctx);
+  if (surfaces.has('rest')) await app.register(referenceRoutes);
   if (surfaces.has('rest')) await app.register(mcpRoutes, ctx); // the agent tools: POST /mcp over the REST routes
   if (surfaces.has('hosted')) await app.register(hostedRoutes, ctx);
   if (surfaces.has('collector')) await app.register(collectorRoutes, ctx);

@@ -20,9 +20,9 @@ function markdownFiles(dir: string): string[] {
 
 const FILES = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))];
 
-/** The page's lines outside fenced code blocks, with inline code spans blanked (links inside code are not links). */
-function proseLines(text: string): Array<{ line: number; text: string }> {
-  const out: Array<{ line: number; text: string }> = [];
+/** The page's lines outside fenced code blocks (links and headings inside code are neither). */
+function outsideFences(text: string): Array<{ line: number; raw: string }> {
+  const out: Array<{ line: number; raw: string }> = [];
   let fence: string | null = null;
   text.split('\n').forEach((raw, index) => {
     const marker = /^\s*(`{3,}|~{3,})/.exec(raw);
@@ -31,10 +31,14 @@ function proseLines(text: string): Array<{ line: number; text: string }> {
       else if (marker[1]![0] === fence) fence = null;
       return;
     }
-    if (fence !== null) return;
-    out.push({ line: index + 1, text: raw.replace(/(`+)[^`]*?\1/g, (m) => ' '.repeat(m.length)) });
+    if (fence === null) out.push({ line: index + 1, raw });
   });
   return out;
+}
+
+/** The prose lines of a page, with inline code spans blanked (links inside code are not links). */
+function proseLines(text: string): Array<{ line: number; text: string }> {
+  return outsideFences(text).map(({ line, raw }) => ({ line, text: raw.replace(/(`+)[^`]*?\1/g, (m) => ' '.repeat(m.length)) }));
 }
 
 /** The heading text GitHub renders: links reduced to their text, code marks and emphasis removed. */
@@ -54,15 +58,7 @@ function anchorsOf(file: string): Set<string> {
   if (anchors) return anchors;
   const slugger = new GithubSlugger();
   anchors = new Set();
-  let fence: string | null = null;
-  for (const raw of readFileSync(file, 'utf8').split('\n')) {
-    const marker = /^\s*(`{3,}|~{3,})/.exec(raw);
-    if (marker) {
-      if (fence === null) fence = marker[1]![0]!;
-      else if (marker[1]![0] === fence) fence = null;
-      continue;
-    }
-    if (fence !== null) continue;
+  for (const { raw } of outsideFences(readFileSync(file, 'utf8'))) {
     const heading = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(raw);
     if (heading) anchors.add(slugger.slug(headingText(heading[1]!)));
     for (const named of raw.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(named[1]!);

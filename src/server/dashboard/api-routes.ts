@@ -11,7 +11,23 @@ import { issueSignInLink } from './sessions';
 
 export default async function dashboardApiRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.post('/dashboard/sign-in-links', { schema: { body: Type.Optional(Type.Object({}, { additionalProperties: false })) } }, async (request, reply) => {
+  const SignInLink = Type.Object(
+    {
+      url: Type.String({ description: 'The one-time sign-in link (single use).' }),
+      expires_at: Type.String({ format: 'date-time', description: 'When it stops working (15 minutes).' }),
+    },
+    { title: 'SignInLink', additionalProperties: false },
+  );
+  app.post(
+    '/dashboard/sign-in-links',
+    {
+      schema: {
+        summary: "A one-time dashboard sign-in link for the key's account",
+        tags: ['Dashboard'],
+        body: Type.Optional(Type.Object({}, { additionalProperties: false })),
+        response: { 201: SignInLink },
+      },
+    }, async (request, reply) => {
     const link = await issueSignInLink(db, settings, accountOf(request).id);
     return reply.status(201).send({ url: link.url, expires_at: link.expiresAt.toISOString() });
   });

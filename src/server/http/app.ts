@@ -36,6 +36,9 @@ export function createHttpApp(loggerOption: FastifyServerOptions['logger']): Fas
     clientErrorHandler: answerClientError,
   });
   app.addHook('preValidation', coerceQueryIntegers);
+  // Response schemas describe the API (the OpenAPI document, test/server/openapi*); they never filter an answer: a body
+  // is sent as the handler built it, so a field a schema lacks is never silently dropped.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   });

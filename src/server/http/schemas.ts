@@ -4,6 +4,7 @@
  */
 import { Type, type Static, type StringOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { NO_CONTROL_CHARACTERS, NOT_BLANK } from './validation';
+import { ERROR_TYPES } from '../../protocol/errors';
 
 /** Text from a path or a query string: 1 to `maxLength` (default 200) characters, no control characters. */
 export function PlainText(description: string, options: StringOptions = {}) {
@@ -32,3 +33,36 @@ export function Nullable<T extends TSchema & { type: string }>(schema: T): TUnsa
 
 /** The empty body schema of a route that takes none: any JSON object with no properties. */
 export const NoParams = Type.Object({}, { additionalProperties: false });
+
+/** A timestamp the service writes: ISO 8601 in UTC with milliseconds. */
+export function Timestamp(description: string) {
+  return Type.String({ format: 'date-time', description });
+}
+
+/** The one error envelope of every error answer (src/protocol/errors.ts). */
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object(
+      {
+        type: StringEnum(ERROR_TYPES, { description: 'The kind of error.' }),
+        code: Type.String({ description: 'Machine-readable reason, e.g. parameter_invalid, resource_missing.' }),
+        message: Type.String({ description: 'A sentence for a person: what is wrong and what to do.' }),
+        param: Type.Optional(Type.String({ description: 'The parameter at fault: a dotted path with indexes inside bodies.' })),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { title: 'Error', description: 'Every error answer: {"error": {"type", "code", "message", "param"?}}.', additionalProperties: false },
+);
+
+/** The list envelope of the id-cursor lists: `{data, has_more, next_cursor}`. */
+export function ListOf<T extends TSchema>(item: T, what: string) {
+  return Type.Object(
+    {
+      data: Type.Array(item, { description: `The ${what}, in creation order (oldest first).` }),
+      has_more: Type.Boolean({ description: 'Whether more items follow (walking forward) or precede (walking backward) this page.' }),
+      next_cursor: Nullable(Type.String({ description: 'The id to pass as starting_after (or ending_before, walking backward); null when has_more is false.' })),
+    },
+    { additionalProperties: false },
+  );
+}

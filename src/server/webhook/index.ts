@@ -1,3 +1,4 @@
 /** The public face of this folder: what other parts of the service may import. */
 export * from './report-sql';
 export * from './secret-sql';
+export { SIGNATURE_SCHEME_DESCRIPTION } from './schemas';

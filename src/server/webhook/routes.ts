@@ -16,6 +16,7 @@ import { ReportWriter } from './report-writer';
 import { WebhookSecretCache } from './secret-cache';
 import { requestDelivery } from '../delivery';
 import { verifySignature } from './signature';
+import { ReportBody, ReportResponse } from './schemas';
 
 /**
  * The path of a report: the site's public key and the trigger key of its flows. Checked before anything is looked up,
@@ -48,7 +49,20 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
 
   app.post(
     `${WEBHOOK_PREFIX}/saas-signup/:site_key/:trigger_key`,
-    { bodyLimit: WEBHOOK_MAX_BYTES, schema: { params: ReportParams } },
+    {
+      bodyLimit: WEBHOOK_MAX_BYTES,
+      schema: {
+        summary: 'Report a signup (signed)',
+        description:
+          'Your backend reports a signup: one event per live flow of the site whose API trigger has this key. Checks run in ' +
+          'this order: site key, trigger key, signature (over the raw bytes), body. A repeat of a customer_event_id answers ' +
+          "the first report's response and counts nothing twice.",
+        params: ReportParams,
+        response: { 200: ReportResponse },
+      },
+      // Documented, not validated by Fastify: the body is checked after the signature, over the raw bytes.
+      config: { openapiBody: ReportBody },
+    },
     async (request) => {
       const { site_key: siteKey, trigger_key: triggerKey } = request.params;
       // Site keys are public (every install snippet shows one), so an unknown one is a plain 404, not a hidden 401.

@@ -4,15 +4,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../http/app';
 import { accountOf } from '../../http/auth';
 import { getDestination, listDestinationRecords, testDestination } from './destinations';
-import { DestinationIdParams, ListDestinationsQuery, TestDestinationBody } from './schemas';
+import { Destination, DestinationIdParams, DestinationList, DestinationTestResult, ListDestinationsQuery, TestDestinationBody } from './schemas';
 
 export default async function destinationRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/destinations', { schema: { querystring: ListDestinationsQuery } }, async (request) => listDestinationRecords(db, accountOf(request).id));
-  app.get('/destinations/:id', { schema: { params: DestinationIdParams } }, async (request) =>
+  app.get('/destinations', { schema: { summary: 'List connected destinations', querystring: ListDestinationsQuery, response: { 200: DestinationList } } }, async (request) => listDestinationRecords(db, accountOf(request).id));
+  app.get('/destinations/:id', { schema: { summary: 'Get a destination', params: DestinationIdParams, response: { 200: Destination } } }, async (request) =>
     getDestination(db, accountOf(request).id, request.params.id),
   );
-  app.post('/destinations/:id/test', { schema: { params: DestinationIdParams, body: TestDestinationBody } }, async (request) =>
+  app.post('/destinations/:id/test', {
+    schema: { summary: 'Test a connection without recording a conversion', params: DestinationIdParams, body: TestDestinationBody, response: { 200: DestinationTestResult } },
+  }, async (request) =>
     testDestination(db, settings, accountOf(request).id, request.params.id, request.body?.conversion_id),
   );
 }

@@ -1,6 +1,6 @@
 /** The input schemas of /v1/destinations: the connected ad platform accounts of the API key's account. */
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParams } from '../../http/schemas';
+import { IdParams, ListOf, Timestamp } from '../../http/schemas';
 
 /** `{id}` of /v1/destinations/{id}. */
 export const DestinationIdParams = IdParams('The destination id (dst_…), as GET /v1/destinations lists it.');
@@ -27,3 +27,35 @@ export type TestDestinationBody = Static<typeof TestDestinationBody>;
 
 /** The query of GET /v1/destinations: none (an account has at most one connection per platform). */
 export const ListDestinationsQuery = Type.Object({}, { additionalProperties: false });
+
+/** A destination as the API shows it (responses). */
+export const Destination = Type.Object(
+  {
+    id: Type.String({ description: 'The destination id (dst_…).' }),
+    type: Type.String({ description: 'The platform: google-ads, meta, microsoft-ads, linkedin.' }),
+    label: Type.String({ description: "The platform's name." }),
+    status: Type.Unsafe<string>({
+      type: 'string',
+      enum: ['connected', 'reauthorization_required'],
+      description: 'reauthorization_required when the platform refused cnv\'s authorization: its conversions wait for a new connect_destination handoff.',
+    }),
+    account: Type.Record(Type.String(), Type.Unknown(), { description: 'The account ids it sends to (customer id, pixel id, …); never credentials.' }),
+    connected_at: Timestamp('When it was (last) connected.'),
+    created_at: Timestamp('When it was first connected.'),
+  },
+  { title: 'Destination', additionalProperties: false },
+);
+
+/** The destinations of the account (one page: an account has at most one per platform). */
+export const DestinationList = ListOf(Destination, 'destinations');
+
+/** The answer of POST /v1/destinations/{id}/test. */
+export const DestinationTestResult = Type.Object(
+  {
+    destination: Type.String({ description: 'The destination id.' }),
+    ok: Type.Boolean({ description: 'Whether the platform accepted the connection.' }),
+    message: Type.String({ description: 'What the platform said, in a sentence.' }),
+    error: Type.Optional(Type.Unsafe<unknown>({ type: 'object', additionalProperties: true, description: 'The error, when not ok: {code, message, hint?, …}.' })),
+  },
+  { title: 'DestinationTestResult', additionalProperties: false },
+);

@@ -1,6 +1,6 @@
 /** The input schemas of /v1/events: what each route accepts, described for a reader (people and agent tools alike). */
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParams, PlainText, StringEnum } from '../../http/schemas';
+import { IdParams, Nullable, PlainText, StringEnum, Timestamp } from '../../http/schemas';
 import type { EventStatus } from '../../delivery';
 
 /** Default and largest `limit` of GET /v1/events (the spec fixes only the maximum). */
@@ -45,3 +45,70 @@ export type ListEventsQuery = Static<typeof ListEventsQuery>;
 /** `{id}` of /v1/events/{id}. */
 export const EventIdParams = IdParams('The event id (evt_…).');
 export type EventIdParams = Static<typeof EventIdParams>;
+
+/** One destination's delivery of an event (responses). */
+export const EventAction = Type.Object(
+  {
+    destination: Type.String({ description: 'The platform it goes to: google-ads, meta, microsoft-ads, linkedin.' }),
+    status: Type.String({ description: 'queued, delivered or failed.' }),
+    conversion_id: Nullable(Type.String({ description: "The platform's conversion (action, rule, goal) it fires." })),
+    attempts: Type.Integer({ minimum: 0, description: 'Sends so far.' }),
+    error: Type.Unknown({ description: 'The last error, {code, message, hint?, status?, retrying?}, or null.' }),
+    request: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+      description: 'What was sent, without personal data (hashes, ids, kinds), and Google\'s diagnostics; null before the first send.',
+    }),
+    delivered_at: Nullable(Timestamp('When the platform accepted it.')),
+    history: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            attempt: Type.Integer(),
+            at: Timestamp('When this send happened.'),
+            outcome: Type.String({ description: 'delivered, retry, retry_later or failed.' }),
+            error: Type.Unknown(),
+            request: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'GET /v1/events/{id} only: every send, oldest first.' },
+      ),
+    ),
+  },
+  { title: 'EventAction', additionalProperties: false },
+);
+
+/** The Event record (responses): the fields the service owns, and the stored data passed through beside them. */
+export const Event = Type.Object(
+  {
+    id: Type.String({ description: 'The event id (evt_…).' }),
+    site_id: Type.String(),
+    site_key: Type.String(),
+    occurred_at: Timestamp("When the conversion happened (the browser's signup time when paired)."),
+    flow_id: Nullable(Type.String()),
+    flow_name: Nullable(Type.String()),
+    trigger: Nullable(Type.String({ description: 'api (a webhook report) or form_submission.' })),
+    status: Type.Unsafe<string>({ type: 'string', enum: [...EVENT_STATUSES], description: 'queued while any action is pending; completed; failed.' }),
+    match_quality: Nullable(Type.String({ description: 'high, medium, low; null while the snapshot is pending.' })),
+    email: Nullable(Type.String({ description: 'The reported email, trimmed and lower-cased.' })),
+    customer_event_id: Nullable(Type.String({ description: "Your id of the conversion: the webhook's customer_event_id." })),
+    click_ids: Nullable(Type.Record(Type.String(), Type.String(), { description: 'The ad click ids paired with it.' })),
+    utm: Type.Unknown({ description: 'The UTM parameters of the touch, or null.' }),
+    actions: Type.Array(EventAction, { description: 'One per destination of its flow.' }),
+    created_at: Timestamp('When the service recorded it.'),
+  },
+  {
+    title: 'Event',
+    additionalProperties: true,
+    description: 'Fields beyond these (landing_page_url, page_url, match_reason, …) are the stored data, passed through.',
+  },
+);
+
+/** A page of events, newest first, with a timestamp cursor. */
+export const EventList = Type.Object(
+  {
+    data: Type.Array(Event, { description: 'The events, newest first.' }),
+    has_more: Type.Boolean({ description: 'Whether older events follow.' }),
+    next_cursor: Nullable(Type.String({ description: 'The starting_after of the next, older page (a timestamp); null when has_more is false.' })),
+  },
+  { additionalProperties: false },
+);

@@ -1,7 +1,7 @@
 /** The input schemas of /v1/flows: what each route accepts, described for a reader (people and agent tools alike). */
 import { Type, type Static } from '@sinclair/typebox';
 import { TRIGGER_KEY_PATTERN } from '../../../protocol/webhook';
-import { IdParams, NonBlankText, PlainText } from '../../http/schemas';
+import { IdParams, ListOf, NonBlankText, Nullable, PlainText, StringEnum, Timestamp } from '../../http/schemas';
 import { PageQueryProperties } from '../../http/pagination';
 
 /** Longest flow name. */
@@ -106,3 +106,50 @@ export type ListFlowsQuery = Static<typeof ListFlowsQuery>;
 /** `{id}` of /v1/flows/{id} and its publish and unpublish. */
 export const FlowIdParams = IdParams('The flow id (flow_…).');
 export type FlowIdParams = Static<typeof FlowIdParams>;
+
+/** The Flow record (responses). */
+export const Flow = Type.Object(
+  {
+    id: Type.String({ description: 'The flow id (flow_…).' }),
+    site_id: Type.String({ description: 'The site whose conversions it handles.' }),
+    name: Type.String({ description: 'The label of the flow.' }),
+    trigger_config: Type.Record(Type.String(), Type.Unknown(), {
+      description: "What fires it: {type: 'saas_signup', integrationId: 'api', key} or a form trigger {integrationId, pageFilter}.",
+    }),
+    actions_config: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Its actions, {integrationId, config} each.' }),
+    status: StringEnum(['draft', 'live'] as const, { description: 'draft delivers nothing; live fires on its trigger.' }),
+    created_at: Timestamp('When the flow was created.'),
+    updated_at: Timestamp('When it last changed.'),
+    published_at: Nullable(Timestamp('When it was last published; null for a draft never published.')),
+  },
+  { title: 'Flow', additionalProperties: false },
+);
+
+/** A page of flows. */
+export const FlowList = ListOf(Flow, 'flows');
+
+/** The 400 answer of a publish that fails validation: the envelope plus every problem. */
+export const FlowInvalid = Type.Object(
+  {
+    error: Type.Object(
+      {
+        type: Type.Literal('invalid_request_error'),
+        code: Type.Literal('flow_invalid'),
+        message: Type.String({ description: 'The first problem, and how many more.' }),
+        param: Type.Optional(Type.String()),
+        errors: Type.Array(
+          Type.Object(
+            {
+              param: Type.String({ description: 'The parameter at fault, e.g. actions_config[0].config.conversion.id.' }),
+              message: Type.String({ description: 'What is wrong and what to do.' }),
+            },
+            { additionalProperties: false },
+          ),
+          { description: 'Every problem found, each with the parameter at fault.' },
+        ),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { title: 'FlowInvalid', additionalProperties: false },
+);

@@ -4,14 +4,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../http/app';
 import { accountOf } from '../../http/auth';
 import { createHandoff, getHandoff } from './handoffs';
-import { CreateHandoffBody, HandoffIdParams } from './schemas';
+import { CreateHandoffBody, Handoff, HandoffIdParams } from './schemas';
 
 export default async function handoffRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.post('/handoffs', { schema: { body: CreateHandoffBody } }, async (request, reply) =>
+  app.post('/handoffs', { schema: { summary: 'Create a handoff (a hosted page to connect a destination or the API trigger)', body: CreateHandoffBody, response: { 201: Handoff } } }, async (request, reply) =>
     reply.status(201).send(await createHandoff(db, settings, accountOf(request).id, request.body)),
   );
-  app.get('/handoffs/:id', { schema: { params: HandoffIdParams } }, async (request) =>
+  app.get('/handoffs/:id', { schema: { summary: 'Get a handoff (poll until completed)', params: HandoffIdParams, response: { 200: Handoff } } }, async (request) =>
     getHandoff(db, settings, accountOf(request).id, request.params.id),
   );
 }

@@ -1,6 +1,6 @@
 /** The input schemas of /v1/handoffs: what each route accepts, described for a reader (people and agent tools alike). */
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParams, PlainText, StringEnum } from '../../http/schemas';
+import { IdParams, Nullable, PlainText, StringEnum, Timestamp } from '../../http/schemas';
 
 /** What a handoff can do. */
 export const HANDOFF_PURPOSES = ['connect_destination', 'connect_trigger_source'] as const;
@@ -56,3 +56,19 @@ export type CreateHandoffBody = Static<typeof CreateHandoffBody>;
 /** `{id}` of /v1/handoffs/{id}. */
 export const HandoffIdParams = IdParams('The handoff id (hdf_…).');
 export type HandoffIdParams = Static<typeof HandoffIdParams>;
+
+/** The Handoff record (responses). */
+export const Handoff = Type.Object(
+  {
+    id: Type.String({ description: 'The handoff id (hdf_…).' }),
+    url: Type.String({ description: 'The hosted page to send the user to (addressed by an unguessable token).' }),
+    status: StringEnum(['pending', 'completed'] as const, { description: 'completed once the user finished the hosted page.' }),
+    purpose: StringEnum(HANDOFF_PURPOSES, { description: 'What the handoff connects.' }),
+    destination_type: Nullable(Type.String({ description: 'The platform, for connect_destination.' })),
+    trigger_source: Nullable(Type.String({ description: "'api', for connect_trigger_source." })),
+    site_id: Nullable(Type.String({ description: 'The site, for connect_trigger_source.' })),
+    created_at: Timestamp('When the handoff was created.'),
+    completed_at: Nullable(Timestamp('When the user completed it.')),
+  },
+  { title: 'Handoff', additionalProperties: false },
+);

@@ -1,6 +1,6 @@
 /** The input schemas of /v1/sites: what each route accepts, described for a reader (people and agent tools alike). */
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParams, NonBlankText, Nullable } from '../../http/schemas';
+import { IdParams, ListOf, NonBlankText, Nullable, Timestamp } from '../../http/schemas';
 import { PageQuery } from '../../http/pagination';
 
 /** Longest site name. */
@@ -54,3 +54,19 @@ export const SiteFields = Type.Object(
   { additionalProperties: false, description: 'Site fields to set; send only the ones to change.' },
 );
 export type SiteFields = Static<typeof SiteFields>;
+
+/** The Site record (responses): exactly the spec's fields. */
+export const Site = Type.Object(
+  {
+    id: Type.String({ description: 'The site id (site_…).' }),
+    name: Type.String({ description: 'The label of the site.' }),
+    domain: Nullable(Type.String({ description: 'The origin the loader accepts (and its subdomains); null accepts nothing.' })),
+    timezone: Type.String({ description: 'IANA timezone name.' }),
+    site_key: Type.String({ description: 'The public key in the install snippet and the collector and webhook paths.' }),
+    created_at: Timestamp('When the site was created.'),
+  },
+  { title: 'Site', additionalProperties: false },
+);
+
+/** A page of sites. */
+export const SiteList = ListOf(Site, 'sites');
