@@ -1,5 +1,5 @@
-// Builds the loader (the core IIFE and its optional scripts, with a size report and gzip budgets) and the Node parts
-// (service, CLI, client).
+// Builds the loader (the core script and its optional scripts, with a size report of what the service serves and gzip
+// budgets) and the Node parts (service, CLI, client).
 // Usage: node build.mjs [--if-missing] [--loader-only]
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -8,19 +8,42 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
-/** The core loader's gzip budget in bytes (dist/loader.js, what every page pays): the build fails above it. */
+/**
+ * The core loader's gzip budget in bytes, measured on what every page is served: the per-site loader
+ * (`/loader.js?site_key=KEY`) with a typical config inside. The build fails above it.
+ */
 export const LOADER_GZIP_BUDGET = 3584;
 /** The core loader's target size in bytes gzip, reported beside the budget. */
 export const LOADER_GZIP_TARGET = 3072;
 
 /**
- * The loader's bundles, each a minified IIFE in dist/ with its own gzip budget: the core, and the optional scripts
- * (OPTIONAL_SCRIPTS of src/protocol/install.ts, served as /loader-<name>.js) that the core fetches only on pages that
- * use them: the linker and URL passthrough for a tag with data-linker or data-url-passthrough, the form detectors for
- * a config whose `forms` is not empty. Only the core is on every page; the optional budgets keep those scripts honest.
+ * The config measured inside the per-site loader: a site without form triggers, as the config endpoint answers it (a
+ * site key as the service mints them, 12 base36 characters).
+ */
+export const TYPICAL_SITE_CONFIG = {
+  site_key: 'k3x9q2m7v1pz',
+  domain: 'https://www.example.com',
+  cookie_domain: 'example.com',
+  correlation_ttl_seconds: 1800,
+  honor_gpc: true,
+  forms: [],
+};
+
+/**
+ * The loader's bundles, each a minified script in dist/ with its own gzip budget. Two cores, classic scripts that are
+ * each one function of the site's config (`withConfig`: src/protocol/loader-script.ts), which the service calls with
+ * the site's config for `/loader.js?site_key=KEY` (the install snippet):
+ * - `site-loader.js`, the lean core for a site without form triggers: what nearly every page is served, measured
+ *   with TYPICAL_SITE_CONFIG inside against the gate and the target;
+ * - `loader.js`, the full core: served with the config of a site with form triggers, and with null as the plain
+ *   `/loader.js` (the older snippet, unknown keys), which discovers its site key and fetches the config.
+ * And the optional scripts (OPTIONAL_SCRIPTS of src/protocol/install.ts, ES modules served as /loader-<name>.js) that
+ * a core fetches only on pages that use them: the linker and URL passthrough for a tag with data-linker or
+ * data-url-passthrough, the form detectors for a config whose `forms` is not empty.
  */
 export const LOADER_BUNDLES = {
-  'loader.js': { entry: 'src/loader/index.ts', budget: LOADER_GZIP_BUDGET, target: LOADER_GZIP_TARGET },
+  'site-loader.js': { entry: 'src/loader/site-loader.ts', withConfig: true, budget: LOADER_GZIP_BUDGET, target: LOADER_GZIP_TARGET },
+  'loader.js': { entry: 'src/loader/index.ts', withConfig: true, budget: 3840 },
   'loader-links.js': { entry: 'src/loader/links-script.ts', budget: 1536 },
   'loader-forms.js': { entry: 'src/loader-forms/script.ts', budget: 5120 },
 };
@@ -58,6 +81,22 @@ export function withoutSourceMapComment(code) {
   return code.replace(/\n?\/\/# sourceMappingURL=\S*\s*$/, '');
 }
 
+/**
+ * The definitions of src/protocol/loader-script.ts (how the site's config goes inside the core loader), bundled on the
+ * fly: the build wraps the core with them, the service fills it in with them, one definition for both.
+ */
+export async function loaderScriptProtocol() {
+  const { outputFiles } = await build({
+    entryPoints: [join(root, 'src/protocol/loader-script.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    write: false,
+    logLevel: 'warning',
+  });
+  return import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`);
+}
+
 /** Measures bytes raw, gzip -9 and brotli -11 of a file's contents. */
 export function measure(code) {
   const buf = Buffer.from(code);
@@ -70,15 +109,19 @@ export function measure(code) {
   };
 }
 
-/** Builds one loader bundle to dist/<file> and returns its size without the source map comment. */
-async function buildLoaderBundle(file, { entry }) {
+/**
+ * Builds one loader bundle to dist/<file> and returns its served text (servedScript). A core is one function of the
+ * site's config, called with null (LOADER_HEAD … LOADER_TAIL of
+ * src/protocol/loader-script.ts), which the service calls with the site's config instead.
+ */
+async function buildLoaderBundle(file, { entry, withConfig }, { LOADER_HEAD, LOADER_TAIL, servedScript }) {
   await build({
     entryPoints: [join(root, entry)],
     outfile: join(dist, file),
     bundle: true,
-    // The core is a classic script (an IIFE: pasted tags and tag managers load it so); the optional scripts are ES
-    // modules, which the core imports.
-    format: file === 'loader.js' ? 'iife' : 'esm',
+    // A core is a classic script (pasted tags and tag managers load it so): the bundle's statements inside the function
+    // of the config (banner and footer). The optional scripts are ES modules, which the core imports.
+    format: 'esm',
     platform: 'browser',
     // Evergreen browsers and Safari 14+ run this without polyfills.
     target: ['chrome80', 'firefox78', 'safari14', 'edge88'],
@@ -93,20 +136,27 @@ async function buildLoaderBundle(file, { entry }) {
     legalComments: 'none',
     // V8's compile hint (Chrome 136+): compile every function of the file eagerly, off the main thread, instead of
     // lazily on it when each is first called. The core's functions run at load; the optional scripts' mostly on events.
-    banner: file === 'loader.js' ? { js: '//# allFunctionsCalledOnLoad' } : {},
+    banner: withConfig ? { js: `//# allFunctionsCalledOnLoad\n${LOADER_HEAD}` } : {},
+    footer: withConfig ? { js: LOADER_TAIL } : {},
     write: true,
     logLevel: 'warning',
   });
-  return measure(withoutSourceMapComment(readFileSync(join(dist, file), 'utf8')));
+  return servedScript(readFileSync(join(dist, file), 'utf8'));
 }
 
 /**
- * Builds every loader bundle and prints the size report (raw, gzip -9, brotli -11, each with its change since the last
- * build, and the bundle's gzip budget); fails the build when a bundle is over its budget.
+ * Builds every loader bundle and prints the size report of what the service serves (raw, gzip -9, brotli -11, each
+ * with its change since the last build, and the gzip budget): for the core, the per-site loader with
+ * TYPICAL_SITE_CONFIG inside (what the install snippet loads), and the plain loader beside it; fails the build when a
+ * bundle is over its budget.
  */
 async function buildLoader() {
+  const protocol = await loaderScriptProtocol();
   const sizes = {};
-  for (const [file, bundle] of Object.entries(LOADER_BUNDLES)) sizes[file] = await buildLoaderBundle(file, bundle);
+  for (const [file, bundle] of Object.entries(LOADER_BUNDLES)) {
+    const code = await buildLoaderBundle(file, bundle, protocol);
+    sizes[file] = measure(file === 'site-loader.js' ? protocol.loaderWithConfig(code, TYPICAL_SITE_CONFIG) : code);
+  }
   const reportPath = join(dist, 'loader-size.json');
   let previous = existsSync(reportPath) ? JSON.parse(readFileSync(reportPath, 'utf8')) : {};
   // A report from before the optional scripts held the core's sizes alone.
@@ -122,8 +172,9 @@ async function buildLoader() {
     };
     const goal = target ? `, target ${target} B: ${size.gzip <= target ? 'met' : `${size.gzip - target} B over`}` : '';
     const verdict = size.gzip <= budget ? `${budget - size.gzip} B under` : `${size.gzip - budget} B OVER`;
-    console.log(`${file.padEnd(16)}${cell('raw')}${cell('gzip')}${cell('brotli')}budget ${budget} B gzip: ${verdict}${goal}`);
-    if (size.gzip > budget) over.push(`${file} is ${size.gzip} B gzip, over its ${budget} B budget`);
+    const label = file === 'site-loader.js' ? `${file} + config` : file;
+    console.log(`${label.padEnd(24)}${cell('raw')}${cell('gzip')}${cell('brotli')}budget ${budget} B gzip: ${verdict}${goal}`);
+    if (size.gzip > budget) over.push(`${label} is ${size.gzip} B gzip, over its ${budget} B budget`);
   }
   if (over.length) {
     for (const line of over) console.error(line);

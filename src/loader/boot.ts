@@ -1,150 +1,31 @@
-/** The loader's wiring: read the landing, find the install, decide whether to run, then watch for signup intent. */
-import { collectorPath, type CollectorEndpoint, type SiteConfig, type SnapshotTrigger, type Touch } from '../protocol/collector';
-import { CLICK_COOKIE, CORRELATION_COOKIE } from '../protocol/cookies';
-import { originMatchesDomain } from '../protocol/origin';
-import { pageService, publishService } from './api';
-import { sendBeacon } from './beacon';
-import { isAdTouch, readTouch } from './click-signals';
-import { collectorBody, withPageContext } from './collector-body';
-import { followConsentMode } from './consent-mode';
-import { correlate, currentToken } from './correlation';
-import { gpcRefuses } from './gpc';
-import { guard } from './guard';
-import { watchIntent } from './intent';
-import { navigationUrl } from './landing';
-import { loaderCookies, type WriteCookie } from './loader-cookies';
-import { watchNavigation } from './navigation';
-import { optionalScripts, type OptionalExports, type Send } from './optional';
-import { drainQueue } from './queue';
-import { findInstall } from './script-tag';
+/**
+ * The ways the loader boots. The plain loader (`/loader.js`: the older snippet with data-site-key, an unknown key)
+ * discovers its site key and fetches the site's config; the loaders the service serves for `/loader.js?site_key=KEY`
+ * have the config inside and decide at once: the full loader (with the form triggers) for a site with form
+ * triggers, the lean one for a site without.
+ */
+import type { SiteConfig } from '../protocol/collector';
+import { formTriggers } from './form-triggers';
+import { collectorUrl, findInstall, servedInstall } from './script-tag';
 import { loadConfig } from './site-config';
-import { preferredTouch, storedTouch, storeTouch } from './touch-cookie';
+import { start } from './start';
 
-/** Runs the loader once on this page; a second copy (pasted and in a tag manager) returns at once. */
-export function boot(): void {
-  // First act, before anything async: a router may strip the query as soon as it runs (the navigation entry keeps it).
-  let touch = readTouch(location.href) || readTouch(navigationUrl());
+/**
+ * The full loader (dist/loader.js): with the site's config inside when the service put it there, else the plain
+ * loader, which finds the site key (DESIGN.md, Install snippet) and makes one config request.
+ */
+export function boot(embedded: SiteConfig | null = null): void {
+  if (embedded) return bootWithConfig(embedded, formTriggers);
+  start((pageKey) => {
+    const install = findInstall(document, pageKey);
+    return install && { install, config: (decide) => loadConfig(collectorUrl(install, 'config')).then(decide) };
+  }, formTriggers);
+}
 
-  const page = pageService();
-  if (page.ready) return;
-  const install = findInstall(document, page.siteKey);
-  if (!install) return console.warn('cnv: no site key');
-
-  const at = (endpoint: CollectorEndpoint) => new URL(collectorPath(install.siteKey, endpoint), install.api).href;
-  /** undefined until decided; null when inactive (unknown key, foreign origin, no config). */
-  let config: SiteConfig | null | undefined;
-  /** Writes the loader's cookies; set once the config (and its cookie_domain) is known. */
-  let write: WriteCookie;
-  /** The page's consent: given unless the tag requires consent(true) first; consent(false) withdraws it. */
-  let granted = !install.consentRequired;
-  /** Whether the page's Google Consent Mode currently denies ad_storage. */
-  let adDenied = false;
-  /** A token the linker carried from the site's other domain, written once allowed. */
-  let linkedToken: string | undefined;
-  /** The form detectors' script, fetched the first time they may run. */
-  let formsScript: Promise<OptionalExports['forms'] | undefined> | undefined;
-
-  /** Whether the loader may write and send: any refusal wins, and an inactive page never may. */
-  const allowed = () => !!config && granted && !adDenied && !gpcRefuses(config);
-  /** The touch that wins between the stored one and this page's. */
-  const currentTouch = (): Touch | null => preferredTouch(storedTouch(), touch);
-
-  /** While allowed: posts body with the page's context to a collector endpoint (see Core.send). */
-  const send: Send = (endpoint, body) => {
-    const json = allowed() && collectorBody(withPageContext(body, currentTouch()));
-    if (json) sendBeacon(at(endpoint), json);
-  };
-
-  /**
-   * Brings the loader in line with the page's consent after any change of it (or of the touch). The form detectors the
-   * config lists run while allowed and stop otherwise (their script is fetched the first time they may run). While
-   * allowed: the winning touch is stored (this page's is read before consent too), a newer ad click ends the token of
-   * the one before (one token, one click), and a token the linker carried is written.
-   */
-  const apply = () => {
-    const on = allowed();
-    if (formsScript || (on && config!.forms && config!.forms[0])) {
-      (formsScript = formsScript || load('forms')).then((run) => run && run(on, config!.forms!, send));
-    }
-    if (!on) return;
-    const stored = storedTouch();
-    const kept = preferredTouch(stored, touch);
-    if (kept && kept !== stored) {
-      storeTouch(kept, write);
-      if (isAdTouch(kept)) write(CORRELATION_COOKIE, '', 0);
-    }
-    if (linkedToken) write(CORRELATION_COOKIE, linkedToken, config!.correlation_ttl_seconds);
-    linkedToken = undefined;
-  };
-
-  // Every dataLayer push reports; only a change of ad_storage matters.
-  const followConsent = followConsentMode((denied) => {
-    if (adDenied === denied) return;
-    adDenied = denied;
-    apply();
-  });
-
-  /** Signup intent: the correlation cookie is written before this returns, then the snapshot is sent; the token. */
-  const capture = guard((trigger: SnapshotTrigger) => {
-    followConsent();
-    if (!allowed()) return;
-    // The site's lifetime for it (the service always sends one: 1800 s unless the site changed it).
-    const token = correlate(config!.correlation_ttl_seconds, write);
-    send('snapshots', { correlation_token: token, trigger });
-    return token;
-  });
-
-  const service = publishService(page, {
-    // Runs synchronously up to the await: once decided, the cookie is written before the call returns.
-    captureSaasSignupIntent: async () => {
-      if (config === undefined) await ready;
-      return capture('api') || null;
-    },
-    consent: guard((choice: boolean) => {
-      granted = choice === true;
-      apply();
-      if (granted || !config) return;
-      write(CLICK_COOKIE, '', 0);
-      write(CORRELATION_COOKIE, '', 0);
-    }),
-  });
-  const load = optionalScripts(install.api);
-
-  watchNavigation(() => {
-    const next = readTouch(location.href);
-    if (next) {
-      touch = next;
-      apply();
-    }
-  });
-
-  // Each step is guarded, so no rejection ever reaches the page and ready always settles. A tag with data-linker or
-  // data-url-passthrough fetches their script beside the config; it starts once the page is active.
-  const links = (install.linker || install.passthrough) && load('links');
-  const ready = (service.ready = loadConfig(at('config'))
-    .then(
-      guard((loaded: SiteConfig | null) => {
-        config = loaded && originMatchesDomain(loaded.domain, location.origin) ? loaded : null;
-        if (!config) return;
-        write = loaderCookies(location, config.cookie_domain);
-        followConsent();
-        apply();
-        watchIntent(() => capture('form_submit'));
-        if (links) {
-          links.then(
-            guard((startLinks) => {
-              // A touch and token carried from the site's other domain count as this page's landing.
-              const carried = startLinks && startLinks(install, config!, allowed, currentTouch, () => touch, currentToken);
-              if (carried) {
-                touch = carried.touch;
-                linkedToken = carried.token;
-                apply();
-              }
-            }),
-          );
-        }
-      }),
-    )
-    .then(guard(() => drainQueue(service)))
-    .then(() => !!config));
+/** A loader with its site's config inside: no key to discover, no config to wait for. */
+export function bootWithConfig(config: SiteConfig, withForms?: typeof formTriggers): void {
+  start(() => {
+    const install = servedInstall(document, config.site_key);
+    return install && { install, config: (decide) => decide(config) };
+  }, withForms);
 }

@@ -6,6 +6,7 @@ import {
   SITE_KEY_ATTRIBUTE,
   SITE_KEY_PARAM,
 } from '../protocol/install';
+import { collectorPath, type CollectorEndpoint } from '../protocol/collector';
 import { queryOf, withoutQuery } from './click-signals';
 
 /** Tag attribute: while consent is not given, carry the landing's click ids and UTM parameters on same-site links. */
@@ -34,11 +35,32 @@ const keyOf = (tag: HTMLScriptElement) => tag.getAttribute(SITE_KEY_ATTRIBUTE) |
 /** Whether a script's src path (its URL without query and fragment) ends in /loader.js. */
 const isLoaderTag = (tag: HTMLScriptElement) => withoutQuery(tag.src).endsWith(LOADER_PATH);
 
+/** The install a loader tag describes, for the site with key siteKey. */
+function installOf(tag: HTMLScriptElement, siteKey: string): Install {
+  return {
+    siteKey,
+    api: tag.getAttribute(API_ATTRIBUTE) || tag.src,
+    consentRequired: tag.hasAttribute(CONSENT_REQUIRED_ATTRIBUTE),
+    passthrough: tag.hasAttribute(URL_PASSTHROUGH_ATTRIBUTE),
+    linker: tag.getAttribute(LINKER_ATTRIBUTE),
+  };
+}
+
 /**
- * Finds the install: the site key of document.currentScript (the usual case: no scan of the document's scripts), else
- * of the first script whose src path ends in /loader.js and carries one, else `pageKey` (window.__service.siteKey). The
- * base URL and options come from the same tag (the running loader's when the key came from the page). Null without a
- * key or without a tag to take the base URL from.
+ * The install of a loader served with its site's config inside (`/loader.js?site_key=KEY`): the key is the config's,
+ * so only the tag is needed, for the base URL and options: document.currentScript, which a browser sets while a
+ * classic script from a script element runs (pasted, or inserted by a tag manager). Null without one.
+ */
+export function servedInstall(doc: Document, siteKey: string): Install | null {
+  const tag = doc.currentScript as HTMLScriptElement | null;
+  return tag ? installOf(tag, siteKey) : null;
+}
+
+/**
+ * Finds the install of the plain loader (the older snippet): the site key of document.currentScript (the usual case:
+ * no scan of the document's scripts), else of the first script whose src path ends in /loader.js and carries one,
+ * else `pageKey` (window.__service.siteKey). The base URL and options come from the same tag (the running loader's
+ * when the key came from the page). Null without a key or without a tag to take the base URL from.
  */
 export function findInstall(doc: Document, pageKey: unknown): Install | null {
   const current = doc.currentScript as HTMLScriptElement | null;
@@ -48,13 +70,10 @@ export function findInstall(doc: Document, pageKey: unknown): Install | null {
     tag = loaders.find(keyOf) || current || loaders[0];
   }
   const siteKey = (tag && keyOf(tag)) || pageKey;
-  return typeof siteKey === 'string' && siteKey && tag
-    ? {
-        siteKey,
-        api: tag.getAttribute(API_ATTRIBUTE) || tag.src,
-        consentRequired: tag.hasAttribute(CONSENT_REQUIRED_ATTRIBUTE),
-        passthrough: tag.hasAttribute(URL_PASSTHROUGH_ATTRIBUTE),
-        linker: tag.getAttribute(LINKER_ATTRIBUTE),
-      }
-    : null;
+  return typeof siteKey === 'string' && siteKey && tag ? installOf(tag, siteKey) : null;
+}
+
+/** The URL of one of the site's collector endpoints, resolved against the install's service base URL. */
+export function collectorUrl(install: Install, endpoint: CollectorEndpoint): string {
+  return new URL(collectorPath(install.siteKey, endpoint), install.api).href;
 }

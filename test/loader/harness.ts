@@ -121,6 +121,14 @@ export function preparePage(
   return page;
 }
 
+/**
+ * Makes `tag` the document's currentScript, as a browser does while a script from a script element runs (happy-dom
+ * sets none while a test runs); resetPage() undoes it.
+ */
+export function runAsCurrentScript(tag: HTMLScriptElement): void {
+  Object.defineProperty(document, 'currentScript', { configurable: true, get: () => tag });
+}
+
 /** Undoes everything preparePage and the loader did to the shared happy-dom window. */
 export function resetPage(): void {
   for (const [target, type, listener, options] of added.splice(0)) {
@@ -134,6 +142,7 @@ export function resetPage(): void {
   page?.jar.restore();
   page = undefined;
   sessionStorage.clear();
+  delete (document as unknown as Record<string, unknown>).currentScript;
   document.head.innerHTML = '';
   document.body.innerHTML = '';
   vi.unstubAllGlobals();

@@ -55,6 +55,21 @@ export async function insertApiFlow(db: Queryable, site: { id: string; account_i
   return id;
 }
 
+/** Inserts a live flow with a form trigger for `integrationId` on every page; returns its id. */
+export async function insertFormFlow(db: Queryable, site: { id: string; account_id: string }, integrationId: string): Promise<string> {
+  const id = newId('flow');
+  await db.query(
+    `insert into flows (id, account_id, site_id, name, trigger_config, actions_config, status, published_at)
+     values ($1, $2, $3, $4, $5, $6, 'live', now())`,
+    [
+      id, site.account_id, site.id, `Leads ${integrationId}`,
+      JSON.stringify({ type: 'form_submission', integrationId, pageFilter: 'all' }),
+      JSON.stringify([{ integrationId: 'google-ads', config: { conversion: { id: '123456789' } } }]),
+    ],
+  );
+  return id;
+}
+
 /** A signed webhook request for `app.inject`: exact body bytes and a header signed over them. */
 export function signedReport(
   siteKey: string,

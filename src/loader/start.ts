@@ -1,0 +1,164 @@
+/** The loader's wiring: read the landing, find the install, decide whether to run, then watch for signup intent. */
+import { type SiteConfig, type SnapshotTrigger, type Touch } from '../protocol/collector';
+import { CLICK_COOKIE, CORRELATION_COOKIE } from '../protocol/cookies';
+import { originMatchesDomain } from '../protocol/origin';
+import { pageService, publishService } from './api';
+import { sendBeacon } from './beacon';
+import { isAdTouch, readTouch } from './click-signals';
+import { collectorBody, withPageContext } from './collector-body';
+import { followConsentMode } from './consent-mode';
+import { correlate, currentToken } from './correlation';
+import { gpcRefuses } from './gpc';
+import { guard } from './guard';
+import { watchIntent } from './intent';
+import { navigationUrl } from './landing';
+import { loaderCookies, type WriteCookie } from './loader-cookies';
+import { watchNavigation } from './navigation';
+import type { formTriggers } from './form-triggers';
+import { optionalScripts, type Send } from './optional';
+import { drainQueue } from './queue';
+import { collectorUrl, type Install } from './script-tag';
+import { preferredTouch, storedTouch, storeTouch } from './touch-cookie';
+
+/**
+ * The site a loader runs for, null without a site key: its install, and how its config reaches `decide`: at once when
+ * it came inside the script, once fetched otherwise.
+ */
+export type LocateSite = (
+  pageKey: unknown,
+) => { install: Install; config: (decide: (config: SiteConfig | null) => void) => void | Promise<void> } | null;
+
+/**
+ * Runs the loader once on this page; a second copy (pasted and in a tag manager) returns at once. `locate` finds the
+ * install and the config (see boot.ts): a config at hand is decided on now, in this task, so the ad touch is written
+ * before the visitor can leave; a fetched one once it arrives. `withForms` (formTriggers) runs the form detectors
+ * the config lists; a loader for a site without form triggers leaves it out.
+ */
+export function start(locate: LocateSite, withForms?: typeof formTriggers): void {
+  // First act, before anything async: a router may strip the query as soon as it runs (the navigation entry keeps it).
+  let touch = readTouch(location.href) || readTouch(navigationUrl());
+
+  const page = pageService();
+  if (page.ready) return;
+  const site = locate(page.siteKey);
+  if (!site) return console.warn('cnv: no site key');
+  const install = site.install;
+
+  /** undefined until decided; null when inactive (unknown key, foreign origin, no config). */
+  let config: SiteConfig | null | undefined;
+  /** Writes the loader's cookies; set once the config (and its cookie_domain) is known. */
+  let write: WriteCookie;
+  /** The page's consent: given unless the tag requires consent(true) first; consent(false) withdraws it. */
+  let granted = !install.consentRequired;
+  /** Whether the page's Google Consent Mode currently denies ad_storage. */
+  let adDenied = false;
+  /** A token the linker carried from the site's other domain, written once allowed. */
+  let linkedToken: string | undefined;
+
+  /** Whether the loader may write and send: any refusal wins, and an inactive page never may. */
+  const allowed = () => !!config && granted && !adDenied && !gpcRefuses(config);
+  /** The touch that wins between the stored one and this page's. */
+  const currentTouch = (): Touch | null => preferredTouch(storedTouch(), touch);
+
+  /** While allowed: posts body with the page's context to a collector endpoint (see Core.send). */
+  const send: Send = (endpoint, body) => {
+    const json = allowed() && collectorBody(withPageContext(body, currentTouch()));
+    if (json) sendBeacon(collectorUrl(install, endpoint), json);
+  };
+
+  /**
+   * Brings the loader in line with the page's consent after any change of it (or of the touch). The form detectors the
+   * config lists run while allowed and stop otherwise. While allowed: the winning touch is stored (this page's is read before consent too), a newer ad click ends the token of
+   * the one before (one token, one click), and a token the linker carried is written.
+   */
+  const apply = () => {
+    const on = allowed();
+    if (forms) forms(on, config!, send);
+    if (!on) return;
+    const stored = storedTouch();
+    const kept = preferredTouch(stored, touch);
+    if (kept && kept !== stored) {
+      storeTouch(kept, write);
+      if (isAdTouch(kept)) write(CORRELATION_COOKIE, '', 0);
+    }
+    if (linkedToken) write(CORRELATION_COOKIE, linkedToken, config!.correlation_ttl_seconds);
+    linkedToken = undefined;
+  };
+
+  // Every dataLayer push reports; only a change of ad_storage matters.
+  const followConsent = followConsentMode((denied) => {
+    if (adDenied === denied) return;
+    adDenied = denied;
+    apply();
+  });
+
+  /** Signup intent: the correlation cookie is written before this returns, then the snapshot is sent; the token. */
+  const capture = guard((trigger: SnapshotTrigger) => {
+    followConsent();
+    if (!allowed()) return;
+    // The site's lifetime for it (the service always sends one: 1800 s unless the site changed it).
+    const token = correlate(config!.correlation_ttl_seconds, write);
+    send('snapshots', { correlation_token: token, trigger });
+    return token;
+  });
+
+  const service = publishService(page, {
+    // Runs synchronously up to the await: once decided, the cookie is written before the call returns.
+    captureSaasSignupIntent: async () => {
+      if (config === undefined) await service.ready;
+      return capture('api') || null;
+    },
+    consent: guard((choice: boolean) => {
+      granted = choice === true;
+      apply();
+      if (granted || !config) return;
+      write(CLICK_COOKIE, '', 0);
+      write(CORRELATION_COOKIE, '', 0);
+    }),
+  });
+  const load = optionalScripts(install.api);
+  const forms = withForms && withForms(load);
+
+  watchNavigation(() => {
+    const next = readTouch(location.href);
+    if (next) {
+      touch = next;
+      apply();
+    }
+  });
+
+  // A tag with data-linker or data-url-passthrough fetches their script at once; it starts once the page is active.
+  const links = (install.linker || install.passthrough) && load('links');
+
+  /** Decides from the site's config whether the loader is active on this page, and if so starts it. */
+  const decide = guard((loaded: SiteConfig | null) => {
+    config = loaded && originMatchesDomain(loaded.domain, location.origin) ? loaded : null;
+    if (!config) return;
+    write = loaderCookies(location, config.cookie_domain);
+    followConsent();
+    apply();
+    watchIntent(() => capture('form_submit'));
+    if (links) {
+      links.then(
+        guard((startLinks) => {
+          // A touch and token carried from the site's other domain count as this page's landing.
+          const carried = startLinks && startLinks(install, config!, allowed, currentTouch, () => touch, currentToken);
+          if (carried) {
+            touch = carried.touch;
+            linkedToken = carried.token;
+            apply();
+          }
+        }),
+      );
+    }
+  });
+  /** Once decided: replays the page's queued calls; whether the loader is active. */
+  const decided = () => {
+    guard(drainQueue)(service);
+    return !!config;
+  };
+
+  // A config inside the script is decided on now, in this task; a fetched one once it arrives. Each step is guarded,
+  // so no rejection ever reaches the page and ready always settles.
+  service.ready = Promise.resolve(site.config(decide)).then(decided);
+}

@@ -1,0 +1,46 @@
+/**
+ * How a site's config travels inside the core loader (DESIGN.md, "The loader on the wire"). The build emits the core
+ * (dist/loader.js) as one function of the site's config, called at its end with null:
+ *
+ *     (siteConfig=>{ …the loader… })(null);
+ *
+ * That is the plain loader. `GET /loader.js?site_key=KEY` serves the same text with the site's config in place of the
+ * null (`loaderWithConfig`), so the loader decides at its first act, without a config request. The build uses these
+ * definitions to wrap the bundle and to measure the per-site loader; the service uses them to fill it in.
+ */
+
+/** The name of the core loader's one parameter: the site's config, or null in the plain loader. */
+export const LOADER_CONFIG_PARAMETER = 'siteConfig';
+
+/** What the build puts before the bundled loader: the head of the function of the config. */
+export const LOADER_HEAD = `(${LOADER_CONFIG_PARAMETER}=>{`;
+
+/** What the build puts after it: the call, with null for "no config inside". The service replaces this tail. */
+export const LOADER_TAIL = '})(null);';
+
+/**
+ * A built script as it is served: without its trailing `//# sourceMappingURL=` comment (a browser never executes it,
+ * and what is served names no map) and without trailing white space.
+ */
+export function servedScript(code: string): string {
+  return code.replace(/\n?\/\/# sourceMappingURL=\S*\s*$/, '').trimEnd();
+}
+
+/**
+ * A JSON value as a JavaScript expression that is safe wherever a script's text may end up: JSON is a subset of
+ * JavaScript, and `<`, `>`, U+2028 and U+2029 (which can only occur inside strings) are escaped as \uXXXX, so the text
+ * never holds `</script>` or `<!--` (a page that inlines the loader) nor a line terminator older engines refuse in a
+ * string literal.
+ */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * The per-site loader: the plain loader's text (as built, without a source map comment or trailing whitespace) with
+ * `config` as its argument. Throws when the text does not end with LOADER_TAIL (it is not a build of the core loader).
+ */
+export function loaderWithConfig(plainLoader: string, config: object): string {
+  if (!plainLoader.endsWith(LOADER_TAIL)) throw new Error(`The core loader must end with ${LOADER_TAIL}`);
+  return `${plainLoader.slice(0, -LOADER_TAIL.length)}})(${scriptJson(config)});`;
+}
