@@ -76,10 +76,6 @@ function upToDate() {
   return oldestOutput >= newestMtime(join(root, 'src'));
 }
 
-/** The code without a trailing `//# sourceMappingURL=` comment, which a browser never executes (not counted in sizes). */
-export function withoutSourceMapComment(code) {
-  return code.replace(/\n?\/\/# sourceMappingURL=\S*\s*$/, '');
-}
 
 /**
  * The definitions of src/protocol/loader-script.ts (how the site's config goes inside the core loader), bundled on the

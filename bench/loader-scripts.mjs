@@ -1,9 +1,13 @@
-/** The scripts the loader benchmark compares: ours (dist/loader.js), Plausible's tracker as a script tag, Segment's standalone. */
+/**
+ * The scripts the loader benchmark compares: ours as the install snippet loads it (`/loader.js?site_key=KEY`: the
+ * lean core dist/site-loader.js with the site's config inside), Plausible's tracker as a script tag, Segment's
+ * standalone.
+ */
 import { build } from 'esbuild';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { measure as measureBytes, withoutSourceMapComment } from '../build.mjs';
+import { loaderScriptProtocol, measure as measureBytes } from '../build.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -13,11 +17,15 @@ export const SEGMENT_UMD_DIR = join(root, 'node_modules/@segment/analytics-next/
 // The same syntax target as build.mjs gives our loader, so that no script gains bytes from a different down-levelling.
 const BROWSER_TARGET = ['es2019', 'chrome80', 'firefox78', 'safari14', 'edge88'];
 
-/** Our built loader, without its source map comment; fails clearly when the build is missing. */
-export function cnvLoaderCode() {
-  const file = join(root, 'dist/loader.js');
-  if (!existsSync(file)) throw new Error('dist/loader.js is missing: run `node build.mjs --loader-only` (npm run bench builds it)');
-  return withoutSourceMapComment(readFileSync(file, 'utf8'));
+/**
+ * Our loader as the service serves it for `/loader.js?site_key=KEY` to a site without form triggers: the built lean
+ * core with `config` inside (the service's own loaderWithConfig); fails clearly when the build is missing.
+ */
+export async function cnvLoaderCode(config) {
+  const file = join(root, 'dist/site-loader.js');
+  if (!existsSync(file)) throw new Error('dist/site-loader.js is missing: run `node build.mjs --loader-only` (npm run bench builds it)');
+  const { loaderWithConfig, servedScript } = await loaderScriptProtocol();
+  return loaderWithConfig(servedScript(readFileSync(file, 'utf8')), config);
 }
 
 /**

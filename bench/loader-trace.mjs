@@ -5,8 +5,11 @@
  *
  * Fair how:
  * - Chromium is launched with --disable-blink-features=AutomationControlled (navigator.webdriver false: Plausible sends
- *   nothing otherwise), and every load checks that the script's own request really arrived (our config request,
- *   Plausible's pageview, Segment's page() call).
+ *   nothing otherwise), and every load checks that the script really booted: Plausible's pageview and Segment's page()
+ *   call arrived; ours, loaded as the install snippet loads it (`/loader.js?site_key=KEY`, the config inside, no
+ *   request at boot), wrote its ad touch cookie.
+ * - Every script is served compressed by the browser's Accept-Encoding, and each page view's requests and bytes on the
+ *   wire are counted by the server.
  * - Chromium is driven over a plain CDP pipe with only the Page, Emulation, Performance and Tracing domains: Playwright
  *   enables Runtime and Network, which make every fetch capture a stack and re-parse the script, a cost no visitor pays.
  * - The figure is the main-thread time, wall (`dur`) and CPU (`tdur`), that the trace's tasks spend running the script's
@@ -24,7 +27,7 @@ import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { LOADER_GZIP_BUDGET, LOADER_GZIP_TARGET, measure as measureBytes } from '../build.mjs';
 import { cnvLoaderCode, packageVersion, plausibleTrackerCode, segmentChunkSizes, segmentStandaloneCode } from './loader-scripts.mjs';
-import { CNV_SITE_KEY, HOSTS, startLoaderServer } from './loader-server.mjs';
+import { cnvSiteConfig, HOSTS, startLoaderServer } from './loader-server.mjs';
 import { median, percentile } from './support/stats.mjs';
 import { formatTable, mark, num } from './support/table.mjs';
 import { importTs } from './support/ts-module.mjs';
@@ -38,9 +41,9 @@ const BOOT_TIMEOUT_MS = 10_000;
 const VARIANTS = ['cnv', 'plausible', 'segment'];
 /** The scripts cnv is compared with, paired round by round. */
 const OTHERS = ['plausible', 'segment'];
-const CNV_CONFIG_PATH = `/collect/v1/sites/${CNV_SITE_KEY}/config`;
 const SCRIPTS = {
-  cnv: { label: 'cnv dist/loader.js', name: 'cnv', bootPath: CNV_CONFIG_PATH },
+  // The install snippet's loader has the config inside: it sends nothing at boot; its ad touch cookie shows it ran.
+  cnv: { label: 'cnv /loader.js?site_key= (config inside)', name: 'cnv', bootCookie: true },
   plausible: { label: `Plausible tracker ${packageVersion('@plausible-analytics/tracker')}`, name: 'Plausible', bootPath: '/api/event' },
   segment: { label: `Segment analytics-next ${packageVersion('@segment/analytics-next')}`, name: 'Segment', bootPath: '/v1/p' },
 };
@@ -198,8 +201,11 @@ export function roundOrder(variants, round) {
   return variants.map((_, i) => variants[(i + round) % variants.length]);
 }
 
-/** One load of a variant in a fresh browser context, traced; its figures and whether the script fully booted. */
-async function traceLoad(cdp, server, variant) {
+/**
+ * One load of a variant in a fresh browser context, traced; its figures, whether the script fully booted (its own
+ * request arrived, or for cnv its ad touch cookie `clickCookie` was written), and what the page view cost on the wire.
+ */
+async function traceLoad(cdp, server, variant, clickCookie) {
   const { browserContextId } = await cdp.send('Target.createBrowserContext');
   try {
     const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank', browserContextId });
@@ -211,24 +217,34 @@ async function traceLoad(cdp, server, variant) {
     const events = [];
     const stop = cdp.on((m) => m.sessionId === sessionId && m.method === 'Tracing.dataCollected' && events.push(...m.params.value));
     await send('Tracing.start', { traceConfig: { includedCategories: TRACE_CATEGORIES }, transferMode: 'ReportEvents' });
-    const bootPath = SCRIPTS[variant].bootPath;
-    const before = server.hits(bootPath);
-    const booted = () => server.hits(bootPath) > before;
+    const { bootPath, bootCookie } = SCRIPTS[variant];
+    const before = bootPath ? server.hits(bootPath) : 0;
+    let cookieSeen = false;
+    const checkCookie = async () => {
+      const { cookies } = await cdp.send('Storage.getCookies', { browserContextId });
+      cookieSeen = cookies.some((c) => c.name === clickCookie);
+    };
+    const booted = () => (bootCookie ? cookieSeen : server.hits(bootPath) > before);
+    server.takeWire();
     const loaded = cdp.once('Page.loadEventFired', sessionId);
     await send('Page.navigate', { url: server.pageUrl(variant) });
     await loaded;
     // On a busy machine a throttled page can pause longer than QUIET_MS between its requests: wait for the boot itself.
     const deadline = Date.now() + BOOT_TIMEOUT_MS;
-    while (!booted() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    while (!booted() && Date.now() < deadline) {
+      if (bootCookie) await checkCookie();
+      if (!booted()) await new Promise((r) => setTimeout(r, 25));
+    }
     const fullBoot = booted();
     await server.waitForQuiet(QUIET_MS);
+    const wire = server.takeWire();
     const { metrics } = await send('Performance.getMetrics');
     const complete = cdp.once('Tracing.tracingComplete', sessionId);
     await send('Tracing.end');
     await complete;
     stop();
     const scriptDuration = (metrics.find((m) => m.name === 'ScriptDuration')?.value ?? NaN) * 1000;
-    return { ...scriptTaskTime(events), scriptDuration, booted: fullBoot };
+    return { ...scriptTaskTime(events), scriptDuration, booted: fullBoot, requests: wire.requests, wireBytes: wire.bytes, encodings: wire.encodings };
   } finally {
     await cdp.send('Target.disposeBrowserContext', { browserContextId });
   }
@@ -242,7 +258,8 @@ const round1 = (value) => (Number.isFinite(value) ? Math.round(value * 10) / 10 
  */
 export async function runLoaderTraceBenchmark({ rounds = MIN_ROUNDS, log = console.log, progress = () => {} } = {}) {
   const measuredRounds = Math.max(MIN_ROUNDS, rounds);
-  const scripts = { cnv: cnvLoaderCode(), plausible: '', segment: segmentStandaloneCode() };
+  const scripts = { cnv: '', plausible: '', segment: segmentStandaloneCode() };
+  const { CLICK_COOKIE } = await importTs('src/protocol/cookies.ts');
   const server = await startLoaderServer(scripts);
   const browser = await launch().catch(async (error) => {
     await server.close();
@@ -250,11 +267,12 @@ export async function runLoaderTraceBenchmark({ rounds = MIN_ROUNDS, log = conso
   });
   const samples = Object.fromEntries(VARIANTS.map((v) => [v, []]));
   try {
+    scripts.cnv = await cnvLoaderCode(cnvSiteConfig(server.origin(HOSTS.page)));
     scripts.plausible = await plausibleTrackerCode({ domain: HOSTS.page, endpoint: `${server.origin(HOSTS.plausible)}/api/event` });
     log(`loader: ${browser.product} (${browser.executable}), ${CPU_THROTTLE}x CPU throttle, ${measuredRounds} interleaved rounds + 1 warm-up, plain CDP (Page, Emulation, Performance, Tracing)`);
     for (let round = 0; round <= measuredRounds; round++) {
       for (const variant of roundOrder(VARIANTS, round)) {
-        const sample = await traceLoad(browser.cdp, server, variant);
+        const sample = await traceLoad(browser.cdp, server, variant, CLICK_COOKIE);
         if (round > 0) samples[variant].push(sample); // round 0 warms the disk cache and V8's code cache of the browser
       }
       progress(round === 0 ? 'loader: warm-up round' : `loader: round ${round}/${measuredRounds}`);
@@ -283,6 +301,9 @@ export async function runLoaderTraceBenchmark({ rounds = MIN_ROUNDS, log = conso
       wall_ms: median(of('wall')),
       tasks: median(of('tasks')),
       script_duration_ms: median(of('scriptDuration')),
+      requests: median(of('requests')),
+      wire_bytes: median(of('wireBytes')),
+      encodings: [...new Set(list.flatMap((s) => s.encodings))].sort(),
       full_boot: { booted: list.filter((s) => s.booted).length, loads: list.length },
       samples: { cpu_ms: of('cpu').map(round1), wall_ms: of('wall').map(round1), tasks: of('tasks'), script_duration_ms: of('scriptDuration').map(round1) },
     };
@@ -327,7 +348,7 @@ export function formatLoaderTraceResults(result) {
   const { bytes, cost, labels } = result;
   const variants = Object.keys(cost);
   const scriptTable = formatTable(
-    ['script', 'raw B', 'gzip B', 'brotli B', 'full boot', 'CPU ms', 'wall ms', 'tasks', 'ScriptDuration ms'],
+    ['script', 'raw B', 'gzip B', 'brotli B', 'full boot', 'CPU ms', 'wall ms', 'tasks', 'ScriptDuration ms', 'requests', 'on the wire B'],
     variants.map((v) => [
       labels[v],
       num(bytes[v].raw),
@@ -338,6 +359,8 @@ export function formatLoaderTraceResults(result) {
       num(cost[v].wall_ms, 1),
       num(cost[v].tasks, 1),
       num(cost[v].script_duration_ms, 1),
+      num(cost[v].requests ?? Number.NaN, 1),
+      `${num(cost[v].wire_bytes ?? Number.NaN)}${cost[v].encodings?.length ? ` (${cost[v].encodings.join(', ')})` : ''}`,
     ]),
   );
   const chunks = result.segment_lazy_chunks;
@@ -357,7 +380,8 @@ export function formatLoaderTraceResults(result) {
     `== Loader: bytes and main-thread time from a trace (${result.chromium}, ${result.cpu_throttle}x CPU throttle, median of ${result.rounds} interleaved rounds after ${result.warmup_rounds} warm-up; ${result.protocol}) ==`,
     scriptTable,
     chunkNote,
-    'CPU and wall: main-thread time of the tasks running the script\'s code (trace `tdur` / `dur`); full boot: loads whose own request (cnv config, Plausible pageview, Segment page()) arrived within 10 s.',
+    'CPU and wall: main-thread time of the tasks running the script\'s code (trace `tdur` / `dur`); full boot: loads whose boot showed within 10 s (cnv: its ad touch cookie, written with no request; Plausible: its pageview; Segment: its page() call).',
+    'requests and on the wire: per page view (medians), every request the script made to its hosts and the response bytes sent (scripts compressed by the browser\'s Accept-Encoding: over http Chromium offers gzip, not brotli).',
     '',
     '== Loader: paired per-round differences (negative: cnv cheaper) ==',
     pairedTable,

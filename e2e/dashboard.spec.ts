@@ -118,7 +118,7 @@ test('Sites: the domain is saved, the snippet copies, and the install check show
   await expect(copy).toHaveText('Copied');
   // On plain http the copy selects the snippet and copies the selection.
   expect(await page.evaluate(() => String(window.getSelection()))).toBe(
-    `<script async src="${origin}/loader.js" data-site-key="${site.site_key}"></script>`,
+    `<script async src="${origin}/loader.js?site_key=${site.site_key}"></script>`,
   );
   await page.evaluate(() => window.getSelection()?.removeAllRanges());
 });

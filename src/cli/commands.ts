@@ -8,6 +8,7 @@ import { parseSiteDomain, parseSiteName, parseTimezone } from '../server/api/sit
 import { nonEmptyString } from '../server/http/input';
 import { issueSignInLink, SIGN_IN_TTL_MS } from '../server/dashboard';
 import { serveStdio } from '../server/mcp';
+import { installSnippet } from '../protocol/install';
 import type { Output } from './output';
 
 export interface CommandContext {
@@ -73,7 +74,7 @@ async function resolveAccount(db: Database, accountId: string | undefined): Prom
 }
 
 function snippet(settings: Settings, site: SiteRow): string {
-  return `<script async src="${settings.publicUrl}/loader.js" data-site-key="${site.site_key}"></script>`;
+  return installSnippet(settings.publicUrl, site.site_key);
 }
 
 function describeSite(settings: Settings, site: SiteRow): string {

@@ -53,7 +53,7 @@ function installOf(tag: HTMLScriptElement, siteKey: string): Install {
  */
 export function servedInstall(doc: Document, siteKey: string): Install | null {
   const tag = doc.currentScript as HTMLScriptElement | null;
-  return tag ? installOf(tag, siteKey) : null;
+  return tag && installOf(tag, siteKey);
 }
 
 /**

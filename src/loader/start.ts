@@ -17,6 +17,7 @@ import { watchNavigation } from './navigation';
 import type { formTriggers } from './form-triggers';
 import { optionalScripts, type Send } from './optional';
 import { drainQueue } from './queue';
+import { readCookies } from './read-cookie';
 import { collectorUrl, type Install } from './script-tag';
 import { preferredTouch, storedTouch, storeTouch } from './touch-cookie';
 
@@ -75,11 +76,13 @@ export function start(locate: LocateSite, withForms?: typeof formTriggers): void
     const on = allowed();
     if (forms) forms(on, config!, send);
     if (!on) return;
-    const stored = storedTouch();
+    // One read of the cookies serves both questions; a first visit's landing then writes one cookie, not three.
+    const cookies = readCookies();
+    const stored = storedTouch(cookies);
     const kept = preferredTouch(stored, touch);
     if (kept && kept !== stored) {
       storeTouch(kept, write);
-      if (isAdTouch(kept)) write(CORRELATION_COOKIE, '', 0);
+      if (isAdTouch(kept) && cookies[CORRELATION_COOKIE]) write(CORRELATION_COOKIE, '', 0);
     }
     if (linkedToken) write(CORRELATION_COOKIE, linkedToken, config!.correlation_ttl_seconds);
     linkedToken = undefined;

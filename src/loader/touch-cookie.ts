@@ -21,10 +21,13 @@ export function storeTouch(touch: Touch, write: WriteCookie): void {
   write(CLICK_COOKIE, JSON.stringify(touch), CLICK_COOKIE_DAYS * 86400);
 }
 
-/** The stored touch; undefined when there is none or it does not parse (the collector validates its shape). */
-export function storedTouch(): Touch | undefined {
+/**
+ * The stored touch, from the page's cookies (read now unless a caller already read them); undefined when there is none
+ * or it does not parse (the collector validates its shape).
+ */
+export function storedTouch(cookies: Record<string, string> = readCookies()): Touch | undefined {
   try {
-    return JSON.parse(readCookies()[CLICK_COOKIE]!);
+    return JSON.parse(cookies[CLICK_COOKIE]!);
   } catch {
     return undefined;
   }

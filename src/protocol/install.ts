@@ -6,7 +6,16 @@ export const SERVICE_GLOBAL = '__service';
 /** Path under which the service serves the loader; key discovery also looks for script tags whose path ends with it. */
 export const LOADER_PATH = '/loader.js';
 
-/** Script tag attribute carrying the site key. */
+/**
+ * The install snippet (DESIGN.md, Install snippet): the loader with the site's key in its URL, which the service
+ * answers with the loader with the site's config inside. `serviceUrl` is the service's public base URL.
+ */
+export function installSnippet(serviceUrl: string, siteKey: string): string {
+  const src = `${serviceUrl}${LOADER_PATH}?${SITE_KEY_PARAM}=${encodeURIComponent(siteKey)}`;
+  return `<script async src="${src.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"></script>`;
+}
+
+/** Script tag attribute carrying the site key (the older snippet). */
 export const SITE_KEY_ATTRIBUTE = 'data-site-key';
 
 /** Query parameter of the loader's src carrying the site key (tag managers strip data-* attributes). */

@@ -1,4 +1,5 @@
 /** What `npm start` prints: the first-run API key, the dashboard sign-in link, the site key and snippet, the URLs, and how to use `cnv`. */
+import { installSnippet } from '../protocol/install';
 import type { RunningService } from './service';
 
 function clock(date: Date): string {
@@ -50,7 +51,7 @@ export function startupBanner(service: Pick<RunningService, 'urls' | 'apiKey' | 
     `  site key:  ${site.site_key}`,
     `  domain:    ${site.domain ?? '(not set: the snippet accepts no page until you set one on the dashboard or PATCH /v1/sites/' + site.id + ')'}`,
     '  install snippet:',
-    `    <script async src="${urls.api}/loader.js" data-site-key="${site.site_key}"></script>`,
+    `    ${installSnippet(urls.api, site.site_key)}`,
     '',
     'Try it:',
     `  curl -H "Authorization: Bearer <API key>" ${urls.api}/v1/sites`,

@@ -77,7 +77,9 @@ describe('roundOrder (interleaving)', () => {
 
 describe('formatLoaderTraceResults', () => {
   const differences = { median: -20, p25: -30, p75: -5, min: -40, max: 6, cnv_cheaper: 12, rounds: 15 };
-  const cost = (cpu: number, booted = 15) => ({ cpu_ms: cpu, wall_ms: cpu * 2, tasks: 3, script_duration_ms: cpu / 2, full_boot: { booted, loads: 15 } });
+  const cost = (cpu: number, booted = 15) => ({
+    cpu_ms: cpu, wall_ms: cpu * 2, tasks: 3, script_duration_ms: cpu / 2, requests: 2, wire_bytes: 2700, encodings: ['gzip'], full_boot: { booted, loads: 15 },
+  });
   const result = {
     chromium: 'Chrome/156',
     cpu_throttle: 4,
@@ -99,6 +101,7 @@ describe('formatLoaderTraceResults', () => {
   it('prints every script, the paired differences, a warning for loads that did not boot, and each target with its mark', () => {
     const text = formatLoaderTraceResults(result);
     expect(text).toMatch(/Plausible tracker\s+6,167\s+2,624\s+2,312\s+14\/15\s+50\.0/);
+    expect(text).toMatch(/Plausible tracker.*\s2\.0\s+2,700 \(gzip\)/);
     expect(text).toMatch(/Plausible tracker\s+CPU\s+-20\.0\s+-30\.0 \.\. -5\.0\s+-40\.0 \.\. 6\.0\s+12\/15/);
     expect(text).toContain('warning: some loads did not show');
     expect(text).toContain("cnv CPU time below Plausible's: 30.0 vs 50.0 ms, paired median -20.0 ms, cnv cheaper in 12/15 rounds -> NOT MET");

@@ -21,7 +21,7 @@ describe('the demo pages', () => {
 
   it('load the loader with the real install snippet', () => {
     expect(installSnippet({ serviceUrl: 'http://127.0.0.1:8787', siteKey: 'abc123' }).value).toBe(
-      '<script async src="http://127.0.0.1:8787/loader.js" data-site-key="abc123"></script>',
+      '<script async src="http://127.0.0.1:8787/loader.js?site_key=abc123"></script>',
     );
   });
 

@@ -83,7 +83,7 @@ describe('the demo site served beside the service', () => {
     const policy = res.headers.get('content-security-policy') ?? '';
     expect(policy).toContain(`script-src 'self' ${running.service.urls.api}`);
     expect(policy).toContain(`connect-src 'self' ${running.service.urls.api}`);
-    expect(await res.text()).toContain(`<script async src="${running.service.urls.api}/loader.js" data-site-key="${running.demo!.setup.site.site_key}"></script>`);
+    expect(await res.text()).toContain(`<script async src="${running.service.urls.api}/loader.js?site_key=${running.demo!.setup.site.site_key}"></script>`);
   });
 
   it('answers a signup form without a valid email with the form again and a 400', async () => {

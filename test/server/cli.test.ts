@@ -90,8 +90,7 @@ describe.each(DATABASE_KINDS)('cnv commands on $name', (kind) => {
     expect(account?.name).toBe('Acme');
     const sites = await listAllSites(db, account!.id);
     expect(sites).toMatchObject([{ name: 'My Website', timezone: 'America/New_York', domain: null }]);
-    expect(out).toContain(`data-site-key="${sites[0]!.site_key}"`);
-    expect(out).toContain('https://api.cnv.test/loader.js');
+    expect(out).toContain(`<script async src="https://api.cnv.test/loader.js?site_key=${sites[0]!.site_key}"></script>`);
   });
 
   it('needs --account once there are several accounts, and refuses an unknown one', async () => {
@@ -205,7 +204,7 @@ describe('cnv on the embedded store of CNV_DATA_DIR', () => {
     expect(created.code).toBe(0);
     const listed = await cnv(['sites', 'list'], { env });
     expect(listed.code).toBe(0);
-    expect(listed.out).toContain(/data-site-key="([0-9a-z]{12})"/.exec(created.out)![1]);
+    expect(listed.out).toContain(/loader\.js\?site_key=([0-9a-z]{12})"/.exec(created.out)![1]);
   }, 120_000); // two PGlite boots on disk, the first with initdb
 
   it('refuses to open a data directory the service is using', async () => {

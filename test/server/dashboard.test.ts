@@ -168,7 +168,7 @@ describe('the Sites page', () => {
   it('shows the snippet and its tag-manager variant, and saves name, domain and timezone', async () => {
     const browser = await signedIn();
     const page = await browser.get('/');
-    expect(page.body).toContain(`&lt;script async src=&quot;http://cnv.test/loader.js&quot; data-site-key=&quot;${svc.site.site_key}&quot;&gt;&lt;/script&gt;`);
+    expect(page.body).toContain(`&lt;script async src=&quot;http://cnv.test/loader.js?site_key=${svc.site.site_key}&quot;&gt;&lt;/script&gt;`);
     expect(page.body).toContain(`loader.js?site_key=${svc.site.site_key}`);
     const saved = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com', timezone: 'Europe/Paris' });
     expect(saved.statusCode).toBe(303);

@@ -31,7 +31,7 @@ describe('startService on the embedded store', () => {
     expect(((await res.json()) as { data: Array<{ id: string }> }).data.map((s) => s.id)).toEqual([first.site.id]);
     const banner = startupBanner(first);
     expect(banner).toContain(first.apiKey);
-    expect(banner).toContain(`<script async src="https://cnv.example/loader.js" data-site-key="${first.site.site_key}"></script>`);
+    expect(banner).toContain(`<script async src="https://cnv.example/loader.js?site_key=${first.site.site_key}"></script>`);
     expect(banner).toContain('https://cnv.example/v1');
   }, TEST_TIMEOUT);
 

@@ -1,5 +1,5 @@
 /** The frame of every demo page: the demo ribbon, the pretend store's header, and the real install snippet. */
-import { LOADER_PATH, SITE_KEY_ATTRIBUTE } from '../../protocol/install';
+import { installSnippet as snippetFor } from '../../protocol/install';
 import { html, raw, type Html } from '../../server/http/html';
 
 /** What every page needs to know about the running demo. */
@@ -14,7 +14,7 @@ export type NavItem = 'home' | 'pricing' | 'events' | null;
 
 /** The install snippet exactly as a customer pastes it. */
 export function installSnippet(ctx: PageContext): Html {
-  return html`<script async src="${ctx.serviceUrl}${LOADER_PATH}" ${raw(SITE_KEY_ATTRIBUTE)}="${ctx.siteKey}"></script>`;
+  return raw(snippetFor(ctx.serviceUrl, ctx.siteKey));
 }
 
 /** A whole page. `live` names what the page's script keeps up to date (see assets/live-script). */

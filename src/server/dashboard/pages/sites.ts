@@ -1,4 +1,5 @@
 /** The Sites page: each site's settings form, install snippet (and tag-manager variant), and install check. */
+import { installSnippet } from '../../../protocol/install';
 import type { SiteRecord } from '../../api/sites';
 import { badge, copyable, csrfField, html, layout, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
@@ -11,12 +12,7 @@ export interface SiteView {
   error?: { message: string; param?: string; values: Record<string, string> };
 }
 
-/** The install snippet of a site. */
-export function snippetOf(publicUrl: string, siteKey: string): string {
-  return `<script async src="${publicUrl}/loader.js" data-site-key="${siteKey}"></script>`;
-}
-
-/** The tag-manager variant: the key in the src (GTM may drop data-* attributes), created from a script. */
+/** The tag-manager variant: the same loader URL, the script element created from a script. */
 export function tagManagerSnippetOf(publicUrl: string, siteKey: string): string {
   return `<script>
 (function (d) {
@@ -81,9 +77,9 @@ ${field(view, 'timezone', 'Timezone', 'IANA name, used for conversion times.', s
 ${site.domain ? '' : html`<div class="notice warn" style="margin-top:14px">No domain yet: the collector refuses every page until you set one.</div>`}
 <h3>Install snippet</h3>
 <p class="hint">Paste into every page, in <code>&lt;head&gt;</code> or before <code>&lt;/body&gt;</code>.</p>
-${copyable(`snippet-${site.id}`, snippetOf(publicUrl, site.site_key))}
+${copyable(`snippet-${site.id}`, installSnippet(publicUrl, site.site_key))}
 <details><summary>Tag manager (Google Tag Manager Custom HTML)</summary>
-<p class="hint">GTM can drop <code>data-*</code> attributes, so the key goes in the <code>src</code>.</p>
+<p class="hint">For a tag manager that runs Custom HTML as script: the same loader, its script element created by code.</p>
 ${copyable(`gtm-${site.id}`, tagManagerSnippetOf(publicUrl, site.site_key))}
 </details>
 ${installCheck(view)}
