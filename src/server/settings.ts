@@ -50,6 +50,10 @@ export interface Settings {
     oauthClientId: string;
     oauthClientSecret: string;
   };
+  /** Reddit Conversions API (v3): the Ads API base. Connections carry a conversion access token (see destinations/reddit). */
+  reddit: { apiBase: string };
+  /** TikTok Events API 2.0: the Business API base. Connections carry an Events API access token and a pixel code. */
+  tiktok: { apiBase: string };
   /** Days a browser snapshot is kept after its last write; null keeps them for ever. */
   snapshotRetentionDays: number | null;
   /** Port of the demo customer site; null disables it. */
@@ -170,6 +174,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       oauthClientId: env.CNV_LINKEDIN_OAUTH_CLIENT_ID || '',
       oauthClientSecret: env.CNV_LINKEDIN_OAUTH_CLIENT_SECRET || '',
     },
+    reddit: { apiBase: baseUrl(env.CNV_REDDIT_API_BASE, 'https://ads-api.reddit.com') },
+    tiktok: { apiBase: baseUrl(env.CNV_TIKTOK_API_BASE, 'https://business-api.tiktok.com') },
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
     demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),
     logLevel: env.LOG_LEVEL || 'info',
