@@ -73,3 +73,29 @@ export async function sendSplitting<E>(
   };
   if (items.length > 0) await send(items);
 }
+
+/** One input made into a platform's event (with its summary), or refused before sending with a permanent error. */
+export type Built<E> = { ok: true; event: E; summary: RequestSummary } | { ok: false; error: DeliveryError; summary: RequestSummary };
+
+/**
+ * Sends a delivery batch: each input built (`build`), the refused ones failed at once, the others posted in requests
+ * of at most `perRequest` events, each request split when refused for one event. One outcome per input, in order.
+ */
+export async function sendBuiltBatch<I, E>(
+  inputs: readonly I[],
+  build: (input: I) => Built<E>,
+  post: (events: E[]) => Promise<BatchVerdict>,
+  perRequest: number,
+): Promise<DeliveryOutcome[]> {
+  const outcomes: DeliveryOutcome[] = new Array(inputs.length);
+  const pending: SplitItem<E>[] = [];
+  inputs.forEach((input, index) => {
+    const built = build(input);
+    if (built.ok) pending.push({ index, event: built.event, summary: built.summary });
+    else outcomes[index] = { kind: 'failed', error: built.error, request: built.summary };
+  });
+  for (let start = 0; start < pending.length; start += perRequest) {
+    await sendSplitting(pending.slice(start, start + perRequest), post, outcomes);
+  }
+  return outcomes;
+}

@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import type { RawIdentity } from '../../../protocol/identity';
+import { internationalDigits, signalValue } from '../browser-signals';
 import { identityHasher, sha256Hex } from '../hashing';
 
 /** Hashed `user` fields, and one sentence per given field that could not be used. */
@@ -38,10 +39,8 @@ export function canonicalizePhone(raw: string): string | null {
   let text = raw.trim();
   const extension = /\s*(?:ext\.?|extension|x|#)\s*\d+\s*$/i.exec(text);
   if (extension) text = text.slice(0, extension.index);
-  if (!text.startsWith('+') && !text.startsWith('00')) return null;
-  if (/[^\d\s\-.()+/\u00a0]/.test(text)) return null;
-  const digits = text.replace(/\D/g, '').replace(/^0+/, '');
-  return digits.length >= 7 && digits.length <= 15 ? `+${digits}` : null;
+  const digits = internationalDigits(text);
+  return digits === null ? null : `+${digits}`;
 }
 
 /** Normalises and hashes email and phone for Reddit; a field that cannot be normalised is skipped with a note. */
@@ -63,12 +62,10 @@ export function hashedIp(ip: string | null): string | null {
 
 /** The Reddit click id of the landing (`rdt_cid`), trimmed; null when there is none or it holds whitespace. */
 export function clickIdOf(clickIds: Readonly<Record<string, string>>): string | null {
-  const value = clickIds.rdt_cid?.trim();
-  return value && !/\s/.test(value) ? value : null;
+  return signalValue(clickIds, 'rdt_cid');
 }
 
 /** The `_rdt_uuid` cookie the Reddit Pixel wrote; cnv never invents one. */
 export function uuidOf(cookies: Readonly<Record<string, string>>): string | null {
-  const value = cookies._rdt_uuid?.trim();
-  return value && !/\s/.test(value) ? value : null;
+  return signalValue(cookies, '_rdt_uuid');
 }

@@ -3,7 +3,9 @@
  * summary cnv stores. What Reddit would refuse for one event (too old) or may not receive (consent denied) is settled
  * here, before sending, because Reddit refuses a whole request for one invalid event. Facts: ./index.ts.
  */
-import type { DeliveryError, DeliveryInput, RequestSummary } from '../destination';
+import { httpUrlOrNull } from '../browser-signals';
+import type { DeliveryInput, RequestSummary } from '../destination';
+import type { Built } from '../split-batch';
 import { redditEventType, type RedditEventType } from './action-config';
 import { clickIdOf, hashedIp, hashIdentityForReddit, uuidOf } from './identity';
 
@@ -42,9 +44,7 @@ export interface RedditBody {
   data: { test_id?: string; events: RedditEvent[] };
 }
 
-export type BuiltEvent =
-  | { ok: true; event: RedditEvent; summary: RequestSummary }
-  | { ok: false; error: DeliveryError; summary: RequestSummary };
+export type BuiltEvent = Built<RedditEvent>;
 
 /**
  * The `conversion_id` Reddit deduplicates on: the reporter's `customer_event_id` (what the site gives its Reddit
@@ -52,16 +52,6 @@ export type BuiltEvent =
  */
 export function redditConversionId(input: Pick<DeliveryInput, 'customerEventId' | 'eventId'>): string {
   return input.customerEventId || input.eventId;
-}
-
-function httpUrl(value: string | null): string | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? value : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Builds the event for one input, checked against the 7-day limit with `now`, and its summary. */
@@ -105,7 +95,7 @@ export function buildRedditEvent(input: DeliveryInput, pixelId: string, now: Dat
   const uuid = uuidOf(input.cookies);
   if (uuid) user.uuid = uuid;
   const clickId = clickIdOf(input.clickIds);
-  const url = httpUrl(input.pageUrl);
+  const url = httpUrlOrNull(input.pageUrl);
   // A report with no browser behind it (no page, no user agent) did not happen on the website as Reddit means it.
   const website = url !== null || input.userAgent !== null || clickId !== null;
   const event: RedditEvent = {

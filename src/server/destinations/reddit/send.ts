@@ -5,7 +5,7 @@
 import type { ConnectionTestResult, DeliveryInput, DeliveryOutcome, SendContext } from '../destination';
 import { sha256Hex } from '../hashing';
 import { requestJson } from '../http';
-import { sendSplitting, type BatchVerdict, type SplitItem } from '../split-batch';
+import { sendBuiltBatch, type BatchVerdict } from '../split-batch';
 import { buildRedditBody, buildRedditEvent, conversionEventsUrl, MAX_EVENTS_PER_REQUEST, redditHeaders, type RedditEvent } from './request';
 import { classifyRedditAnswer } from './response';
 
@@ -35,17 +35,12 @@ export async function sendRedditBatch(inputs: readonly DeliveryInput[], ctx: Sen
   const connection = connectionOf(ctx);
   if (!connection) return inputs.map(() => ({ kind: 'failed', error: NOT_CONNECTED }));
   const now = ctx.now();
-  const outcomes: DeliveryOutcome[] = new Array(inputs.length);
-  const pending: SplitItem<RedditEvent>[] = [];
-  inputs.forEach((input, index) => {
-    const built = buildRedditEvent(input, connection.pixelId, now);
-    if (built.ok) pending.push({ index, event: built.event, summary: built.summary });
-    else outcomes[index] = { kind: 'failed', error: built.error, request: built.summary };
-  });
-  for (let start = 0; start < pending.length; start += MAX_EVENTS_PER_REQUEST) {
-    await sendSplitting(pending.slice(start, start + MAX_EVENTS_PER_REQUEST), (events) => post(ctx, connection.pixelId, connection.token, events), outcomes);
-  }
-  return outcomes;
+  return sendBuiltBatch(
+    inputs,
+    (input) => buildRedditEvent(input, connection.pixelId, now),
+    (events) => post(ctx, connection.pixelId, connection.token, events),
+    MAX_EVENTS_PER_REQUEST,
+  );
 }
 
 /** Name of the synthetic test event: a custom event, so a test never counts as one of the site's signups or leads. */

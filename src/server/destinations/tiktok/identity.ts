@@ -5,6 +5,7 @@
  * Rules: see the facts in ./index.ts (TikTok's request sample and TikTok's own Segment formatter).
  */
 import type { RawIdentity } from '../../../protocol/identity';
+import { internationalDigits, signalValue } from '../browser-signals';
 import { identityHasher } from '../hashing';
 
 /** Hashed `user` fields, and one sentence per given field that could not be used. */
@@ -25,11 +26,8 @@ export function normalizeEmail(raw: string): string | null {
  * leading `+` or the international prefix `00`); a national number is null rather than hashed with a guessed country.
  */
 export function normalizePhone(raw: string): string | null {
-  const text = raw.trim();
-  if (!text.startsWith('+') && !text.startsWith('00')) return null;
-  if (/[^\d\s\-.()+/\u00a0]/.test(text)) return null;
-  const digits = text.replace(/\D/g, '').replace(/^0+/, '');
-  return digits.length >= 7 && digits.length <= 15 ? `+${digits}` : null;
+  const digits = internationalDigits(raw);
+  return digits === null ? null : `+${digits}`;
 }
 
 /** Normalises and hashes email and phone for TikTok; a field that cannot be normalised is skipped with a note. */
@@ -45,12 +43,10 @@ export function hashIdentityForTikTok(identity: RawIdentity): TikTokHashedIdenti
 
 /** The TikTok click id of the landing (`ttclid`), trimmed; null when there is none or it holds whitespace. */
 export function ttclidOf(clickIds: Readonly<Record<string, string>>): string | null {
-  const value = clickIds.ttclid?.trim();
-  return value && !/\s/.test(value) ? value : null;
+  return signalValue(clickIds, 'ttclid');
 }
 
 /** The `_ttp` cookie the TikTok Pixel wrote; cnv never invents one. */
 export function ttpOf(cookies: Readonly<Record<string, string>>): string | null {
-  const value = cookies._ttp?.trim();
-  return value && !/\s/.test(value) ? value : null;
+  return signalValue(cookies, '_ttp');
 }

@@ -4,7 +4,9 @@
  * sending. Facts: ./index.ts.
  */
 import { isIP } from 'node:net';
-import type { DeliveryError, DeliveryInput, RequestSummary } from '../destination';
+import { httpUrlOrNull } from '../browser-signals';
+import type { DeliveryInput, RequestSummary } from '../destination';
+import type { Built } from '../split-batch';
 import { tiktokEventName } from './action-config';
 import { hashIdentityForTikTok, ttclidOf, ttpOf } from './identity';
 
@@ -42,9 +44,7 @@ export interface TikTokTrackBody {
   data: TikTokEvent[];
 }
 
-export type BuiltEvent =
-  | { ok: true; event: TikTokEvent; summary: RequestSummary }
-  | { ok: false; error: DeliveryError; summary: RequestSummary };
+export type BuiltEvent = Built<TikTokEvent>;
 
 /**
  * The `event_id` TikTok deduplicates on: the reporter's `customer_event_id` (what the site gives its TikTok Pixel as
@@ -52,16 +52,6 @@ export type BuiltEvent =
  */
 export function tiktokEventId(input: Pick<DeliveryInput, 'customerEventId' | 'eventId'>): string {
   return input.customerEventId || input.eventId;
-}
-
-function httpUrl(value: string | null): string | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? value : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Builds the web event for one input and its summary (hashes and kinds only, never an IP, a user agent or a raw field). */
@@ -95,7 +85,7 @@ export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): Built
   if (hashed.phone) user.phone = hashed.phone;
   if (input.ipAddress && isIP(input.ipAddress) !== 0) user.ip = input.ipAddress;
   if (input.userAgent) user.user_agent = input.userAgent;
-  const url = httpUrl(input.pageUrl);
+  const url = httpUrlOrNull(input.pageUrl);
   const built: TikTokEvent = { event, event_time: eventTime, event_id: eventId, user, ...(url ? { page: { url } } : {}) };
 
   const summary: RequestSummary = {

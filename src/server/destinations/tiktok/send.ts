@@ -5,7 +5,7 @@
 import type { ConnectionTestResult, DeliveryInput, DeliveryOutcome, SendContext } from '../destination';
 import { sha256Hex } from '../hashing';
 import { requestJson } from '../http';
-import { sendSplitting, type BatchVerdict, type SplitItem } from '../split-batch';
+import { sendBuiltBatch, type BatchVerdict } from '../split-batch';
 import { DEFAULT_TEST_EVENT_CODE } from './connect';
 import { buildTikTokEvent, buildTrackBody, MAX_EVENTS_PER_REQUEST, TRACK_PATH, trackHeaders, type TikTokEvent } from './request';
 import { classifyTikTokAnswer } from './response';
@@ -35,17 +35,12 @@ async function post(ctx: SendContext, pixelCode: string, token: string, events: 
 export async function sendTikTokBatch(inputs: readonly DeliveryInput[], ctx: SendContext): Promise<DeliveryOutcome[]> {
   const connection = connectionOf(ctx);
   if (!connection) return inputs.map(() => ({ kind: 'failed', error: NOT_CONNECTED }));
-  const outcomes: DeliveryOutcome[] = new Array(inputs.length);
-  const pending: SplitItem<TikTokEvent>[] = [];
-  inputs.forEach((input, index) => {
-    const built = buildTikTokEvent(input, connection.pixelCode);
-    if (built.ok) pending.push({ index, event: built.event, summary: built.summary });
-    else outcomes[index] = { kind: 'failed', error: built.error, request: built.summary };
-  });
-  for (let start = 0; start < pending.length; start += MAX_EVENTS_PER_REQUEST) {
-    await sendSplitting(pending.slice(start, start + MAX_EVENTS_PER_REQUEST), (events) => post(ctx, connection.pixelCode, connection.token, events), outcomes);
-  }
-  return outcomes;
+  return sendBuiltBatch(
+    inputs,
+    (input) => buildTikTokEvent(input, connection.pixelCode),
+    (events) => post(ctx, connection.pixelCode, connection.token, events),
+    MAX_EVENTS_PER_REQUEST,
+  );
 }
 
 /** Name of the synthetic test event: a custom event, so a test never counts as one of the site's conversions. */
