@@ -17,7 +17,18 @@ export const INGEST_TARGETS = { perSecond: 5000, p99Ms: 50, ofBare: 0.35 };
 export async function measureBareRoute({ loadgen, bare, connections, duration, warmup }) {
   const job = { kind: 'bare', url: bare.url, path: BARE_PATH, origin: SITE_ORIGIN, connections };
   await loadgen.call({ ...job, duration: warmup });
-  return loadgen.call({ ...job, duration });
+  // The bare app runs in this process, which does nothing else meanwhile but wait on the load generator: its CPU time
+  // over the run, per request, is the bare route's cost beside the service's (the ratio of costs, unlike the ratio
+  // of throughputs, barely moves when other processes take the cores).
+  const cpu = process.cpuUsage();
+  const result = await loadgen.call({ ...job, duration });
+  const used = process.cpuUsage(cpu);
+  return { ...result, cpu_us_per_request: (used.user + used.system) / Math.max(1, result.requests_total) };
+}
+
+/** bare µs per request / service µs per request: the throughput ratio the costs predict for a CPU-bound service. */
+export function costRatio(bare, usage) {
+  return usage?.cpu_us_per_request && bare.cpu_us_per_request ? bare.cpu_us_per_request / usage.cpu_us_per_request : null;
 }
 
 /** Polls `read` until it returns `expected` or stops changing for `quietMs`; returns the last value. */
@@ -89,11 +100,12 @@ export function storeTitle(r) {
 export const RSS_TARGET_MB = 300;
 
 /** Lines on the service processes' CPU time per request and memory over the load window. */
-export function formatUsage(usage) {
+export function formatUsage(usage, bare) {
   if (!usage) return [];
   const lines = [
     `service process: ${num(usage.cpu_us_per_request)} µs CPU per request (~${num(1e6 / usage.cpu_us_per_request)} requests per core-second), ` +
-      `RSS peak ${num(usage.rss_peak_mb)} MB`,
+      `RSS peak ${num(usage.rss_peak_mb)} MB` +
+      (bare?.cpu_us_per_request ? `; bare route ${num(bare.cpu_us_per_request)} µs, cost ratio ${times(costRatio(bare, usage))}` : ''),
   ];
   for (const file of usage.profiles ?? []) lines.push(`CPU profile of the load window: ${file}`);
   if (usage.sql) {
@@ -117,7 +129,7 @@ export function formatIngestResults(r) {
     `== Snapshot ingest, ${storeTitle(r)} (${r.service.connections} connections, no pipelining, ${num(r.service.duration_s)} s) ==`,
     formatTable(THROUGHPUT_HEADER, [throughputRow(`service ${r.endpoint.replace(/sites\/[^/]+/, 'sites/KEY')}`, r.service), throughputRow('bare Fastify route (204)', r.bare)]),
     `service / bare: ${times(r.ratio_to_bare)}`,
-    ...formatUsage(r.usage),
+    ...formatUsage(r.usage, r.bare),
     `accounting (warm-up included): ${num(a.answered_204)} answered 204, ${num(a.stored)} of those tokens stored, ${num(a.lost)} lost, ${num(a.non_204)} other answers, ${num(a.connection_errors)} connection errors`,
     '',
     `target  ${t.per_second.target}: ${num(t.per_second.value)} -> ${mark(t.per_second.met)}`,

@@ -25,7 +25,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { formatLoaderTraceResults, runLoaderTraceBenchmark } from './loader-trace.mjs';
-import { formatIngestResults, measureBareRoute, RSS_TARGET_MB, runIngestBenchmark } from './ingest.mjs';
+import { costRatio, formatIngestResults, measureBareRoute, RSS_TARGET_MB, runIngestBenchmark } from './ingest.mjs';
 import { formatDeliveryResults, formatWebhookResults, runDeliveryBenchmark, runWebhookBenchmark } from './webhook.mjs';
 import { startBareRoute } from './bare-route.mjs';
 import { STORE_LABELS, startFleet } from './fleet.mjs';
@@ -215,14 +215,14 @@ function summary(results) {
     };
     const i = r.ingest;
     if (i) {
-      add(`${label} ingest`, i.targets.of_bare.target, `${times(i.targets.of_bare.value)} (${num(i.targets.per_second.value)} /s)`, i.targets.of_bare.met);
+      add(`${label} ingest`, i.targets.of_bare.target, `${times(i.targets.of_bare.value)} (${num(i.targets.per_second.value)} /s; cost ratio ${times(costRatio(i.bare, i.usage))})`, i.targets.of_bare.met);
       add(`${label} ingest`, i.targets.p99.target, `${num(i.targets.p99.value, 1)} ms`, i.targets.p99.met);
       add(`${label} ingest`, i.targets.nothing_lost.target, `${num(i.accounting.lost)} lost`, i.targets.nothing_lost.met);
       rss(i.usage);
     }
     const w = r.webhook;
     if (w) {
-      add(`${label} webhook`, w.targets.of_bare.target, `${times(w.ratio_to_bare)} (${num(w.targets.per_second.value)} /s)`, w.targets.of_bare.met);
+      add(`${label} webhook`, w.targets.of_bare.target, `${times(w.ratio_to_bare)} (${num(w.targets.per_second.value)} /s; cost ratio ${times(costRatio(w.bare, w.usage))})`, w.targets.of_bare.met);
       add(`${label} webhook`, w.targets.p99.target, `${num(w.targets.p99.value, 1)} ms`, w.targets.p99.met);
       add(`${label} webhook`, w.targets.delivery_p99.target, `${num(w.targets.delivery_p99.value)} ms (p50 ${num(w.delivery.p50_ms)} ms)`, w.targets.delivery_p99.met);
       add(`${label} webhook`, w.targets.nothing_lost.target, `${num(w.accounting.answered_200 - w.accounting.reports_stored)} lost`, w.targets.nothing_lost.met);

@@ -266,7 +266,7 @@ export function formatWebhookResults(r) {
     `== Webhook reports, ${storeTitle(r)} (${r.service.connections} connections, no pipelining, ${num(r.service.duration_s)} s, each request freshly signed) ==`,
     formatTable(THROUGHPUT_HEADER, [throughputRow(`service ${r.endpoint.replace(/saas-signup\/[^/]+/, 'saas-signup/KEY')}`, r.service), throughputRow('bare Fastify route (204)', r.bare)]),
     `service / bare: ${times(r.ratio_to_bare)}`,
-    ...formatUsage(r.usage),
+    ...formatUsage(r.usage, r.bare),
     `accounting (warm-up included): ${num(a.answered_200)} answered 200 (${num(a.correlated_200)} correlated, ${num(a.uncorrelated_200)} without token), ` +
       `${num(a.reports_stored)} of those stored as reports, ${num(a.events_created)} events created in all, ${num(a.non_200)} other answers, ${num(a.connection_errors)} connection errors`,
     b.seconds < 0.5
