@@ -29,13 +29,63 @@ export function saasSignupPath(siteKey: string, triggerKey: string): string {
   return `${WEBHOOK_PREFIX}/saas-signup/${encodeURIComponent(siteKey)}/${encodeURIComponent(triggerKey)}`;
 }
 
+/** Path of the webhook of a later stage (a `conversion` API trigger); values are URL-encoded. */
+export function conversionPath(siteKey: string, stageKey: string): string {
+  return `${WEBHOOK_PREFIX}/conversion/${encodeURIComponent(siteKey)}/${encodeURIComponent(stageKey)}`;
+}
+
+/** Path of the adjustments webhook of a site (restate or retract a reported conversion); URL-encoded. */
+export function adjustmentPath(siteKey: string): string {
+  return `${WEBHOOK_PREFIX}/adjustment/${encodeURIComponent(siteKey)}`;
+}
+
+/** Largest conversion value accepted (in the currency's major unit, e.g. euros). */
+export const VALUE_MAX = 1_000_000_000;
+
+/** Most decimal places a value may have. */
+export const VALUE_MAX_DECIMALS = 6;
+
+/** Longest customer_id (the caller's stable id of a customer or account) accepted. */
+export const CUSTOMER_ID_MAX = 200;
+
+/** Longest adjustment_id accepted. */
+export const ADJUSTMENT_ID_MAX = 200;
+
+/** How far back a later stage's or an adjustment's occurred_at may lie, in days. */
+export const OCCURRED_AT_MAX_AGE_DAYS = 90;
+
+/** An ISO 4217 code as written: three capital letters (the service also checks it names a real currency). */
+export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
+
+/** A value as JavaScript writes it, with at most VALUE_MAX_DECIMALS (6) decimals. */
+const VALUE_TEXT = /^\d+(\.\d{1,6})?$/;
+
+/**
+ * Whether a value is a conversion value the service takes: a finite number from 0 to VALUE_MAX with at most
+ * VALUE_MAX_DECIMALS decimal places (as JavaScript writes the number: 29.9 has one, 1e-7 has seven).
+ */
+export function isConversionValue(value: unknown): value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > VALUE_MAX) return false;
+  return VALUE_TEXT.test(String(value));
+}
+
+/** The value fields any report may carry: a value with its currency, and the customer it belongs to. */
+export interface ReportValueFields {
+  /** 0 to 1,000,000,000, at most 6 decimals; requires `currency`. */
+  value?: number | null;
+  /** ISO 4217, three capital letters; required with `value`. */
+  currency?: string | null;
+  /** The caller's stable id of the customer or account, 1 to 200 characters: links later stages to the signup. */
+  customer_id?: string | null;
+}
+
 /** Whether a value is a valid trigger key. */
 export function isTriggerKey(value: unknown): value is string {
   return typeof value === 'string' && TRIGGER_KEY_PATTERN.test(value);
 }
 
 /** The webhook request body (API trigger). */
-export interface SaasSignupReport {
+export interface SaasSignupReport extends ReportValueFields {
   correlation_token: string | null;
   customer_event_id: string;
   email?: string | null;
@@ -58,6 +108,51 @@ export interface SaasSignupResponse {
   customer_event_id: string;
   /** Whether the report was paired with a browser snapshot (or is waiting for one); false when sent without a token. */
   correlated?: boolean;
+}
+
+/** The body of a later stage's report (`POST …/conversion/{site_key}/{trigger_key}`). */
+export interface ConversionReport extends ReportValueFields {
+  customer_event_id: string;
+  customer_id: string;
+  correlation_token?: string | null;
+  /** ISO 8601; default now; at most 90 days old. */
+  occurred_at?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  first_name?: string | null;
+  last_name?: string | null;
+  allow_uncorrelated?: boolean;
+}
+
+/** How a later stage found its click: by its token, through the signup of its customer_id, or not at all. */
+export type ConversionMatch = 'click' | 'identity' | 'none';
+
+/** The response to a later stage's report: the webhook response plus how its click was found. */
+export interface ConversionResponse extends SaasSignupResponse {
+  match: ConversionMatch;
+}
+
+/** The two kinds of adjustment: change the value of a reported conversion, or take it back. */
+export const ADJUSTMENT_TYPES = ['restate', 'retract'] as const;
+export type AdjustmentType = (typeof ADJUSTMENT_TYPES)[number];
+
+/** The body of an adjustment (`POST …/adjustment/{site_key}`). */
+export interface AdjustmentReport {
+  adjustment_id: string;
+  customer_event_id: string;
+  type: AdjustmentType;
+  /** Required for restate: the conversion's new (total) value. */
+  value?: number | null;
+  currency?: string | null;
+  /** When the adjustment happened (ISO 8601; default now). */
+  occurred_at?: string | null;
+}
+
+/** The response to an adjustment: how many events of that report it applies to. */
+export interface AdjustmentResponse {
+  status: 'accepted';
+  adjustment_id: string;
+  events: number;
 }
 
 /** The string that is signed: `{timestamp}.POST.{path}.{body}`. */

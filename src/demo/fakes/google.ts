@@ -158,6 +158,13 @@ function checkEvent(event: unknown, path: string, encoding: unknown, out: Violat
     out.push({ field: `${path}.transactionId`, description: 'transactionId must be a non-empty string', reason: 'INVALID_FORMAT' });
   }
   if (event.eventSource !== undefined && !EVENT_SOURCES.has(event.eventSource)) out.push({ field: `${path}.eventSource`, description: 'unknown event source', reason: 'INVALID_ENUM_VALUE' });
+  // Event.conversion_value is a double; Event.currency "the currency code associated with all monetary values".
+  if (event.conversionValue !== undefined && (typeof event.conversionValue !== 'number' || !Number.isFinite(event.conversionValue) || event.conversionValue < 0)) {
+    out.push({ field: `${path}.conversionValue`, description: 'conversionValue must be a number of at least 0', reason: 'INVALID_FORMAT' });
+  }
+  if (event.currency !== undefined && (typeof event.currency !== 'string' || !/^[A-Z]{3}$/.test(event.currency))) {
+    out.push({ field: `${path}.currency`, description: 'currency must be an ISO 4217 code', reason: 'INVALID_CURRENCY_CODE' });
+  }
   checkConsent(event.consent, `${path}.consent`, out);
   let adIds = 0;
   if (event.adIdentifiers !== undefined) {

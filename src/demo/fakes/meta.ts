@@ -106,6 +106,17 @@ function eventProblems(event: unknown, i: number, nowS: number): string[] {
   if (e.action_source === 'website' && (typeof user.client_user_agent !== 'string' || typeof e.event_source_url !== 'string')) {
     problems.push(`${at}: website events require client_user_agent and event_source_url`);
   }
+  // custom_data.value (a number) and custom_data.currency (ISO 4217), required together on Purchase.
+  const custom = e.custom_data as Record<string, unknown> | undefined | null;
+  if (custom !== undefined && (typeof custom !== 'object' || custom === null || Array.isArray(custom))) problems.push(`${at}.custom_data must be an object`);
+  else if (custom !== undefined) {
+    if (custom.value !== undefined && (typeof custom.value !== 'number' || !Number.isFinite(custom.value) || custom.value < 0)) problems.push(`${at}.custom_data.value must be a number of at least 0`);
+    if (custom.currency !== undefined && (typeof custom.currency !== 'string' || !/^[A-Za-z]{3}$/.test(custom.currency))) problems.push(`${at}.custom_data.currency must be an ISO 4217 code`);
+    if ((custom.value === undefined) !== (custom.currency === undefined)) problems.push(`${at}.custom_data: value and currency go together`);
+  }
+  if (e.event_name === 'Purchase' && (!custom || custom.value === undefined || custom.currency === undefined)) {
+    problems.push(`${at}: Purchase events require custom_data.value and custom_data.currency`);
+  }
   return problems;
 }
 

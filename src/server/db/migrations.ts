@@ -323,6 +323,63 @@ create table delivery_attempts (
 create index delivery_attempts_action on delivery_attempts (event_action_id, id);
 `,
   },
+  {
+    version: 11,
+    name: 'value, later stages and adjustments',
+    sql: `
+-- What a conversion is worth and whose it is: on the report as received and on each event it fanned out to.
+-- value is in the currency's major unit (0 to 1e9, at most 6 decimals); customer_id links a later stage to its signup.
+alter table reports add column value numeric(16, 6);
+alter table reports add column currency text;
+alter table reports add column customer_id text;
+-- saas_signup or conversion (a later stage); occurred_at: a later stage's own time as reported (null: when received).
+alter table reports add column kind text not null default 'saas_signup';
+alter table reports add column occurred_at timestamptz;
+alter table events add column value numeric(16, 6);
+alter table events add column currency text;
+alter table events add column customer_id text;
+-- A later stage finds its click through the latest signup of the same customer of the site.
+create index reports_site_customer on reports (site_id, customer_id, created_at desc) where customer_id is not null and kind = 'saas_signup';
+
+-- A restatement or retraction of what one report produced, once per (site, adjustment_id); events: how many events of
+-- that report it applies to (what every repeat is answered with).
+create table adjustments (
+  id text primary key,
+  site_id text not null references sites(id),
+  adjustment_id text not null,
+  report_id text not null references reports(id),
+  type text not null,
+  value numeric(16, 6),
+  currency text,
+  occurred_at timestamptz not null,
+  events integer not null,
+  created_at timestamptz not null default now(),
+  unique (site_id, adjustment_id)
+);
+create index adjustments_report on adjustments (report_id, created_at);
+
+-- The adjustment of one event action, with its own small queue: due once the original delivery has settled (and the
+-- earlier adjustments of that action have), sent, then adjusted, unsupported or failed with the reason.
+create table adjustment_results (
+  id text primary key,
+  adjustment_id text not null references adjustments(id) on delete cascade,
+  event_action_id text not null references event_actions(id) on delete cascade,
+  destination text not null,
+  seq bigint generated always as identity unique,
+  status text not null default 'queued',
+  reason text,
+  attempts integer not null default 0,
+  due_at timestamptz not null default now(),
+  locked_until timestamptz,
+  request jsonb,
+  error jsonb,
+  updated_at timestamptz not null default now(),
+  unique (adjustment_id, event_action_id)
+);
+create index adjustment_results_due on adjustment_results (due_at) where status = 'queued';
+create index adjustment_results_action on adjustment_results (event_action_id, seq);
+`,
+  },
 ];
 
 /**

@@ -100,7 +100,15 @@ export interface PreparedRound {
 }
 
 function triggerOf(record: DeliveryRecord): EventTrigger {
-  return record.trigger === 'form_submission' ? 'form_submission' : 'saas_signup';
+  if (record.trigger === 'form_submission') return 'form_submission';
+  return record.data.trigger_type === 'conversion' ? 'conversion' : 'saas_signup';
+}
+
+/** A numeric column as a number (the drivers return numeric as text); null when absent. */
+function numericOf(value: string | number | null): number | null {
+  if (value === null) return null;
+  const number = typeof value === 'number' ? value : Number(value);
+  return Number.isFinite(number) ? number : null;
 }
 
 function deliveryInput(record: DeliveryRecord, clickIds: Record<string, string> | null): DeliveryInput {
@@ -126,7 +134,14 @@ function deliveryInput(record: DeliveryRecord, clickIds: Record<string, string> 
     consent: { ad_user_data: signal(consent?.ad_user_data), ad_personalization: signal(consent?.ad_personalization) },
     // Browser-only events have no report; the event's (already lower-cased) email is all the identity they have.
     identity: record.identity ?? { email: record.event_email },
+    ...valueOf(record),
   };
+}
+
+/** The event's value with its currency (both or neither) and its customer id. */
+export function valueOf(record: Pick<DeliveryRecord, 'value' | 'currency' | 'customer_id'>): Pick<DeliveryInput, 'value' | 'currency' | 'customerId'> {
+  const value = numericOf(record.value);
+  return { value: value !== null && record.currency ? value : null, currency: value !== null && record.currency ? record.currency : null, customerId: record.customer_id };
 }
 
 /** Writes rows' fates in one transaction, each fenced by its claim's lease; returns the claim ids still held. */

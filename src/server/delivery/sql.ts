@@ -34,6 +34,10 @@ export interface DeliveryRecord {
   snapshot_user_agent: string | null;
   snapshot_ip_address: string | null;
   snapshot_consent: { ad_user_data?: string | null; ad_personalization?: string | null } | null;
+  /** The event's value (numeric: text from the driver), currency and customer id. */
+  value: string | number | null;
+  currency: string | null;
+  customer_id: string | null;
   /** The account's connection of the destination's type: id and status (credentials are loaded by id when sending). */
   destination_id: string | null;
   destination_status: string | null;
@@ -50,6 +54,7 @@ export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonl
                       else jsonb_build_object('conversion', jsonb_build_object('id', a.conversion_id)) end as action_config,
             e.id as event_id, e.account_id, e.site_id, e.site_key, s.timezone as site_timezone, e.trigger, e.occurred_at,
             e.created_at as event_created_at, e.match_quality, e.click_ids, e.email as event_email, e.data,
+            e.value, e.currency, e.customer_id,
             -- a webhook report's, or a form submission's (its submission_id is the stable id of the conversion)
             coalesce(r.customer_event_id, fs.submission_id) as customer_event_id, coalesce(r.identity, fs.fields) as identity,
             coalesce(sn.touch, fs.touch) as snapshot_touch, coalesce(sn.cookies, fs.cookies) as snapshot_cookies,

@@ -15,8 +15,11 @@ export interface ConsentSignals {
   ad_personalization: 'granted' | 'denied' | null;
 }
 
-/** What fired the event: a signed webhook report, or a form tool's submission seen in the browser. */
-export type EventTrigger = 'saas_signup' | 'form_submission';
+/**
+ * What fired the event: a signed webhook report of a signup (`saas_signup`) or of a later stage of the customer
+ * (`conversion`: a trial, a qualified lead, a payment, a renewal), or a form tool's submission seen in the browser.
+ */
+export type EventTrigger = 'saas_signup' | 'conversion' | 'form_submission';
 
 /** Everything a platform needs to send one event action. Raw identity never leaves the adapter except hashed. */
 export interface DeliveryInput {
@@ -48,7 +51,47 @@ export interface DeliveryInput {
   consent: ConsentSignals;
   /** Raw identity fields; adapters normalise and hash them per their platform's rules and never store them. */
   identity: RawIdentity;
+  /**
+   * What the conversion is worth, in the currency's major unit (29.9 for 29.90 EUR), 0 to 1e9 with at most 6 decimals;
+   * null when the report gave none. Always with `currency` when set. Each platform sends it in its own fields.
+   */
+  value: number | null;
+  /** ISO 4217 code of `value` (three capital letters); null exactly when `value` is. */
+  currency: string | null;
+  /** The reporter's stable id of the customer or account (links stages to the signup); null when none was given. */
+  customerId: string | null;
 }
+
+/** An adjustment of a conversion already sent: restate its value, or retract it. */
+export type AdjustmentKind = 'restate' | 'retract';
+
+/** One adjustment of one delivered event action, as a platform gets it. */
+export interface AdjustmentInput {
+  /** cnv's id of this adjustment result (one per adjustment and event action): stable across resends. */
+  adjustmentResultId: string;
+  /** The reporter's `adjustment_id`. */
+  adjustmentId: string;
+  type: AdjustmentKind;
+  /** The new total value and its currency (restate); null for a retraction. */
+  value: number | null;
+  currency: string | null;
+  /** When the adjustment happened (never before the conversion). */
+  occurredAt: Date;
+  /** The conversion as it was delivered: the same input `sendBatch` got, so the platform can name the same conversion. */
+  original: DeliveryInput;
+  /** The PII-free summary of what the original delivery sent (its transaction or order id, click id, time, …). */
+  originalRequest: RequestSummary | null;
+}
+
+/** What became of one adjustment. */
+export type AdjustmentOutcome =
+  /** The platform accepted the adjustment. */
+  | { kind: 'adjusted'; request: RequestSummary }
+  /** The platform's documents define no such operation for this conversion: never sent, with the reason. */
+  | { kind: 'unsupported'; reason: string; request?: RequestSummary }
+  | { kind: 'retry'; error: DeliveryError; afterMs?: number; request?: RequestSummary }
+  | { kind: 'retry_later'; error: DeliveryError; afterMs: number; request?: RequestSummary }
+  | { kind: 'failed'; error: DeliveryError; request?: RequestSummary };
 
 /** The connected destination account a batch goes to. */
 export interface Connection {
@@ -168,6 +211,20 @@ export interface DestinationPlatform {
    */
   readonly diagnose?: (platformRequestId: string, ctx: SendContext) => Promise<Diagnosis>;
   readonly diagnoseAfterMs?: number;
+  /**
+   * Applies adjustments (restate, retract) of conversions this platform already accepted: one outcome per input, in
+   * order; `unsupported` with the reason for a kind (or a conversion) its documents give no operation for. Absent:
+   * the platform has no adjustment operation at all, and every adjustment is `unsupported` with
+   * `adjustmentsUnsupportedReason`. Batches hold at most `maxBatchSize` inputs of one connection.
+   */
+  readonly adjustBatch?: (inputs: readonly AdjustmentInput[], ctx: SendContext) => Promise<AdjustmentOutcome[]>;
+  /** Why this platform takes no adjustments, in a sentence naming its documents (when `adjustBatch` is absent). */
+  readonly adjustmentsUnsupportedReason?: string;
+}
+
+/** The reason an adjustment cannot reach a platform without `adjustBatch`. */
+export function adjustmentsUnsupported(platform: Pick<DestinationPlatform, 'label' | 'adjustmentsUnsupportedReason'>): string {
+  return platform.adjustmentsUnsupportedReason ?? `${platform.label} defines no operation that changes or takes back a conversion it has received.`;
 }
 
 /** What a platform reported about an accepted request once it processed it. */

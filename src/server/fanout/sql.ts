@@ -22,6 +22,10 @@ export interface NewEvent {
   clickIds: Record<string, string> | null;
   /** Everything else worth showing (touch, utm, customer_event_id, correlation): passed through to readers. */
   data: Record<string, unknown>;
+  /** The conversion's value and currency (both or neither), and the reporter's customer id. */
+  value?: number | null;
+  currency?: string | null;
+  customerId?: string | null;
   /** One per destination of the flow, in the flow's order. */
   actions: ReadonlyArray<{ destination: string; conversionId: string | null }>;
   /** When its actions become due for delivery (default: now); later while a report waits for its snapshot. */
@@ -99,14 +103,15 @@ async function insertEventRows(tx: Queryable, events: readonly NewEvent[], ids: 
     const rows = pending.map((i) => events[i]!);
     const inserted = await tx.query<{ id: string }>(
       `insert into events (id, account_id, site_id, site_key, flow_id, flow_name, report_id, trigger, occurred_at, sort_at,
-         status, match_quality, email, click_ids, data)
+         status, match_quality, email, click_ids, data, value, currency, customer_id)
        select id, account_id, site_id, site_key, flow_id, flow_name, report_id, trigger, occurred_at,
          date_trunc('milliseconds', occurred_at) + make_interval(secs => slot / 1000000.0),
-         status, match_quality, email, click_ids, data
+         status, match_quality, email, click_ids, data, value, currency, customer_id
        from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-         $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::jsonb[])
+         $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::jsonb[],
+         $16::numeric[], $17::text[], $18::text[])
          with ordinality as t(id, account_id, site_id, site_key, flow_id, flow_name, report_id, trigger, occurred_at, slot,
-           status, match_quality, email, click_ids, data, n)
+           status, match_quality, email, click_ids, data, value, currency, customer_id, n)
        order by n
        on conflict (account_id, sort_at) do nothing returning id`,
       [
@@ -125,6 +130,9 @@ async function insertEventRows(tx: Queryable, events: readonly NewEvent[], ids: 
         rows.map((e) => e.email?.trim().toLowerCase() || null),
         rows.map((e) => (e.clickIds ? JSON.stringify(e.clickIds) : null)),
         rows.map((e) => JSON.stringify(e.data)),
+        rows.map((e) => e.value ?? null),
+        rows.map((e) => e.currency ?? null),
+        rows.map((e) => e.customerId ?? null),
       ],
     );
     const done = new Set(inserted.map((row) => row.id));

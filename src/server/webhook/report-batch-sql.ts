@@ -48,24 +48,27 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
   // Each table's rows go as one JSON document of named fields (n: the row's place, for the insert order).
   const rows = await tx.query<{ kind: 'report' | 'event'; id: string }>(
     `with r as (
-       insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response)
-       select id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response
+       insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
+         value, currency, customer_id, kind, occurred_at)
+       select id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
+         value, currency, customer_id, kind, occurred_at
        from json_to_recordset($1::json) as t(id text, site_id text, customer_event_id text, trigger_key text,
-         correlation_token text, identity jsonb, allow_uncorrelated boolean, response jsonb, n int)
+         correlation_token text, identity jsonb, allow_uncorrelated boolean, response jsonb, value numeric, currency text,
+         customer_id text, kind text, occurred_at timestamptz, n int)
        order by n
        on conflict (site_id, customer_event_id) do nothing
        returning id
      ),
      e as (
        insert into events (id, account_id, site_id, site_key, flow_id, flow_name, report_id, trigger, occurred_at, sort_at,
-         status, match_quality, email, click_ids, data)
+         status, match_quality, email, click_ids, data, value, currency, customer_id)
        select t.id, t.account_id, t.site_id, t.site_key, t.flow_id, t.flow_name, t.report_id, t.trigger, t.occurred_at,
          date_trunc('milliseconds', t.occurred_at) + make_interval(secs => (c.taken - 1 + row_number() over (
            partition by t.account_id, date_trunc('milliseconds', t.occurred_at) order by t.n)) / 1000000.0),
-         t.status, t.match_quality, t.email, t.click_ids, t.data
+         t.status, t.match_quality, t.email, t.click_ids, t.data, t.value, t.currency, t.customer_id
        from json_to_recordset($2::json) as t(id text, account_id text, site_id text, site_key text,
          flow_id text, flow_name text, report_id text, trigger text, occurred_at timestamptz, status text, match_quality text,
-         email text, click_ids jsonb, data jsonb, n int)
+         email text, click_ids jsonb, data jsonb, value numeric, currency text, customer_id text, n int)
        join r on r.id = t.report_id
        cross join lateral (
          select count(*)::int as taken from events x where x.account_id = t.account_id
@@ -93,11 +96,13 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
       JSON.stringify(sorted.map(({ id, report: r }, n) => ({
         n, id, site_id: r.siteId, customer_event_id: r.customerEventId, trigger_key: r.triggerKey, correlation_token: r.correlationToken,
         identity: r.identity, allow_uncorrelated: r.allowUncorrelated, response: r.response,
+        value: r.value, currency: r.currency, customer_id: r.customerId, kind: r.kind, occurred_at: r.occurredAt,
       }))),
       JSON.stringify(events.map((e, n) => ({
         n, id: e.id, account_id: e.accountId, site_id: e.siteId, site_key: e.siteKey, flow_id: e.flowId, flow_name: e.flowName,
         report_id: e.reportId, trigger: e.trigger, occurred_at: e.occurredAt, status: eventStatus(e),
         match_quality: e.matchQuality, email: e.email?.trim().toLowerCase() || null, click_ids: e.clickIds, data: e.data,
+        value: e.value ?? null, currency: e.currency ?? null, customer_id: e.customerId ?? null,
       }))),
       JSON.stringify(actions.map((a) => ({
         id: a.id, event_id: a.eventId, position: a.position, destination: a.action.destination, conversion_id: a.action.conversionId, due_at: a.dueAt,

@@ -3,6 +3,8 @@ import { isCorrelationToken } from '../../protocol/cookies';
 import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, type SaasSignupReport } from '../../protocol/webhook';
 import { isWellFormedText, parseJsonText } from '../http/json-text';
 import { ApiError, invalidParam, missingParam } from '../http/errors';
+import { bodyChecker } from '../http/body-check';
+import { SignupValueBody, checkValueRules } from './schemas';
 
 const IDENTITY_FIELDS = ['email', 'phone', 'first_name', 'last_name'] as const;
 
@@ -12,6 +14,21 @@ export interface ValidReport {
   correlation_token: string | null;
   identity: Partial<Record<(typeof IDENTITY_FIELDS)[number], string>>;
   allow_uncorrelated: boolean;
+  /** The conversion's value with its currency (both or neither), and the customer it belongs to. */
+  value?: number | null;
+  currency?: string | null;
+  customer_id?: string | null;
+}
+
+const checkSignupValues = bodyChecker(SignupValueBody);
+
+/** The value fields of a body: checked by the schema, then by the rules it cannot say. */
+export function validateValueFields(body: Record<string, unknown>): { value: number | null; currency: string | null; customer_id: string | null } {
+  const fields = checkSignupValues(body);
+  checkValueRules(fields);
+  refuseMalformedText(fields.customer_id, 'customer_id');
+  const value = fields.value ?? null;
+  return { value, currency: value === null ? null : (fields.currency ?? null), customer_id: fields.customer_id ?? null };
 }
 
 /** Parses the raw body (UTF-8 JSON) of a report; throws a 400 ApiError naming the first fault. Unknown fields are ignored. */
@@ -28,7 +45,7 @@ export function parseReportBody(raw: Buffer): ValidReport {
  * 400 for a field holding an unpaired UTF-16 surrogate (`"\ud800"`): PostgreSQL refuses it, and a 500 would be retried
  * by the client until it gave up, losing the conversion; a 400 tells the caller at once which field to fix.
  */
-function refuseMalformedText(value: unknown, field: string): void {
+export function refuseMalformedText(value: unknown, field: string): void {
   if (typeof value === 'string' && !isWellFormedText(value)) {
     throw invalidParam(field, `${field} holds an unpaired UTF-16 surrogate (such as \\ud800), which is not text and cannot be stored.`);
   }
@@ -63,5 +80,6 @@ export function validateReport(body: Partial<Record<keyof SaasSignupReport, unkn
   if (allow !== undefined && allow !== null && typeof allow !== 'boolean') {
     throw invalidParam('allow_uncorrelated', 'allow_uncorrelated must be a boolean.');
   }
-  return { customer_event_id: id, correlation_token: token, identity, allow_uncorrelated: allow === true };
+  const values = validateValueFields(body);
+  return { customer_event_id: id, correlation_token: token, identity, allow_uncorrelated: allow === true, ...values };
 }

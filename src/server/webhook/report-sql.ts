@@ -1,11 +1,14 @@
 /** SQL for webhook reports (one per site and customer_event_id) and the live flows a report fans out to. */
 import { compositeKey } from '../db/composite-key';
 import type { Queryable } from '../db/db';
-import type { SaasSignupResponse } from '../../protocol/webhook';
+import type { ConversionResponse, SaasSignupResponse } from '../../protocol/webhook';
 import type { RawIdentity } from '../../protocol/identity';
 
 /** Raw identity of a report, kept for delivery-time normalisation and hashing; never logged. */
 export type ReportIdentity = RawIdentity;
+
+/** What a report is: a signup, or a later stage of a customer. */
+export type ReportKind = 'saas_signup' | 'conversion';
 
 /** A report to insert (see report-batch.ts), with the response it is answered with when it is the first of its key. */
 export interface NewReport {
@@ -15,8 +18,16 @@ export interface NewReport {
   correlationToken: string | null;
   identity: ReportIdentity;
   allowUncorrelated: boolean;
+  /** The conversion's value and currency (both or neither) and the reporter's customer id, as reported. */
+  value: number | null;
+  currency: string | null;
+  customerId: string | null;
+  /** `saas_signup`, or `conversion` for a later stage. */
+  kind: ReportKind;
+  /** A later stage's own time as reported; null when it is the time received. */
+  occurredAt: Date | null;
   /** What the report is answered with, stored so that every repeat is answered the same. */
-  response: SaasSignupResponse;
+  response: SaasSignupResponse | ConversionResponse;
 }
 
 /** The key of a report in the unique constraint: (site, customer_event_id), as one string. */

@@ -96,6 +96,11 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
       correlationToken: s.report.correlation_token,
       identity: s.report.identity,
       allowUncorrelated: s.report.allow_uncorrelated,
+      value: s.report.value ?? null,
+      currency: s.report.currency ?? null,
+      customerId: s.report.customer_id ?? null,
+      kind: 'saas_signup',
+      occurredAt: null,
       response,
       events: flows.map((flow) => ({
         accountId: s.site.account_id,
@@ -109,6 +114,9 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
         email: s.report.identity.email ?? null,
         clickIds: match.clickIds,
         data: { customer_event_id: s.report.customer_event_id, trigger_key: s.triggerKey, ...match.data },
+        value: s.report.value ?? null,
+        currency: s.report.currency ?? null,
+        customerId: s.report.customer_id ?? null,
         actions: flowActions(flow.actions_config as ActionConfig[]),
         // Snapshot not here yet: hold delivery until the pairing window closes; the snapshot's arrival makes it due at once.
         deliverAt: match.matchQuality === null ? pairingDeadline(s.now) : s.now,

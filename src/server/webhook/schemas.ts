@@ -1,17 +1,120 @@
 /**
- * The webhook bridge described for its readers (the OpenAPI document): the report body and the answer. The body is
- * checked by hand after the signature (report-input.ts: the HMAC covers the raw bytes, so Fastify must not parse it
- * first); these schemas document the same rules, with the limits taken from src/protocol/webhook.ts.
+ * The webhook bridge's bodies as TypeBox schemas: for its readers (the OpenAPI document: the report body and the
+ * answer) and, for the value fields, later stages and adjustments, for checking (http/body-check.ts) after the
+ * signature has been verified over the raw bytes. The rules a schema cannot say (at most 6 decimals, a real ISO 4217
+ * currency, a currency with every value) follow in {@link checkValueRules}.
  */
 import { Type } from '@sinclair/typebox';
 import {
+  ADJUSTMENT_ID_MAX,
+  ADJUSTMENT_TYPES,
+  CURRENCY_PATTERN,
   CUSTOMER_EVENT_ID_MAX,
+  CUSTOMER_ID_MAX,
   IDENTITY_VALUE_MAX,
   SIGNATURE_HEADER,
   SIGNATURE_TOLERANCE_SECONDS,
+  VALUE_MAX,
   WEBHOOK_MAX_BYTES,
+  isConversionValue,
 } from '../../protocol/webhook';
+import { CORRELATION_TOKEN_PATTERN } from '../../protocol/cookies';
+import { invalidParam } from '../http/errors';
+import { NOT_BLANK } from '../http/validation';
 import { Nullable } from '../http/schemas';
+
+const VALUE_RULE = `a number from 0 to ${VALUE_MAX} with at most 6 decimals (in the currency's major unit: 29.9 for 29.90 EUR), or null.`;
+const CURRENCY_RULE = 'an ISO 4217 currency code of three capital letters, such as "EUR" or "USD" (required with value), or null.';
+const CUSTOMER_ID_RULE = `your stable id of the customer or account, 1 to ${CUSTOMER_ID_MAX} characters (not blank), or null.`;
+
+/** `value`, `currency`, `customer_id`: on every report body. */
+export const ValueFields = {
+  value: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: VALUE_MAX }), Type.Null()], { description: VALUE_RULE })),
+  currency: Type.Optional(Type.Union([Type.String({ pattern: CURRENCY_PATTERN.source }), Type.Null()], { description: CURRENCY_RULE })),
+  customer_id: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: CUSTOMER_ID_MAX, pattern: NOT_BLANK }), Type.Null()], { description: CUSTOMER_ID_RULE }),
+  ),
+};
+
+/** The value fields of a saas-signup body (its other fields are checked in report-input.ts). */
+export const SignupValueBody = Type.Object(ValueFields);
+
+const CustomerEventId = Type.String({
+  minLength: 1,
+  maxLength: CUSTOMER_EVENT_ID_MAX,
+  pattern: NOT_BLANK,
+  description: `your stable id of this conversion, 1 to ${CUSTOMER_EVENT_ID_MAX} characters: a repeat of it counts once.`,
+});
+
+const OccurredAt = Type.Optional(
+  Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+    description: 'an ISO 8601 date-time with a time zone (such as 2026-11-21T09:30:00Z), at most 90 days ago; default now.',
+  }),
+);
+
+function identityField(name: string) {
+  return Type.Optional(Type.Union([Type.String({ maxLength: IDENTITY_VALUE_MAX }), Type.Null()], { description: `${name}: a string of at most ${IDENTITY_VALUE_MAX} characters, or null.` }));
+}
+
+/** The body of a later stage's report (`POST /api/webhook-bridge/conversion/{site_key}/{trigger_key}`). */
+export const ConversionBody = Type.Object({
+  customer_event_id: CustomerEventId,
+  customer_id: Type.String({ minLength: 1, maxLength: CUSTOMER_ID_MAX, pattern: NOT_BLANK, description: CUSTOMER_ID_RULE.replace(', or null', '') }),
+  correlation_token: Type.Optional(
+    Type.Union([Type.String({ pattern: CORRELATION_TOKEN_PATTERN.source }), Type.Null()], {
+      description: 'the value of the cnv_signup_correlation cookie (22 base64url characters), or null.',
+    }),
+  ),
+  value: ValueFields.value,
+  currency: ValueFields.currency,
+  occurred_at: OccurredAt,
+  email: identityField('email'),
+  phone: identityField('phone'),
+  first_name: identityField('first_name'),
+  last_name: identityField('last_name'),
+  allow_uncorrelated: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'true or false.' })),
+});
+
+/** The body of an adjustment (`POST /api/webhook-bridge/adjustment/{site_key}`). */
+export const AdjustmentBody = Type.Object({
+  adjustment_id: Type.String({
+    minLength: 1,
+    maxLength: ADJUSTMENT_ID_MAX,
+    pattern: NOT_BLANK,
+    description: `your stable id of this adjustment, 1 to ${ADJUSTMENT_ID_MAX} characters: a repeat of it is applied once.`,
+  }),
+  customer_event_id: CustomerEventId,
+  type: Type.Union(ADJUSTMENT_TYPES.map((t) => Type.Literal(t)), {
+    description: "'restate' (change the conversion's value; value required) or 'retract' (take the conversion back).",
+  }),
+  value: ValueFields.value,
+  currency: ValueFields.currency,
+  occurred_at: OccurredAt,
+});
+
+/** The ISO 4217 codes the runtime knows (ICU's list of current currencies). */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/** Whether a code names a real ISO 4217 currency. */
+export function isCurrencyCode(code: string): boolean {
+  return CURRENCY_PATTERN.test(code) && CURRENCIES.has(code);
+}
+
+/**
+ * What a schema cannot say about value and currency: at most 6 decimals, a currency that exists, and a currency with
+ * every value. Throws the 400 naming the field.
+ */
+export function checkValueRules(body: { value?: number | null; currency?: string | null }): void {
+  if (body.value !== undefined && body.value !== null && !isConversionValue(body.value)) {
+    throw invalidParam('value', `Invalid parameter 'value'. Expected: ${VALUE_RULE}`);
+  }
+  if (body.currency !== undefined && body.currency !== null && !isCurrencyCode(body.currency)) {
+    throw invalidParam('currency', `Invalid parameter 'currency': '${body.currency}' is not an ISO 4217 currency code. Expected: ${CURRENCY_RULE}`);
+  }
+  if (body.value !== undefined && body.value !== null && (body.currency === undefined || body.currency === null)) {
+    throw invalidParam('currency', 'Missing parameter currency: a value needs its ISO 4217 currency code (such as "EUR").', 'parameter_missing');
+  }
+}
 
 const Identity = (what: string) =>
   Type.Optional(Nullable(Type.String({ maxLength: IDENTITY_VALUE_MAX, description: `${what}, raw: the service normalises and hashes it per destination.` })));
@@ -35,6 +138,7 @@ export const ReportBody = Type.Object(
     first_name: Identity('The first name'),
     last_name: Identity('The last name'),
     allow_uncorrelated: Type.Optional(Type.Boolean({ description: 'Recorded with the report: true when sent without a token on purpose.' })),
+    ...ValueFields,
   },
   { title: 'SaasSignupReport', additionalProperties: true, description: `At most ${WEBHOOK_MAX_BYTES / 1024} KB. Unknown fields are ignored.` },
 );

@@ -35,6 +35,9 @@ function input(overrides: Partial<DeliveryInput> = {}): DeliveryInput {
     ipAddress: null,
     consent: { ad_user_data: null, ad_personalization: null },
     identity: { email: 'Jane.Doe@gmail.com', phone: '+1 800 555 0102', first_name: 'Jane', last_name: 'Doe' },
+    value: null,
+    currency: null,
+    customerId: null,
     ...overrides,
   };
 }

@@ -32,10 +32,16 @@ export interface EventRecord {
   flow_id: string | null;
   flow_name: string | null;
   trigger: string | null;
+  /** Which trigger type fired: `saas_signup`, `conversion` (a later stage) or `form_submission`. */
+  trigger_type: string | null;
   status: string;
   match_quality: string | null;
   email: string | null;
   customer_event_id: string | null;
+  /** What the conversion is worth (major unit of `currency`), or null; the reporter's customer id, or null. */
+  value: number | null;
+  currency: string | null;
+  customer_id: string | null;
   click_ids: Record<string, string> | null;
   utm: unknown;
   actions: EventActionRecord[];
@@ -55,6 +61,13 @@ function toActionRecord(row: EventActionRow): EventActionRecord {
   };
 }
 
+/** The trigger type of an event: a form's, a later stage's (recorded in data), else a webhook signup's. */
+function triggerTypeOf(row: EventRow): string | null {
+  if (row.trigger === 'form_submission') return 'form_submission';
+  if (typeof row.data?.trigger_type === 'string') return row.data.trigger_type;
+  return row.trigger === 'api' ? 'saas_signup' : row.trigger;
+}
+
 /** The API view of an event and its actions. */
 export function toEventRecord(row: EventRow, actions: readonly EventActionRow[]): EventRecord {
   const data = row.data ?? {};
@@ -67,10 +80,14 @@ export function toEventRecord(row: EventRow, actions: readonly EventActionRow[])
     flow_id: row.flow_id,
     flow_name: row.flow_name,
     trigger: row.trigger,
+    trigger_type: triggerTypeOf(row),
     status: row.status,
     match_quality: row.match_quality,
     email: row.email,
     customer_event_id: typeof data.customer_event_id === 'string' ? data.customer_event_id : null,
+    value: row.value === null ? null : Number(row.value),
+    currency: row.currency,
+    customer_id: row.customer_id,
     click_ids: row.click_ids,
     utm: data.utm ?? null,
     actions: actions.map(toActionRecord),

@@ -15,6 +15,10 @@ export interface EventRow {
   email: string | null;
   click_ids: Record<string, string> | null;
   data: Record<string, unknown>;
+  /** numeric: text from the driver. */
+  value: string | number | null;
+  currency: string | null;
+  customer_id: string | null;
   created_at: Date;
   /** sort_at in UTC with microseconds: `2026-11-21T09:30:00.123001Z`. */
   cursor: string;
@@ -47,7 +51,7 @@ export interface EventFilters {
 }
 
 const COLUMNS = `id, site_id, site_key, flow_id, flow_name, trigger, occurred_at, status, match_quality, email, click_ids, data,
-  created_at, to_char(sort_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor`;
+  value, currency, customer_id, created_at, to_char(sort_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor`;
 
 /** Up to `limit` events of an account matching the filters, newest first. */
 export async function selectEvents(db: Queryable, accountId: string, filters: EventFilters, limit: number): Promise<EventRow[]> {

@@ -53,6 +53,13 @@ export interface IngestEvent {
   adIdentifiers?: AdIdentifiers;
   userData?: { userIdentifiers: HashedUserIdentifier[] };
   consent?: IngestConsent;
+  /**
+   * The conversion's value and its currency: `Event.conversion_value` ("The conversion value associated with the
+   * event, for value-based conversions", a double) and `Event.currency` ("The currency code associated with all
+   * monetary values within this event"), google/ads/datamanager/v1/event.proto in googleapis/googleapis.
+   */
+  conversionValue?: number;
+  currency?: string;
 }
 
 /** The IngestEventsRequest body. `encoding` is required whenever userData is present, so it is always set. */
@@ -159,6 +166,11 @@ export function mapConsent(consent: ConsentSignals): IngestConsent | undefined {
   return { ...(adUserData ? { adUserData } : {}), ...(adPersonalization ? { adPersonalization } : {}) };
 }
 
+/** `conversionValue` and `currency` of an event with a value; nothing when it has none (the action's default applies). */
+export function valueFields(input: Pick<DeliveryInput, 'value' | 'currency'>): Pick<IngestEvent, 'conversionValue' | 'currency'> {
+  return input.value !== null && input.currency !== null ? { conversionValue: input.value, currency: input.currency } : {};
+}
+
 function identifierKind(identifier: HashedUserIdentifier): { kind: 'email' | 'phone'; sha256: string } {
   return 'emailAddress' in identifier
     ? { kind: 'email', sha256: identifier.emailAddress }
@@ -195,6 +207,7 @@ export function prepareEvent(input: DeliveryInput, account: DataManagerAccount):
     ...(click ? { adIdentifiers: { [click.kind]: click.value } as AdIdentifiers } : {}),
     ...(identifiers.length > 0 ? { userData: { userIdentifiers: identifiers } } : {}),
     ...(consent ? { consent } : {}),
+    ...valueFields(input),
   };
   const summary: RequestSummary = {
     api: 'google-data-manager',
@@ -207,6 +220,7 @@ export function prepareEvent(input: DeliveryInput, account: DataManagerAccount):
     clickId: click?.value ?? null,
     userIdentifiers: identifiers.map(identifierKind),
     consent: consent ?? null,
+    ...(event.conversionValue !== undefined ? { conversionValue: event.conversionValue, currency: event.currency } : {}),
   };
   if (!click && identifiers.length === 0) {
     const denied = input.consent.ad_user_data === 'denied' && hashedUserIdentifiers(input.identity).length > 0;

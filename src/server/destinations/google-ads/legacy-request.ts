@@ -28,6 +28,12 @@ export interface ClickConversion {
   gbraid?: string;
   wbraid?: string;
   userIdentifiers?: UserIdentifier[];
+  /**
+   * ClickConversion.conversion_value ("The value of the conversion for the advertiser", a double) and currency_code
+   * ("the ISO 4217 3-character currency code"), google/ads/googleads/v25/services/conversion_upload_service.proto.
+   */
+  conversionValue?: number;
+  currencyCode?: string;
 }
 
 export interface UploadClickConversionsBody {
@@ -188,6 +194,7 @@ export function prepareClickConversion(
     orderId,
     ...(click ? { [click.field]: click.value } : {}),
     ...(userIdentifiers.length > 0 ? { userIdentifiers } : {}),
+    ...(input.value !== null && input.currency !== null ? { conversionValue: input.value, currencyCode: input.currency } : {}),
   };
   const url = `${settings.googleAdsApiBase}/${settings.googleAdsApiVersion}/customers/${customerId}:uploadClickConversions`;
   const headers: Record<string, string> = {
@@ -205,6 +212,7 @@ export function prepareClickConversion(
     order_id: orderId,
     click_id: click ? { type: click.field, value: click.value } : null,
     user_identifiers: userIdentifiers.map((u) => ('hashedEmail' in u ? 'hashed_email' : 'hashed_phone_number')),
+    ...(conversion.conversionValue !== undefined ? { conversion_value: conversion.conversionValue, currency_code: conversion.currencyCode } : {}),
     ...(identity.skipped.length > 0 ? { skipped: identity.skipped } : {}),
   };
   const requestKey = JSON.stringify([url, headers]);

@@ -21,4 +21,8 @@ export const linkedinPlatform: DestinationPlatform = {
   maxBatchSize: MAX_EVENTS_PER_BATCH,
   sendBatch: sendLinkedInBatch,
   testConnection: testLinkedInConnection,
+  // LinkedIn's Conversions API (POST /rest/conversionEvents, BATCH_CREATE) only creates conversion events; its pages
+  // define no update or delete of a conversion event already streamed.
+  adjustmentsUnsupportedReason:
+    "LinkedIn's Conversions API only creates conversion events: it has no operation that changes the value of, or takes back, one it has received.",
 };

@@ -117,7 +117,11 @@ export function buildConversionEvent(input: DeliveryInput, now: Date): BuiltEven
   const element: ConversionEventElement = {
     conversion: config.rule.urn,
     conversionHappenedAt: happenedAt,
-    ...(config.conversionValue ? { conversionValue: config.conversionValue } : {}),
+    // The report's own value wins over the action's fixed one (conversionValue: {currencyCode, amount}, the amount a
+    // decimal string; Conversions API, "Streaming Conversion Events").
+    ...(input.value !== null && input.currency !== null
+      ? { conversionValue: { currencyCode: input.currency, amount: String(input.value) } }
+      : config.conversionValue ? { conversionValue: config.conversionValue } : {}),
     eventId: input.eventId,
     user,
   };

@@ -31,16 +31,24 @@ export const STANDARD_EVENTS = [
 /** Longest custom event name Meta takes. */
 export const MAX_EVENT_NAME_LENGTH = 50;
 
-/** The event a trigger sends when the action names none: a signup completes a registration, a form brings a lead. */
+/**
+ * The event a trigger sends when the action names none: a signup completes a registration, a form brings a lead, and
+ * a later stage of a customer is a Purchase when it carries a value (a payment, a renewal), else a Lead (a qualified
+ * lead, a trial started).
+ */
 export const DEFAULT_EVENT_NAME: Readonly<Record<EventTrigger, string>> = {
   saas_signup: 'CompleteRegistration',
+  conversion: 'Lead',
   form_submission: 'Lead',
 };
+
+/** The default event of a later stage that carries a value. */
+export const VALUED_CONVERSION_EVENT = 'Purchase';
 
 const ALLOWED_KEYS = new Set(['event_name']);
 
 /** Problems of a Meta action `config` (`param` is its path); an empty list when cnv can send it. */
-export function checkMetaAction(config: Record<string, unknown>, param: string, _trigger: EventTrigger): Problem[] {
+export function checkMetaAction(config: Record<string, unknown>, param: string, trigger: EventTrigger): Problem[] {
   const problems: Problem[] = [];
   for (const key of Object.keys(config)) {
     if (!ALLOWED_KEYS.has(key)) {
@@ -65,11 +73,11 @@ export function checkMetaAction(config: Record<string, unknown>, param: string, 
     problems.push({ param: where, message: `Meta takes event names of at most ${MAX_EVENT_NAME_LENGTH} characters.` });
     return problems;
   }
-  if (name === 'Purchase') {
-    // Meta requires currency and value on Purchase; a signup or a form carries neither.
+  if (name === 'Purchase' && trigger === 'form_submission') {
+    // Meta requires currency and value on Purchase; a form submission carries neither (a webhook report can).
     problems.push({
       param: where,
-      message: 'Purchase needs a currency and a value, which cnv does not send; use CompleteRegistration, Lead, StartTrial or Subscribe.',
+      message: 'Purchase needs a currency and a value, which a form submission does not carry; use Lead or CompleteRegistration, or report the purchase through the webhook with its value.',
     });
     return problems;
   }
@@ -83,8 +91,9 @@ export function checkMetaAction(config: Record<string, unknown>, param: string, 
   return problems;
 }
 
-/** The event name a delivery sends: the action's `event_name`, else the trigger's default. */
-export function metaEventName(config: Record<string, unknown>, trigger: EventTrigger): string {
+/** The event name a delivery sends: the action's `event_name`, else the trigger's default (Purchase for a valued stage). */
+export function metaEventName(config: Record<string, unknown>, trigger: EventTrigger, hasValue = false): string {
   const name = config.event_name;
-  return typeof name === 'string' && name !== '' ? name : DEFAULT_EVENT_NAME[trigger];
+  if (typeof name === 'string' && name !== '') return name;
+  return trigger === 'conversion' && hasValue ? VALUED_CONVERSION_EVENT : DEFAULT_EVENT_NAME[trigger];
 }

@@ -18,4 +18,9 @@ export const metaPlatform: DestinationPlatform = {
   maxBatchSize: MAX_EVENTS_PER_REQUEST,
   sendBatch: sendMetaBatch,
   testConnection: testMetaConnection,
+  // Meta's Conversions API documents sending server events (POST /{pixel_id}/events) and deduplicating them by
+  // event_id; none of its pages (Using the API, Parameters, Value Optimization) defines changing the value of, or taking
+  // back, an event already received. Searched for an update, refund or delete operation: none found.
+  adjustmentsUnsupportedReason:
+    "Meta's Conversions API has no operation that changes the value of, or takes back, an event it has received; the restatement or retraction stays in cnv only.",
 };

@@ -32,6 +32,16 @@ export interface MetaUserData {
   external_id?: string[];
 }
 
+/**
+ * `custom_data` as cnv sends it: the conversion's value and its ISO 4217 currency ("Include the value and currency in
+ * the custom_data parameter", Integration Guidance: Value Optimization,
+ * https://developers.facebook.com/documentation/ads-commerce/conversions-api/guides/value-optimization).
+ */
+export interface MetaCustomData {
+  value: number;
+  currency: string;
+}
+
 /** One server event in `data`. */
 export interface MetaServerEvent {
   event_name: string;
@@ -40,6 +50,7 @@ export interface MetaServerEvent {
   action_source: 'website' | 'other';
   event_source_url?: string;
   user_data: MetaUserData;
+  custom_data?: MetaCustomData;
 }
 
 /** The JSON body of `POST /{version}/{pixel_id}/events`. */
@@ -65,7 +76,7 @@ export function metaEventId(input: Pick<DeliveryInput, 'customerEventId' | 'even
 
 /** Builds the server event for one input, checked against the 7-day limit with `now`, and its PII-free summary. */
 export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Date): BuiltEvent {
-  const eventName = metaEventName(input.actionConfig, input.trigger);
+  const eventName = metaEventName(input.actionConfig, input.trigger, input.value !== null);
   const eventId = metaEventId(input);
   const eventTime = Math.floor(input.occurredAt.getTime() / 1000);
   const base: RequestSummary = { api: 'meta-conversions', pixel_id: pixelId, event_name: eventName, event_id: eventId, event_time: eventTime };
@@ -120,9 +131,21 @@ export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Dat
     action_source: website ? 'website' : 'other',
     ...(website ? { event_source_url: pageUrl } : {}),
     user_data: userData,
+    ...(input.value !== null && input.currency !== null ? { custom_data: { value: input.value, currency: input.currency } } : {}),
   };
   const summary = summarize(base, event, fbc?.source ?? null, hashed.skipped);
 
+  if (eventName === 'Purchase' && event.custom_data === undefined) {
+    return {
+      ok: false,
+      summary,
+      error: {
+        code: 'value_missing',
+        message: 'Meta requires a value and a currency on a Purchase event, and this report carried none.',
+        hint: 'Send value and currency with the report, or set the action\'s event_name to an event without a value (Lead, Subscribe).',
+      },
+    };
+  }
   const matchable = userData.em || userData.ph || userData.fbc || userData.fbp || (userData.client_ip_address && userData.client_user_agent);
   if (!matchable) {
     return {
@@ -154,6 +177,7 @@ function summarize(base: RequestSummary, event: MetaServerEvent, fbcSource: FbcS
       ...(u.client_ip_address ? { client_ip_address: 'sent' } : {}),
       ...(u.client_user_agent ? { client_user_agent: 'sent' } : {}),
     },
+    ...(event.custom_data ? { custom_data: { ...event.custom_data } } : {}),
     ...(skipped.length > 0 ? { skipped } : {}),
   };
 }

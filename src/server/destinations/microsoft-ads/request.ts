@@ -136,7 +136,13 @@ export function prepareConversion(input: DeliveryInput, now: Date): PreparedConv
     );
   }
 
-  if (config.value !== null) {
+  // The report's own value wins over the flow action's fixed one: OfflineConversion.ConversionValue ("The value of the
+  // offline conversion", a double) with ConversionCurrencyCode ("The currency code for the offline conversion"),
+  // https://learn.microsoft.com/en-us/advertising/campaign-management-service/offlineconversion?view=bingads-13.
+  if (input.value !== null && input.currency !== null) {
+    conversion.ConversionValue = summary.value = input.value;
+    conversion.ConversionCurrencyCode = summary.currency = input.currency;
+  } else if (config.value !== null) {
     conversion.ConversionValue = summary.value = config.value;
     if (config.currency !== null) conversion.ConversionCurrencyCode = summary.currency = config.currency;
   }

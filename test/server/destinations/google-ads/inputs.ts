@@ -22,6 +22,9 @@ export function input(overrides: Partial<DeliveryInput> = {}): DeliveryInput {
     ipAddress: null,
     consent: { ad_user_data: 'granted', ad_personalization: null },
     identity: { email: 'alexz@example.com' },
+    value: null,
+    currency: null,
+    customerId: null,
     ...overrides,
   };
 }

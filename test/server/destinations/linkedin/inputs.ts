@@ -25,6 +25,9 @@ export function input(overrides: Partial<DeliveryInput> = {}): DeliveryInput {
     ipAddress: null,
     consent: { ad_user_data: null, ad_personalization: null },
     identity: { email: ' Jane.Doe@Example.com ', first_name: 'Jane', last_name: 'Doe' },
+    value: null,
+    currency: null,
+    customerId: null,
     ...overrides,
   };
 }

@@ -28,8 +28,9 @@ describe('checking a Meta action config', () => {
     expect(metaPlatform.checkAction({ event_name: 'x'.repeat(50) }, PARAM, 'saas_signup')).toEqual([]);
   });
 
-  it('refuses Purchase, which Meta only takes with a currency and a value', () => {
-    expect(metaPlatform.checkAction({ event_name: 'Purchase' }, PARAM, 'saas_signup')[0]?.message).toMatch(/currency and a value/);
+  it('refuses Purchase for a form trigger (Meta only takes it with a currency and a value); a webhook report can carry one', () => {
+    expect(metaPlatform.checkAction({ event_name: 'Purchase' }, PARAM, 'form_submission')[0]?.message).toMatch(/currency and a value/);
+    expect(metaPlatform.checkAction({ event_name: 'Purchase' }, PARAM, 'saas_signup')).toEqual([]);
   });
 
   it('points out a standard name in the wrong case', () => {

@@ -25,6 +25,9 @@ export function input(overrides: Partial<DeliveryInput> = {}): DeliveryInput {
     ipAddress: '203.0.113.7',
     consent: { ad_user_data: null, ad_personalization: null },
     identity: { email: 'John@Contoso.com', phone: null },
+    value: null,
+    currency: null,
+    customerId: null,
     ...overrides,
   };
 }
