@@ -24,7 +24,7 @@ export interface BuildAppOptions extends AppContext {
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook', 'dashboard']);
   const app = createHttpApp(options.logger);
-  const ctx: AppContext = { db: options.db, settings: options.settings };
+  const ctx: AppContext = { db: options.db, settings: options.settings, ...(options.now ? { now: options.now } : {}) };
   // The API description collects every route added after it: register it first.
   if (surfaces.has('rest')) await registerOpenApi(app, options.settings);
   if (surfaces.has('rest')) await app.register(restRoutes, ctx);

@@ -17,7 +17,7 @@ import { connectTriggerSource, findTriggerSource, rotateWebhookSecret } from '..
 import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../accounts';
 import { platformFor, supportedDestinationTypes } from '../destinations';
 import { FORM_INTEGRATIONS } from '../../protocol/forms';
-import { saasSignupPath } from '../../protocol/webhook';
+import { conversionPath, saasSignupPath } from '../../protocol/webhook';
 import { installCheckOf } from './install-check';
 import { actionFieldOf } from './action-fields';
 import { dailyActionCounts } from './sql';
@@ -117,7 +117,8 @@ export async function flowsView(
     triggerSources,
     formIntegrations: FORM_INTEGRATIONS,
     webhookBaseUrl: settings.webhookBaseUrl,
-    webhookUrlOf: (site, key) => `${settings.webhookBaseUrl}${saasSignupPath(site.site_key, key)}`,
+    webhookUrlOf: (site, key, type) =>
+      `${settings.webhookBaseUrl}${type === 'conversion' ? conversionPath(site.site_key, key) : saasSignupPath(site.site_key, key)}`,
     ...extra,
   };
 }
@@ -127,7 +128,7 @@ export function flowBodyOf(form: Form): Record<string, unknown> {
   const trigger =
     form.trigger_type === 'form'
       ? { integrationId: form.integration ?? '', pageFilter: (form.page_filter ?? '').trim() || 'all' }
-      : { type: 'saas_signup', integrationId: 'api', key: (form.key ?? '').trim() };
+      : { type: form.api_type === 'conversion' ? 'conversion' : 'saas_signup', integrationId: 'api', key: (form.key ?? '').trim() };
   const actions = supportedDestinationTypes()
     .filter((type) => form[`action_${type}`] === 'on')
     .map((type) => ({ integrationId: type, config: actionFieldOf(type).config((form[`value_${type}`] ?? '').trim()) }));

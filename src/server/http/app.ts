@@ -15,6 +15,8 @@ export { redactUrl } from '../logging';
 export interface AppContext {
   db: Database;
   settings: Settings;
+  /** The clock of date checks (a later stage's occurred_at window); the system clock when absent. Tests inject one. */
+  now?: () => Date;
 }
 
 /** Builds a Fastify instance with the service's logging and error handling, and no routes. */

@@ -171,7 +171,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Create a flow as a draft: it delivers nothing until publish_flow. trigger_config is the API trigger ' +
       "{type: 'saas_signup', integrationId: 'api', key: 'signup'} (fired when the user's backend reports a conversion " +
-      "through the signed webhook whose URL ends with the key; connect it with connect_trigger_source) or a form trigger " +
+      "through the signed webhook whose URL ends with the key; connect it with connect_trigger_source), the API trigger of a " +
+      "later stage {type: 'conversion', integrationId: 'api', key: 'paid'} (a trial, a qualified lead, a payment or a renewal " +
+      "of a customer who signed up before, reported to /api/webhook-bridge/conversion/{site_key}/{key} with the customer_id; " +
+      'its click is found through the signup), or a form trigger ' +
       "{integrationId: 'gravity-forms', pageFilter: 'all'}. actions_config lists the destinations, for example " +
       "[{integrationId: 'google-ads', config: {conversion: {id: '<conversion action id>'}}}] or " +
       "[{integrationId: 'meta', config: {}}]. Configs per destination: google-ads {conversion: {id}}; meta {event_name?}; " +

@@ -57,38 +57,70 @@ export interface FanOutFlow {
   actions_config: unknown;
 }
 
-/** The live flows of a site whose API trigger has this key, oldest first. Drafts never fire. */
-export async function liveFlowsForTrigger(db: Queryable, siteId: string, triggerKey: string): Promise<FanOutFlow[]> {
-  return db.query<FanOutFlow>(
-    `select id, name, actions_config from flows
-     where site_id = $1 and trigger_key = $2 and status = 'live' order by seq`,
-    [siteId, triggerKey],
-  );
+/** The live flows of a site whose API trigger has this key and type, oldest first. Drafts never fire. */
+export async function liveFlowsForTrigger(db: Queryable, siteId: string, triggerKey: string, kind: ReportKind = 'saas_signup'): Promise<FanOutFlow[]> {
+  return (await liveFlowsForTriggers(db, [{ siteId, triggerKey, kind }])).get(siteTriggerKey(siteId, triggerKey, kind)) ?? [];
 }
 
-/** The key of a fan-out in liveFlowsForTriggers' answer: (site, trigger key), as one string. */
-export function siteTriggerKey(siteId: string, triggerKey: string): string {
-  return compositeKey(siteId, triggerKey);
+/** The key of a fan-out in liveFlowsForTriggers' answer: (site, trigger key, trigger type), as one string. */
+export function siteTriggerKey(siteId: string, triggerKey: string, kind: ReportKind = 'saas_signup'): string {
+  return compositeKey(siteId, triggerKey, kind);
 }
 
-/** The live flows of several (site, trigger key) pairs in one read, by siteTriggerKey, each list oldest first. */
+/**
+ * The live flows of several (site, trigger key, trigger type) in one read, by siteTriggerKey, each list oldest first.
+ * A signup report fires the `saas_signup` flows of its key, a later stage the `conversion` flows of its key.
+ */
 export async function liveFlowsForTriggers(
   db: Queryable,
-  pairs: ReadonlyArray<{ siteId: string; triggerKey: string }>,
+  triggers: ReadonlyArray<{ siteId: string; triggerKey: string; kind?: ReportKind }>,
 ): Promise<Map<string, FanOutFlow[]>> {
   const found = new Map<string, FanOutFlow[]>();
-  if (pairs.length === 0) return found;
-  const rows = await db.query<FanOutFlow & { site_id: string; trigger_key: string }>(
-    `select f.site_id, f.trigger_key, f.id, f.name, f.actions_config from flows f
-     join unnest($1::text[], $2::text[]) as k(site_id, trigger_key) on f.site_id = k.site_id and f.trigger_key = k.trigger_key
+  if (triggers.length === 0) return found;
+  const rows = await db.query<FanOutFlow & { site_id: string; trigger_key: string; kind: ReportKind }>(
+    `select f.site_id, f.trigger_key, k.kind, f.id, f.name, f.actions_config from flows f
+     join unnest($1::text[], $2::text[], $3::text[]) as k(site_id, trigger_key, kind)
+       on f.site_id = k.site_id and f.trigger_key = k.trigger_key and f.trigger_config ->> 'type' = k.kind
      where f.status = 'live' order by f.seq`,
-    [pairs.map((p) => p.siteId), pairs.map((p) => p.triggerKey)],
+    [triggers.map((t) => t.siteId), triggers.map((t) => t.triggerKey), triggers.map((t) => t.kind ?? 'saas_signup')],
   );
-  for (const { site_id, trigger_key, ...flow } of rows) {
-    const key = siteTriggerKey(site_id, trigger_key);
+  for (const { site_id, trigger_key, kind, ...flow } of rows) {
+    const key = siteTriggerKey(site_id, trigger_key, kind);
     const list = found.get(key);
     if (list) list.push(flow);
     else found.set(key, [flow]);
   }
   return found;
+}
+
+/** The latest signup report of a customer of a site: where a later stage of that customer finds its click. */
+export interface SignupOfCustomer {
+  site_id: string;
+  customer_id: string;
+  customer_event_id: string;
+  correlation_token: string | null;
+  identity: ReportIdentity;
+}
+
+/** The key of findLatestSignups' answer: (site, customer_id), as one string. */
+export function customerKey(siteId: string, customerId: string): string {
+  return compositeKey(siteId, customerId);
+}
+
+/** The latest signup report of each (site, customer_id), by customerKey (index reports_site_customer). */
+export async function findLatestSignups(
+  db: Queryable,
+  keys: ReadonlyArray<{ siteId: string; customerId: string }>,
+): Promise<Map<string, SignupOfCustomer>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.query<SignupOfCustomer>(
+    `select s.* from unnest($1::text[], $2::text[]) as k(site_id, customer_id)
+     cross join lateral (
+       select r.site_id, r.customer_id, r.customer_event_id, r.correlation_token, r.identity from reports r
+       where r.site_id = k.site_id and r.customer_id = k.customer_id and r.kind = 'saas_signup'
+       order by r.created_at desc limit 1
+     ) s`,
+    [keys.map((k) => k.siteId), keys.map((k) => k.customerId)],
+  );
+  return new Map(rows.map((row) => [customerKey(row.site_id, row.customer_id), row]));
 }

@@ -3,9 +3,18 @@
  * correlation token, and fanned out as one event per live flow whose API trigger has the report's key.
  */
 import type { Database, Queryable } from '../db/db';
-import type { SaasSignupResponse } from '../../protocol/webhook';
+import type { ConversionMatch, ConversionResponse, SaasSignupResponse } from '../../protocol/webhook';
 import { findSnapshots, snapshotKey } from '../pairing';
-import { findReportResponses, liveFlowsForTriggers, reportKey, siteTriggerKey } from './report-sql';
+import {
+  customerKey,
+  findLatestSignups,
+  findReportResponses,
+  liveFlowsForTriggers,
+  reportKey,
+  siteTriggerKey,
+  type ReportKind,
+  type SignupOfCustomer,
+} from './report-sql';
 import { insertReportsWithEvents, type ReportWithEvents } from './report-batch-sql';
 import { describeMatch, pairingDeadline } from '../pairing';
 import type { ValidReport } from './report-input';
@@ -25,10 +34,17 @@ export interface ReportSubmission {
   report: ValidReport;
   /** When it was received: the pairing window and an unpaired event's occurred_at count from here. */
   now: Date;
+  /** `saas_signup` (the default) or `conversion`: a later stage of the customer. */
+  kind?: ReportKind;
+  /** A later stage's own time, as reported; null or absent: when received. */
+  occurredAt?: Date | null;
 }
 
+/** A report's answer: a signup's, or a later stage's (which also says how its click was found). */
+export type ReportResponse = SaasSignupResponse | ConversionResponse;
+
 /** What became of one submission of a batch; `queuedNow`: it queued deliveries that are due at once. */
-export type ReportOutcome = { ok: true; response: SaasSignupResponse; queuedNow: boolean } | { ok: false; error: Error };
+export type ReportOutcome = { ok: true; response: ReportResponse; queuedNow: boolean } | { ok: false; error: Error };
 
 /**
  * Records a report and returns its response; a repeated customer_event_id returns the first report's response and
@@ -40,7 +56,7 @@ export async function recordReport(
   triggerKey: string,
   report: ValidReport,
   now: Date = new Date(),
-): Promise<SaasSignupResponse> {
+): Promise<ReportResponse> {
   const [outcome] = await recordReports(db, [{ site, triggerKey, report, now }]);
   if (!outcome!.ok) throw outcome!.error;
   return outcome!.response;
@@ -68,39 +84,50 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
   });
   const firsts = [...firstOf.values()].map((i) => submissions[i]!);
 
-  const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey }));
-  const flowsByTrigger = await liveFlowsForTriggers(tx, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey)));
-  const tokens = firsts.flatMap((s) => (s.report.correlation_token ? [{ siteId: s.site.id, correlationToken: s.report.correlation_token }] : []));
+  const kindOf = (s: ReportSubmission): ReportKind => s.kind ?? 'saas_signup';
+  const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey, kind: kindOf(s) }));
+  const flowsByTrigger = await liveFlowsForTriggers(tx, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind)));
+  const signups = await signupsOfStages(tx, firsts);
+  const resolved = firsts.map((s) => resolveClick(s, signups));
+  const tokens = resolved.flatMap((r, i) => (r.token ? [{ siteId: firsts[i]!.site.id, correlationToken: r.token }] : []));
   const snapshots = await findSnapshots(tx, distinct(tokens, (k) => snapshotKey(k.siteId, k.correlationToken)));
 
-  const planned = firsts.map((s) => {
-    const token = s.report.correlation_token;
-    const flows = flowsByTrigger.get(siteTriggerKey(s.site.id, s.triggerKey)) ?? [];
+  const planned = firsts.map((s, i) => {
+    const { token, identity, via, signup } = resolved[i]!;
+    const kind = kindOf(s);
+    const flows = flowsByTrigger.get(siteTriggerKey(s.site.id, s.triggerKey, kind)) ?? [];
     const snapshot = token ? (snapshots.get(snapshotKey(s.site.id, token)) ?? null) : null;
     const match = describeMatch(snapshot, token, { now: s.now });
-    const response: SaasSignupResponse = {
+    const base: SaasSignupResponse = {
       status: flows.length > 0 ? 'promoted' : 'no_matching_flow',
       promoted_count: flows.length,
       customer_event_id: s.report.customer_event_id,
       correlated: token !== null,
     };
-    return { submission: s, flows, match, response };
+    const response: ReportResponse = kind === 'conversion' ? { ...base, match: via } : base;
+    // A later stage happened when it says (or when received), not when its signup's snapshot was taken.
+    const occurredAt = kind === 'conversion' ? (s.occurredAt ?? s.now) : (match.occurredAt ?? s.now);
+    const stageData: Record<string, unknown> = kind === 'conversion'
+      ? { trigger_type: 'conversion', stage: s.triggerKey, match: via, ...(signup ? { signup_customer_event_id: signup.customer_event_id } : {}) }
+      : {};
+    return { submission: s, kind, flows, match, response, token, identity, occurredAt, stageData };
   });
 
   const inserted = await insertReportsWithEvents(
     tx,
-    planned.map(({ submission: s, flows, match, response }): ReportWithEvents => ({
+    planned.map(({ submission: s, kind, flows, match, response, token, identity, occurredAt, stageData }): ReportWithEvents => ({
       siteId: s.site.id,
       customerEventId: s.report.customer_event_id,
       triggerKey: s.triggerKey,
-      correlationToken: s.report.correlation_token,
-      identity: s.report.identity,
+      // A later stage keeps the token it was paired through, so a snapshot that arrives late finds it too.
+      correlationToken: token,
+      identity,
       allowUncorrelated: s.report.allow_uncorrelated,
       value: s.report.value ?? null,
       currency: s.report.currency ?? null,
       customerId: s.report.customer_id ?? null,
-      kind: 'saas_signup',
-      occurredAt: null,
+      kind,
+      occurredAt: kind === 'conversion' ? (s.occurredAt ?? null) : null,
       response,
       events: flows.map((flow) => ({
         accountId: s.site.account_id,
@@ -109,11 +136,11 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
         flowId: flow.id,
         flowName: flow.name,
         trigger: 'api',
-        occurredAt: match.occurredAt ?? s.now,
+        occurredAt,
         matchQuality: match.matchQuality,
-        email: s.report.identity.email ?? null,
+        email: identity.email ?? null,
         clickIds: match.clickIds,
-        data: { customer_event_id: s.report.customer_event_id, trigger_key: s.triggerKey, ...match.data },
+        data: { customer_event_id: s.report.customer_event_id, trigger_key: s.triggerKey, ...stageData, ...match.data },
         value: s.report.value ?? null,
         currency: s.report.currency ?? null,
         customerId: s.report.customer_id ?? null,
@@ -142,6 +169,48 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
       : { ok: false, error: new Error(`report ${s.report.customer_event_id} of site ${s.site.id} has no stored response`) });
   }
   return submissions.map((s) => outcomes.get(keyOf(s))!);
+}
+
+/** How a report found its click: its own token, the token of its customer's signup, or none. */
+interface ResolvedClick {
+  token: string | null;
+  /** The identity fields delivered: the report's own, completed by its customer's signup for a later stage. */
+  identity: ValidReport['identity'];
+  via: ConversionMatch;
+  signup: SignupOfCustomer | null;
+}
+
+/**
+ * The latest signup of the customer of every later stage that came without a token: stored ones, and signups of the
+ * same batch that come before it (the group commit may carry both).
+ */
+async function signupsOfStages(tx: Queryable, firsts: readonly ReportSubmission[]): Promise<Map<string, SignupOfCustomer>> {
+  const wanted = firsts.filter((s) => s.kind === 'conversion' && !s.report.correlation_token && s.report.customer_id);
+  const found = await findLatestSignups(tx, distinct(wanted.map((s) => ({ siteId: s.site.id, customerId: s.report.customer_id! })), (k) => customerKey(k.siteId, k.customerId)));
+  for (const s of firsts) {
+    if ((s.kind ?? 'saas_signup') !== 'saas_signup' || !s.report.customer_id) continue;
+    found.set(customerKey(s.site.id, s.report.customer_id), {
+      site_id: s.site.id,
+      customer_id: s.report.customer_id,
+      customer_event_id: s.report.customer_event_id,
+      correlation_token: s.report.correlation_token,
+      identity: s.report.identity,
+    });
+  }
+  return found;
+}
+
+/** A signup: its own token. A later stage: its token when given, else its customer's latest signup's, else none. */
+function resolveClick(s: ReportSubmission, signups: Map<string, SignupOfCustomer>): ResolvedClick {
+  const own = s.report.correlation_token;
+  if (s.kind !== 'conversion' || own) return { token: own, identity: s.report.identity, via: own ? 'click' : 'none', signup: null };
+  const signup = s.report.customer_id ? (signups.get(customerKey(s.site.id, s.report.customer_id)) ?? null) : null;
+  if (!signup) return { token: null, identity: s.report.identity, via: 'none', signup: null };
+  const identity: ValidReport['identity'] = {};
+  for (const [field, value] of Object.entries({ ...signup.identity, ...s.report.identity })) {
+    if (typeof value === 'string' && value.trim() !== '') identity[field as keyof ValidReport['identity']] = value;
+  }
+  return { token: signup.correlation_token, identity, via: signup.correlation_token ? 'identity' : 'none', signup };
 }
 
 /** The items of a list with distinct keys (the first of each key). */

@@ -11,9 +11,9 @@ import type { Problem } from '../../destinations';
 import { isObject, type JsonObject } from '../../http/input';
 import { FLOW_ACTIONS_MAX } from './schemas';
 
-/** The API trigger: a signed webhook report with this key fires the flow. */
+/** The API trigger: a signed webhook report with this key fires the flow (a signup, or a later stage: `conversion`). */
 export interface ApiTrigger {
-  type: 'saas_signup';
+  type: 'saas_signup' | 'conversion';
   integrationId: 'api';
   key: string;
 }
@@ -35,7 +35,7 @@ export { FLOW_ACTIONS_MAX } from './schemas';
 /** Largest trigger_config or actions_config, serialised, in characters. */
 export const FLOW_CONFIG_MAX_CHARS = 16 * 1024;
 
-const API_TRIGGER_SHAPE = "{type: 'saas_signup', integrationId: 'api', key}";
+const API_TRIGGER_SHAPE = "{type: 'saas_signup' | 'conversion', integrationId: 'api', key}";
 const FORM_TRIGGER_SHAPE = "{integrationId, pageFilter}";
 
 function unknownKeys(value: JsonObject, allowed: readonly string[], param: string): Problem[] {
@@ -63,8 +63,8 @@ export function triggerProblems(value: unknown, param = 'trigger_config'): Probl
   }
   if (looksLikeApiTrigger(value)) {
     const problems = unknownKeys(value, ['type', 'integrationId', 'key'], param);
-    if (value.type !== 'saas_signup') {
-      problems.push({ param: `${param}.type`, message: `${param}.type must be 'saas_signup' for the API trigger ${API_TRIGGER_SHAPE}.` });
+    if (value.type !== 'saas_signup' && value.type !== 'conversion') {
+      problems.push({ param: `${param}.type`, message: `${param}.type must be 'saas_signup' or 'conversion' for the API trigger ${API_TRIGGER_SHAPE}.` });
     }
     if (value.integrationId !== 'api') {
       problems.push({ param: `${param}.integrationId`, message: `${param}.integrationId must be 'api' for the API trigger ${API_TRIGGER_SHAPE}.` });
@@ -115,7 +115,13 @@ export function sizeProblems(value: unknown, param: string): Problem[] {
     : [];
 }
 
-/** The trigger key of an API trigger config, or null. */
+/** The trigger key of an API trigger config (a signup's or a later stage's), or null. */
 export function triggerKeyOf(trigger: JsonObject): string | null {
-  return trigger.type === 'saas_signup' && typeof trigger.key === 'string' ? trigger.key : null;
+  return (trigger.type === 'saas_signup' || trigger.type === 'conversion') && typeof trigger.key === 'string' ? trigger.key : null;
+}
+
+/** What a flow's trigger fires on, as the destinations see it. */
+export function eventTriggerOf(trigger: JsonObject): 'saas_signup' | 'conversion' | 'form_submission' {
+  if (trigger.integrationId !== 'api') return 'form_submission';
+  return trigger.type === 'conversion' ? 'conversion' : 'saas_signup';
 }

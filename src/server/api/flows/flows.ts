@@ -8,7 +8,7 @@ import { paginate, pageRequestOf, type ListEnvelope } from '../../http/paginatio
 import type { JsonObject } from '../../http/input';
 import { requireSite } from '../sites';
 import { destinationSettings, platformFor, supportedDestinationTypes, type Problem } from '../../destinations';
-import { actionsProblems, sizeProblems, triggerKeyOf, triggerProblems } from './flow-config';
+import { actionsProblems, eventTriggerOf, sizeProblems, triggerKeyOf, triggerProblems } from './flow-config';
 import type { ActionsConfig, CreateFlowBody, ListFlowsQuery, PatchFlowBody, TriggerConfig } from './schemas';
 
 export { FLOW_NAME_MAX } from './schemas';
@@ -162,8 +162,7 @@ export async function publishProblems(db: Queryable, flow: FlowRow): Promise<Pro
       });
       continue;
     }
-    const trigger = (flow.trigger_config as { integrationId?: unknown }).integrationId === 'api' ? 'saas_signup' : 'form_submission';
-    problems.push(...kind.checkAction(action.config as JsonObject, `${at}.config`, trigger));
+    problems.push(...kind.checkAction(action.config as JsonObject, `${at}.config`, eventTriggerOf(flow.trigger_config)));
   }
   return problems;
 }

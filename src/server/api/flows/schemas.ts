@@ -9,17 +9,24 @@ export const FLOW_NAME_MAX = 200;
 /** Most actions one flow may have. */
 export const FLOW_ACTIONS_MAX = 20;
 
+/** The API trigger's types: a signup, or a later stage of the customer. */
+export const API_TRIGGER_TYPES = ['saas_signup', 'conversion'] as const;
+
 /** The API trigger: a signed webhook report whose URL carries this key fires the flow. */
 export const ApiTriggerConfig = Type.Object(
   {
-    type: Type.Literal('saas_signup', { description: "Always 'saas_signup' for the API trigger." }),
+    type: StringEnum(API_TRIGGER_TYPES, {
+      description:
+        "'saas_signup' (the signup report, POST /api/webhook-bridge/saas-signup/{site_key}/{key}) or 'conversion' (a later " +
+        'stage of the customer, such as a trial, a qualified lead, a payment or a renewal: POST /api/webhook-bridge/conversion/{site_key}/{key}).',
+    }),
     integrationId: Type.Literal('api', { description: "Always 'api' for the API trigger." }),
     key: Type.String({
       pattern: TRIGGER_KEY_PATTERN.source,
-      description: 'The trigger key, the last segment of the webhook URL: 1 to 64 characters from [A-Za-z0-9_-]. Several flows may share one.',
+      description: 'The trigger key (for a conversion, the stage), the last segment of the webhook URL: 1 to 64 characters from [A-Za-z0-9_-]. Several flows may share one.',
     }),
   },
-  { additionalProperties: false, description: "The API trigger: {type: 'saas_signup', integrationId: 'api', key}." },
+  { additionalProperties: false, description: "The API trigger: {type: 'saas_signup' | 'conversion', integrationId: 'api', key}." },
 );
 
 /** The form trigger: a successful submission of a form tool on the site's pages, detected by the loader. */
@@ -38,7 +45,7 @@ export const FormTriggerConfig = Type.Object(
  */
 export const TriggerConfig = Type.Unsafe<Static<typeof ApiTriggerConfig> | Static<typeof FormTriggerConfig>>({
   description:
-    "What fires the flow: the API trigger {type: 'saas_signup', integrationId: 'api', key} (a signed webhook report), " +
+    "What fires the flow: the API trigger {type: 'saas_signup' | 'conversion', integrationId: 'api', key} (a signed webhook report), " +
     'or a form trigger {integrationId, pageFilter} (a form submission in the browser).',
   if: {
     anyOf: [

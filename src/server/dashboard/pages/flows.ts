@@ -30,16 +30,16 @@ export interface FlowsPageData {
   destinations: readonly DestinationRecord[];
   triggerSources: ReadonlyMap<string, TriggerSourceView | null>;
   formIntegrations: readonly string[];
-  webhookUrlOf(site: SiteRecord, key: string): string;
+  webhookUrlOf(site: SiteRecord, key: string, type?: 'saas_signup' | 'conversion'): string;
   webhookBaseUrl: string;
   shownSecret?: ShownSecret | undefined;
   /** A failed create or publish: the message, and the form's values for a create. */
   error?: { flowId?: string; message: string; problems?: readonly { param: string; message: string }[]; values?: Record<string, string> } | undefined;
 }
 
-function triggerOf(flow: FlowRecord): { kind: 'api'; key: string } | { kind: 'form'; integration: string; pageFilter: string } {
+function triggerOf(flow: FlowRecord): { kind: 'api'; key: string; type: 'saas_signup' | 'conversion' } | { kind: 'form'; integration: string; pageFilter: string } {
   const t = flow.trigger_config as Record<string, unknown>;
-  if (t.integrationId === 'api' || 'key' in t) return { kind: 'api', key: String(t.key ?? '') };
+  if (t.integrationId === 'api' || 'key' in t) return { kind: 'api', key: String(t.key ?? ''), type: t.type === 'conversion' ? 'conversion' : 'saas_signup' };
   return { kind: 'form', integration: String(t.integrationId ?? ''), pageFilter: String(t.pageFilter ?? 'all') };
 }
 
@@ -95,7 +95,9 @@ ${error ? html`<div class="notice bad" role="alert">${error.message}${error.prob
 <dl class="facts">
 <dt>Trigger</dt><dd>${
     trigger.kind === 'api'
-      ? html`API trigger, key <code>${trigger.key}</code>`
+      ? trigger.type === 'conversion'
+        ? html`API trigger, later stage <code>${trigger.key}</code>`
+        : html`API trigger, key <code>${trigger.key}</code>`
       : html`Form submission (${trigger.integration}), pages: <code>${trigger.pageFilter}</code>`
   }</dd>
 <dt>Actions</dt><dd><ul style="margin:0;padding-left:18px">${flow.actions_config.map(actionSummary)}</ul></dd>
@@ -107,7 +109,7 @@ ${error ? html`<div class="notice bad" role="alert">${error.message}${error.prob
   }<a href="/dashboard/events?flow_id=${flow.id}">Events of this flow</a></div>
 ${
   trigger.kind === 'api' && site
-    ? html`<h3>Webhook URL</h3>${copyable(`url-${flow.id}`, data.webhookUrlOf(site, trigger.key))}
+    ? html`<h3>Webhook URL</h3>${copyable(`url-${flow.id}`, data.webhookUrlOf(site, trigger.key, trigger.type))}
 <details><summary>Client snippet (Node, <code>cnv/client</code>)</summary>${copyable(`client-${flow.id}`, clientSnippet(data, site, trigger.key))}</details>
 <h3>Webhook secret</h3>${secretSection(session, data, site)}`
     : ''
@@ -133,7 +135,9 @@ ${csrfField(session)}
 <fieldset class="choices"><legend>Trigger</legend>
 <div class="choice">
 <label class="option"><input type="radio" name="trigger_type" value="api"${trigger === 'api' ? html` checked` : ''}> API trigger</label>
-<p class="hint">Your backend reports signups through the signed webhook.</p>
+<p class="hint">Your backend reports signups, or a later stage of a customer, through the signed webhook.</p>
+<label for="flow-api-type">Reports</label>
+<select id="flow-api-type" name="api_type"><option value="saas_signup">Signups</option><option value="conversion"${values.api_type === 'conversion' ? html` selected` : ''}>A later stage (trial, qualified lead, payment, renewal)</option></select>
 <label for="flow-key">Trigger key</label>
 <input type="text" id="flow-key" name="key" value="${values.key ?? ''}" placeholder="signup" aria-describedby="flow-key-hint">
 <span class="hint" id="flow-key-hint">1 to 64 of A-Z a-z 0-9 _ -; the last part of the webhook URL.</span>

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRevenueService, type RevenueService } from './support';
+import { DEMO } from '../../../src/demo/setup';
+import { conversionPath, saasSignupPath } from '../../../src/protocol/webhook';
+import { snapshotsPath } from '../../../src/protocol/collector';
+import { newToken, snapshotBody } from '../support/fixtures';
+import { checkOccurredAt } from '../../../src/server/webhook/conversion-input';
+
+const ORIGIN = 'http://localhost:8788';
+const DAY = 86_400_000;
+
+describe('later stages of a customer (the conversion trigger)', () => {
+  let r: RevenueService;
+  let seq = 0;
+  const id = (prefix: string) => `${prefix}_${++seq}`;
+  const signup = (body: Record<string, unknown>) => r.post(saasSignupPath(r.setup.site.site_key, DEMO.triggerKey), body);
+  const stage = (body: Record<string, unknown>, key = 'paid') => r.post(conversionPath(r.setup.site.site_key, key), body);
+  const beacon = async (token: string, clickIds: Record<string, string>) => {
+    const now = new Date();
+    const res = await r.svc.app.inject({
+      method: 'POST', url: snapshotsPath(r.setup.site.site_key), headers: { origin: ORIGIN, 'content-type': 'text/plain;charset=UTF-8' },
+      payload: JSON.stringify(snapshotBody({
+        correlation_token: token, occurred_at: new Date(now.getTime() - 60_000).toISOString(), page_url: `${ORIGIN}/signup`,
+        touch: { click_ids: clickIds, utm: {}, landing_page_url: `${ORIGIN}/`, referrer: null, captured_at: new Date(now.getTime() - 3_600_000).toISOString() },
+      })),
+    });
+    expect(res.statusCode).toBe(204);
+  };
+  const eventsOf = async (customerEventId: string) =>
+    (await r.api('GET', `/v1/events?site_id=${r.setup.site.id}&limit=100`)).data.filter((e: any) => e.customer_event_id === customerEventId);
+  const clicks = { gclid: 'Cj0KCQ-stage-gclid', fbclid: 'IwAR-stage-fbclid', msclkid: 'a1b2c3d4e5f64a7b8c9d0e1f2a3b4c5d', li_fat_id: 'li-stage-fat-id' };
+
+  beforeAll(async () => {
+    r = await startRevenueService();
+    const actions = (r.setup.flow.actions_config as Array<Record<string, unknown>>).map((a) =>
+      a.integrationId === 'meta' ? { integrationId: 'meta', config: {} } : a,
+    );
+    const flow = await r.api('POST', '/v1/flows', {
+      site_id: r.setup.site.id, name: 'Paid', trigger_config: { type: 'conversion', integrationId: 'api', key: 'paid' }, actions_config: actions,
+    });
+    expect((await r.api('POST', `/v1/flows/${flow.id}/publish`)).status).toBe('live');
+  });
+  afterAll(() => r.close());
+
+  it("finds a stage's click through the signup of its customer_id and carries it, with the value, to all four", async () => {
+    const token = newToken();
+    await beacon(token, clicks);
+    const signupId = id('signup');
+    expect((await signup({ customer_event_id: signupId, correlation_token: token, customer_id: 'cus_A', email: 'ada@example.com' })).status).toBe(200);
+    await r.drain();
+
+    const paidId = id('paid');
+    const res = await stage({ customer_event_id: paidId, customer_id: 'cus_A', value: 29, currency: 'EUR' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'promoted', promoted_count: 1, customer_event_id: paidId, correlated: true, match: 'identity' });
+    await r.drain();
+
+    const google = r.fakes.google.ingested().at(-1)!.event;
+    expect(google).toMatchObject({ adIdentifiers: { gclid: clicks.gclid }, conversionValue: 29, currency: 'EUR' });
+    const meta = r.fakes.meta.requests.at(-1)!;
+    expect(meta.problems).toEqual([]);
+    expect(meta.body.data[0]).toMatchObject({ event_name: 'Purchase', event_id: paidId, custom_data: { value: 29, currency: 'EUR' } });
+    expect(meta.body.data[0].user_data.fbc).toMatch(new RegExp(`^fb\\.1\\.\\d+\\.${clicks.fbclid}$`));
+    const microsoft = r.fakes.microsoft.applied.at(-1)!;
+    expect(microsoft).toMatchObject({ microsoftClickId: clicks.msclkid, conversionValue: 29 });
+    const linkedin = r.fakes.linkedin.events.at(-1)!;
+    expect(linkedin.userIds).toContainEqual({ idType: 'LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID', idValue: clicks.li_fat_id });
+    expect(linkedin.conversionValue).toEqual({ currencyCode: 'EUR', amount: '29' });
+
+    const [event] = await eventsOf(paidId);
+    expect(event).toMatchObject({
+      trigger_type: 'conversion', stage: 'paid', match: 'identity', signup_customer_event_id: signupId,
+      value: 29, currency: 'EUR', customer_id: 'cus_A', match_quality: 'high', click_ids: clicks, status: 'completed',
+    });
+  });
+
+  it('uses the correlation token when the stage has one, and says none when nothing links it to a click', async () => {
+    const token = newToken();
+    await beacon(token, { gclid: 'Cj0KCQ-own-token' });
+    const byToken = await stage({ customer_event_id: id('trial'), customer_id: 'cus_B', correlation_token: token });
+    expect(byToken.body.match).toBe('click');
+    const unknown = await stage({ customer_event_id: id('trial'), customer_id: 'cus_nobody', email: 'x@example.com' });
+    expect(unknown.body).toMatchObject({ match: 'none', correlated: false, promoted_count: 1 });
+  });
+
+  it('counts a repeated stage once and answers it the same', async () => {
+    const body = { customer_event_id: id('renewal'), customer_id: 'cus_A', value: 29, currency: 'EUR' };
+    const [a, b] = await Promise.all([stage(body), stage(body)]);
+    expect(b.body).toEqual(a.body);
+    expect(await eventsOf(body.customer_event_id)).toHaveLength(1);
+  });
+
+  it("pairs a stage reported before its signup's snapshot arrived, within the pairing window", async () => {
+    const token = newToken();
+    expect((await signup({ customer_event_id: id('signup'), correlation_token: token, customer_id: 'cus_C' })).status).toBe(200);
+    const paidId = id('paid');
+    expect((await stage({ customer_event_id: paidId, customer_id: 'cus_C', value: 49.9, currency: 'EUR' })).body.match).toBe('identity');
+    await beacon(token, { gclid: 'Cj0KCQ-late-snapshot' });
+    await r.drain();
+    const [event] = await eventsOf(paidId);
+    expect(event).toMatchObject({ match_quality: 'high', click_ids: { gclid: 'Cj0KCQ-late-snapshot' } });
+    expect(r.fakes.google.ingested().some((i) => i.event.adIdentifiers?.gclid === 'Cj0KCQ-late-snapshot' && i.event.conversionValue === 49.9)).toBe(true);
+  });
+
+  it('keeps signup flows and stage flows of one key apart', async () => {
+    const res = await signup({ customer_event_id: id('x'), correlation_token: null, allow_uncorrelated: true, customer_id: 'cus_D' });
+    expect(res.body.promoted_count).toBe(1);
+    const none = await stage({ customer_event_id: id('x'), customer_id: 'cus_D' }, DEMO.triggerKey);
+    expect(none.body).toMatchObject({ status: 'no_matching_flow', promoted_count: 0 });
+  });
+
+  it.each([
+    [{ customer_id: 'cus_A' }, 'customer_event_id'],
+    [{ customer_event_id: 'e1' }, 'customer_id'],
+    [{ customer_event_id: 'e1', customer_id: 'cus_A', occurred_at: 'yesterday' }, 'occurred_at'],
+    [{ customer_event_id: 'e1', customer_id: 'cus_A', occurred_at: new Date(Date.now() - 91 * DAY).toISOString() }, 'occurred_at'],
+    [{ customer_event_id: 'e1', customer_id: 'cus_A', occurred_at: new Date(Date.now() + DAY).toISOString() }, 'occurred_at'],
+    [{ customer_event_id: 'e1', customer_id: 'cus_A', correlation_token: 'short' }, 'correlation_token'],
+    [{ customer_event_id: 'e1', customer_id: 'cus_A', value: 5 }, 'currency'],
+    [{ customer_event_id: 'e1', customer_id: 'cus_A', email: 7 }, 'email'],
+  ])('refuses %j with a 400 naming %s', async (body, param) => {
+    const res = await stage(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe(param);
+  });
+
+  it('refuses a stage signed with another secret', async () => {
+    const res = await r.post(conversionPath(r.setup.site.site_key, 'paid'), { customer_event_id: 'e2', customer_id: 'c' }, { secret: 'whsec_wrong_000000000000000000000000000' });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('the 90-day window of occurred_at (injected clock)', () => {
+  const now = new Date('2026-11-21T12:00:00.000Z');
+  it('takes 90 days back exactly and refuses a millisecond more, and the future beyond 5 minutes', () => {
+    expect(checkOccurredAt(new Date(now.getTime() - 90 * DAY).toISOString(), now)).toEqual(new Date(now.getTime() - 90 * DAY));
+    expect(() => checkOccurredAt(new Date(now.getTime() - 90 * DAY - 1).toISOString(), now)).toThrow(/90 days/);
+    expect(checkOccurredAt(new Date(now.getTime() + 60_000).toISOString(), now)).toBeInstanceOf(Date);
+    expect(() => checkOccurredAt(new Date(now.getTime() + 10 * 60_000).toISOString(), now)).toThrow(/future/);
+    expect(checkOccurredAt(undefined, now)).toBeNull();
+    expect(() => checkOccurredAt('2026-02-31T00:00:00Z', now)).toThrow(/ISO 8601/);
+  });
+});
