@@ -87,8 +87,10 @@ function parseResponseBody(text: string): SaasSignupResponse | null {
   } catch {
     return null;
   }
-  const body = parsed as Partial<SaasSignupResponse> | null;
+  const body = parsed as (Partial<SaasSignupResponse> & { adjustment_id?: unknown; events?: unknown }) | null;
   if (!body || typeof body !== 'object') return null;
+  // An adjustment's answer: {status: 'accepted', adjustment_id, events}.
+  if ((body.status as string | undefined) === 'accepted' && typeof body.adjustment_id === 'string' && typeof body.events === 'number') return body as unknown as SaasSignupResponse;
   if (typeof body.status !== 'string' || typeof body.promoted_count !== 'number' || typeof body.customer_event_id !== 'string') {
     return null;
   }

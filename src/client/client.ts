@@ -3,8 +3,18 @@ import { sendAttempt, type TransientFailure } from './attempt';
 import { retryDelayMs } from './backoff';
 import { cookieHeaderOf, lookupCorrelationToken, type CorrelationLookup } from './correlation';
 import { resolveOptions, type CnvClientOptions, type ResolvedOptions } from './options';
-import { checkInput, encodeBody, reportBody, type ReportSignupInput } from './report-input';
-import type { ReportSignupResult } from './result';
+import {
+  adjustmentBody,
+  checkInput,
+  conversionBody,
+  encodeBody,
+  reportBody,
+  type AdjustConversionInput,
+  type ReportConversionInput,
+  type ReportSignupInput,
+} from './report-input';
+import { adjustmentPath, conversionPath } from '../protocol/webhook';
+import type { AdjustConversionResult, ReportConversionResult, ReportSignupResult } from './result';
 import { describeRejection } from './service-error';
 import { isCorrelationToken } from '../protocol/cookies';
 
@@ -14,12 +24,43 @@ export interface CnvClient {
    * (delivered, not sent, rejected, gave up); never rejects for those.
    */
   reportSignup(input: ReportSignupInput): Promise<ReportSignupResult>;
+  /**
+   * Reports a later stage of a customer (its flow's trigger `{type: 'conversion', key: stageKey}`): a trial, a
+   * qualified lead, a payment, a renewal. Sent with or without a correlation token: the service finds the ad click
+   * through the signup reported with the same customerId. Same signing, retries and dedupe as reportSignup.
+   */
+  reportConversion(stageKey: string, input: ReportConversionInput): Promise<ReportConversionResult>;
+  /** Restates (new total value) or retracts a reported conversion. Same signing, retries; deduped on adjustmentId. */
+  adjustConversion(input: AdjustConversionInput): Promise<AdjustConversionResult>;
 }
 
 /** A client for one site's API trigger. Throws CnvConfigError on invalid options. */
 export function createCnvClient(options: CnvClientOptions): CnvClient {
   const config = resolveOptions(options);
-  return { reportSignup: (input) => reportSignup(config, input) };
+  return {
+    reportSignup: (input) => reportSignup(config, input),
+    reportConversion: (stageKey, input) => reportConversion(config, stageKey, input),
+    adjustConversion: (input) => adjustConversion(config, input),
+  };
+}
+
+async function reportConversion(config: ResolvedOptions, stageKey: string, input: ReportConversionInput): Promise<ReportConversionResult> {
+  if (!input || typeof input !== 'object') throw new TypeError('reportConversion needs an input object.');
+  const lookup = findToken(input);
+  const built = conversionBody(stageKey, input, lookup.token);
+  if (!('body' in built)) return { ok: false, sent: false, reason: 'invalid_input', ...built };
+  const encoded = encodeBody(built.body);
+  if (!('bytes' in encoded)) return { ok: false, sent: false, reason: 'invalid_input', ...encoded };
+  return send(config, encoded.bytes, lookup, conversionPath(config.siteKey, stageKey)) as Promise<ReportConversionResult>;
+}
+
+async function adjustConversion(config: ResolvedOptions, input: AdjustConversionInput): Promise<AdjustConversionResult> {
+  if (!input || typeof input !== 'object') throw new TypeError('adjustConversion needs an input object.');
+  const built = adjustmentBody(input);
+  if (!('body' in built)) return { ok: false, sent: false, reason: 'invalid_input', ...built };
+  const encoded = encodeBody(built.body);
+  if (!('bytes' in encoded)) return { ok: false, sent: false, reason: 'invalid_input', ...encoded };
+  return send(config, encoded.bytes, { token: null, problem: 'missing' }, adjustmentPath(config.siteKey)) as Promise<AdjustConversionResult>;
 }
 
 async function reportSignup(config: ResolvedOptions, input: ReportSignupInput): Promise<ReportSignupResult> {
@@ -48,7 +89,7 @@ async function reportSignup(config: ResolvedOptions, input: ReportSignupInput): 
 }
 
 /** The explicit token first, then the Cookie header, then the request's cookies. */
-function findToken(input: ReportSignupInput): CorrelationLookup {
+function findToken(input: Pick<ReportSignupInput, 'correlationToken' | 'cookieHeader' | 'request'>): CorrelationLookup {
   if (input.correlationToken !== undefined) {
     if (input.correlationToken === null || input.correlationToken === '') return { token: null, problem: 'missing' };
     return isCorrelationToken(input.correlationToken)
@@ -60,14 +101,14 @@ function findToken(input: ReportSignupInput): CorrelationLookup {
   return { token: null, problem: 'missing' };
 }
 
-async function send(config: ResolvedOptions, bytes: Uint8Array<ArrayBuffer>, lookup: CorrelationLookup): Promise<ReportSignupResult> {
+async function send(config: ResolvedOptions, bytes: Uint8Array<ArrayBuffer>, lookup: CorrelationLookup, path: string = config.path): Promise<ReportSignupResult> {
   const fetchImpl = config.fetch ?? globalThis.fetch;
   let lastFailure: TransientFailure | null = null;
   for (let attempt = 1; attempt <= config.maxAttempts; attempt++) {
     const outcome = await sendAttempt({
       fetch: fetchImpl,
-      url: config.url,
-      path: config.path,
+      url: config.origin + path,
+      path,
       bytes,
       secret: config.secret,
       timeoutMs: config.timeoutMs,

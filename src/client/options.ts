@@ -53,6 +53,9 @@ export class CnvConfigError extends Error {
 export interface ResolvedOptions extends BackoffSettings {
   url: string;
   path: string;
+  /** The webhook host's origin and the site key, for the other webhooks of the site (stages, adjustments). */
+  origin: string;
+  siteKey: string;
   secret: string;
   maxAttempts: number;
   timeoutMs: number;
@@ -95,6 +98,8 @@ export function resolveOptions(options: CnvClientOptions): ResolvedOptions {
   return {
     url: origin + path,
     path,
+    origin,
+    siteKey: options.siteKey,
     secret: options.secret,
     maxAttempts: integerOption('maxAttempts', options.maxAttempts, DEFAULTS.maxAttempts, 1, 20),
     timeoutMs: integerOption('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs, 1, 120_000),

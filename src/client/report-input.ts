@@ -1,5 +1,18 @@
 /** The input of `reportSignup`, its checks, and the webhook request body built from it. */
-import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, WEBHOOK_MAX_BYTES, type SaasSignupReport } from '../protocol/webhook';
+import {
+  ADJUSTMENT_ID_MAX,
+  CURRENCY_PATTERN,
+  CUSTOMER_EVENT_ID_MAX,
+  CUSTOMER_ID_MAX,
+  IDENTITY_VALUE_MAX,
+  WEBHOOK_MAX_BYTES,
+  isConversionValue,
+  isTriggerKey,
+  type AdjustmentReport,
+  type AdjustmentType,
+  type ConversionReport,
+  type SaasSignupReport,
+} from '../protocol/webhook';
 import type { RequestLike } from './correlation';
 
 /** What the customer's backend knows about one signup. */
@@ -19,6 +32,32 @@ export interface ReportSignupInput {
   lastName?: string | null;
   /** Send even without a correlation token (no click id: much weaker matching). Default false. */
   allowUncorrelated?: boolean;
+  /** What the signup is worth (0 to 1e9, at most 6 decimals), with its ISO 4217 currency (required with a value). */
+  value?: number | null;
+  currency?: string | null;
+  /** Your stable id of the customer or account: later stages (reportConversion) find this signup's click by it. */
+  customerId?: string | null;
+}
+
+/** A later stage of a customer (a trial, a qualified lead, a payment, a renewal). */
+export interface ReportConversionInput extends Omit<ReportSignupInput, 'customerId'> {
+  /** Required: the same customer id the signup was reported with; the service finds the ad click through it. */
+  customerId: string;
+  /** When the stage happened (a Date or ISO 8601), at most 90 days ago; default now. */
+  occurredAt?: Date | string | null;
+}
+
+/** A restatement (new total value) or retraction (refund, cancellation, spam lead) of a reported conversion. */
+export interface AdjustConversionInput {
+  /** Your stable id of this adjustment (1 to 200 characters): a repeat is applied once. */
+  adjustmentId: string;
+  /** The customerEventId of the report to adjust. */
+  customerEventId: string;
+  type: AdjustmentType;
+  /** Restate: the new total value, with its currency. */
+  value?: number | null;
+  currency?: string | null;
+  occurredAt?: Date | string | null;
 }
 
 /** A problem with one input field, found before anything is sent. */
@@ -35,7 +74,7 @@ const IDENTITY_FIELDS = [
 ] as const;
 
 /** Checks the fields of an input that do not depend on the token; null when all are fine. */
-export function checkInput(input: ReportSignupInput): InputProblem | null {
+export function checkInput(input: Omit<ReportSignupInput, 'customerId'> & { customerId?: string | null }): InputProblem | null {
   const id: unknown = input.customerEventId;
   if (typeof id !== 'string' || id.length === 0 || id.length > CUSTOMER_EVENT_ID_MAX) {
     return {
@@ -53,11 +92,84 @@ export function checkInput(input: ReportSignupInput): InputProblem | null {
   if (allow !== undefined && typeof allow !== 'boolean') {
     return { param: 'allowUncorrelated', message: `allowUncorrelated must be a boolean (got ${describe(allow)}).` };
   }
+  return checkValue(input) ?? checkCustomerId(input.customerId, false);
+}
+
+/** value and currency: both or neither; the value 0 to 1e9 with at most 6 decimals, the currency three capital letters. */
+export function checkValue(input: { value?: number | null; currency?: string | null }): InputProblem | null {
+  const value: unknown = input.value;
+  const currency: unknown = input.currency;
+  if (value !== undefined && value !== null && !isConversionValue(value)) {
+    return { param: 'value', message: `value must be a number from 0 to 1000000000 with at most 6 decimals (got ${describe(value)}).` };
+  }
+  if (currency !== undefined && currency !== null && (typeof currency !== 'string' || !CURRENCY_PATTERN.test(currency))) {
+    return { param: 'currency', message: `currency must be an ISO 4217 code of three capital letters, such as "EUR" (got ${describe(currency)}).` };
+  }
+  if (value !== undefined && value !== null && (currency === undefined || currency === null)) {
+    return { param: 'currency', message: 'currency is required with a value (an ISO 4217 code such as "EUR").' };
+  }
   return null;
 }
 
+function checkCustomerId(value: unknown, required: boolean): InputProblem | null {
+  if ((value === undefined || value === null) && !required) return null;
+  if (typeof value !== 'string' || value.trim() === '' || value.length > CUSTOMER_ID_MAX) {
+    return { param: 'customerId', message: `customerId must be a non-blank string of 1 to ${CUSTOMER_ID_MAX} characters (got ${describe(value)}).` };
+  }
+  return null;
+}
+
+function isoOf(value: Date | string | null | undefined): string | null | InputProblem {
+  if (value === undefined || value === null) return null;
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) return { param: 'occurredAt', message: 'occurredAt must be a Date or an ISO 8601 date-time.' };
+  return date.toISOString();
+}
+
+/** Checks a later stage's input and builds its body (the token as found: the service also finds the click by customerId). */
+export function conversionBody(stageKey: string, input: ReportConversionInput, token: string | null): { body: ConversionReport } | InputProblem {
+  if (!isTriggerKey(stageKey)) return { param: 'stageKey', message: 'stageKey must be the trigger key of a conversion flow: 1 to 64 characters from [A-Za-z0-9_-].' };
+  const problem = checkInput({ ...input, customerId: input.customerId }) ?? checkCustomerId(input.customerId, true);
+  if (problem) return problem;
+  const occurredAt = isoOf(input.occurredAt);
+  if (occurredAt !== null && typeof occurredAt === 'object') return occurredAt;
+  return {
+    body: {
+      ...reportBody(input, token),
+      customer_id: input.customerId,
+      ...(occurredAt ? { occurred_at: occurredAt } : {}),
+    } as ConversionReport,
+  };
+}
+
+/** Checks an adjustment's input and builds its body. */
+export function adjustmentBody(input: AdjustConversionInput): { body: AdjustmentReport } | InputProblem {
+  for (const [field, max] of [['adjustmentId', ADJUSTMENT_ID_MAX], ['customerEventId', CUSTOMER_EVENT_ID_MAX]] as const) {
+    const value: unknown = input[field];
+    if (typeof value !== 'string' || value.trim() === '' || value.length > max) {
+      return { param: field, message: `${field} must be a non-blank string of 1 to ${max} characters (got ${describe(value)}).` };
+    }
+  }
+  if (input.type !== 'restate' && input.type !== 'retract') return { param: 'type', message: "type must be 'restate' or 'retract'." };
+  const problem = checkValue(input);
+  if (problem) return problem;
+  if (input.type === 'restate' && (input.value === undefined || input.value === null)) return { param: 'value', message: 'A restatement needs the new value (and its currency).' };
+  if (input.type === 'retract' && input.value !== undefined && input.value !== null) return { param: 'value', message: 'A retraction takes the whole conversion back: leave value out.' };
+  const occurredAt = isoOf(input.occurredAt);
+  if (occurredAt !== null && typeof occurredAt === 'object') return occurredAt;
+  return {
+    body: {
+      adjustment_id: input.adjustmentId,
+      customer_event_id: input.customerEventId,
+      type: input.type,
+      ...(input.type === 'restate' ? { value: input.value!, currency: input.currency! } : {}),
+      ...(occurredAt ? { occurred_at: occurredAt } : {}),
+    },
+  };
+}
+
 /** The webhook request body for a checked input and the token to send (null only when uncorrelated is allowed). */
-export function reportBody(input: ReportSignupInput, token: string | null): SaasSignupReport {
+export function reportBody(input: Omit<ReportSignupInput, 'customerId'> & { customerId?: string | null }, token: string | null): SaasSignupReport {
   return {
     correlation_token: token,
     customer_event_id: input.customerEventId,
@@ -66,11 +178,13 @@ export function reportBody(input: ReportSignupInput, token: string | null): Saas
     first_name: input.firstName ?? null,
     last_name: input.lastName ?? null,
     allow_uncorrelated: input.allowUncorrelated === true,
+    ...(input.value !== undefined && input.value !== null ? { value: input.value, currency: input.currency ?? null } : {}),
+    ...('customerId' in input && input.customerId ? { customer_id: input.customerId } : {}),
   };
 }
 
 /** Serialises a body once into the exact bytes that are signed and sent; a problem when it is over the size limit. */
-export function encodeBody(body: SaasSignupReport): { bytes: Uint8Array<ArrayBuffer> } | InputProblem {
+export function encodeBody(body: SaasSignupReport | ConversionReport | AdjustmentReport): { bytes: Uint8Array<ArrayBuffer> } | InputProblem {
   const bytes = new TextEncoder().encode(JSON.stringify(body));
   if (bytes.length > WEBHOOK_MAX_BYTES) {
     return { param: 'body', message: `The report is ${bytes.length} bytes, over the ${WEBHOOK_MAX_BYTES} byte limit.` };

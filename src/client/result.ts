@@ -1,14 +1,17 @@
 /** What `reportSignup` resolves to: one shape per expected outcome, told apart by `ok` and `reason`. */
-import type { SaasSignupResponse } from '../protocol/webhook';
+import type { AdjustmentResponse, ConversionResponse, SaasSignupResponse } from '../protocol/webhook';
 import type { TransientFailure } from './attempt';
 import type { ServiceError } from './service-error';
 
 /** The service accepted the report (also when it had seen this customerEventId before). */
-export interface ReportDelivered {
+export interface ReportDelivered<R = SaasSignupResponse> {
   ok: true;
   sent: true;
-  /** The parsed webhook response: status, promoted_count, customer_event_id. */
-  response: SaasSignupResponse;
+  /**
+   * The parsed webhook response: status, promoted_count, customer_event_id (and `match` for a later stage); for an
+   * adjustment, {status: 'accepted', adjustment_id, events}.
+   */
+  response: R;
   attempts: number;
   /** The token that was sent; null when sent uncorrelated. */
   correlationToken: string | null;
@@ -67,10 +70,16 @@ export interface ReportUnexpectedResponse {
   attempts: number;
 }
 
-export type ReportSignupResult =
-  | ReportDelivered
+export type ReportSignupResult<R = SaasSignupResponse> =
+  | ReportDelivered<R>
   | ReportNoToken
   | ReportInvalidInput
   | ReportRejected
   | ReportGaveUp
   | ReportUnexpectedResponse;
+
+/** What `reportConversion` resolves to: as reportSignup, the response saying how the click was found (`match`). */
+export type ReportConversionResult = ReportSignupResult<ConversionResponse>;
+
+/** What `adjustConversion` resolves to: as reportSignup, the response `{status: 'accepted', adjustment_id, events}`. */
+export type AdjustConversionResult = ReportSignupResult<AdjustmentResponse>;

@@ -62,9 +62,9 @@ export function checkSignupForm(fields: { email?: unknown; name?: unknown }): { 
 /** The demo store's signups: creates users and reports each signup to cnv. */
 export class SignupDesk {
   private readonly signups = new Map<string, Signup>();
-  private readonly client: CnvClient;
+  private readonly client: Pick<CnvClient, 'reportSignup'>;
 
-  constructor(config: ReporterConfig, client?: CnvClient) {
+  constructor(config: ReporterConfig, client?: Pick<CnvClient, 'reportSignup'>) {
     this.client =
       client ??
       createCnvClient({

@@ -43,6 +43,11 @@ export interface FakeGoogle {
   client: { id: string; secret: string };
   /** Events accepted by non-validate-only requests, oldest first (a repeated transaction id is kept once). */
   ingested(): IngestedEvent[];
+  /**
+   * Adjustments: events whose transactionId matched one already recorded for the same conversion action and that
+   * changed conversionValue or currency, which Google overwrites ("Conversion adjustments", Data Manager API).
+   */
+  adjusted(): IngestedEvent[];
   /** Issues an access token directly (no HTTP), for tests that need a valid bearer token. */
   issueAccessToken(): { accessToken: string; expiresAt: Date };
   /** Issues a refresh token directly (no consent screen), for tests that seed a connection. */
@@ -229,7 +234,8 @@ export async function startFakeGoogle(options: { port?: number; now?: Date; acce
   const refreshTokens = new Map<string, { revoked: boolean; scope: string }>();
   const accessTokens = new Map<string, Date>();
   const accepted: IngestedEvent[] = [];
-  const seenTransactions = new Set<string>();
+  const seenTransactions = new Map<string, IngestedEvent>();
+  const adjustments: IngestedEvent[] = [];
   const requestStatus = new Map<string, { destinations: unknown[]; records: number; duplicates: number }>();
 
   const issueAccessToken = () => {
@@ -352,16 +358,19 @@ export async function startFakeGoogle(options: { port?: number; now?: Date; acce
     for (const d of body.destinations as Record<string, any>[]) {
       for (const event of body.events as Record<string, any>[]) {
         const key = `${d.operatingAccount.accountId}/${d.productDestinationId}/${event.transactionId ?? randomUUID()}`;
-        if (seenTransactions.has(key)) {
-          duplicates += 1;
+        const destination = { operatingAccountId: d.operatingAccount.accountId, loginAccountId: d.loginAccount?.accountId ?? null, productDestinationId: d.productDestinationId };
+        const recorded = seenTransactions.get(key);
+        if (recorded) {
+          if (event.conversionValue !== undefined && (event.conversionValue !== recorded.event.conversionValue || event.currency !== recorded.event.currency)) {
+            // A matched transactionId with new values is an adjustment: conversionValue and currency are overwritten.
+            adjustments.push({ requestId, destination, event });
+            recorded.event = { ...recorded.event, conversionValue: event.conversionValue, currency: event.currency };
+          } else duplicates += 1;
           continue;
         }
-        seenTransactions.add(key);
-        accepted.push({
-          requestId,
-          destination: { operatingAccountId: d.operatingAccount.accountId, loginAccountId: d.loginAccount?.accountId ?? null, productDestinationId: d.productDestinationId },
-          event,
-        });
+        const entry = { requestId, destination, event };
+        seenTransactions.set(key, entry);
+        accepted.push(entry);
       }
     }
     requestStatus.set(requestId, { destinations: body.destinations, records: body.events.length, duplicates });
@@ -410,7 +419,8 @@ export async function startFakeGoogle(options: { port?: number; now?: Date; acce
     url: server.url,
     urls: { authorize: `${server.url}/o/oauth2/v2/auth`, token: `${server.url}/token`, apiBase: server.url },
     client,
-    ingested: () => accepted.slice(),
+    ingested: () => accepted.map((e) => ({ ...e })),
+    adjusted: () => adjustments.slice(),
     issueAccessToken,
     issueRefreshToken() {
       const token = `1//fake-refresh-${randomUUID()}`;

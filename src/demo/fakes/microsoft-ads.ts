@@ -74,6 +74,8 @@ export interface FakeMicrosoftAds extends FakeServer<MicrosoftAdsPlan> {
   clicks: Record<string, Date>;
   /** Conversions applied so far, oldest first. */
   applied: AppliedConversion[];
+  /** Adjustments applied so far, oldest first. */
+  adjustments: AppliedAdjustment[];
   authorizeUrl: string;
   tokenUrl: string;
   /** The environment that points cnv's settings at this fake (API base, OAuth URLs and client, developer token). */
@@ -89,7 +91,25 @@ export const MICROSOFT_FAKE_PATHS = {
   token: '/common/oauth2/v2.0/token',
   apply: '/CampaignManagement/v13/OfflineConversions/Apply',
   queryGoals: '/CampaignManagement/v13/ConversionGoals/QueryByIds',
+  /** ApplyOfflineConversionAdjustments, REST, named like ApplyOfflineConversions' path. */
+  adjust: '/CampaignManagement/v13/OfflineConversionAdjustments/Apply',
 } as const;
+
+/** An adjustment the fake applied (OfflineConversionAdjustment). */
+export interface AppliedAdjustment {
+  adjustmentType: 'Restate' | 'Retract';
+  adjustmentTime: string;
+  adjustmentValue: number | null;
+  adjustmentCurrencyCode: string | null;
+  conversionName: string;
+  conversionTime: string;
+  microsoftClickId: string | null;
+}
+
+const ADJUSTMENT_FIELDS = new Set([
+  'AdjustmentCurrencyCode', 'AdjustmentTime', 'AdjustmentType', 'AdjustmentValue', 'ConversionName', 'ConversionTime',
+  'HashedEmailAddress', 'HashedPhoneNumber', 'MicrosoftClickId',
+]);
 
 const MSADS_SCOPE = 'https://ads.microsoft.com/msads.manage';
 const MAX_PER_CALL = 1000;
@@ -133,6 +153,7 @@ export async function startFakeMicrosoftAds(options: MicrosoftAdsFakeOptions = {
   const goals: FakeGoal[] = options.goals ?? [{ name: 'Signup', createdAt: new Date(0) }];
   const clicks: Record<string, Date> = options.clicks ?? {};
   const applied: AppliedConversion[] = [];
+  const adjustments: AppliedAdjustment[] = [];
   const codes = new Map<string, IssuedCode>();
   const accessTokens = new Map<string, number>(); // token → expiry (ms)
   const refreshTokens = new Map<string, string[]>(); // token → granted scopes
@@ -364,6 +385,82 @@ export async function startFakeMicrosoftAds(options: MicrosoftAdsFakeOptions = {
     return { status: 200, headers: { TrackingId: 'fake-tracking-id' }, json: { PartialErrors: partialErrors } };
   }
 
+  /**
+   * The BatchError of one OfflineConversionAdjustment, or null when applied: AdjustmentType Restate or Retract,
+   * AdjustmentTime (UTC, required, not before the conversion), a value with a restatement, and the conversion it
+   * names (goal, time, click id or hashed identity) must have been applied before.
+   */
+  function checkAdjustment(req: FakeRequest, row: unknown, index: number): { Code: number; ErrorCode: string; Message: string } | null {
+    const error = (Code: number, ErrorCode: string, Message: string) => ({ Code, ErrorCode, Message });
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) return error(5602, 'OfflineConversionIsNull', 'The offline conversion adjustment cannot be null.');
+    const a = row as Record<string, unknown>;
+    for (const key of Object.keys(a)) if (!ADJUSTMENT_FIELDS.has(key)) req.problems.push(`OfflineConversionAdjustments[${index}] has a field OfflineConversionAdjustment does not define: ${key}`);
+    if (a.AdjustmentType !== 'Restate' && a.AdjustmentType !== 'Retract') {
+      req.problems.push(`OfflineConversionAdjustments[${index}].AdjustmentType must be Restate or Retract`);
+      return error(201, 'ApiInputValidationError', 'One or more input elements failed validation.');
+    }
+    for (const field of ['AdjustmentTime', 'ConversionTime'] as const) {
+      const value = a[field];
+      if (typeof value !== 'string' || !UTC_DATE_TIME.test(value)) {
+        req.problems.push(`OfflineConversionAdjustments[${index}].${field} must be a UTC xs:dateTime`);
+        return error(5607, 'OfflineConversionTimeInvalid', 'The conversion time of offline conversion is invalid.');
+      }
+    }
+    if (Date.parse(a.AdjustmentTime as string) < Date.parse(a.ConversionTime as string)) {
+      req.problems.push(`OfflineConversionAdjustments[${index}].AdjustmentTime is earlier than the conversion time`);
+      return error(201, 'ApiInputValidationError', 'One or more input elements failed validation.');
+    }
+    if (a.AdjustmentType === 'Restate') {
+      const value = a.AdjustmentValue;
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return error(5610, 'OfflineConversionValueInvalid', 'The conversion value of offline conversion is invalid.');
+      const currency = a.AdjustmentCurrencyCode;
+      if (currency !== undefined && currency !== null && (typeof currency !== 'string' || !CURRENCIES.has(currency))) {
+        return error(5611, 'OfflineConversionCurrencyCodeInvalid', 'The currency code of offline conversion is invalid.');
+      }
+    } else if (a.AdjustmentValue !== undefined && a.AdjustmentValue !== null) {
+      req.problems.push(`OfflineConversionAdjustments[${index}]: a retraction carries no AdjustmentValue`);
+    }
+    const original = applied.find(
+      (c) => c.conversionName === a.ConversionName && c.conversionTime === a.ConversionTime &&
+        ((typeof a.MicrosoftClickId === 'string' && c.microsoftClickId === a.MicrosoftClickId) ||
+          (typeof a.HashedEmailAddress === 'string' && c.hashedEmailAddress === a.HashedEmailAddress) ||
+          (typeof a.HashedPhoneNumber === 'string' && c.hashedPhoneNumber === a.HashedPhoneNumber)),
+    );
+    if (!original) {
+      req.problems.push(`OfflineConversionAdjustments[${index}] names no conversion applied before (name, time and click id or hashed identity)`);
+      return error(201, 'ApiInputValidationError', 'One or more input elements failed validation.');
+    }
+    return null;
+  }
+
+  function adjust(req: FakeRequest): FakeAnswer {
+    const refused = checkHeaders(req);
+    if (refused) return refused;
+    const list = (req.body as { OfflineConversionAdjustments?: unknown }).OfflineConversionAdjustments;
+    for (const key of Object.keys(req.body as object)) if (key !== 'OfflineConversionAdjustments') req.problems.push(`unknown request element ${key}`);
+    if (!Array.isArray(list) || list.length === 0) return fault(400, 5600, 'OfflineConversionsNullOrEmpty', 'The list of offline conversion adjustments cannot be null or empty.', 'ApiFaultDetail');
+    if (list.length > MAX_PER_CALL) return fault(400, 5601, 'OfflineConversionsLimitExceeded', 'The list of offline conversion adjustments exceeds the limit.', 'ApiFaultDetail');
+    const partialErrors: Record<string, unknown>[] = [];
+    list.forEach((row, index) => {
+      const error = checkAdjustment(req, row, index);
+      if (error) {
+        partialErrors.push({ ...error, Details: null, FieldPath: null, ForwardCompatibilityMap: null, Index: index, Type: 'BatchError' });
+        return;
+      }
+      const a = row as Record<string, string | number | undefined>;
+      adjustments.push({
+        adjustmentType: a.AdjustmentType as 'Restate' | 'Retract',
+        adjustmentTime: a.AdjustmentTime as string,
+        adjustmentValue: (a.AdjustmentValue as number | undefined) ?? null,
+        adjustmentCurrencyCode: (a.AdjustmentCurrencyCode as string | undefined) ?? null,
+        conversionName: a.ConversionName as string,
+        conversionTime: a.ConversionTime as string,
+        microsoftClickId: (a.MicrosoftClickId as string | undefined) ?? null,
+      });
+    });
+    return { status: 200, headers: { TrackingId: 'fake-tracking-id' }, json: { PartialErrors: partialErrors } };
+  }
+
   function queryGoals(req: FakeRequest): FakeAnswer {
     const refused = checkHeaders(req);
     if (refused) return refused;
@@ -412,6 +509,8 @@ export async function startFakeMicrosoftAds(options: MicrosoftAdsFakeOptions = {
           return apply(req, plan);
         case MICROSOFT_FAKE_PATHS.queryGoals:
           return queryGoals(req);
+        case MICROSOFT_FAKE_PATHS.adjust:
+          return adjust(req);
         default:
           req.problems.push(`no such endpoint: ${req.method} ${req.path}`);
           return { status: 404, text: 'Not Found' };
@@ -431,6 +530,7 @@ export async function startFakeMicrosoftAds(options: MicrosoftAdsFakeOptions = {
     goals,
     clicks,
     applied,
+    adjustments,
     authorizeUrl,
     tokenUrl,
     env: {

@@ -57,6 +57,8 @@ export interface RoundDeps {
 
 /** What became of a claimed row. */
 export type JobResult =
+  /** An adjustment reached the platform, or the platform has no such operation (said in its result). */
+  | 'adjusted' | 'unsupported'
   | 'delivered' | 'failed' | 'retrying' | 'waiting_for_snapshot' | 'waiting_for_reauthorization' | 'interrupted' | 'lease_lost' | 'gone'
   /** The round hit a database fault: the row's lease expires and it is claimed again. */
   | 'error';
@@ -111,7 +113,8 @@ function numericOf(value: string | number | null): number | null {
   return Number.isFinite(number) ? number : null;
 }
 
-function deliveryInput(record: DeliveryRecord, clickIds: Record<string, string> | null): DeliveryInput {
+/** The input a platform gets for one event action (also the `original` of its adjustments). */
+export function deliveryInput(record: DeliveryRecord, clickIds: Record<string, string> | null): DeliveryInput {
   const capturedAt = record.snapshot_touch?.captured_at ? new Date(record.snapshot_touch.captured_at) : null;
   const consent = record.snapshot_consent;
   const signal = (value: unknown) => (value === 'granted' || value === 'denied' ? value : null);

@@ -12,6 +12,7 @@ import { prepareDeliveryRound, type ConnectionBatch, type DeliveryLogger, type R
 import { AccessTokens } from '../destinations';
 import { serviceSecretBox } from '../db/secret-box';
 import { checkDiagnostics } from './diagnostics';
+import { runAdjustmentRound } from './adjustments';
 import { onDeliveryRequested } from './wakeup';
 
 export type { DeliveryLogger, JobResult, RoundResult } from './round';
@@ -119,13 +120,20 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const round = async (): Promise<{ settled: RoundResult[]; sending: Promise<RoundResult[]>[]; claimed: number }> => {
     if (stopping.signal.aborted) return { settled: [], sending: [], claimed: 0 };
     const claims = await claimDeliveries(options.db, { now: deps.now(), leaseMs, limit: batchSize });
+    // Adjustments of conversions whose delivery has settled go out beside the round (each is queued behind its original).
+    const adjusting = track(
+      runAdjustmentRound(deps, { leaseMs, limit: batchSize }).catch((error: unknown): RoundResult[] => {
+        options.log.error({ err: error }, 'adjustment round failed');
+        return [];
+      }),
+    );
     try {
       const prepared = await prepareDeliveryRound(claims, deps);
-      return { settled: prepared.settled, sending: prepared.batches.map(dispatch), claimed: claims.length };
+      return { settled: prepared.settled, sending: [...prepared.batches.map(dispatch), adjusting], claimed: claims.length };
     } catch (error) {
       // A database fault: the leases expire and the rows are claimed again later.
       options.log.error({ err: error, rows: claims.length }, 'delivery round failed');
-      return { settled: claims.map((c) => ({ eventActionId: c.eventActionId, result: 'error' as const })), sending: [], claimed: claims.length };
+      return { settled: claims.map((c) => ({ eventActionId: c.eventActionId, result: 'error' as const })), sending: [adjusting], claimed: claims.length };
     }
   };
 

@@ -1,8 +1,10 @@
 /**
- * The webhook bridge: `POST /api/webhook-bridge/saas-signup/{site_key}/{trigger_key}`, signed with the site's webhook
- * secret over the raw body bytes and the path as sent. The handler verifies, validates, and hands over to the domain.
+ * The webhook bridge: `POST /api/webhook-bridge/saas-signup/{site_key}/{trigger_key}` (a signup),
+ * `…/conversion/{site_key}/{trigger_key}` (a later stage of the customer) and `…/adjustment/{site_key}` (restate or
+ * retract a reported conversion), each signed with the site's webhook secret over the raw body bytes and the path as
+ * sent. The handlers verify, validate, and hand over to the domain.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../http/app';
@@ -16,7 +18,10 @@ import { ReportWriter } from './report-writer';
 import { WebhookSecretCache } from './secret-cache';
 import { requestDelivery } from '../delivery';
 import { verifySignature } from './signature';
-import { ReportBody, ReportResponse } from './schemas';
+import { parseBodyObject, validateAdjustment, validateConversion } from './conversion-input';
+import { recordAdjustment } from './adjustment';
+import { AdjustmentBody, AdjustmentResponse, ConversionBody, ConversionResponse, ReportBody, ReportResponse } from './schemas';
+import type { SiteRow } from '../api/sites';
 
 /**
  * The path of a report: the site's public key and the trigger key of its flows. Checked before anything is looked up,
@@ -34,7 +39,13 @@ export const ReportParams = Type.Object(
   { additionalProperties: false },
 );
 
-/** Registers the saas-signup webhook. */
+/** The path of an adjustment: the site's public key. */
+export const AdjustmentParams = Type.Object(
+  { site_key: PlainText("The site's public key (the one in the install snippet).", { maxLength: 100 }) },
+  { additionalProperties: false },
+);
+
+/** Registers the webhooks of the bridge. */
 export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sites = new SiteKeyCache(ctx.db);
@@ -46,6 +57,32 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
   // The signature covers the exact bytes: keep every body as a Buffer, whatever its content type, and never re-serialise.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_MAX_BYTES }, (_request, body, done) => done(null, body));
+
+  const now = ctx.now ?? (() => new Date());
+
+  /**
+   * The site of a signed request and its raw body, once the signature over the raw bytes and the path as sent has
+   * been verified with one of the site's webhook secrets (the same check for every webhook of the bridge).
+   */
+  const verified = async (request: FastifyRequest, siteKey: string): Promise<{ site: SiteRow; rawBody: Buffer }> => {
+    // Site keys are public (every install snippet shows one), so an unknown one is a plain 404, not a hidden 401.
+    const site = await sites.get(siteKey);
+    if (!site) throw siteNotFound(siteKey);
+    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const header = request.headers[SIGNATURE_HEADER.toLowerCase()];
+    // The path exactly as it came over the wire (still percent-encoded), without the query string.
+    const path = (request.raw.url ?? request.url).split('?')[0]!;
+    const verdict = await secrets.verify(site.id, (valid) => verifySignature({ rawBody, header, secrets: valid, path }));
+    if (!verdict) {
+      throw new ApiError(
+        401, 'authentication_error', 'no_webhook_secret',
+        'no webhook secret: connect the API trigger source of this site (POST /v1/handoffs with purpose connect_trigger_source).',
+      );
+    }
+    if (!verdict.ok) throw new ApiError(401, 'authentication_error', verdict.code, verdict.message);
+    if (verdict.secretIndex > 0) request.log.info({ site_id: site.id }, 'webhook signed with the previous secret (rotation in progress)');
+    return { site, rawBody };
+  };
 
   app.post(
     `${WEBHOOK_PREFIX}/saas-signup/:site_key/:trigger_key`,
@@ -65,25 +102,56 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
     },
     async (request) => {
       const { site_key: siteKey, trigger_key: triggerKey } = request.params;
-      // Site keys are public (every install snippet shows one), so an unknown one is a plain 404, not a hidden 401.
-      const site = await sites.get(siteKey);
-      if (!site) throw siteNotFound(siteKey);
-      const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const header = request.headers[SIGNATURE_HEADER.toLowerCase()];
-      // The path exactly as it came over the wire (still percent-encoded), without the query string.
-      const path = (request.raw.url ?? request.url).split('?')[0]!;
-      const verdict = await secrets.verify(site.id, (valid) => verifySignature({ rawBody, header, secrets: valid, path }));
-      if (!verdict) {
-        throw new ApiError(
-          401, 'authentication_error', 'no_webhook_secret',
-          'no webhook secret: connect the API trigger source of this site (POST /v1/handoffs with purpose connect_trigger_source).',
-        );
-      }
-      if (!verdict.ok) throw new ApiError(401, 'authentication_error', verdict.code, verdict.message);
-      if (verdict.secretIndex > 0) request.log.info({ site_id: site.id }, 'webhook signed with the previous secret (rotation in progress)');
-
+      const { site, rawBody } = await verified(request, siteKey);
       const report = parseReportBody(rawBody);
       return writer.submit({ site, triggerKey, report, now: new Date() });
+    },
+  );
+
+  app.post(
+    `${WEBHOOK_PREFIX}/conversion/:site_key/:trigger_key`,
+    {
+      bodyLimit: WEBHOOK_MAX_BYTES,
+      schema: {
+        summary: 'Report a later stage of a customer (signed)',
+        description:
+          "A trial, a qualified lead, a payment or a renewal: one event per live flow whose API trigger is {type: 'conversion', key}. " +
+          'The click is found by correlation_token, else through the latest signup of the same customer_id; match says which. ' +
+          'Signed like the saas-signup webhook; deduped on customer_event_id.',
+        params: ReportParams,
+        response: { 200: ConversionResponse },
+      },
+      config: { openapiBody: ConversionBody },
+    },
+    async (request) => {
+      const { site_key: siteKey, trigger_key: triggerKey } = request.params;
+      const { site, rawBody } = await verified(request, siteKey);
+      const at = now();
+      const report = validateConversion(parseBodyObject(rawBody), at);
+      return writer.submit({ site, triggerKey, report, now: new Date(), kind: 'conversion', occurredAt: report.occurred_at });
+    },
+  );
+
+  app.post(
+    `${WEBHOOK_PREFIX}/adjustment/:site_key`,
+    {
+      bodyLimit: WEBHOOK_MAX_BYTES,
+      schema: {
+        summary: 'Restate or retract a reported conversion (signed)',
+        description:
+          'Applies to every event the report with this customer_event_id created, on every destination, after the original ' +
+          'delivery; each platform gets what its documents define, else the result says unsupported. Deduped on adjustment_id; ' +
+          'an unknown customer_event_id is 404.',
+        params: AdjustmentParams,
+        response: { 200: AdjustmentResponse },
+      },
+      config: { openapiBody: AdjustmentBody },
+    },
+    async (request) => {
+      const { site, rawBody } = await verified(request, request.params.site_key);
+      const at = now();
+      const adjustment = validateAdjustment(parseBodyObject(rawBody), at);
+      return recordAdjustment(ctx.db, site.id, adjustment, at, requestDelivery);
     },
   );
 }

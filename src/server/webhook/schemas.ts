@@ -166,3 +166,24 @@ export const SIGNATURE_SCHEME_DESCRIPTION = [
   'passes when one matches a current secret of the site (after a rotation the previous secret verifies for 24 hours).',
   '401 codes: no_signature_header, malformed_header, no_signature_match, timestamp_outside_tolerance, no_webhook_secret.',
 ].join(' ');
+
+/** The 200 answer of a later stage: a report's answer, and how its click was found. */
+export const ConversionResponse = Type.Object(
+  {
+    ...ReportResponse.properties,
+    match: Type.Union([Type.Literal('click'), Type.Literal('identity'), Type.Literal('none')], {
+      description: "click: by the body's correlation_token; identity: through the latest signup of the same customer_id; none: neither.",
+    }),
+  },
+  { title: 'ConversionResponse', additionalProperties: false },
+);
+
+/** The 200 answer of an adjustment. */
+export const AdjustmentResponse = Type.Object(
+  {
+    status: Type.Literal('accepted'),
+    adjustment_id: Type.String(),
+    events: Type.Integer({ minimum: 0, description: 'How many events of the report the adjustment applies to.' }),
+  },
+  { title: 'AdjustmentResponse', additionalProperties: false },
+);

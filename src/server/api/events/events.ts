@@ -1,6 +1,6 @@
 /** Events (captured conversions) through the API: read-only, newest first, with a timestamp cursor. */
 import type { Queryable } from '../../db/db';
-import { findEvent, selectAttempts, selectEventActions, selectEvents, type EventActionRow, type EventFilters, type EventRow } from './sql';
+import { findEvent, selectAdjustments, selectAttempts, selectEventActions, selectEvents, type AdjustmentView, type EventActionRow, type EventFilters, type EventRow } from './sql';
 import { findFlow } from '../flows';
 import { invalidParam, notFound } from '../../http/errors';
 import type { ListEnvelope } from '../../http/pagination';
@@ -45,6 +45,8 @@ export interface EventRecord {
   click_ids: Record<string, string> | null;
   utm: unknown;
   actions: EventActionRecord[];
+  /** Restatements and retractions of this conversion, oldest first, each with a result per destination. */
+  adjustments: Array<Omit<AdjustmentView, 'event_id'>>;
   created_at: string;
   [passedThrough: string]: unknown;
 }
@@ -69,7 +71,7 @@ function triggerTypeOf(row: EventRow): string | null {
 }
 
 /** The API view of an event and its actions. */
-export function toEventRecord(row: EventRow, actions: readonly EventActionRow[]): EventRecord {
+export function toEventRecord(row: EventRow, actions: readonly EventActionRow[], adjustments: readonly AdjustmentView[] = []): EventRecord {
   const data = row.data ?? {};
   return {
     ...data,
@@ -91,6 +93,7 @@ export function toEventRecord(row: EventRow, actions: readonly EventActionRow[])
     click_ids: row.click_ids,
     utm: data.utm ?? null,
     actions: actions.map(toActionRecord),
+    adjustments: adjustments.map(({ event_id: _event, ...view }) => view),
     created_at: row.created_at.toISOString(),
   };
 }
@@ -103,7 +106,8 @@ async function withActions(db: Queryable, rows: EventRow[]): Promise<EventRecord
     list.push(action);
     byEvent.set(action.event_id, list);
   }
-  return rows.map((row) => toEventRecord(row, byEvent.get(row.id) ?? []));
+  const adjustments = await selectAdjustments(db, rows.map((r) => r.id));
+  return rows.map((row) => toEventRecord(row, byEvent.get(row.id) ?? [], adjustments.filter((a) => a.event_id === row.id)));
 }
 
 /** The filters of a (schema-checked) events query; site_id and flow_id must name objects of the account. */

@@ -111,3 +111,52 @@ export async function selectAttempts(db: Queryable, actionIds: readonly string[]
     [actionIds],
   );
 }
+
+/** One adjustment of an event as the API shows it, with a result per destination. */
+export interface AdjustmentView {
+  event_id: string;
+  adjustment_id: string;
+  type: string;
+  value: number | null;
+  currency: string | null;
+  occurred_at: string;
+  created_at: string;
+  results: Array<{ destination: string; status: string; reason: string | null }>;
+}
+
+/** The adjustments of these events, oldest first, each with its results in the order of the event's actions. */
+export async function selectAdjustments(db: Queryable, eventIds: readonly string[]): Promise<AdjustmentView[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await db.query<{
+    event_id: string; id: string; adjustment_id: string; type: string; value: string | number | null; currency: string | null;
+    occurred_at: Date; created_at: Date; destination: string; status: string; reason: string | null;
+  }>(
+    `select a.event_id, j.id, j.adjustment_id, j.type, j.value, j.currency, j.occurred_at, j.created_at, r.destination, r.status, r.reason
+     from adjustment_results r
+     join adjustments j on j.id = r.adjustment_id
+     join event_actions a on a.id = r.event_action_id
+     where a.event_id = any($1::text[])
+     order by j.created_at, j.id, a.position`,
+    [eventIds],
+  );
+  const views = new Map<string, AdjustmentView>();
+  for (const row of rows) {
+    const key = `${row.event_id}\u0000${row.id}`;
+    let view = views.get(key);
+    if (!view) {
+      view = {
+        event_id: row.event_id,
+        adjustment_id: row.adjustment_id,
+        type: row.type,
+        value: row.value === null ? null : Number(row.value),
+        currency: row.currency,
+        occurred_at: row.occurred_at.toISOString(),
+        created_at: row.created_at.toISOString(),
+        results: [],
+      };
+      views.set(key, view);
+    }
+    view.results.push({ destination: row.destination, status: row.status, reason: row.reason });
+  }
+  return [...views.values()];
+}

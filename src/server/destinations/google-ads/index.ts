@@ -10,6 +10,7 @@ import { googleOAuth } from './oauth';
 import { sendLegacyBatch } from './legacy-send';
 
 import { retrieveRequestStatus } from './diagnostics';
+import { adjustGoogleAds } from './adjustments';
 
 export { parseGoogleAdsCustomerId } from './connect';
 
@@ -29,6 +30,7 @@ export const googleAdsPlatform: DestinationPlatform = {
   sendBatch: (inputs, ctx) => (ctx.connection.settings.api === 'google_ads_api' ? sendLegacyBatch(inputs, ctx) : sendDataManagerBatch(inputs, ctx)),
   testConnection: (ctx) => testDataManagerConnection(ctx),
   diagnoseAfterMs: DIAGNOSE_AFTER_MS,
+  adjustBatch: adjustGoogleAds,
   async diagnose(requestId, ctx) {
     const result = await retrieveRequestStatus(requestId, ctx);
     if (!result.ok) return result;

@@ -18,6 +18,8 @@ import {
   type OfflineConversion,
 } from './request';
 import { callFault, interpretApplyAnswer } from './response';
+import { adjustUrl, prepareAdjustment, type OfflineConversionAdjustment } from './adjustments';
+import type { AdjustmentInput, AdjustmentOutcome } from '../destination';
 
 const LABEL = 'Microsoft Advertising';
 
@@ -87,6 +89,31 @@ async function sendBatch(inputs: readonly DeliveryInput[], ctx: SendContext): Pr
   return outcomes.map((o) => o ?? { kind: 'retry', error: { code: 'internal', message: 'No outcome was decided for this conversion.' } });
 }
 
+/** Sends adjustments in one ApplyOfflineConversionAdjustments call; the answer is read per row as for conversions. */
+async function adjustBatch(inputs: readonly AdjustmentInput[], ctx: SendContext): Promise<AdjustmentOutcome[]> {
+  const outcomes: (AdjustmentOutcome | undefined)[] = new Array(inputs.length);
+  const sent: { at: number; adjustment: OfflineConversionAdjustment; summary: Record<string, unknown> }[] = [];
+  inputs.forEach((input, at) => {
+    const prepared = prepareAdjustment(input);
+    if (prepared.ok) sent.push({ at, adjustment: prepared.adjustment, summary: prepared.summary });
+    else outcomes[at] = prepared.outcome;
+  });
+  if (sent.length > 0) {
+    const setup = await callSetup(ctx);
+    if (!setup.ok) {
+      for (const row of sent) outcomes[row.at] = { kind: setup.outcome === 'failed' ? 'failed' : 'retry', error: setup.error, request: row.summary };
+    } else {
+      const now = ctx.now();
+      const answer = await requestJson(LABEL, adjustUrl(ctx.settings.microsoft.adsApiBase), { headers: setup.headers, body: { OfflineConversionAdjustments: sent.map((r) => r.adjustment) } }, ctx);
+      const rows = answer.answered
+        ? interpretApplyAnswer({ status: answer.status, retryAfter: answer.headers.get('retry-after'), trackingId: answer.headers.get('trackingid'), text: answer.text }, sent.map((r) => r.summary), now.getTime())
+        : sent.map((r): DeliveryOutcome => ({ kind: 'retry', error: answer.error, request: r.summary }));
+      rows.forEach((outcome, i) => (outcomes[sent[i]!.at] = outcome.kind === 'delivered' ? { kind: 'adjusted', request: outcome.request } : outcome));
+    }
+  }
+  return outcomes.map((o) => o ?? { kind: 'retry', error: { code: 'internal', message: 'No outcome was decided for this adjustment.' } });
+}
+
 /**
  * Checks the connection without recording anything: GetConversionGoalsByIds with no ids returns every offline
  * conversion goal of the account ("If ConversionGoalIds is null or empty, then you are effectively requesting all
@@ -127,6 +154,7 @@ export const microsoftAdsPlatform: DestinationPlatform = {
   maxBatchSize: MAX_OFFLINE_CONVERSIONS_PER_CALL,
   sendBatch,
   testConnection,
+  adjustBatch,
 };
 
 export { microsoftOAuth } from './oauth';

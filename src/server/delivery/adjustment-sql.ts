@@ -1,0 +1,103 @@
+/**
+ * SQL of the adjustment queue: the results of adjustments (one per adjustment and event action), claimed once their
+ * original delivery has settled and every earlier adjustment of the same action has been applied, and recorded.
+ */
+import type { Queryable } from '../db/db';
+
+/** A claimed adjustment result; `lease` fences what this worker may write. */
+export interface ClaimedAdjustment {
+  id: string;
+  attempts: number;
+  lease: Date;
+}
+
+/**
+ * Claims up to `limit` due adjustment results whose event action is no longer queued (the original delivery came
+ * first: delivered, failed, or skipped) and that no earlier adjustment of the same action is still waiting for.
+ */
+export async function claimAdjustments(db: Queryable, options: { now: Date; leaseMs: number; limit: number }): Promise<ClaimedAdjustment[]> {
+  const lease = new Date(options.now.getTime() + options.leaseMs);
+  const rows = await db.query<{ id: string; attempts: number }>(
+    `with due as (
+       select r.id from adjustment_results r
+       join event_actions a on a.id = r.event_action_id
+       where r.status = 'queued' and r.due_at <= $1 and (r.locked_until is null or r.locked_until < $1)
+         and a.status <> 'queued'
+         and not exists (
+           select 1 from adjustment_results p where p.event_action_id = r.event_action_id and p.seq < r.seq and p.status = 'queued')
+       order by r.seq
+       limit $3
+       for update of r skip locked
+     )
+     update adjustment_results r set locked_until = $2 from due where r.id = due.id
+     returning r.id, r.attempts`,
+    [options.now, lease, options.limit],
+  );
+  return rows.map((r) => ({ id: r.id, attempts: Number(r.attempts), lease }));
+}
+
+/** A claimed result with its adjustment and the state of the event action it adjusts. */
+export interface AdjustmentRecord {
+  id: string;
+  adjustment_id: string;
+  type: 'restate' | 'retract';
+  value: string | number | null;
+  currency: string | null;
+  occurred_at: Date;
+  event_action_id: string;
+  action_status: string;
+  action_error: { code?: string; message?: string } | null;
+  action_request: Record<string, unknown> | null;
+}
+
+/** Loads claimed results with their adjustment and action, by result id. */
+export async function loadAdjustmentRecords(db: Queryable, ids: readonly string[]): Promise<Map<string, AdjustmentRecord>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<AdjustmentRecord>(
+    `select r.id, j.adjustment_id, j.type, j.value, j.currency, j.occurred_at, r.event_action_id,
+            a.status as action_status, a.error as action_error, a.request as action_request
+     from adjustment_results r join adjustments j on j.id = r.adjustment_id join event_actions a on a.id = r.event_action_id
+     where r.id = any($1::text[])`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** The new state of a claimed result: settled (adjusted, unsupported, failed), or queued again at `dueAt`. */
+export interface AdjustmentResultUpdate {
+  claim: ClaimedAdjustment;
+  status: 'queued' | 'adjusted' | 'unsupported' | 'failed';
+  reason: string | null;
+  /** Sends made so far (a wait that sent nothing keeps the count). */
+  attempts: number;
+  request: Record<string, unknown> | null;
+  error: Record<string, unknown> | null;
+  /** When queued again. */
+  dueAt?: Date;
+}
+
+/** Writes results still held under their claims, in one statement; returns the ids written. */
+export async function recordAdjustmentResults(tx: Queryable, updates: readonly AdjustmentResultUpdate[], at: Date): Promise<Set<string>> {
+  if (updates.length === 0) return new Set();
+  const rows = await tx.query<{ id: string }>(
+    `update adjustment_results r set status = t.status, reason = t.reason, attempts = t.attempts,
+       request = coalesce(t.request, r.request), error = t.error, due_at = coalesce(t.due_at, r.due_at), locked_until = null,
+       updated_at = $9::timestamptz
+     from unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])
+       as t(id, lease, status, reason, attempts, request, error, due_at)
+     where r.id = t.id and r.locked_until = t.lease
+     returning r.id`,
+    [
+      updates.map((u) => u.claim.id),
+      updates.map((u) => u.claim.lease),
+      updates.map((u) => u.status),
+      updates.map((u) => u.reason),
+      updates.map((u) => u.attempts),
+      updates.map((u) => (u.request ? JSON.stringify(u.request) : null)),
+      updates.map((u) => (u.error ? JSON.stringify(u.error) : null)),
+      updates.map((u) => u.dueAt ?? null),
+      at,
+    ],
+  );
+  return new Set(rows.map((r) => r.id));
+}

@@ -1,0 +1,142 @@
+/**
+ * Applying adjustments (restate, retract) of delivered conversions: claims due adjustment results (each queued behind
+ * its original delivery), and per connection hands them to the platform's `adjustBatch`. A platform without one, an
+ * original that failed or was never delivered: the result says so, nothing is sent.
+ */
+import {
+  ReauthorizationRequired,
+  adjustmentsUnsupported,
+  findConnectionsById,
+  platformFor,
+  sendContextFor,
+  toConnection,
+  type AdjustmentInput,
+  type AdjustmentOutcome,
+  type DestinationPlatform,
+} from '../destinations';
+import { claimAdjustments, loadAdjustmentRecords, recordAdjustmentResults, type AdjustmentRecord, type AdjustmentResultUpdate, type ClaimedAdjustment } from './adjustment-sql';
+import { loadDeliveryRecords, type DeliveryRecord } from './sql';
+import { REAUTHORIZATION_RECHECK_MS, deliveryInput, type RoundDeps, type RoundResult } from './round';
+import { decide } from './decision';
+
+interface Row {
+  claim: ClaimedAdjustment;
+  adjustment: AdjustmentRecord;
+  record: DeliveryRecord;
+}
+
+function numeric(value: string | number | null): number | null {
+  if (value === null) return null;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : null;
+}
+
+function settled(row: Pick<Row, 'claim'>, status: 'adjusted' | 'unsupported' | 'failed', reason: string | null, request: Record<string, unknown> | null = null, attempts = row.claim.attempts): AdjustmentResultUpdate {
+  return { claim: row.claim, status, reason, attempts, request, error: null };
+}
+
+/** What the original delivery's state means for its adjustment, when it was not delivered. */
+function notDelivered(row: Row, label: string): AdjustmentResultUpdate {
+  const { action_status: status, action_error: error } = row.adjustment;
+  const why = error?.message ? `: ${error.message}` : '';
+  const reason =
+    status === 'failed'
+      ? `The conversion itself never reached ${label} (its delivery failed${why}), so there is nothing there to adjust.`
+      : `The conversion was never delivered to ${label} (${status}${why}), so there is nothing there to adjust.`;
+  return settled(row, 'failed', reason);
+}
+
+/** The adjustment as the platform gets it; never dated before the conversion (platforms refuse that). */
+function adjustmentInput(row: Row): AdjustmentInput {
+  const original = deliveryInput(row.record, row.record.click_ids);
+  const at = row.adjustment.occurred_at.getTime() > original.occurredAt.getTime() ? row.adjustment.occurred_at : new Date(original.occurredAt.getTime() + 1000);
+  const value = numeric(row.adjustment.value);
+  return {
+    adjustmentResultId: row.claim.id,
+    adjustmentId: row.adjustment.adjustment_id,
+    type: row.adjustment.type,
+    value,
+    currency: value === null ? null : row.adjustment.currency,
+    occurredAt: at,
+    original,
+    originalRequest: row.adjustment.action_request,
+  };
+}
+
+function afterOutcome(row: Row, outcome: AdjustmentOutcome, deps: RoundDeps, at: Date): AdjustmentResultUpdate {
+  const attempts = row.claim.attempts + 1;
+  if (outcome.kind === 'adjusted') return settled(row, 'adjusted', null, outcome.request, attempts);
+  if (outcome.kind === 'unsupported') return settled(row, 'unsupported', outcome.reason, outcome.request ?? null, row.claim.attempts);
+  const decision = decide(outcome, attempts, deps.backoff, at, deps.random);
+  if (decision.kind === 'retry') {
+    return { claim: row.claim, status: 'queued', reason: decision.error.message, attempts, request: outcome.request ?? null, error: { ...decision.error, retrying: true }, dueAt: decision.dueAt };
+  }
+  if (decision.kind === 'failed') {
+    const reason = decision.error.hint ? `${decision.error.message} ${decision.error.hint}` : decision.error.message;
+    return { claim: row.claim, status: 'failed', reason, attempts, request: decision.request, error: { ...decision.error } };
+  }
+  return settled(row, 'adjusted', null, decision.request, attempts);
+}
+
+async function sendGroup(platform: DestinationPlatform, rows: readonly Row[], deps: RoundDeps, connectionId: string): Promise<AdjustmentResultUpdate[]> {
+  const connections = await findConnectionsById(deps.db, [connectionId]);
+  const found = connections.get(connectionId);
+  if (!found) return rows.map((row) => settled(row, 'failed', `${platform.label} is no longer connected, so the adjustment could not be sent.`));
+  const ctx = sendContextFor(platform, toConnection(found, deps.box), { ...deps, timeoutMs: deps.sendTimeoutMs });
+  try {
+    const outcomes = await platform.adjustBatch!(rows.map(adjustmentInput), ctx);
+    if (outcomes.length !== rows.length) throw new Error(`${platform.type} returned ${outcomes.length} adjustment outcomes for ${rows.length} inputs`);
+    const at = deps.now();
+    return rows.map((row, i) => afterOutcome(row, outcomes[i]!, deps, at));
+  } catch (error) {
+    const at = deps.now();
+    if (error instanceof ReauthorizationRequired) {
+      return rows.map((row) => ({
+        claim: row.claim, status: 'queued' as const, attempts: row.claim.attempts, request: null, error: null,
+        reason: `Waiting for ${platform.label} to be authorized again.`, dueAt: new Date(at.getTime() + REAUTHORIZATION_RECHECK_MS),
+      }));
+    }
+    const fault = { code: 'adapter_error', message: `The ${platform.label} adapter failed: ${(error as Error).message}` };
+    return rows.map((row) => afterOutcome(row, { kind: 'retry', error: fault }, deps, at));
+  }
+}
+
+/** Claims due adjustment results, applies them, records the outcomes; returns one result per claimed row. */
+export async function runAdjustmentRound(deps: RoundDeps, options: { leaseMs: number; limit: number }): Promise<RoundResult[]> {
+  const claims = await claimAdjustments(deps.db, { now: deps.now(), leaseMs: options.leaseMs, limit: options.limit });
+  if (claims.length === 0) return [];
+  const adjustments = await loadAdjustmentRecords(deps.db, claims.map((c) => c.id));
+  const records = await loadDeliveryRecords(deps.db, [...adjustments.values()].map((a) => a.event_action_id));
+  const updates: AdjustmentResultUpdate[] = [];
+  const groups = new Map<string, { platform: DestinationPlatform; rows: Row[] }>();
+  for (const claim of claims) {
+    const adjustment = adjustments.get(claim.id);
+    const record = adjustment ? records.get(adjustment.event_action_id) : undefined;
+    if (!adjustment || !record) continue; // deleted meanwhile: the lease expires on a row that no longer exists
+    const row: Row = { claim, adjustment, record };
+    const platform = platformFor(record.destination);
+    const label = platform?.label ?? record.destination;
+    if (adjustment.action_status !== 'delivered') updates.push(notDelivered(row, label));
+    else if (!platform?.adjustBatch) updates.push(settled(row, 'unsupported', platform ? adjustmentsUnsupported(platform) : `cnv does not deliver to '${record.destination}'.`));
+    else if (!record.destination_id) updates.push(settled(row, 'failed', `${platform.label} is no longer connected, so the adjustment could not be sent.`));
+    else {
+      const group = groups.get(record.destination_id) ?? { platform, rows: [] };
+      group.rows.push(row);
+      groups.set(record.destination_id, group);
+    }
+  }
+  for (const [connectionId, { platform, rows }] of groups) {
+    for (let i = 0; i < rows.length; i += platform.maxBatchSize) {
+      updates.push(...(await sendGroup(platform, rows.slice(i, i + platform.maxBatchSize), deps, connectionId)));
+    }
+  }
+  const at = deps.now();
+  const written = await deps.db.transaction((tx) => recordAdjustmentResults(tx, updates, at));
+  for (const u of updates) {
+    if (written.has(u.claim.id) && u.status === 'failed') deps.log.warn({ adjustmentResultId: u.claim.id }, 'adjustment failed');
+  }
+  return updates.map((u) => ({
+    eventActionId: adjustments.get(u.claim.id)!.event_action_id,
+    result: !written.has(u.claim.id) ? 'lease_lost' : u.status === 'queued' ? 'retrying' : u.status === 'adjusted' ? 'adjusted' : u.status === 'unsupported' ? 'unsupported' : 'failed',
+  }));
+}

@@ -1,0 +1,51 @@
+/**
+ * Adjustments of Google Ads conversions, per the path of the connection.
+ *
+ * Data Manager API (verified in "Conversion adjustments",
+ * https://developers.google.com/data-manager/api/devguides/events/google-ads/conversion-adjustments): an adjustment is
+ * an IngestEvents request with the same transactionId, the same destination (conversion action) and the event's
+ * required fields and identifiers, carrying the updated values; conversionValue and currency are overwritten. "In the
+ * Data Manager API, an adjustment can restate a conversion value or supplement user data": there is no retraction, so
+ * a retraction on this path is `unsupported`, said so with the way out.
+ *
+ * Legacy Google Ads API (uploadClickConversions connections): ConversionAdjustmentUploadService has RETRACTION and
+ * RESTATEMENT (google/ads/googleads/v25/services/conversion_adjustment_upload_service.proto, ConversionAdjustment,
+ * RestatementValue); cnv does not send them yet on that path, and says so in the result.
+ */
+import type { AdjustmentInput, AdjustmentOutcome, DeliveryOutcome, SendContext } from '../destination';
+import { sendDataManagerBatch } from './data-manager-send';
+
+export const DATA_MANAGER_RETRACT_UNSUPPORTED =
+  "Google's Data Manager API defines adjustments that restate a conversion's value or add user data, not retractions. " +
+  'To take the conversion back in Google Ads, restate its value to 0 (its count stays) or remove it in Google Ads.';
+
+export const LEGACY_ADJUSTMENTS_UNSUPPORTED =
+  'This Google Ads connection uses the legacy Google Ads API (uploadClickConversions); cnv sends adjustments through the ' +
+  'Data Manager API only. Connect Google Ads again without a developer token to have restatements applied.';
+
+function asAdjustment(outcome: DeliveryOutcome, input: AdjustmentInput): AdjustmentOutcome {
+  if (outcome.kind === 'delivered') {
+    return { kind: 'adjusted', request: { ...outcome.request, adjustment: 'restate', adjustment_id: input.adjustmentId } };
+  }
+  return outcome;
+}
+
+/** Restatements go out as the original event with its new value; retractions are unsupported on this API. */
+export async function adjustGoogleAds(inputs: readonly AdjustmentInput[], ctx: SendContext): Promise<AdjustmentOutcome[]> {
+  if (ctx.connection.settings.api === 'google_ads_api') return inputs.map(() => ({ kind: 'unsupported', reason: LEGACY_ADJUSTMENTS_UNSUPPORTED }));
+  const outcomes: AdjustmentOutcome[] = new Array(inputs.length);
+  const restates: Array<{ at: number; input: AdjustmentInput }> = [];
+  inputs.forEach((input, at) => {
+    if (input.type === 'retract') outcomes[at] = { kind: 'unsupported', reason: DATA_MANAGER_RETRACT_UNSUPPORTED };
+    else restates.push({ at, input });
+  });
+  if (restates.length > 0) {
+    // The same event (same transactionId: one per event action), its value and currency replaced.
+    const sent = await sendDataManagerBatch(
+      restates.map(({ input }) => ({ ...input.original, value: input.value, currency: input.currency })),
+      ctx,
+    );
+    restates.forEach(({ at, input }, i) => (outcomes[at] = asAdjustment(sent[i]!, input)));
+  }
+  return outcomes;
+}

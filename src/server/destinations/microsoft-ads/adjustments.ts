@@ -1,0 +1,68 @@
+/**
+ * Microsoft Advertising adjustments: ApplyOfflineConversionAdjustments
+ * (https://learn.microsoft.com/en-us/advertising/campaign-management-service/applyofflineconversionadjustments?view=bingads-13),
+ * "to adjust the conversion time and value for offline conversions previously applied via the ApplyOfflineConversions
+ * operation". Each OfflineConversionAdjustment (…/offlineconversionadjustment?view=bingads-13) names the conversion as
+ * it was applied (ConversionName, ConversionTime, MicrosoftClickId or the hashed email/phone) and carries AdjustmentType
+ * `Restate` (with AdjustmentValue and AdjustmentCurrencyCode) or `Retract`, and AdjustmentTime (UTC, "cannot be
+ * earlier than the original offline conversion date and time"). Verified: those fields and values. Not verified: the
+ * REST path, taken by analogy with ApplyOfflineConversions' `/OfflineConversions/Apply`.
+ */
+import type { AdjustmentInput, AdjustmentOutcome, DeliveryOutcome, RequestSummary } from '../destination';
+import { prepareConversion } from './request';
+
+/** Path of ApplyOfflineConversionAdjustments under the Campaign Management host. */
+export const APPLY_ADJUSTMENTS_PATH = '/CampaignManagement/v13/OfflineConversionAdjustments/Apply';
+
+/** One element of `OfflineConversionAdjustments`. */
+export interface OfflineConversionAdjustment {
+  AdjustmentType: 'Restate' | 'Retract';
+  AdjustmentTime: string;
+  AdjustmentValue?: number;
+  AdjustmentCurrencyCode?: string;
+  ConversionName: string;
+  ConversionTime: string;
+  MicrosoftClickId?: string;
+  HashedEmailAddress?: string;
+  HashedPhoneNumber?: string;
+}
+
+export type PreparedAdjustment = { ok: true; adjustment: OfflineConversionAdjustment; summary: RequestSummary } | { ok: false; outcome: AdjustmentOutcome };
+
+/** The adjustment of one conversion: the conversion named exactly as it was applied, and the change. */
+export function prepareAdjustment(input: AdjustmentInput): PreparedAdjustment {
+  // Rebuilt as of its own time, so it names the conversion exactly as ApplyOfflineConversions received it.
+  const original = prepareConversion(input.original, input.original.occurredAt);
+  if (!original.ok) {
+    const outcome: DeliveryOutcome = original.outcome;
+    return { ok: false, outcome: outcome.kind === 'delivered' ? { kind: 'failed', error: { code: 'internal', message: 'unexpected' } } : outcome };
+  }
+  const c = original.conversion;
+  const adjustment: OfflineConversionAdjustment = {
+    AdjustmentType: input.type === 'restate' ? 'Restate' : 'Retract',
+    AdjustmentTime: input.occurredAt.toISOString(),
+    ...(input.type === 'restate' && input.value !== null ? { AdjustmentValue: input.value } : {}),
+    ...(input.type === 'restate' && input.currency !== null ? { AdjustmentCurrencyCode: input.currency } : {}),
+    ConversionName: c.ConversionName,
+    ConversionTime: c.ConversionTime,
+    ...(c.MicrosoftClickId ? { MicrosoftClickId: c.MicrosoftClickId } : {}),
+    ...(c.HashedEmailAddress ? { HashedEmailAddress: c.HashedEmailAddress } : {}),
+    ...(c.HashedPhoneNumber ? { HashedPhoneNumber: c.HashedPhoneNumber } : {}),
+  };
+  const summary: RequestSummary = {
+    operation: 'ApplyOfflineConversionAdjustments',
+    adjustment_type: adjustment.AdjustmentType,
+    adjustment_time: adjustment.AdjustmentTime,
+    ...(adjustment.AdjustmentValue !== undefined ? { adjustment_value: adjustment.AdjustmentValue, adjustment_currency: adjustment.AdjustmentCurrencyCode } : {}),
+    conversion_name: adjustment.ConversionName,
+    conversion_time: adjustment.ConversionTime,
+    ...(adjustment.MicrosoftClickId ? { microsoft_click_id: adjustment.MicrosoftClickId } : {}),
+    adjustment_id: input.adjustmentId,
+  };
+  return { ok: true, adjustment, summary };
+}
+
+/** The adjustments URL under an API base. */
+export function adjustUrl(adsApiBase: string): string {
+  return `${adsApiBase}${APPLY_ADJUSTMENTS_PATH}`;
+}

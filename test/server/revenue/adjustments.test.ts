@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRevenueService, type RevenueService } from './support';
+import { DEMO } from '../../../src/demo/setup';
+import { adjustmentPath, saasSignupPath } from '../../../src/protocol/webhook';
+import { snapshotsPath } from '../../../src/protocol/collector';
+import { newToken, snapshotBody } from '../support/fixtures';
+
+const ORIGIN = 'http://localhost:8788';
+
+describe('adjustments: restate and retract a reported conversion', () => {
+  let r: RevenueService;
+  let seq = 0;
+  const id = (prefix: string) => `${prefix}_${++seq}`;
+  const signup = (body: Record<string, unknown>) => r.post(saasSignupPath(r.setup.site.site_key, DEMO.triggerKey), body);
+  const adjust = (body: Record<string, unknown>) => r.post(adjustmentPath(r.setup.site.site_key), body);
+  const eventOf = async (customerEventId: string) =>
+    (await r.api('GET', `/v1/events?site_id=${r.setup.site.id}&limit=100`)).data.find((e: any) => e.customer_event_id === customerEventId);
+  const paidSignup = async (value = 29) => {
+    const token = newToken();
+    const now = Date.now();
+    const res = await r.svc.app.inject({
+      method: 'POST', url: snapshotsPath(r.setup.site.site_key), headers: { origin: ORIGIN, 'content-type': 'text/plain;charset=UTF-8' },
+      payload: JSON.stringify(snapshotBody({
+        correlation_token: token, occurred_at: new Date(now - 120_000).toISOString(), page_url: `${ORIGIN}/signup`,
+        touch: {
+          click_ids: { gclid: `Cj0KCQ-adj-${seq}`, msclkid: 'f'.repeat(31) + String(seq % 10), fbclid: 'IwAR-adj', li_fat_id: 'li-adj' },
+          utm: {}, landing_page_url: `${ORIGIN}/`, referrer: null, captured_at: new Date(now - 3_600_000).toISOString(),
+        },
+      })),
+    });
+    expect(res.statusCode).toBe(204);
+    const customerEventId = id('order');
+    expect((await signup({ customer_event_id: customerEventId, correlation_token: token, email: 'ada@example.com', value, currency: 'EUR', customer_id: 'cus_adj' })).status).toBe(200);
+    return customerEventId;
+  };
+
+  beforeAll(async () => {
+    r = await startRevenueService();
+  });
+  afterAll(() => r.close());
+
+  it('restates on Google (same transactionId, new value) and Microsoft (Restate); Meta and LinkedIn say unsupported', async () => {
+    const order = await paidSignup();
+    await r.drain();
+    const original = r.fakes.google.ingested().at(-1)!.event;
+    const adjustmentId = id('adj');
+    const res = await adjust({ adjustment_id: adjustmentId, customer_event_id: order, type: 'restate', value: 19, currency: 'EUR' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'accepted', adjustment_id: adjustmentId, events: 1 });
+    await r.drain();
+
+    const restated = r.fakes.google.adjusted().at(-1)!.event;
+    expect(restated).toMatchObject({ transactionId: original.transactionId, conversionValue: 19, currency: 'EUR', adIdentifiers: original.adIdentifiers });
+    expect(r.fakes.microsoft.adjustments.at(-1)).toMatchObject({ adjustmentType: 'Restate', adjustmentValue: 19, adjustmentCurrencyCode: 'EUR' });
+    const microsoftRequest = r.fakes.microsoft.requests.filter((q) => q.path.endsWith('/OfflineConversionAdjustments/Apply')).at(-1)!;
+    expect(microsoftRequest.problems).toEqual([]);
+
+    const event = await eventOf(order);
+    expect(event.adjustments).toHaveLength(1);
+    expect(event.adjustments[0]).toMatchObject({ adjustment_id: adjustmentId, type: 'restate', value: 19, currency: 'EUR' });
+    expect(event.adjustments[0].results).toEqual([
+      { destination: 'google-ads', status: 'adjusted', reason: null },
+      { destination: 'meta', status: 'unsupported', reason: expect.stringMatching(/Meta/) },
+      { destination: 'microsoft-ads', status: 'adjusted', reason: null },
+      { destination: 'linkedin', status: 'unsupported', reason: expect.stringMatching(/LinkedIn/) },
+    ]);
+  });
+
+  it('retracts on Microsoft (Retract); the Data Manager API has no retraction and says so', async () => {
+    const order = await paidSignup();
+    await r.drain();
+    expect((await adjust({ adjustment_id: id('refund'), customer_event_id: order, type: 'retract' })).status).toBe(200);
+    await r.drain();
+    expect(r.fakes.microsoft.adjustments.at(-1)).toMatchObject({ adjustmentType: 'Retract', adjustmentValue: null });
+    const [adjustment] = (await eventOf(order)).adjustments;
+    expect(adjustment.results.map((x: any) => [x.destination, x.status])).toEqual([
+      ['google-ads', 'unsupported'], ['meta', 'unsupported'], ['microsoft-ads', 'adjusted'], ['linkedin', 'unsupported'],
+    ]);
+    expect(adjustment.results[0].reason).toMatch(/Data Manager API/);
+  });
+
+  it('waits behind the original delivery, then applies adjustments in order', async () => {
+    const order = await paidSignup();
+    const first = id('adj');
+    expect((await adjust({ adjustment_id: first, customer_event_id: order, type: 'restate', value: 25, currency: 'EUR' })).status).toBe(200);
+    expect((await adjust({ adjustment_id: id('refund'), customer_event_id: order, type: 'retract' })).status).toBe(200);
+    const queued = await eventOf(order);
+    expect(queued.status).toBe('queued');
+    expect(queued.adjustments.map((a: any) => a.results.map((x: any) => x.status))).toEqual([
+      ['queued', 'queued', 'queued', 'queued'], ['queued', 'queued', 'queued', 'queued'],
+    ]);
+    await r.drain();
+    const done = await eventOf(order);
+    expect(done.status).toBe('completed');
+    expect(done.adjustments.map((a: any) => a.type)).toEqual(['restate', 'retract']);
+    const microsoft = r.fakes.microsoft.adjustments.slice(-2).map((a) => a.adjustmentType);
+    expect(microsoft).toEqual(['Restate', 'Retract']);
+  });
+
+  it('applies the same adjustment sent 20 times at once exactly once', async () => {
+    const order = await paidSignup();
+    await r.drain();
+    const body = { adjustment_id: id('adj'), customer_event_id: order, type: 'restate', value: 9.5, currency: 'EUR' };
+    const before = r.fakes.microsoft.adjustments.length;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => adjust(body)));
+    expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200]));
+    for (const a of answers) expect(a.body).toEqual({ status: 'accepted', adjustment_id: body.adjustment_id, events: 1 });
+    await r.drain();
+    expect(r.fakes.microsoft.adjustments.length - before).toBe(1);
+    const rows = await r.svc.db.query<{ n: number }>('select count(*)::int as n from adjustments where adjustment_id = $1', [body.adjustment_id]);
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it('says so when the conversion itself failed', async () => {
+    const order = id('lost');
+    expect((await signup({ customer_event_id: order, correlation_token: null, allow_uncorrelated: true })).status).toBe(200);
+    await r.drain();
+    expect((await adjust({ adjustment_id: id('adj'), customer_event_id: order, type: 'retract' })).status).toBe(200);
+    await r.drain();
+    const [adjustment] = (await eventOf(order)).adjustments;
+    for (const result of adjustment.results) {
+      expect(result.status).toBe('failed');
+      expect(result.reason).toMatch(/never reached|never delivered/);
+    }
+  });
+
+  it('answers 404 for an unknown customer_event_id and 400 naming the field for a bad body', async () => {
+    const missing = await adjust({ adjustment_id: id('adj'), customer_event_id: 'no-such-order', type: 'retract' });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.param).toBe('customer_event_id');
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ customer_event_id: 'x', type: 'retract' }, 'adjustment_id'],
+      [{ adjustment_id: 'a', customer_event_id: 'x', type: 'cancel' }, 'type'],
+      [{ adjustment_id: 'a', customer_event_id: 'x', type: 'restate' }, 'value'],
+      [{ adjustment_id: 'a', customer_event_id: 'x', type: 'restate', value: 5 }, 'currency'],
+      [{ adjustment_id: 'a', customer_event_id: 'x', type: 'retract', value: 5, currency: 'EUR' }, 'value'],
+      [{ adjustment_id: 'a', customer_event_id: 'x', type: 'retract', occurred_at: '2020-01-01T00:00:00Z' }, 'occurred_at'],
+    ];
+    for (const [body, param] of cases) {
+      const res = await adjust(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.param).toBe(param);
+    }
+  });
+});

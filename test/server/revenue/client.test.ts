@@ -1,0 +1,42 @@
+/** cnv/client's reportSignup with value, reportConversion and adjustConversion, against the real service. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRevenueService, type RevenueService } from './support';
+import { DEMO } from '../../../src/demo/setup';
+import { createCnvClient, type CnvClient } from '../../../src/client';
+
+describe('the client: value, later stages, adjustments', () => {
+  let r: RevenueService;
+  let client: CnvClient;
+  beforeAll(async () => {
+    r = await startRevenueService();
+    const base = `http://127.0.0.1:${(r.svc.app.server.address() as { port: number }).port}`;
+    client = createCnvClient({ webhookBaseUrl: base, siteKey: r.setup.site.site_key, triggerKey: DEMO.triggerKey, secret: r.setup.webhookSecret });
+    const actions = r.setup.flow.actions_config;
+    const flow = await r.api('POST', '/v1/flows', { site_id: r.setup.site.id, name: 'Paid', trigger_config: { type: 'conversion', integrationId: 'api', key: 'paid' }, actions_config: actions });
+    await r.api('POST', `/v1/flows/${flow.id}/publish`);
+  });
+  afterAll(() => r.close());
+
+  it('reports a signup with its value and customer id, a stage by customer id, then restates and retracts it', async () => {
+    const signup = await client.reportSignup({ customerEventId: 'c-signup-1', allowUncorrelated: true, email: 'ada@example.com', value: 0, currency: 'EUR', customerId: 'acct_9' });
+    expect(signup).toMatchObject({ ok: true, response: { status: 'promoted', promoted_count: 1 } });
+    const stage = await client.reportConversion('paid', { customerEventId: 'c-paid-1', customerId: 'acct_9', value: 29, currency: 'EUR', occurredAt: new Date() });
+    expect(stage).toMatchObject({ ok: true, response: { status: 'promoted', match: 'none' } });
+    const again = await client.reportConversion('paid', { customerEventId: 'c-paid-1', customerId: 'acct_9', value: 29, currency: 'EUR' });
+    expect(again.ok && again.response).toEqual(stage.ok && stage.response);
+    const restate = await client.adjustConversion({ adjustmentId: 'c-adj-1', customerEventId: 'c-paid-1', type: 'restate', value: 19, currency: 'EUR' });
+    expect(restate).toMatchObject({ ok: true, response: { status: 'accepted', adjustment_id: 'c-adj-1', events: 1 } });
+    const retract = await client.adjustConversion({ adjustmentId: 'c-adj-2', customerEventId: 'c-paid-1', type: 'retract' });
+    expect(retract.ok).toBe(true);
+    const unknown = await client.adjustConversion({ adjustmentId: 'c-adj-3', customerEventId: 'nope', type: 'retract' });
+    expect(unknown).toMatchObject({ ok: false, sent: true, reason: 'rejected', httpStatus: 404 });
+  });
+
+  it('checks the input before sending anything', async () => {
+    expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 1.1234567, currency: 'EUR' })).toMatchObject({ ok: false, sent: false, param: 'value' });
+    expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 5 })).toMatchObject({ ok: false, sent: false, param: 'currency' });
+    expect(await client.reportConversion('paid', { customerEventId: 'x', customerId: '' })).toMatchObject({ ok: false, sent: false, param: 'customerId' });
+    expect(await client.reportConversion('bad key!', { customerEventId: 'x', customerId: 'c' })).toMatchObject({ ok: false, sent: false, param: 'stageKey' });
+    expect(await client.adjustConversion({ adjustmentId: 'a', customerEventId: 'x', type: 'restate' })).toMatchObject({ ok: false, sent: false, param: 'value' });
+  });
+});
