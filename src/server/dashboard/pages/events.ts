@@ -1,5 +1,6 @@
 /** The Events page: the spec's filters, timestamp paging, each event's destinations and statuses, and the daily chart. */
 import type { EventRecord } from '../../api/events';
+import { moneyOf } from './event';
 import { platformFor } from '../../destinations';
 import type { SiteRecord } from '../../api/sites';
 import type { FlowRecord } from '../../api/flows';
@@ -47,7 +48,7 @@ function select(name: string, label: string, current: string | undefined, option
 function eventRow(event: EventRecord): Html {
   return html`<tr>
 <td data-label="Occurred"><a href="/dashboard/events/${event.id}">${when(event.occurred_at)}</a></td>
-<td data-label="Flow">${event.flow_name ?? html`<span class="muted">—</span>`}<div class="hint">${event.trigger ?? ''}</div></td>
+<td data-label="Flow">${event.flow_name ?? html`<span class="muted">—</span>`}<div class="hint">${event.trigger_type === 'conversion' ? `stage ${String(event.stage ?? '')}` : (event.trigger ?? '')}${moneyOf(event) ? ` · ${moneyOf(event)}` : ''}</div></td>
 <td data-label="Match">${badge(event.match_quality)}</td>
 <td data-label="Status">${badge(event.status)}</td>
 <td data-label="Destinations">${

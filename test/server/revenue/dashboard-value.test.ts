@@ -1,0 +1,37 @@
+/** The dashboard shows a conversion's value, its stage and its adjustments as further steps of the trace. */
+import { describe, expect, it } from 'vitest';
+import { eventPage, moneyOf } from '../../../src/server/dashboard/pages/event';
+import type { EventRecord } from '../../../src/server/api/events';
+
+const session = { accountId: 'acct_1', accountName: 'Acme', csrfToken: 'csrf', sessionToken: 'tok' };
+
+function event(fields: Partial<EventRecord> = {}): EventRecord {
+  return {
+    id: 'evt_1', site_id: 'site_1', site_key: 'k', occurred_at: '2026-11-21T09:30:00.000Z', flow_id: 'flow_1', flow_name: 'Paid',
+    trigger: 'api', trigger_type: 'conversion', status: 'completed', match_quality: 'high', email: null, customer_event_id: 'inv_1',
+    value: 29.9, currency: 'EUR', customer_id: 'acct_42', click_ids: { gclid: 'g' }, utm: null, created_at: '2026-11-21T09:30:01.000Z',
+    stage: 'paid', match: 'identity', signup_customer_event_id: 'user_1',
+    actions: [{ destination: 'google-ads', status: 'delivered', conversion_id: '1', attempts: 1, error: null, request: null, delivered_at: '2026-11-21T09:30:02.000Z' }],
+    adjustments: [{
+      adjustment_id: 'refund_1', type: 'retract', value: null, currency: null, occurred_at: '2026-11-22T09:00:00.000Z', created_at: '2026-11-22T09:00:01.000Z',
+      results: [{ destination: 'google-ads', status: 'unsupported', reason: 'No retraction in the Data Manager API.' }],
+    }],
+    ...fields,
+  };
+}
+
+describe('value and adjustments on the dashboard', () => {
+  it('formats values with their currency', () => {
+    expect(moneyOf({ value: 29.9, currency: 'EUR' })).toBe('EUR 29.90');
+    expect(moneyOf({ value: null, currency: null })).toBeNull();
+  });
+
+  it("shows the stage, the value, how the click was found and each adjustment's result per destination", () => {
+    const page = eventPage(session, event());
+    expect(page).toContain('Later stage from your backend: paid');
+    expect(page).toContain('EUR 29.90');
+    expect(page).toContain('identity (the signup user_1)');
+    expect(page).toContain('Retracted');
+    expect(page).toContain('No retraction in the Data Manager API.');
+  });
+});
