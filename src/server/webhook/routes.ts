@@ -20,6 +20,7 @@ import { requestDelivery } from '../delivery';
 import { verifySignature } from './signature';
 import { parseBodyObject, validateAdjustment, validateConversion } from './conversion-input';
 import { recordAdjustment } from './adjustment';
+import type { ConversionResponse as ConversionAnswer } from '../../protocol/webhook';
 import { AdjustmentBody, AdjustmentResponse, ConversionBody, ConversionResponse, ReportBody, ReportResponse } from './schemas';
 import type { SiteRow } from '../api/sites';
 
@@ -128,7 +129,8 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
       const { site, rawBody } = await verified(request, siteKey);
       const at = now();
       const report = validateConversion(parseBodyObject(rawBody), at);
-      return writer.submit({ site, triggerKey, report, now: new Date(), kind: 'conversion', occurredAt: report.occurred_at });
+      // A later stage's submission is answered with a ConversionResponse (with `match`), see report.ts.
+      return writer.submit({ site, triggerKey, report, now: new Date(), kind: 'conversion', occurredAt: report.occurred_at }) as Promise<ConversionAnswer>;
     },
   );
 

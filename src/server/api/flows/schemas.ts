@@ -121,7 +121,7 @@ export const Flow = Type.Object(
     site_id: Type.String({ description: 'The site whose conversions it handles.' }),
     name: Type.String({ description: 'The label of the flow.' }),
     trigger_config: Type.Record(Type.String(), Type.Unknown(), {
-      description: "What fires it: {type: 'saas_signup', integrationId: 'api', key} or a form trigger {integrationId, pageFilter}.",
+      description: "What fires it: {type: 'saas_signup' | 'conversion', integrationId: 'api', key} or a form trigger {integrationId, pageFilter}.",
     }),
     actions_config: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Its actions, {integrationId, config} each.' }),
     status: StringEnum(['draft', 'live'] as const, { description: 'draft delivers nothing; live fires on its trigger.' }),
