@@ -17,6 +17,8 @@ export const MAX_CUSTOM_EVENT_NAME_LENGTH = 64;
 /** The event a trigger sends when the action names none: a signup is SIGN_UP, a form a LEAD. */
 export const DEFAULT_EVENT_NAME: Readonly<Record<EventTrigger, TrackingType>> = {
   saas_signup: 'SIGN_UP',
+  // A later stage of a customer (issue 19): a LEAD unless the action names another tracking type.
+  conversion: 'LEAD',
   form_submission: 'LEAD',
 };
 

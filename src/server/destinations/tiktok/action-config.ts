@@ -36,6 +36,8 @@ export const MAX_EVENT_NAME_LENGTH = 100;
 /** The event a trigger sends when the action names none: a signup completes a registration, a form is submitted. */
 export const DEFAULT_EVENT_NAME: Readonly<Record<EventTrigger, string>> = {
   saas_signup: 'CompleteRegistration',
+  // A later stage of a customer (issue 19): a qualified lead or a payment; a plain form submission is the closest standard event without a value rule.
+  conversion: 'SubmitForm',
   form_submission: 'SubmitForm',
 };
 

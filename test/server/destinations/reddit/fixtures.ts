@@ -25,6 +25,9 @@ export function redditInput(overrides: Partial<DeliveryInput> = {}): DeliveryInp
     ipAddress: '203.0.113.7',
     consent: { ad_user_data: null, ad_personalization: null },
     identity: { email: 'Al.ice$+Apple@Example.Com', phone: '+1 (555) 444-1234', first_name: 'Alice', last_name: 'Liddell' },
+    value: null,
+    currency: null,
+    customerId: null,
     ...overrides,
   };
 }

@@ -25,6 +25,9 @@ export function tiktokInput(overrides: Partial<DeliveryInput> = {}): DeliveryInp
     ipAddress: '203.0.113.7',
     consent: { ad_user_data: null, ad_personalization: null },
     identity: { email: ' Ada@Example.com ', phone: '+49 30 9876543', first_name: 'Ada', last_name: 'Lovelace' },
+    value: null,
+    currency: null,
+    customerId: null,
     ...overrides,
   };
 }
