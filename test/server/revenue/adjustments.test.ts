@@ -6,6 +6,8 @@ import { snapshotsPath } from '../../../src/protocol/collector';
 import { newToken, snapshotBody } from '../support/fixtures';
 
 const ORIGIN = 'http://localhost:8788';
+/** The results of the four platforms these tests check (the demo may connect more). */
+const four = (results: any[]) => results.filter((x) => ['google-ads', 'meta', 'microsoft-ads', 'linkedin'].includes(x.destination));
 
 describe('adjustments: restate and retract a reported conversion', () => {
   let r: RevenueService;
@@ -58,7 +60,7 @@ describe('adjustments: restate and retract a reported conversion', () => {
     const event = await eventOf(order);
     expect(event.adjustments).toHaveLength(1);
     expect(event.adjustments[0]).toMatchObject({ adjustment_id: adjustmentId, type: 'restate', value: 19, currency: 'EUR' });
-    expect(event.adjustments[0].results).toEqual([
+    expect(four(event.adjustments[0].results)).toEqual([
       { destination: 'google-ads', status: 'adjusted', reason: null },
       { destination: 'meta', status: 'unsupported', reason: expect.stringMatching(/Meta/) },
       { destination: 'microsoft-ads', status: 'adjusted', reason: null },
@@ -73,7 +75,7 @@ describe('adjustments: restate and retract a reported conversion', () => {
     await r.drain();
     expect(r.fakes.microsoft.adjustments.at(-1)).toMatchObject({ adjustmentType: 'Retract', adjustmentValue: null });
     const [adjustment] = (await eventOf(order)).adjustments;
-    expect(adjustment.results.map((x: any) => [x.destination, x.status])).toEqual([
+    expect(four(adjustment.results).map((x: any) => [x.destination, x.status])).toEqual([
       ['google-ads', 'unsupported'], ['meta', 'unsupported'], ['microsoft-ads', 'adjusted'], ['linkedin', 'unsupported'],
     ]);
     expect(adjustment.results[0].reason).toMatch(/Data Manager API/);
@@ -86,7 +88,7 @@ describe('adjustments: restate and retract a reported conversion', () => {
     expect((await adjust({ adjustment_id: id('refund'), customer_event_id: order, type: 'retract' })).status).toBe(200);
     const queued = await eventOf(order);
     expect(queued.status).toBe('queued');
-    expect(queued.adjustments.map((a: any) => a.results.map((x: any) => x.status))).toEqual([
+    expect(queued.adjustments.map((a: any) => four(a.results).map((x: any) => x.status))).toEqual([
       ['queued', 'queued', 'queued', 'queued'], ['queued', 'queued', 'queued', 'queued'],
     ]);
     await r.drain();

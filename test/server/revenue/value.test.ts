@@ -37,7 +37,8 @@ describe('value on a signup report', () => {
     const events = await r.api('GET', `/v1/events?site_id=${r.setup.site.id}`);
     const event = events.data.find((e: any) => e.customer_event_id === customerEventId);
     expect(event).toMatchObject({ value: 49.9, currency: 'EUR', customer_id: 'acct_42', trigger_type: 'saas_signup', status: 'completed' });
-    expect(event.actions.map((a: any) => a.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
+    expect(event.actions.length).toBeGreaterThanOrEqual(4);
+    for (const action of event.actions) expect(action.status).toBe('delivered');
   });
 
   it('sends no value fields when the report has none', async () => {
