@@ -17,6 +17,7 @@ import { bootstrap } from './accounts';
 import { toSiteRecord, type SiteRecord } from './api/sites';
 import { startDeliveryWorker } from './delivery';
 import { startSnapshotRetention } from './collector';
+import { startIdentityRetention } from './privacy';
 import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
 
@@ -143,6 +144,8 @@ export async function startService(settings: Settings, options: StartServiceOpti
       const retention = startSnapshotRetention({ db, retentionDays: settings.snapshotRetentionDays, log: app.log });
       closers.push(() => retention.stop());
     }
+    const identityRetention = startIdentityRetention({ db, retentionDays: settings.identityRetentionDays, log: app.log });
+    closers.push(() => identityRetention.stop());
     progress(`ready (${seconds(started)})`);
 
     let closed: Promise<void> | undefined;

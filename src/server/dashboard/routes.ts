@@ -246,7 +246,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   app.get('/dashboard/events', page, async (request, reply) => {
     const session = sessionFor(request);
     const { filters, cursor } = views.eventFiltersOf((request.query ?? {}) as Record<string, unknown>);
-    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor);
+    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor, settings.identityRetentionDays);
     return sendPage(reply, data.error ? 400 : 200, eventsPage(session, data));
   });
   app.get('/dashboard/events/:id', page, async (request, reply) => {

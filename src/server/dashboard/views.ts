@@ -12,6 +12,7 @@ import { listDestinationRecords, testDestination, type DestinationRecord } from 
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
 import { createFlow, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowRecord } from '../api/flows';
 import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
+import { identityWindowStart } from '../privacy';
 import { erasePerson, erasureTarget, listErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
 import { listOriginTraffic } from '../collector';
 import { connectTriggerSource, findTriggerSource, rotateWebhookSecret } from '../webhook';
@@ -200,6 +201,7 @@ export async function eventsView(
   accountId: string,
   filters: EventFilterForm,
   cursor: string | undefined,
+  retentionDays: number,
   now = new Date(),
 ): Promise<EventsPageData> {
   const [sites, flows] = await Promise.all([accountSites(db, accountId), listFlows(db, accountId, PAGE).then((p) => p.data)]);
@@ -210,7 +212,7 @@ export async function eventsView(
   try {
     const query = eventsQueryOf(filters, cursor);
     validate(ListEventsQuery, query, 'querystring');
-    const page = await listEvents(db, accountId, query as ListEventsQuery);
+    const page = await listEvents(db, accountId, query as ListEventsQuery, identityWindowStart(retentionDays, now));
     return { ...base, events: page.data, nextCursor: page.next_cursor };
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) return { ...base, events: [], nextCursor: null, error: error.message };
