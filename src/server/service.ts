@@ -115,6 +115,7 @@ export async function startService(settings: Settings, options: StartServiceOpti
   try {
     const app = await buildApp({ db, settings, logger });
     closers.push(() => app.close());
+    if (store.permissions) app.log.info(store.permissions);
     progress(`listening on ${settings.host}:${settings.port}…`);
     await app.listen({ host: settings.host, port: settings.port }).catch((error: unknown) => {
       throw explainListenError(error, 'PORT', settings.host, settings.port);
