@@ -223,6 +223,46 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     expect(json(await erase(tenant, { phone: '0018005550100' })).repeat_of).toBe(listed.data[0].id);
   });
 
+  it('the dashboard confirms what will be removed before erasing, then lists the erasure without the values', async () => {
+    const tenant = await svc.addTenant('Dashboard');
+    await prepare(tenant, 'signup');
+    expect((await report(tenant, 'signup', { customer_event_id: 'dash-1', email: 'dash.person@example.com', last_name: 'Dashwood' })).statusCode).toBe(200);
+    const link = new URL((await issueSignInLink(svc.db, svc.settings, tenant.accountId)).url);
+    const cookie = String((await svc.app.inject({ method: 'GET', url: link.pathname + link.search })).headers['set-cookie']).split(';')[0]!;
+    const page = await svc.app.inject({ method: 'GET', url: '/dashboard/privacy', headers: { cookie } });
+    expect(page.body).toContain('Email, phone, names and customer ids are kept 90 days');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const post = (url: string, form: Record<string, string>) =>
+      svc.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ ...form, _csrf: csrf }).toString() });
+
+    // A malformed phone: the form again, with the message, nothing erased.
+    const bad = await post('/dashboard/privacy/preview', { email: '', phone: '555 0100', customer_id: '' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('phone must be a phone number with its country code');
+    expect(bad.body).toContain('aria-invalid="true"');
+    // The confirmation says what will go; nothing has gone yet.
+    const preview = await post('/dashboard/privacy/preview', { email: 'Dash.Person@example.com', phone: '', customer_id: '' });
+    expect(preview.statusCode).toBe(200);
+    expect(preview.body).toContain('Erase this person?');
+    expect(preview.body).toMatch(/<strong>1 report<\/strong>[\s\S]*<strong>1 event<\/strong>[\s\S]*<strong>0 browser snapshots<\/strong>[\s\S]*<strong>0 form submissions<\/strong>/);
+    expect(preview.body).toContain('Conversions already delivered to ad platforms are not called back');
+    expect((await svc.db.query(`select 1 from events where email = 'dash.person@example.com'`))).toHaveLength(1);
+    // Erase: done, listed, and the values are nowhere in the page.
+    const erased = await post('/dashboard/privacy/erase', { email: 'Dash.Person@example.com', phone: '', customer_id: '' });
+    expect(erased.statusCode).toBe(303);
+    expect(erased.headers.location).toBe('/dashboard/privacy?done=erased');
+    const after = await svc.app.inject({ method: 'GET', url: '/dashboard/privacy?done=erased', headers: { cookie } });
+    expect(after.body).toContain('1 report, 1 event, 0 browser snapshots, 0 form submissions');
+    expect(after.body.toLowerCase()).not.toMatch(/dash\.person|dashwood/);
+    expect((await svc.db.query(`select 1 from events where email = 'dash.person@example.com'`))).toHaveLength(0);
+    // Without the CSRF token nothing happens.
+    const forged = await svc.app.inject({
+      method: 'POST', url: '/dashboard/privacy/erase', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'email=someone%40example.com',
+    });
+    expect(forged.statusCode).toBe(403);
+  });
+
   it('refuses an erasure with no identity or a malformed one with a 400 naming the field, recording nothing', async () => {
     const tenant = await svc.addTenant('Bad input');
     const cases: Array<[unknown, string]> = [

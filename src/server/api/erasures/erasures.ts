@@ -8,7 +8,7 @@ import type { Database, Queryable } from '../../db/db';
 import { newId } from '../../db/ids';
 import { invalidParam } from '../../http/errors';
 import { paginate, pageRequestOf, type ListEnvelope } from '../../http/pagination';
-import { normalizeEmail, normalizePhoneE164, type RawIdentity } from '../../../protocol/identity';
+import { MAX_IDENTITY_FIELD_LENGTH, normalizeEmail, normalizePhoneE164, type RawIdentity } from '../../../protocol/identity';
 import {
   anonymiseEvents,
   anonymiseFormSubmissions,
@@ -29,7 +29,7 @@ import {
   type ErasureRow,
   type IdentityCandidate,
 } from './sql';
-import type { ErasureBody, ListErasuresQuery } from './schemas';
+import { CUSTOMER_ID_MAX, type ErasureBody, type ListErasuresQuery } from './schemas';
 
 /** The identity kinds an erasure may name, in the order the audit lists them. */
 export const ERASURE_FIELDS = ['email', 'phone', 'customer_id'] as const;
@@ -63,6 +63,10 @@ const KEPT_EVENT_DATA = ['customer_event_id', 'trigger_key', 'integration', 'for
 export function erasureTarget(body: ErasureBody): ErasureTarget {
   if (body.email === undefined && body.phone === undefined && body.customer_id === undefined) {
     throw invalidParam('email', 'Name the person to erase: send at least one of email, phone and customer_id.', 'parameter_missing');
+  }
+  for (const [field, max] of [['email', MAX_IDENTITY_FIELD_LENGTH], ['phone', MAX_IDENTITY_FIELD_LENGTH], ['customer_id', CUSTOMER_ID_MAX]] as const) {
+    const value = body[field];
+    if (value !== undefined && (typeof value !== 'string' || value.length > max)) throw invalidParam(field, `${field} must be a string of at most ${max} characters.`);
   }
   let email: string | null = null;
   if (body.email !== undefined) {
