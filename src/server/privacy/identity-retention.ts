@@ -6,7 +6,8 @@
  * results) stays. The email and status filters of GET /v1/events search the same window.
  */
 import type { Database } from '../db/db';
-import { clearEventIdentityBefore, clearFormSubmissionIdentityBefore, clearReportIdentityBefore } from './sql';
+import { clearIdentityBefore, IDENTITY_TABLES } from './sql';
+import { inChunks, startPeriodic } from '../periodic';
 
 /** Rows changed per statement. */
 const CHUNK = 500;
@@ -17,28 +18,13 @@ export function identityWindowStart(retentionDays: number, now: Date = new Date(
 }
 
 /** What one purge cleared, per table. */
-export interface IdentityPurge {
-  events: number;
-  reports: number;
-  form_submissions: number;
-}
+export type IdentityPurge = Record<(typeof IDENTITY_TABLES)[number], number>;
 
 /** Clears identity stored more than `retentionDays` before `now`; returns how many rows of each table were cleared. */
 export async function clearExpiredIdentity(db: Database, retentionDays: number, now: Date = new Date()): Promise<IdentityPurge> {
   const cutoff = identityWindowStart(retentionDays, now);
   const cleared: IdentityPurge = { events: 0, reports: 0, form_submissions: 0 };
-  const steps: Array<[keyof IdentityPurge, typeof clearEventIdentityBefore]> = [
-    ['events', clearEventIdentityBefore],
-    ['reports', clearReportIdentityBefore],
-    ['form_submissions', clearFormSubmissionIdentityBefore],
-  ];
-  for (const [table, clear] of steps) {
-    for (;;) {
-      const n = await clear(db, cutoff, CHUNK);
-      cleared[table] += n;
-      if (n < CHUNK) break;
-    }
-  }
+  for (const table of IDENTITY_TABLES) cleared[table] = await inChunks((limit) => clearIdentityBefore(db, table, cutoff, limit), CHUNK);
   return cleared;
 }
 
@@ -54,26 +40,15 @@ export interface IdentityRetentionOptions {
 
 /** Purges at start and then every interval until stopped. The log line carries counts only, never a value. */
 export function startIdentityRetention(options: IdentityRetentionOptions): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  const purge = () => {
-    running = running
-      .then(() => clearExpiredIdentity(options.db, options.retentionDays, options.now?.() ?? new Date()))
-      .then(
-        (cleared) => {
-          if (cleared.events + cleared.reports + cleared.form_submissions > 0) {
-            options.log.info({ cleared, retentionDays: options.retentionDays }, 'identity past its retention cleared');
-          }
-        },
-        (error: unknown) => options.log.error({ err: error }, 'identity retention failed; it runs again at the next interval'),
-      );
-  };
-  purge();
-  const timer = setInterval(purge, options.intervalMs ?? 3_600_000);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return startPeriodic(
+    async () => {
+      const cleared = await clearExpiredIdentity(options.db, options.retentionDays, options.now?.() ?? new Date());
+      if (cleared.events + cleared.reports + cleared.form_submissions > 0) {
+        options.log.info({ cleared, retentionDays: options.retentionDays }, 'identity past its retention cleared');
+      }
     },
-  };
+    options.intervalMs ?? 3_600_000,
+    options.log,
+    'identity retention failed; it runs again at the next interval',
+  );
 }

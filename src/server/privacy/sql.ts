@@ -5,33 +5,21 @@
  */
 import type { Queryable } from '../db/db';
 
-/** Clears the email of up to `limit` events stored before `cutoff`; returns how many. */
-export async function clearEventIdentityBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
-  const rows = await db.query(
-    `update events set email = null
-     where id in (select id from events where email is not null and created_at < $1 order by created_at limit $2)
-     returning id`,
-    [cutoff, limit],
-  );
-  return rows.length;
-}
+/** The tables that hold identity, with what clears it, which rows still hold it, and when each row was stored. */
+const TABLES = {
+  events: { clear: 'email = null', holds: 'email is not null', stored: 'created_at' },
+  reports: { clear: `identity = '{}'::jsonb`, holds: `identity <> '{}'::jsonb`, stored: 'created_at' },
+  form_submissions: { clear: `fields = '{}'::jsonb`, holds: `fields <> '{}'::jsonb`, stored: 'received_at' },
+} as const;
 
-/** Clears the identity fields of up to `limit` reports received before `cutoff`; returns how many. */
-export async function clearReportIdentityBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
-  const rows = await db.query(
-    `update reports set identity = '{}'::jsonb
-     where id in (select id from reports where identity <> '{}'::jsonb and created_at < $1 order by created_at limit $2)
-     returning id`,
-    [cutoff, limit],
-  );
-  return rows.length;
-}
+export const IDENTITY_TABLES = Object.keys(TABLES) as Array<keyof typeof TABLES>;
 
-/** Clears the identity fields of up to `limit` form submissions received before `cutoff`; returns how many. */
-export async function clearFormSubmissionIdentityBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+/** Clears the identity of up to `limit` rows of `table` stored before `cutoff`, oldest first; returns how many. */
+export async function clearIdentityBefore(db: Queryable, table: keyof typeof TABLES, cutoff: Date, limit: number): Promise<number> {
+  const { clear, holds, stored } = TABLES[table];
   const rows = await db.query(
-    `update form_submissions set fields = '{}'::jsonb
-     where id in (select id from form_submissions where fields <> '{}'::jsonb and received_at < $1 order by received_at limit $2)
+    `update ${table} set ${clear}
+     where id in (select id from ${table} where ${holds} and ${stored} < $1 order by ${stored} limit $2)
      returning id`,
     [cutoff, limit],
   );
