@@ -351,9 +351,12 @@ drop index if exists events_email;
 create index events_email_sort on events (account_id, email, sort_at desc) where email is not null;
 -- The status filter: queued and failed events are few; completed ones are found along the (account_id, sort_at) index.
 create index events_open_status_sort on events (account_id, status, sort_at desc) where status <> 'completed';
--- The identity retention purge: the oldest rows still holding identity, in chunks.
-create index events_identity_created on events (created_at) where email is not null;
-create index reports_identity_created on reports (created_at) where identity <> '{}'::jsonb;
+-- Identity retention: when the purge cleared a row's identity (email, phone, names, customer id) past the window. The
+-- purge walks the rows not yet cleared, oldest first, so each row is visited once and then leaves the index.
+alter table events add column identity_cleared_at timestamptz;
+alter table reports add column identity_cleared_at timestamptz;
+create index events_identity_due on events (created_at) where identity_cleared_at is null;
+create index reports_identity_due on reports (created_at) where identity_cleared_at is null;
 `,
   },
 ];
