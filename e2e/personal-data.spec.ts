@@ -55,7 +55,9 @@ test('a person is found, the removal confirmed, and nothing of them is shown aft
   const [account] = await svc.db.query<{ account_id: string }>('select account_id from sites where id = $1', [svc.bootstrapSite.id]);
   await page.goto((await issueSignInLink(svc.db, svc.settings!, account!.account_id)).url);
   await page.getByRole('link', { name: 'Events', exact: true }).click();
+  await page.getByRole('link', { name: 'Trace' }).first().click();
   await expect(page.getByText('ada.lovelace@example.com').first()).toBeVisible();
+  const tracePage = page.url();
 
   await page.getByRole('link', { name: 'Personal data', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Personal data', level: 1 })).toBeVisible();
@@ -78,6 +80,8 @@ test('a person is found, the removal confirmed, and nothing of them is shown aft
   expect((await page.content()).toLowerCase()).not.toMatch(/lovelace|augusta/);
   await shoot(page, 'personal-data-erased');
 
-  await page.getByRole('link', { name: 'Events', exact: true }).click();
+  await page.goto(tracePage);
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   expect((await page.content()).toLowerCase()).not.toMatch(/lovelace|cj0kcq-ada/);
+  await shoot(page, 'personal-data-erased-event');
 });

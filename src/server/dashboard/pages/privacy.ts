@@ -42,7 +42,7 @@ function field(id: keyof ErasureForm, label: string, hint: string, type: string,
 }
 
 function erasureForm(session: DashboardSession, values: ErasureForm, param: string | undefined): Html {
-  return html`<form method="post" action="/dashboard/privacy/preview" class="choice">
+  return html`<form method="post" action="/dashboard/privacy/preview">
 ${csrfField(session)}
 ${field('email', 'Email', 'Matched trimmed and lower-cased.', 'text', values, param === 'email')}
 ${field('phone', 'Phone', 'With its country code, e.g. +1 202 555 0143.', 'text', values, param === 'phone')}
