@@ -5,13 +5,15 @@ import type { AppContext } from '../../http/app';
 import { accountOf } from '../../http/auth';
 import { erasePerson, erasureTarget, listErasures } from './erasures';
 import { erasureHash } from './keyed-hash';
-import { ErasureBody, ListErasuresQuery } from './schemas';
+import { Erasure, ErasureBody, ErasureList, ListErasuresQuery } from './schemas';
 
 export default async function erasureRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const hash = erasureHash(settings);
-  app.post('/erasures', { schema: { body: ErasureBody } }, async (request) =>
+  app.post('/erasures', { schema: { summary: 'Erase a person from every site of the account', body: ErasureBody, response: { 200: Erasure } } }, async (request) =>
     erasePerson(db, accountOf(request).id, erasureTarget(request.body ?? {}), hash),
   );
-  app.get('/erasures', { schema: { querystring: ListErasuresQuery } }, async (request) => listErasures(db, accountOf(request).id, request.query));
+  app.get('/erasures', { schema: { summary: 'List erasures (never the erased values)', querystring: ListErasuresQuery, response: { 200: ErasureList } } }, async (request) =>
+    listErasures(db, accountOf(request).id, request.query),
+  );
 }

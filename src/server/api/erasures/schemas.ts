@@ -1,6 +1,7 @@
 /** The input schemas of /v1/erasures: what each route accepts, described for a reader (people and agent tools alike). */
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination';
+import { ListOf, Nullable, Timestamp } from '../../http/schemas';
 import { MAX_IDENTITY_FIELD_LENGTH } from '../../../protocol/identity';
 
 /** Longest customer_id (DESIGN.md, "Value, later stages and adjustments"). */
@@ -43,3 +44,30 @@ export type ErasureBody = Static<typeof ErasureBody>;
 /** The query of GET /v1/erasures: the list pagination, no filters. */
 export const ListErasuresQuery = PageQuery;
 export type ListErasuresQuery = Static<typeof ListErasuresQuery>;
+
+const Count = (what: string) => Type.Integer({ minimum: 0, description: what });
+
+/** The Erasure record (responses): what was asked and matched, never the values. */
+export const Erasure = Type.Object(
+  {
+    id: Type.String({ description: 'The erasure id (era_…).' }),
+    created_at: Timestamp('When the erasure was made.'),
+    fields: Type.Array(Type.Unsafe<string>({ type: 'string', enum: ['email', 'phone', 'customer_id'] }), {
+      description: 'Which kinds of identity the request named (never their values).',
+    }),
+    matched: Type.Object(
+      {
+        reports: Count('Reports whose identity and customer id were cleared.'),
+        events: Count('Events anonymised (email, click ids, touch, request summaries cleared; sends not made yet cancelled).'),
+        snapshots: Count('Browser snapshots deleted (IP address, user agent, click, cookies).'),
+        form_submissions: Count('Form submissions whose fields, IP address and user agent were cleared.'),
+      },
+      { additionalProperties: false, description: 'What was found of the person, in every site of the account.' },
+    ),
+    repeat_of: Nullable(Type.String({ description: 'The first earlier erasure that named one of the same values (recognised by a keyed hash), or null.' })),
+  },
+  { title: 'Erasure', additionalProperties: false },
+);
+
+/** A page of erasures, oldest first. */
+export const ErasureList = ListOf(Erasure, 'erasures');
