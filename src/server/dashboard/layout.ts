@@ -11,6 +11,7 @@ export const NAV = [
   { id: 'flows', label: 'Flows', href: '/dashboard/flows' },
   { id: 'events', label: 'Events', href: '/dashboard/events' },
   { id: 'keys', label: 'API keys', href: '/dashboard/keys' },
+  { id: 'privacy', label: 'Personal data', href: '/dashboard/privacy' },
 ] as const;
 
 export type NavId = (typeof NAV)[number]['id'];

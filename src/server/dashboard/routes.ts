@@ -19,8 +19,10 @@ import { flowsPage } from './pages/flows';
 import { eventsPage } from './pages/events';
 import { eventPage } from './pages/event';
 import { keysPage } from './pages/keys';
+import { privacyPage, type PrivacyPageData } from './pages/privacy';
 import { errorPage, signInNeededPage, signInRefusedPage } from './pages/sign-in';
 import { getEvent } from '../api/events';
+import { erasureHash } from '../api/erasures';
 
 /** Largest form accepted, in bytes. */
 const FORM_MAX_BYTES = 32 * 1024;
@@ -33,6 +35,7 @@ const DONE: Record<string, Notice> = {
   flow_published: { kind: 'good', text: 'Flow published: it delivers conversions from now on.' },
   flow_unpublished: { kind: 'good', text: 'Flow unpublished: it delivers nothing until published again.' },
   key_revoked: { kind: 'good', text: 'API key revoked: requests with it are refused from now on.' },
+  erased: { kind: 'good', text: 'Erased: what was stored of that person is gone (see the first row below).' },
 };
 
 const sessions = new WeakMap<FastifyRequest, DashboardSession>();
@@ -243,13 +246,39 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   app.get('/dashboard/events', page, async (request, reply) => {
     const session = sessionFor(request);
     const { filters, cursor } = views.eventFiltersOf((request.query ?? {}) as Record<string, unknown>);
-    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor);
+    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor, settings.identityRetentionDays);
     return sendPage(reply, data.error ? 400 : 200, eventsPage(session, data));
   });
   app.get('/dashboard/events/:id', page, async (request, reply) => {
     const session = sessionFor(request);
     return sendPage(reply, 200, eventPage(session, await getEvent(db, session.accountId, idParam(request))));
   });
+
+  // Personal data: erase a person (a confirmation first, saying what will go), the erasures made
+  const hash = erasureHash(settings);
+  const renderPrivacy = async (request: FastifyRequest, reply: FastifyReply, status = 200, extra: Partial<PrivacyPageData> = {}) => {
+    const session = sessionFor(request);
+    const data = { erasures: await views.erasuresView(db, session.accountId), retentionDays: settings.identityRetentionDays, ...extra };
+    return sendPage(reply.header('cache-control', 'no-store'), status, privacyPage(session, data, noticesOf(request)));
+  };
+  app.get('/dashboard/privacy', page, async (request, reply) => renderPrivacy(request, reply));
+  for (const step of ['preview', 'erase'] as const) {
+    app.post(`/dashboard/privacy/${step}`, post, async (request, reply) => {
+      const values = views.erasureFormOf(formOf(request));
+      const accountId = sessionFor(request).accountId;
+      try {
+        if (step === 'erase') {
+          await views.erasePersonOfForm(db, validatorOf(request), hash, accountId, values);
+          return reply.redirect('/dashboard/privacy?done=erased', 303);
+        }
+        const counts = await views.previewPersonErasure(db, validatorOf(request), hash, accountId, values);
+        return renderPrivacy(request, reply, 200, { confirm: { values, counts } });
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 400) throw error;
+        return renderPrivacy(request, reply, 400, { error: { message: error.message, ...(error.param ? { param: error.param } : {}), values } });
+      }
+    });
+  }
 
   // API keys
   app.get('/dashboard/keys', page, async (request, reply) => {
