@@ -102,6 +102,21 @@ describe('later stages of a customer (the conversion trigger)', () => {
     expect(r.fakes.google.ingested().some((i) => i.event.adIdentifiers?.gclid === 'Cj0KCQ-late-snapshot' && i.event.conversionValue === 49.9)).toBe(true);
   });
 
+  it('an erasure by customer_id removes it from reports and events, and a later stage of it then finds no click', async () => {
+    const token = newToken();
+    await beacon(token, { gclid: 'Cj0KCQ-erased-customer' });
+    const signupId = id('signup');
+    expect((await signup({ customer_event_id: signupId, correlation_token: token, customer_id: 'cus_erased' })).status).toBe(200);
+    await r.drain();
+    const erasure = await r.api('POST', '/v1/erasures', { customer_id: 'cus_erased' });
+    expect(erasure.matched).toMatchObject({ reports: 1, snapshots: 1 });
+    expect(erasure.matched.events).toBeGreaterThanOrEqual(1);
+    const [event] = await eventsOf(signupId);
+    expect(event).toMatchObject({ customer_id: null, click_ids: null });
+    const later = await stage({ customer_event_id: id('paid'), customer_id: 'cus_erased', value: 29, currency: 'EUR' });
+    expect(later.body).toMatchObject({ match: 'none', correlated: false });
+  });
+
   it('keeps signup flows and stage flows of one key apart', async () => {
     const res = await signup({ customer_event_id: id('x'), correlation_token: null, allow_uncorrelated: true, customer_id: 'cus_D' });
     expect(res.body.promoted_count).toBe(1);

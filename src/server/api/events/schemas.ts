@@ -77,6 +77,30 @@ export const EventAction = Type.Object(
   { title: 'EventAction', additionalProperties: false },
 );
 
+/** One restatement or retraction of an event (responses), with its result per destination. */
+export const EventAdjustment = Type.Object(
+  {
+    adjustment_id: Type.String({ description: "Your id of the adjustment: the adjustment webhook's adjustment_id." }),
+    type: Type.Unsafe<string>({ type: 'string', enum: ['restate', 'retract'], description: 'restate (a new value) or retract (the conversion taken back).' }),
+    value: Nullable(Type.Number({ description: 'The restated value in the major unit of currency; null for a retraction.' })),
+    currency: Nullable(Type.String({ description: 'ISO 4217 code of the restated value; null for a retraction.' })),
+    occurred_at: Timestamp('When the adjustment happened, as reported.'),
+    created_at: Timestamp('When the service recorded it.'),
+    results: Type.Array(
+      Type.Object(
+        {
+          destination: Type.String({ description: 'The platform of one action of the event.' }),
+          status: Type.String({ description: 'queued, adjusted, unsupported (the platform has no such operation) or failed.' }),
+          reason: Nullable(Type.String({ description: 'Why it is unsupported or failed; null otherwise.' })),
+        },
+        { additionalProperties: false },
+      ),
+      { description: "One per action of the event, in the actions' order." },
+    ),
+  },
+  { title: 'EventAdjustment', additionalProperties: false },
+);
+
 /** The Event record (responses): the fields the service owns, and the stored data passed through beside them. */
 export const Event = Type.Object(
   {
@@ -87,13 +111,18 @@ export const Event = Type.Object(
     flow_id: Nullable(Type.String()),
     flow_name: Nullable(Type.String()),
     trigger: Nullable(Type.String({ description: 'api (a webhook report) or form_submission.' })),
+    trigger_type: Nullable(Type.String({ description: 'Which trigger type fired: saas_signup, conversion (a later stage) or form_submission.' })),
     status: Type.Unsafe<string>({ type: 'string', enum: [...EVENT_STATUSES], description: 'queued while any action is pending; completed; failed.' }),
     match_quality: Nullable(Type.String({ description: 'high, medium, low; null while the snapshot is pending.' })),
     email: Nullable(Type.String({ description: 'The reported email, trimmed and lower-cased.' })),
     customer_event_id: Nullable(Type.String({ description: "Your id of the conversion: the webhook's customer_event_id." })),
+    value: Nullable(Type.Number({ description: 'What the conversion is worth, in the major unit of currency; null when not reported.' })),
+    currency: Nullable(Type.String({ description: 'ISO 4217 code of value; null without a value.' })),
+    customer_id: Nullable(Type.String({ description: 'Your customer id as reported (links later stages to the signup); null when not reported or erased.' })),
     click_ids: Nullable(Type.Record(Type.String(), Type.String(), { description: 'The ad click ids paired with it.' })),
     utm: Type.Unknown({ description: 'The UTM parameters of the touch, or null.' }),
     actions: Type.Array(EventAction, { description: 'One per destination of its flow.' }),
+    adjustments: Type.Array(EventAdjustment, { description: 'Restatements and retractions of this conversion, oldest first.' }),
     created_at: Timestamp('When the service recorded it.'),
   },
   {
