@@ -26,7 +26,7 @@ let meta: FakeServer<MetaPlan>;
 let origin: string;
 let webhookSecret = '';
 
-test.describe.configure({ mode: 'serial' });
+test.describe.configure({ mode: 'serial', timeout: 150_000 });
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);

@@ -149,8 +149,7 @@ td .badge + .hint, .covered { white-space: nowrap; }
   main { padding: 16px 12px 40px; }
   .top-inner { padding: 8px 12px; }
   .card { padding: 14px; }
-  nav.main { order: 3; flex-basis: 100%; overflow-x: auto; flex-wrap: nowrap; }
-  nav.main { gap: 0; margin: 0 -6px; }
+  nav.main { order: 3; flex-basis: 100%; flex-wrap: wrap; gap: 2px; margin: 0 -6px; }
   nav.main a { white-space: nowrap; padding: 6px 7px; }
   .chart { direction: rtl; }
   .chart svg, .chart figcaption { direction: ltr; }
