@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './support/test';
-import { expectAccessible } from './support/axe';
+import { checkAndShoot, expectAccessible } from './support/axe';
 import { startRealService, type RunningService } from './support/real-service';
 import { startFakeMeta, FAKE_META_PIXEL_ID, FAKE_META_TOKEN, type MetaPlan } from '../src/demo/fakes/meta';
 import type { FakeServer } from '../src/demo/fakes/fake-server';
@@ -42,13 +42,7 @@ test.afterAll(async () => {
 
 /** Full-page screenshots at a desktop and a phone width, after the accessibility check of the page at both. */
 async function shoot(page: Page, name: string): Promise<void> {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await expectAccessible(page, name);
-  await page.screenshot({ path: join(SHOTS, `dashboard-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await expectAccessible(page, `${name} (phone)`);
-  await page.screenshot({ path: join(SHOTS, `dashboard-${name}-phone.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await checkAndShoot(page, SHOTS, 'dashboard', name);
 }
 
 /** A fresh sign-in link of the first account (as `cnv dashboard` prints it). */

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './support/test';
-import { expectAccessible } from './support/axe';
+import { checkAndShoot } from './support/axe';
 import { startRealService, type RunningService } from './support/real-service';
 import { acceptedEvents, startFakeMeta, FAKE_META_PIXEL_ID, FAKE_META_TOKEN, type MetaPlan } from '../src/demo/fakes/meta';
 import type { FakeServer } from '../src/demo/fakes/fake-server';
@@ -78,13 +78,7 @@ test.afterAll(async () => {
 
 /** The accessibility check and full-page screenshots at a desktop and a phone width. */
 async function shoot(page: Page, name: string): Promise<void> {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await expectAccessible(page, name);
-  await page.screenshot({ path: join(SHOTS, `walk-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await expectAccessible(page, `${name} (phone)`);
-  await page.screenshot({ path: join(SHOTS, `walk-${name}-phone.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await checkAndShoot(page, SHOTS, 'walk', name);
 }
 
 /** Follows a link of the dashboard's navigation. */
