@@ -63,7 +63,7 @@ export function setupSteps(state: SetupState): SetupStep[] {
     {
       id: 'destination',
       title: 'Connect an ad platform',
-      detail: 'Connect Google Ads, Meta, Microsoft Advertising or LinkedIn: the platform that gets your conversions.',
+      detail: 'Connect the ad platform that gets your conversions: Google Ads, Meta, Microsoft Advertising, LinkedIn, Reddit or TikTok.',
       ...(state.connectedDestinations.length > 0 ? { doneText: `Connected: ${state.connectedDestinations.join(', ')}.` } : {}),
       done: state.connectedDestinations.length > 0,
       href: '/dashboard/destinations',
