@@ -113,7 +113,7 @@ test('Sites: the domain is saved, the snippet copies, and the install check show
   await expect(card.getByText('The snippet works')).toBeVisible();
   await expect(card.getByRole('row', { name: /https:\/\/www\.example\.com/ })).toContainText('(2×)');
 
-  await card.getByText('Tag manager').click();
+  await card.locator('summary', { hasText: 'Tag manager' }).click();
   await expect(card.locator(`#gtm-${site.id}`)).toContainText(`loader.js?site_key=${site.site_key}`);
   await shoot(page, 'sites');
 
