@@ -46,14 +46,6 @@ export function overviewPage(session: DashboardSession, steps: readonly SetupSte
         ? 'Your conversions reach your ad platforms with the click that brought them.'
         : 'cnv sends the signups of your site to your ad platforms with the ad click that brought each one. Seven steps, a few minutes.'
     }</p>
-${checklistSection(steps)}
-<section class="card" aria-labelledby="next-title"><h2 id="next-title">Where things are</h2>
-<ul class="places">
-<li><a href="/dashboard/sites">Sites</a>: each site's domain, install snippet and live install check.</li>
-<li><a href="/dashboard/destinations">Destinations</a>: the ad platforms cnv sends to, and a connection test.</li>
-<li><a href="/dashboard/flows">Flows</a>: which conversions go where, and your backend's webhook secret.</li>
-<li><a href="/dashboard/events">Events</a>: every conversion, who it was, and its trace to the platform.</li>
-<li><a href="/dashboard/keys">API keys</a>: keys for the REST API and agent tools.</li>
-</ul></section>`,
+${checklistSection(steps)}`,
   );
 }
