@@ -1,6 +1,7 @@
 /** The dashboard shows a conversion's value, its stage and its adjustments as further steps of the trace. */
 import { describe, expect, it } from 'vitest';
-import { eventPage, moneyOf } from '../../../src/server/dashboard/pages/event';
+import { eventPage } from '../../../src/server/dashboard/pages/event';
+import { moneyOf } from '../../../src/server/dashboard/pages/events';
 import type { EventRecord } from '../../../src/server/api/events';
 
 const session = { accountId: 'acct_1', accountName: 'Acme', csrfToken: 'csrf', sessionToken: 'tok' };
@@ -22,8 +23,8 @@ function event(fields: Partial<EventRecord> = {}): EventRecord {
 
 describe('value and adjustments on the dashboard', () => {
   it('formats values with their currency', () => {
-    expect(moneyOf({ value: 29.9, currency: 'EUR' })).toBe('EUR 29.90');
-    expect(moneyOf({ value: null, currency: null })).toBeNull();
+    expect(moneyOf(29.9, 'EUR')).toBe('EUR 29.90');
+    expect(moneyOf(null, null)).toBeNull();
   });
 
   it("shows the stage, the value, how the click was found and each adjustment's result per destination", () => {

@@ -7,6 +7,8 @@ import type { EventActionRecord, EventRecord } from '../../api/events';
 import { platformFor } from '../../destinations';
 import { badge, html, layout, when, type Html } from '../layout';
 import type { DashboardSession } from '../sessions';
+import { moneyOf } from './events';
+import { triggerLabel } from '../labels';
 
 const MATCH_REASONS: Record<string, string> = {
   paired: "The report's correlation token found the loader's snapshot: the click travels with the conversion.",
@@ -77,17 +79,24 @@ function report(event: EventRecord): Html {
   const form = event.trigger === 'form_submission';
   return html`<li><h3>${form ? 'Form submission' : event.trigger_type === 'conversion' ? `Later stage from your backend: ${text(event.stage) ?? ''}` : 'Report from your backend'}</h3>
 <dl class="facts">
-${fact('Trigger', event.trigger)}
+${fact('Trigger', triggerLabel(event.trigger))}
 ${fact('Flow', event.flow_name ? html`${event.flow_name} <span class="hint">${event.flow_id ?? ''}</span>` : null)}
 ${form ? fact('Form', html`${text(event.integration) ?? ''} ${text(event.form_id) ? html`<code>${text(event.form_id)}</code>` : ''}`) : fact('Trigger key', text(event.trigger_key) ? html`<code>${text(event.trigger_key)}</code>` : null)}
 ${form ? fact('Submission id', text(event.submission_id)) : fact('customer_event_id', event.customer_event_id ? html`<code>${event.customer_event_id}</code>` : null)}
 ${fact('Email', event.email)}
-${fact('Value', moneyOf(event))}
-${fact('Customer id', event.customer_id ? html`<code>${event.customer_id}</code>` : null)}
+${customerFacts(event)}
 ${event.trigger_type === 'conversion' ? fact('Click found by', text(event.match) ? `${text(event.match)}${text(event.signup_customer_event_id) ? ` (the signup ${text(event.signup_customer_event_id)})` : ''}` : null) : ''}
 ${fact('Occurred', when(event.occurred_at))}
 ${fact('Recorded', when(event.created_at))}
 </dl></li>`;
+}
+
+/** The customer id and value a report carried (fields of newer services: shown when present). */
+function customerFacts(event: EventRecord): Html {
+  const fields = event as unknown as Record<string, unknown>;
+  const customerId = text(fields.customer_id);
+  const money = moneyOf(fields.value, fields.currency);
+  return html`${customerId ? fact('Customer id', html`<code>${customerId}</code>`) : ''}${money ? fact('Value', money) : ''}`;
 }
 
 function pairing(event: EventRecord): Html {
@@ -154,22 +163,12 @@ ${history.map((h) => {
 </ol>`;
 }
 
-/** The value of a conversion as people read it: `29.90 EUR`; null without one. */
-export function moneyOf(event: Pick<EventRecord, 'value' | 'currency'>): string | null {
-  if (event.value === null || event.value === undefined || !event.currency) return null;
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency: event.currency, currencyDisplay: 'code' }).format(event.value).replace(/\u00a0/g, ' ');
-  } catch {
-    return `${event.value} ${event.currency}`;
-  }
-}
-
 /** The adjustments of a conversion, each a further step with a result per destination. */
 function adjustmentsOf(event: EventRecord): Html[] {
   return (event.adjustments ?? []).map(
     (a) => html`<li><h3>${a.type === 'restate' ? 'Restated' : 'Retracted'} <span class="hint">${a.adjustment_id}</span></h3>
 <dl class="facts">
-${a.type === 'restate' ? fact('New value', moneyOf(a)) : ''}
+${a.type === 'restate' ? fact('New value', moneyOf(a.value, a.currency)) : ''}
 ${fact('Occurred', when(a.occurred_at))}
 ${a.results.map((r) => fact(platformFor(r.destination)?.label ?? r.destination, html`${badge(r.status)} ${r.reason ?? ''}`))}
 </dl></li>`,
