@@ -75,7 +75,7 @@ export function shownRequest(request: FakeRequest): ReceivedRequest {
 
 /**
  * How each platform's request names the event, by what cnv puts in it: Google's `eventTimestamp` and Microsoft's
- * `ConversionTime` are the event's time, Meta's `event_id` is the reporter's id, LinkedIn's `eventId` is cnv's.
+ * `ConversionTime` are the event's time, Meta's `event_id` is the reporter's id, LinkedIn's `eventId` too.
  */
 const MATCHERS: Record<string, { of(sources: PlatformRequestSources): readonly FakeRequest[]; carries(request: FakeRequest, event: EventFacts): boolean }> = {
   'google-ads': {
@@ -95,7 +95,7 @@ const MATCHERS: Record<string, { of(sources: PlatformRequestSources): readonly F
   },
   linkedin: {
     of: (s) => s.linkedin.requests,
-    carries: (r, e) => r.path === '/rest/conversionEvents' && isRecord(r.body) && list(r.body.elements).some((x) => x.eventId === e.id),
+    carries: (r, e) => r.path === '/rest/conversionEvents' && isRecord(r.body) && list(r.body.elements).some((x) => x.eventId === (e.customerEventId ?? e.id)),
   },
 };
 

@@ -48,13 +48,8 @@ async function callSetup(ctx: SendContext): Promise<CallSetup> {
   try {
     return { ok: true, ids, headers: apiHeaders(await ctx.accessToken(), devToken, ids) };
   } catch (error) {
-    if (error instanceof ReauthorizationRequired) {
-      return {
-        ok: false,
-        outcome: 'failed',
-        error: { code: 'reauthorization_required', message: 'Microsoft refused to renew the sign-in of this connection.', hint: 'Open a new connect_destination handoff for Microsoft Advertising and sign in again.' },
-      };
-    }
+    // A refused refresh token: delivery makes the conversions wait for a new handoff (destination.ts, tokens that heal).
+    if (error instanceof ReauthorizationRequired) throw error;
     return { ok: false, outcome: 'retry', error: { code: 'token_refresh_failed', message: 'Could not obtain a Microsoft access token; will try again.' } };
   }
 }
