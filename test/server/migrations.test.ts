@@ -64,7 +64,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('migrations on a shared PostgreSQL
     const starters = await Promise.all([0, 1, 2, 3].map(() => openDatabase({ databaseUrl: `${url}?${options}` })));
     try {
       const applied = await Promise.all(starters.map((db) => migrate(db)));
-      expect(applied.flat().sort()).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(applied.flat().sort((a, b) => a - b)).toEqual(MIGRATIONS.map((m) => m.version));
       const rows = await starters[0]!.query<{ n: number }>('select count(*)::int as n from schema_migrations');
       expect(rows[0]!.n).toBe(MIGRATIONS.length);
     } finally {

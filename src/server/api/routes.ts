@@ -8,6 +8,7 @@ import handoffRoutes from './handoffs/routes';
 import flowRoutes from './flows/routes';
 import eventRoutes from './events/routes';
 import destinationRoutes from './destinations/routes';
+import notificationEndpointRoutes from './notification-endpoints/routes';
 import dashboardApiRoutes from '../dashboard/api-routes';
 
 /** Registers /v1 (encapsulated: the auth hook and the body parser apply to /v1 only). */
@@ -33,6 +34,7 @@ export default async function restRoutes(app: FastifyInstance, ctx: AppContext):
       await v1.register(flowRoutes, ctx);
       await v1.register(eventRoutes, ctx);
       await v1.register(destinationRoutes, ctx);
+      await v1.register(notificationEndpointRoutes, ctx);
       await v1.register(dashboardApiRoutes, ctx);
     },
     { prefix: '/v1' },

@@ -26,6 +26,7 @@ import {
   type SendContext,
 } from '../destinations';
 import { decide } from './decision';
+import { enqueueNotification, type NotificationData } from '../notifications';
 import type { BackoffPolicy } from './backoff';
 
 /** While a report waits for its snapshot, look again at least this often (a stored snapshot also makes the row due). */
@@ -85,6 +86,8 @@ interface Settled {
   finish: boolean;
   reschedule?: Omit<Reschedule, 'claim'>;
   action?: ActionResult;
+  /** A failure for good, told to the account's endpoints (`event.failed`) in the transaction that records it. */
+  failure?: { accountId: string; data: NotificationData };
 }
 
 /** A batch for one connection, ready to send. */
@@ -143,6 +146,7 @@ async function write(db: Database, rows: readonly Settled[], at: Date): Promise<
     // A send counts an attempt; a wait (for a snapshot, for a new authorization) records none.
     await recordAttempts(tx, mine.filter((r) => r.action!.attempts > r.claim.attempts).map((r) => r.action!), at);
     await refreshEventStatuses(tx, mine.flatMap((r) => (r.eventId ? [r.eventId] : [])));
+    for (const row of mine) if (row.failure) await enqueueNotification(tx, row.failure.accountId, 'event.failed', row.failure.data, at);
     return kept;
   });
 }
@@ -174,10 +178,24 @@ function afterSend(row: Row, outcome: DeliveryOutcome, deps: RoundDeps, at: Date
       action: { actionId: row.record.action_id, status: 'skipped', attempts: row.claim.attempts, error: decision.reason, request: decision.request },
     };
   }
+  const record = row.record;
   return {
     ...base,
     result: decision.kind,
     finish: true,
+    ...(decision.kind === 'failed'
+      ? {
+          failure: {
+            accountId: record.account_id,
+            data: {
+              site_id: record.site_id,
+              event_id: record.event_id,
+              destination: { id: record.destination_id, type: record.destination },
+              reason: decision.error.hint ? `${decision.error.message} ${decision.error.hint}` : decision.error.message,
+            },
+          },
+        }
+      : {}),
     action:
       decision.kind === 'delivered'
         ? { actionId: row.record.action_id, status: 'delivered', attempts, error: null, request: decision.request }

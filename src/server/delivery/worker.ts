@@ -13,6 +13,7 @@ import { AccessTokens } from '../destinations';
 import { serviceSecretBox } from '../db/secret-box';
 import { checkDiagnostics } from './diagnostics';
 import { onDeliveryRequested } from './wakeup';
+import { notifyReauthorizationRequired } from '../notifications';
 
 export type { DeliveryLogger, JobResult, RoundResult } from './round';
 
@@ -88,7 +89,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     log: options.log,
     now,
     box,
-    tokens: new AccessTokens({ db: options.db, settings: options.settings, box, now }),
+    tokens: new AccessTokens({ db: options.db, settings: options.settings, box, now, onReauthorizationRequired: notifyReauthorizationRequired }),
     backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
     random: options.random ?? Math.random,
     sendTimeoutMs,

@@ -3,7 +3,7 @@
  * and cached per connection. A refused refresh token (`invalid_grant`) marks the connection
  * `reauthorization_required` and throws `ReauthorizationRequired`: its conversions wait for a new handoff.
  */
-import type { Database } from '../db/db';
+import type { Database, Queryable } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
 import { ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
@@ -66,8 +66,11 @@ export class AccessTokens {
       settings: Settings;
       box: SecretBox;
       now: () => Date;
-      /** Told once when a connection turns `reauthorization_required` (the notification goes out from here). */
-      onReauthorizationRequired?: (connectionId: string, reason: DeliveryError) => Promise<void>;
+      /**
+       * Told once, in the transaction that marks it, when a connection turns `reauthorization_required` (the
+       * notification is queued there, so it is never lost nor sent for a change that did not happen).
+       */
+      onReauthorizationRequired?: (tx: Queryable, connectionId: string, reason: DeliveryError) => Promise<void>;
     },
   ) {}
 
@@ -103,8 +106,10 @@ export class AccessTokens {
    */
   async requireReauthorization(connection: Connection, reason: DeliveryError): Promise<void> {
     this.cache.delete(connection.id);
-    const changed = await markReauthorizationRequired(this.deps.db, connection.id);
-    if (changed && this.deps.onReauthorizationRequired) await this.deps.onReauthorizationRequired(connection.id, reason);
+    const hook = this.deps.onReauthorizationRequired;
+    await this.deps.db.transaction(async (tx) => {
+      if ((await markReauthorizationRequired(tx, connection.id)) && hook) await hook(tx, connection.id, reason);
+    });
   }
 
   private async refresh(
