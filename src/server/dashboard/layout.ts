@@ -10,6 +10,7 @@ export const NAV = [
   { id: 'destinations', label: 'Destinations', href: '/dashboard/destinations' },
   { id: 'flows', label: 'Flows', href: '/dashboard/flows' },
   { id: 'events', label: 'Events', href: '/dashboard/events' },
+  { id: 'notifications', label: 'Notifications', href: '/dashboard/notifications' },
   { id: 'keys', label: 'API keys', href: '/dashboard/keys' },
 ] as const;
 

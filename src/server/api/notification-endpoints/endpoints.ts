@@ -28,8 +28,9 @@ function toRecord(row: EndpointRow): EndpointRecord {
 
 /** POST: the endpoint and its `secret` (`whsec_…`), returned this once and never again. */
 export async function createEndpoint(db: Database, settings: Settings, accountId: string, body: CreateEndpointBody): Promise<EndpointRecord & { secret: string }> {
-  const problem = endpointUrlProblem(body.url);
+  const problem = body.url.length > 2000 ? 'url must be at most 2,000 characters.' : endpointUrlProblem(body.url);
   if (problem) throw invalidParam('url', problem, 'url_invalid');
+  if (body.kinds.length === 0) throw invalidParam('kinds', 'Choose at least one kind of notification.', 'parameter_invalid');
   const secret = newEndpointSecret();
   const row = await insertEndpoint(db, accountId, body.url, body.kinds, serviceSecretBox(settings).seal(secret));
   return { ...toRecord(row), secret };
