@@ -1,5 +1,6 @@
 /** The REST API under /v1: Bearer authentication for every route here, then one plugin per resource. */
 import type { FastifyInstance } from 'fastify';
+import { OptionalKind } from '@sinclair/typebox';
 import { parseJsonText } from '../http/json-text';
 import type { AppContext } from '../http/app';
 import { bearerAuthHook } from '../http/auth';
@@ -28,6 +29,11 @@ export default async function restRoutes(app: FastifyInstance, ctx: AppContext):
         } catch (error) {
           done(error as Error);
         }
+      });
+      // A body the route's schema marks optional (Type.Optional) may be left out: no body, or an empty one, is `{}`.
+      v1.addHook('preValidation', async (request) => {
+        const schema = request.routeOptions.schema?.body as Record<symbol, unknown> | undefined;
+        if (request.body === undefined && schema?.[OptionalKind] === 'Optional') request.body = {};
       });
       await v1.register(siteRoutes, ctx);
       await v1.register(handoffRoutes, ctx);
