@@ -1,4 +1,7 @@
-/** The dashboard's notifications page (its own file): add an endpoint (secret shown once), see attempts, remove it; and the redeliver button. */
+/**
+ * The dashboard's notifications page (its own file): add an endpoint (secret shown once), see attempts, remove it; the
+ * redeliver button; and the Google Ads connection test that names a conversion action (offered from the live flows).
+ */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestService, type TestService } from './support/harness';
@@ -7,6 +10,11 @@ import { enqueueNotification, startNotificationWorker } from '../../src/server/n
 import { startDeliveryWorker } from '../../src/server/delivery/worker';
 import { insertReportedEvent, memoryLog, steppableClock } from './delivery/fixtures';
 import { startReceiver, type Receiver } from './support/receiver';
+import { startFakeGoogle } from '../../src/demo/fakes/google';
+import { googleSettings } from './support/google-connection';
+import { serviceSecretBox } from '../../src/server/db/secret-box';
+import { sealCredentials, upsertDestination } from '../../src/server/destinations';
+import { insertFlow } from '../../src/server/api/flows/sql';
 
 let svc: TestService;
 let receiver: Receiver;
@@ -77,5 +85,37 @@ describe('the dashboard: notifications and redelivery', () => {
     const after = await b.get(res.headers.location as string);
     expect(after.body).toContain('queued again');
     expect(after.body).not.toContain('Send failed deliveries again');
+  });
+
+  it('tests a Google Ads connection against a conversion action of a live flow, offered on the page', async () => {
+    const google = await startFakeGoogle();
+    const local = await createTestService({ CNV_PUBLIC_URL: 'http://cnv.test', ...googleSettings(google) });
+    try {
+      const destination = await upsertDestination(local.db, local.accountId, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' },
+        sealCredentials(serviceSecretBox(local.settings), { refresh_token: google.issueRefreshToken() }));
+      const flow = await insertFlow(local.db, local.accountId, local.site.id, {
+        name: 'Signups', triggerConfig: { type: 'saas_signup', integrationId: 'api', key: 'signup' },
+        actionsConfig: [{ integrationId: 'google-ads', config: { conversion: { id: '987654321' } } }], triggerKey: 'signup',
+      });
+      await local.db.query(`update flows set status = 'live' where id = $1`, [flow.id]);
+      const link = await issueSignInLink(local.db, local.settings, local.accountId);
+      const signed = await local.app.inject({ method: 'GET', url: new URL(link.url).pathname + new URL(link.url).search });
+      const cookie = String(signed.headers['set-cookie']).split(';')[0]!;
+      const page = await local.app.inject({ method: 'GET', url: '/dashboard/destinations', headers: { cookie } });
+      expect(page.body).toMatch(/name="conversion_id"[^>]*value="987654321"/);
+      expect(page.body).toContain('<option value="987654321">');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+      const tested = await local.app.inject({
+        method: 'POST', url: `/dashboard/destinations/${destination.id}/test`,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ _csrf: csrf, conversion_id: '987654321' }).toString(),
+      });
+      expect(tested.body).toContain('Connection works');
+      const validate = google.server.requests.filter((r) => r.path === '/v1/events:ingest').at(-1)!;
+      expect(validate.body).toMatchObject({ validateOnly: true, destinations: [{ productDestinationId: '987654321' }] });
+    } finally {
+      await local.close();
+      await google.close();
+    }
   });
 });

@@ -195,8 +195,8 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   // Destinations
   const renderDestinations = async (request: FastifyRequest, reply: FastifyReply, outcome?: Parameters<typeof destinationsPage>[3]) => {
     const session = sessionFor(request);
-    const records = await views.destinationsView(db, session.accountId);
-    return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, noticesOf(request)));
+    const [records, googleConversionIds] = await Promise.all([views.destinationsView(db, session.accountId), views.liveGoogleConversionIds(db, session.accountId)]);
+    return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, noticesOf(request), googleConversionIds));
   };
   app.get('/dashboard/destinations', page, async (request, reply) => renderDestinations(request, reply));
   app.post('/dashboard/destinations/connect', post, async (request, reply) => {
@@ -204,7 +204,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     return reply.redirect(url, 303);
   });
   app.post('/dashboard/destinations/:id/test', post, async (request, reply) => {
-    const outcome = await views.testConnection(db, settings, sessionFor(request).accountId, idParam(request));
+    const outcome = await views.testConnection(db, settings, sessionFor(request).accountId, idParam(request), formOf(request));
     return renderDestinations(request, reply, outcome);
   });
 

@@ -15,6 +15,8 @@ export interface TestOutcome {
   ok: boolean;
   message: string;
   error?: { code: string; message: string; hint?: string } | undefined;
+  /** The Google Ads conversion action the test validated against. */
+  conversionId?: string;
 }
 
 function connectButton(session: DashboardSession, type: string, label: string, className = ''): Html {
@@ -34,7 +36,27 @@ function testResult(outcome: TestOutcome | undefined): Html {
 ${outcome.error?.hint ? html`<br><strong>What to do:</strong> ${outcome.error.hint}` : ''}${outcome.error?.code ? html` <span class="hint">(${outcome.error.code})</span>` : ''}</div>`;
 }
 
-function destinationCard(session: DashboardSession, record: DestinationRecord, outcome: TestOutcome | undefined): Html {
+/**
+ * The test button; Google Ads validates a whole upload, so its test names a conversion action: the one of a live
+ * flow when there is one (offered in a list), or one the user types.
+ */
+function testForm(session: DashboardSession, record: DestinationRecord, outcome: TestOutcome | undefined, googleConversionIds: readonly string[]): Html {
+  const action = `/dashboard/destinations/${record.id}/test`;
+  if (record.type !== 'google-ads') return postButton(session, action, 'Test connection', 'secondary');
+  const value = outcome?.conversionId ?? googleConversionIds[0] ?? '';
+  const listId = `conversions-${record.id}`;
+  return postButton(
+    session,
+    action,
+    'Test connection',
+    'secondary',
+    html`<label for="test-${record.id}">Conversion action id <span class="hint">${googleConversionIds.length > 0 ? 'from your live flows, or another one' : "the numeric id of a conversion action of type 'Import from clicks'"}</span>
+<input type="text" id="test-${record.id}" name="conversion_id" inputmode="numeric" pattern="[0-9]+" maxlength="30" required value="${value}" list="${listId}"></label>
+<datalist id="${listId}">${googleConversionIds.map((id) => html`<option value="${id}">`)}</datalist>`,
+  );
+}
+
+function destinationCard(session: DashboardSession, record: DestinationRecord, outcome: TestOutcome | undefined, googleConversionIds: readonly string[] = []): Html {
   const reauth = record.status === 'reauthorization_required';
   return html`<section class="card" id="${record.id}">
 <h2>${record.label} ${badge(record.status)}</h2>
@@ -46,7 +68,7 @@ ${reauth ? html`<div class="notice warn">The platform no longer accepts cnv's au
 </dl>
 ${testResult(outcome)}
 <div class="actions">
-${postButton(session, `/dashboard/destinations/${record.id}/test`, 'Test connection', 'secondary')}
+${testForm(session, record, outcome, googleConversionIds)}
 ${connectButton(session, record.type, reauth ? 'Reconnect' : 'Reconnect (replace)', reauth ? '' : 'secondary')}
 </div>
 </section>`;
@@ -59,6 +81,7 @@ export function destinationsPage(
   platforms: readonly PlatformChoice[],
   outcome?: TestOutcome,
   notices: Notice[] = [],
+  googleConversionIds: readonly string[] = [],
 ): string {
   const connected = new Set(records.map((r) => r.type));
   const available = platforms.filter((p) => !connected.has(p.type));
@@ -67,7 +90,7 @@ export function destinationsPage(
     html`<h1>Destinations</h1>
 <p class="lead">The ad platforms conversions are sent to. Connecting opens the platform's hosted authorization page.</p>
 ${records.length === 0 ? html`<div class="card"><p class="muted">No destination connected yet.</p></div>` : ''}
-${records.map((r) => destinationCard(session, r, outcome?.destinationId === r.id ? outcome : undefined))}
+${records.map((r) => destinationCard(session, r, outcome?.destinationId === r.id ? outcome : undefined, googleConversionIds))}
 ${
   available.length > 0
     ? html`<section class="card"><h2>Connect a destination</h2>
