@@ -44,6 +44,16 @@ process.on('message', (message) => {
       const conversions = ingests.reduce((n, r) => n + (r.answeredStatus === 200 && Array.isArray(r.body?.events) ? r.body.events.length : 0), 0);
       return process.send({ id: message.id, result: { requests: ingests.length, conversions } });
     }
+    if (message.type === 'doubles') {
+      // Conversions the fake accepted more than once (one transactionId, the event action's, in two accepted uploads).
+      const seen = new Map();
+      for (const record of fake.server.requests.filter(isIngest)) {
+        if (record.answeredStatus !== 200 || !Array.isArray(record.body?.events)) continue;
+        for (const e of record.body.events) seen.set(e.transactionId, (seen.get(e.transactionId) ?? 0) + 1);
+      }
+      const doubled = [...seen.values()].reduce((n, count) => n + count - 1, 0);
+      return process.send({ id: message.id, result: { distinct: seen.size, doubled } });
+    }
     if (message.type === 'since') {
       return process.send({ id: message.id, result: fake.server.requests.filter(isIngest).slice(message.index).map(summarise) });
     }

@@ -8,15 +8,27 @@ import { ratio } from './support/stats.mjs';
 import { formatTable, mark, num, times } from './support/table.mjs';
 import { BARE_PATH } from './bare-route.mjs';
 import { SITE_ORIGIN } from './service-under-test.mjs';
+import { withUsage } from './usage.mjs';
 
 /** The targets of issue 3. */
-export const INGEST_TARGETS = { perSecond: 5000, p99Ms: 50, ofBare: 0.3 };
+export const INGEST_TARGETS = { perSecond: 5000, p99Ms: 50, ofBare: 0.35 };
 
 /** Runs the load generator on the bare route: the baseline every server benchmark is compared with. */
 export async function measureBareRoute({ loadgen, bare, connections, duration, warmup }) {
   const job = { kind: 'bare', url: bare.url, path: BARE_PATH, origin: SITE_ORIGIN, connections };
   await loadgen.call({ ...job, duration: warmup });
-  return loadgen.call({ ...job, duration });
+  // The bare app runs in this process, which does nothing else meanwhile but wait on the load generator: its CPU time
+  // over the run, per request, is the bare route's cost beside the service's (the ratio of costs, unlike the ratio
+  // of throughputs, barely moves when other processes take the cores).
+  const cpu = process.cpuUsage();
+  const result = await loadgen.call({ ...job, duration });
+  const used = process.cpuUsage(cpu);
+  return { ...result, cpu_us_per_request: (used.user + used.system) / Math.max(1, result.requests_total) };
+}
+
+/** bare µs per request / service µs per request: the throughput ratio the costs predict for a CPU-bound service. */
+export function costRatio(bare, usage) {
+  return usage?.cpu_us_per_request && bare.cpu_us_per_request ? bare.cpu_us_per_request / usage.cpu_us_per_request : null;
 }
 
 /** Polls `read` until it returns `expected` or stops changing for `quietMs`; returns the last value. */
@@ -36,9 +48,9 @@ export async function settleCount(read, expected, { quietMs = 1000, timeoutMs = 
 /** Runs the ingest benchmark against a started service whose site accepts SITE_ORIGIN. */
 export async function runIngestBenchmark({ sut, loadgen, bareResult, connections, duration, warmup }) {
   const { snapshotsPath } = await importTs('src/protocol/collector.ts');
-  const job = { kind: 'snapshots', url: sut.base, path: snapshotsPath(sut.site.site_key), origin: SITE_ORIGIN, connections, returnIds: true };
+  const job = { kind: 'snapshots', url: sut.urls ?? sut.base, path: snapshotsPath(sut.site.site_key), origin: SITE_ORIGIN, connections, returnIds: true };
   const warm = await loadgen.call({ ...job, duration: warmup });
-  const main = await loadgen.call({ ...job, duration });
+  const { result: main, usage } = await withUsage(sut, 'ingest', () => loadgen.call({ ...job, duration }));
   const answered = [...warm.answered_ids, ...main.answered_ids];
   const answered204 = answered.length;
   // Every token answered 204 must be in the table (the service commits before it answers, so no wait is needed).
@@ -48,8 +60,10 @@ export async function runIngestBenchmark({ sut, loadgen, bareResult, connections
   const ofBare = ratio(main.requests_per_s, bareResult.requests_per_s);
   return {
     endpoint: `POST ${job.path}`,
-    store: 'embedded PGlite',
+    store: sut.label ?? 'embedded PGlite',
+    instances: sut.instances ?? 1,
     service: main,
+    usage,
     bare: bareResult,
     ratio_to_bare: ofBare,
     accounting: {
@@ -77,14 +91,45 @@ export function throughputRow(label, r) {
 /** The header of a throughput table. */
 export const THROUGHPUT_HEADER = ['target', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'status codes', 'conn errors'];
 
+/** `embedded PGlite`, or `PostgreSQL, 3 instances`. */
+export function storeTitle(r) {
+  return r.instances > 1 ? `${r.store}, ${r.instances} instances` : r.store;
+}
+
+/** The RSS memory target of the embedded store (the whole service process, PGlite's memory included). */
+export const RSS_TARGET_MB = 300;
+
+/** Lines on the service processes' CPU time per request and memory over the load window. */
+export function formatUsage(usage, bare) {
+  if (!usage) return [];
+  const lines = [
+    `service process: ${num(usage.cpu_us_per_request)} µs CPU per request (~${num(1e6 / usage.cpu_us_per_request)} requests per core-second), ` +
+      `RSS peak ${num(usage.rss_peak_mb)} MB` +
+      (bare?.cpu_us_per_request ? `; bare route ${num(bare.cpu_us_per_request)} µs, cost ratio ${times(costRatio(bare, usage))}` : ''),
+  ];
+  for (const file of usage.profiles ?? []) lines.push(`CPU profile of the load window: ${file}`);
+  if (usage.sql) {
+    lines.push('statements of the first instance over the window (BENCH_SQL_TIMING=1; wall time, overlapping on PostgreSQL):');
+    for (const s of usage.sql) lines.push(`  ${num(s.ms).padStart(7)} ms  ${num(s.n).padStart(6)} x  ${s.sql}`);
+  }
+  if (usage.instances.length > 1) {
+    lines.push(formatTable(
+      ['instance (pid)', 'requests', 'req/s', 'µs CPU/request', 'CPU share', 'RSS peak MB'],
+      usage.instances.map((i) => [String(i.pid), num(i.requests), num(i.requests_per_s), num(i.cpu_us_per_request), `${num(i.cpu_share * 100)}%`, num(i.rss_peak_mb)]),
+    ));
+  }
+  return lines;
+}
+
 /** The ingest benchmark's tables as text. */
 export function formatIngestResults(r) {
   const t = r.targets;
   const a = r.accounting;
   return [
-    `== Snapshot ingest (${r.service.connections} connections, no pipelining, ${num(r.service.duration_s)} s, ${r.store}) ==`,
+    `== Snapshot ingest, ${storeTitle(r)} (${r.service.connections} connections, no pipelining, ${num(r.service.duration_s)} s) ==`,
     formatTable(THROUGHPUT_HEADER, [throughputRow(`service ${r.endpoint.replace(/sites\/[^/]+/, 'sites/KEY')}`, r.service), throughputRow('bare Fastify route (204)', r.bare)]),
     `service / bare: ${times(r.ratio_to_bare)}`,
+    ...formatUsage(r.usage, r.bare),
     `accounting (warm-up included): ${num(a.answered_204)} answered 204, ${num(a.stored)} of those tokens stored, ${num(a.lost)} lost, ${num(a.non_204)} other answers, ${num(a.connection_errors)} connection errors`,
     '',
     `target  ${t.per_second.target}: ${num(t.per_second.value)} -> ${mark(t.per_second.met)}`,

@@ -6,25 +6,29 @@
  * Figures, not assertions: every target is printed beside its figure with a met / NOT MET mark, and the exit code is 0
  * whatever the figures; it is 1 only when a benchmark could not run. Results also go to bench/results/latest.json.
  *
- *   node bench/run.mjs [--only=loader,ingest,webhook,delivery]
+ *   node bench/run.mjs [--only=loader,ingest,webhook,delivery] [--store=embedded|postgres|both] [--instances=N] [--profile]
+ *   --store: embedded PGlite (default without DATABASE_URL), PostgreSQL (DATABASE_URL names a server; a fresh database
+ *   is created on it and dropped afterwards), or both in one run; --instances=N: N service processes on the one
+ *   PostgreSQL behind the load generator; --profile: a CPU profile (node --cpu-prof) of every service process in
+ *   bench/results/profiles/ (open it in Chrome DevTools or speedscope; bench/profile-summary.mjs prints the top costs).
  *   BENCH_LOADS (loader rounds, each loading every script once; default and minimum 15),
  *   BENCH_DURATION (seconds per load run, default 10), BENCH_CONNECTIONS (default 50),
  *   BENCH_DELIVERY_SAMPLE (reports timed by --only=delivery, default 100), BENCH_DELIVERY_RATE (per second, default 20)
  *
  * The load generator (autocannon) runs in a child process, the fake Google (OAuth and Data Manager API) in another,
- * and the services under
- * test (the real service and the bare Fastify route) in this one. On a 2-core machine, autocannon in the service's own
- * process would take event-loop time from the very thing it measures; as a child it gets the other core, the way a
- * client on another machine would (it still competes for the 2 cores, which the figures include).
+ * each service under test in its own (bench/service-process.mjs: its CPU time per request and RSS are its own), and
+ * the bare Fastify route in this one. On a 2-core machine, autocannon in the service's own process would take
+ * event-loop time from the very thing it measures; as a child it gets the other core, the way a client on another
+ * machine would (it still competes for the 2 cores, which the figures include).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { formatLoaderTraceResults, runLoaderTraceBenchmark } from './loader-trace.mjs';
-import { formatIngestResults, measureBareRoute, runIngestBenchmark } from './ingest.mjs';
+import { costRatio, formatIngestResults, measureBareRoute, RSS_TARGET_MB, runIngestBenchmark } from './ingest.mjs';
 import { formatDeliveryResults, formatWebhookResults, runDeliveryBenchmark, runWebhookBenchmark } from './webhook.mjs';
 import { startBareRoute } from './bare-route.mjs';
-import { setSiteDomain, setUpWebhookFlow, startServiceUnderTest } from './service-under-test.mjs';
+import { STORE_LABELS, startFleet } from './fleet.mjs';
 import { startChild } from './support/child.mjs';
 import { formatTable, mark, num, times } from './support/table.mjs';
 
@@ -50,11 +54,84 @@ function parseOnly(argv) {
   return new Set(wanted);
 }
 
+/**
+ * --store=embedded|postgres|both (PostgreSQL: DATABASE_URL names the server; the benchmark creates a fresh database on
+ * it and drops it afterwards), --instances=N (service processes on the one PostgreSQL), --profile (a CPU profile of
+ * every service process, written to bench/results/profiles/).
+ */
+function parseServer(argv) {
+  const value = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const store = value('store') ?? (process.env.DATABASE_URL ? 'postgres' : 'embedded');
+  const stores = store === 'both' ? ['embedded', 'postgres'] : [store];
+  if (stores.some((s) => !(s in STORE_LABELS))) throw new Error(`--store must be embedded, postgres or both, got '${store}'`);
+  const instances = Number(value('instances') ?? 1);
+  if (!Number.isInteger(instances) || instances < 1) throw new Error(`--instances must be a positive integer`);
+  if (instances > 1 && !stores.includes('postgres')) throw new Error('--instances needs --store=postgres or --store=both');
+  if (stores.includes('postgres') && !process.env.DATABASE_URL) throw new Error('--store=postgres needs DATABASE_URL');
+  return { stores, instances, databaseUrl: process.env.DATABASE_URL, profile: argv.includes('--profile') };
+}
+
+/**
+ * The server sections on one store: the services in their own processes (fleet.mjs), the fake Google and the load
+ * generator in theirs, the bare Fastify route in this one, measured just before the service so the ratios are side
+ * by side.
+ */
+async function runServerSections({ store, instances, only, options, server, progress }) {
+  const out = { store, instances };
+  const closers = [];
+  try {
+    const fakeAds = await startChild(join(benchDir, 'fake-ads-process.mjs'));
+    closers.push(() => fakeAds.stop());
+    progress(`starting ${instances > 1 ? `${instances} service processes` : 'the service'} on a fresh ${STORE_LABELS[store]}`);
+    const sut = await startFleet({
+      store,
+      instances,
+      fakeEnv: await fakeAds.call({ type: 'env' }),
+      databaseUrl: server.databaseUrl,
+      profileDir: server.profile ? join(benchDir, 'results', 'profiles') : null,
+    });
+    closers.push(() => sut.close());
+    endProgress();
+
+    if (only.has('delivery')) {
+      progress('report -> delivered');
+      out.delivery = await runDeliveryBenchmark({ sut, fakeAds, secret: sut.secret, sample: intEnv('BENCH_DELIVERY_SAMPLE', 100), sampleRate: intEnv('BENCH_DELIVERY_RATE', 20) });
+      endProgress();
+      console.log(formatDeliveryResults(out.delivery) + '\n');
+    }
+    if (!only.has('ingest') && !only.has('webhook')) return out;
+    const loadgen = await startChild(join(benchDir, 'load-worker.mjs'));
+    closers.push(() => loadgen.stop());
+    const bare = await startBareRoute();
+    closers.push(() => bare.close());
+
+    const load = { connections: options.connections, duration: options.duration, warmup: options.warmup };
+    progress('bare route');
+    const bareResult = await measureBareRoute({ loadgen, bare, ...load });
+    if (only.has('ingest')) {
+      progress('snapshot ingest');
+      out.ingest = await runIngestBenchmark({ sut, loadgen, bareResult, ...load });
+      endProgress();
+      console.log(formatIngestResults(out.ingest) + '\n');
+    }
+    if (only.has('webhook')) {
+      progress('webhook reports, then delivery');
+      out.webhook = await runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult, secret: sut.secret, ...load });
+      endProgress();
+      console.log(formatWebhookResults(out.webhook) + '\n');
+    }
+    return out;
+  } finally {
+    for (const close of closers.reverse()) await close().catch((error) => console.error(`while stopping: ${error}`));
+  }
+}
+
 const progress = process.stdout.isTTY ? (message) => process.stdout.write(`\r${message}   `) : () => {};
 const endProgress = () => process.stdout.isTTY && process.stdout.write('\r\x1b[K');
 
 async function main() {
   const only = parseOnly(process.argv.slice(2));
+  const server = parseServer(process.argv.slice(2));
   const options = {
     loader_rounds: intEnv('BENCH_LOADS', 15),
     duration: intEnv('BENCH_DURATION', 10),
@@ -65,11 +142,14 @@ async function main() {
   const results = {
     started_at: new Date(started).toISOString(),
     machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, platform: process.platform, load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100) },
-    options,
+    options: { ...options, stores: server.stores, instances: server.instances },
     errors: [],
   };
   console.log(`cnv benchmarks: ${results.machine.cpus} cores (${results.machine.cpu_model}), Node ${process.version}, load average ${results.machine.load_average_at_start.join(' ')}`);
   console.log('Figures, not assertions: other processes on this machine share the cores and move every figure.\n');
+  if (only.has('ingest') || only.has('webhook') || only.has('delivery')) {
+    console.log(`server stores: ${server.stores.map((s) => STORE_LABELS[s]).join(' and ')}${server.instances > 1 ? `; ${server.instances} service processes on PostgreSQL` : ''}\n`);
+  }
 
   results.section_seconds = {};
   const section = async (name, fn) => {
@@ -94,58 +174,13 @@ async function main() {
   }
 
   if (only.has('ingest') || only.has('webhook') || only.has('delivery')) {
-    await section('server (setup, ingest, webhook and delivery)', async () => {
-      const closers = [];
-      try {
-        const fakeAds = await startChild(join(benchDir, 'fake-ads-process.mjs'));
-        closers.push(() => fakeAds.stop());
-        progress('starting the service on a fresh embedded PGlite');
-        // Every Google call of the service (OAuth and the Data Manager API) goes to the fake Google.
-        const sut = await startServiceUnderTest(await fakeAds.call({ type: 'env' }));
-        closers.push(() => sut.close());
-        await setSiteDomain(sut);
-        endProgress();
-
-        // One Google Ads flow (connected through the OAuth handoff) serves the webhook and delivery sections.
-        const flow = only.has('webhook') || only.has('delivery') ? await setUpWebhookFlow(sut) : null;
-
-        if (only.has('delivery')) {
-          await section('delivery', async () => {
-            progress('report -> delivered');
-            results.delivery = await runDeliveryBenchmark({ sut, fakeAds, secret: flow.secret, sample: intEnv('BENCH_DELIVERY_SAMPLE', 100), sampleRate: intEnv('BENCH_DELIVERY_RATE', 20) });
-            endProgress();
-            console.log(formatDeliveryResults(results.delivery) + '\n');
-          });
-        }
-        if (!only.has('ingest') && !only.has('webhook')) return;
-        const loadgen = await startChild(join(benchDir, 'load-worker.mjs'));
-        closers.push(() => loadgen.stop());
-        const bare = await startBareRoute();
-        closers.push(() => bare.close());
-
-        const load = { connections: options.connections, duration: options.duration, warmup: options.warmup };
-        progress('bare route');
-        const bareResult = await measureBareRoute({ loadgen, bare, ...load });
-        if (only.has('ingest')) {
-          await section('ingest', async () => {
-            progress('snapshot ingest');
-            results.ingest = await runIngestBenchmark({ sut, loadgen, bareResult, ...load });
-            endProgress();
-            console.log(formatIngestResults(results.ingest) + '\n');
-          });
-        }
-        if (only.has('webhook')) {
-          await section('webhook', async () => {
-            progress('webhook reports, then delivery');
-            results.webhook = await runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult, secret: flow.secret, ...load });
-            endProgress();
-            console.log(formatWebhookResults(results.webhook) + '\n');
-          });
-        }
-      } finally {
-        for (const close of closers.reverse()) await close().catch((error) => console.error(`while stopping: ${error}`));
-      }
-    });
+    results.stores = {};
+    for (const store of server.stores) {
+      const instances = store === 'postgres' ? server.instances : 1;
+      await section(`server on ${STORE_LABELS[store]}`, async () => {
+        results.stores[store] = await runServerSections({ store, instances, only, options, server, progress });
+      });
+    }
   }
 
   results.duration_s = Math.round((Date.now() - started) / 100) / 10;
@@ -170,22 +205,33 @@ function summary(results) {
     add('loader', l.targets.gzip_gate.target, `${num(l.targets.gzip_gate.value)} B`, l.targets.gzip_gate.met);
     add('loader', l.targets.gzip_target.target, `${num(l.targets.gzip_target.value)} B`, l.targets.gzip_target.met);
   }
-  const i = results.ingest;
-  if (i) {
-    add('ingest', i.targets.per_second.target, `${num(i.targets.per_second.value)} /s`, i.targets.per_second.met);
-    add('ingest', i.targets.p99.target, `${num(i.targets.p99.value, 1)} ms`, i.targets.p99.met);
-    add('ingest', i.targets.of_bare.target, times(i.targets.of_bare.value), i.targets.of_bare.met);
-    add('ingest', i.targets.nothing_lost.target, `${num(i.accounting.lost)} lost`, i.targets.nothing_lost.met);
+  for (const [store, r] of Object.entries(results.stores ?? {})) {
+    const label = `${store}${r.instances > 1 ? ` x${r.instances}` : ''}`;
+    const rss = (usage) => {
+      if (!usage) return;
+      const cpu = `${num(usage.cpu_us_per_request)} µs CPU/request`;
+      if (store === 'embedded') add(label, `RSS <= ${RSS_TARGET_MB} MB under load`, `${num(usage.rss_peak_mb)} MB (${cpu})`, usage.rss_peak_mb <= RSS_TARGET_MB);
+      else add(label, 'RSS under load (printed)', `${num(usage.rss_peak_mb)} MB per instance at most (${cpu})`, null);
+    };
+    const i = r.ingest;
+    if (i) {
+      add(`${label} ingest`, i.targets.of_bare.target, `${times(i.targets.of_bare.value)} (${num(i.targets.per_second.value)} /s; cost ratio ${times(costRatio(i.bare, i.usage))})`, i.targets.of_bare.met);
+      add(`${label} ingest`, i.targets.p99.target, `${num(i.targets.p99.value, 1)} ms`, i.targets.p99.met);
+      add(`${label} ingest`, i.targets.nothing_lost.target, `${num(i.accounting.lost)} lost`, i.targets.nothing_lost.met);
+      rss(i.usage);
+    }
+    const w = r.webhook;
+    if (w) {
+      add(`${label} webhook`, w.targets.of_bare.target, `${times(w.ratio_to_bare)} (${num(w.targets.per_second.value)} /s; cost ratio ${times(costRatio(w.bare, w.usage))})`, w.targets.of_bare.met);
+      add(`${label} webhook`, w.targets.p99.target, `${num(w.targets.p99.value, 1)} ms`, w.targets.p99.met);
+      add(`${label} webhook`, w.targets.delivery_p99.target, `${num(w.targets.delivery_p99.value)} ms (p50 ${num(w.delivery.p50_ms)} ms)`, w.targets.delivery_p99.met);
+      add(`${label} webhook`, w.targets.nothing_lost.target, `${num(w.accounting.answered_200 - w.accounting.reports_stored)} lost`, w.targets.nothing_lost.met);
+      add(`${label} webhook`, w.targets.delivered_once.target, `${num(w.deliveries.not_delivered)} not delivered, ${num(w.deliveries.doubled)} doubled`, w.targets.delivered_once.met);
+      rss(w.usage);
+    }
+    const d = r.delivery;
+    if (d) add(`${label} delivery`, d.targets.delivery_p99.target, `${num(d.targets.delivery_p99.value)} ms (p50 ${num(d.delivery.p50_ms)} ms)`, d.targets.delivery_p99.met);
   }
-  const w = results.webhook;
-  if (w) {
-    add('webhook', w.targets.per_second.target, `${num(w.targets.per_second.value)} /s (${times(w.ratio_to_bare)} of bare)`, w.targets.per_second.met);
-    add('webhook', w.targets.p99.target, `${num(w.targets.p99.value, 1)} ms`, w.targets.p99.met);
-    add('webhook', w.targets.delivery_p99.target, `${num(w.targets.delivery_p99.value)} ms (p50 ${num(w.delivery.p50_ms)} ms)`, w.targets.delivery_p99.met);
-    add('webhook', w.targets.nothing_lost.target, `${num(w.accounting.answered_200 - w.accounting.reports_stored)} lost`, w.targets.nothing_lost.met);
-  }
-  const d = results.delivery;
-  if (d) add('delivery', d.targets.delivery_p99.target, `${num(d.targets.delivery_p99.value)} ms (p50 ${num(d.delivery.p50_ms)} ms)`, d.targets.delivery_p99.met);
   for (const e of results.errors) rows.push([e.section, 'could not run', e.error.split('\n')[0].slice(0, 80), 'n/a']);
   return ['== Summary ==', formatTable(['area', 'target', 'measured', 'mark'], rows)].join('\n');
 }

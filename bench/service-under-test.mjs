@@ -19,8 +19,11 @@ export const TRIGGER_KEY = 'bench_signup';
 export const GOOGLE_ADS_CUSTOMER_ID = '1234567890';
 export const GOOGLE_ADS_CONVERSION_ID = '987654321';
 
-/** Starts the service with `env` settings on top of the benchmark's; returns it with its REST helper. */
-export async function startServiceUnderTest(env = {}) {
+/**
+ * Starts the service with `env` settings on top of the benchmark's; returns it with its REST helper. With
+ * `bootstrapped`, the store (a PostgreSQL another instance already set up) has its account: no API key is expected.
+ */
+export async function startServiceUnderTest(env = {}, { bootstrapped = false } = {}) {
   const { startService, loadSettings } = await importTs(['src/server/service.ts', 'src/server/settings.ts']);
   const dataDir = mkdtempSync(join(tmpdir(), 'cnv-bench-'));
   const port = await freePort();
@@ -34,7 +37,7 @@ export async function startServiceUnderTest(env = {}) {
     ...env,
   });
   const service = await startService(settings);
-  if (!service.apiKey) throw new Error('the fresh data directory was not bootstrapped: no API key');
+  if (!service.apiKey && !bootstrapped) throw new Error('the fresh store was not bootstrapped: no API key');
   const base = service.urls.listening;
   const auth = { authorization: `Bearer ${service.apiKey}` };
 
@@ -52,6 +55,7 @@ export async function startServiceUnderTest(env = {}) {
   return {
     service,
     settings,
+    dataDir,
     base,
     site: service.site,
     rest,

@@ -1,8 +1,9 @@
 /**
  * The whole journey in a real browser, through the demo `npm start` serves: an ad click lands with the click ids of
- * four ad platforms, the visitor signs up on a later page, the demo store's backend reports the signup through the
+ * six ad platforms, the visitor signs up on a later page, the demo store's backend reports the signup through the
  * Node client, and cnv delivers the conversion to the local fakes of Google (Data Manager API), Meta (Conversions
- * API), Microsoft Advertising (ApplyOfflineConversions) and LinkedIn (Conversions API), visible through GET /v1/events.
+ * API), Microsoft Advertising (ApplyOfflineConversions), LinkedIn (Conversions API), Reddit (Conversions API v3) and
+ * TikTok (Events API 2.0), visible through GET /v1/events.
  * And a user connecting Google Ads for their own account through the hosted page's sign-in, in the browser, as the
  * README's five-minute path says, which leaves the demo (its own account) untouched.
  */
@@ -24,7 +25,7 @@ interface ApiEvent {
   actions?: Array<{ destination: string; status: string }>;
 }
 
-const ALL_DELIVERED = ['google-ads', 'meta', 'microsoft-ads', 'linkedin'].map((destination) => ({ destination, status: 'delivered' }));
+const ALL_DELIVERED = ['google-ads', 'meta', 'microsoft-ads', 'linkedin', 'reddit', 'tiktok'].map((destination) => ({ destination, status: 'delivered' }));
 
 let journey: JourneyService;
 
@@ -103,13 +104,15 @@ test('a user connects Google Ads for their own account through the sign-in in th
   expect(demos.data.find((d) => d.type === 'google-ads')?.account).toMatchObject({ customer_id: DEMO_ACCOUNTS.google.customerId.replace(/-/g, '') });
 });
 
-test('an ad click with four click ids, a signup on a later page and the backend report end as conversions delivered to four platforms', async ({ page, context }) => {
+test('an ad click with six click ids, a signup on a later page and the backend report end as conversions delivered to six platforms', async ({ page, context }) => {
   test.setTimeout(60_000);
   const clicks = {
     gclid: `TeSt-journey-${randomBytes(6).toString('hex')}`,
     fbclid: `TeSt-fb-${randomBytes(6).toString('hex')}`,
     msclkid: randomBytes(16).toString('hex'),
     li_fat_id: randomUUID(),
+    rdt_cid: BigInt(`0x${randomBytes(8).toString('hex')}`).toString(),
+    ttclid: `E.C.P.TeSt-${randomBytes(6).toString('hex')}`,
   };
   const email = `ada.${randomBytes(3).toString('hex')}@example.com`;
 
@@ -125,7 +128,7 @@ test('an ad click with four click ids, a signup on a later page and the backend 
   // 3. The backend created the user and reported the signup with the token the loader wrote in the submit event.
   expect((await cookieNamed(context, CORRELATION_COOKIE))?.value).toMatch(/^[A-Za-z0-9_-]{22}$/);
 
-  // 4. The event with those click ids, through the REST API: completed, delivered to all four platforms.
+  // 4. The event with those click ids, through the REST API: completed, delivered to all six platforms.
   let event: ApiEvent | undefined;
   await expect
     .poll(
@@ -215,11 +218,49 @@ test('an ad click with four click ids, a signup on a later page and the backend 
     },
   ]);
 
+  // 5e. Reddit, Conversions API v3: one SIGN_UP for the demo pixel, epoch milliseconds, the rdt_cid as click_id, the
+  // user id as conversion_id, the email canonicalised (no dots in the local part) and hashed, the token as Bearer.
+  const reddit = onlyRequest(fakes.reddit.requests, (r) => r.body?.data?.events?.some((e: any) => e.click_id === clicks.rdt_cid));
+  expect(reddit.path).toBe(`/api/v3/pixels/${DEMO_ACCOUNTS.reddit.pixelId}/conversion_events`);
+  expect(reddit.headers.authorization).toBe(`Bearer ${DEMO_ACCOUNTS.reddit.accessToken}`);
+  expect(reddit.problems).toEqual([]);
+  expect(reddit.body.data.events).toEqual([
+    expect.objectContaining({
+      event_at: expect.any(Number),
+      action_source: 'WEBSITE',
+      type: { tracking_type: 'SIGN_UP' },
+      click_id: clicks.rdt_cid,
+      event_source_url: `${journey.demo.url}/pricing`,
+      metadata: { conversion_id: userId },
+      user: expect.objectContaining({ email: sha256(email.replace(/\.(?=[^@]*@)/g, '')), user_agent: expect.stringContaining('Mozilla/5.0') }),
+    }),
+  ]);
+
+  // 5f. TikTok, Events API 2.0: a web CompleteRegistration for the demo pixel, Unix seconds, the user id as event_id,
+  // the ttclid in user.ttclid beside the hashed email, the token in the Access-Token header.
+  const tiktok = onlyRequest(fakes.tiktok.requests, (r) => r.body?.data?.some((e: any) => e.user?.ttclid === clicks.ttclid));
+  expect(tiktok.path).toBe('/open_api/v1.3/event/track/');
+  expect(tiktok.headers['access-token']).toBe(DEMO_ACCOUNTS.tiktok.accessToken);
+  expect(tiktok.problems).toEqual([]);
+  expect(tiktok.body).toEqual({
+    event_source: 'web',
+    event_source_id: DEMO_ACCOUNTS.tiktok.pixelCode,
+    data: [
+      expect.objectContaining({
+        event: 'CompleteRegistration',
+        event_time: expect.any(Number),
+        event_id: userId,
+        user: expect.objectContaining({ ttclid: clicks.ttclid, email: sha256(email) }),
+        page: { url: `${journey.demo.url}/pricing` },
+      }),
+    ],
+  });
+
   // 6. The welcome page showed it live: every step done, each platform's card delivered with the request its fake
   // received (and no access token).
   await expect(page.locator('#journey [data-final]')).toHaveAttribute('data-final', 'true');
   await expect(page.locator('[data-step]:not([data-state="done"])')).toHaveCount(0);
-  for (const [destination, clickId] of [['google-ads', clicks.gclid], ['meta', clicks.fbclid], ['microsoft-ads', clicks.msclkid], ['linkedin', clicks.li_fat_id]] as const) {
+  for (const [destination, clickId] of [['google-ads', clicks.gclid], ['meta', clicks.fbclid], ['microsoft-ads', clicks.msclkid], ['linkedin', clicks.li_fat_id], ['reddit', clicks.rdt_cid], ['tiktok', clicks.ttclid]] as const) {
     const card = page.locator(`[data-delivery="${destination}"]`);
     await expect(card).toHaveAttribute('data-state', 'done');
     await expect(card.locator('[data-delivery-status]')).toHaveText('delivered');

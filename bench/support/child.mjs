@@ -1,9 +1,12 @@
 /** A child Node process driven by request/response messages over IPC (the load generator, the fake Google Ads API). */
 import { fork } from 'node:child_process';
 
-/** Forks `modulePath` and resolves once it reports `{ready: true}`; `call(message)` resolves with its `result`. */
-export function startChild(modulePath, { env = {} } = {}) {
-  const child = fork(modulePath, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/**
+ * Forks `modulePath` (with Node flags `execArgv`, e.g. --cpu-prof) and resolves once it reports `{ready: true}`;
+ * `call(message)` resolves with its `result`.
+ */
+export function startChild(modulePath, { env = {}, execArgv = [] } = {}) {
+  const child = fork(modulePath, [], { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const pending = new Map();
   let nextId = 1;
   let exited = false;

@@ -1,7 +1,7 @@
 /**
  * The service with its demo, started for the journey spec the way `npm start` starts them (startServiceWithDemo), on
  * a fresh data directory and free ports. The global setup's service runs without the demo in the runner process;
- * the journey needs the demo site, its backend and the four fake ad platforms in reach, so it starts its own.
+ * the journey needs the demo site, its backend and the six fake ad platforms in reach, so it starts its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

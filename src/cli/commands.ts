@@ -9,6 +9,7 @@ import { nonEmptyString } from '../server/http/input';
 import { issueSignInLink, SIGN_IN_TTL_MS } from '../server/dashboard';
 import { serveStdio } from '../server/mcp';
 import { installSnippet } from '../protocol/install';
+import { erasePerson, erasureHash, erasureTarget, type ErasureRecord } from '../server/api/erasures';
 import type { Output } from './output';
 
 export interface CommandContext {
@@ -267,8 +268,65 @@ export const COMMANDS: readonly Command[] = [
       );
     },
   },
+  {
+    name: 'erase',
+    usage: 'erase --email … | --phone … | --customer-id … [--account acct_…]',
+    summary:
+      'Erase a person: everything stored of them in every site of the account (reports, events, browser snapshots, form\n' +
+      '      submissions) removed or anonymised at once, as POST /v1/erasures does. Conversions already delivered to ad\n' +
+      '      platforms are not called back. With CNV_API_KEY set, the running service does it for the key\'s account.',
+    options: {
+      email: 'The email address of the person (matched trimmed and lower-cased).',
+      phone: 'The phone number with its country code, + or 00 first (matched in E.164 form).',
+      'customer-id': 'Your id of the customer, as your backend reported it.',
+      account: 'Account to erase in; optional when there is only one (not with CNV_API_KEY: the key names it).',
+    },
+    async runWithService(ctx) {
+      const { apiUrl, apiKey } = serviceAddress(ctx.env);
+      const answer = await fetch(`${apiUrl}/v1/erasures`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(erasureBodyOf(ctx.options)),
+        signal: AbortSignal.timeout(30_000),
+      }).catch((error: unknown) => {
+        throw new Error(`the service at ${apiUrl} did not answer (${(error as Error).message}): start it, or set CNV_API_URL.`);
+      });
+      const body = (await answer.json().catch(() => null)) as (ErasureRecord & { error?: { message?: string } }) | null;
+      if (!answer.ok || !body?.id) {
+        const message = body?.error?.message ?? `the service answered HTTP ${answer.status}.`;
+        throw answer.status === 400 ? new CommandLineError(message) : new Error(message);
+      }
+      ctx.out.write(describeErasure(body));
+    },
+    async run(ctx) {
+      const target = erasureTarget(erasureBodyOf(ctx.options));
+      const account = await resolveAccount(ctx.db, ctx.options.account);
+      ctx.out.write(describeErasure(await erasePerson(ctx.db, account.id, target, erasureHash(ctx.settings))));
+    },
+  },
 ];
 
+/** The body of an erasure from `cnv erase`'s options; at least one is required. */
+function erasureBodyOf(options: Record<string, string | undefined>): { email?: string; phone?: string; customer_id?: string } {
+  const body = {
+    ...(options.email !== undefined ? { email: options.email } : {}),
+    ...(options.phone !== undefined ? { phone: options.phone } : {}),
+    ...(options['customer-id'] !== undefined ? { customer_id: options['customer-id'] } : {}),
+  };
+  if (Object.keys(body).length === 0) throw new CommandLineError('Name the person: give --email, --phone or --customer-id (or several).');
+  return body;
+}
+
+/** What an erasure did, for the terminal (never the values). */
+function describeErasure(erasure: ErasureRecord): string {
+  const { reports, events, snapshots, form_submissions: forms } = erasure.matched;
+  return (
+    `Erasure ${erasure.id} (${erasure.created_at}), by ${erasure.fields.join(', ')}:\n` +
+    `  reports:           ${reports}\n  events:            ${events}\n  browser snapshots: ${snapshots}\n  form submissions:  ${forms}\n` +
+    (erasure.repeat_of ? `The same person was erased before (${erasure.repeat_of}).\n` : '') +
+    'Conversions already delivered to ad platforms are not called back: see docs/personal-data.md for each platform\'s deletion path.\n'
+  );
+}
 
 /** The running service's address and the API key, from CNV_API_URL and CNV_API_KEY (a usage error when unusable). */
 function serviceAddress(env: NodeJS.ProcessEnv): { apiUrl: string; apiKey: string } {

@@ -137,7 +137,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           const explained = explainStoreError(error, settings) as Error;
           // The running service holds the embedded store: this command can ask it instead.
           if (storeCommand!.runWithService && /lock/i.test(explained.message)) {
-            throw new Error(`${explained.message}\nWhile the service runs, set CNV_API_KEY (and CNV_API_URL if it is not ${DEFAULT_API_URL}) and run 'cnv ${command.name}' again: the service issues the link.`);
+            throw new Error(`${explained.message}\nWhile the service runs, set CNV_API_KEY (and CNV_API_URL if it is not ${DEFAULT_API_URL}) and run 'cnv ${command.name}' again: the service does it.`);
           }
           throw explained;
         });

@@ -1,5 +1,6 @@
 /**
- * The four ad platforms the demo delivers to, as strict local fakes (Google, Meta, Microsoft Advertising, LinkedIn),
+ * The six ad platforms the demo delivers to, as strict local fakes (Google, Meta, Microsoft Advertising, LinkedIn,
+ * Reddit, TikTok),
  * and the service settings that send every platform call of this process (OAuth included) to them.
  */
 import { loadSettings, type Settings } from '../server/settings';
@@ -7,6 +8,8 @@ import { startFakeGoogle, type FakeGoogle } from './fakes/google';
 import { FAKE_META_PIXEL_ID, FAKE_META_TOKEN, startFakeMeta, type MetaPlan } from './fakes/meta';
 import { startFakeMicrosoftAds, type FakeMicrosoftAds } from './fakes/microsoft-ads';
 import { startLinkedInFake, type LinkedInFake } from './fakes/linkedin';
+import { FAKE_REDDIT_PIXEL, FAKE_REDDIT_TOKEN, startFakeReddit, type FakeReddit } from './fakes/reddit';
+import { FAKE_TIKTOK_PIXEL, FAKE_TIKTOK_TOKEN, startFakeTikTok, type FakeTikTok } from './fakes/tiktok';
 import type { FakeServer } from './fakes/fake-server';
 
 /** The pretend ad accounts the demo connects, and what its flow fires in each. The fakes know exactly these. */
@@ -15,18 +18,22 @@ export const DEMO_ACCOUNTS = {
   meta: { pixelId: FAKE_META_PIXEL_ID, accessToken: FAKE_META_TOKEN, eventName: 'CompleteRegistration' },
   microsoft: { customerId: '123456789', accountId: '987654321', goalName: 'Signup' },
   linkedin: { adAccountId: '507404993', conversionRuleId: '104012' },
+  reddit: { pixelId: FAKE_REDDIT_PIXEL, accessToken: FAKE_REDDIT_TOKEN, eventName: 'SIGN_UP' },
+  tiktok: { pixelCode: FAKE_TIKTOK_PIXEL, accessToken: FAKE_TIKTOK_TOKEN, eventName: 'CompleteRegistration' },
 } as const;
 
-/** The four fakes, running. */
+/** The six fakes, running. */
 export interface DemoAdPlatforms {
   google: FakeGoogle;
   meta: FakeServer<MetaPlan>;
   microsoft: FakeMicrosoftAds;
   linkedin: LinkedInFake;
+  reddit: FakeReddit;
+  tiktok: FakeTikTok;
   close(): Promise<void>;
 }
 
-/** Starts the four fakes on free loopback ports; `metaApiVersion` is the Graph API version the service calls. */
+/** Starts the six fakes on free loopback ports; `metaApiVersion` is the Graph API version the service calls. */
 export async function startDemoAdPlatforms(metaApiVersion: string): Promise<DemoAdPlatforms> {
   const started: Array<{ close(): Promise<void> }> = [];
   const track = <T extends { close(): Promise<void> }>(fake: T): T => (started.push(fake), fake);
@@ -52,7 +59,9 @@ export async function startDemoAdPlatforms(metaApiVersion: string): Promise<Demo
         conversionRules: [{ id: DEMO_ACCOUNTS.linkedin.conversionRuleId, account: DEMO_ACCOUNTS.linkedin.adAccountId }],
       }),
     );
-    return { google, meta, microsoft, linkedin, close: closeAll };
+    const reddit = track(await startFakeReddit({ accessToken: DEMO_ACCOUNTS.reddit.accessToken, pixelIds: [DEMO_ACCOUNTS.reddit.pixelId] }));
+    const tiktok = track(await startFakeTikTok({ accessToken: DEMO_ACCOUNTS.tiktok.accessToken, pixelCodes: [DEMO_ACCOUNTS.tiktok.pixelCode] }));
+    return { google, meta, microsoft, linkedin, reddit, tiktok, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;
@@ -74,6 +83,8 @@ export function demoPlatformEnv(fakes: DemoAdPlatforms): Record<string, string> 
     CNV_LINKEDIN_OAUTH_TOKEN_URL: fakes.linkedin.tokenUrl,
     CNV_LINKEDIN_OAUTH_CLIENT_ID: fakes.linkedin.clientId,
     CNV_LINKEDIN_OAUTH_CLIENT_SECRET: fakes.linkedin.clientSecret,
+    CNV_REDDIT_API_BASE: fakes.reddit.url,
+    CNV_TIKTOK_API_BASE: fakes.tiktok.url,
   };
 }
 
@@ -89,5 +100,7 @@ export function settingsForDemoPlatforms(settings: Settings, fakes: DemoAdPlatfo
     meta: { ...settings.meta, graphApiBase: faked.meta.graphApiBase },
     microsoft: faked.microsoft,
     linkedin: { ...faked.linkedin, apiVersion: settings.linkedin.apiVersion },
+    reddit: faked.reddit,
+    tiktok: faked.tiktok,
   };
 }

@@ -13,7 +13,7 @@ export function demoBannerLines(demo: Pick<RunningDemo, 'url' | 'setup' | 'fakes
     'Demo: a pretend customer site with the loader installed, on its own origin. Watch a click become a conversion:',
     '',
     `  open    ${demo.url}${adClickHref(newDemoClickIds())}`,
-    '          (an "ad click": the landing URL carries a gclid, fbclid, msclkid and li_fat_id), then Pricing, then sign up',
+    '          (an "ad click": the landing URL carries a gclid, fbclid, msclkid, li_fat_id, rdt_cid and ttclid), then Pricing, then sign up',
     `  events  ${demo.url}/events`,
     '',
     `  The demo has its own account, "${DEMO.accountName}" (its key is in the data directory, demo-store.json), so the key above`,

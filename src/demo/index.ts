@@ -1,7 +1,8 @@
 /**
  * The demo that `npm start` serves beside the service: a pretend customer site on its own origin whose signups travel
- * through the real loader, webhook, pairing and delivery to local fakes of four ad platforms (Google's Data Manager
- * API, Meta's Conversions API, Microsoft Advertising, LinkedIn's Conversions API), each with its OAuth server.
+ * through the real loader, webhook, pairing and delivery to local fakes of six ad platforms (Google's Data Manager
+ * API, Meta's Conversions API, Microsoft Advertising, LinkedIn's Conversions API, each with its OAuth server where it
+ * has one, Reddit's Conversions API and TikTok's Events API).
  *
  * Two steps, because the service must call the fakes from its first request:
  * 1. `startDemoDestinations(settings)` before the app and the delivery worker are built: starts the fakes and returns
@@ -79,7 +80,10 @@ export function demoOrigin(port: number): string {
 
 /** Where each fake listens, for the log and the banner. */
 export function fakeUrls(fakes: DemoAdPlatforms): string {
-  return `Google ${fakes.google.url}, Meta ${fakes.meta.url}, Microsoft Advertising ${fakes.microsoft.url}, LinkedIn ${fakes.linkedin.url}`;
+  return (
+    `Google ${fakes.google.url}, Meta ${fakes.meta.url}, Microsoft Advertising ${fakes.microsoft.url}, LinkedIn ${fakes.linkedin.url}, ` +
+    `Reddit ${fakes.reddit.url}, TikTok ${fakes.tiktok.url}`
+  );
 }
 
 /** Sets up the demo in cnv (creating only what is missing) and serves the demo site on settings.demoPort. */

@@ -60,6 +60,8 @@ export const PLATFORM_LABELS: Readonly<Record<string, string>> = {
   meta: 'Meta',
   'microsoft-ads': 'Microsoft Advertising',
   linkedin: 'LinkedIn',
+  reddit: 'Reddit',
+  tiktok: 'TikTok',
 };
 
 /** Where each platform's request carries the click, when the visit had that platform's click id. */
@@ -68,6 +70,8 @@ const CLICK_NOTES: Readonly<Record<string, { clickId: string; note: string }>> =
   meta: { clickId: 'fbclid', note: 'Conversions API: user_data.fbc is built from the fbclid (fb.1.<click time>.<fbclid>).' },
   'microsoft-ads': { clickId: 'msclkid', note: 'ApplyOfflineConversions: the msclkid travels as MicrosoftClickId.' },
   linkedin: { clickId: 'li_fat_id', note: 'Conversions API: the li_fat_id is a LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID user id.' },
+  reddit: { clickId: 'rdt_cid', note: 'Conversions API v3: the rdt_cid travels as the event’s click_id.' },
+  tiktok: { clickId: 'ttclid', note: 'Events API 2.0: the ttclid travels as user.ttclid.' },
 };
 
 /** How a platform is named on the page. */

@@ -24,6 +24,8 @@ export interface PlatformRequestSources {
   meta: { requests: readonly FakeRequest[] };
   microsoft: { requests: readonly FakeRequest[] };
   linkedin: { requests: readonly FakeRequest[] };
+  reddit: { requests: readonly FakeRequest[] };
+  tiktok: { requests: readonly FakeRequest[] };
 }
 
 /** Finds, for an event, the requests one destination's fake received for it. */
@@ -75,7 +77,8 @@ export function shownRequest(request: FakeRequest): ReceivedRequest {
 
 /**
  * How each platform's request names the event, by what cnv puts in it: Google's `eventTimestamp` and Microsoft's
- * `ConversionTime` are the event's time, Meta's `event_id` is the reporter's id, LinkedIn's `eventId` too.
+ * `ConversionTime` are the event's time, Meta's `event_id`, Reddit's `conversion_id`, TikTok's `event_id` and LinkedIn's
+ * `eventId` are the reporter's id.
  */
 const MATCHERS: Record<string, { of(sources: PlatformRequestSources): readonly FakeRequest[]; carries(request: FakeRequest, event: EventFacts): boolean }> = {
   'google-ads': {
@@ -96,6 +99,18 @@ const MATCHERS: Record<string, { of(sources: PlatformRequestSources): readonly F
   linkedin: {
     of: (s) => s.linkedin.requests,
     carries: (r, e) => r.path === '/rest/conversionEvents' && isRecord(r.body) && list(r.body.elements).some((x) => x.eventId === (e.customerEventId ?? e.id)),
+  },
+  reddit: {
+    of: (s) => s.reddit.requests,
+    carries: (r, e) =>
+      /\/conversion_events$/.test(r.path) &&
+      isRecord(r.body) &&
+      isRecord(r.body.data) &&
+      list(r.body.data.events).some((x) => isRecord(x.metadata) && x.metadata.conversion_id === (e.customerEventId ?? e.id)),
+  },
+  tiktok: {
+    of: (s) => s.tiktok.requests,
+    carries: (r, e) => r.path === '/open_api/v1.3/event/track/' && isRecord(r.body) && list(r.body.data).some((x) => x.event_id === (e.customerEventId ?? e.id)),
   },
 };
 

@@ -37,6 +37,8 @@ export const DEMO = {
     meta: { pixel_id: DEMO_ACCOUNTS.meta.pixelId, access_token: DEMO_ACCOUNTS.meta.accessToken },
     'microsoft-ads': { customer_id: DEMO_ACCOUNTS.microsoft.customerId, account_id: DEMO_ACCOUNTS.microsoft.accountId },
     linkedin: { ad_account_id: DEMO_ACCOUNTS.linkedin.adAccountId },
+    reddit: { pixel_id: DEMO_ACCOUNTS.reddit.pixelId, access_token: DEMO_ACCOUNTS.reddit.accessToken },
+    tiktok: { pixel_code: DEMO_ACCOUNTS.tiktok.pixelCode, access_token: DEMO_ACCOUNTS.tiktok.accessToken },
   } as Readonly<Record<string, Readonly<Record<string, string>>>>,
   /** The demo flow's actions: one per platform, each config as its platform's check wants it. */
   actions: [
@@ -44,6 +46,8 @@ export const DEMO = {
     { integrationId: 'meta', config: { event_name: DEMO_ACCOUNTS.meta.eventName } },
     { integrationId: 'microsoft-ads', config: { conversion_name: DEMO_ACCOUNTS.microsoft.goalName } },
     { integrationId: 'linkedin', config: { conversion_rule: DEMO_ACCOUNTS.linkedin.conversionRuleId } },
+    { integrationId: 'reddit', config: { event_name: DEMO_ACCOUNTS.reddit.eventName } },
+    { integrationId: 'tiktok', config: { event_name: DEMO_ACCOUNTS.tiktok.eventName } },
   ] as readonly DemoAction[],
   apiKeyLabel: 'demo store backend',
 } as const;
@@ -193,7 +197,7 @@ async function ensureFlow(api: ServiceApi, site: SiteRecord, created: string[]):
   return flow;
 }
 
-/** Makes sure the demo's account, site, four destinations, trigger source and live flow exist; creates only what is missing. */
+/** Makes sure the demo's account, site, six destinations, trigger source and live flow exist; creates only what is missing. */
 export async function ensureDemoSetup(options: DemoSetupOptions): Promise<DemoSetup> {
   const created: string[] = [];
   const { account, apiKey } = await ensureAccount(options, created);

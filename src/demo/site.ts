@@ -41,7 +41,8 @@ const FORM_MAX_BYTES = 8 * 1024;
 
 /**
  * The click ids of a fresh pretend ad click, each shaped as its platform issues them and recognisably a test value
- * where the shape allows: a Microsoft click id is 32 hex characters, a LinkedIn li_fat_id a UUID.
+ * where the shape allows: a Microsoft click id is 32 hex characters, a LinkedIn li_fat_id a UUID, a Reddit rdt_cid
+ * digits (as in Reddit's examples), a TikTok ttclid starts with E.C.P. (as TikTok's request sample says).
  */
 export function newDemoClickIds(): DemoClickIds {
   return {
@@ -49,6 +50,8 @@ export function newDemoClickIds(): DemoClickIds {
     fbclid: `TeSt-fb-${randomBytes(12).toString('base64url')}`,
     msclkid: randomBytes(16).toString('hex'),
     li_fat_id: randomUUID(),
+    rdt_cid: BigInt(`0x${randomBytes(8).toString('hex')}`).toString(),
+    ttclid: `E.C.P.TeSt-tt-${randomBytes(12).toString('base64url')}`,
   };
 }
 

@@ -18,6 +18,7 @@ import { toSiteRecord, type SiteRecord } from './api/sites';
 import { startDeliveryWorker } from './delivery';
 import { startNotificationWorker } from './notifications';
 import { startSnapshotRetention } from './collector';
+import { startIdentityRetention } from './privacy';
 import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
 
@@ -115,6 +116,7 @@ export async function startService(settings: Settings, options: StartServiceOpti
   try {
     const app = await buildApp({ db, settings, logger });
     closers.push(() => app.close());
+    if (store.permissions) app.log.info(store.permissions);
     progress(`listening on ${settings.host}:${settings.port}…`);
     await app.listen({ host: settings.host, port: settings.port }).catch((error: unknown) => {
       throw explainListenError(error, 'PORT', settings.host, settings.port);
@@ -147,6 +149,8 @@ export async function startService(settings: Settings, options: StartServiceOpti
       const retention = startSnapshotRetention({ db, retentionDays: settings.snapshotRetentionDays, log: app.log });
       closers.push(() => retention.stop());
     }
+    const identityRetention = startIdentityRetention({ db, retentionDays: settings.identityRetentionDays, log: app.log });
+    closers.push(() => identityRetention.stop());
     progress(`ready (${seconds(started)})`);
 
     let closed: Promise<void> | undefined;

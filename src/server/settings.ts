@@ -50,8 +50,18 @@ export interface Settings {
     oauthClientId: string;
     oauthClientSecret: string;
   };
+  /** Reddit Conversions API (v3): the Ads API base. Connections carry a conversion access token (see destinations/reddit). */
+  reddit: { apiBase: string };
+  /** TikTok Events API 2.0: the Business API base. Connections carry an Events API access token and a pixel code. */
+  tiktok: { apiBase: string };
   /** Days a browser snapshot is kept after its last write; null keeps them for ever. */
   snapshotRetentionDays: number | null;
+  /**
+   * CNV_IDENTITY_RETENTION_DAYS: days identity fields (email, phone, names) and customer_id are kept on events, reports
+   * and form submissions, and the window the email and status filters of GET /v1/events search. At least 90 (later
+   * stages of a customer look back 90 days).
+   */
+  identityRetentionDays: number;
   /** Port of the demo customer site; null disables it. */
   demoPort: number | null;
   logLevel: string;
@@ -80,6 +90,21 @@ function retentionDays(raw: string | undefined): number | null {
   const days = Number(raw);
   if (!Number.isInteger(days) || days < 2) {
     throw new Error(`CNV_SNAPSHOT_RETENTION_DAYS must be a whole number of days of at least 2, or off; got '${raw}'`);
+  }
+  return days;
+}
+
+/** The shortest identity retention: later stages of a customer may be reported up to 90 days after the signup. */
+export const IDENTITY_RETENTION_MIN_DAYS = 90;
+
+/** Identity retention in days: default and minimum 90, a whole number. */
+function identityRetentionDays(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return IDENTITY_RETENTION_MIN_DAYS;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < IDENTITY_RETENTION_MIN_DAYS || days > 36_500) {
+    throw new Error(
+      `CNV_IDENTITY_RETENTION_DAYS must be a whole number of days from ${IDENTITY_RETENTION_MIN_DAYS} (later stages look back 90 days) to 36500; got '${raw.slice(0, 40)}'`,
+    );
   }
   return days;
 }
@@ -170,7 +195,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       oauthClientId: env.CNV_LINKEDIN_OAUTH_CLIENT_ID || '',
       oauthClientSecret: env.CNV_LINKEDIN_OAUTH_CLIENT_SECRET || '',
     },
+    reddit: { apiBase: baseUrl(env.CNV_REDDIT_API_BASE, 'https://ads-api.reddit.com') },
+    tiktok: { apiBase: baseUrl(env.CNV_TIKTOK_API_BASE, 'https://business-api.tiktok.com') },
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
+    identityRetentionDays: identityRetentionDays(env.CNV_IDENTITY_RETENTION_DAYS),
     demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormatSetting(env.LOG_FORMAT),

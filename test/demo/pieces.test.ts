@@ -38,8 +38,11 @@ describe('the demo pages', () => {
     expect(ids.fbclid).toMatch(/^TeSt-fb-[A-Za-z0-9_-]{16}$/);
     expect(ids.msclkid).toMatch(/^[0-9a-f]{32}$/);
     expect(ids.li_fat_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(ids.rdt_cid).toMatch(/^[0-9]{1,20}$/);
+    expect(ids.ttclid).toMatch(/^E\.C\.P\.TeSt-tt-[A-Za-z0-9_-]{16}$/);
     expect(adClickHref(ids)).toBe(
-      `/?gclid=${ids.gclid}&fbclid=${ids.fbclid}&msclkid=${ids.msclkid}&li_fat_id=${ids.li_fat_id}&utm_source=demo-ads&utm_medium=cpc&utm_campaign=demo`,
+      `/?gclid=${ids.gclid}&fbclid=${ids.fbclid}&msclkid=${ids.msclkid}&li_fat_id=${ids.li_fat_id}&rdt_cid=${ids.rdt_cid}&ttclid=${ids.ttclid}` +
+        '&utm_source=demo-ads&utm_medium=cpc&utm_campaign=demo',
     );
   });
 });
@@ -129,6 +132,8 @@ describe('the fake platforms’ request log', () => {
       meta: { requests: [request('/v24.0/123/events', { data: JSON.stringify([{ event_id: 'usr_1' }]) })] },
       microsoft: { requests: [request('/CampaignManagement/v13/OfflineConversions/Apply', { OfflineConversions: [{ ConversionTime: event.occurredAt }] })] },
       linkedin: { requests: [request('/rest/conversionEvents', { elements: [{ eventId: 'usr_1' }] }), request('/rest/conversionEvents', { elements: [{ eventId: 'usr_1' }] })] },
+      reddit: { requests: [request('/api/v3/pixels/a2_x/conversion_events', { data: { events: [{ metadata: { conversion_id: 'usr_1' } }] } })] },
+      tiktok: { requests: [request('/open_api/v1.3/event/track/', { event_source: 'web', data: [{ event_id: 'usr_2' }] })] },
     };
     const find = platformRequestFinder(sources);
     expect(find('google-ads', event)).toHaveLength(1);
@@ -137,7 +142,11 @@ describe('the fake platforms’ request log', () => {
     expect(find('meta', other)).toEqual([]);
     expect(find('microsoft-ads', event)).toHaveLength(1);
     expect(find('linkedin', event)).toHaveLength(2);
+    expect(find('reddit', event)).toHaveLength(1);
+    expect(find('reddit', other)).toEqual([]);
     expect(find('tiktok', event)).toEqual([]);
+    expect(find('tiktok', other)).toHaveLength(1);
+    expect(find('snapchat', event)).toEqual([]);
   });
 });
 

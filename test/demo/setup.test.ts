@@ -38,7 +38,7 @@ describe('the first-run demo setup', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates its own account, the demo site, four destinations, the API trigger source and a live flow', async () => {
+  it('creates its own account, the demo site, six destinations, the API trigger source and a live flow', async () => {
     const setup = await ensureDemoSetup(options);
 
     expect(setup.accountId).not.toBe(svc.accountId);
@@ -53,6 +53,8 @@ describe('the first-run demo setup', () => {
         { integrationId: 'meta', config: { event_name: 'CompleteRegistration' } },
         { integrationId: 'microsoft-ads', config: { conversion_name: DEMO_ACCOUNTS.microsoft.goalName } },
         { integrationId: 'linkedin', config: { conversion_rule: DEMO_ACCOUNTS.linkedin.conversionRuleId } },
+        { integrationId: 'reddit', config: { event_name: 'SIGN_UP' } },
+        { integrationId: 'tiktok', config: { event_name: 'CompleteRegistration' } },
       ],
     });
     expect(await activeWebhookSecrets(svc.db, setup.site.id)).toEqual([setup.webhookSecret]);
@@ -64,6 +66,8 @@ describe('the first-run demo setup', () => {
       'the meta destination',
       'the microsoft-ads destination',
       'the linkedin destination',
+      'the reddit destination',
+      'the tiktok destination',
       `the API trigger source of "${DEMO.siteName}" and its webhook secret`,
       `the flow "${DEMO.flowName}"`,
       `published "${DEMO.flowName}"`,
@@ -80,12 +84,18 @@ describe('the first-run demo setup', () => {
       ['meta', 'connected'],
       ['microsoft-ads', 'connected'],
       ['linkedin', 'connected'],
+      ['reddit', 'connected'],
+      ['tiktok', 'connected'],
     ]);
     expect(data[0]!.account).toMatchObject({ customer_id: '1234567890', api: 'data_manager' });
     expect(data[1]!.account).toMatchObject({ pixel_id: DEMO_ACCOUNTS.meta.pixelId });
     expect(data[2]!.account).toMatchObject({ customer_id: DEMO_ACCOUNTS.microsoft.customerId, account_id: DEMO_ACCOUNTS.microsoft.accountId });
     expect(data[3]!.account).toMatchObject({ ad_account_id: DEMO_ACCOUNTS.linkedin.adAccountId });
-    expect(JSON.stringify(data)).not.toContain(DEMO_ACCOUNTS.meta.accessToken);
+    expect(data[4]!.account).toEqual({ pixel_id: DEMO_ACCOUNTS.reddit.pixelId });
+    expect(data[5]!.account).toEqual({ pixel_code: DEMO_ACCOUNTS.tiktok.pixelCode });
+    for (const token of [DEMO_ACCOUNTS.meta.accessToken, DEMO_ACCOUNTS.reddit.accessToken, DEMO_ACCOUNTS.tiktok.accessToken]) {
+      expect(JSON.stringify(data)).not.toContain(token);
+    }
   });
 
   it('went through each platform’s sign-in: the fakes saw the OAuth authorize and the code exchange with PKCE', () => {

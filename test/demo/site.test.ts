@@ -52,15 +52,19 @@ describe('the demo site served beside the service', () => {
     expect(running.service.urls.api).toMatch(/^http:\/\/127\.0\.0\.1:/);
   });
 
-  it('points the service at the four local fake ad platforms, OAuth included, and leaves the production defaults alone', () => {
+  it('points the service at the six local fake ad platforms, OAuth included, and leaves the production defaults alone', () => {
     const { fakes } = running.demo!;
-    for (const fake of [fakes.google, fakes.meta, fakes.microsoft, fakes.linkedin]) expect(fake.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    for (const fake of [fakes.google, fakes.meta, fakes.microsoft, fakes.linkedin, fakes.reddit, fakes.tiktok]) expect(fake.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const settings = running.settings;
     expect(settings.google).toMatchObject({ dataManagerApiBase: fakes.google.url, oauthAuthorizeUrl: fakes.google.urls.authorize, oauthClientId: fakes.google.client.id });
     expect(settings.meta.graphApiBase).toBe(fakes.meta.url);
     expect(settings.microsoft).toMatchObject({ adsApiBase: fakes.microsoft.url, oauthTokenUrl: fakes.microsoft.tokenUrl, developerToken: fakes.microsoft.developerToken });
     expect(settings.linkedin).toMatchObject({ apiBase: fakes.linkedin.url, oauthAuthorizeUrl: fakes.linkedin.authorizeUrl });
+    expect(settings.reddit.apiBase).toBe(fakes.reddit.url);
+    expect(settings.tiktok.apiBase).toBe(fakes.tiktok.url);
     expect(loadSettings({}).google.dataManagerApiBase).toBe('https://datamanager.googleapis.com');
+    expect(loadSettings({}).reddit.apiBase).toBe('https://ads-api.reddit.com');
+    expect(loadSettings({}).tiktok.apiBase).toBe('https://business-api.tiktok.com');
   });
 
   it('keeps the demo in its own account: the first start’s key sees none of its sites or destinations', async () => {
@@ -122,7 +126,7 @@ describe('the demo site served beside the service', () => {
     expect(sent()).toBe(uploadsBefore);
   });
 
-  it('delivers a signup whose visit carried all four click ids to the four fakes, and the welcome page shows each request', async () => {
+  it('delivers a signup whose visit carried all six click ids to the six fakes, and the welcome page shows each request', async () => {
     const { fakes, setup } = running.demo!;
     const clicks = newDemoClickIds();
     const email = `ada.${Date.now()}@example.com`;
@@ -191,16 +195,39 @@ describe('the demo site served beside the service', () => {
       }),
     ]);
 
+    // Reddit: a SIGN_UP with the rdt_cid as click_id and the user id as conversion_id; the email canonicalised first.
+    const canonicalEmail = `${email.split('@')[0]!.replace(/[^a-z0-9]/gi, '').toLowerCase()}@example.com`;
+    expect(fakes.reddit.counted().filter((c) => c.event.click_id === clicks.rdt_cid)).toEqual([
+      expect.objectContaining({
+        pixelId: DEMO_ACCOUNTS.reddit.pixelId,
+        event: expect.objectContaining({
+          action_source: 'WEBSITE',
+          type: { tracking_type: 'SIGN_UP' },
+          metadata: { conversion_id: userId },
+          user: expect.objectContaining({ email: sha256(canonicalEmail) }),
+        }),
+      }),
+    ]);
+    // TikTok: a CompleteRegistration with the ttclid in user.ttclid and the user id as event_id.
+    expect(fakes.tiktok.counted().filter((c) => c.event.user?.ttclid === clicks.ttclid)).toEqual([
+      expect.objectContaining({
+        pixelCode: DEMO_ACCOUNTS.tiktok.pixelCode,
+        event: expect.objectContaining({ event: 'CompleteRegistration', event_id: userId, user: expect.objectContaining({ email: hashedEmail }) }),
+      }),
+    ]);
+
     // The welcome page: each platform's card delivered, with the request its fake received and no access token.
-    for (const destination of ['google-ads', 'meta', 'microsoft-ads', 'linkedin']) {
+    for (const destination of ['google-ads', 'meta', 'microsoft-ads', 'linkedin', 'reddit', 'tiktok']) {
       expect(welcome).toMatch(new RegExp(`data-delivery="${destination}" data-state="done"`));
     }
     expect(welcome).toContain('/v1/events:ingest');
     expect(welcome).toContain(`/v24.0/${DEMO_ACCOUNTS.meta.pixelId}/events`);
     expect(welcome).toContain('/CampaignManagement/v13/OfflineConversions/Apply');
     expect(welcome).toContain('/rest/conversionEvents');
-    for (const value of [clicks.gclid, clicks.fbclid, clicks.msclkid, clicks.li_fat_id]) expect(welcome).toContain(value);
-    expect(welcome).not.toContain(DEMO_ACCOUNTS.meta.accessToken);
+    expect(welcome).toContain(`/api/v3/pixels/${DEMO_ACCOUNTS.reddit.pixelId}/conversion_events`);
+    expect(welcome).toContain('/open_api/v1.3/event/track/');
+    for (const value of Object.values(clicks)) expect(welcome).toContain(value);
+    for (const token of [DEMO_ACCOUNTS.meta.accessToken, DEMO_ACCOUNTS.reddit.accessToken, DEMO_ACCOUNTS.tiktok.accessToken]) expect(welcome).not.toContain(token);
     expect(welcome).not.toContain('access_token');
   });
 

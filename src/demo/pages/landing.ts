@@ -1,6 +1,6 @@
 /**
  * `/`: the ad landing page. A visit whose URL carries click ids is what a click on an ad looks like; the demo's pretend
- * ad carries the click ids of all four platforms it delivers to, so one signup shows all four deliveries.
+ * ad carries the click ids of all six platforms it delivers to, so one signup shows all six deliveries.
  */
 import { html, type Html } from '../../server/http/html';
 import { layout, type PageContext } from './layout';
@@ -11,10 +11,12 @@ export interface DemoClickIds {
   fbclid: string;
   msclkid: string;
   li_fat_id: string;
+  rdt_cid: string;
+  ttclid: string;
 }
 
 /** The query keys the demo's pretend ad carries, in the order they are shown. */
-export const DEMO_CLICK_ID_KEYS = ['gclid', 'fbclid', 'msclkid', 'li_fat_id'] as const;
+export const DEMO_CLICK_ID_KEYS = ['gclid', 'fbclid', 'msclkid', 'li_fat_id', 'rdt_cid', 'ttclid'] as const;
 
 /** The link that plays the part of an ad: a landing URL decorated as the platforms' auto-tagging does, with UTMs. */
 export function adClickHref(clickIds: DemoClickIds): string {
@@ -56,10 +58,10 @@ export function landingPage(ctx: PageContext, visit: { clickIds: Array<[string, 
 </section>
 <h2>The journey you are about to watch</h2>
 <ol class="timeline">
-  <li class="${visit.clickIds.length > 0 ? 'done' : ''}"><h3>Ad click</h3><div class="detail muted">You land here with <code>?gclid=…&amp;fbclid=…&amp;msclkid=…&amp;li_fat_id=…</code>: a pretend ad click carrying the click id of each of the four ad platforms; the loader stores the click.</div></li>
+  <li class="${visit.clickIds.length > 0 ? 'done' : ''}"><h3>Ad click</h3><div class="detail muted">You land here with <code>?gclid=…&amp;fbclid=…&amp;msclkid=…&amp;li_fat_id=…&amp;rdt_cid=…&amp;ttclid=…</code>: a pretend ad click carrying the click id of each of the six ad platforms; the loader stores the click.</div></li>
   <li><h3>Signup intent</h3><div class="detail muted">On the pricing page you submit the signup form; in that very submit event the loader writes a correlation token cookie and snapshots the click to cnv.</div></li>
   <li><h3>Backend report</h3><div class="detail muted">This store's backend creates your account and reports the signup through the cnv Node client, signed with its webhook secret, carrying the token from your request's cookie.</div></li>
-  <li><h3>Delivered to the ad platforms</h3><div class="detail muted">cnv pairs the report with the click and sends the conversion to Google Ads, Meta, Microsoft Advertising and LinkedIn, each with its own click id: here local fakes of their APIs, so nothing leaves this machine.</div></li>
+  <li><h3>Delivered to the ad platforms</h3><div class="detail muted">cnv pairs the report with the click and sends the conversion to Google Ads, Meta, Microsoft Advertising, LinkedIn, Reddit and TikTok, each with its own click id: here local fakes of their APIs, so nothing leaves this machine.</div></li>
 </ol>`;
   return layout(ctx, { title: 'Welcome', nav: 'home', body });
 }

@@ -9,6 +9,7 @@ import handoffRoutes from './handoffs/routes';
 import flowRoutes from './flows/routes';
 import eventRoutes from './events/routes';
 import destinationRoutes from './destinations/routes';
+import erasureRoutes from './erasures/routes';
 import notificationEndpointRoutes from './notification-endpoints/routes';
 import dashboardApiRoutes from '../dashboard/api-routes';
 
@@ -40,6 +41,7 @@ export default async function restRoutes(app: FastifyInstance, ctx: AppContext):
       await v1.register(flowRoutes, ctx);
       await v1.register(eventRoutes, ctx);
       await v1.register(destinationRoutes, ctx);
+      await v1.register(erasureRoutes, ctx);
       await v1.register(notificationEndpointRoutes, ctx);
       await v1.register(dashboardApiRoutes, ctx);
     },

@@ -10,6 +10,7 @@
 import type { Database } from '../db/db';
 import { purgeSnapshotsBefore } from './sql';
 import { purgeFormSubmissionsBefore } from './form-sql';
+import { inChunks, startPeriodic } from '../periodic';
 
 /** Rows deleted per statement. */
 const CHUNK = 500;
@@ -21,13 +22,7 @@ const CHUNK = 500;
 export async function purgeExpiredSnapshots(db: Database, retentionDays: number, now: Date = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
   let total = 0;
-  for (const purge of [purgeSnapshotsBefore, purgeFormSubmissionsBefore]) {
-    for (;;) {
-      const deleted = await purge(db, cutoff, CHUNK);
-      total += deleted;
-      if (deleted < CHUNK) break;
-    }
-  }
+  for (const purge of [purgeSnapshotsBefore, purgeFormSubmissionsBefore]) total += await inChunks((limit) => purge(db, cutoff, limit), CHUNK);
   return total;
 }
 
@@ -41,22 +36,13 @@ export interface RetentionOptions {
 
 /** Purges at start and then every interval until stopped. */
 export function startSnapshotRetention(options: RetentionOptions): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  const purge = () => {
-    running = purgeExpiredSnapshots(options.db, options.retentionDays).then(
-      (deleted) => {
-        if (deleted > 0) options.log.info({ deleted, retentionDays: options.retentionDays }, 'expired snapshots deleted');
-      },
-      (error: unknown) => options.log.error({ err: error }, 'snapshot retention failed; it runs again at the next interval'),
-    );
-  };
-  purge();
-  const timer = setInterval(purge, options.intervalMs ?? 3_600_000);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return startPeriodic(
+    async () => {
+      const deleted = await purgeExpiredSnapshots(options.db, options.retentionDays);
+      if (deleted > 0) options.log.info({ deleted, retentionDays: options.retentionDays }, 'expired snapshots deleted');
     },
-  };
+    options.intervalMs ?? 3_600_000,
+    options.log,
+    'snapshot retention failed; it runs again at the next interval',
+  );
 }

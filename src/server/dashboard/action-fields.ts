@@ -39,6 +39,20 @@ const FIELDS: Record<string, ActionField> = {
     config: (value) => ({ conversion_rule: value }),
     read: (config) => String(config.conversion_rule ?? ''),
   },
+  reddit: {
+    platformLabel: 'Reddit',
+    label: 'Event',
+    hint: 'Optional: SIGN_UP for signups, LEAD for forms by default; PURCHASE or another tracking type, or a custom name.',
+    config: (value) => (value ? { event_name: value } : {}),
+    read: (config) => String(config.event_name ?? ''),
+  },
+  tiktok: {
+    platformLabel: 'TikTok',
+    label: 'Event',
+    hint: 'Optional: CompleteRegistration for signups, SubmitForm for forms by default; Lead, CompletePayment, or a custom name.',
+    config: (value) => (value ? { event_name: value } : {}),
+    read: (config) => String(config.event_name ?? ''),
+  },
 };
 
 /** The field of a destination type (a generic conversion id for a type without its own). */

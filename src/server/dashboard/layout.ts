@@ -12,6 +12,7 @@ export const NAV = [
   { id: 'events', label: 'Events', href: '/dashboard/events' },
   { id: 'notifications', label: 'Notifications', href: '/dashboard/notifications' },
   { id: 'keys', label: 'API keys', href: '/dashboard/keys' },
+  { id: 'privacy', label: 'Personal data', href: '/dashboard/privacy' },
 ] as const;
 
 export type NavId = (typeof NAV)[number]['id'];

@@ -19,8 +19,10 @@ import { flowsPage } from './pages/flows';
 import { eventsPage } from './pages/events';
 import { eventPage } from './pages/event';
 import { keysPage } from './pages/keys';
+import { privacyPage, type PrivacyPageData } from './pages/privacy';
 import { errorPage, signInNeededPage, signInRefusedPage } from './pages/sign-in';
 import { getEvent, redeliverEvent } from '../api/events';
+import { erasureHash } from '../api/erasures';
 import { createEndpoint, listEndpoints, removeEndpoint } from '../api/notification-endpoints';
 import { NOTIFICATION_KINDS, recentNotifications } from '../notifications';
 import { notificationsPage, type NotificationsData } from './pages/notifications';
@@ -38,6 +40,7 @@ const DONE: Record<string, Notice> = {
   key_revoked: { kind: 'good', text: 'API key revoked: requests with it are refused from now on.' },
   endpoint_removed: { kind: 'good', text: 'Endpoint removed: it is told nothing more.' },
   event_redelivered: { kind: 'good', text: 'The failed deliveries are queued again: this page shows their outcome once they are sent.' },
+  erased: { kind: 'good', text: 'Erased: what was stored of that person is gone (see the first row below).' },
 };
 
 const sessions = new WeakMap<FastifyRequest, DashboardSession>();
@@ -248,7 +251,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   app.get('/dashboard/events', page, async (request, reply) => {
     const session = sessionFor(request);
     const { filters, cursor } = views.eventFiltersOf((request.query ?? {}) as Record<string, unknown>);
-    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor);
+    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor, settings.identityRetentionDays);
     return sendPage(reply, data.error ? 400 : 200, eventsPage(session, data));
   });
   app.get('/dashboard/events/:id', page, async (request, reply) => {
@@ -290,6 +293,32 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     await removeEndpoint(db, sessionFor(request).accountId, idParam(request));
     return reply.redirect('/dashboard/notifications?done=endpoint_removed', 303);
   });
+
+  // Personal data: erase a person (a confirmation first, saying what will go), the erasures made
+  const hash = erasureHash(settings);
+  const renderPrivacy = async (request: FastifyRequest, reply: FastifyReply, status = 200, extra: Partial<PrivacyPageData> = {}) => {
+    const session = sessionFor(request);
+    const data = { erasures: await views.erasuresView(db, session.accountId), retentionDays: settings.identityRetentionDays, ...extra };
+    return sendPage(reply.header('cache-control', 'no-store'), status, privacyPage(session, data, noticesOf(request)));
+  };
+  app.get('/dashboard/privacy', page, async (request, reply) => renderPrivacy(request, reply));
+  for (const step of ['preview', 'erase'] as const) {
+    app.post(`/dashboard/privacy/${step}`, post, async (request, reply) => {
+      const values = views.erasureFormOf(formOf(request));
+      const accountId = sessionFor(request).accountId;
+      try {
+        if (step === 'erase') {
+          await views.erasePersonOfForm(db, validatorOf(request), hash, accountId, values);
+          return reply.redirect('/dashboard/privacy?done=erased', 303);
+        }
+        const counts = await views.previewPersonErasure(db, validatorOf(request), hash, accountId, values);
+        return renderPrivacy(request, reply, 200, { confirm: { values, counts } });
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 400) throw error;
+        return renderPrivacy(request, reply, 400, { error: { message: error.message, ...(error.param ? { param: error.param } : {}), values } });
+      }
+    });
+  }
 
   // API keys
   app.get('/dashboard/keys', page, async (request, reply) => {

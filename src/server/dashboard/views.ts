@@ -12,6 +12,8 @@ import { listDestinationRecords, testDestination, type DestinationRecord } from 
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
 import { createFlow, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowRecord } from '../api/flows';
 import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
+import { identityWindowStart } from '../privacy';
+import { erasePerson, erasureTarget, listErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
 import { listOriginTraffic } from '../collector';
 import { connectTriggerSource, findTriggerSource, rotateWebhookSecret } from '../webhook';
 import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../accounts';
@@ -26,6 +28,7 @@ import type { SiteView } from './pages/sites';
 import type { FlowsPageData, ShownSecret, TriggerSourceView } from './pages/flows';
 import type { EventFilterForm, EventsPageData } from './pages/events';
 import type { PlatformChoice, TestOutcome } from './pages/destinations';
+import type { ErasureForm } from './pages/privacy';
 
 /** Checks a value against a REST route's schema; throws the REST route's 400 (an ApiError) when it does not pass. */
 export type Validate = (schema: TSchema, value: unknown, context: 'body' | 'querystring') => void;
@@ -211,6 +214,7 @@ export async function eventsView(
   accountId: string,
   filters: EventFilterForm,
   cursor: string | undefined,
+  retentionDays: number,
   now = new Date(),
 ): Promise<EventsPageData> {
   const [sites, flows] = await Promise.all([accountSites(db, accountId), listFlows(db, accountId, PAGE).then((p) => p.data)]);
@@ -221,7 +225,7 @@ export async function eventsView(
   try {
     const query = eventsQueryOf(filters, cursor);
     validate(ListEventsQuery, query, 'querystring');
-    const page = await listEvents(db, accountId, query as ListEventsQuery);
+    const page = await listEvents(db, accountId, query as ListEventsQuery, identityWindowStart(retentionDays, now));
     return { ...base, events: page.data, nextCursor: page.next_cursor };
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) return { ...base, events: [], nextCursor: null, error: error.message };
@@ -246,4 +250,42 @@ export async function revokeAccountKey(db: Database, accountId: string, keyId: s
   const key = (await listApiKeys(db, accountId)).find((k) => k.id === keyId);
   if (!key) throw notFound('API key', keyId);
   return (await revokeApiKey(db, key.id))!;
+}
+
+/** The account's erasures, newest first (the latest 100). */
+export async function erasuresView(db: Database, accountId: string): Promise<ErasureRecord[]> {
+  const all: ErasureRecord[] = [];
+  for (let cursor: string | undefined; ; ) {
+    const page = await listErasures(db, accountId, { limit: 1000, ...(cursor ? { starting_after: cursor } : {}) });
+    all.push(...page.data);
+    if (!page.has_more || !page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  return all.reverse().slice(0, 100);
+}
+
+/** The erasure form's fields as typed. */
+export function erasureFormOf(form: Form): ErasureForm {
+  return { email: form.email ?? '', phone: form.phone ?? '', customer_id: form.customer_id ?? '' };
+}
+
+/** The REST body of an erasure form (blank fields left out), checked with the REST route's schema and rules. */
+function erasureTargetOf(validate: Validate, values: ErasureForm) {
+  const body = Object.fromEntries(Object.entries(values).filter(([, value]) => value.trim() !== ''));
+  validate(ErasureBody, body, 'body');
+  return erasureTarget(body as ErasureBody);
+}
+
+/** What erasing the person of the form would remove (nothing changes). */
+export async function previewPersonErasure(
+  db: Database, validate: Validate, hash: (value: string) => string, accountId: string, values: ErasureForm,
+): Promise<ErasureCounts> {
+  return previewErasure(db, accountId, erasureTargetOf(validate, values), hash);
+}
+
+/** Erases the person of the form, as POST /v1/erasures does. */
+export async function erasePersonOfForm(
+  db: Database, validate: Validate, hash: (value: string) => string, accountId: string, values: ErasureForm,
+): Promise<ErasureRecord> {
+  return erasePerson(db, accountId, erasureTargetOf(validate, values), hash);
 }

@@ -1,5 +1,6 @@
 /** The database handle: embedded PGlite by default, a real PostgreSQL through `pg` when a URL is given. Same SQL on both. */
 import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import pg from 'pg';
 
 /** Anything that runs parameterised SQL: the database or a transaction on it. */
@@ -42,28 +43,34 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     : openPglite(options.dataDir, options.image);
 }
 
+/**
+ * Both stores speak through node-postgres: a pool of connections to a PostgreSQL server, or one connection to the
+ * embedded PGlite through PGlite's node-postgres adapter. So the same SQL runs on both with the same type parsing, and
+ * both get prepared statements: a statement's text seen a second time is prepared under a name (per connection, by
+ * node-postgres), and later runs skip parsing and planning. Planning, not execution, was most of the cost of the hot
+ * statements (the delivery read joins eight tables; the webhook's insert is four data-modifying CTEs): 5 to 15 times
+ * the cost of running them on the embedded store (see docs/benchmarks.md).
+ */
 async function openPglite(dataDir: string | undefined, image: Blob | undefined): Promise<Database> {
   const pgliteOptions = image ? { loadDataDir: image } : {};
-  const db = dataDir && dataDir !== 'memory://' ? new PGlite(dataDir, pgliteOptions) : new PGlite(pgliteOptions);
-  await db.waitReady;
+  const lite = dataDir && dataDir !== 'memory://' ? new PGlite(dataDir, pgliteOptions) : new PGlite(pgliteOptions);
+  await lite.waitReady;
+  const client = new pg.Client(createPgConfig(lite) as unknown as pg.ClientConfig);
+  await client.connect();
+  const names = new StatementNames();
+  // One connection: a transaction holds it from BEGIN to COMMIT, and everything else waits its turn (as PGlite runs
+  // one statement at a time anyway).
+  const exclusive = serialized();
+  const run = <T>(sql: string, params: readonly unknown[]) => runStatement<T>(client, names, sql, params);
   return {
     kind: 'pglite',
-    async query<T>(sql: string, params: readonly unknown[] = []) {
-      return (await db.query<T>(sql, params as unknown[])).rows;
+    query: <T>(sql: string, params: readonly unknown[] = []) => exclusive(() => run<T>(sql, params)),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => exclusive(() => inTransaction(client, names, fn)),
+    exec: (sql: string) => exclusive(async () => void (await client.query(sql))),
+    async close() {
+      await exclusive(() => client.end());
+      await lite.close();
     },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      return db.transaction((tx) =>
-        fn({
-          async query<R>(sql: string, params: readonly unknown[] = []) {
-            return (await tx.query<R>(sql, params as unknown[])).rows;
-          },
-        }),
-      );
-    },
-    async exec(sql: string) {
-      await db.exec(sql);
-    },
-    close: () => db.close(),
   };
 }
 
@@ -71,25 +78,14 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // Fail at start, not at the first request, when the server is unreachable.
   await pool.query('select 1');
+  const names = new StatementNames();
   return {
     kind: 'postgres',
-    async query<T>(sql: string, params: readonly unknown[] = []) {
-      return (await pool.query(sql, params as unknown[])).rows as T[];
-    },
+    query: <T>(sql: string, params: readonly unknown[] = []) => runStatement<T>(pool, names, sql, params),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
       const client = await pool.connect();
       try {
-        await client.query('begin');
-        const result = await fn({
-          async query<R>(sql: string, params: readonly unknown[] = []) {
-            return (await client.query(sql, params as unknown[])).rows as R[];
-          },
-        });
-        await client.query('commit');
-        return result;
-      } catch (error) {
-        await client.query('rollback').catch(() => undefined);
-        throw error;
+        return await inTransaction(client, names, fn);
       } finally {
         client.release();
       }
@@ -98,5 +94,89 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
       await pool.query(sql);
     },
     close: () => pool.end(),
+  };
+}
+
+/** Runs `fn` between BEGIN and COMMIT on one connection; rolls back when it throws. */
+async function inTransaction<T>(client: pg.ClientBase, names: StatementNames, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  await client.query('begin');
+  try {
+    const result = await fn({ query: <R>(sql: string, params: readonly unknown[] = []) => runStatement<R>(client, names, sql, params) });
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Runs one statement, prepared under its name when it has one. A prepared statement whose result type a migration
+ * changed meanwhile (another instance upgraded the schema: PostgreSQL refuses with "cached plan must not change result
+ * type") is prepared again under a fresh name and run once more.
+ */
+async function runStatement<T>(on: pg.Pool | pg.ClientBase, names: StatementNames, sql: string, params: readonly unknown[]): Promise<T[]> {
+  const name = names.nameFor(sql);
+  const values = params as unknown[];
+  try {
+    return (await on.query(name ? { name, text: sql, values } : { text: sql, values })).rows as T[];
+  } catch (error) {
+    if (!name || !isStalePlan(error)) throw error;
+    const fresh = names.rename(sql);
+    return (await on.query(fresh ? { name: fresh, text: sql, values } : { text: sql, values })).rows as T[];
+  }
+}
+
+function isStalePlan(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === '0A000' && /cached plan/.test(String((error as Error).message));
+}
+
+/** Most statement texts prepared per database handle: a bound on the server memory of a process's prepared statements. */
+export const MAX_PREPARED_STATEMENTS = 400;
+
+/**
+ * Names for prepared statements, by text. A text is named at its second use (a statement run once, such as a
+ * migration, is never prepared) and keeps its name for the life of the handle; texts beyond MAX_PREPARED_STATEMENTS
+ * run unprepared. Every statement of the service is a constant text with parameters, so the set is small and fixed.
+ */
+export class StatementNames {
+  readonly #names = new Map<string, string>();
+  readonly #seen = new Set<string>();
+  #next = 1;
+
+  /** The name to run `sql` under, or undefined to run it unprepared. */
+  nameFor(sql: string): string | undefined {
+    const name = this.#names.get(sql);
+    if (name) return name;
+    if (this.#names.size >= MAX_PREPARED_STATEMENTS) return undefined;
+    if (!this.#seen.has(sql)) {
+      // Remembered texts are bounded too (statements that never repeat must not grow the set forever).
+      if (this.#seen.size >= 4 * MAX_PREPARED_STATEMENTS) this.#seen.clear();
+      this.#seen.add(sql);
+      return undefined;
+    }
+    this.#seen.delete(sql);
+    return this.#assign(sql);
+  }
+
+  /** A fresh name for `sql` (its prepared statement went stale). */
+  rename(sql: string): string | undefined {
+    return this.#names.has(sql) ? this.#assign(sql) : undefined;
+  }
+
+  #assign(sql: string): string {
+    const name = `cnv_${this.#next++}`;
+    this.#names.set(sql, name);
+    return name;
+  }
+}
+
+/** A lock as a promise chain: each call runs after the previous one settled. */
+function serialized(): <T>(fn: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>) => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
   };
 }

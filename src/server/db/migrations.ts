@@ -369,6 +369,42 @@ create table notification_attempts (
 create index notification_attempts_notification on notification_attempts (notification_id, attempt);
 `,
   },
+  {
+    version: 13,
+    name: 'personal data: erasures, identity retention, recent-events filters',
+    sql: `
+-- One erasure request of an account (POST /v1/erasures): which kinds of identity were given, what was matched, and
+-- keyed hashes (HMAC-SHA256 under a key derived from the server secret) of the normalised values, so a repeat is
+-- recognised without the values ever being stored.
+create table erasures (
+  seq bigint generated always as identity unique,
+  id text primary key,
+  account_id text not null references accounts(id),
+  fields text[] not null,
+  identity_hashes text[] not null,
+  matched jsonb not null,
+  repeat_of text references erasures(id),
+  created_at timestamptz not null default now()
+);
+create index erasures_account_seq on erasures (account_id, seq);
+
+-- When an erasure anonymised the event: delivery then stores no request summary for it.
+alter table events add column erased_at timestamptz;
+
+-- The email filter of GET /v1/events: equality on the account's recent events, newest first, without a sort. Rows
+-- whose email retention (or an erasure) cleared leave the index.
+drop index if exists events_email;
+create index events_email_sort on events (account_id, email, sort_at desc) where email is not null;
+-- The status filter: queued and failed events are few; completed ones are found along the (account_id, sort_at) index.
+create index events_open_status_sort on events (account_id, status, sort_at desc) where status <> 'completed';
+-- Identity retention: when the purge cleared a row's identity (email, phone, names, customer id) past the window. The
+-- purge walks the rows not yet cleared, oldest first, so each row is visited once and then leaves the index.
+alter table events add column identity_cleared_at timestamptz;
+alter table reports add column identity_cleared_at timestamptz;
+create index events_identity_due on events (created_at) where identity_cleared_at is null;
+create index reports_identity_due on reports (created_at) where identity_cleared_at is null;
+`,
+  },
 ];
 
 /**

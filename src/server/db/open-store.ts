@@ -3,6 +3,7 @@ import type { Settings } from '../settings';
 import { openDatabase, type Database } from './db';
 import { migrate } from './migrations';
 import { lockDataDir } from './data-dir-lock';
+import { describeStorePermissions, secureStoreFiles } from './store-permissions';
 
 export interface OpenStore {
   db: Database;
@@ -10,6 +11,8 @@ export interface OpenStore {
   location: string;
   /** Closes the database and releases the data directory. */
   close(): Promise<void>;
+  /** The embedded store only: what securing its files did, as a log line (no personal data). */
+  permissions?: string;
 }
 
 /** A PostgreSQL URL fit to print: the password replaced. */
@@ -36,13 +39,18 @@ export async function openStore(
     });
     return { db, location: redactDatabaseUrl(settings.databaseUrl), close: () => db.close() };
   }
+  // Private before PGlite writes a byte (the directory, and the umask for what it creates), and checked again after.
+  const before = secureStoreFiles(settings.dataDir);
   const release = lockDataDir(settings.dataDir, owner);
   try {
     const db = await openDatabase({ dataDir: settings.dataDir });
     await migrate(db);
+    const after = secureStoreFiles(settings.dataDir);
+    const permissions = describeStorePermissions(settings.dataDir, { ...after, changed: before.changed + after.changed });
     return {
       db,
       location: settings.dataDir,
+      permissions,
       async close() {
         try {
           await db.close();

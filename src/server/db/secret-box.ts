@@ -3,7 +3,7 @@
  * random 96-bit nonce per value. The key is CNV_SECRET_KEY (32 bytes, base64 or hex), or on first use a random key
  * written once to `<data dir>/secret.key` with mode 600. A value sealed under one key never opens under another.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -54,6 +54,17 @@ export function serviceSecretBox(settings: { secretKey: string | undefined; data
     boxes.set(id, box);
   }
   return box;
+}
+
+/**
+ * A keyed hash of the service for one purpose: HMAC-SHA256 (hex) under a key derived (HKDF-SHA256) from the service's
+ * secret key, so a value can be recognised again (an erasure repeated) without being stored or guessable from the hash
+ * by anyone without the secret. A different `purpose` gives unrelated hashes.
+ */
+export function serviceKeyedHash(settings: { secretKey: string | undefined; dataDir: string }, purpose: string): (value: string) => string {
+  const master = settings.secretKey ? parseSecretKey(settings.secretKey) : keyFromDataDir(settings.dataDir);
+  const key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `cnv ${purpose}`, 32));
+  return (value) => createHmac('sha256', key).update(value, 'utf8').digest('hex');
 }
 
 function keyFromDataDir(dataDir: string): Buffer {

@@ -1,5 +1,6 @@
 /** SQL of the delivery outbox: pending event actions, claimed by the delivery worker. */
 import type { Queryable } from '../db/db';
+import type { ActionResult } from './sql';
 
 /** Queues event actions for delivery, each due at its own time, in one statement. */
 export async function enqueueDeliveries(tx: Queryable, rows: ReadonlyArray<{ eventActionId: string; dueAt: Date }>): Promise<void> {
@@ -45,18 +46,6 @@ export async function claimDeliveries(
   return rows.map((r) => ({ id: Number(r.id), eventActionId: r.event_action_id, attempts: Number(r.attempts), lease }));
 }
 
-/** Removes finished rows (delivered, failed for good, or gone) still held under their claims; returns the ids removed. */
-export async function completeDeliveries(tx: Queryable, claims: readonly ClaimedDelivery[]): Promise<Set<number>> {
-  if (claims.length === 0) return new Set();
-  // Fenced by the lease: a row whose lease expired and was claimed again belongs to the other worker now.
-  const rows = await tx.query<{ id: number | string }>(
-    `delete from outbox o using unnest($1::bigint[], $2::timestamptz[]) as t(id, lease)
-     where o.id = t.id and o.locked_until = t.lease returning o.id`,
-    [claims.map((c) => c.id), claims.map((c) => c.lease)],
-  );
-  return new Set(rows.map((r) => Number(r.id)));
-}
-
 /** A claimed row to put back in the outbox. */
 export interface Reschedule {
   claim: ClaimedDelivery;
@@ -66,23 +55,79 @@ export interface Reschedule {
   lastError?: string | null;
 }
 
-/** Puts claimed rows back, each due at its time and unleased; returns the ids still held (and so rescheduled). */
-export async function rescheduleDeliveries(tx: Queryable, items: readonly Reschedule[]): Promise<Set<number>> {
-  if (items.length === 0) return new Set();
-  const rows = await tx.query<{ id: number | string }>(
-    `update outbox o set due_at = t.due_at, locked_until = null, attempts = o.attempts + t.added,
-       last_error = coalesce(t.last_error, o.last_error)
-     from unnest($1::bigint[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::text[]) as t(id, lease, due_at, added, last_error)
-     where o.id = t.id and o.locked_until = t.lease returning o.id`,
+/** A claimed row's fate as the round writes it: finished or rescheduled, with its action's new state (if any). */
+export interface RowOutcome {
+  claim: ClaimedDelivery;
+  /** Finished: the row leaves the outbox. */
+  finish: boolean;
+  /** Not finished: when it is due again. */
+  reschedule: Omit<Reschedule, 'claim'> | null;
+  action: ActionResult | null;
+  /** The result records a send: one more delivery_attempts row. */
+  countsAttempt: boolean;
+}
+
+/**
+ * Writes a round's outcomes in ONE statement (the rows' fates in the outbox, fenced by their leases, then for the rows
+ * still held their actions' new state and their delivery attempts); returns the claim ids still held. One statement
+ * instead of four: each is a round trip to PostgreSQL and a fixed cost on the embedded store.
+ */
+export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[], at: Date): Promise<Set<number>> {
+  if (rows.length === 0) return new Set();
+  const finished = rows.filter((r) => r.finish);
+  const moved = rows.filter((r) => !r.finish && r.reschedule);
+  const acted = rows.filter((r) => r.action);
+  const json = (value: unknown) => (value ? JSON.stringify(value) : null);
+  const kept = await tx.query<{ id: number | string }>(
+    `with done as (
+       delete from outbox o using unnest($1::bigint[], $2::timestamptz[]) as t(id, lease)
+       where o.id = t.id and o.locked_until = t.lease returning o.id
+     ),
+     moved as (
+       update outbox o set due_at = t.due_at, locked_until = null, attempts = o.attempts + t.added,
+         last_error = coalesce(t.last_error, o.last_error)
+       from unnest($3::bigint[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[]) as t(id, lease, due_at, added, last_error)
+       where o.id = t.id and o.locked_until = t.lease returning o.id
+     ),
+     kept as (select id from done union all select id from moved),
+     -- Only rows this worker still held get their outcome written: a lost lease means another worker owns the row now.
+     results as (
+       select t.* from unnest($8::bigint[], $9::text[], $10::text[], $11::int[], $12::jsonb[], $13::jsonb[], $14::boolean[])
+         as t(outbox_id, id, status, attempts, error, request, counted)
+       where t.outbox_id in (select id from kept)
+     ),
+     actions as (
+       update event_actions a set status = r.status, attempts = r.attempts, error = r.error,
+         request = coalesce(r.request, a.request),
+         delivered_at = case when r.status = 'delivered' then $15::timestamptz else a.delivered_at end,
+         updated_at = $15::timestamptz
+       from results r where a.id = r.id
+     ),
+     attempts as (
+       insert into delivery_attempts (event_action_id, attempt, at, outcome, error, request)
+       select r.id, r.attempts, $15::timestamptz, case when r.status = 'queued' then 'retry' else r.status end, r.error, r.request
+       from results r where r.counted
+     )
+     select id from kept`,
     [
-      items.map((i) => i.claim.id),
-      items.map((i) => i.claim.lease),
-      items.map((i) => i.dueAt),
-      items.map((i) => (i.countAttempt ? 1 : 0)),
-      items.map((i) => i.lastError ?? null),
+      finished.map((r) => r.claim.id),
+      finished.map((r) => r.claim.lease),
+      moved.map((r) => r.claim.id),
+      moved.map((r) => r.claim.lease),
+      moved.map((r) => r.reschedule!.dueAt),
+      moved.map((r) => (r.reschedule!.countAttempt ? 1 : 0)),
+      moved.map((r) => r.reschedule!.lastError ?? null),
+      acted.map((r) => r.claim.id),
+      acted.map((r) => r.action!.actionId),
+      acted.map((r) => r.action!.status),
+      acted.map((r) => r.action!.attempts),
+      acted.map((r) => json(r.action!.error)),
+      acted.map((r) => json(r.action!.request)),
+      acted.map((r) => r.countsAttempt),
+      at,
     ],
   );
-  return new Set(rows.map((r) => Number(r.id)));
+  return new Set(kept.map((r) => Number(r.id)));
 }
 
 /** Makes the waiting deliveries of an account's destination type due now (a new handoff connected it again). */

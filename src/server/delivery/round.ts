@@ -7,8 +7,8 @@
 import type { Database } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
-import { completeDeliveries, rescheduleDeliveries, type ClaimedDelivery, type Reschedule } from './outbox-sql';
-import { SETTLED_ACTION_STATUSES, loadDeliveryRecords, recordActionResults, recordAttempts, refreshEventStatuses, type ActionResult, type DeliveryRecord } from './sql';
+import { recordOutcomes, type ClaimedDelivery, type Reschedule } from './outbox-sql';
+import { SETTLED_ACTION_STATUSES, loadDeliveryRecords, refreshEventStatuses, type ActionResult, type DeliveryRecord } from './sql';
 import { settlePairing, type Settlement } from '../pairing';
 import {
   AccessTokens,
@@ -137,16 +137,22 @@ function deliveryInput(record: DeliveryRecord, clickIds: Record<string, string> 
 async function write(db: Database, rows: readonly Settled[], at: Date): Promise<Set<number>> {
   if (rows.length === 0) return new Set();
   return db.transaction(async (tx) => {
-    const finished = rows.filter((r) => r.finish).map((r) => r.claim);
-    const reschedules = rows.flatMap((r) => (r.reschedule ? [{ claim: r.claim, ...r.reschedule }] : []));
-    const kept = new Set([...(await completeDeliveries(tx, finished)), ...(await rescheduleDeliveries(tx, reschedules))]);
-    // Only rows this worker still held get their outcome written: a lost lease means another worker owns the row now.
-    const mine = rows.filter((r) => r.action && kept.has(r.claim.id));
-    await recordActionResults(tx, mine.map((r) => r.action!), at);
-    // A send counts an attempt; a wait (for a snapshot, for a new authorization) records none.
-    await recordAttempts(tx, mine.filter((r) => r.action!.attempts > r.claim.attempts).map((r) => r.action!), at);
-    await refreshEventStatuses(tx, mine.flatMap((r) => (r.eventId ? [r.eventId] : [])));
-    for (const row of mine) if (row.failure) await enqueueNotification(tx, row.failure.accountId, 'event.failed', row.failure.data, at);
+    const kept = await recordOutcomes(
+      tx,
+      rows.map((r) => ({
+        claim: r.claim,
+        finish: r.finish,
+        reschedule: r.reschedule ?? null,
+        action: r.action ?? null,
+        // A send counts an attempt; a wait (for a snapshot, for a new authorization) records none.
+        countsAttempt: r.action ? r.action.attempts > r.claim.attempts : false,
+      })),
+      at,
+    );
+    await refreshEventStatuses(tx, rows.flatMap((r) => (r.action && r.eventId && kept.has(r.claim.id) ? [r.eventId] : [])));
+    for (const row of rows) {
+      if (row.action && row.failure && kept.has(row.claim.id)) await enqueueNotification(tx, row.failure.accountId, 'event.failed', row.failure.data, at);
+    }
     return kept;
   });
 }

@@ -97,45 +97,6 @@ export interface ActionResult {
   request: Record<string, unknown> | null;
 }
 
-/** Appends one delivery attempt per result that was a send (its attempt number), in one statement. */
-export async function recordAttempts(tx: Queryable, results: readonly ActionResult[], at: Date): Promise<void> {
-  if (results.length === 0) return;
-  await tx.query(
-    `insert into delivery_attempts (event_action_id, attempt, at, outcome, error, request)
-     select t.id, t.attempt, $6::timestamptz, t.outcome, t.error, t.request
-     from unnest($1::text[], $2::int[], $3::text[], $4::jsonb[], $5::jsonb[]) as t(id, attempt, outcome, error, request)`,
-    [
-      results.map((r) => r.actionId),
-      results.map((r) => r.attempts),
-      results.map((r) => (r.status === 'queued' ? 'retry' : r.status)),
-      results.map((r) => (r.error ? JSON.stringify(r.error) : null)),
-      results.map((r) => (r.request ? JSON.stringify(r.request) : null)),
-      at,
-    ],
-  );
-}
-
-/** Writes the results of sends onto their event actions, in one statement. */
-export async function recordActionResults(tx: Queryable, results: readonly ActionResult[], at: Date): Promise<void> {
-  if (results.length === 0) return;
-  await tx.query(
-    `update event_actions a set status = t.status, attempts = t.attempts, error = t.error,
-       request = coalesce(t.request, a.request),
-       delivered_at = case when t.status = 'delivered' then $6::timestamptz else a.delivered_at end,
-       updated_at = $6::timestamptz
-     from unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::jsonb[]) as t(id, status, attempts, error, request)
-     where a.id = t.id`,
-    [
-      results.map((r) => r.actionId),
-      results.map((r) => r.status),
-      results.map((r) => r.attempts),
-      results.map((r) => (r.error ? JSON.stringify(r.error) : null)),
-      results.map((r) => (r.request ? JSON.stringify(r.request) : null)),
-      at,
-    ],
-  );
-}
-
 /** Action statuses that are final: nothing more will be sent. */
 export const SETTLED_ACTION_STATUSES: readonly string[] = ['delivered', 'failed', 'skipped'];
 

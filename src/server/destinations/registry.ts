@@ -4,8 +4,17 @@ import { googleAdsPlatform } from './google-ads';
 import { metaPlatform } from './meta';
 import { microsoftAdsPlatform } from './microsoft-ads';
 import { linkedinPlatform } from './linkedin';
+import { redditPlatform } from './reddit';
+import { tiktokPlatform } from './tiktok';
 
-const PLATFORMS: readonly DestinationPlatform[] = [googleAdsPlatform, metaPlatform, microsoftAdsPlatform, linkedinPlatform];
+const PLATFORMS: readonly DestinationPlatform[] = [
+  googleAdsPlatform,
+  metaPlatform,
+  microsoftAdsPlatform,
+  linkedinPlatform,
+  redditPlatform,
+  tiktokPlatform,
+];
 
 /** The platform of a destination type, or null when cnv does not deliver to it. */
 export function platformFor(type: string): DestinationPlatform | null {

@@ -174,7 +174,10 @@ export const TOOLS: readonly ToolDefinition[] = [
       "through the signed webhook whose URL ends with the key; connect it with connect_trigger_source) or a form trigger " +
       "{integrationId: 'gravity-forms', pageFilter: 'all'}. actions_config lists the destinations, for example " +
       "[{integrationId: 'google-ads', config: {conversion: {id: '<conversion action id>'}}}] or " +
-      "[{integrationId: 'meta', config: {}}]. Returns the draft flow with its id.",
+      "[{integrationId: 'meta', config: {}}]. Configs per destination: google-ads {conversion: {id}}; meta {event_name?}; " +
+      "microsoft-ads {conversion_name}; linkedin {conversion_rule}; reddit {event_name?: a tracking type such as 'SIGN_UP', " +
+      "'LEAD', 'PURCHASE', or a custom name}; tiktok {event_name?: e.g. 'CompleteRegistration', 'Lead', 'CompletePayment'}. " +
+      'Returns the draft flow with its id.',
     inputSchema: CreateFlowBody,
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: '/v1/flows', body: input }),

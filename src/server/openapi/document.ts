@@ -52,6 +52,7 @@ const TAGS = [
   { name: 'Events', description: 'Conversions and each destination\'s delivery, newest first.' },
   { name: 'Destinations', description: 'The connected ad platform accounts.' },
   { name: 'Dashboard', description: 'Sign-in links to the dashboard, for the `cnv dashboard` command.' },
+  { name: 'Erasures', description: 'Erasing a person on request, in every site of the account; the audit list never holds the values.' },
   { name: 'Webhook', description: 'Reports from your backend, signed with the site\'s webhook secret (X-Service-Signature).' },
 ];
 

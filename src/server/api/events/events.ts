@@ -89,8 +89,12 @@ async function withActions(db: Queryable, rows: EventRow[]): Promise<EventRecord
   return rows.map((row) => toEventRecord(row, byEvent.get(row.id) ?? []));
 }
 
-/** The filters of a (schema-checked) events query; site_id and flow_id must name objects of the account. */
-async function eventFiltersOf(db: Queryable, accountId: string, query: ListEventsQuery): Promise<EventFilters> {
+/**
+ * The filters of a (schema-checked) events query; site_id and flow_id must name objects of the account. The email and
+ * status filters search recent events only (the spec's Limits): those stored since `recentSince`, the start of the
+ * identity window (CNV_IDENTITY_RETENTION_DAYS), past which no event holds an email any more.
+ */
+async function eventFiltersOf(db: Queryable, accountId: string, query: ListEventsQuery, recentSince: Date | undefined): Promise<EventFilters> {
   const filters: EventFilters = { sortBefore: query.starting_after, occurredAfter: query.occurred_after, occurredBefore: query.occurred_before };
   if (filters.occurredAfter && filters.occurredBefore && Date.parse(filters.occurredAfter) > Date.parse(filters.occurredBefore)) {
     throw invalidParam('occurred_after', 'occurred_after must not be later than occurred_before.');
@@ -107,6 +111,7 @@ async function eventFiltersOf(db: Queryable, accountId: string, query: ListEvent
     filters.email = email;
   }
   filters.status = query.status;
+  if (filters.email !== undefined || filters.status !== undefined) filters.storedSince = recentSince;
   return filters;
 }
 
@@ -114,8 +119,13 @@ async function eventFiltersOf(db: Queryable, accountId: string, query: ListEvent
  * GET /v1/events: newest first. next_cursor is the exact sort key (microseconds) of the last event, so events that
  * share a timestamp are neither lost nor repeated across pages.
  */
-export async function listEvents(db: Queryable, accountId: string, query: ListEventsQuery): Promise<ListEnvelope<EventRecord>> {
-  const filters = await eventFiltersOf(db, accountId, query);
+export async function listEvents(
+  db: Queryable,
+  accountId: string,
+  query: ListEventsQuery,
+  recentSince?: Date,
+): Promise<ListEnvelope<EventRecord>> {
+  const filters = await eventFiltersOf(db, accountId, query, recentSince);
   const limit = query.limit ?? EVENTS_LIMIT_DEFAULT;
   const rows = await selectEvents(db, accountId, filters, limit + 1);
   const hasMore = rows.length > limit;

@@ -44,6 +44,8 @@ export interface EventFilters {
   occurredBefore?: string | undefined;
   /** Only events strictly older (by sort_at) than this timestamp cursor. */
   sortBefore?: string | undefined;
+  /** Only events stored at or after this time (the identity window of the email and status filters). */
+  storedSince?: Date | undefined;
 }
 
 const COLUMNS = `id, site_id, site_key, flow_id, flow_name, trigger, occurred_at, status, match_quality, email, click_ids, data,
@@ -65,6 +67,7 @@ export async function selectEvents(db: Queryable, accountId: string, filters: Ev
   add((n) => `occurred_at >= ${n}::timestamptz`, filters.occurredAfter);
   add((n) => `occurred_at <= ${n}::timestamptz`, filters.occurredBefore);
   add((n) => `sort_at < ${n}::timestamptz`, filters.sortBefore);
+  add((n) => `created_at >= ${n}::timestamptz`, filters.storedSince);
   params.push(limit);
   return db.query<EventRow>(
     `select ${COLUMNS} from events where ${where.join(' and ')} order by sort_at desc limit $${params.length}`,

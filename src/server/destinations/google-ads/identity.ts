@@ -2,7 +2,7 @@
  * Google's normalisation of user-provided identifiers for the Data Manager API, and their SHA-256 hex hashes.
  * Rules: https://developers.google.com/data-manager/api/get-started/formatting ("Format user data").
  */
-import type { RawIdentity } from '../../../protocol/identity';
+import { normalizePhoneE164, type RawIdentity } from '../../../protocol/identity';
 import { sha256Hex } from '../hashing';
 
 /** One Data Manager `UserIdentifier` (a oneof: exactly one field), hashed and hex-encoded. */
@@ -30,21 +30,10 @@ export function normalizeEmail(raw: string | null | undefined): string | null {
 }
 
 /**
- * Normalises a phone number to E.164 (`+` then the country code and number, digits only: "(800)555-0100" with its
- * country code is "+18005550100"). Only a number that carries its country code (a leading `+` or the international
- * `00` prefix) can be made E.164 without guessing; any other is null, so a wrong hash is never sent.
+ * Normalises a phone number to E.164 (`+` then the country code and number, digits only): the one definition in
+ * src/protocol/identity.ts, which Google's page describes. A number without its country code is null.
  */
-export function normalizePhone(raw: string | null | undefined): string | null {
-  if (typeof raw !== 'string') return null;
-  const text = raw.trim();
-  let digits: string;
-  if (text.startsWith('+')) digits = text.slice(1).replace(/[\s().\-/]/g, '');
-  else if (text.startsWith('00')) digits = text.slice(2).replace(/[\s().\-/]/g, '');
-  else return null;
-  // E.164: at most 15 digits, and a country code never starts with 0.
-  if (!/^[1-9]\d{6,14}$/.test(digits)) return null;
-  return `+${digits}`;
-}
+export const normalizePhone = normalizePhoneE164;
 
 /** Normalises a given or family name as Google documents it (trim, lower-case); null when blank. */
 export function normalizeName(raw: string | null | undefined): string | null {

@@ -7,6 +7,7 @@
  */
 import type { DeliveryInput } from '../destination';
 import { sha256Hex } from '../hashing';
+import { normalizeEmail } from '../../../protocol/identity';
 
 export const SHA256_EMAIL = 'SHA256_EMAIL';
 /** The `li_fat_id` click id that Campaign Manager's enhanced conversion tracking appends to ad clicks. */
@@ -30,13 +31,8 @@ export interface LinkedInUser {
   userInfo?: LinkedInUserInfo;
 }
 
-/** LinkedIn's email normalisation before hashing: trimmed and lower-cased. Null when it is not an address at all. */
-export function normaliseEmail(raw: string | null | undefined): string | null {
-  if (typeof raw !== 'string') return null;
-  const email = raw.trim().toLowerCase();
-  // One "@" with something on each side: anything else would only hash to an id that matches nobody.
-  return /^[^\s@]+@[^\s@]+$/.test(email) ? email : null;
-}
+/** LinkedIn's email normalisation before hashing: trimmed and lower-cased (src/protocol/identity.ts). Null when it is not an address at all. */
+export const normaliseEmail = normalizeEmail;
 
 /** The SHA-256 hex of a normalised email, or null when there is no usable email. */
 export function hashedEmail(raw: string | null | undefined): string | null {

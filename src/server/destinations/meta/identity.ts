@@ -8,6 +8,7 @@
  * digits and lose leading zeros).
  */
 import type { RawIdentity } from '../../../protocol/identity';
+import { internationalDigits } from '../browser-signals';
 import { identityHasher } from '../hashing';
 
 /** Hashed `user_data` fields, and one sentence per given field that could not be used. */
@@ -37,11 +38,7 @@ export function normalizeEmail(raw: string): string | null {
  * number (`(650) 555-1212`) is null rather than hashed with a guessed country, which would match someone else.
  */
 export function normalizePhone(raw: string): string | null {
-  const text = raw.trim();
-  if (!text.startsWith('+') && !text.startsWith('00')) return null;
-  if (/[^\d\s\-.()+/\u00a0]/.test(text)) return null; // letters or other symbols: not a phone number
-  const digits = text.replace(/\D/g, '').replace(/^0+/, '');
-  return digits.length >= 7 && digits.length <= 15 ? digits : null;
+  return internationalDigits(raw);
 }
 
 /**

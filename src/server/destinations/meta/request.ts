@@ -7,6 +7,7 @@
  * https://developers.facebook.com/documentation/ads-commerce/conversions-api/parameters/server-event
  */
 import { isIP } from 'node:net';
+import { httpUrlOrNull } from '../browser-signals';
 import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryError, type DeliveryInput, type RequestSummary } from '../destination';
 import { metaEventName } from './action-config';
 import { buildFbc, fbpFromCookies, hashIdentityForMeta, type FbcSource } from './identity';
@@ -61,15 +62,6 @@ export type BuiltEvent =
  */
 export const metaEventId = dedupEventId;
 
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
 /** Builds the server event for one input, checked against the 7-day limit with `now`, and its PII-free summary. */
 export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Date): BuiltEvent {
   const eventName = metaEventName(input.actionConfig, input.trigger);
@@ -115,7 +107,7 @@ export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Dat
   if (input.ipAddress && isIP(input.ipAddress) !== 0) userData.client_ip_address = input.ipAddress;
   if (input.userAgent) userData.client_user_agent = input.userAgent;
 
-  const pageUrl = input.pageUrl && isHttpUrl(input.pageUrl) ? input.pageUrl : null;
+  const pageUrl = httpUrlOrNull(input.pageUrl);
   // "Website events … require the client_user_agent, action_source, and event_source_url parameters" (Parameters page).
   // A signup reported by the webhook with no browser snapshot has neither, so it is honestly "other", not a website event.
   const website = pageUrl !== null && userData.client_user_agent !== undefined;

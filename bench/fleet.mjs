@@ -1,0 +1,110 @@
+/**
+ * The services under test of one store, each in its own process (bench/service-process.mjs): one on a fresh embedded
+ * PGlite, or N on one fresh PostgreSQL database (created on the server DATABASE_URL names, dropped afterwards), the
+ * first of which sets the site and the Google Ads flow up through the hosted handoffs. The load generator spreads its
+ * connections over every instance's URL, as a load balancer in front of a stateless HTTP tier would.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startChild } from './support/child.mjs';
+
+const benchDir = new URL('.', import.meta.url).pathname;
+
+/** The store names of --store, as printed. */
+export const STORE_LABELS = { embedded: 'embedded PGlite', postgres: 'PostgreSQL' };
+
+/** Creates a fresh database on the server of `databaseUrl`; returns its URL and a function that drops it. */
+async function freshDatabase(databaseUrl) {
+  const name = `cnv_bench_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(databaseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const again = new pg.Client({ connectionString: databaseUrl });
+      await again.connect();
+      try {
+        await again.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await again.end();
+      }
+    },
+  };
+}
+
+/**
+ * Starts `instances` service processes on `store` with the fake platforms' settings `fakeEnv`. `profileDir`: write a
+ * CPU profile of each service process over each load window there.
+ */
+export async function startFleet({ store, instances = 1, fakeEnv, databaseUrl, profileDir, extraEnv = {} }) {
+  if (store === 'embedded' && instances !== 1) throw new Error('--instances needs --store=postgres: the embedded store belongs to one process');
+  const closers = [];
+  const close = async () => {
+    for (const fn of closers.splice(0).reverse()) await fn().catch((error) => console.error(`while stopping: ${error}`));
+  };
+  try {
+    let database = null;
+    if (store === 'postgres') {
+      if (!databaseUrl) throw new Error('--store=postgres needs DATABASE_URL (a PostgreSQL server the benchmark may create a database on)');
+      database = await freshDatabase(databaseUrl);
+      closers.push(() => database.drop());
+    }
+    const env = {
+      ...fakeEnv,
+      ...extraEnv,
+      // Every instance opens the same stored credentials.
+      CNV_SECRET_KEY: randomBytes(32).toString('base64'),
+      ...(database ? { DATABASE_URL: database.url } : {}),
+    };
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const processes = [];
+    const started = [];
+    for (let i = 0; i < instances; i++) {
+      const child = await startChild(join(benchDir, 'service-process.mjs'));
+      closers.push(async () => {
+        await child.call({ type: 'stop' }).catch(() => undefined);
+        await child.stop();
+      });
+      processes.push(child);
+      // The first sets up the site and the flow; the others join the same database (after it, so they find the account).
+      started.push(await child.call({ type: 'start', env, setup: i === 0 }));
+    }
+    const first = processes[0];
+    const [{ site, secret }] = started;
+    return {
+      store,
+      label: STORE_LABELS[store] ?? store,
+      instances,
+      database: database?.name ?? null,
+      base: started[0].base,
+      urls: started.map((s) => s.base),
+      pids: started.map((s) => s.pid),
+      site,
+      secret,
+      countRows: (table) => first.call({ type: 'count', table }),
+      countPresent: (table, column, values) => first.call({ type: 'present', table, column, values }),
+      sql: (sql, params) => first.call({ type: 'sql', sql, params }),
+      /** Starts a load window in every instance (`section` names its CPU profiles when profiling). */
+      usageBegin: (section) =>
+        Promise.all(processes.map((p, i) => p.call({
+          type: 'usage-begin',
+          profile: profileDir ? join(profileDir, `${stamp}-${section}-${store}-${i + 1}.cpuprofile`) : undefined,
+        }))),
+      /** Ends it: CPU time and RSS of each instance over the window. */
+      usageEnd: () => Promise.all(processes.map((p) => p.call({ type: 'usage-end' }))),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

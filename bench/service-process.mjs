@@ -1,0 +1,157 @@
+/**
+ * One service under test in its own Node process (a child of bench/run.mjs), so that what it costs is its own: the
+ * CPU time it spends per request (process.cpuUsage over the load window), its resident memory under load, and, with
+ * `--cpu-prof` in its execArgv, a CPU profile of exactly the service. Several of them on one PostgreSQL are the
+ * `--instances=N` deployment. Driven by messages from the parent (see support/child.mjs):
+ *   {type: 'start', env, setup}   starts the service with the benchmark's settings plus `env`; with `setup`, sets the
+ *                                 site's domain and connects the Google Ads flow through the hosted handoffs
+ *   {type: 'count', table}        rows of the site's table; {type: 'present', table, column, values}: how many values are there
+ *   {type: 'sql', sql, params}    a read-only query of the benchmark's own checks (doubled deliveries)
+ *   {type: 'usage-begin', profile?} / {type: 'usage-end'}  CPU time and RSS of this process over a load window; with
+ *                                 `profile` (a file path), a CPU profile of the window (the inspector's sampling
+ *                                 profiler, as `node --cpu-prof` writes them) is written there
+ *   {type: 'stop'}                closes the service (and writes the CPU profile when one was asked for)
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { dirname } from 'node:path';
+import { setSiteDomain, setUpWebhookFlow, startServiceUnderTest } from './service-under-test.mjs';
+
+let sut = null;
+let window = null;
+let profiler = null;
+
+async function startProfile() {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  return session;
+}
+
+async function stopProfile(session, file) {
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(profile));
+}
+
+/** Samples RSS every 100 ms during a load window: the peak is the figure (a single reading at the end may miss it). */
+function beginUsage() {
+  const start = { cpu: process.cpuUsage(), at: performance.now(), rssPeak: process.memoryUsage.rss(), requests: 0 };
+  start.count = () => start.requests++;
+  sut.service.app.server.on('request', start.count);
+  start.timer = setInterval(() => {
+    start.rssPeak = Math.max(start.rssPeak, process.memoryUsage.rss());
+  }, 100);
+  return start;
+}
+
+function endUsage(start) {
+  clearInterval(start.timer);
+  sut.service.app.server.off('request', start.count);
+  const cpu = process.cpuUsage(start.cpu);
+  const rss = process.memoryUsage.rss();
+  return {
+    pid: process.pid,
+    requests: start.requests,
+    cpu_user_us: cpu.user,
+    cpu_system_us: cpu.system,
+    wall_ms: performance.now() - start.at,
+    rss_peak_mb: Math.max(start.rssPeak, rss) / 2 ** 20,
+    rss_end_mb: rss / 2 ** 20,
+  };
+}
+
+/**
+ * BENCH_SQL_TIMING=1: time every statement of the service by its first words (a diagnostic for the profile's
+ * "where does the database time go"; the wrapper itself costs a little, so figures of such a run are not reported).
+ */
+const sqlTimes = new Map();
+function timeStatements(db) {
+  const timed = (query) => async (sql, params) => {
+    const started = performance.now();
+    try {
+      return await query(sql, params);
+    } finally {
+      const key = sql.replace(/\s+/g, ' ').trim().slice(0, 90);
+      const entry = sqlTimes.get(key) ?? { n: 0, ms: 0 };
+      entry.n++;
+      entry.ms += performance.now() - started;
+      sqlTimes.set(key, entry);
+    }
+  };
+  db.query = timed(db.query.bind(db));
+  const transaction = db.transaction.bind(db);
+  db.transaction = (fn) => {
+    const started = performance.now();
+    return transaction((tx) => fn({ ...tx, query: timed(tx.query.bind(tx)) })).finally(() => {
+      const entry = sqlTimes.get('(transaction, whole)') ?? { n: 0, ms: 0 };
+      entry.n++;
+      entry.ms += performance.now() - started;
+      sqlTimes.set('(transaction, whole)', entry);
+    });
+  };
+}
+
+async function handle(message) {
+  switch (message.type) {
+    case 'start': {
+      sut = await startServiceUnderTest(message.env ?? {}, { bootstrapped: !message.setup });
+      if (process.env.BENCH_SQL_TIMING === '1') timeStatements(sut.service.db);
+      let secret = null;
+      if (message.setup) {
+        await setSiteDomain(sut);
+        secret = (await setUpWebhookFlow(sut)).secret;
+      }
+      return { base: sut.base, site: sut.site, secret, pid: process.pid, store: sut.service.db.kind };
+    }
+    case 'count':
+      return sut.countRows(message.table);
+    case 'present':
+      return sut.countPresent(message.table, message.column, message.values);
+    case 'sql':
+      return sut.service.db.query(message.sql, message.params ?? []);
+    case 'usage-begin':
+      sqlTimes.clear();
+      if (message.profile) profiler = { session: await startProfile(), file: message.profile };
+      window = beginUsage();
+      return null;
+    case 'usage-end': {
+      const usage = endUsage(window);
+      window = null;
+      if (sqlTimes.size > 0) {
+        usage.sql = [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25).map(([sql, t]) => ({ sql, n: t.n, ms: Math.round(t.ms) }));
+      }
+      if (profiler) {
+        await stopProfile(profiler.session, profiler.file);
+        usage.profile = profiler.file;
+        profiler = null;
+      }
+      return usage;
+    }
+    case 'stop':
+      await sut?.close();
+      sut = null;
+      return null;
+    default:
+      throw new Error(`unknown message type ${message.type}`);
+  }
+}
+
+process.on('message', async (message) => {
+  try {
+    process.send({ id: message.id, result: await handle(message) });
+  } catch (error) {
+    process.send({ id: message.id, error: String(error?.stack ?? error) });
+  }
+});
+process.on('SIGTERM', async () => {
+  // A normal exit, so that --cpu-prof writes its profile.
+  await sut?.close().catch(() => undefined);
+  process.exit(0);
+});
+process.send({ ready: true });
+// Not used by the parent, but keeps a stray temp directory from an aborted start out of the way.
+process.on('exit', () => sut?.dataDir && rmSync(sut.dataDir, { recursive: true, force: true }));

@@ -1,0 +1,245 @@
+/**
+ * Erasure of a person (POST /v1/erasures): everything stored of them in every site of the account, found by email,
+ * phone or customer_id and through what links those rows (a report's events and snapshot, a form submission's events),
+ * removed or anonymised in ONE transaction, and an audit entry that never holds the values (keyed hashes recognise a
+ * repeat). Matching uses the normalisation delivery uses (src/protocol/identity.ts).
+ */
+import type { Database, Queryable } from '../../db/db';
+import { newId } from '../../db/ids';
+import { invalidParam } from '../../http/errors';
+import { paginate, pageRequestOf, type ListEnvelope } from '../../http/pagination';
+import { MAX_IDENTITY_FIELD_LENGTH, normalizeEmail, normalizePhoneE164, type RawIdentity } from '../../../protocol/identity';
+import {
+  anonymiseEvents,
+  anonymiseFormSubmissions,
+  anonymiseReports,
+  deleteSnapshots,
+  eventCustomerEventIds,
+  findRepeatedErasure,
+  formSubmissionCandidates,
+  insertErasure,
+  linkedEvents,
+  listErasuresPage,
+  lockPersonalDataWrites,
+  reportCandidates,
+  reportEventIds,
+  reportTokens,
+  type ErasureCounts,
+  type ErasureProbe,
+  type ErasureRow,
+  type IdentityCandidate,
+} from './sql';
+import { CUSTOMER_ID_MAX, type ErasureBody, type ListErasuresQuery } from './schemas';
+
+/** The identity kinds an erasure may name, in the order the audit lists them. */
+export const ERASURE_FIELDS = ['email', 'phone', 'customer_id'] as const;
+export type ErasureField = (typeof ERASURE_FIELDS)[number];
+
+/** The person to erase, normalised. */
+export interface ErasureTarget {
+  email: string | null;
+  phone: string | null;
+  customerId: string | null;
+}
+
+/** The Erasure record: never the values. */
+export interface ErasureRecord {
+  id: string;
+  created_at: string;
+  /** Which kinds of identity the request named. */
+  fields: ErasureField[];
+  matched: ErasureCounts;
+  /** The first earlier erasure of the account that named one of the same values, or null. */
+  repeat_of: string | null;
+}
+
+/** Keys of an erased event's data that identify no one; everything else (touch, page, token, utm…) goes. */
+const KEPT_EVENT_DATA = ['customer_event_id', 'trigger_key', 'integration', 'form_id', 'match_reason', 'form_submission_id'];
+
+/**
+ * The person an erasure body names, normalised as for delivery; a 400 naming the field when none is given or one is
+ * malformed (never quoting the value).
+ */
+export function erasureTarget(body: ErasureBody): ErasureTarget {
+  if (body.email === undefined && body.phone === undefined && body.customer_id === undefined) {
+    throw invalidParam('email', 'Name the person to erase: send at least one of email, phone and customer_id.', 'parameter_missing');
+  }
+  for (const [field, max] of [['email', MAX_IDENTITY_FIELD_LENGTH], ['phone', MAX_IDENTITY_FIELD_LENGTH], ['customer_id', CUSTOMER_ID_MAX]] as const) {
+    const value = body[field];
+    if (value !== undefined && (typeof value !== 'string' || value.length > max)) throw invalidParam(field, `${field} must be a string of at most ${max} characters.`);
+  }
+  let email: string | null = null;
+  if (body.email !== undefined) {
+    email = normalizeEmail(body.email);
+    if (email === null) throw invalidParam('email', 'email must be one email address (name@domain).');
+  }
+  let phone: string | null = null;
+  if (body.phone !== undefined) {
+    phone = normalizePhoneE164(body.phone);
+    if (phone === null) {
+      throw invalidParam('phone', 'phone must be a phone number with its country code, starting with + or 00 (E.164: at most 15 digits).');
+    }
+  }
+  let customerId: string | null = null;
+  if (body.customer_id !== undefined) {
+    if (body.customer_id.trim() === '') throw invalidParam('customer_id', 'customer_id must not be blank.');
+    customerId = body.customer_id;
+  }
+  return { email, phone, customerId };
+}
+
+/** Whether stored raw identity fields name the person (after the same normalisation). */
+function identityMatches(identity: RawIdentity | null, target: ErasureTarget): boolean {
+  if (!identity) return false;
+  if (target.email !== null && normalizeEmail(identity.email) === target.email) return true;
+  return target.phone !== null && normalizePhoneE164(identity.phone) === target.phone;
+}
+
+function confirmed(candidates: readonly IdentityCandidate[], target: ErasureTarget): string[] {
+  return candidates.filter((c) => identityMatches(c.identity, target)).map((c) => c.id);
+}
+
+/** The values erased, as they could appear inside another text (a customer_event_id). */
+function erasedValues(target: ErasureTarget): string[] {
+  return [target.email, target.phone, target.phone?.slice(1) ?? null, target.customerId].filter((v): v is string => v !== null);
+}
+
+/**
+ * A caller's customer_event_id that holds an erased value (say `signup-ada@example.com`) cannot stay: it is replaced
+ * by an opaque `erased_…` id (keyed hash), the same for the report and its events. Others are kept: they dedupe retries.
+ */
+function renamedIds(
+  rows: ReadonlyArray<{ id: string; customer_event_id: string }>,
+  values: readonly string[],
+  hash: (value: string) => string,
+): Map<string, string> {
+  const renamed = new Map<string, string>();
+  for (const row of rows) {
+    const text = row.customer_event_id.toLowerCase();
+    if (values.some((value) => text.includes(value.toLowerCase()))) renamed.set(row.id, `erased_${hash(row.customer_event_id).slice(0, 24)}`);
+  }
+  return renamed;
+}
+
+/** The keyed hashes that recognise a repeated erasure: one per value, its kind included. */
+function identityHashes(target: ErasureTarget, hash: (value: string) => string): { fields: ErasureField[]; hashes: string[] } {
+  const named: Array<[ErasureField, string | null]> = [['email', target.email], ['phone', target.phone], ['customer_id', target.customerId]];
+  const given = named.filter((entry): entry is [ErasureField, string] => entry[1] !== null);
+  return { fields: given.map(([field]) => field), hashes: given.map(([field, value]) => hash(`${field}:${value}`)) };
+}
+
+/** Everything stored of the person, anonymised in the caller's transaction; returns what was matched. */
+async function eraseInTransaction(
+  tx: Queryable,
+  accountId: string,
+  target: ErasureTarget,
+  hash: (value: string) => string,
+  now: Date,
+): Promise<ErasureCounts> {
+  await lockPersonalDataWrites(tx);
+  const probe: ErasureProbe = { email: target.email, phone: target.phone, phoneDigits: target.phone?.slice(1) ?? null };
+  const reports = new Set(confirmed(await reportCandidates(tx, accountId, probe), target));
+  const submissions = new Set(confirmed(await formSubmissionCandidates(tx, accountId, probe), target));
+
+  // Through the events: an event of the email links its report and form submission, whose other events follow.
+  const events = new Map<string, Awaited<ReturnType<typeof linkedEvents>>[number]>();
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const event of await linkedEvents(tx, accountId, target.email, [...reports], [...submissions])) {
+      if (events.has(event.id)) continue;
+      events.set(event.id, event);
+      if (event.report_id && !reports.has(event.report_id)) {
+        reports.add(event.report_id);
+        grown = true;
+      }
+      if (event.form_submission_id && !submissions.has(event.form_submission_id)) {
+        submissions.add(event.form_submission_id);
+        grown = true;
+      }
+    }
+  }
+
+  const tokens = new Map<string, { site_id: string; token: string }>();
+  for (const key of [...(await reportTokens(tx, [...reports])), ...[...events.values()].flatMap((e) => (e.correlation_token ? [{ site_id: e.site_id, token: e.correlation_token }] : []))]) {
+    tokens.set(`${key.site_id} ${key.token}`, key);
+  }
+
+  const values = erasedValues(target);
+  const renamedReports = renamedIds(await reportEventIds(tx, [...reports]), values, hash);
+  const renamedEvents = renamedIds(await eventCustomerEventIds(tx, [...events.keys()]), values, hash);
+  return {
+    reports: await anonymiseReports(tx, [...reports], renamedReports),
+    events: await anonymiseEvents(tx, [...events.keys()], KEPT_EVENT_DATA, renamedEvents, now),
+    snapshots: await deleteSnapshots(tx, [...tokens.values()]),
+    form_submissions: await anonymiseFormSubmissions(tx, [...submissions]),
+  };
+}
+
+function toRecord(row: ErasureRow): ErasureRecord {
+  return {
+    id: row.id,
+    created_at: row.created_at.toISOString(),
+    fields: row.fields as ErasureField[],
+    matched: row.matched,
+    repeat_of: row.repeat_of,
+  };
+}
+
+/** PostgreSQL's deadlock and serialization failures: the erasure is retried whole. */
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '40P01' || code === '40001';
+}
+
+/**
+ * Erases a person from an account: one transaction (retried whole after a deadlock with a concurrent writer), and the
+ * audit entry written in it. A person found nowhere still gets an entry, with zero counts.
+ */
+export async function erasePerson(
+  db: Database,
+  accountId: string,
+  target: ErasureTarget,
+  hash: (value: string) => string,
+  now: Date = new Date(),
+): Promise<ErasureRecord> {
+  const { fields, hashes } = identityHashes(target, hash);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(async (tx) => {
+        const matched = await eraseInTransaction(tx, accountId, target, hash, now);
+        const repeatOf = await findRepeatedErasure(tx, accountId, hashes);
+        return toRecord(await insertErasure(tx, { id: newId('era'), accountId, fields, hashes, matched, repeatOf, at: now }));
+      });
+    } catch (error) {
+      if (attempt >= 3 || !isRetryable(error)) throw error;
+    }
+  }
+}
+
+/** Thrown to roll a preview back. */
+class PreviewDone extends Error {
+  constructor(readonly counts: ErasureCounts) {
+    super('preview');
+  }
+}
+
+/**
+ * What erasing the person would match, without changing anything: the erasure runs in a transaction that is rolled
+ * back (the dashboard's confirmation says exactly what will go).
+ */
+export async function previewErasure(db: Database, accountId: string, target: ErasureTarget, hash: (value: string) => string): Promise<ErasureCounts> {
+  try {
+    await db.transaction(async (tx) => {
+      throw new PreviewDone(await eraseInTransaction(tx, accountId, target, hash, new Date()));
+    });
+  } catch (error) {
+    if (error instanceof PreviewDone) return error.counts;
+    throw error;
+  }
+  throw new Error('unreachable: a preview always rolls back');
+}
+
+/** GET /v1/erasures: the account's erasures, oldest first, without the values. */
+export async function listErasures(db: Queryable, accountId: string, query: ListErasuresQuery): Promise<ListEnvelope<ErasureRecord>> {
+  return paginate(pageRequestOf(query), (request) => listErasuresPage(db, accountId, request), toRecord);
+}

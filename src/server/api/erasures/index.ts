@@ -1,0 +1,5 @@
+/** The public face of this folder: what other parts of the service may import. */
+export { ErasureBody, ListErasuresQuery } from './schemas';
+export { erasePerson, erasureTarget, listErasures, previewErasure, ERASURE_FIELDS, type ErasureRecord, type ErasureTarget } from './erasures';
+export type { ErasureCounts } from './sql';
+export { erasureHash } from './keyed-hash';

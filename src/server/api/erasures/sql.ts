@@ -1,0 +1,250 @@
+/**
+ * SQL of erasures: finding everything stored of one person in an account (reports, form submissions, events, snapshots),
+ * anonymising it, and the audit list. The finders return candidates by a coarse SQL test; the caller confirms each with
+ * the one normalisation of src/protocol/identity.ts, so SQL never holds a second copy of those rules.
+ */
+import type { Queryable } from '../../db/db';
+import type { PageRequest, PageResult } from '../../http/pagination';
+import { selectPageBySeq } from '../../db/keyset';
+import type { RawIdentity } from '../../../protocol/identity';
+
+/** How a person is looked for: normalised values (email lower-cased, phone E.164 and its digits). */
+export interface ErasureProbe {
+  email: string | null;
+  phone: string | null;
+  /** The E.164 phone's digits, without the `+`. */
+  phoneDigits: string | null;
+}
+
+/** A stored row holding raw identity fields, as a candidate for confirmation. */
+export interface IdentityCandidate {
+  id: string;
+  identity: RawIdentity;
+}
+
+/**
+ * Takes the write locks that make an erasure one step in time: a report, snapshot or form submission of the same
+ * person commits wholly before the erasure reads (and is erased) or waits until it has committed (and is kept).
+ * SHARE ROW EXCLUSIVE blocks inserts and updates of those tables (and other erasures), never readers.
+ */
+export async function lockPersonalDataWrites(tx: Queryable): Promise<void> {
+  await tx.query('lock table snapshots, form_submissions, reports in share row exclusive mode');
+}
+
+/** The coarse test of a jsonb column of raw identity fields, `$2` the email, `$3` the phone's digits. */
+function identityTest(column: string): string {
+  return `(($2::text is not null and strpos(lower(${column} ->> 'email'), $2::text) > 0)
+    or ($3::text is not null and regexp_replace(${column} ->> 'phone', '[^0-9]', '', 'g') in ($3::text, '00' || $3::text)))`;
+}
+
+/** Reports of the account's sites whose identity may hold the email or phone. */
+export async function reportCandidates(tx: Queryable, accountId: string, probe: ErasureProbe): Promise<IdentityCandidate[]> {
+  if (!probe.email && !probe.phone) return [];
+  return tx.query<IdentityCandidate>(
+    `select r.id, r.identity from reports r join sites s on s.id = r.site_id
+     where s.account_id = $1 and ${identityTest('r.identity')}`,
+    [accountId, probe.email, probe.phoneDigits],
+  );
+}
+
+/** Form submissions of the account's sites whose fields may hold the email or phone. */
+export async function formSubmissionCandidates(tx: Queryable, accountId: string, probe: ErasureProbe): Promise<IdentityCandidate[]> {
+  if (!probe.email && !probe.phone) return [];
+  return tx.query<IdentityCandidate>(
+    `select f.id, f.fields as identity from form_submissions f join sites s on s.id = f.site_id
+     where s.account_id = $1 and ${identityTest('f.fields')}`,
+    [accountId, probe.email, probe.phoneDigits],
+  );
+}
+
+/** An event of the person, with what links it to reports, form submissions and snapshots. */
+export interface LinkedEvent {
+  id: string;
+  site_id: string;
+  report_id: string | null;
+  form_submission_id: string | null;
+  correlation_token: string | null;
+}
+
+/**
+ * The account's events of the email (stored lower-cased), of any of the reports, or of any of the form submissions.
+ */
+export async function linkedEvents(
+  tx: Queryable,
+  accountId: string,
+  email: string | null,
+  reportIds: readonly string[],
+  formSubmissionIds: readonly string[],
+): Promise<LinkedEvent[]> {
+  return tx.query<LinkedEvent>(
+    `select id, site_id, report_id, data ->> 'form_submission_id' as form_submission_id, data ->> 'correlation_token' as correlation_token
+     from events
+     where account_id = $1 and (($2::text is not null and email = $2::text) or report_id = any($3::text[])
+       or (data ->> 'form_submission_id') = any($4::text[]))`,
+    [accountId, email, reportIds, formSubmissionIds],
+  );
+}
+
+/** Snapshot keys (site, token) of some reports. */
+export async function reportTokens(tx: Queryable, reportIds: readonly string[]): Promise<Array<{ site_id: string; token: string }>> {
+  if (reportIds.length === 0) return [];
+  return tx.query(
+    'select site_id, correlation_token as token from reports where id = any($1::text[]) and correlation_token is not null',
+    [reportIds],
+  );
+}
+
+/** Deletes the snapshots of these (site, token) pairs: the visitor's IP address, user agent, touch and cookies go whole. */
+export async function deleteSnapshots(tx: Queryable, keys: ReadonlyArray<{ site_id: string; token: string }>): Promise<number> {
+  if (keys.length === 0) return 0;
+  const rows = await tx.query(
+    `delete from snapshots s using unnest($1::text[], $2::text[]) as k(site_id, token)
+     where s.site_id = k.site_id and s.correlation_token = k.token returning s.id`,
+    [keys.map((k) => k.site_id), keys.map((k) => k.token)],
+  );
+  return rows.length;
+}
+
+/**
+ * Anonymises reports: no identity, no correlation token (a late snapshot pairs with nothing), and a customer_event_id
+ * that holds an erased value replaced (`renamed`: id to its replacement). The row stays, so a retry of the same report
+ * is still answered as a repeat and writes nothing new.
+ */
+export async function anonymiseReports(tx: Queryable, ids: readonly string[], renamed: ReadonlyMap<string, string>): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await tx.query(
+    `update reports r set identity = '{}'::jsonb, correlation_token = null,
+       customer_event_id = coalesce(k.renamed, r.customer_event_id),
+       response = case when k.renamed is null then r.response else jsonb_set(r.response, '{customer_event_id}', to_jsonb(k.renamed)) end
+     from unnest($1::text[], $2::text[]) as k(id, renamed)
+     where r.id = k.id returning r.id`,
+    [ids, ids.map((id) => renamed.get(id) ?? null)],
+  );
+  return rows.length;
+}
+
+/** The customer_event_id of some reports, by report id. */
+export async function reportEventIds(tx: Queryable, ids: readonly string[]): Promise<Array<{ id: string; customer_event_id: string }>> {
+  if (ids.length === 0) return [];
+  return tx.query('select id, customer_event_id from reports where id = any($1::text[])', [ids]);
+}
+
+/** Anonymises form submissions: fields, touch, cookies, consent, page, referrer, user agent and IP address cleared. */
+export async function anonymiseFormSubmissions(tx: Queryable, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await tx.query(
+    `update form_submissions set fields = '{}'::jsonb, touch = null, cookies = '{}'::jsonb, consent = null, page_url = '',
+       referrer = null, user_agent = null, ip_address = null
+     where id = any($1::text[]) returning id`,
+    [ids],
+  );
+  return rows.length;
+}
+
+/** The error an action not yet sent carries once its event is erased. */
+export const ERASED_ACTION_ERROR = {
+  code: 'erased',
+  message: "Not sent: the person's data was erased (an erasure request) before this conversion was delivered.",
+};
+
+/**
+ * Anonymises events and what delivery recorded of them: each action's and attempt's request summary (hashed
+ * identifiers identify too) goes; actions not yet sent are taken out of the outbox and marked failed with the reason.
+ * The event keeps only what identifies no one (`keep` keys of its data; a renamed customer_event_id replaced).
+ * Actions first, then events, in the order the delivery worker locks them.
+ */
+export async function anonymiseEvents(
+  tx: Queryable,
+  ids: readonly string[],
+  keep: readonly string[],
+  renamed: ReadonlyMap<string, string>,
+  now: Date,
+): Promise<number> {
+  if (ids.length === 0) return 0;
+  await tx.query(
+    `delete from outbox o using event_actions a where a.id = o.event_action_id and a.event_id = any($1::text[])`,
+    [ids],
+  );
+  await tx.query(
+    `update event_actions set request = null,
+       status = case when status in ('delivered', 'failed') then status else 'failed' end,
+       error = case when status in ('delivered', 'failed') then error else $2::jsonb end,
+       updated_at = $3
+     where event_id = any($1::text[])`,
+    [ids, JSON.stringify(ERASED_ACTION_ERROR), now],
+  );
+  await tx.query(
+    `update delivery_attempts d set request = null from event_actions a
+     where a.id = d.event_action_id and a.event_id = any($1::text[]) and d.request is not null`,
+    [ids],
+  );
+  const rows = await tx.query(
+    `update events e set email = null, click_ids = null, erased_at = $3,
+       data = (select coalesce(jsonb_object_agg(key, value), '{}'::jsonb) from jsonb_each(e.data) where key = any($2::text[]))
+         || case when k.renamed is null then '{}'::jsonb else jsonb_build_object('customer_event_id', k.renamed) end
+         || '{"erased": true}'::jsonb,
+       status = case when e.status = 'queued' then (
+         select case when bool_or(a.status = 'failed') then 'failed' else 'completed' end from event_actions a where a.event_id = e.id
+       ) else e.status end
+     from unnest($1::text[], $4::text[]) as k(id, renamed)
+     where e.id = k.id returning e.id`,
+    [ids, keep, now, ids.map((id) => renamed.get(id) ?? null)],
+  );
+  return rows.length;
+}
+
+/** The customer_event_id held in some events' data, by event id. */
+export async function eventCustomerEventIds(tx: Queryable, ids: readonly string[]): Promise<Array<{ id: string; customer_event_id: string }>> {
+  if (ids.length === 0) return [];
+  return tx.query(
+    `select id, data ->> 'customer_event_id' as customer_event_id from events
+     where id = any($1::text[]) and data ->> 'customer_event_id' is not null`,
+    [ids],
+  );
+}
+
+/** What an erasure matched. */
+export interface ErasureCounts {
+  reports: number;
+  events: number;
+  snapshots: number;
+  form_submissions: number;
+}
+
+/** An erasure as stored (never the values: only keyed hashes of them, which are not returned). */
+export interface ErasureRow {
+  id: string;
+  fields: string[];
+  matched: ErasureCounts;
+  repeat_of: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, fields, matched, repeat_of, created_at';
+
+/** The account's first erasure sharing any of these keyed hashes, or null. */
+export async function findRepeatedErasure(tx: Queryable, accountId: string, hashes: readonly string[]): Promise<string | null> {
+  const [row] = await tx.query<{ id: string }>(
+    'select id from erasures where account_id = $1 and identity_hashes && $2::text[] order by seq limit 1',
+    [accountId, hashes],
+  );
+  return row?.id ?? null;
+}
+
+/** Records an erasure. */
+export async function insertErasure(
+  tx: Queryable,
+  erasure: { id: string; accountId: string; fields: string[]; hashes: string[]; matched: ErasureCounts; repeatOf: string | null; at: Date },
+): Promise<ErasureRow> {
+  const [row] = await tx.query<ErasureRow>(
+    `insert into erasures (id, account_id, fields, identity_hashes, matched, repeat_of, created_at)
+     values ($1, $2, $3, $4, $5, $6, $7) returning ${COLUMNS}`,
+    [erasure.id, erasure.accountId, erasure.fields, erasure.hashes, JSON.stringify(erasure.matched), erasure.repeatOf, erasure.at],
+  );
+  return row!;
+}
+
+/** One page of an account's erasures in creation order. */
+export async function listErasuresPage(db: Queryable, accountId: string, request: PageRequest): Promise<PageResult<ErasureRow>> {
+  return selectPageBySeq<ErasureRow>(db, { table: 'erasures', columns: COLUMNS, accountId }, request);
+}

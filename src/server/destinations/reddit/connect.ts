@@ -1,0 +1,56 @@
+/**
+ * The hosted connect form for Reddit: the pixel ID and a conversion access token generated in Reddit Events Manager
+ * (Conversions API → Generate Access Token), Reddit's recommended credential for the Conversions API (./index.ts).
+ */
+import type { ConnectField, ConnectResult, Problem } from '../destination';
+
+/** The fields of the hosted page. */
+export const REDDIT_CONNECT_FIELDS: readonly ConnectField[] = [
+  {
+    name: 'pixel_id',
+    label: 'Pixel ID',
+    hint: 'Reddit Events Manager: the ID of your pixel (it starts with a2_ or t2_). Use the same pixel as your site’s Reddit Pixel, so Reddit can deduplicate.',
+    required: true,
+    placeholder: 'a2_abc123xyz',
+  },
+  {
+    name: 'access_token',
+    label: 'Conversion access token',
+    hint: 'Events Manager → Conversions API → Generate Access Token. It does not expire; cnv stores it encrypted and never shows it again.',
+    required: true,
+    secret: true,
+  },
+  {
+    name: 'test_id',
+    label: 'Event Testing id (optional)',
+    hint: 'Events Manager → Event Testing. Used only by the connection test, so its event shows in Event Testing; conversions never carry it.',
+    required: false,
+    placeholder: 't2_abc123',
+  },
+];
+
+/** Checks the submitted form; the token becomes an encrypted credential, the pixel ID and test id plain settings. */
+export function parseRedditConnectForm(form: Record<string, string>): ConnectResult {
+  const errors: Problem[] = [];
+  const pixelId = (form.pixel_id ?? '').trim();
+  const token = (form.access_token ?? '').trim();
+  const testId = (form.test_id ?? '').trim();
+  if (pixelId === '') errors.push({ param: 'pixel_id', message: 'Enter the pixel ID from Reddit Events Manager.' });
+  else if (!/^(a2|t2)_[A-Za-z0-9]{3,40}$/.test(pixelId)) {
+    errors.push({ param: 'pixel_id', message: 'A Reddit pixel ID starts with a2_ or t2_ followed by letters and digits, like a2_abc123xyz.' });
+  }
+  if (token === '') errors.push({ param: 'access_token', message: 'Paste the conversion access token generated in Events Manager.' });
+  else if (/\s/.test(token) || token.length < 20 || token.length > 4096) {
+    errors.push({ param: 'access_token', message: 'That does not look like a conversion access token: copy the whole token, without spaces.' });
+  }
+  if (testId !== '' && !/^[A-Za-z0-9_-]{1,64}$/.test(testId)) {
+    errors.push({ param: 'test_id', message: 'An Event Testing id has letters, digits and underscores only, like t2_abc123.' });
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    settings: { pixel_id: pixelId, ...(testId ? { test_id: testId } : {}) },
+    credentials: { access_token: token },
+    summary: `Reddit pixel ${pixelId}`,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The `reddit` destination: Reddit's Conversions API v3, connected by a pixel ID and a conversion access token.
+ *
+ * Why a conversion access token and not the OAuth 2.0 authorization code flow: Reddit's Conversions API documents
+ * (“Conversion Access Token”, “About the Conversions API”) say “We recommend using a conversion access token over a
+ * developer access token for Conversions API”: a non-expiring key any administrator generates in Events Manager →
+ * Conversions API, for any ad account of the business, revocable there (up to five per business). The OAuth route
+ * needs a registered Reddit developer app with the `adsconversions` scope and tokens that expire; it buys nothing
+ * for sending conversions. So the hosted page asks for the pixel ID and that token, as Meta's page does.
+ *
+ * Platform facts, and where they were checked:
+ * - Verified in Reddit's Ads API v3 documents as captured verbatim by Reddit's own Segment destination
+ *   (segmentio/action-destinations, reddit-conversions-api/V3-API-REFERENCE.md: “v2→v3 migration”, “Direct
+ *   Integration”, “Event Testing”, error tables), and in Reddit's developer documents (“About the Conversions API”,
+ *   “Conversion Access Token”, “Manual Advanced Matching”):
+ *   `POST https://ads-api.reddit.com/api/v3/pixels/{pixel_id}/conversion_events`, `Authorization: Bearer <token>`,
+ *   body `{data: {test_id?, events: [...]}}`; per event `event_at` (Unix epoch milliseconds), `action_source`
+ *   (required: WEBSITE, APP, OTHER, PHYSICAL_STORE), `type: {tracking_type, custom_event_name?}` with tracking types
+ *   PAGE_VISIT, VIEW_CONTENT, SEARCH, ADD_TO_CART, ADD_TO_WISHLIST, PURCHASE, LEAD, SIGN_UP, CUSTOM (custom names
+ *   free-form, case-sensitive, at most 64 characters), `click_id` (the landing's `rdt_cid`), `event_source_url`,
+ *   `user: {email, phone_number, ip_address, user_agent, uuid (the pixel's _rdt_uuid), external_id,
+ *   data_processing_options}`, `metadata: {conversion_id, value (a double, in the currency's base unit), currency,
+ *   item_count, products}`; PAGE_VISIT, VIEW_CONTENT and SEARCH take no value or currency (Reddit's “About event
+ *   metadata”, as cited by the same destination). Events must be sent within 7 days of happening; deduplication with
+ *   the Reddit Pixel works on `conversion_id` for events sent within 2 days. Limits: 1,000 events a request,
+ *   1,000 requests and 10,000 events a second; Event Testing takes `test_id` (in `data`) and shows single events only.
+ *   Answers: 200 `{data: {message: "Successfully processed N conversion events."}}`; 400 “There were N invalid
+ *   conversion events. None were processed.” (the whole request) or “Bad Request” (over 1,000 events); 401
+ *   `UNAUTHORIZED` (invalid token); 403 not authorized for the pixel or missing `adsconversions` scope; 429 rate
+ *   limited (also for default user agents: send a descriptive User-Agent); 500 unavailable, nothing processed.
+ * - Verified (Reddit's “Manual Advanced Matching”): email canonicalised before SHA-256: lower-cased, the `+` alias
+ *   and every non-alphanumeric character of the local part removed (`Al.ice$+Apple@Example.Com` and
+ *   `alice@example.com` both hash to ff8d9819…); phone with country code, extension and non-digits removed, `+`
+ *   first (`+15554441234` → e5b124c5…); hashes are 64 lower-case hex characters.
+ * - NOT verified in a Reddit document: whether IP addresses are better sent hashed (Reddit accepts unhashed or
+ *   SHA-256 signals; cnv hashes the IP as Reddit's own Segment destination does, and sends the user agent as it
+ *   is); a documented wait for 429 (cnv honours Retry-After, else backs off); how a duplicate is answered (nothing
+ *   in the documents: Reddit deduplicates silently, so a resend is answered 200 and counted delivered).
+ */
+import type { DestinationPlatform } from '../destination';
+import { checkRedditAction } from './action-config';
+import { parseRedditConnectForm, REDDIT_CONNECT_FIELDS } from './connect';
+import { MAX_EVENTS_PER_REQUEST } from './request';
+import { sendRedditBatch, testRedditConnection } from './send';
+
+/** Reddit's Conversions API v3 as a destination platform. */
+export const redditPlatform: DestinationPlatform = {
+  type: 'reddit',
+  label: 'Reddit',
+  consent:
+    'cnv will send your site’s signups and leads to your Reddit pixel through the Conversions API: the Reddit click id and browser id, hashed email, phone and IP address, and the visitor’s browser.',
+  oauth: null,
+  fields: REDDIT_CONNECT_FIELDS,
+  parseConnectForm: parseRedditConnectForm,
+  checkAction: checkRedditAction,
+  maxBatchSize: MAX_EVENTS_PER_REQUEST,
+  sendBatch: sendRedditBatch,
+  testConnection: testRedditConnection,
+};

@@ -1,0 +1,50 @@
+/**
+ * The `tiktok` destination: TikTok's Events API 2.0 for web events, connected by a pixel code and an Events API access
+ * token generated in TikTok Events Manager (no OAuth: the token is long-lived and belongs to the pixel).
+ *
+ * Platform facts, and where they were checked:
+ * - Verified in TikTok's own generated request sample (Events Manager → pixel → Events API → request sample, as
+ *   published on an advertiser's page) and in TikTok's own Segment destination (segmentio/action-destinations,
+ *   tiktok-conversions/reportWebEvent/utils.ts and formatter.ts, maintained by TikTok):
+ *   `POST https://business-api.tiktok.com/open_api/v1.3/event/track/`, header `Access-Token`, JSON body
+ *   `{event_source: "web", event_source_id: <pixel code>, test_event_code?, data: [{event, event_time (Unix seconds),
+ *   event_id, user: {ttclid, ttp, email, phone, external_id, ip, user_agent}, properties: {value, currency,
+ *   content_type}, page: {url, referrer}, limited_data_use}]}`; email, phone and external_id SHA-256 hashed,
+ *   ip and user_agent not hashed; ttclid as given ("starts with E.C.P."), ttp the `_ttp` cookie value; email
+ *   lower-cased and trimmed before hashing; phone in E.164 (`+` and digits) before hashing.
+ * - Verified (Adobe's and Tealium's TikTok connector pages, which quote TikTok's setup): the token is generated in
+ *   Events Manager → the pixel → Settings → Events API → Generate Access Token; deduplication keeps the first event
+ *   with the same event_source_id, event and event_id received within 48 hours (a browser pixel event with the same
+ *   `event_id` is the same conversion).
+ * - Verified (TikTok Business API common return codes, as quoted from TikTok's Business Messaging API documentation):
+ *   the answer is `{code, message, request_id, data}` with `code: 0` for success and HTTP 200 even for most errors;
+ *   40001 no permission, 40002 invalid parameters, 40100 too many requests (the rate limit), 40105 the access token
+ *   is missing or invalid.
+ * - NOT verified in a TikTok document (TikTok's API reference pages are not in the stored corpus): the largest `data`
+ *   array (cnv sends at most 1,000 events a request, the figure integrations commonly use); whether one invalid event
+ *   refuses the whole request (cnv assumes it may, and halves a refused batch to isolate it); the oldest `event_time`
+ *   accepted (cnv leaves that check to TikTok); the test mode's behaviour with a code not issued by Events Manager
+ *   (the connection test sends a custom event, so it never counts as a real conversion); the exact list of standard
+ *   events (cnv accepts TikTok's published names and any other name as a custom event); a documented retry wait for
+ *   40100 (none found: cnv honours Retry-After when sent, else backs off).
+ */
+import type { DestinationPlatform } from '../destination';
+import { checkTikTokAction } from './action-config';
+import { parseTikTokConnectForm, TIKTOK_CONNECT_FIELDS } from './connect';
+import { MAX_EVENTS_PER_REQUEST } from './request';
+import { sendTikTokBatch, testTikTokConnection } from './send';
+
+/** TikTok Events API 2.0 (web events) as a destination platform. */
+export const tiktokPlatform: DestinationPlatform = {
+  type: 'tiktok',
+  label: 'TikTok',
+  consent:
+    'cnv will send your site’s signups and leads to your TikTok pixel through the Events API: the TikTok click id and browser cookie, hashed email and phone, and the visitor’s browser and IP address.',
+  oauth: null,
+  fields: TIKTOK_CONNECT_FIELDS,
+  parseConnectForm: parseTikTokConnectForm,
+  checkAction: checkTikTokAction,
+  maxBatchSize: MAX_EVENTS_PER_REQUEST,
+  sendBatch: sendTikTokBatch,
+  testConnection: testTikTokConnection,
+};

@@ -1,0 +1,35 @@
+/** Background housekeeping of the service: a task run at start and then every interval, and work done in chunks. */
+
+export interface PeriodicLog {
+  error(obj: object, msg?: string): void;
+}
+
+/**
+ * Runs `task` now and then every `intervalMs` (the timer never keeps the process alive); a run never overlaps the
+ * previous one, and a failure is logged as `failure` and retried at the next interval. `stop` waits for a run under way.
+ */
+export function startPeriodic(task: () => Promise<void>, intervalMs: number, log: PeriodicLog, failure: string): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = running.then(task).catch((error: unknown) => log.error({ err: error }, failure));
+  };
+  run();
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/** Repeats `step(chunk)` until a call handles fewer than `chunk` rows; returns the total handled. */
+export async function inChunks(step: (limit: number) => Promise<number>, chunk: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await step(chunk);
+    total += n;
+    if (n < chunk) return total;
+  }
+}

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { checkRedditAction, redditEventType } from '../../../../src/server/destinations/reddit/action-config';
+import { parseRedditConnectForm } from '../../../../src/server/destinations/reddit/connect';
+import { canonicalizeEmail, canonicalizePhone, hashIdentityForReddit } from '../../../../src/server/destinations/reddit/identity';
+import { buildRedditBody, buildRedditEvent, conversionEventsUrl } from '../../../../src/server/destinations/reddit/request';
+import { classifyRedditAnswer } from '../../../../src/server/destinations/reddit/response';
+import { NOW, redditInput } from './fixtures';
+
+const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+const answer = (status: number, json: unknown, headers: Record<string, string> = {}) =>
+  ({ answered: true, status, headers: new Headers(headers), text: JSON.stringify(json) }) as const;
+
+describe('Reddit match keys, against the examples of Reddit’s documents', () => {
+  it('canonicalises Al.ice$+Apple@Example.Com to alice@example.com, hashing to ff8d9819…', () => {
+    expect(canonicalizeEmail('Al.ice$+Apple@Example.Com')).toBe('alice@example.com');
+    expect(hashIdentityForReddit({ email: 'Al.ice$+Apple@Example.Com' }).email).toBe('ff8d9819fc0e12bf0d24892e45987e249a28dce836a85cad60e28eaaa8c6d976');
+    expect(hashIdentityForReddit({ email: 'alice@example.com' }).email).toBe('ff8d9819fc0e12bf0d24892e45987e249a28dce836a85cad60e28eaaa8c6d976');
+  });
+
+  it('hashes +15554441234 to e5b124c5…, with the extension and punctuation removed first', () => {
+    expect(canonicalizePhone('+1 (555) 444-1234 ext. 12')).toBe('+15554441234');
+    expect(hashIdentityForReddit({ phone: '+15554441234' }).phone_number).toBe('e5b124c58580eb16bd959b8d0cac12b12c952e2ceae0203d416cff94f10b994a');
+    expect(canonicalizePhone('555-444-1234')).toBeNull(); // no country code: never hashed with a guess
+  });
+
+  it('refuses what is not an address, with a note that never holds the value', () => {
+    expect(canonicalizeEmail('+@example.com')).toBeNull();
+    expect(canonicalizeEmail('alice@localhost')).toBeNull();
+    const hashed = hashIdentityForReddit({ email: 'alice-at-example' });
+    expect(hashed.email).toBeNull();
+    expect(hashed.skipped.join(' ')).not.toContain('alice-at-example');
+  });
+});
+
+describe('a cnv conversion as a Reddit v3 conversion event', () => {
+  it('builds the documented event: epoch ms, WEBSITE, SIGN_UP, click id, source URL, match keys, conversion_id', () => {
+    const built = buildRedditEvent(redditInput(), 'a2_cnvdemopixel', NOW);
+    expect(built.ok).toBe(true);
+    if (!built.ok) return;
+    expect(built.event).toEqual({
+      event_at: Date.parse('2026-11-21T09:30:00.000Z'),
+      action_source: 'WEBSITE',
+      type: { tracking_type: 'SIGN_UP' },
+      click_id: '3184742045291813272',
+      event_source_url: 'https://app.example.com/signup',
+      user: {
+        email: 'ff8d9819fc0e12bf0d24892e45987e249a28dce836a85cad60e28eaaa8c6d976',
+        phone_number: 'e5b124c58580eb16bd959b8d0cac12b12c952e2ceae0203d416cff94f10b994a',
+        ip_address: sha('203.0.113.7'),
+        user_agent: 'Mozilla/5.0 (X11; Linux x86_64)',
+        uuid: '1677712978045.b8f7eb7d-b357-437b-8bd3-e1c8166c7132',
+      },
+      metadata: { conversion_id: 'user_42' },
+    });
+    expect(buildRedditBody([built.event])).toEqual({ data: { events: [built.event] } });
+    expect(buildRedditBody([built.event], 't2_test')).toEqual({ data: { test_id: 't2_test', events: [built.event] } });
+    expect(conversionEventsUrl('https://ads-api.reddit.com', 'a2_x')).toBe('https://ads-api.reddit.com/api/v3/pixels/a2_x/conversion_events');
+    expect(JSON.stringify(built.summary)).not.toMatch(/203\.0\.113|Mozilla|Alice|3184742045291813272/i);
+  });
+
+  it('sends LEAD for a form, a tracking type or a custom event as the action chooses', () => {
+    expect(redditEventType({}, 'form_submission')).toEqual({ tracking_type: 'LEAD' });
+    expect(redditEventType({ event_name: 'PURCHASE' }, 'saas_signup')).toEqual({ tracking_type: 'PURCHASE' });
+    expect(redditEventType({ event_name: 'Trial started' }, 'saas_signup')).toEqual({ tracking_type: 'CUSTOM', custom_event_name: 'Trial started' });
+  });
+
+  it('calls a report with no browser behind it OTHER, and refuses one with nothing to match on', () => {
+    const other = buildRedditEvent(redditInput({ clickIds: {}, cookies: {}, pageUrl: null, userAgent: null, ipAddress: null }), 'a2_x', NOW);
+    expect(other.ok && other.event.action_source).toBe('OTHER');
+    const none = buildRedditEvent(redditInput({ clickIds: {}, cookies: {}, identity: {}, userAgent: null }), 'a2_x', NOW);
+    expect(none).toMatchObject({ ok: false, error: { code: 'no_identifiers' } });
+  });
+
+  it('refuses a conversion older than 7 days, and shares nothing when ad_user_data was denied', () => {
+    const old = buildRedditEvent(redditInput({ occurredAt: new Date(NOW.getTime() - 7 * 86_400_000 - 1) }), 'a2_x', NOW);
+    expect(old).toMatchObject({ ok: false, error: { code: 'event_too_old', hint: expect.any(String) } });
+    const denied = buildRedditEvent(redditInput({ consent: { ad_user_data: 'denied', ad_personalization: 'denied' } }), 'a2_x', NOW);
+    expect(denied).toMatchObject({ ok: false, skipped: true, error: { code: 'consent_denied' } });
+  });
+
+});
+
+describe('Reddit action config and connect form', () => {
+  it('takes v3 tracking types and custom names, and corrects v2 spellings', () => {
+    expect(checkRedditAction({ event_name: 'SIGN_UP' }, 'c', 'saas_signup')).toEqual([]);
+    expect(checkRedditAction({ event_name: 'Trial started' }, 'c', 'saas_signup')).toEqual([]);
+    expect(checkRedditAction({ event_name: 'SignUp' }, 'c', 'saas_signup')[0]?.message).toContain("'SIGN_UP'");
+    expect(checkRedditAction({ event_name: 'x'.repeat(65) }, 'c', 'saas_signup')[0]?.message).toContain('64');
+    expect(checkRedditAction({ event_name: 'CUSTOM' }, 'c', 'saas_signup')).toHaveLength(1);
+  });
+
+  it('keeps the pixel id and Event Testing id as settings and the token as a credential', () => {
+    const ok = parseRedditConnectForm({ pixel_id: 'a2_cnvdemopixel', access_token: 'eyJ' + 'a'.repeat(40), test_id: 't2_abc' });
+    expect(ok).toMatchObject({ ok: true, settings: { pixel_id: 'a2_cnvdemopixel', test_id: 't2_abc' }, credentials: { access_token: 'eyJ' + 'a'.repeat(40) } });
+    const bad = parseRedditConnectForm({ pixel_id: '12345', access_token: '' });
+    expect(bad.ok === false && bad.errors.map((e) => e.param)).toEqual(['pixel_id', 'access_token']);
+  });
+});
+
+describe('Reddit answers', () => {
+  it('classifies 200, 429 (with Retry-After), 500, 401, 403 and a refused batch', () => {
+    expect(classifyRedditAnswer(answer(200, { data: { message: 'Successfully processed 1 conversion events.' } }), 0)).toEqual({ kind: 'delivered' });
+    expect(classifyRedditAnswer(answer(429, { error: { code: 429, message: 'Too many requests/events within timeframe.' } }, { 'retry-after': '10' }), 0)).toMatchObject({
+      kind: 'retry', afterMs: 10_000, error: { code: 'rate_limited' },
+    });
+    expect(classifyRedditAnswer(answer(500, { error: { message: 'The service is currently unavailable.' } }), 0)).toMatchObject({ kind: 'retry' });
+    expect(classifyRedditAnswer(answer(401, { error: { message: 'UNAUTHORIZED' } }), 0)).toMatchObject({ kind: 'token_refused', error: { code: 'invalid_token', hint: expect.stringContaining('Generate a new conversion access token') } });
+    expect(classifyRedditAnswer(answer(403, { error: { message: 'not authorized' } }), 0)).toMatchObject({ kind: 'failed', error: { code: 'permission_denied' } });
+    expect(classifyRedditAnswer(answer(400, { error: { message: 'There were 1 invalid conversion events. None were processed.' } }), 0)).toMatchObject({
+      kind: 'invalid_event', error: { message: expect.stringContaining('None were processed') },
+    });
+  });
+});

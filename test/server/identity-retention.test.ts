@@ -1,0 +1,130 @@
+/**
+ * Identity retention on both stores: the purge clears email, phone and names past CNV_IDENTITY_RETENTION_DAYS from
+ * events, reports and form submissions, in chunks, and changes nothing else; the email and status filters of
+ * GET /v1/events search only that window; the setting's default and floor.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from './support/databases';
+import { createRestService, json, type RestService } from './support/rest-harness';
+import { clearExpiredIdentity, startIdentityRetention } from '../../src/server/privacy';
+import { loadSettings } from '../../src/server/settings';
+import { newId } from '../../src/server/db/ids';
+
+const DAY = 86_400_000;
+
+describe.each(DATABASE_KINDS)('identity retention on $name', (kind) => {
+  let svc: RestService;
+  const now = new Date('2026-11-21T12:00:00Z');
+  const daysAgo = (days: number) => new Date(now.getTime() - days * DAY);
+  beforeAll(async () => {
+    svc = await createRestService(kind);
+  });
+  afterAll(() => svc.close());
+
+  /** Inserts a report with identity and its event, stored at `at`; returns their ids. */
+  async function seed(tag: string, at: Date): Promise<{ report: string; event: string; submission: string }> {
+    const report = newId('rpt');
+    const event = newId('evt');
+    const submission = newId('fsub');
+    await svc.db.query(
+      `insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, response, created_at)
+       values ($1, $2, $3, 'signup', 'tok', $4, '{"status":"promoted"}', $5)`,
+      [report, svc.site.id, `ce-${tag}`, JSON.stringify({ email: `${tag}@example.com`, phone: '+15550100', first_name: 'Ada', last_name: 'L' }), at],
+    );
+    await svc.db.query(
+      `insert into events (id, account_id, site_id, site_key, report_id, trigger, occurred_at, sort_at, status, email, click_ids, data, created_at)
+       values ($1, $2, $3, $4, $5, 'api', $6, $6::timestamptz + make_interval(secs => random() / 1000), 'failed', $7, '{"gclid":"G"}', '{"customer_event_id":"x"}', $6)`,
+      [event, svc.accountId, svc.site.id, svc.site.site_key, report, at, `${tag}@example.com`],
+    );
+    await svc.db.query(
+      `insert into form_submissions (id, site_id, submission_id, integration, occurred_at, page_url, fields, user_agent, ip_address, received_at)
+       values ($1, $2, $3, 'html', $4, 'https://www.example.com/', $5, 'UA', '192.0.2.1', $4)`,
+      [submission, svc.site.id, `sub-${tag}`, at, JSON.stringify({ email: `${tag}@example.com` })],
+    );
+    return { report, event, submission };
+  }
+
+  const rows = async (table: string, ids: string[]) =>
+    svc.db.query<Record<string, unknown>>(`select * from ${table} where id = any($1::text[]) order by id`, [ids]);
+
+  it('clears identity past the window, in chunks, and nothing else', async () => {
+    const old = await seed('old', daysAgo(91));
+    const edge = await seed('edge', daysAgo(89));
+    // More than one chunk of old events.
+    await svc.db.query(
+      `insert into events (id, account_id, site_id, site_key, trigger, occurred_at, sort_at, status, email, created_at)
+       select 'evt_bulk' || g, $1, $2, $3, 'api', $4, $4::timestamptz + make_interval(secs => g / 1000000.0), 'completed', 'bulk@example.com', $4
+       from generate_series(1, 1203) g`,
+      [svc.accountId, svc.site.id, svc.site.site_key, daysAgo(200)],
+    );
+    const before = {
+      reports: await rows('reports', [old.report, edge.report]),
+      events: await rows('events', [old.event, edge.event]),
+      submissions: await rows('form_submissions', [old.submission, edge.submission]),
+    };
+
+    expect(await clearExpiredIdentity(svc.db, 90, now)).toEqual({ events: 1204, reports: 1, form_submissions: 1 });
+    const after = {
+      reports: await rows('reports', [old.report, edge.report]),
+      events: await rows('events', [old.event, edge.event]),
+      submissions: await rows('form_submissions', [old.submission, edge.submission]),
+    };
+    // Exactly the identity columns of the old rows changed.
+    const expected = {
+      reports: before.reports.map((r) => (r.id === old.report ? { ...r, identity: {}, identity_cleared_at: expect.any(Date) } : r)),
+      events: before.events.map((e) => (e.id === old.event ? { ...e, email: null, identity_cleared_at: expect.any(Date) } : e)),
+      submissions: before.submissions.map((f) => (f.id === old.submission ? { ...f, fields: {} } : f)),
+    };
+    expect(after).toEqual(expected);
+    expect((await svc.db.query(`select count(*)::int as n from events where email = 'bulk@example.com'`))[0]).toEqual({ n: 0 });
+    expect((await svc.db.query(`select count(*)::int as n from events where id like 'evt_bulk%'`))[0]).toEqual({ n: 1203 });
+    // A second pass finds nothing left to clear.
+    expect(await clearExpiredIdentity(svc.db, 90, now)).toEqual({ events: 0, reports: 0, form_submissions: 0 });
+    // A longer window keeps more.
+    const kept = await seed('kept', daysAgo(120));
+    expect(await clearExpiredIdentity(svc.db, 180, now)).toEqual({ events: 0, reports: 0, form_submissions: 0 });
+    expect((await rows('events', [kept.event]))[0]!.email).toBe('kept@example.com');
+  });
+
+  it('runs hourly on the injected clock and logs counts, never a value', async () => {
+    const seeded = await seed('clock', daysAgo(95));
+    const lines: string[] = [];
+    const log = { info: (obj: object, msg?: string) => lines.push(JSON.stringify({ obj, msg })), error: (obj: object) => lines.push(JSON.stringify(obj)) };
+    const retention = startIdentityRetention({ db: svc.db, retentionDays: 90, log, now: () => now });
+    await retention.stop();
+    expect((await rows('events', [seeded.event]))[0]!.email).toBeNull();
+    expect(lines.join('\n')).toMatch(/identity past its retention cleared/);
+    expect(lines.join('\n')).not.toContain('@example.com');
+  });
+
+  it('GET /v1/events searches email and status within the window only', async () => {
+    const tenant = await svc.addTenant('Window');
+    const insert = async (email: string, createdAt: Date) => {
+      const id = newId('evt');
+      await svc.db.query(
+        `insert into events (id, account_id, site_id, site_key, trigger, occurred_at, sort_at, status, email, created_at)
+         values ($1, $2, $3, $4, 'api', $5, $5, 'failed', $6, $5)`,
+        [id, tenant.accountId, tenant.site.id, tenant.site.site_key, createdAt, email],
+      );
+      return id;
+    };
+    // Not purged yet (the purge runs hourly), but already past the window.
+    const stale = await insert('win@example.com', new Date(Date.now() - 91 * DAY));
+    const recent = await insert('win@example.com', new Date(Date.now() - 89 * DAY));
+    const ids = async (query: string) =>
+      (json(await svc.app.inject({ method: 'GET', url: `/v1/events${query}`, headers: tenant.auth })).data as Array<{ id: string }>).map((e) => e.id);
+    expect(await ids('?email=win@example.com')).toEqual([recent]);
+    expect(await ids('?status=failed')).toEqual([recent]);
+    expect(await ids('')).toEqual([recent, stale]);
+  });
+});
+
+describe('the identity retention setting', () => {
+  it('defaults to 90 days and refuses less than 90 or a non-number', () => {
+    expect(loadSettings({}).identityRetentionDays).toBe(90);
+    expect(loadSettings({ CNV_IDENTITY_RETENTION_DAYS: '365' }).identityRetentionDays).toBe(365);
+    expect(() => loadSettings({ CNV_IDENTITY_RETENTION_DAYS: '30' })).toThrow(/CNV_IDENTITY_RETENTION_DAYS.*from 90/);
+    expect(() => loadSettings({ CNV_IDENTITY_RETENTION_DAYS: 'off' })).toThrow(/CNV_IDENTITY_RETENTION_DAYS/);
+    expect(() => loadSettings({ CNV_IDENTITY_RETENTION_DAYS: '90.5' })).toThrow(/CNV_IDENTITY_RETENTION_DAYS/);
+  });
+});
