@@ -8,6 +8,7 @@ import { signIn, SESSION_COOKIE, SIGN_IN_TTL_MS } from '../../src/server/dashboa
 import { upsertDestination } from '../../src/server/destinations/sql';
 import { activeWebhookSecrets } from '../../src/server/webhook/secret-sql';
 import { newId } from '../../src/server/db/ids';
+import { signedReport } from './support/fixtures';
 import type { Queryable } from '../../src/server/db/db';
 
 let svc: TestService;
@@ -119,7 +120,7 @@ describe('signing in', () => {
   });
 
   it('answers every page without a session with the sign-in help, and serves nothing of the account', async () => {
-    for (const url of ['/', '/dashboard/flows', '/dashboard/events', '/dashboard/keys', '/dashboard/destinations']) {
+    for (const url of ['/', '/dashboard/sites', '/dashboard/setup/checklist', `/dashboard/sites/${svc.site.id}/install-check`, '/dashboard/destinations/list', '/dashboard/flows', '/dashboard/events', '/dashboard/keys', '/dashboard/destinations']) {
       const res = await svc.app.inject({ method: 'GET', url, headers: { cookie: `${SESSION_COOKIE}=forged0000000000000000` } });
       expect(res.statusCode, url).toBe(401);
       expect(res.body).toContain('npx cnv dashboard');
@@ -158,16 +159,60 @@ describe('forms', () => {
     const [otherKey] = await svc.db.query<{ id: string }>('select id from api_keys where account_id = $1', [other.accountId]);
     expect((await browser.post(`/dashboard/keys/${otherKey!.id}/revoke`, {})).statusCode).toBe(404);
     expect((await browser.post(`/dashboard/sites/${other.site.id}/webhook-secret`, {})).statusCode).toBe(404);
-    const page = await browser.get('/');
+    expect((await browser.get(`/dashboard/sites/${other.site.id}/install-check`)).statusCode).toBe(404);
+    expect((await browser.get(`/dashboard/sites/${other.site.id}/webhook-secret/revoke-previous`)).statusCode).toBe(404);
+    expect((await browser.post(`/dashboard/sites/${other.site.id}/webhook-secret/revoke-previous`, {})).statusCode).toBe(404);
+    const page = await browser.get('/dashboard/sites');
     expect(page.body).toContain(svc.site.site_key);
     expect(page.body).not.toContain(other.site.site_key);
+  });
+});
+
+describe('the setup checklist', () => {
+  const doneSteps = (page: string) => [...page.matchAll(/<li class="done" id="step-([a-z]+)">/g)].map((m) => m[1]);
+
+  it('ticks each step from the account\'s real state, links each to its place, and stops refreshing when complete', async () => {
+    const browser = await signedIn();
+    const first = (await browser.get('/')).body;
+    expect(first).toContain('Welcome to cnv');
+    expect(first).toContain('0 of 7 steps done');
+    expect(first).toMatch(/<li class="current" id="step-domain">[\s\S]*?<a class="go button" href="\/dashboard\/sites#site_/);
+    expect(first).toContain(`data-live="/dashboard/setup/checklist" data-live-every="3">`);
+
+    await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com', timezone: 'UTC' });
+    expect(doneSteps((await browser.get('/dashboard/setup/checklist')).body)).toEqual(['domain']);
+    // A page of the site loads the loader: once the collector's counts are written, the install step ticks itself.
+    await svc.app.inject({ method: 'GET', url: `/collect/v1/sites/${svc.site.site_key}/config`, headers: { origin: 'https://www.example.com' } });
+    await new Promise((r) => setTimeout(r, 2_300));
+    expect(doneSteps((await browser.get('/dashboard/setup/checklist')).body)).toEqual(['domain', 'install']);
+
+    await upsertDestination(svc.db, svc.accountId, 'google-ads', { customer_id: '1234567890' });
+    await browser.post(`/dashboard/sites/${svc.site.id}/webhook-secret`, {});
+    await browser.post('/dashboard/flows', { site_id: svc.site.id, name: 'Signups', trigger_type: 'api', key: 'signup', 'action_google-ads': 'on', 'value_google-ads': '987654321' });
+    const checklist = (await browser.get('/dashboard/setup/checklist')).body;
+    expect(doneSteps(checklist)).toEqual(['domain', 'install', 'destination', 'backend', 'flow']);
+    expect(checklist).toContain('Connected: Google Ads.');
+    expect(checklist).toMatch(/<li class="current" id="step-publish">[\s\S]*?href="\/dashboard\/flows#flow_/);
+
+    const [flow] = await svc.db.query<{ id: string }>('select id from flows');
+    expect((await browser.post(`/dashboard/flows/${flow!.id}/publish`, {})).statusCode).toBe(303);
+    expect(doneSteps((await browser.get('/dashboard/setup/checklist')).body)).toHaveLength(6);
+    const failed = await insertEvent(svc.db, { ...svc.site, account_id: svc.accountId }, { status: 'failed' });
+    expect(doneSteps((await browser.get('/dashboard/setup/checklist')).body)).toHaveLength(6);
+    const delivered = await insertEvent(svc.db, { ...svc.site, account_id: svc.accountId }, { status: 'delivered' });
+    const complete = (await browser.get('/dashboard/setup/checklist')).body;
+    expect(doneSteps(complete)).toHaveLength(7);
+    expect(complete).toContain('data-live-done');
+    expect(complete).toContain(`href="/dashboard/events/${delivered}"`);
+    expect(complete).not.toContain(failed);
+    expect((await browser.get('/')).body).toContain('Setup complete');
   });
 });
 
 describe('the Sites page', () => {
   it('shows the snippet and its tag-manager variant, and saves name, domain and timezone', async () => {
     const browser = await signedIn();
-    const page = await browser.get('/');
+    const page = await browser.get('/dashboard/sites');
     expect(page.body).toContain(`&lt;script async src=&quot;http://cnv.test/loader.js?site_key=${svc.site.site_key}&quot;&gt;&lt;/script&gt;`);
     expect(page.body).toContain(`loader.js?site_key=${svc.site.site_key}`);
     const saved = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com', timezone: 'Europe/Paris' });
@@ -196,8 +241,16 @@ describe('the Sites page', () => {
       method: 'POST', url: `/collect/v1/sites/${svc.site.site_key}/snapshots`, headers: { origin: 'https://app.example.com', 'content-type': 'text/plain' }, payload: '{}',
     });
     expect(refused.statusCode).toBe(403);
+    // Before the collector's counts are written, the live install check still waits (and says it updates by itself).
+    const waiting = (await browser.get(`/dashboard/sites/${svc.site.id}/install-check`)).body;
+    expect(waiting).toMatch(/^<div class="install-check" id="check-[^"]+" data-live="\/dashboard\/sites\/[^"]+\/install-check" data-live-every="3">/);
+    expect(waiting).toContain('Waiting for the first page view');
     await new Promise((r) => setTimeout(r, 2_300));
-    const page = (await browser.get('/')).body;
+    const fragment = (await browser.get(`/dashboard/sites/${svc.site.id}/install-check`)).body;
+    expect(fragment).toContain('data-live-done');
+    expect(fragment).toContain('The snippet works');
+    expect(fragment).not.toContain('<html');
+    const page = (await browser.get('/dashboard/sites')).body;
     expect(page).toContain('<code>https://www.example.com</code>');
     expect(page).toContain('https://app.example.com is not covered by https://www.example.com: set the domain to https://example.com');
     expect(page).toMatch(/set the domain to https:\/\/example\.com\.<\/li>|3×|2×/);
@@ -220,9 +273,15 @@ describe('the Flows page', () => {
     expect(flow!.status).toBe('draft');
     expect(flow!.actions_config).toEqual([{ integrationId: 'google-ads', config: { conversion: { id: '987654321' } } }]);
 
+    // The draft says what is missing, in the dashboard's words, with the button that fixes it; Publish waits.
+    const draft = (await browser.get('/dashboard/flows')).body;
+    expect(draft).toContain(`Your backend is not connected to ${svc.site.name} yet`);
+    expect(draft).toMatch(new RegExp(`action="/dashboard/sites/${svc.site.id}/webhook-secret"><input type="hidden" name="_csrf" value="[^"]+"><button type="submit" class="small">Create webhook secret`));
+    expect(draft).toContain(`<button type="button" disabled aria-describedby="todo-${flow!.id}">Publish</button>`);
+    expect(draft).not.toContain('connect_trigger_source');
     const refused = await browser.post(`/dashboard/flows/${flow!.id}/publish`, {});
     expect(refused.statusCode).toBe(400);
-    expect(refused.body).toContain('no API trigger source is connected');
+    expect(refused.body).toContain('This flow could not go live yet.');
 
     const secretPage = await browser.post(`/dashboard/sites/${svc.site.id}/webhook-secret`, {});
     const secret = /whsec_[A-Za-z0-9]+/.exec(secretPage.body)![0];
@@ -242,9 +301,26 @@ describe('the Flows page', () => {
     expect(rotated.body).toContain('The previous secret keeps verifying until');
     expect(await activeWebhookSecrets(svc.db, svc.site.id)).toEqual([next, secret]);
 
+    // After a leak: the old secret is revoked at once, after a confirmation page; it no longer verifies, the new one does.
+    const signed = (withSecret: string, id: string) =>
+      signedReport(svc.site.site_key, 'signup', { customer_event_id: id, correlation_token: null, allow_uncorrelated: true }, withSecret);
+    expect((await svc.app.inject(signed(secret, 'before-revoke'))).statusCode).toBe(200);
+    expect((await browser.get('/dashboard/flows')).body).toContain(`href="/dashboard/sites/${svc.site.id}/webhook-secret/revoke-previous">Revoke the old secret now</a>`);
+    const confirm = await browser.get(`/dashboard/sites/${svc.site.id}/webhook-secret/revoke-previous`);
+    expect(confirm.body).toContain('Yes, revoke the old secret now');
+    const revoked = await browser.post(`/dashboard/sites/${svc.site.id}/webhook-secret/revoke-previous`, {});
+    expect(revoked.headers.location).toBe(`/dashboard/flows?done=old_secret_revoked#backend-${svc.site.id}`);
+    expect(await activeWebhookSecrets(svc.db, svc.site.id)).toEqual([next]);
+    expect((await svc.app.inject(signed(secret, 'after-revoke'))).statusCode).toBe(401);
+    expect((await svc.app.inject(signed(next, 'after-revoke'))).statusCode).toBe(200);
+    const after = (await browser.get('/dashboard/flows?done=old_secret_revoked')).body;
+    expect(after).toContain('The old webhook secret is revoked');
+    expect(after).not.toContain('Revoke the old secret now');
+    expect((await browser.post(`/dashboard/sites/${svc.site.id}/webhook-secret/revoke-previous`, {})).headers.location).toContain('done=old_secret_gone');
+
     expect((await browser.post(`/dashboard/flows/${flow!.id}/unpublish`, {})).statusCode).toBe(303);
-    const [after] = await svc.db.query<{ status: string }>('select status from flows');
-    expect(after!.status).toBe('draft');
+    const [unpublished] = await svc.db.query<{ status: string }>('select status from flows');
+    expect(unpublished!.status).toBe('draft');
   });
 
   it('creates a form-trigger flow and refuses a flow without an action, saying so', async () => {

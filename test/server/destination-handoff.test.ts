@@ -69,7 +69,7 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
 
     const done = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=123-456-7890' });
     expect(done.statusCode).toBe(200);
-    expect(done.body).toContain('Google Ads connected');
+    expect(done.body).toContain('Google Ads is connected to cnv');
     expect(json(await svc.app.inject({ method: 'GET', url: `/v1/handoffs/${handoff.id}`, headers: tenant.auth })).status).toBe('completed');
 
     const [row] = await svc.db.query<{ settings: Record<string, unknown>; credentials: string; status: string }>(

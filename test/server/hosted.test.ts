@@ -65,7 +65,11 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
       const handoff = await newHandoff({ purpose: 'connect_destination', destination_type: 'meta' }, tenant.auth);
       const res = await submit(handoff.url, { pixel_id: '1234567890123456', access_token: TOKEN });
       expect(res.statusCode).toBe(200);
-      expect(res.body).toContain('Meta connected');
+      expect(res.body).toContain('Meta is connected to cnv');
+      // In cnv's own voice, with Meta's logo inlined (no third-party host) and a way back to the dashboard.
+      expect(res.body).toMatch(/<svg class="logo"[^>]*aria-label="Meta logo"/);
+      expect(res.body).toContain('<a class="button" href="/dashboard/destinations">Back to the dashboard</a>');
+      expect(res.body).not.toMatch(/<img|https:\/\/cdn|An application/);
       expect(res.body).not.toContain(TOKEN);
       const rows = await svc.db.query<{ type: string; settings: Record<string, unknown>; credentials: string }>(
         'select type, settings, credentials from destinations where account_id = $1', [tenant.accountId],

@@ -62,7 +62,7 @@ export function conversionsChart(counts: readonly DailyActionCount[], days: read
     return html`${rects}${label}`;
   });
   const total = totals.reduce((a, b) => a + b, 0);
-  return html`<figure class="chart" style="margin:0">
+  return html`<figure class="chart" style="margin:0" tabindex="0">
 <svg viewBox="0 0 ${width} ${height}" role="img" aria-label="Conversions per day by delivery status: ${total} in ${days.length} days">${grid}${bars}</svg>
 <figcaption class="legend">${STATUS_COLOURS.map(([s, c]) => html`<span><i style="background:${c}"></i>${s}</span>`)}<span>per destination, per day (UTC)</span></figcaption>
 </figure>`;

@@ -117,3 +117,8 @@ export function suggestedDomain(origin: string, domain: string | null): string |
   const common = host.length >= pageRoot.length ? host : pageRoot;
   return `${page.protocol}//${common}${port}`;
 }
+
+/** Whether the loader has run on a page the site's domain covers: the first page view has arrived. */
+export function loaderSeen(check: InstallCheck): boolean {
+  return check.origins.some((o) => o.covered && (o.configCount > 0 || o.snapshotCount > 0 || o.formSubmissionCount > 0));
+}

@@ -6,7 +6,8 @@ export { Html, html, raw } from '../http/html';
 
 /** The pages in the navigation, in order. */
 export const NAV = [
-  { id: 'sites', label: 'Sites', href: '/' },
+  { id: 'overview', label: 'Overview', href: '/' },
+  { id: 'sites', label: 'Sites', href: '/dashboard/sites' },
   { id: 'destinations', label: 'Destinations', href: '/dashboard/destinations' },
   { id: 'flows', label: 'Flows', href: '/dashboard/flows' },
   { id: 'events', label: 'Events', href: '/dashboard/events' },
@@ -17,7 +18,7 @@ export const NAV = [
 
 export type NavId = (typeof NAV)[number]['id'];
 
-/** Path of the progressive-enhancement script (copy buttons); pages work without it. */
+/** Path of the progressive-enhancement script (copy buttons, confirmations, live sections); pages work without it. */
 export const SCRIPT_PATH = '/dashboard/assets/dashboard.js';
 
 const STYLE = `
@@ -27,6 +28,9 @@ const STYLE = `
 [hidden] { display: none !important; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--soft); }
 a { color: var(--accent); }
+:focus-visible { outline: 3px solid #6d8fe8; outline-offset: 2px; }
+.skip { position: absolute; left: 8px; top: -48px; background: #fff; padding: 8px 12px; border-radius: 6px; z-index: 10; }
+.skip:focus { top: 8px; }
 header.top { background: #fff; border-bottom: 1px solid var(--line); }
 .top-inner { max-width: 1120px; margin: 0 auto; padding: 10px 20px; display: flex; flex-wrap: wrap; align-items: center; gap: 8px 20px; }
 .brand { font-weight: 700; font-size: 1.1rem; color: var(--ink); text-decoration: none; margin-right: 4px; }
@@ -53,7 +57,10 @@ input[aria-invalid=true] { border-color: var(--bad); }
 button, a.button { display: inline-block; padding: 8px 14px; font: inherit; font-weight: 600; color: #fff; background: var(--accent);
   border: 1px solid var(--accent); border-radius: 7px; cursor: pointer; text-decoration: none; line-height: 1.3; }
 button.secondary, a.button.secondary { background: #fff; color: var(--accent); }
-button.danger { background: #fff; color: var(--bad); border-color: #f4c7c2; }
+button.danger, a.button.danger { background: #fff; color: var(--bad); border-color: #f4c7c2; }
+button.danger-solid { background: var(--bad); border-color: var(--bad); }
+button.small, a.button.small { padding: 4px 10px; font-size: .85rem; }
+button:disabled { background: #e4e7ec; border-color: #e4e7ec; color: #475467; cursor: not-allowed; }
 button.link { background: none; border: 0; color: var(--accent); padding: 0; font-weight: 500; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin-top: 14px; }
 .actions form { margin: 0; }
@@ -87,6 +94,41 @@ ol.trace > li:last-child { border-left-color: transparent; }
 ol.trace > li::before { counter-increment: step; content: counter(step); position: absolute; left: -13px; top: 0; width: 24px; height: 24px;
   border-radius: 50%; background: #fff; border: 2px solid var(--accent); color: var(--accent); font-size: .78rem; font-weight: 700; text-align: center; line-height: 20px; }
 ol.trace > li > h3 { margin-top: 0; }
+ol.trace dl.facts { grid-template-columns: 11rem minmax(0, 1fr); }
+ol.trace .card dl.facts { grid-template-columns: 9.5rem minmax(0, 1fr); }
+ul.platforms { list-style: none; margin: 0; padding: 0; }
+ul.platforms li { display: flex; align-items: center; gap: 8px; margin: 2px 0; }
+svg.logo { flex: none; vertical-align: middle; }
+.brandline { display: flex; align-items: center; gap: 12px; }
+.brandline h2 { margin: 0; }
+.todo ol { margin: 8px 0 0; padding-left: 20px; }
+.todo li { margin: 6px 0; }
+.todo li form { display: inline-block; margin: 0 0 0 8px; }
+.todo li a.button { margin-left: 8px; }
+.backend + .backend { border-top: 1px solid var(--line); margin-top: 14px; }
+.who-cell .hint { display: block; }
+ol.checklist { list-style: none; padding: 0; margin: 0; counter-reset: setup; }
+ol.checklist > li { display: grid; grid-template-columns: 32px 1fr auto; gap: 4px 14px; align-items: start; padding: 14px 0; border-top: 1px solid var(--line); }
+ol.checklist > li:first-child { border-top: 0; padding-top: 4px; }
+ol.checklist .mark { counter-increment: setup; width: 28px; height: 28px; border-radius: 50%; border: 2px solid #98a2b3; color: #475467; font-weight: 700; font-size: .85rem; display: flex; align-items: center; justify-content: center; }
+ol.checklist .mark::before { content: counter(setup); }
+ol.checklist li.done .mark { background: var(--good); border-color: var(--good); color: #fff; }
+ol.checklist li.done .mark::before { content: "✓"; }
+ol.checklist li.current .mark { border-color: var(--accent); color: var(--accent); }
+ol.checklist h3 { margin: 2px 0 2px; font-size: 1rem; }
+ol.checklist p { margin: 0; }
+ol.checklist li.done h3 { color: var(--muted); }
+ol.checklist .go { align-self: center; white-space: nowrap; }
+.progress { height: 8px; background: #e4e7ec; border-radius: 999px; overflow: hidden; margin: 6px 0 16px; }
+.progress > span { display: block; height: 100%; background: var(--good); }
+.live-note { font-size: .8rem; color: var(--muted); }
+.visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
+ul.places { margin: 0; padding-left: 18px; }
+ul.connect-list { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(250px, 1fr)); gap: 10px; }
+ul.connect-list li { display: flex; align-items: center; gap: 10px; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
+ul.connect-list li span { flex: 1; font-weight: 600; }
+ul.connect-list form { margin: 0; }
+ul.places li { margin: 4px 0; }
 .chart { overflow-x: auto; }
 .chart svg { width: 100%; min-width: 540px; height: auto; display: block; }
 .grid.filters { grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); }
@@ -108,9 +150,13 @@ td .badge + .hint, .covered { white-space: nowrap; }
   main { padding: 16px 12px 40px; }
   .top-inner { padding: 8px 12px; }
   .card { padding: 14px; }
-  nav.main { order: 3; flex-basis: 100%; overflow-x: auto; flex-wrap: nowrap; }
-  nav.main { gap: 0; margin: 0 -6px; }
+  nav.main { order: 3; flex-basis: 100%; flex-wrap: wrap; gap: 2px; margin: 0 -6px; }
   nav.main a { white-space: nowrap; padding: 6px 7px; }
+  .chart { direction: rtl; }
+  .chart svg, .chart figcaption { direction: ltr; }
+  ol.trace dl.facts, ol.trace .card dl.facts { grid-template-columns: 1fr; }
+  ol.checklist > li { grid-template-columns: 32px 1fr; }
+  ol.checklist .go { grid-column: 2; justify-self: start; }
   dl.facts { grid-template-columns: 1fr; gap: 0 0; }
   dl.facts dd { margin-bottom: 8px; }
   ol.trace > li { padding-left: 22px; margin-left: 10px; }
@@ -176,7 +222,7 @@ export function when(value: string | Date | null | undefined): Html {
 export function layout(options: LayoutOptions, body: Html): string {
   const { session } = options;
   const header = session
-    ? html`<header class="top"><div class="top-inner">
+    ? html`<a class="skip" href="#main">Skip to content</a><header class="top"><div class="top-inner">
 <a class="brand" href="/">cnv</a>
 <nav class="main" aria-label="Dashboard">${NAV.map(
         (item) => html`<a href="${item.href}"${item.id === options.nav ? raw(' aria-current="page"') : ''}>${item.label}</a>`,
@@ -191,14 +237,19 @@ export function layout(options: LayoutOptions, body: Html): string {
     head: html`<script src="${SCRIPT_PATH}" defer></script>
 `,
     body: html`${header}
-<main>
+<main id="main" tabindex="-1">
 ${notices}
 ${body}
 </main>`,
   });
 }
 
-/** The progressive enhancement: copy buttons, and a confirmation before destructive posts. */
+/**
+ * The progressive enhancement: copy buttons, a confirmation before destructive posts, and live sections. A live
+ * section (`data-live="/path"`) is fetched again every few seconds (`data-live-every`, default 3) and replaced when it
+ * changed, until the fresh copy says it is done (`data-live-done`), the tab is closed, or half an hour has passed; the
+ * pages are complete without it (a reload shows the same).
+ */
 export const SCRIPT = `
 function cnvCopy(text, source) {
   if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
@@ -211,22 +262,52 @@ function cnvCopy(text, source) {
   var done = document.execCommand('copy');
   return done ? Promise.resolve() : Promise.reject(new Error('copy refused'));
 }
-document.querySelectorAll('button[data-copy]').forEach(function (button) {
-  button.hidden = false;
-  button.addEventListener('click', function () {
-    var source = document.getElementById(button.getAttribute('data-copy'));
-    if (!source) return;
-    cnvCopy(source.textContent.trim(), source).then(function () {
-      button.textContent = 'Copied';
-    }, function () {
-      button.textContent = 'Select and copy';
-    });
-    setTimeout(function () { button.textContent = 'Copy'; }, 2000);
+function cnvShowCopyButtons(root) {
+  root.querySelectorAll('button[data-copy]').forEach(function (button) { button.hidden = false; });
+}
+cnvShowCopyButtons(document);
+document.addEventListener('click', function (event) {
+  var button = event.target.closest && event.target.closest('button[data-copy]');
+  if (!button) return;
+  var source = document.getElementById(button.getAttribute('data-copy'));
+  if (!source) return;
+  cnvCopy(source.textContent.trim(), source).then(function () {
+    button.textContent = 'Copied';
+  }, function () {
+    button.textContent = 'Select and copy';
   });
+  setTimeout(function () { button.textContent = 'Copy'; }, 2000);
 });
-document.querySelectorAll('form[data-confirm]').forEach(function (form) {
-  form.addEventListener('submit', function (event) {
-    if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
-  });
+document.addEventListener('submit', function (event) {
+  var form = event.target;
+  if (form.hasAttribute && form.hasAttribute('data-confirm') && !window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
+});
+document.querySelectorAll('[data-live]').forEach(function (section) {
+  var url = section.getAttribute('data-live');
+  var every = Math.max(1, Number(section.getAttribute('data-live-every')) || 3) * 1000;
+  var until = Date.now() + 30 * 60 * 1000;
+  var last = null;
+  function tick() {
+    if (Date.now() > until || section.hasAttribute('data-live-done')) return;
+    // Hidden tab, or someone typing in the section (a test's conversion id): look again later, never under their hands.
+    var typing = document.activeElement && section.contains(document.activeElement) && /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName);
+    if (document.hidden || typing) { setTimeout(tick, every); return; }
+    fetch(url, { credentials: 'same-origin', headers: { accept: 'text/html' } }).then(function (response) {
+      return response.ok ? response.text() : null;
+    }).then(function (text) {
+      if (text !== null && text !== last) {
+        last = text;
+        var fresh = document.createElement('div');
+        fresh.innerHTML = text;
+        var next = fresh.firstElementChild;
+        if (next && next.innerHTML !== section.innerHTML) {
+          section.innerHTML = next.innerHTML;
+          cnvShowCopyButtons(section);
+        }
+        if (next && next.hasAttribute('data-live-done')) section.setAttribute('data-live-done', '');
+      }
+    }, function () {}).then(function () { setTimeout(tick, every); });
+  }
+  setTimeout(tick, every);
 });
 `;

@@ -13,9 +13,12 @@ import { csrfTokenValid, sessionOf, signIn, signOut, SESSION_COOKIE, SESSION_TTL
 import * as views from './views';
 import { sendHtml } from '../http/page';
 import { acceptForms } from '../http/form';
-import { sitesPage, type SiteView } from './pages/sites';
-import { destinationsPage } from './pages/destinations';
-import { flowsPage } from './pages/flows';
+import { installCheckSection, sitesPage, type SiteView } from './pages/sites';
+import { destinationsPage, destinationsSection, DESTINATIONS_FRAGMENT_PATH } from './pages/destinations';
+import { flowsPage, revokeSecretPage } from './pages/flows';
+import { checklistSection, overviewPage, SETUP_FRAGMENT_PATH } from './pages/overview';
+import { setupSteps } from './setup';
+import { findTriggerSource } from '../webhook';
 import { eventsPage } from './pages/events';
 import { eventPage } from './pages/event';
 import { keysPage } from './pages/keys';
@@ -41,6 +44,8 @@ const DONE: Record<string, Notice> = {
   endpoint_removed: { kind: 'good', text: 'Endpoint removed: it is told nothing more.' },
   event_redelivered: { kind: 'good', text: 'The failed deliveries are queued again: this page shows their outcome once they are sent.' },
   erased: { kind: 'good', text: 'Erased: what was stored of that person is gone (see the first row below).' },
+  old_secret_revoked: { kind: 'good', text: 'The old webhook secret is revoked: only the current secret verifies from now on.' },
+  old_secret_gone: { kind: 'info', text: 'There was no old webhook secret still verifying: nothing changed.' },
 };
 
 const sessions = new WeakMap<FastifyRequest, DashboardSession>();
@@ -68,12 +73,17 @@ function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): s
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 
-/** The dashboard's pages may run its own script (copy buttons) and show inline SVG images. */
+/** The dashboard's pages may run its own script (copy buttons, live sections that fetch from the dashboard) and show inline SVG. */
 const DASHBOARD_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'";
 
 function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
   return sendHtml(reply, status, body, DASHBOARD_CSP);
+}
+
+/** A live section's fresh copy (an HTML fragment the dashboard's script swaps in). */
+function sendFragment(reply: FastifyReply, fragment: { toString(): string }): FastifyReply {
+  return sendHtml(reply, 200, String(fragment), DASHBOARD_CSP);
 }
 
 function formOf(request: FastifyRequest): views.Form {
@@ -168,6 +178,16 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
 
   app.get('/dashboard', page, async (_request, reply) => reply.redirect('/', 303));
 
+  // Overview: the setup checklist (and its live fragment)
+  app.get('/', page, async (request, reply) => {
+    const session = sessionFor(request);
+    return sendPage(reply, 200, overviewPage(session, setupSteps(await views.setupView(db, session.accountId)), noticesOf(request)));
+  });
+  app.get('/dashboard/setup', page, async (_request, reply) => reply.redirect('/#setup', 303));
+  app.get(SETUP_FRAGMENT_PATH, page, async (request, reply) =>
+    sendFragment(reply, checklistSection(setupSteps(await views.setupView(db, sessionFor(request).accountId)))),
+  );
+
   // Sites
   const renderSites = async (request: FastifyRequest, reply: FastifyReply, status = 200, override?: SiteView) => {
     const session = sessionFor(request);
@@ -175,10 +195,13 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     const shown = override ? list.map((v) => (v.site.id === override.site.id ? { ...v, error: override.error } : v)) : list;
     return sendPage(reply, status, sitesPage(session, settings.publicUrl, shown, noticesOf(request)));
   };
-  app.get('/', page, async (request, reply) => renderSites(request, reply));
+  app.get('/dashboard/sites', page, async (request, reply) => renderSites(request, reply));
+  app.get('/dashboard/sites/:id/install-check', page, async (request, reply) =>
+    sendFragment(reply, installCheckSection(await views.siteView(db, sessionFor(request).accountId, idParam(request)))),
+  );
   app.post('/dashboard/sites', post, async (request, reply) => {
     const site = await views.addSite(db, validatorOf(request), sessionFor(request).accountId, formOf(request));
-    return reply.redirect(`/?done=site_added#${site.id}`, 303);
+    return reply.redirect(`/dashboard/sites?done=site_added#${site.id}`, 303);
   });
   app.post('/dashboard/sites/:id', post, async (request, reply) => {
     const id = idParam(request);
@@ -192,7 +215,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
       const values = { name: form.name ?? '', domain: form.domain ?? '', timezone: form.timezone ?? '' };
       return renderSites(request, reply, 400, { ...current, error: { message: error.message, ...(error.param ? { param: error.param } : {}), values } });
     }
-    return reply.redirect(`/?done=site_saved#${id}`, 303);
+    return reply.redirect(`/dashboard/sites?done=site_saved#${id}`, 303);
   });
 
   // Destinations
@@ -202,6 +225,11 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, noticesOf(request), googleConversionIds));
   };
   app.get('/dashboard/destinations', page, async (request, reply) => renderDestinations(request, reply));
+  app.get(DESTINATIONS_FRAGMENT_PATH, page, async (request, reply) => {
+    const session = sessionFor(request);
+    const [records, googleConversionIds] = await Promise.all([views.destinationsView(db, session.accountId), views.liveGoogleConversionIds(db, session.accountId)]);
+    return sendFragment(reply, destinationsSection(session, records, views.platformChoices(), googleConversionIds));
+  });
   app.post('/dashboard/destinations/connect', post, async (request, reply) => {
     const url = await views.connectDestination(db, settings, validatorOf(request), sessionFor(request).accountId, formOf(request));
     return reply.redirect(url, 303);
@@ -236,8 +264,8 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
         await views.setFlowLive(db, sessionFor(request).accountId, id, live);
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 400) throw error;
-        const problems = (error as ApiError & { problems?: { param: string; message: string }[] }).problems;
-        return renderFlows(request, reply, 400, { error: { flowId: id, message: error.message, ...(problems ? { problems } : {}) } });
+        // The page lists what is missing, in its own words, from a fresh check.
+        return renderFlows(request, reply, 400, { error: { flowId: id, message: error.message } });
       }
       return reply.redirect(`/dashboard/flows?done=flow_${action}ed#${id}`, 303);
     });
@@ -245,6 +273,18 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   app.post('/dashboard/sites/:id/webhook-secret', post, async (request, reply) => {
     const shown = await views.newWebhookSecret(db, sessionFor(request).accountId, idParam(request));
     return renderFlows(request, reply, 200, { shownSecret: shown });
+  });
+
+  app.get('/dashboard/sites/:id/webhook-secret/revoke-previous', page, async (request, reply) => {
+    const session = sessionFor(request);
+    const site = (await views.accountSites(db, session.accountId)).find((s) => s.id === idParam(request));
+    if (!site) throw new ApiError(404, 'not_found_error', 'resource_missing', 'No such site.');
+    return sendPage(reply, 200, revokeSecretPage(session, site, await findTriggerSource(db, session.accountId, site.id, 'api')));
+  });
+  app.post('/dashboard/sites/:id/webhook-secret/revoke-previous', post, async (request, reply) => {
+    const id = idParam(request);
+    const revoked = await views.revokeOldWebhookSecret(db, sessionFor(request).accountId, id);
+    return reply.redirect(`/dashboard/flows?done=${revoked ? 'old_secret_revoked' : 'old_secret_gone'}#backend-${id}`, 303);
   });
 
   // Events

@@ -73,3 +73,13 @@ export async function dailyActionCounts(
   );
   return rows.map((r) => ({ day: r.day, status: r.status, count: Number(r.count) }));
 }
+
+/** One event of the account with a delivered action (the setup checklist's last step), or null. */
+export async function deliveredEventId(db: Queryable, accountId: string): Promise<string | null> {
+  const [row] = await db.query<{ id: string }>(
+    `select e.id from events e join event_actions a on a.event_id = e.id
+     where e.account_id = $1 and a.status = 'delivered' limit 1`,
+    [accountId],
+  );
+  return row?.id ?? null;
+}

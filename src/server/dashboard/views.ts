@@ -10,22 +10,24 @@ import { ApiError, notFound } from '../http/errors';
 import { listSites, patchSite, createSite, requireSite, SiteFields, type SiteRecord } from '../api/sites';
 import { listDestinationRecords, testDestination, type DestinationRecord } from '../api/destinations';
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
-import { createFlow, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowRecord } from '../api/flows';
+import { createFlow, flowPublishProblems, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowRecord } from '../api/flows';
 import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
 import { identityWindowStart } from '../privacy';
 import { erasePerson, erasureTarget, listErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
 import { listOriginTraffic } from '../collector';
-import { connectTriggerSource, findTriggerSource, rotateWebhookSecret } from '../webhook';
+import { connectTriggerSource, findTriggerSource, revokePreviousWebhookSecret, rotateWebhookSecret } from '../webhook';
 import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../accounts';
-import { platformFor, supportedDestinationTypes } from '../destinations';
+import { platformFor, supportedDestinationTypes, type Problem } from '../destinations';
 import { FORM_INTEGRATIONS } from '../../protocol/forms';
 import { saasSignupPath } from '../../protocol/webhook';
-import { installCheckOf } from './install-check';
+import { installCheckOf, loaderSeen } from './install-check';
 import { actionFieldOf } from './action-fields';
-import { dailyActionCounts } from './sql';
+import { dailyActionCounts, deliveredEventId } from './sql';
+import type { SetupState } from './setup';
+import { triggerOf } from './flow-trigger';
 import { conversionsChart, daysBetween } from './chart';
 import type { SiteView } from './pages/sites';
-import type { FlowsPageData, ShownSecret, TriggerSourceView } from './pages/flows';
+import type { FlowProblem, FlowsPageData, ShownSecret, TriggerSourceView } from './pages/flows';
 import type { EventFilterForm, EventsPageData } from './pages/events';
 import type { PlatformChoice, TestOutcome } from './pages/destinations';
 import type { ErasureForm } from './pages/privacy';
@@ -50,6 +52,30 @@ export async function sitesView(db: Database, accountId: string): Promise<SiteVi
   return Promise.all(
     sites.map(async (site) => ({ site, check: installCheckOf(await listOriginTraffic(db, site.id), site.domain) })),
   );
+}
+
+/** One site of the account with its install check (the Sites page's live fragment); another account's site is not found. */
+export async function siteView(db: Database, accountId: string, siteId: string): Promise<SiteView> {
+  const view = (await sitesView(db, accountId)).find((v) => v.site.id === siteId);
+  if (!view) throw notFound('site', siteId);
+  return view;
+}
+
+/** What the setup checklist reads of the account: sites (domain, loader seen, webhook secret), destinations, flows, deliveries. */
+export async function setupView(db: Database, accountId: string): Promise<SetupState> {
+  const [sites, flows, destinations, delivered] = await Promise.all([
+    sitesView(db, accountId),
+    listFlows(db, accountId, PAGE).then((page) => page.data),
+    destinationsView(db, accountId),
+    deliveredEventId(db, accountId),
+  ]);
+  const secrets = await Promise.all(sites.map((v) => findTriggerSource(db, accountId, v.site.id, 'api')));
+  return {
+    sites: sites.map((v, i) => ({ id: v.site.id, name: v.site.name, domain: v.site.domain, loaderSeen: loaderSeen(v.check), hasWebhookSecret: secrets[i] !== null })),
+    connectedDestinations: destinations.filter((d) => d.status === 'connected').map((d) => d.label),
+    flows: flows.map((f) => ({ id: f.id, status: f.status, trigger: triggerOf(f).kind })),
+    firstDeliveredEventId: delivered,
+  };
 }
 
 /** The site fields a form sends: an empty domain clears it. Only fields present in the form are sent. */
@@ -126,8 +152,15 @@ export async function flowsView(
   ]);
   const triggerSources = new Map<string, TriggerSourceView | null>();
   for (const site of sites) triggerSources.set(site.id, await findTriggerSource(db, accountId, site.id, 'api'));
+  const publishProblems = new Map<string, FlowProblem[]>();
+  for (const flow of flows) {
+    if (flow.status === 'live') continue;
+    const problems = await flowPublishProblems(db, accountId, flow.id);
+    publishProblems.set(flow.id, dashboardProblems(problems, flow, sites, triggerSources));
+  }
   return {
     flows,
+    publishProblems,
     sites,
     destinations,
     triggerSources,
@@ -157,7 +190,59 @@ export async function addFlow(db: Database, validate: Validate, accountId: strin
     throw new ApiError(400, 'invalid_request_error', 'parameter_missing', 'Tick at least one destination for the flow to send to.', 'actions_config');
   }
   validate(CreateFlowBody, body, 'body');
+  // The dashboard cannot edit a flow's actions later, so what would keep it from publishing is said now.
+  const trigger = (body.trigger_config as { integrationId?: string }).integrationId === 'api' ? 'saas_signup' : 'form_submission';
+  for (const [i, action] of (body.actions_config as { integrationId: string; config: Record<string, unknown> }[]).entries()) {
+    const platform = platformFor(action.integrationId);
+    const [problem] = platform?.checkAction(action.config, `actions_config[${i}].config`, trigger) ?? [];
+    if (problem) {
+      throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', `${platform!.label}: ${inWords(problem.message, `actions_config[${i}].config`, actionFieldOf(action.integrationId).label)}`, `value_${action.integrationId}`);
+    }
+  }
   return createFlow(db, accountId, body as CreateFlowBody);
+}
+
+/** An API problem message about an action's config, with the parameter path replaced by the dashboard's field name. */
+function inWords(message: string, param: string, field: string): string {
+  const text = message.split(`${param}.`).join('').split(param).join(field.toLowerCase());
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * What keeps a draft from publishing, in the dashboard's words, each with the fix: the webhook secret its site lacks,
+ * the platform to connect, or what an action's setting needs.
+ */
+export function dashboardProblems(
+  problems: readonly Problem[],
+  flow: FlowRecord,
+  sites: readonly SiteRecord[],
+  triggerSources: ReadonlyMap<string, TriggerSourceView | null>,
+): FlowProblem[] {
+  const site = sites.find((s) => s.id === flow.site_id);
+  const trigger = triggerOf(flow);
+  return problems.map((problem): FlowProblem => {
+    if (problem.param === 'site_id') return { text: "This flow's site no longer exists: create the flow again on another site." };
+    if (problem.param === 'trigger_config' && trigger.kind === 'api' && site && !triggerSources.get(site.id)) {
+      return {
+        text: `Your backend is not connected to ${site.name} yet: create the webhook secret your server signs its signup reports with.`,
+        fix: { post: `/dashboard/sites/${site.id}/webhook-secret`, label: 'Create webhook secret' },
+      };
+    }
+    const action = /^actions_config\[(\d+)\]\.(integrationId|config)/.exec(problem.param);
+    if (action) {
+      const type = String(flow.actions_config[Number(action[1])]?.integrationId ?? '');
+      const platform = platformFor(type);
+      if (!platform) return { text: `${type} is not a platform cnv can send to.` };
+      if (action[2] === 'integrationId') {
+        return {
+          text: `${platform.label} is not connected to cnv.`,
+          fix: { post: '/dashboard/destinations/connect', label: `Connect ${platform.label}`, fields: { destination_type: type } },
+        };
+      }
+      return { text: `${platform.label}: ${inWords(problem.message, `actions_config[${action[1]}].config`, actionFieldOf(type).label)}` };
+    }
+    return { text: problem.message.charAt(0).toUpperCase() + problem.message.slice(1) };
+  });
 }
 
 /** Publishes or unpublishes a flow (POST /v1/flows/{id}/publish, /unpublish). */
@@ -178,6 +263,12 @@ export async function newWebhookSecret(db: Database, accountId: string, siteId: 
   }
   const connected = await connectTriggerSource(db, accountId, site.id, 'api', now);
   return { siteId: site.id, secret: connected.secret, previousValidUntil: connected.created ? null : connected.source.previous_secret_expires_at };
+}
+
+/** Ends the previous webhook secret's grace period at once (after a rotation because it leaked). */
+export async function revokeOldWebhookSecret(db: Database, accountId: string, siteId: string): Promise<boolean> {
+  const site = await requireSite(db, accountId, siteId);
+  return revokePreviousWebhookSecret(db, accountId, site.id, 'api');
 }
 
 /** Days the chart covers. */

@@ -4,3 +4,4 @@ export * from './registry';
 export * from './sql';
 export * from './connections';
 export { authorizeUrl, exchangeCode, pkcePair } from './oauth';
+export { platformLogo, monogramOf } from './logos';

@@ -16,7 +16,12 @@ label { display: block; font-weight: 600; margin-top: 18px; }
 input[type=text], input[type=password] { width: 100%; padding: 10px 12px; margin-top: 6px; font: inherit; border: 1px solid var(--line); border-radius: 8px; }
 input[aria-invalid=true] { border-color: var(--bad); }
 .field-error { color: var(--bad); font-size: .875rem; margin: 4px 0 0; }
-a.button { display: inline-block; padding: 10px 18px; font-weight: 600; color: #fff; background: var(--accent); border-radius: 8px; text-decoration: none; }
+a.button { display: inline-block; padding: 10px 18px; font-weight: 600; color: #fff; background: var(--accent); border: 1px solid var(--accent); border-radius: 8px; text-decoration: none; }
+a.button.secondary { background: #fff; color: var(--accent); }
+.brandline { display: flex; align-items: center; gap: 14px; margin: 0 0 12px; }
+.brandline h1 { margin: 0; }
+svg.logo { flex: none; }
+p.back { margin: 28px 0 0; padding-top: 20px; border-top: 1px solid var(--line); }
 button { margin-top: 24px; padding: 10px 18px; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; }
 .notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; }
 .notice.good { background: #ecfdf3; color: var(--good); }
@@ -26,6 +31,7 @@ pre { background: #f1f3f7; padding: 12px 14px; border-radius: 8px; overflow-x: a
 dt { font-weight: 600; margin-top: 14px; }
 dd { margin: 4px 0 0; }
 ol { padding-left: 20px; }
+@media (max-width: 640px) { main { margin: 0; padding: 20px 16px; border: 0; border-radius: 0; } }
 footer { margin-top: 28px; color: var(--muted); font-size: .8125rem; }
 `;
 

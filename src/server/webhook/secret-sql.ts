@@ -81,6 +81,27 @@ export async function rotateWebhookSecret(
   return row ? { source: row, secret } : null;
 }
 
+/**
+ * Ends the grace period of the previous webhook secret at once (after a rotation because the old one leaked): from
+ * this call on only the current secret verifies, on every instance (the secret cache re-reads the store before it
+ * trusts a previous secret). Returns false when there was no previous secret still verifying.
+ */
+export async function revokePreviousWebhookSecret(
+  db: Queryable,
+  accountId: string,
+  siteId: string,
+  type: TriggerSourceType = 'api',
+  now: Date = new Date(),
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `update trigger_sources set previous_secret = null, previous_secret_expires_at = null
+     where account_id = $1 and site_id = $2 and type = $3 and previous_secret is not null and previous_secret_expires_at > $4
+     returning id`,
+    [accountId, siteId, type, now],
+  );
+  return rows.length > 0;
+}
+
 /** A site's webhook secrets as stored: the current one and, after a rotation, the previous one until it expires. */
 export interface WebhookSecretsRow {
   secret: string;

@@ -168,6 +168,12 @@ export async function publishProblems(db: Queryable, flow: FlowRow): Promise<Pro
   return problems;
 }
 
+/** What keeps a flow of the account from going live now (empty: publishing succeeds), as publish would say it. */
+export async function flowPublishProblems(db: Queryable, accountId: string, id: string): Promise<Problem[]> {
+  const flow = await requireFlow(db, accountId, id);
+  return flow.status === 'live' ? [] : publishProblems(db, flow);
+}
+
 /**
  * POST /v1/flows/{id}/publish: validates and makes the flow live; a live flow is answered as it is. The flow row is
  * locked while it is checked, so an edit cannot slip in between the check and the switch.

@@ -2,4 +2,4 @@
 export * from './flow-config';
 export * from './sql';
 export { CreateFlowBody, FlowIdParams, ListFlowsQuery } from './schemas';
-export { createFlow, getFlow, listFlows, publishFlow, unpublishFlow, FlowInvalidError, type FlowRecord } from './flows';
+export { createFlow, getFlow, listFlows, publishFlow, unpublishFlow, flowPublishProblems, FlowInvalidError, type FlowRecord } from './flows';

@@ -1,12 +1,30 @@
-/** The hosted handoff pages: a destination's consent form, the API trigger source setup, and their end states. */
+/**
+ * The hosted handoff pages, in cnv's own voice: connect a platform to cnv (its logo, what cnv will send, the form), the
+ * API trigger source setup, and their end states, each ending with a way back to the dashboard. The dashboard lives on
+ * the same origin as these pages, so the way back is a relative link.
+ */
 import { html, page, type Html } from '../../http/page';
 import type { HostedHandoff, WebhookTarget } from './completion';
-import type { DestinationPlatform, Problem } from '../../destinations';
+import { platformLogo, type DestinationPlatform, type Problem } from '../../destinations';
 import { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_PREFIX } from '../../../protocol/webhook';
 import { CORRELATION_COOKIE } from '../../../protocol/cookies';
 
 type DestinationHandoff = Extract<HostedHandoff, { kind: 'destination' }>;
 type TriggerSourceHandoff = Extract<HostedHandoff, { kind: 'trigger_source' }>;
+
+/** Where each kind of handoff is followed up on the dashboard. */
+const DASHBOARD_DESTINATIONS = '/dashboard/destinations';
+const DASHBOARD_FLOWS = '/dashboard/flows';
+
+/** The way back to the dashboard that ends every finished page. */
+function backToDashboard(href: string, primary = true): Html {
+  return html`<p class="back"><a class="button${primary ? '' : ' secondary'}" href="${href}">Back to the dashboard</a></p>`;
+}
+
+/** The page heading of a destination handoff: the platform's logo beside "Connect X to cnv". */
+function destinationHeading(kind: DestinationPlatform, title: string): Html {
+  return html`<div class="brandline">${platformLogo(kind.type, kind.label, 44)}<h1>${title}</h1></div>`;
+}
 
 /** The consent screen of a destination, with the form (and, after a bad submit, its errors and non-secret values). */
 export function destinationFormPage(hosted: DestinationHandoff, values: Record<string, string> = {}, errors: Problem[] = []): string {
@@ -14,31 +32,36 @@ export function destinationFormPage(hosted: DestinationHandoff, values: Record<s
   const fields = kind.fields.map((field) => {
     const error = errors.find((e) => e.param === field.name);
     const value = field.secret ? '' : (values[field.name] ?? '');
+    const described = [field.hint ? `${field.name}-hint` : '', error ? `${field.name}-error` : ''].filter(Boolean).join(' ');
     return html`
-<label for="${field.name}">${field.label}<span class="hint">${field.hint}</span></label>
+<label for="${field.name}">${field.label}</label>
+${field.hint ? html`<span class="hint" id="${field.name}-hint">${field.hint}</span>` : ''}
 <input type="${field.secret ? 'password' : 'text'}" id="${field.name}" name="${field.name}" value="${value}"
-  placeholder="${field.placeholder ?? ''}" autocomplete="off" ${field.required ? html`required` : ''} ${error ? html`aria-invalid="true"` : ''}>
-${error ? html`<p class="field-error">${error.message}</p>` : ''}`;
+  placeholder="${field.placeholder ?? ''}" autocomplete="off"${field.required ? html` required` : ''}${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}>
+${error ? html`<p class="field-error" id="${field.name}-error">${error.message}</p>` : ''}`;
   });
   return page(
-    `Connect ${kind.label}`,
-    html`<h1>Connect ${kind.label}</h1>
+    `Connect ${kind.label} to cnv`,
+    html`${destinationHeading(kind, `Connect ${kind.label} to cnv`)}
 ${destinationIntro(hosted)}
-${errors.length > 0 ? html`<div class="notice warn">Please correct the fields marked below.</div>` : ''}
+${errors.length > 0 ? html`<div class="notice warn" role="alert">Please correct the fields marked below.</div>` : ''}
 ${hosted.destination.oauth ? html`<div class="notice good">Signed in with ${kind.label}. Now tell cnv which account to send to.</div>` : ''}
 <form method="post">
 ${fields}
 <button type="submit">Connect ${kind.label}</button>
-</form>`,
+</form>
+${backToDashboard(DASHBOARD_DESTINATIONS, false)}`,
   );
 }
 
 /** After connecting a destination. */
 export function destinationConnectedPage(kind: DestinationPlatform, summary: string): string {
   return page(
-    `${kind.label} connected`,
-    html`<h1>${kind.label} connected</h1>
-<div class="notice good">${summary} is now connected. You can close this page; the application that sent you here sees the handoff as completed.</div>`,
+    `${kind.label} is connected to cnv`,
+    html`${destinationHeading(kind, `${kind.label} is connected to cnv`)}
+<div class="notice good" role="status">${summary} is connected. cnv sends it the conversions of every live flow that has a ${kind.label} action.</div>
+<p>Next: test the connection on the dashboard's Destinations page, then add ${kind.label} to a flow. The dashboard shows the connection already, also in a tab that was open before.</p>
+${backToDashboard(DASHBOARD_DESTINATIONS)}`,
   );
 }
 
@@ -75,31 +98,32 @@ ${
 /** The first step of connecting the API trigger source: what will happen, and the button that does it. */
 export function triggerSourceIntroPage(hosted: TriggerSourceHandoff): string {
   return page(
-    'Connect your backend',
-    html`<h1>Connect your backend to ${hosted.site.name}</h1>
-<p class="lead">Your server will report signups to cnv through a signed webhook (the API trigger).</p>
+    'Connect your backend to cnv',
+    html`<h1>Connect your backend to cnv</h1>
+<p class="lead">Your server will report the signups of ${hosted.site.name} to cnv through a signed webhook (the API trigger), and cnv pairs each one with the ad click that brought it.</p>
 <div class="notice">Continuing creates the webhook secret of this site and shows it <strong>once</strong>, on the next page only.
 If the site already has a secret, it is replaced; the old one keeps working for 24 hours.</div>
 <dl>${webhookUrls(hosted.webhook)}</dl>
-<form method="post"><button type="submit">Create the webhook secret</button></form>`,
+<form method="post"><button type="submit">Create the webhook secret</button></form>
+${backToDashboard(DASHBOARD_FLOWS, false)}`,
   );
 }
 
 /** The secret, shown this once, with the URL and the signing rules. */
 export function triggerSourceConnectedPage(hosted: TriggerSourceHandoff, secret: string, rotated: boolean): string {
   return page(
-    'Webhook secret',
-    html`<h1>Your backend can now report signups</h1>
+    'Your webhook secret',
+    html`<h1>Your backend can now report signups to cnv</h1>
 <div class="notice warn"><strong>Copy the secret now.</strong> It is shown only on this page and cannot be shown again.
-Keep it on your server (for example in <code>CNV_WEBHOOK_SECRET</code>). Lost it? Open a new connect_trigger_source handoff, or ask the operator to run
-<code>cnv webhook-secret rotate --site ${hosted.site.id}</code>.</div>
-${rotated ? html`<div class="notice">This replaced the site's previous secret, which keeps verifying for 24 hours.</div>` : ''}
+Keep it on your server (for example in <code>CNV_WEBHOOK_SECRET</code>). Lost it? Make a new one with "Rotate secret" on the dashboard's Flows page.</div>
+${rotated ? html`<div class="notice">This replaced the site's previous secret, which keeps verifying for 24 hours (the dashboard can end that at once).</div>` : ''}
 <dl>
 <dt>Site key</dt><dd><code>${hosted.site.site_key}</code></dd>
 ${webhookUrls(hosted.webhook)}
 <dt>Webhook secret</dt><dd><pre>${secret}</pre></dd>
 </dl>
-${signingRules(hosted.webhook, hosted.site.site_key)}`,
+${signingRules(hosted.webhook, hosted.site.site_key)}
+${backToDashboard(DASHBOARD_FLOWS)}`,
   );
 }
 
@@ -107,13 +131,14 @@ ${signingRules(hosted.webhook, hosted.site.site_key)}`,
 export function completedPage(hosted: HostedHandoff): string {
   const what =
     hosted.kind === 'destination'
-      ? html`${hosted.destination.label} was connected through this link.`
-      : html`The webhook secret of ${hosted.site.name} was created through this link and shown once. To get a new one, open a new connect_trigger_source handoff or run <code>cnv webhook-secret rotate --site ${hosted.site.id}</code>.`;
+      ? html`${hosted.destination.label} was connected to cnv through this link.`
+      : html`The webhook secret of ${hosted.site.name} was created through this link and shown once. To get a new one, use "Rotate secret" on the dashboard's Flows page.`;
   return page(
     'Already completed',
-    html`<h1>This link was already used</h1>
+    html`${hosted.kind === 'destination' ? destinationHeading(hosted.destination, 'This link was already used') : html`<h1>This link was already used</h1>`}
 <div class="notice good">${what}</div>
-<p>This link cannot change anything any more. You can close this page.</p>`,
+<p>This link cannot change anything any more.</p>
+${backToDashboard(hosted.kind === 'destination' ? DASHBOARD_DESTINATIONS : DASHBOARD_FLOWS)}`,
   );
 }
 
@@ -122,15 +147,16 @@ export function notFoundPage(): string {
   return page(
     'Link not found',
     html`<h1>This link is not valid</h1>
-<p>Check that you opened the whole link you were given. Links of connect requests are created by the application you are connecting; ask it for a new one.</p>`,
+<p>Check that you opened the whole link you were given. Each connect link is made by cnv when you (or a tool using your API key) start connecting something; start again from the dashboard for a fresh one.</p>
+${backToDashboard('/')}`,
   );
 }
 
-/** What every page of a destination handoff says first: who asks, what cnv will do, and what it would replace. */
+/** What every page of a destination handoff says first: what cnv will do, and what it would replace. */
 function destinationIntro(hosted: DestinationHandoff): Html {
   const kind = hosted.destination;
-  return html`<p class="lead">An application using your cnv account asks to connect ${kind.label} as a destination.</p>
-<div class="notice">${kind.consent}</div>
+  return html`<p class="lead">cnv sends the conversions your flows capture to ${kind.label}, with the ad click that brought each one, so ${kind.label} can credit your campaigns.</p>
+<div class="notice"><strong>What cnv will send:</strong> ${kind.consent}</div>
 ${replaceWarning(hosted)}`;
 }
 
@@ -148,12 +174,13 @@ function replaceWarning(hosted: DestinationHandoff): Html | string {
 export function destinationSignInPage(hosted: DestinationHandoff, problem?: string): string {
   const kind = hosted.destination;
   return page(
-    `Connect ${kind.label}`,
-    html`<h1>Connect ${kind.label}</h1>
+    `Connect ${kind.label} to cnv`,
+    html`${destinationHeading(kind, `Connect ${kind.label} to cnv`)}
 ${destinationIntro(hosted)}
 ${problem ? html`<div class="notice warn">${problem}</div>` : ''}
 <p>First sign in with ${kind.label} and allow cnv to send conversions. You come back here to pick the account.</p>
-<p><a class="button" href="/handoffs/${hosted.handoff.token}/authorize">Sign in with ${kind.label}</a></p>`,
+<p><a class="button" href="/handoffs/${hosted.handoff.token}/authorize">Sign in with ${kind.label}</a></p>
+${backToDashboard(DASHBOARD_DESTINATIONS, false)}`,
   );
 }
 
@@ -162,7 +189,8 @@ export function oauthNotConfiguredPage(hosted: DestinationHandoff, setting: stri
   const kind = hosted.destination;
   return page(
     `${kind.label} is not set up`,
-    html`<h1>${kind.label} cannot be connected yet</h1>
-<div class="notice warn">This cnv service has no OAuth client for ${kind.label}. The operator must set <code>${setting}</code> (and its client secret) and restart the service; cnv's documentation explains it in docs/destinations/${kind.type}.md.</div>`,
+    html`${destinationHeading(kind, `${kind.label} cannot be connected yet`)}
+<div class="notice warn">This cnv service has no OAuth client for ${kind.label}. The operator must set <code>${setting}</code> (and its client secret) and restart the service; cnv's documentation explains it in docs/destinations/${kind.type}.md.</div>
+${backToDashboard(DASHBOARD_DESTINATIONS)}`,
   );
 }

@@ -1,5 +1,10 @@
-/** The Destinations page: connected ad platforms, their status, a connection test, and buttons that open a connect handoff. */
+/**
+ * The Destinations page: the connected ad platforms with their logos, status and a connection test, and a button per
+ * platform that opens its hosted connect page. The list refreshes itself, so a connection completed on a hosted page
+ * (in this tab or another, or by an agent's handoff) shows without a reload.
+ */
 import type { DestinationRecord } from '../../api/destinations';
+import { platformLogo } from '../../destinations';
 import { badge, html, layout, postButton, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 
@@ -19,8 +24,11 @@ export interface TestOutcome {
   conversionId?: string;
 }
 
-function connectButton(session: DashboardSession, type: string, label: string, className = ''): Html {
-  return postButton(session, '/dashboard/destinations/connect', label, className, html`<input type="hidden" name="destination_type" value="${type}">`);
+/** Path of the live list's fragment. */
+export const DESTINATIONS_FRAGMENT_PATH = '/dashboard/destinations/list';
+
+function connectButton(session: DashboardSession, type: string, label: string, className = '', text = label): Html {
+  return postButton(session, '/dashboard/destinations/connect', text, className, html`<input type="hidden" name="destination_type" value="${type}">`);
 }
 
 function account(record: DestinationRecord): Html {
@@ -29,10 +37,10 @@ function account(record: DestinationRecord): Html {
   return html`${entries.map(([k, v]) => html`<div><span class="hint">${k.replace(/_/g, ' ')}:</span> <code>${typeof v === 'string' ? v : JSON.stringify(v)}</code></div>`)}`;
 }
 
-function testResult(outcome: TestOutcome | undefined): Html {
+function testResult(outcome: TestOutcome | undefined, label: string): Html {
   if (!outcome) return html``;
-  if (outcome.ok) return html`<div class="notice good" role="status">Connection works: ${outcome.message}</div>`;
-  return html`<div class="notice bad" role="alert"><strong>Connection test failed:</strong> ${outcome.error?.message ?? outcome.message}
+  if (outcome.ok) return html`<div class="notice good" role="status">${label}: the connection works. ${outcome.message}</div>`;
+  return html`<div class="notice bad" role="alert"><strong>${label}: the connection test failed.</strong> ${outcome.error?.message ?? outcome.message}
 ${outcome.error?.hint ? html`<br><strong>What to do:</strong> ${outcome.error.hint}` : ''}${outcome.error?.code ? html` <span class="hint">(${outcome.error.code})</span>` : ''}</div>`;
 }
 
@@ -56,22 +64,46 @@ function testForm(session: DashboardSession, record: DestinationRecord, outcome:
   );
 }
 
-function destinationCard(session: DashboardSession, record: DestinationRecord, outcome: TestOutcome | undefined, googleConversionIds: readonly string[] = []): Html {
+function destinationCard(session: DashboardSession, record: DestinationRecord, outcome: TestOutcome | undefined, googleConversionIds: readonly string[]): Html {
   const reauth = record.status === 'reauthorization_required';
-  return html`<section class="card" id="${record.id}">
-<h2>${record.label} ${badge(record.status)}</h2>
-${reauth ? html`<div class="notice warn">The platform no longer accepts cnv's authorization: conversions wait until you reconnect.</div>` : ''}
+  return html`<section class="card" id="${record.id}" aria-labelledby="title-${record.id}">
+<div class="brandline">${platformLogo(record.type, record.label, 32)}<h2 id="title-${record.id}">${record.label} ${badge(record.status)}</h2></div>
+${reauth ? html`<div class="notice warn">${record.label} no longer accepts cnv's authorization: conversions wait (nothing is lost) until you reconnect.</div>` : ''}
 <dl class="facts">
 <dt>Account</dt><dd>${account(record)}</dd>
 <dt>Connected</dt><dd>${when(record.connected_at)}</dd>
 <dt>Id</dt><dd><code>${record.id}</code></dd>
 </dl>
-${testResult(outcome)}
 <div class="actions">
 ${testForm(session, record, outcome, googleConversionIds)}
-${connectButton(session, record.type, reauth ? 'Reconnect' : 'Reconnect (replace)', reauth ? '' : 'secondary')}
+${connectButton(session, record.type, record.label, reauth ? '' : 'secondary', reauth ? `Reconnect ${record.label}` : 'Reconnect (replace)')}
 </div>
 </section>`;
+}
+
+/** The list of connections and the connect buttons: the page's live section and its fragment. */
+export function destinationsSection(
+  session: DashboardSession,
+  records: readonly DestinationRecord[],
+  platforms: readonly PlatformChoice[],
+  googleConversionIds: readonly string[] = [],
+  outcome?: TestOutcome,
+): Html {
+  const connected = new Set(records.map((r) => r.type));
+  const available = platforms.filter((p) => !connected.has(p.type));
+  return html`<div id="destinations" data-live="${DESTINATIONS_FRAGMENT_PATH}" data-live-every="4">
+${records.length === 0 ? html`<div class="card"><p class="muted">No ad platform connected yet: pick one below.</p></div>` : ''}
+${records.map((r) => destinationCard(session, r, outcome?.destinationId === r.id ? outcome : undefined, googleConversionIds))}
+${
+  available.length > 0
+    ? html`<section class="card" aria-labelledby="connect-title"><h2 id="connect-title">${records.length === 0 ? 'Connect an ad platform' : 'Connect another ad platform'}</h2>
+<p class="hint">Opens cnv's connect page for the platform (its sign-in, then the account to send to). This list shows the connection as soon as it is made.</p>
+<ul class="connect-list">${available.map(
+        (p) => html`<li>${platformLogo(p.type, p.label, 28)}<span>${p.label}</span>${connectButton(session, p.type, p.label, 'small', `Connect ${p.label}`)}</li>`,
+      )}</ul></section>`
+    : ''
+}
+</div>`;
 }
 
 /** The Destinations page. */
@@ -83,21 +115,12 @@ export function destinationsPage(
   notices: Notice[] = [],
   googleConversionIds: readonly string[] = [],
 ): string {
-  const connected = new Set(records.map((r) => r.type));
-  const available = platforms.filter((p) => !connected.has(p.type));
+  const tested = outcome ? records.find((r) => r.id === outcome.destinationId) : undefined;
   return layout(
     { title: 'Destinations', nav: 'destinations', session, notices },
     html`<h1>Destinations</h1>
-<p class="lead">The ad platforms conversions are sent to. Connecting opens the platform's hosted authorization page.</p>
-${records.length === 0 ? html`<div class="card"><p class="muted">No destination connected yet.</p></div>` : ''}
-${records.map((r) => destinationCard(session, r, outcome?.destinationId === r.id ? outcome : undefined, googleConversionIds))}
-${
-  available.length > 0
-    ? html`<section class="card"><h2>Connect a destination</h2>
-<p class="hint">Opens a connect handoff and takes you to its hosted page; come back here when it says connected.</p>
-<div class="actions">${available.map((p) => connectButton(session, p.type, `Connect ${p.label}`))}</div></section>`
-    : ''
-}
-`,
+<p class="lead">The ad platforms cnv sends your conversions to.</p>
+${tested ? testResult(outcome, tested.label) : ''}
+${destinationsSection(session, records, platforms, googleConversionIds, outcome)}`,
   );
 }

@@ -7,6 +7,8 @@ import type { EventActionRecord, EventRecord } from '../../api/events';
 import { platformFor } from '../../destinations';
 import { badge, html, layout, postButton, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
+import { moneyOf } from './events';
+import { triggerLabel } from '../labels';
 
 const MATCH_REASONS: Record<string, string> = {
   paired: "The report's correlation token found the loader's snapshot: the click travels with the conversion.",
@@ -77,14 +79,23 @@ function report(event: EventRecord): Html {
   const form = event.trigger === 'form_submission';
   return html`<li><h3>${form ? 'Form submission' : 'Report from your backend'}</h3>
 <dl class="facts">
-${fact('Trigger', event.trigger)}
+${fact('Trigger', triggerLabel(event.trigger))}
 ${fact('Flow', event.flow_name ? html`${event.flow_name} <span class="hint">${event.flow_id ?? ''}</span>` : null)}
 ${form ? fact('Form', html`${text(event.integration) ?? ''} ${text(event.form_id) ? html`<code>${text(event.form_id)}</code>` : ''}`) : fact('Trigger key', text(event.trigger_key) ? html`<code>${text(event.trigger_key)}</code>` : null)}
 ${form ? fact('Submission id', text(event.submission_id)) : fact('customer_event_id', event.customer_event_id ? html`<code>${event.customer_event_id}</code>` : null)}
 ${fact('Email', event.email)}
+${customerFacts(event)}
 ${fact('Occurred', when(event.occurred_at))}
 ${fact('Recorded', when(event.created_at))}
 </dl></li>`;
+}
+
+/** The customer id and value a report carried (fields of newer services: shown when present). */
+function customerFacts(event: EventRecord): Html {
+  const fields = event as unknown as Record<string, unknown>;
+  const customerId = text(fields.customer_id);
+  const money = moneyOf(fields.value, fields.currency);
+  return html`${customerId ? fact('Customer id', html`<code>${customerId}</code>`) : ''}${money ? fact('Value', money) : ''}`;
 }
 
 function pairing(event: EventRecord): Html {

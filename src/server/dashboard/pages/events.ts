@@ -5,6 +5,7 @@ import type { SiteRecord } from '../../api/sites';
 import type { FlowRecord } from '../../api/flows';
 import { badge, html, layout, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
+import { maskedEmail, triggerLabel } from '../labels';
 
 /** The filters as the form sends them (dates as YYYY-MM-DD). */
 export interface EventFilterForm {
@@ -44,10 +45,40 @@ function select(name: string, label: string, current: string | undefined, option
   )}</select></div>`;
 }
 
+/** Fields of an event record that only newer services carry (value, customer id): read when present. */
+function extra(event: EventRecord, key: 'value' | 'currency' | 'customer_id'): unknown {
+  return (event as unknown as Record<string, unknown>)[key];
+}
+
+/** A value with its currency, as people read money (USD 49.00). */
+export function moneyOf(value: unknown, currency: unknown): string | null {
+  if (typeof value !== 'number' && typeof value !== 'string') return null;
+  const amount = Number(value);
+  if (!Number.isFinite(amount)) return null;
+  const code = typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? currency : null;
+  try {
+    if (code) return new Intl.NumberFormat('en', { style: 'currency', currency: code }).format(amount);
+  } catch {
+    // An unknown code: the plain number with it.
+  }
+  return `${code ?? ''} ${amount.toLocaleString('en', { maximumFractionDigits: 6 })}`.trim();
+}
+
+/** Who converted: the email masked (the trace shows it whole), the customer id when the backend sent one. */
+function who(event: EventRecord): Html {
+  const email = maskedEmail(event.email);
+  const customerId = extra(event, 'customer_id');
+  if (!email && typeof customerId !== 'string') return html`<span class="muted">unknown</span>`;
+  return html`${email ? html`<span title="Email, masked">${email}</span>` : ''}${typeof customerId === 'string' && customerId ? html`<span class="hint">customer <code>${customerId}</code></span>` : ''}`;
+}
+
 function eventRow(event: EventRecord): Html {
+  const money = moneyOf(extra(event, 'value'), extra(event, 'currency'));
   return html`<tr>
 <td data-label="Occurred"><a href="/dashboard/events/${event.id}">${when(event.occurred_at)}</a></td>
-<td data-label="Flow">${event.flow_name ?? html`<span class="muted">—</span>`}<div class="hint">${event.trigger ?? ''}</div></td>
+<td data-label="Who" class="who-cell">${who(event)}</td>
+<td data-label="Value">${money ?? html`<span class="muted">—</span>`}</td>
+<td data-label="Flow">${event.flow_name ?? html`<span class="muted">—</span>`}<div class="hint">${triggerLabel(event.trigger)}</div></td>
 <td data-label="Match">${badge(event.match_quality)}</td>
 <td data-label="Status">${badge(event.status)}</td>
 <td data-label="Destinations">${
@@ -55,7 +86,7 @@ function eventRow(event: EventRecord): Html {
       ? html`<span class="muted">none</span>`
       : event.actions.map((a) => html`<div>${platformFor(a.destination)?.label ?? a.destination} ${badge(a.status)}</div>`)
   }</td>
-<td><a href="/dashboard/events/${event.id}">Trace</a></td>
+<td><a href="/dashboard/events/${event.id}" aria-label="Trace of the conversion at ${String(event.occurred_at).slice(0, 19).replace('T', ' ')}">Trace</a></td>
 </tr>`;
 }
 
@@ -88,7 +119,7 @@ ${data.error ? html`<div class="notice bad" role="alert">${data.error}</div>` : 
 ${
   data.events.length === 0
     ? html`<p class="muted">No events${Object.values(f).some(Boolean) ? ' match these filters' : ' yet'}.</p>`
-    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Occurred</th><th>Flow</th><th>Match</th><th>Status</th><th>Destinations</th><th></th></tr></thead>
+    : html`<div class="table-wrap"><table class="stack"><caption class="visually-hidden">Conversions, newest first</caption><thead><tr><th scope="col">Occurred</th><th scope="col">Who</th><th scope="col">Value</th><th scope="col">Flow</th><th scope="col">Match</th><th scope="col">Status</th><th scope="col">Destinations</th><th scope="col"><span class="visually-hidden">Trace</span></th></tr></thead>
 <tbody>${data.events.map(eventRow)}</tbody></table></div>`
 }
 <div class="pager">

@@ -1,13 +1,18 @@
 /**
- * The Flows page: each flow with its trigger, actions and status (publish, unpublish); for an API trigger the webhook
- * URL, a client snippet and the webhook secret (shown once, rotatable); and the form that creates a flow.
+ * The Flows page: each flow with its trigger and destinations, and for a draft what still keeps it from going live
+ * (each with the button that fixes it; "Publish" is enabled only when publishing will succeed); for an API trigger the
+ * webhook URL and a client snippet; the form that creates a flow; and each site's backend connection (the webhook
+ * secret: created, shown once, rotated, and the old one revoked at once after a leak).
  */
 import type { FlowRecord } from '../../api/flows';
 import type { SiteRecord } from '../../api/sites';
 import type { DestinationRecord } from '../../api/destinations';
+import { platformLogo } from '../../destinations';
 import { badge, copyable, csrfField, html, layout, postButton, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { actionFieldOf } from '../action-fields';
+import { formToolLabel } from '../labels';
+import { triggerOf } from '../flow-trigger';
 
 /** A site's API trigger source, without its secret. */
 export interface TriggerSourceView {
@@ -24,23 +29,27 @@ export interface ShownSecret {
   previousValidUntil: Date | null;
 }
 
+/** One thing that keeps a draft from publishing, in words, with the fix: a link, or a form posting to the dashboard. */
+export interface FlowProblem {
+  text: string;
+  fix?: { href: string; label: string } | { post: string; label: string; fields?: Record<string, string> };
+}
+
 export interface FlowsPageData {
   flows: readonly FlowRecord[];
   sites: readonly SiteRecord[];
   destinations: readonly DestinationRecord[];
   triggerSources: ReadonlyMap<string, TriggerSourceView | null>;
+  /** For each draft, what keeps it from publishing now (empty: it can go live). */
+  publishProblems: ReadonlyMap<string, readonly FlowProblem[]>;
   formIntegrations: readonly string[];
   webhookUrlOf(site: SiteRecord, key: string): string;
   webhookBaseUrl: string;
   shownSecret?: ShownSecret | undefined;
   /** A failed create or publish: the message, and the form's values for a create. */
-  error?: { flowId?: string; message: string; problems?: readonly { param: string; message: string }[]; values?: Record<string, string> } | undefined;
-}
-
-function triggerOf(flow: FlowRecord): { kind: 'api'; key: string } | { kind: 'form'; integration: string; pageFilter: string } {
-  const t = flow.trigger_config as Record<string, unknown>;
-  if (t.integrationId === 'api' || 'key' in t) return { kind: 'api', key: String(t.key ?? '') };
-  return { kind: 'form', integration: String(t.integrationId ?? ''), pageFilter: String(t.pageFilter ?? 'all') };
+  error?: { flowId?: string; message: string; values?: Record<string, string> } | undefined;
+  /** The time the page is rendered at (grace periods are compared with it). */
+  now?: Date;
 }
 
 function actionSummary(action: Record<string, unknown>): Html {
@@ -48,7 +57,7 @@ function actionSummary(action: Record<string, unknown>): Html {
   const config = (action.config ?? {}) as Record<string, unknown>;
   const field = actionFieldOf(type);
   const value = field.read(config);
-  return html`<li><strong>${field.platformLabel}</strong>${value ? html`: ${field.label.toLowerCase()} <code>${value}</code>` : ''}</li>`;
+  return html`<li>${platformLogo(type, field.platformLabel, 18)}<span><strong>${field.platformLabel}</strong>${value ? html` · ${field.label.toLowerCase()} <code>${value}</code>` : ''}</span></li>`;
 }
 
 function clientSnippet(data: FlowsPageData, site: SiteRecord, key: string): string {
@@ -65,62 +74,103 @@ const cnv = createCnvClient({
 await cnv.reportSignup({ request: req, customerEventId: user.id, email: user.email });`;
 }
 
-function secretSection(session: DashboardSession, data: FlowsPageData, site: SiteRecord): Html {
-  const source = data.triggerSources.get(site.id) ?? null;
-  const shown = data.shownSecret?.siteId === site.id ? data.shownSecret : undefined;
-  const shownBlock = shown
-    ? html`<div class="notice good" role="status"><strong>The new webhook secret of ${site.name}: copy it now.</strong> It is shown only this once.
-${shown.previousValidUntil ? html` The previous secret keeps verifying until ${when(shown.previousValidUntil)}, so your backend can switch without losing a report.` : ''}</div>
-${copyable(`secret-${site.id}`, shown.secret, 'secret')}`
-    : '';
-  if (!source) {
-    return html`${shownBlock}<p>No webhook secret yet for ${site.name}: the API trigger's reports are signed with it.</p>
-<div class="actions">${postButton(session, `/dashboard/sites/${site.id}/webhook-secret`, 'Create webhook secret')}</div>`;
+function fixControl(session: DashboardSession, fix: NonNullable<FlowProblem['fix']>): Html {
+  if ('href' in fix) return html`<a class="button small" href="${fix.href}">${fix.label}</a>`;
+  const hidden = Object.entries(fix.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return postButton(session, fix.post, fix.label, 'small', html`${hidden}`);
+}
+
+/** A draft's way to going live: the missing steps with their fixes and a disabled Publish, or Publish. */
+function publishBlock(session: DashboardSession, data: FlowsPageData, flow: FlowRecord): Html {
+  const problems = data.publishProblems.get(flow.id) ?? [];
+  const failed = data.error?.flowId === flow.id;
+  if (problems.length === 0) {
+    return html`${failed ? html`<div class="notice bad" role="alert">${data.error!.message}</div>` : ''}
+<div class="actions">${postButton(session, `/dashboard/flows/${flow.id}/publish`, 'Publish')}<span class="hint">Ready: publishing starts delivery at once.</span>
+<a href="/dashboard/events?flow_id=${flow.id}">Events of this flow</a></div>`;
   }
-  const graceLeft = source.previous_secret_expires_at && source.previous_secret_expires_at.getTime() > Date.now();
-  return html`${shownBlock}<p>Webhook secret of ${site.name}: set ${when(source.created_at)}${source.rotated_at ? html`, rotated ${when(source.rotated_at)}` : ''}.
-${graceLeft ? html`The previous secret verifies until ${when(source.previous_secret_expires_at)}.` : ''}
-<span class="hint">Secrets are never shown again; rotate to get a new one.</span></p>
-<div class="actions"><form method="post" action="/dashboard/sites/${site.id}/webhook-secret" data-confirm="Rotate the webhook secret of ${site.name}? The old one keeps verifying for 24 hours.">${csrfField(session)}<button type="submit" class="secondary">Rotate secret</button></form></div>`;
+  return html`<div class="notice warn todo" id="todo-${flow.id}"${failed ? html` role="alert"` : ''}>
+<strong>${failed ? 'This flow could not go live yet.' : 'Before this flow can go live:'}</strong>
+<ol>${problems.map((p) => html`<li><span>${p.text}</span>${p.fix ? fixControl(session, p.fix) : ''}</li>`)}</ol>
+</div>
+<div class="actions"><button type="button" disabled aria-describedby="todo-${flow.id}">Publish</button><span class="hint">Enabled once the step${problems.length === 1 ? '' : 's'} above ${problems.length === 1 ? 'is' : 'are'} done.</span></div>`;
 }
 
 function flowCard(session: DashboardSession, data: FlowsPageData, flow: FlowRecord): Html {
   const site = data.sites.find((s) => s.id === flow.site_id);
   const trigger = triggerOf(flow);
-  const error = data.error?.flowId === flow.id ? data.error : undefined;
-  return html`<section class="card" id="${flow.id}">
-<h2>${flow.name} ${badge(flow.status)}</h2>
-<p class="hint">${site?.name ?? flow.site_id} · id <code>${flow.id}</code> · created ${when(flow.created_at)}${flow.published_at ? html` · published ${when(flow.published_at)}` : ''}</p>
-${error ? html`<div class="notice bad" role="alert">${error.message}${error.problems && error.problems.length > 1 ? html`<ul>${error.problems.map((p) => html`<li>${p.message}</li>`)}</ul>` : ''}</div>` : ''}
+  return html`<section class="card" id="${flow.id}" aria-labelledby="title-${flow.id}">
+<h2 id="title-${flow.id}">${flow.name} ${badge(flow.status)}</h2>
+<p class="hint">${site?.name ?? flow.site_id} · created ${when(flow.created_at)}${flow.published_at ? html` · published ${when(flow.published_at)}` : ''} · id <code>${flow.id}</code></p>
 <dl class="facts">
 <dt>Trigger</dt><dd>${
     trigger.kind === 'api'
-      ? html`API trigger, key <code>${trigger.key}</code>`
-      : html`Form submission (${trigger.integration}), pages: <code>${trigger.pageFilter}</code>`
+      ? html`Signups your backend reports (API trigger, key <code>${trigger.key}</code>)`
+      : html`Successful ${formToolLabel(trigger.integration)} submissions on ${trigger.pageFilter === 'all' ? 'every page' : html`pages <code>${trigger.pageFilter}</code>`}`
   }</dd>
-<dt>Actions</dt><dd><ul style="margin:0;padding-left:18px">${flow.actions_config.map(actionSummary)}</ul></dd>
+<dt>Sends to</dt><dd><ul class="platforms">${flow.actions_config.map(actionSummary)}</ul></dd>
 </dl>
-<div class="actions">${
-    flow.status === 'live'
-      ? postButton(session, `/dashboard/flows/${flow.id}/unpublish`, 'Unpublish', 'secondary')
-      : postButton(session, `/dashboard/flows/${flow.id}/publish`, 'Publish')
-  }<a href="/dashboard/events?flow_id=${flow.id}">Events of this flow</a></div>
+${
+  flow.status === 'live'
+    ? html`<div class="actions">${postButton(session, `/dashboard/flows/${flow.id}/unpublish`, 'Unpublish', 'secondary')}<a href="/dashboard/events?flow_id=${flow.id}">Events of this flow</a></div>`
+    : publishBlock(session, data, flow)
+}
 ${
   trigger.kind === 'api' && site
     ? html`<h3>Webhook URL</h3>${copyable(`url-${flow.id}`, data.webhookUrlOf(site, trigger.key))}
 <details><summary>Client snippet (Node, <code>cnv/client</code>)</summary>${copyable(`client-${flow.id}`, clientSnippet(data, site, trigger.key))}</details>
-<h3>Webhook secret</h3>${secretSection(session, data, site)}`
+<p class="hint">Signed with the webhook secret of ${site.name}: <a href="#backend-${site.id}">Your backend</a>.</p>`
     : ''
 }
 </section>`;
 }
 
+/** The secret just made, at the top of the page so it cannot be missed. */
+function shownSecretCard(data: FlowsPageData): Html | string {
+  const shown = data.shownSecret;
+  if (!shown) return '';
+  const site = data.sites.find((s) => s.id === shown.siteId);
+  return html`<section class="card secret" aria-labelledby="shown-secret-title">
+<h2 id="shown-secret-title">The new webhook secret of ${site?.name ?? shown.siteId}</h2>
+<div class="notice good" role="status"><strong>Copy it now:</strong> it is shown only this once. Keep it on your server (for example in <code>CNV_WEBHOOK_SECRET</code>).
+${shown.previousValidUntil ? html` The previous secret keeps verifying until ${when(shown.previousValidUntil)}, so your backend can switch without losing a report; if the old one leaked, revoke it now below.` : ''}</div>
+${copyable(`secret-${shown.siteId}`, shown.secret)}
+</section>`;
+}
+
+function backendOf(session: DashboardSession, data: FlowsPageData, site: SiteRecord): Html {
+  const source = data.triggerSources.get(site.id) ?? null;
+  const now = data.now ?? new Date();
+  if (!source) {
+    return html`<div class="backend" id="backend-${site.id}"><h3>${site.name} ${badge('not_connected')}</h3>
+<p>No webhook secret yet: your server signs each signup report with it.</p>
+<div class="actions">${postButton(session, `/dashboard/sites/${site.id}/webhook-secret`, 'Create webhook secret')}</div></div>`;
+  }
+  const graceLeft = source.previous_secret_expires_at !== null && source.previous_secret_expires_at.getTime() > now.getTime();
+  return html`<div class="backend" id="backend-${site.id}"><h3>${site.name} ${badge('connected')}</h3>
+<p>Webhook secret set ${when(source.created_at)}${source.rotated_at ? html`, rotated ${when(source.rotated_at)}` : ''}. <span class="hint">Secrets are shown once; rotate to get a new one.</span></p>
+${graceLeft ? html`<div class="notice warn">The previous secret still verifies until ${when(source.previous_secret_expires_at)}. If it leaked, revoke it now.</div>` : ''}
+<div class="actions"><form method="post" action="/dashboard/sites/${site.id}/webhook-secret" data-confirm="Rotate the webhook secret of ${site.name}? The old one keeps verifying for 24 hours, unless you revoke it.">${csrfField(session)}<button type="submit" class="secondary">Rotate secret</button></form>
+${graceLeft ? html`<a class="button danger" href="/dashboard/sites/${site.id}/webhook-secret/revoke-previous">Revoke the old secret now</a>` : ''}</div></div>`;
+}
+
+function backendSection(session: DashboardSession, data: FlowsPageData): Html {
+  return html`<section class="card" id="backend" aria-labelledby="backend-title">
+<h2 id="backend-title">Your backend</h2>
+<p class="hint">Flows with an API trigger receive the signups your server reports through a signed webhook (<code>${data.webhookBaseUrl}</code>). Each site has one webhook secret.</p>
+${data.sites.map((site) => backendOf(session, data, site))}
+</section>`;
+}
+
 function createForm(session: DashboardSession, data: FlowsPageData): Html {
-  const values = data.error && !data.error.flowId ? (data.error.values ?? {}) : {};
+  const submitted = data.error && !data.error.flowId ? data.error.values : undefined;
+  const values = submitted ?? {};
   const trigger = values.trigger_type ?? 'api';
   const connected = data.destinations.filter((d) => d.status === 'connected' || d.status === 'reauthorization_required');
-  return html`<section class="card" id="new-flow">
-<h2>Create a flow</h2>
+  // The only connected platform is ticked for a new form (a form sent back keeps what was sent).
+  const ticked = (type: string) => (submitted ? Boolean(values[`action_${type}`]) : connected.length === 1);
+  return html`<section class="card" id="new-flow" aria-labelledby="new-flow-title">
+<h2 id="new-flow-title">Create a flow</h2>
 ${data.error && !data.error.flowId ? html`<div class="notice bad" role="alert">${data.error.message}</div>` : ''}
 <form method="post" action="/dashboard/flows">
 ${csrfField(session)}
@@ -130,41 +180,41 @@ ${csrfField(session)}
   )}</select></div>
 <div><label for="flow-name">Name</label><input type="text" id="flow-name" name="name" value="${values.name ?? ''}" placeholder="Signups"></div>
 </div>
-<fieldset class="choices"><legend>Trigger</legend>
+<fieldset class="choices"><legend>Trigger: what counts as a conversion</legend>
 <div class="choice">
-<label class="option"><input type="radio" name="trigger_type" value="api"${trigger === 'api' ? html` checked` : ''}> API trigger</label>
-<p class="hint">Your backend reports signups through the signed webhook.</p>
+<label class="option"><input type="radio" name="trigger_type" value="api"${trigger === 'api' ? html` checked` : ''}> Signups from your backend (API trigger)</label>
+<p class="hint">Your server reports each signup through the signed webhook, with the visitor's correlation cookie.</p>
 <label for="flow-key">Trigger key</label>
 <input type="text" id="flow-key" name="key" value="${values.key ?? ''}" placeholder="signup" aria-describedby="flow-key-hint">
 <span class="hint" id="flow-key-hint">1 to 64 of A-Z a-z 0-9 _ -; the last part of the webhook URL.</span>
 </div>
 <div class="choice">
-<label class="option"><input type="radio" name="trigger_type" value="form"${trigger === 'form' ? html` checked` : ''}> Form trigger</label>
-<p class="hint">A form submission the loader sees in the browser.</p>
+<label class="option"><input type="radio" name="trigger_type" value="form"${trigger === 'form' ? html` checked` : ''}> A form on your site (form trigger)</label>
+<p class="hint">The snippet sees a successful submission in the browser: no backend needed.</p>
 <div class="grid">
 <div><label for="flow-integration">Form tool</label><select id="flow-integration" name="integration">${data.formIntegrations.map(
-    (i) => html`<option value="${i}"${values.integration === i ? html` selected` : ''}>${i}</option>`,
+    (i) => html`<option value="${i}"${values.integration === i ? html` selected` : ''}>${formToolLabel(i)}</option>`,
   )}</select></div>
 <div><label for="flow-pages">Pages</label><input type="text" id="flow-pages" name="page_filter" value="${values.page_filter ?? 'all'}" aria-describedby="flow-pages-hint">
 <span class="hint" id="flow-pages-hint"><code>all</code>, or a path like <code>/signup</code> or <code>/pricing/*</code></span></div>
 </div>
 </div>
 </fieldset>
-<fieldset class="choices"><legend>Actions</legend>
+<fieldset class="choices"><legend>Send to</legend>
 ${
   connected.length === 0
-    ? html`<p class="muted">No destination connected: <a href="/dashboard/destinations">connect one</a> first.</p>`
+    ? html`<p class="notice warn">No ad platform is connected yet: <a href="/dashboard/destinations">connect one</a> first, then come back to create the flow.</p>`
     : connected.map((d) => {
         const field = actionFieldOf(d.type);
         return html`<div class="choice">
-<label class="option"><input type="checkbox" name="action_${d.type}" value="on"${values[`action_${d.type}`] ? html` checked` : ''}> Send to ${d.label}</label>
+<label class="option">${html`<input type="checkbox" name="action_${d.type}" value="on"${ticked(d.type) ? html` checked` : ''}>`} ${platformLogo(d.type, d.label, 20)} Send to ${d.label}</label>
 <label for="flow-${d.type}">${field.label}</label>
 <input type="text" id="flow-${d.type}" name="value_${d.type}" value="${values[`value_${d.type}`] ?? ''}" aria-describedby="flow-${d.type}-hint">
 <span class="hint" id="flow-${d.type}-hint">${field.hint}</span></div>`;
       })
 }
 </fieldset>
-<div class="actions"><button type="submit">Create draft</button><span class="hint">A draft delivers nothing until published.</span></div>
+<div class="actions"><button type="submit">Create draft</button><span class="hint">A draft delivers nothing until published; the flow's card then lists anything still missing.</span></div>
 </form>
 </section>`;
 }
@@ -174,9 +224,29 @@ export function flowsPage(session: DashboardSession, data: FlowsPageData, notice
   return layout(
     { title: 'Flows', nav: 'flows', session, notices },
     html`<h1>Flows</h1>
-<p class="lead">A flow sends each conversion of its trigger to its destinations, once published.</p>
-${data.flows.length === 0 ? html`<div class="card"><p class="muted">No flow yet.</p></div>` : ''}
+<p class="lead">A flow sends each conversion of its trigger to its ad platforms, once published.</p>
+${shownSecretCard(data)}
+${data.flows.length === 0 ? html`<div class="card"><p class="muted">No flow yet: create one below.</p></div>` : ''}
 ${data.flows.map((flow) => flowCard(session, data, flow))}
-${createForm(session, data)}`,
+${createForm(session, data)}
+${backendSection(session, data)}`,
+  );
+}
+
+/** The confirmation before the previous webhook secret of a site stops verifying. */
+export function revokeSecretPage(session: DashboardSession, site: SiteRecord, source: TriggerSourceView | null, now = new Date()): string {
+  const graceLeft = source?.previous_secret_expires_at && source.previous_secret_expires_at.getTime() > now.getTime();
+  return layout(
+    { title: 'Revoke the old webhook secret', nav: 'flows', session },
+    html`<p><a href="/dashboard/flows#backend-${site.id}">← Flows</a></p>
+<section class="card" aria-labelledby="revoke-title"><h1 id="revoke-title">Revoke the old webhook secret of ${site.name}?</h1>
+${
+  graceLeft
+    ? html`<p>The previous secret would keep verifying until ${when(source!.previous_secret_expires_at)}. Revoking it ends that <strong>now</strong>: from this moment, reports signed with it are refused (401).</p>
+<div class="notice warn">Make sure your backend already signs with the new secret, or its reports are refused until it does.</div>
+<div class="actions">${postButton(session, `/dashboard/sites/${site.id}/webhook-secret/revoke-previous`, 'Yes, revoke the old secret now', 'danger-solid')}<a href="/dashboard/flows#backend-${site.id}">Cancel</a></div>`
+    : html`<div class="notice good" role="status">There is no previous secret still verifying: only the current secret works.</div>`
+}
+</section>`,
   );
 }

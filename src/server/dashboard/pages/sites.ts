@@ -3,7 +3,7 @@ import { installSnippet } from '../../../protocol/install';
 import type { SiteRecord } from '../../api/sites';
 import { badge, copyable, csrfField, html, layout, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
-import type { InstallCheck } from '../install-check';
+import { loaderSeen, type InstallCheck } from '../install-check';
 
 export interface SiteView {
   site: SiteRecord;
@@ -33,12 +33,22 @@ function field(view: SiteView, name: 'name' | 'domain' | 'timezone', label: stri
 ${hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}</div>`;
 }
 
-function installCheck(view: SiteView): Html {
+/** Path of a site's live install check fragment. */
+export function installCheckPath(siteId: string): string {
+  return `/dashboard/sites/${siteId}/install-check`;
+}
+
+/**
+ * The install check of a site: what the collector saw per page origin, and refusals. The same markup is the page's
+ * section and its live fragment, refreshed every few seconds until the first page view arrives.
+ */
+export function installCheckSection(view: SiteView): Html {
   const { check, site } = view;
+  const seen = loaderSeen(check);
   const origins =
     check.origins.length === 0
-      ? html`<p class="muted">No page has loaded the snippet yet${site.domain ? '' : ' (and no page can send anything until the domain is set)'}. Open a page with the snippet, then reload this page.</p>`
-      : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Page origin</th><th>Covered</th><th>Last config request</th><th>Last snapshot</th><th>Last form submission</th></tr></thead><tbody>
+      ? html`<p class="notice info waiting" role="status">Waiting for the first page view${site.domain ? '' : ' (no page can send anything until the domain is set)'}: open a page of your site that has the snippet. This check updates by itself.</p>`
+      : html`${seen ? html`<p class="notice good" role="status">The snippet works: page views arrive from your site.</p>` : ''}<div class="table-wrap"><table class="stack"><caption class="visually-hidden">Page origins seen</caption><thead><tr><th scope="col">Page origin</th><th scope="col">Covered</th><th scope="col">Last config request</th><th scope="col">Last snapshot</th><th scope="col">Last form submission</th></tr></thead><tbody>
 ${check.origins.map(
   (o) => html`<tr><td data-label="Origin"><code>${o.origin}</code></td>
 <td data-label="Covered">${o.covered ? html`<span class="badge good">yes</span>` : html`<span class="badge bad">not covered</span>`}</td>
@@ -52,11 +62,13 @@ ${check.origins.map(
       : html`<ul class="refusals">${check.refusals.map(
           (r) => html`<li>${badge('refused')} ${r.explanation} <span class="hint">${r.count}×, last ${when(r.lastSeen)}</span></li>`,
         )}</ul>`;
-  return html`<h3>Install check</h3>
-<p class="hint">What the collector saw per page origin (updated every few seconds).</p>
+  return html`<div class="install-check" id="check-${site.id}" data-live="${installCheckPath(site.id)}" data-live-every="3"${seen ? html` data-live-done` : ''}>
+<h3>Install check</h3>
+<p class="hint">What the collector saw per page origin${seen ? ' (reload for newer traffic)' : ', live until the first page view arrives'}.</p>
 ${origins}
 <h3>Refused origins</h3>
-${refusals}`;
+${refusals}
+</div>`;
 }
 
 function siteCard(session: DashboardSession, publicUrl: string, view: SiteView): Html {
@@ -65,7 +77,7 @@ function siteCard(session: DashboardSession, publicUrl: string, view: SiteView):
 <h2>${site.name}</h2>
 <p class="hint">Site key <code>${site.site_key}</code> · id <code>${site.id}</code></p>
 ${view.error ? html`<div class="notice bad" role="alert">${view.error.message}</div>` : ''}
-<form method="post" action="/dashboard/sites/${site.id}">
+<form method="post" action="/dashboard/sites/${site.id}" aria-label="Settings of ${site.name}">
 ${csrfField(session)}
 <div class="grid">
 ${field(view, 'name', 'Name', '', site.name)}
@@ -75,14 +87,14 @@ ${field(view, 'timezone', 'Timezone', 'IANA name, used for conversion times.', s
 <div class="actions"><button type="submit">Save</button></div>
 </form>
 ${site.domain ? '' : html`<div class="notice warn" style="margin-top:14px">No domain yet: the collector refuses every page until you set one.</div>`}
-<h3>Install snippet</h3>
+<h3 id="install-${site.id}">Install snippet</h3>
 <p class="hint">Paste into every page, in <code>&lt;head&gt;</code> or before <code>&lt;/body&gt;</code>.</p>
 ${copyable(`snippet-${site.id}`, installSnippet(publicUrl, site.site_key))}
 <details><summary>Tag manager (Google Tag Manager Custom HTML)</summary>
 <p class="hint">For a tag manager that runs Custom HTML as script: the same loader, its script element created by code.</p>
 ${copyable(`gtm-${site.id}`, tagManagerSnippetOf(publicUrl, site.site_key))}
 </details>
-${installCheck(view)}
+${installCheckSection(view)}
 </section>`;
 }
 
