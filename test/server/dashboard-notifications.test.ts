@@ -110,7 +110,7 @@ describe('the dashboard: notifications and redelivery', () => {
         headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
         payload: new URLSearchParams({ _csrf: csrf, conversion_id: '987654321' }).toString(),
       });
-      expect(tested.body).toContain('Connection works');
+      expect(tested.body).toContain('the connection works');
       const validate = google.server.requests.filter((r) => r.path === '/v1/events:ingest').at(-1)!;
       expect(validate.body).toMatchObject({ validateOnly: true, destinations: [{ productDestinationId: '987654321' }] });
     } finally {
