@@ -172,6 +172,24 @@ async function openWatched(page: Page, traffic: CollectorTraffic, form: FormCase
   await traffic.settle(page);
 }
 
+test('HubSpot repeating its success signal for one submission (legacy without conversionId, v4) sends one submission each', async ({ page, traffic, env }) => {
+  const form = CASES.find((c) => c.integration === 'hubspot')!;
+  await page.addInitScript(() => {
+    (window as unknown as { hubspotRepeats: boolean }).hubspotRepeats = true;
+  });
+  await openWatched(page, traffic, form, env);
+  await page.locator(form.emailField!).fill(`hubspot-repeat-${randomUUID().slice(0, 8)}@example.com`);
+  const since = traffic.calls.length;
+  await form.submit(page);
+  await expect(page.locator('.submitted-message'), 'the legacy form was submitted (three success signals)').toBeVisible();
+  await expect.poll(() => submissions(traffic, since).length, { message: 'a form-submissions request' }).toBe(1);
+  await page.locator('#hs-v4-form button').click();
+  await expect.poll(() => submissions(traffic, since).length, { message: 'the v4 form submission' }).toBe(2);
+  await traffic.settle(page);
+  const sent = submissions(traffic, since).map((s) => s.body.form_id);
+  expect(sent, 'one submission per form, however often HubSpot repeated its signal').toEqual([form.formId, '6a1d2b3c-0000-4000-8000-000000000004']);
+});
+
 for (const form of CASES) {
   test.describe(form.integration, () => {
     test('a successful submission after an ad click is sent once and delivered to Google Ads with the gclid', async ({ page, traffic, env }) => {

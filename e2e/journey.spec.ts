@@ -196,16 +196,18 @@ test('an ad click with six click ids, a signup on a later page and the backend r
   ]);
   expect(microsoft.answer).toEqual({ PartialErrors: [] });
 
-  // 5d. LinkedIn, Conversions API: a BATCH_CREATE of one conversion event of the demo rule, cnv's event id as eventId,
+  // 5d. LinkedIn, Conversions API: a BATCH_CREATE of one conversion event of the demo rule, the report's customer_event_id
+  // as eventId (so an Insight Tag given the same id dedupes with it),
   // the li_fat_id as a LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID user id beside the hashed email, and the name.
-  const linkedin = onlyRequest(fakes.linkedin.requests, (r) => r.body?.elements?.some((e: any) => e.eventId === event!.id));
+  const dedupId = event!.customer_event_id ?? event!.id;
+  const linkedin = onlyRequest(fakes.linkedin.requests, (r) => r.body?.elements?.some((e: any) => e.eventId === dedupId));
   expect(linkedin.path).toBe('/rest/conversionEvents');
   expect(linkedin.headers).toMatchObject({ 'x-restli-method': 'BATCH_CREATE', 'x-restli-protocol-version': '2.0.0', 'linkedin-version': expect.stringMatching(/^\d{6}$/) });
   expect(linkedin.body.elements).toEqual([
     {
       conversion: `urn:lla:llaPartnerConversion:${DEMO_ACCOUNTS.linkedin.conversionRuleId}`,
       conversionHappenedAt: expect.any(Number),
-      eventId: event!.id,
+      eventId: dedupId,
       user: {
         userIds: expect.arrayContaining([
           { idType: 'SHA256_EMAIL', idValue: sha256(email) },

@@ -77,8 +77,8 @@ export function shownRequest(request: FakeRequest): ReceivedRequest {
 
 /**
  * How each platform's request names the event, by what cnv puts in it: Google's `eventTimestamp` and Microsoft's
- * `ConversionTime` are the event's time, Meta's `event_id`, Reddit's `conversion_id` and TikTok's `event_id` are the
- * reporter's id, LinkedIn's `eventId` is cnv's.
+ * `ConversionTime` are the event's time, Meta's `event_id`, Reddit's `conversion_id`, TikTok's `event_id` and LinkedIn's
+ * `eventId` are the reporter's id.
  */
 const MATCHERS: Record<string, { of(sources: PlatformRequestSources): readonly FakeRequest[]; carries(request: FakeRequest, event: EventFacts): boolean }> = {
   'google-ads': {
@@ -98,7 +98,7 @@ const MATCHERS: Record<string, { of(sources: PlatformRequestSources): readonly F
   },
   linkedin: {
     of: (s) => s.linkedin.requests,
-    carries: (r, e) => r.path === '/rest/conversionEvents' && isRecord(r.body) && list(r.body.elements).some((x) => x.eventId === e.id),
+    carries: (r, e) => r.path === '/rest/conversionEvents' && isRecord(r.body) && list(r.body.elements).some((x) => x.eventId === (e.customerEventId ?? e.id)),
   },
   reddit: {
     of: (s) => s.reddit.requests,

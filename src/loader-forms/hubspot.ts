@@ -13,7 +13,7 @@
 import { fieldsFromPairs } from './fields';
 import { guard } from '../loader/guard';
 import { onMessageFrom, prop } from './messages';
-import type { Detector } from './types';
+import type { DetectedFields, Detector } from './types';
 
 const V4_SUCCESS = 'hs-form-event:on-submission:success';
 
@@ -23,19 +23,24 @@ interface HubSpotV4Form {
 }
 
 export const hubspot: Detector = ({ win, report }) => {
-  const conversions = new Set<string>();
+  // One submission is one lead, however often HubSpot repeats its success signal for it: a legacy form's
+  // conversionId names the submission; without one (and for v4 forms, whose event carries no submission id) the same
+  // form with the same submitted values on this page is the same submission.
+  const seen = new Set<string>();
+  const once = (key: string, id: string | null, fields: DetectedFields) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    report(id, fields);
+  };
   const stopLegacy = onMessageFrom(win, [win.location.origin], (data) => {
     if (prop(data, 'type') !== 'hsFormCallback' || prop(data, 'eventName') !== 'onFormSubmitted') return;
     const payload = prop(data, 'data');
-    // One submission, one conversionId: the same message seen twice is one lead.
     const conversionId = prop(payload, 'conversionId');
-    if (typeof conversionId === 'string' && conversionId) {
-      if (conversions.has(conversionId)) return;
-      conversions.add(conversionId);
-    }
     const values = prop(payload, 'submissionValues');
-    const id = prop(data, 'id') ?? prop(payload, 'formGuid');
-    report(typeof id === 'string' ? id : null, values && typeof values === 'object' ? fieldsFromPairs(Object.entries(values)) : {});
+    const formId = prop(data, 'id') ?? prop(payload, 'formGuid');
+    const id = typeof formId === 'string' ? formId : null;
+    const key = typeof conversionId === 'string' && conversionId ? `c ${conversionId}` : `v ${id} ${JSON.stringify(values)}`;
+    once(key, id, values && typeof values === 'object' ? fieldsFromPairs(Object.entries(values)) : {});
   });
 
   const onV4Success = guard((event: Event) => {
@@ -46,15 +51,15 @@ export const hubspot: Detector = ({ win, report }) => {
     const id = typeof formId === 'string' ? formId : null;
     const values = form && typeof form.getFormFieldValues === 'function' ? form.getFormFieldValues() : undefined;
     if (!values || typeof (values as Promise<unknown>).then !== 'function') {
-      report(id, {});
+      once(`4 ${id}`, id, {});
       return;
     }
     (values as Promise<unknown>).then(
       guard((list: unknown) => {
         const pairs = Array.isArray(list) ? list.map((f): [string, unknown] => [String(prop(f, 'name')), prop(f, 'value')]) : [];
-        report(id, fieldsFromPairs(pairs));
+        once(`4 ${id} ${JSON.stringify(pairs)}`, id, fieldsFromPairs(pairs));
       }),
-      () => report(id, {}),
+      () => once(`4 ${id}`, id, {}),
     );
   });
   win.addEventListener(V4_SUCCESS, onV4Success);

@@ -16,6 +16,7 @@ import { oldestSite } from './api/sites';
 import { bootstrap } from './accounts';
 import { toSiteRecord, type SiteRecord } from './api/sites';
 import { startDeliveryWorker } from './delivery';
+import { startNotificationWorker } from './notifications';
 import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
 import { issueSignInLink } from './dashboard';
@@ -141,6 +142,9 @@ export async function startService(settings: Settings, options: StartServiceOpti
 
     const worker = startDeliveryWorker({ db, settings, log: app.log });
     closers.push(() => worker.stop());
+    // Its own loop: a slow notification receiver never slows delivery to the ad platforms.
+    const notifier = startNotificationWorker({ db, settings, log: app.log });
+    closers.push(() => notifier.stop());
     if (settings.snapshotRetentionDays !== null) {
       const retention = startSnapshotRetention({ db, retentionDays: settings.snapshotRetentionDays, log: app.log });
       closers.push(() => retention.stop());

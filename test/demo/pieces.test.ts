@@ -131,7 +131,7 @@ describe('the fake platforms’ request log', () => {
       google: { server: { requests: [request('/v1/events:ingest', { events: [{ eventTimestamp: event.occurredAt, adIdentifiers: { gclid: 'g-1' } }] }), request('/v1/events:ingest', { events: [{ eventTimestamp: other.occurredAt }] })] } },
       meta: { requests: [request('/v24.0/123/events', { data: JSON.stringify([{ event_id: 'usr_1' }]) })] },
       microsoft: { requests: [request('/CampaignManagement/v13/OfflineConversions/Apply', { OfflineConversions: [{ ConversionTime: event.occurredAt }] })] },
-      linkedin: { requests: [request('/rest/conversionEvents', { elements: [{ eventId: 'evt_1' }] }), request('/rest/conversionEvents', { elements: [{ eventId: 'evt_1' }] })] },
+      linkedin: { requests: [request('/rest/conversionEvents', { elements: [{ eventId: 'usr_1' }] }), request('/rest/conversionEvents', { elements: [{ eventId: 'usr_1' }] })] },
       reddit: { requests: [request('/api/v3/pixels/a2_x/conversion_events', { data: { events: [{ metadata: { conversion_id: 'usr_1' } }] } })] },
       tiktok: { requests: [request('/open_api/v1.3/event/track/', { event_source: 'web', data: [{ event_id: 'usr_2' }] })] },
     };

@@ -36,6 +36,16 @@ describe('HubSpot legacy forms', () => {
     expect(reports).toHaveLength(2);
   });
 
+  test('without a conversionId, a repeated success signal of one submission is one lead; other values are another', () => {
+    const { reports } = start('hubspot');
+    const bare = submitted();
+    delete (bare.data as { conversionId?: string }).conversionId;
+    postFrom(window.location.origin, bare);
+    postFrom(window.location.origin, bare);
+    postFrom(window.location.origin, { ...bare, data: { ...bare.data, submissionValues: { ...bare.data.submissionValues, email: 'grace@example.com' } } });
+    expect(reports.map((r) => r.fields.email)).toEqual(['ada@example.com', 'grace@example.com']);
+  });
+
   test('onFormSubmit (before the submit succeeds) and other callbacks report nothing', () => {
     const { reports } = start('hubspot');
     postFrom(window.location.origin, { ...submitted(), eventName: 'onFormSubmit' });
@@ -67,6 +77,17 @@ describe('HubSpot forms of the updated editor (v4)', () => {
     window.dispatchEvent(new CustomEvent('hs-form-event:on-submission:success', { detail: { formId: GUID } }));
     await settle();
     expect(reports).toEqual([{ integration: 'hubspot', form_id: GUID, fields: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' } }]);
+  });
+
+  test('the success event repeated for one submission reports once; another submission with other values reports again', async () => {
+    installV4([{ name: '0-1/email', value: 'ada@example.com' }]);
+    const { reports } = start('hubspot');
+    for (let i = 0; i < 3; i++) window.dispatchEvent(new CustomEvent('hs-form-event:on-submission:success', { detail: { formId: GUID } }));
+    await settle();
+    installV4([{ name: '0-1/email', value: 'grace@example.com' }]);
+    window.dispatchEvent(new CustomEvent('hs-form-event:on-submission:success', { detail: { formId: GUID } }));
+    await settle();
+    expect(reports.map((r) => r.fields.email)).toEqual(['ada@example.com', 'grace@example.com']);
   });
 
   test('the failure event reports nothing', async () => {

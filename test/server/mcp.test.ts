@@ -15,7 +15,7 @@ import { ListEventsQuery } from '../../src/server/api/events';
 
 const TOOL_NAMES = [
   'list_sites', 'update_site', 'connect_destination', 'connect_trigger_source', 'get_handoff',
-  'list_flows', 'create_flow', 'publish_flow', 'list_events', 'get_event',
+  'list_flows', 'create_flow', 'publish_flow', 'list_events', 'get_event', 'redeliver_event',
 ];
 
 type ToolCall = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };

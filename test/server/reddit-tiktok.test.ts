@@ -54,7 +54,7 @@ describe('Reddit and TikTok through the service', () => {
   }
 
   /** A snapshot with both platforms' click ids and cookies, then the signed report that pairs with it. */
-  async function reportSignup(consent: 'granted' | 'denied' | null = null): Promise<{ eventId: string; customerEventId: string; ttclid: string; rdtCid: string }> {
+  async function reportSignup(consent: 'granted' | 'denied' | null = null, extra: Record<string, unknown> = {}): Promise<{ eventId: string; customerEventId: string; ttclid: string; rdtCid: string }> {
     seq += 1;
     const token = newToken();
     const ttclid = `E.C.P.test-${seq}-${Date.now()}`;
@@ -74,7 +74,7 @@ describe('Reddit and TikTok through the service', () => {
     expect(posted.statusCode).toBe(204);
     const customerEventId = `user_${seq}_${Date.now()}`;
     const res = await svc.app.inject(
-      signedReport(svc.site.site_key, 'signup', { customer_event_id: customerEventId, correlation_token: token, email: 'Al.ice+news@Example.com', phone: '+1 555 444 1234' }, secret),
+      signedReport(svc.site.site_key, 'signup', { customer_event_id: customerEventId, correlation_token: token, email: 'Al.ice+news@Example.com', phone: '+1 555 444 1234', ...extra }, secret),
     );
     expect(res.statusCode).toBe(200);
     const events = json(await svc.app.inject({ method: 'GET', url: "/v1/events", headers: svc.auth }));
@@ -170,9 +170,9 @@ describe('Reddit and TikTok through the service', () => {
     const { eventId } = await reportSignup('denied');
     await worker().drain();
     const event = await eventOf(eventId);
+    expect(event.status).toBe('completed'); // a skipped action never fails the event
     for (const destination of ['reddit', 'tiktok']) {
-      expect(actionOf(event, destination).error).toMatchObject({ code: 'consent_denied' });
-      expect(actionOf(event, destination).status).not.toBe('delivered');
+      expect(actionOf(event, destination)).toMatchObject({ status: 'skipped', error: { code: 'consent_denied' } });
     }
     expect(reddit.requests).toHaveLength(0);
     expect(tiktok.requests).toHaveLength(0);
@@ -242,5 +242,26 @@ describe('Reddit and TikTok through the service', () => {
     event = await eventOf(eventId);
     expect(event.status).toBe('completed');
     expect(reddit.counted()).toHaveLength(1);
+  });
+
+  it('keeps TikTok’s conversions queued when it refuses the token, and sends them after a new handoff', async () => {
+    const { eventId } = await reportSignup();
+    tiktok.respondWith('invalid_token');
+    const w = worker();
+    await w.drain();
+    let event = await eventOf(eventId);
+    expect(actionOf(event, 'reddit').status).toBe('delivered');
+    expect(actionOf(event, 'tiktok').status).toBe('queued'); // waiting, never failed
+    const listed = json(await svc.app.inject({ method: 'GET', url: '/v1/destinations', headers: svc.auth }));
+    expect(listed.data.find((d: { type: string }) => d.type === 'tiktok').status).toBe('reauthorization_required');
+
+    const handoff = json(await svc.app.inject({ method: 'POST', url: '/v1/handoffs', headers: svc.auth, payload: { purpose: 'connect_destination', destination_type: 'tiktok' } }));
+    const done = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: `pixel_code=${FAKE_TIKTOK_PIXEL}&access_token=${FAKE_TIKTOK_TOKEN}` });
+    expect(done.statusCode).toBe(200);
+    w.clock.advance(60 * 60_000);
+    await w.drain();
+    event = await eventOf(eventId);
+    expect(event.status).toBe('completed');
+    expect(tiktok.counted()).toHaveLength(1);
   });
 });

@@ -52,6 +52,8 @@ export interface FakeGoogle {
   issueAccessToken(): { accessToken: string; expiresAt: Date };
   /** Issues a refresh token directly (no consent screen), for tests that seed a connection. */
   issueRefreshToken(): string;
+  /** Revokes every access token issued so far before its expiry (Google then answers 401 UNAUTHENTICATED). */
+  revokeAccessTokens(): void;
   /** From now on every refresh token issued so far is answered `invalid_grant`. */
   revokeRefreshTokens(): void;
   /** Sets the fake's clock (tokens expire against it). */
@@ -429,6 +431,9 @@ export async function startFakeGoogle(options: { port?: number; now?: Date; acce
     },
     revokeRefreshTokens() {
       for (const entry of refreshTokens.values()) entry.revoked = true;
+    },
+    revokeAccessTokens() {
+      accessTokens.clear();
     },
     setNow(value) {
       fixedNow = value;

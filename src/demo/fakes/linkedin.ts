@@ -72,6 +72,10 @@ export interface LinkedInFake extends FakeServer<LinkedInPlan> {
   issueAccessToken(): string;
   /** Revokes every access token (LinkedIn then answers 401). */
   revokeAccessTokens(): void;
+  /** Issues a refresh token as if the OAuth flow had run (a year's life, as LinkedIn's programmatic refresh tokens). */
+  issueRefreshToken(): string;
+  /** Forgets every refresh token (the member revoked the app): the next refresh gets invalid_grant. */
+  revokeRefreshTokens(): void;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -411,6 +415,14 @@ export async function startLinkedInFake(options: LinkedInFakeOptions = {}): Prom
     issueAccessToken,
     revokeAccessTokens() {
       accessTokens.clear();
+    },
+    issueRefreshToken() {
+      const value = token('AQX');
+      refreshTokens.set(value, now().getTime() + REFRESH_TOKEN_TTL_S * 1000);
+      return value;
+    },
+    revokeRefreshTokens() {
+      refreshTokens.clear();
     },
   };
 }

@@ -190,8 +190,14 @@ function handle(request: FakeRequest, plan: MetaPlan | undefined, options: Resol
   return { status: 200, json: { events_received: Array.isArray(data) ? data.length : 0, messages: [], fbtrace_id: fbtraceId() } };
 }
 
+/** The fake Graph API, and the lever of a token revoked or replaced in Events Manager. */
+export interface FakeMeta extends FakeServer<MetaPlan> {
+  /** From now on only this access token is accepted (others answer code 190, as a revoked token does). */
+  setAccessToken(token: string): void;
+}
+
 /** Starts the fake Graph API events endpoint; point `CNV_META_GRAPH_API_BASE` at its `url`. */
-export function startFakeMeta(options: FakeMetaOptions = {}): Promise<FakeServer<MetaPlan>> {
+export async function startFakeMeta(options: FakeMetaOptions = {}): Promise<FakeMeta> {
   const resolved: Resolved = {
     refuseEvent: options.refuseEvent,
     accessToken: options.accessToken ?? FAKE_META_TOKEN,
@@ -199,7 +205,12 @@ export function startFakeMeta(options: FakeMetaOptions = {}): Promise<FakeServer
     apiVersion: options.apiVersion ?? 'v24.0',
     now: options.now ?? (() => new Date()),
   };
-  return startFakeServer<MetaPlan>('meta', (request, plan) => handle(request, plan, resolved), options.port ? { port: options.port } : {});
+  const server = await startFakeServer<MetaPlan>('meta', (request, plan) => handle(request, plan, resolved), options.port ? { port: options.port } : {});
+  return Object.assign(server, {
+    setAccessToken(token: string) {
+      resolved.accessToken = token;
+    },
+  });
 }
 
 /** The server events of every request the fake accepted, oldest first (for assertions and the demo). */

@@ -84,6 +84,10 @@ export interface FakeMicrosoftAds extends FakeServer<MicrosoftAdsPlan> {
   issueAccessToken(options?: { expiresInSeconds?: number }): string;
   /** Forgets every refresh token (the user removed the app's consent): the next refresh gets invalid_grant. */
   revokeRefreshTokens(): void;
+  /** Issues a refresh token as if a user had consented with offline_access (for tests that skip the browser leg). */
+  issueRefreshToken(): string;
+  /** Forgets every access token before its expiry (a password change): Microsoft then answers 105 InvalidCredentials. */
+  revokeAccessTokens(): void;
 }
 
 export const MICROSOFT_FAKE_PATHS = {
@@ -548,6 +552,14 @@ export async function startFakeMicrosoftAds(options: MicrosoftAdsFakeOptions = {
     },
     revokeRefreshTokens() {
       refreshTokens.clear();
+    },
+    issueRefreshToken() {
+      const refresh = token('M.C-fake-refresh-');
+      refreshTokens.set(refresh, [MSADS_SCOPE, 'offline_access']);
+      return refresh;
+    },
+    revokeAccessTokens() {
+      accessTokens.clear();
     },
   });
 }

@@ -1,5 +1,6 @@
 /** The REST API under /v1: Bearer authentication for every route here, then one plugin per resource. */
 import type { FastifyInstance } from 'fastify';
+import { OptionalKind } from '@sinclair/typebox';
 import { parseJsonText } from '../http/json-text';
 import type { AppContext } from '../http/app';
 import { bearerAuthHook } from '../http/auth';
@@ -9,6 +10,7 @@ import flowRoutes from './flows/routes';
 import eventRoutes from './events/routes';
 import destinationRoutes from './destinations/routes';
 import erasureRoutes from './erasures/routes';
+import notificationEndpointRoutes from './notification-endpoints/routes';
 import dashboardApiRoutes from '../dashboard/api-routes';
 
 /** Registers /v1 (encapsulated: the auth hook and the body parser apply to /v1 only). */
@@ -29,12 +31,18 @@ export default async function restRoutes(app: FastifyInstance, ctx: AppContext):
           done(error as Error);
         }
       });
+      // A body the route's schema marks optional (Type.Optional) may be left out: no body, or an empty one, is `{}`.
+      v1.addHook('preValidation', async (request) => {
+        const schema = request.routeOptions.schema?.body as Record<symbol, unknown> | undefined;
+        if (request.body === undefined && schema?.[OptionalKind] === 'Optional') request.body = {};
+      });
       await v1.register(siteRoutes, ctx);
       await v1.register(handoffRoutes, ctx);
       await v1.register(flowRoutes, ctx);
       await v1.register(eventRoutes, ctx);
       await v1.register(destinationRoutes, ctx);
       await v1.register(erasureRoutes, ctx);
+      await v1.register(notificationEndpointRoutes, ctx);
       await v1.register(dashboardApiRoutes, ctx);
     },
     { prefix: '/v1' },

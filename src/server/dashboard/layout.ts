@@ -11,6 +11,7 @@ export const NAV = [
   { id: 'destinations', label: 'Destinations', href: '/dashboard/destinations' },
   { id: 'flows', label: 'Flows', href: '/dashboard/flows' },
   { id: 'events', label: 'Events', href: '/dashboard/events' },
+  { id: 'notifications', label: 'Notifications', href: '/dashboard/notifications' },
   { id: 'keys', label: 'API keys', href: '/dashboard/keys' },
   { id: 'privacy', label: 'Personal data', href: '/dashboard/privacy' },
 ] as const;
@@ -288,7 +289,9 @@ document.querySelectorAll('[data-live]').forEach(function (section) {
   var last = null;
   function tick() {
     if (Date.now() > until || section.hasAttribute('data-live-done')) return;
-    if (document.hidden) { setTimeout(tick, every); return; }
+    // Hidden tab, or someone typing in the section (a test's conversion id): look again later, never under their hands.
+    var typing = document.activeElement && section.contains(document.activeElement) && /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName);
+    if (document.hidden || typing) { setTimeout(tick, every); return; }
     fetch(url, { credentials: 'same-origin', headers: { accept: 'text/html' } }).then(function (response) {
       return response.ok ? response.text() : null;
     }).then(function (text) {

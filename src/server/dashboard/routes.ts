@@ -24,8 +24,11 @@ import { eventPage } from './pages/event';
 import { keysPage } from './pages/keys';
 import { privacyPage, type PrivacyPageData } from './pages/privacy';
 import { errorPage, signInNeededPage, signInRefusedPage } from './pages/sign-in';
-import { getEvent } from '../api/events';
+import { getEvent, redeliverEvent } from '../api/events';
 import { erasureHash } from '../api/erasures';
+import { createEndpoint, listEndpoints, removeEndpoint } from '../api/notification-endpoints';
+import { NOTIFICATION_KINDS, recentNotifications } from '../notifications';
+import { notificationsPage, type NotificationsData } from './pages/notifications';
 
 /** Largest form accepted, in bytes. */
 const FORM_MAX_BYTES = 32 * 1024;
@@ -38,6 +41,8 @@ const DONE: Record<string, Notice> = {
   flow_published: { kind: 'good', text: 'Flow published: it delivers conversions from now on.' },
   flow_unpublished: { kind: 'good', text: 'Flow unpublished: it delivers nothing until published again.' },
   key_revoked: { kind: 'good', text: 'API key revoked: requests with it are refused from now on.' },
+  endpoint_removed: { kind: 'good', text: 'Endpoint removed: it is told nothing more.' },
+  event_redelivered: { kind: 'good', text: 'The failed deliveries are queued again: this page shows their outcome once they are sent.' },
   erased: { kind: 'good', text: 'Erased: what was stored of that person is gone (see the first row below).' },
   old_secret_revoked: { kind: 'good', text: 'The old webhook secret is revoked: only the current secret verifies from now on.' },
   old_secret_gone: { kind: 'info', text: 'There was no old webhook secret still verifying: nothing changed.' },
@@ -216,20 +221,21 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   // Destinations
   const renderDestinations = async (request: FastifyRequest, reply: FastifyReply, outcome?: Parameters<typeof destinationsPage>[3]) => {
     const session = sessionFor(request);
-    const records = await views.destinationsView(db, session.accountId);
-    return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, noticesOf(request)));
+    const [records, googleConversionIds] = await Promise.all([views.destinationsView(db, session.accountId), views.liveGoogleConversionIds(db, session.accountId)]);
+    return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, noticesOf(request), googleConversionIds));
   };
   app.get('/dashboard/destinations', page, async (request, reply) => renderDestinations(request, reply));
   app.get(DESTINATIONS_FRAGMENT_PATH, page, async (request, reply) => {
     const session = sessionFor(request);
-    return sendFragment(reply, destinationsSection(session, await views.destinationsView(db, session.accountId), views.platformChoices()));
+    const [records, googleConversionIds] = await Promise.all([views.destinationsView(db, session.accountId), views.liveGoogleConversionIds(db, session.accountId)]);
+    return sendFragment(reply, destinationsSection(session, records, views.platformChoices(), googleConversionIds));
   });
   app.post('/dashboard/destinations/connect', post, async (request, reply) => {
     const url = await views.connectDestination(db, settings, validatorOf(request), sessionFor(request).accountId, formOf(request));
     return reply.redirect(url, 303);
   });
   app.post('/dashboard/destinations/:id/test', post, async (request, reply) => {
-    const outcome = await views.testConnection(db, settings, sessionFor(request).accountId, idParam(request));
+    const outcome = await views.testConnection(db, settings, sessionFor(request).accountId, idParam(request), formOf(request));
     return renderDestinations(request, reply, outcome);
   });
 
@@ -290,7 +296,42 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   });
   app.get('/dashboard/events/:id', page, async (request, reply) => {
     const session = sessionFor(request);
-    return sendPage(reply, 200, eventPage(session, await getEvent(db, session.accountId, idParam(request))));
+    return sendPage(reply, 200, eventPage(session, await getEvent(db, session.accountId, idParam(request)), noticesOf(request)));
+  });
+  app.post('/dashboard/events/:id/redeliver', post, async (request, reply) => {
+    const id = idParam(request);
+    try {
+      await redeliverEvent(db, sessionFor(request).accountId, id);
+    } catch (error) {
+      // Nothing failed (any more): the page shows the event as it is.
+      if (!(error instanceof ApiError) || error.status !== 409) throw error;
+      return reply.redirect(`/dashboard/events/${id}`, 303);
+    }
+    return reply.redirect(`/dashboard/events/${id}?done=event_redelivered`, 303);
+  });
+
+  // Notifications
+  const renderNotifications = async (request: FastifyRequest, reply: FastifyReply, status = 200, extra: Partial<NotificationsData> = {}) => {
+    const session = sessionFor(request);
+    const endpoints = (await listEndpoints(db, session.accountId, { limit: 100 })).data;
+    const recent = await recentNotifications(db, session.accountId);
+    return sendPage(reply, status, notificationsPage(session, { endpoints, recent, ...extra }, noticesOf(request)));
+  };
+  app.get('/dashboard/notifications', page, async (request, reply) => renderNotifications(request, reply));
+  app.post('/dashboard/notifications', post, async (request, reply) => {
+    const form = formOf(request);
+    const kinds = NOTIFICATION_KINDS.filter((k) => form[`kind:${k}`]);
+    try {
+      const created = await createEndpoint(db, settings, sessionFor(request).accountId, { url: (form.url ?? '').trim(), kinds });
+      return renderNotifications(request, reply, 200, { created });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      return renderNotifications(request, reply, 400, { error: { message: error.message, url: form.url ?? '' } });
+    }
+  });
+  app.post('/dashboard/notifications/:id/delete', post, async (request, reply) => {
+    await removeEndpoint(db, sessionFor(request).accountId, idParam(request));
+    return reply.redirect('/dashboard/notifications?done=endpoint_removed', 303);
   });
 
   // Personal data: erase a person (a confirmation first, saying what will go), the erasures made

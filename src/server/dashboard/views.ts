@@ -119,10 +119,23 @@ export async function connectDestination(db: Database, settings: Settings, valid
   return (await createHandoff(db, settings, accountId, body as Parameters<typeof createHandoff>[3])).url;
 }
 
-/** Tests a connection (POST /v1/destinations/{id}/test). */
-export async function testConnection(db: Database, settings: Settings, accountId: string, id: string): Promise<TestOutcome> {
-  const result = await testDestination(db, settings, accountId, id);
-  return { destinationId: id, ok: result.ok, message: result.message, error: result.error };
+/** Tests a connection (POST /v1/destinations/{id}/test); Google Ads validates against the conversion action given. */
+export async function testConnection(db: Database, settings: Settings, accountId: string, id: string, form: Form = {}): Promise<TestOutcome> {
+  const conversionId = typeof form.conversion_id === 'string' && form.conversion_id.trim() !== '' ? form.conversion_id.trim().slice(0, 200) : undefined;
+  const result = await testDestination(db, settings, accountId, id, conversionId);
+  return { destinationId: id, ok: result.ok, message: result.message, error: result.error, ...(conversionId ? { conversionId } : {}) };
+}
+
+/** The Google Ads conversion action ids the account's live flows name, to offer for a connection test. */
+export async function liveGoogleConversionIds(db: Database, accountId: string): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `select distinct a -> 'config' -> 'conversion' ->> 'id' as id
+     from flows f, jsonb_array_elements(f.actions_config) a
+     where f.account_id = $1 and f.status = 'live' and a ->> 'integrationId' = 'google-ads' and a -> 'config' -> 'conversion' ->> 'id' is not null
+     order by 1`,
+    [accountId],
+  );
+  return rows.map((r) => r.id);
 }
 
 /** Everything the Flows page shows. */

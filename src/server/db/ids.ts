@@ -18,7 +18,7 @@ function randomString(length: number, alphabet: string): string {
 }
 
 /** The prefixes of our object ids. */
-export type IdPrefix = 'acct' | 'key' | 'site' | 'hdf' | 'dst' | 'trs' | 'flow' | 'evt' | 'act' | 'rpt' | 'fsub' | 'adj' | 'adr' | 'era';
+export type IdPrefix = 'acct' | 'key' | 'site' | 'hdf' | 'dst' | 'trs' | 'flow' | 'evt' | 'act' | 'rpt' | 'fsub' | 'adj' | 'adr' | 'nep' | 'era';
 
 /** A new object id such as `site_4fQx…`: prefix, underscore, 20 base62 characters. */
 export function newId(prefix: IdPrefix): string {

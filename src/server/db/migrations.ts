@@ -324,6 +324,52 @@ create index delivery_attempts_action on delivery_attempts (event_action_id, id)
 `,
   },
   {
+    version: 10,
+    name: 'outbound notifications: endpoints (sealed Standard Webhooks secrets), their outbox and every attempt',
+    sql: `
+create table notification_endpoints (
+  seq bigint generated always as identity unique,
+  id text primary key,
+  account_id text not null references accounts(id),
+  url text not null,
+  kinds text[] not null,
+  -- the whsec_ signing secret, sealed with the service's secret key
+  secret text not null,
+  created_at timestamptz not null default now()
+);
+create index notification_endpoints_account on notification_endpoints (account_id, seq);
+
+-- The notification outbox: one row per message and endpoint, written with what it tells.
+create table notifications (
+  id bigint generated always as identity primary key,
+  message_id text not null,
+  endpoint_id text not null references notification_endpoints(id) on delete cascade,
+  account_id text not null,
+  kind text not null,
+  payload jsonb not null,
+  status text not null default 'pending',
+  attempts int not null default 0,
+  due_at timestamptz not null default now(),
+  locked_until timestamptz,
+  created_at timestamptz not null default now(),
+  delivered_at timestamptz
+);
+create index notifications_due on notifications (due_at) where status = 'pending';
+create index notifications_account on notifications (account_id, created_at);
+
+create table notification_attempts (
+  id bigint generated always as identity primary key,
+  notification_id bigint not null references notifications(id) on delete cascade,
+  attempt int not null,
+  at timestamptz not null,
+  status int,
+  error text,
+  duration_ms int not null
+);
+create index notification_attempts_notification on notification_attempts (notification_id, attempt);
+`,
+  },
+  {
     version: 11,
     name: 'value, later stages and adjustments',
     sql: `

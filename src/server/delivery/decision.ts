@@ -5,6 +5,8 @@ import { backoffDelayMs, type BackoffPolicy } from './backoff';
 export type Decision =
   | { kind: 'delivered'; request: RequestSummary }
   | { kind: 'failed'; error: DeliveryError; request: RequestSummary | null }
+  /** Deliberately not sent (consent): final, and never a failure. */
+  | { kind: 'skipped'; reason: DeliveryError; request: RequestSummary | null }
   | { kind: 'retry'; error: DeliveryError; dueAt: Date };
 
 /**
@@ -22,6 +24,7 @@ export function decide(outcome: DeliveryOutcome, attempts: number, policy: Backo
     return { kind: 'delivered', request };
   }
   if (outcome.kind === 'failed') return { kind: 'failed', error: outcome.error, request: outcome.request ?? null };
+  if (outcome.kind === 'skipped') return { kind: 'skipped', reason: outcome.reason, request: outcome.request ?? null };
   if (attempts >= policy.maxAttempts) {
     return {
       kind: 'failed',
@@ -30,6 +33,8 @@ export function decide(outcome: DeliveryOutcome, attempts: number, policy: Backo
     };
   }
   // retry_later names its own wait (e.g. a conversion goal created minutes ago); retry honours Retry-After, else backs off.
-  const delay = outcome.kind === 'retry_later' ? outcome.afterMs : (outcome.afterMs ?? backoffDelayMs(attempts, policy, random));
+  // A refused token reaches here only when the round could not heal it: an ordinary retry with backoff.
+  const delay =
+    outcome.kind === 'retry_later' ? outcome.afterMs : ((outcome.kind === 'retry' ? outcome.afterMs : undefined) ?? backoffDelayMs(attempts, policy, random));
   return { kind: 'retry', error: outcome.error, dueAt: new Date(now.getTime() + delay) };
 }

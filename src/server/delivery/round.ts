@@ -8,7 +8,7 @@ import type { Database } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
 import { recordOutcomes, type ClaimedDelivery, type Reschedule } from './outbox-sql';
-import { loadDeliveryRecords, refreshEventStatuses, type ActionResult, type DeliveryRecord } from './sql';
+import { SETTLED_ACTION_STATUSES, loadDeliveryRecords, refreshEventStatuses, type ActionResult, type DeliveryRecord } from './sql';
 import { settlePairing, type Settlement } from '../pairing';
 import {
   AccessTokens,
@@ -23,8 +23,10 @@ import {
   type DeliveryOutcome,
   type DestinationPlatform,
   type EventTrigger,
+  type SendContext,
 } from '../destinations';
 import { decide } from './decision';
+import { enqueueNotification, type NotificationData } from '../notifications';
 import type { BackoffPolicy } from './backoff';
 
 /** While a report waits for its snapshot, look again at least this often (a stored snapshot also makes the row due). */
@@ -59,7 +61,7 @@ export interface RoundDeps {
 export type JobResult =
   /** An adjustment reached the platform, or the platform has no such operation (said in its result). */
   | 'adjusted' | 'unsupported'
-  | 'delivered' | 'failed' | 'retrying' | 'waiting_for_snapshot' | 'waiting_for_reauthorization' | 'interrupted' | 'lease_lost' | 'gone'
+  | 'delivered' | 'failed' | 'skipped' | 'retrying' | 'waiting_for_snapshot' | 'waiting_for_reauthorization' | 'interrupted' | 'lease_lost' | 'gone'
   /** The round hit a database fault: the row's lease expires and it is claimed again. */
   | 'error';
 
@@ -86,6 +88,8 @@ interface Settled {
   finish: boolean;
   reschedule?: Omit<Reschedule, 'claim'>;
   action?: ActionResult;
+  /** A failure for good, told to the account's endpoints (`event.failed`) in the transaction that records it. */
+  failure?: { accountId: string; data: NotificationData };
 }
 
 /** A batch for one connection, ready to send. */
@@ -164,6 +168,9 @@ async function write(db: Database, rows: readonly Settled[], at: Date): Promise<
       at,
     );
     await refreshEventStatuses(tx, rows.flatMap((r) => (r.action && r.eventId && kept.has(r.claim.id) ? [r.eventId] : [])));
+    for (const row of rows) {
+      if (row.action && row.failure && kept.has(row.claim.id)) await enqueueNotification(tx, row.failure.accountId, 'event.failed', row.failure.data, at);
+    }
     return kept;
   });
 }
@@ -186,10 +193,33 @@ function afterSend(row: Row, outcome: DeliveryOutcome, deps: RoundDeps, at: Date
       action: { actionId: row.record.action_id, status: 'queued', attempts, error: { ...decision.error, retrying: true }, request: outcome.request ?? null },
     };
   }
+  if (decision.kind === 'skipped') {
+    // Nothing was sent: no attempt counted; the reason is kept as the action's error.
+    return {
+      ...base,
+      result: 'skipped',
+      finish: true,
+      action: { actionId: row.record.action_id, status: 'skipped', attempts: row.claim.attempts, error: decision.reason, request: decision.request },
+    };
+  }
+  const record = row.record;
   return {
     ...base,
     result: decision.kind,
     finish: true,
+    ...(decision.kind === 'failed'
+      ? {
+          failure: {
+            accountId: record.account_id,
+            data: {
+              site_id: record.site_id,
+              event_id: record.event_id,
+              destination: { id: record.destination_id, type: record.destination },
+              reason: decision.error.hint ? `${decision.error.message} ${decision.error.hint}` : decision.error.message,
+            },
+          },
+        }
+      : {}),
     action:
       decision.kind === 'delivered'
         ? { actionId: row.record.action_id, status: 'delivered', attempts, error: null, request: decision.request }
@@ -223,31 +253,76 @@ function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Dat
 /** Sends one connection's batch and records its outcomes. */
 async function sendBatch(platform: DestinationPlatform, connection: Connection, rows: readonly SendRow[], deps: RoundDeps): Promise<RoundResult[]> {
   const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
-  let settled: Settled[];
-  try {
-    const outcomes = await platform.sendBatch(rows.map((r) => r.input), ctx);
-    if (outcomes.length !== rows.length) throw new Error(`${platform.type} returned ${outcomes.length} outcomes for ${rows.length} inputs`);
-    const at = deps.now();
-    settled = deps.signal.aborted
-      ? rows.map((r) => interrupted(r, at))
-      : rows.map((r, i) => afterSend(r, outcomes[i]!, deps, at));
-  } catch (error) {
-    const at = deps.now();
-    if (error instanceof ReauthorizationRequired) settled = rows.map((r) => waitForReauthorization(r, platform, at));
-    else if (deps.signal.aborted) settled = rows.map((r) => interrupted(r, at));
-    else {
-      const fault =
-        error instanceof TokenUnavailable
-          ? error.error
-          : { code: 'adapter_error', message: `The ${platform.label} adapter failed: ${(error as Error).message}` };
-      // Transient: retried with backoff, and finally failed with the message.
-      settled = rows.map((r) => afterSend(r, { kind: 'retry', error: fault }, deps, at));
-    }
-  }
+  const settled = await sendHealing(platform, connection, rows, ctx, deps);
   const at = deps.now();
   const held = await write(deps.db, settled, at);
   logOutcomes(deps.log, platform.type, settled, held);
   return results(settled, held);
+}
+
+/** One send of rows to the platform, each row's fate decided; a thrown token fault settles every row alike. */
+async function sendOnce(
+  platform: DestinationPlatform,
+  rows: readonly SendRow[],
+  ctx: SendContext,
+): Promise<{ row: SendRow; outcome: DeliveryOutcome }[] | { thrown: unknown }> {
+  try {
+    const outcomes = await platform.sendBatch(rows.map((r) => r.input), ctx);
+    if (outcomes.length !== rows.length) throw new Error(`${platform.type} returned ${outcomes.length} outcomes for ${rows.length} inputs`);
+    return rows.map((row, i) => ({ row, outcome: outcomes[i]! }));
+  } catch (error) {
+    return { thrown: error };
+  }
+}
+
+/** The fate of rows whose send threw: a refused refresh waits, a shutdown puts them back, anything else is retried. */
+function afterThrow(error: unknown, platform: DestinationPlatform, rows: readonly Row[], deps: RoundDeps, at: Date): Settled[] {
+  if (error instanceof ReauthorizationRequired) return rows.map((r) => waitForReauthorization(r, platform, at));
+  if (deps.signal.aborted) return rows.map((r) => interrupted(r, at));
+  const fault =
+    error instanceof TokenUnavailable ? error.error : { code: 'adapter_error', message: `The ${platform.label} adapter failed: ${(error as Error).message}` };
+  // Transient: retried with backoff, and finally failed with the message.
+  return rows.map((r) => afterSend(r, { kind: 'retry', error: fault }, deps, at));
+}
+
+/**
+ * Tokens that heal (destination.ts): sends the rows; those the platform answered `token_refused` are sent once more
+ * after the cached token is dropped and refreshed. Refused again, or refused with no refresh token to try, the
+ * connection becomes `reauthorization_required` and those rows wait (queued, no attempt counted) for a new handoff.
+ */
+async function sendHealing(platform: DestinationPlatform, connection: Connection, rows: readonly SendRow[], ctx: SendContext, deps: RoundDeps): Promise<Settled[]> {
+  const first = await sendOnce(platform, rows, ctx);
+  if ('thrown' in first) return afterThrow(first.thrown, platform, rows, deps, deps.now());
+  if (deps.signal.aborted) return rows.map((r) => interrupted(r, deps.now()));
+  const settled = new Map<SendRow, Settled>();
+  let refused = first.filter((f) => f.outcome.kind === 'token_refused');
+  const settle = (list: { row: SendRow; outcome: DeliveryOutcome }[], at: Date) => {
+    for (const { row, outcome } of list) if (outcome.kind !== 'token_refused') settled.set(row, afterSend(row, outcome, deps, at));
+  };
+  settle(first, deps.now());
+  if (refused.length > 0 && deps.tokens.canRefresh(platform, connection)) {
+    deps.tokens.forget(connection.id);
+    deps.log.info({ destination: platform.type, events: refused.length }, 'access token refused: refreshing once and sending again');
+    const again = await sendOnce(platform, refused.map((r) => r.row), ctx);
+    const at = deps.now();
+    if ('thrown' in again) {
+      for (const s of afterThrow(again.thrown, platform, refused.map((r) => r.row), deps, at)) settled.set(refused.find((r) => r.row.claim === s.claim)!.row, s);
+      refused = [];
+    } else if (deps.signal.aborted) {
+      for (const { row } of refused) settled.set(row, interrupted(row, at));
+      refused = [];
+    } else {
+      settle(again, at);
+      refused = again.filter((f) => f.outcome.kind === 'token_refused');
+    }
+  }
+  if (refused.length > 0) {
+    const outcome = refused[0]!.outcome as Extract<DeliveryOutcome, { kind: 'token_refused' }>;
+    await deps.tokens.requireReauthorization(connection, outcome.error);
+    const at = deps.now();
+    for (const { row } of refused) settled.set(row, waitForReauthorization(row, platform, at));
+  }
+  return rows.map((r) => settled.get(r)!);
 }
 
 /** Stopping: we cannot know whether the platform got them; the next worker resends with the same dedup ids. */
@@ -282,7 +357,7 @@ export async function prepareDeliveryRound(claims: readonly ClaimedDelivery[], d
 
   for (const claim of claims) {
     const record = records.get(claim.eventActionId);
-    if (!record || record.action_status === 'delivered' || record.action_status === 'failed') {
+    if (!record || SETTLED_ACTION_STATUSES.includes(record.action_status)) {
       if (!record) log.warn({ outboxId: claim.id, eventActionId: claim.eventActionId }, 'outbox row without an event action: dropped');
       early.push({ claim, eventId: null, result: 'gone', finish: true });
       continue;

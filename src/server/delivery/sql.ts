@@ -2,7 +2,10 @@
 import type { Queryable } from '../db/db';
 import type { RawIdentity } from '../../protocol/identity';
 
-/** Delivery status of an event: queued until every action is settled, then completed, or failed if any failed. */
+/**
+ * Delivery status of an event: `queued` until every action is settled (delivered, failed or skipped), then `failed` if
+ * any action failed, else `completed`. A `skipped` action (held back by consent) never makes an event failed.
+ */
 export type EventStatus = 'queued' | 'completed' | 'failed';
 
 /** Everything about one event action that its delivery needs. */
@@ -90,8 +93,8 @@ export interface ActionError {
 /** The new state of an event action after a send. */
 export interface ActionResult {
   actionId: string;
-  /** `queued` while it will be tried again. */
-  status: 'delivered' | 'failed' | 'queued';
+  /** `queued` while it will be tried again; `skipped` when deliberately not sent (the error holds the reason). */
+  status: 'delivered' | 'failed' | 'queued' | 'skipped';
   attempts: number;
   /** The error of a failure or of the last failed attempt; null once delivered. */
   error: ActionError | null;
@@ -99,12 +102,15 @@ export interface ActionResult {
   request: Record<string, unknown> | null;
 }
 
+/** Action statuses that are final: nothing more will be sent. */
+export const SETTLED_ACTION_STATUSES: readonly string[] = ['delivered', 'failed', 'skipped'];
+
 /**
  * An event's status from its actions' statuses: `queued` while any action is still pending, otherwise `failed` when
- * any action failed, otherwise `completed` (all delivered, or no actions at all).
+ * any action failed, otherwise `completed` (all delivered or skipped, or no actions at all).
  */
 export function eventStatusFor(actionStatuses: readonly string[]): EventStatus {
-  if (actionStatuses.some((s) => s !== 'delivered' && s !== 'failed')) return 'queued';
+  if (actionStatuses.some((s) => !SETTLED_ACTION_STATUSES.includes(s))) return 'queued';
   if (actionStatuses.some((s) => s === 'failed')) return 'failed';
   return 'completed';
 }

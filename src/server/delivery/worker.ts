@@ -14,6 +14,7 @@ import { serviceSecretBox } from '../db/secret-box';
 import { checkDiagnostics } from './diagnostics';
 import { runAdjustmentRound } from './adjustments';
 import { onDeliveryRequested } from './wakeup';
+import { notifyReauthorizationRequired } from '../notifications';
 
 export type { DeliveryLogger, JobResult, RoundResult } from './round';
 
@@ -89,7 +90,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     log: options.log,
     now,
     box,
-    tokens: new AccessTokens({ db: options.db, settings: options.settings, box, now }),
+    tokens: new AccessTokens({ db: options.db, settings: options.settings, box, now, onReauthorizationRequired: notifyReauthorizationRequired }),
     backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
     random: options.random ?? Math.random,
     sendTimeoutMs,

@@ -3,7 +3,7 @@
  * and cached per connection. A refused refresh token (`invalid_grant`) marks the connection
  * `reauthorization_required` and throws `ReauthorizationRequired`: its conversions wait for a new handoff.
  */
-import type { Database } from '../db/db';
+import type { Database, Queryable } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
 import { ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
@@ -60,7 +60,19 @@ export class AccessTokens {
   private readonly cache = new Map<string, { token: string; expiresAt: number; refreshToken: string }>();
   private readonly pending = new Map<string, Promise<string>>();
 
-  constructor(private readonly deps: { db: Database; settings: Settings; box: SecretBox; now: () => Date }) {}
+  constructor(
+    private readonly deps: {
+      db: Database;
+      settings: Settings;
+      box: SecretBox;
+      now: () => Date;
+      /**
+       * Told once, in the transaction that marks it, when a connection turns `reauthorization_required` (the
+       * notification is queued there, so it is never lost nor sent for a change that did not happen).
+       */
+      onReauthorizationRequired?: (tx: Queryable, connectionId: string, reason: DeliveryError) => Promise<void>;
+    },
+  ) {}
 
   /** A valid access token for the connection (refreshing it with its refresh token when needed). */
   async get(platform: DestinationPlatform, connection: Connection, ctx: { signal: AbortSignal; timeoutMs: number }): Promise<string> {
@@ -78,9 +90,26 @@ export class AccessTokens {
     return pending;
   }
 
-  /** Forgets a connection's token (a new handoff replaced it). */
+  /** Forgets a connection's token (a new handoff replaced it, or the platform refused it): the next `get` refreshes. */
   forget(connectionId: string): void {
     this.cache.delete(connectionId);
+  }
+
+  /** Whether a refused access token of this connection can be replaced by a refresh. */
+  canRefresh(platform: DestinationPlatform, connection: Connection): boolean {
+    return platform.oauth !== null && Boolean(connection.credentials.refresh_token);
+  }
+
+  /**
+   * Marks the connection `reauthorization_required` (its conversions wait for a new handoff) and tells the hook when
+   * it was `connected` until now, so the notification goes out once.
+   */
+  async requireReauthorization(connection: Connection, reason: DeliveryError): Promise<void> {
+    this.cache.delete(connection.id);
+    const hook = this.deps.onReauthorizationRequired;
+    await this.deps.db.transaction(async (tx) => {
+      if ((await markReauthorizationRequired(tx, connection.id)) && hook) await hook(tx, connection.id, reason);
+    });
   }
 
   private async refresh(
@@ -101,8 +130,7 @@ export class AccessTokens {
       return result.tokens.accessToken;
     }
     if (result.kind === 'invalid_grant') {
-      this.cache.delete(connection.id);
-      await markReauthorizationRequired(this.deps.db, connection.id);
+      await this.requireReauthorization(connection, result.error);
       throw new ReauthorizationRequired(platform.type);
     }
     throw new TokenUnavailable(result.error);

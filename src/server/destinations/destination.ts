@@ -5,6 +5,26 @@
  * Delivery groups due event actions by connection (one destination account), cuts them into batches of at most
  * `maxBatchSize`, and calls `sendBatch` once per batch. Batches of different connections run concurrently and their
  * outcomes are recorded as each batch ends, so one slow account never delays another.
+ *
+ * Tokens that heal (one mechanism for every platform; a platform opts in by returning `token_refused`):
+ * - `SendContext.accessToken()` gives the connection's cached access token, refreshed before it expires.
+ * - When the platform refuses that token before its expiry (a revoked grant, a password change, clock skew), the
+ *   platform returns `{kind: 'token_refused'}` for the events of the refused request (never `failed`). Delivery then
+ *   drops the cached token, refreshes once, and sends those events again in the same round.
+ * - A refused refresh (`invalid_grant`: `accessToken()` throws `ReauthorizationRequired`; a platform lets it propagate),
+ *   a token refused again right after a refresh, or a refused token of a platform without a refresh token (Meta's
+ *   system-user token) marks the connection `reauthorization_required`: its conversions stay `queued` (never failed),
+ *   the account is notified (`destination.reauthorization_required`), and a new handoff resumes them
+ *   (`destination.recovered`).
+ *
+ * Consent: with `consent.ad_user_data === 'denied'` no user identifier of any kind (hashed or not, platform click-id
+ * cookies that identify a person included) may leave cnv; a click id only where the platform's documents allow it
+ * without consent (each platform's module says what it verified). When nothing may be sent, the platform returns
+ * `{kind: 'skipped', reason}` (code `consent_denied`).
+ *
+ * Dedup ids: a platform that deduplicates on an event id uses `dedupEventId(input)` (the report's
+ * `customer_event_id`, or the form's `submission_id`), so a browser tag given the same id dedupes with cnv, and a
+ * resend carries the same id.
  */
 import type { RawIdentity } from '../../protocol/identity';
 import type { Settings } from '../settings';
@@ -93,6 +113,18 @@ export type AdjustmentOutcome =
   | { kind: 'retry_later'; error: DeliveryError; afterMs: number; request?: RequestSummary }
   | { kind: 'failed'; error: DeliveryError; request?: RequestSummary };
 
+/**
+ * A send's outcome as an adjustment's: accepted is adjusted (its request as `adjusted` says), a skip (consent) is an
+ * adjustment that cannot be made, with the skip's reason; the rest carries over.
+ */
+export function adjustmentOutcomeOf(outcome: DeliveryOutcome, adjusted: (request: RequestSummary) => RequestSummary = (r) => r): AdjustmentOutcome {
+  if (outcome.kind === 'delivered') return { kind: 'adjusted', request: adjusted(outcome.request) };
+  if (outcome.kind === 'skipped') return { kind: 'unsupported', reason: outcome.reason.message, ...(outcome.request ? { request: outcome.request } : {}) };
+  // The adjustment queue has no token-healing step of its own: a refused token is retried (the next delivery round heals it).
+  if (outcome.kind === 'token_refused') return { kind: 'retry', error: outcome.error, ...(outcome.request ? { request: outcome.request } : {}) };
+  return outcome;
+}
+
 /** The connected destination account a batch goes to. */
 export interface Connection {
   /** The destination row id (`dst_…`). */
@@ -139,7 +171,19 @@ export type DeliveryOutcome =
   /** Not yet possible but expected to become so (e.g. a conversion action created minutes ago): send again after `afterMs`. */
   | { kind: 'retry_later'; error: DeliveryError; afterMs: number; request?: RequestSummary }
   /** Can never succeed as it is. */
-  | { kind: 'failed'; error: DeliveryError; request?: RequestSummary };
+  | { kind: 'failed'; error: DeliveryError; request?: RequestSummary }
+  /**
+   * Deliberately not sent, and never will be (the visitor denied `ad_user_data` consent and nothing may go without it).
+   * The action's status is `skipped` with `reason`; it never makes the event `failed`.
+   */
+  | { kind: 'skipped'; reason: DeliveryError; request?: RequestSummary }
+  /**
+   * The platform refused the access token the request carried (its own expired/invalid-token answer: HTTP 401,
+   * Google `UNAUTHENTICATED`, Microsoft `AuthenticationTokenExpired` / `InvalidCredentials`, LinkedIn 401, Meta code
+   * 190). Delivery handles it the same way for every platform (see "Tokens that heal" above): nothing to do in the
+   * platform but return this outcome for the events the refused request carried.
+   */
+  | { kind: 'token_refused'; error: DeliveryError; request?: RequestSummary };
 
 /** One input of a hosted connect page. */
 export interface ConnectField {
@@ -231,6 +275,28 @@ export function adjustmentsUnsupported(platform: Pick<DestinationPlatform, 'labe
 export type Diagnosis =
   | { ok: true; final: boolean; state: string; message: string; details: Record<string, unknown> }
   | { ok: false; error: DeliveryError };
+
+/**
+ * The id a platform deduplicates on: the reporter's `customer_event_id` (or the form's `submission_id`), which the
+ * customer's browser tag can be given too; cnv's event id when there is none. Stable across resends.
+ */
+export function dedupEventId(input: Pick<DeliveryInput, 'customerEventId' | 'eventId'>): string {
+  return input.customerEventId || input.eventId;
+}
+
+/** Consent denied for ad user data: no user identifier of any kind may be sent. */
+export function adUserDataDenied(input: Pick<DeliveryInput, 'consent'>): boolean {
+  return input.consent.ad_user_data === 'denied';
+}
+
+/** The reason of a `skipped` outcome for an event held back by consent. */
+export function consentDenied(platformLabel: string, detail: string): DeliveryError {
+  return {
+    code: 'consent_denied',
+    message: `The visitor denied ad_user_data consent on the page, so cnv sent nothing to ${platformLabel}: ${detail}`,
+    hint: 'Nothing to fix: this is the visitor’s choice.',
+  };
+}
 
 /** Thrown by `SendContext.accessToken()` when the platform refused the refresh token (`invalid_grant`). */
 export class ReauthorizationRequired extends Error {

@@ -11,8 +11,10 @@ export type BatchVerdict =
   | { kind: 'delivered'; platformRequestId?: string }
   /** Transient: send again (after `afterMs` when the platform said how long). */
   | { kind: 'retry'; error: DeliveryError; afterMs?: number }
-  /** About the connection (token, pixel, permission): every event fails alike, splitting cannot help. */
+  /** About the connection (pixel, permission): every event fails alike, splitting cannot help. */
   | { kind: 'failed'; error: DeliveryError }
+  /** The platform refused the access token: delivery's one mechanism (destination.ts, “Tokens that heal”) takes over. */
+  | { kind: 'token_refused'; error: DeliveryError }
   /** One of the events is invalid: a batch is split to find it; a single event fails with this error. */
   | { kind: 'invalid_event'; error: DeliveryError };
 
@@ -34,6 +36,8 @@ export function outcomeOf(verdict: BatchVerdict, summary: RequestSummary, batchS
       return { kind: 'delivered', request, ...(verdict.platformRequestId ? { platformRequestId: verdict.platformRequestId } : {}) };
     case 'retry':
       return { kind: 'retry', error: verdict.error, request, ...(verdict.afterMs !== undefined ? { afterMs: verdict.afterMs } : {}) };
+    case 'token_refused':
+      return { kind: 'token_refused', error: verdict.error, request };
     case 'failed':
     case 'invalid_event':
       return { kind: 'failed', error: verdict.error, request };
@@ -74,8 +78,13 @@ export async function sendSplitting<E>(
   if (items.length > 0) await send(items);
 }
 
-/** One input made into a platform's event (with its summary), or refused before sending with a permanent error. */
-export type Built<E> = { ok: true; event: E; summary: RequestSummary } | { ok: false; error: DeliveryError; summary: RequestSummary };
+/**
+ * One input made into a platform's event (with its summary), or not sent: refused before sending with a permanent
+ * error, or held back by consent (`skipped`: the action's status is `skipped`, never `failed`).
+ */
+export type Built<E> =
+  | { ok: true; event: E; summary: RequestSummary }
+  | { ok: false; error: DeliveryError; summary: RequestSummary; skipped?: true };
 
 /**
  * Sends a delivery batch: each input built (`build`), the refused ones failed at once, the others posted in requests
@@ -92,7 +101,7 @@ export async function sendBuiltBatch<I, E>(
   inputs.forEach((input, index) => {
     const built = build(input);
     if (built.ok) pending.push({ index, event: built.event, summary: built.summary });
-    else outcomes[index] = { kind: 'failed', error: built.error, request: built.summary };
+    else outcomes[index] = built.skipped ? { kind: 'skipped', reason: built.error, request: built.summary } : { kind: 'failed', error: built.error, request: built.summary };
   });
   for (let start = 0; start < pending.length; start += perRequest) {
     await sendSplitting(pending.slice(start, start + perRequest), post, outcomes);

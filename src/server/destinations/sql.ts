@@ -78,9 +78,16 @@ export async function findConnectionsById(db: Queryable, ids: readonly string[])
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-/** Marks a connection as needing a new authorization; its conversions wait until a new handoff connects it. */
-export async function markReauthorizationRequired(db: Queryable, id: string): Promise<void> {
-  await db.query(`update destinations set status = 'reauthorization_required', updated_at = now() where id = $1`, [id]);
+/**
+ * Marks a connection as needing a new authorization; its conversions wait until a new handoff connects it. True when
+ * it was `connected` until now (so one refusal seen by several workers tells the account once).
+ */
+export async function markReauthorizationRequired(db: Queryable, id: string): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `update destinations set status = 'reauthorization_required', updated_at = now() where id = $1 and status <> 'reauthorization_required' returning id`,
+    [id],
+  );
+  return rows.length > 0;
 }
 
 /** Replaces a connection's sealed credentials (a rotated refresh token). */

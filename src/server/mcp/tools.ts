@@ -220,6 +220,18 @@ export const TOOLS: readonly ToolDefinition[] = [
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: `/v1/events/${withId(input).id}` }),
   },
+  {
+    name: 'redeliver_event',
+    title: 'Send failed deliveries again',
+    description:
+      "Send an event's failed deliveries again, once the cause get_event shows in its actions was fixed (a conversion id, " +
+      'a permission, a destination connected again). Only failed actions are sent, with the same dedup ids as before; ' +
+      'the answer is the event, queued again: call get_event later for the outcome. Refused (409 nothing_to_redeliver) ' +
+      'when nothing of the event failed.',
+    inputSchema: EventIdParams,
+    readOnly: false,
+    toRequest: (input) => ({ method: 'POST', path: `/v1/events/${withId(input).id}/redeliver` }),
+  },
 ];
 
 /** The MCP result of a tool call: `structuredContent` is the REST body, or the error envelope with `isError`. */

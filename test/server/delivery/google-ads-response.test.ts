@@ -69,14 +69,14 @@ describe("reading Google Ads' answer to an upload", () => {
     expect(read(200, 'not json')).toMatchObject({ kind: 'retry', error: { code: 'invalid_response' } });
   });
 
-  it("fails permanently on other 4xx with the GoogleAdsFailure's code and message", () => {
+  it("reports a refused token on a 401 (delivery refreshes once) and fails other 4xx with the GoogleAdsFailure's code and message", () => {
     const body = {
       error: {
         code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.',
         details: [{ '@type': 'type.googleapis.com/google.ads.googleads.v22.errors.GoogleAdsFailure', errors: [{ errorCode: { authenticationError: 'OAUTH_TOKEN_EXPIRED' }, message: 'The OAuth token has expired.' }] }],
       },
     };
-    expect(read(401, body)).toEqual({ kind: 'failed', error: { code: 'OAUTH_TOKEN_EXPIRED', message: 'The OAuth token has expired.', status: 401 }, request: summary });
+    expect(read(401, body)).toEqual({ kind: 'token_refused', error: { code: 'OAUTH_TOKEN_EXPIRED', message: 'The OAuth token has expired.', status: 401 }, request: summary });
     expect(read(400, { error: { code: 400, status: 'INVALID_ARGUMENT', message: 'Request contains an invalid argument.' } })).toMatchObject({
       kind: 'failed', error: { code: 'INVALID_ARGUMENT', status: 400 },
     });

@@ -6,6 +6,7 @@ import type { Database } from '../../db/db';
 import type { Settings } from '../../settings';
 import { serviceSecretBox } from '../../db/secret-box';
 import { notFound } from '../../http/errors';
+import { notifyReauthorizationRequired } from '../../notifications';
 import {
   AccessTokens,
   ReauthorizationRequired,
@@ -73,7 +74,7 @@ export async function testDestination(
   const stored = toConnection(row, box);
   // A conversion action to validate against, when the caller names one (Google validates the whole request).
   const connection = conversionId ? { ...stored, settings: { ...stored.settings, test_conversion_action_id: conversionId } } : stored;
-  const tokens = new AccessTokens({ db, settings, box, now: () => new Date() });
+  const tokens = new AccessTokens({ db, settings, box, now: () => new Date(), onReauthorizationRequired: notifyReauthorizationRequired });
   const signal = AbortSignal.timeout(30_000);
   try {
     const result = await platform.testConnection(sendContextFor(platform, connection, { settings, tokens, signal, timeoutMs: 10_000, now: () => new Date() }));

@@ -5,6 +5,7 @@ import type { AppContext } from '../../http/app';
 import { accountOf } from '../../http/auth';
 import { getEvent, listEvents } from './events';
 import { identityWindowStart } from '../../privacy';
+import { redeliverEvent } from './redeliver';
 import { Event, EventIdParams, EventList, ListEventsQuery } from './schemas';
 
 export default async function eventRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
@@ -13,4 +14,7 @@ export default async function eventRoutes(fastify: FastifyInstance, { db, settin
     listEvents(db, accountOf(request).id, request.query, identityWindowStart(settings.identityRetentionDays)),
   );
   app.get('/events/:id', { schema: { summary: 'Get an event with each delivery attempt', params: EventIdParams, response: { 200: Event } } }, async (request) => getEvent(db, accountOf(request).id, request.params.id));
+  app.post('/events/:id/redeliver', { schema: { summary: 'Send the failed deliveries of an event again', params: EventIdParams, response: { 200: Event } } }, async (request) =>
+    redeliverEvent(db, accountOf(request).id, request.params.id),
+  );
 }

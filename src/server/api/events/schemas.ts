@@ -50,7 +50,7 @@ export type EventIdParams = Static<typeof EventIdParams>;
 export const EventAction = Type.Object(
   {
     destination: Type.String({ description: 'The platform it goes to: google-ads, meta, microsoft-ads, linkedin.' }),
-    status: Type.String({ description: 'queued, delivered or failed.' }),
+    status: Type.String({ description: 'queued, delivered, failed, or skipped (held back by consent: the reason is in error; never makes the event failed).' }),
     conversion_id: Nullable(Type.String({ description: "The platform's conversion (action, rule, goal) it fires." })),
     attempts: Type.Integer({ minimum: 0, description: 'Sends so far.' }),
     error: Type.Unknown({ description: 'The last error, {code, message, hint?, status?, retrying?}, or null.' }),
@@ -112,7 +112,7 @@ export const Event = Type.Object(
     flow_name: Nullable(Type.String()),
     trigger: Nullable(Type.String({ description: 'api (a webhook report) or form_submission.' })),
     trigger_type: Nullable(Type.String({ description: 'Which trigger type fired: saas_signup, conversion (a later stage) or form_submission.' })),
-    status: Type.Unsafe<string>({ type: 'string', enum: [...EVENT_STATUSES], description: 'queued while any action is pending; completed; failed.' }),
+    status: Type.Unsafe<string>({ type: 'string', enum: [...EVENT_STATUSES], description: 'queued while any action is pending; completed when every action is delivered or skipped; failed when any failed.' }),
     match_quality: Nullable(Type.String({ description: 'high, medium, low; null while the snapshot is pending.' })),
     email: Nullable(Type.String({ description: 'The reported email, trimmed and lower-cased.' })),
     customer_event_id: Nullable(Type.String({ description: "Your id of the conversion: the webhook's customer_event_id." })),

@@ -21,6 +21,7 @@ import {
   type Problem,
 } from '../../destinations';
 import { resumeDeliveries } from '../../delivery';
+import { enqueueDestinationNotification } from '../../notifications';
 import { serviceSecretBox } from '../../db/secret-box';
 import { newUrlToken } from '../../db/ids';
 
@@ -93,7 +94,11 @@ export async function completeDestinationHandoff(
   return db.transaction(async (tx) => {
     const claimed = await claimPendingHandoff(tx, hosted.handoff.token, { destination_type: hosted.destination.type, summary: parsed.summary });
     if (!claimed) return { kind: 'already_completed' } as const;
-    await upsertDestination(tx, claimed.account_id, hosted.destination.type, parsed.settings, sealCredentials(box, credentials));
+    const before = await findConnection(tx, claimed.account_id, hosted.destination.type);
+    const connected = await upsertDestination(tx, claimed.account_id, hosted.destination.type, parsed.settings, sealCredentials(box, credentials));
+    if (before?.status === 'reauthorization_required') {
+      await enqueueDestinationNotification(tx, connected.id, 'destination.recovered', `${hosted.destination.label} was connected again; the conversions that waited are being sent.`);
+    }
     // Conversions that waited for this connection (a refused refresh token) go out now.
     await resumeDeliveries(tx, claimed.account_id, hosted.destination.type);
     return { kind: 'connected', summary: parsed.summary } as const;

@@ -20,6 +20,8 @@ export interface TestOutcome {
   ok: boolean;
   message: string;
   error?: { code: string; message: string; hint?: string } | undefined;
+  /** The Google Ads conversion action the test validated against. */
+  conversionId?: string;
 }
 
 /** Path of the live list's fragment. */
@@ -42,7 +44,27 @@ function testResult(outcome: TestOutcome | undefined, label: string): Html {
 ${outcome.error?.hint ? html`<br><strong>What to do:</strong> ${outcome.error.hint}` : ''}${outcome.error?.code ? html` <span class="hint">(${outcome.error.code})</span>` : ''}</div>`;
 }
 
-function destinationCard(session: DashboardSession, record: DestinationRecord): Html {
+/**
+ * The test button; Google Ads validates a whole upload, so its test names a conversion action: the one of a live
+ * flow when there is one (offered in a list), or one the user types.
+ */
+function testForm(session: DashboardSession, record: DestinationRecord, outcome: TestOutcome | undefined, googleConversionIds: readonly string[]): Html {
+  const action = `/dashboard/destinations/${record.id}/test`;
+  if (record.type !== 'google-ads') return postButton(session, action, 'Test connection', 'secondary');
+  const value = outcome?.conversionId ?? googleConversionIds[0] ?? '';
+  const listId = `conversions-${record.id}`;
+  return postButton(
+    session,
+    action,
+    'Test connection',
+    'secondary',
+    html`<label for="test-${record.id}">Conversion action id <span class="hint">${googleConversionIds.length > 0 ? 'from your live flows, or another one' : "the numeric id of a conversion action of type 'Import from clicks'"}</span>
+<input type="text" id="test-${record.id}" name="conversion_id" inputmode="numeric" pattern="[0-9]+" maxlength="30" required value="${value}" list="${listId}"></label>
+<datalist id="${listId}">${googleConversionIds.map((id) => html`<option value="${id}">`)}</datalist>`,
+  );
+}
+
+function destinationCard(session: DashboardSession, record: DestinationRecord, outcome: TestOutcome | undefined, googleConversionIds: readonly string[]): Html {
   const reauth = record.status === 'reauthorization_required';
   return html`<section class="card" id="${record.id}" aria-labelledby="title-${record.id}">
 <div class="brandline">${platformLogo(record.type, record.label, 32)}<h2 id="title-${record.id}">${record.label} ${badge(record.status)}</h2></div>
@@ -53,19 +75,25 @@ ${reauth ? html`<div class="notice warn">${record.label} no longer accepts cnv's
 <dt>Id</dt><dd><code>${record.id}</code></dd>
 </dl>
 <div class="actions">
-${postButton(session, `/dashboard/destinations/${record.id}/test`, `Test connection`, 'secondary', html``)}
+${testForm(session, record, outcome, googleConversionIds)}
 ${connectButton(session, record.type, record.label, reauth ? '' : 'secondary', reauth ? `Reconnect ${record.label}` : 'Reconnect (replace)')}
 </div>
 </section>`;
 }
 
 /** The list of connections and the connect buttons: the page's live section and its fragment. */
-export function destinationsSection(session: DashboardSession, records: readonly DestinationRecord[], platforms: readonly PlatformChoice[]): Html {
+export function destinationsSection(
+  session: DashboardSession,
+  records: readonly DestinationRecord[],
+  platforms: readonly PlatformChoice[],
+  googleConversionIds: readonly string[] = [],
+  outcome?: TestOutcome,
+): Html {
   const connected = new Set(records.map((r) => r.type));
   const available = platforms.filter((p) => !connected.has(p.type));
   return html`<div id="destinations" data-live="${DESTINATIONS_FRAGMENT_PATH}" data-live-every="4">
 ${records.length === 0 ? html`<div class="card"><p class="muted">No ad platform connected yet: pick one below.</p></div>` : ''}
-${records.map((r) => destinationCard(session, r))}
+${records.map((r) => destinationCard(session, r, outcome?.destinationId === r.id ? outcome : undefined, googleConversionIds))}
 ${
   available.length > 0
     ? html`<section class="card" aria-labelledby="connect-title"><h2 id="connect-title">${records.length === 0 ? 'Connect an ad platform' : 'Connect another ad platform'}</h2>
@@ -85,6 +113,7 @@ export function destinationsPage(
   platforms: readonly PlatformChoice[],
   outcome?: TestOutcome,
   notices: Notice[] = [],
+  googleConversionIds: readonly string[] = [],
 ): string {
   const tested = outcome ? records.find((r) => r.id === outcome.destinationId) : undefined;
   return layout(
@@ -92,6 +121,6 @@ export function destinationsPage(
     html`<h1>Destinations</h1>
 <p class="lead">The ad platforms cnv sends your conversions to.</p>
 ${tested ? testResult(outcome, tested.label) : ''}
-${destinationsSection(session, records, platforms)}`,
+${destinationsSection(session, records, platforms, googleConversionIds, outcome)}`,
   );
 }

@@ -5,7 +5,7 @@
  */
 import type { EventActionRecord, EventRecord } from '../../api/events';
 import { platformFor } from '../../destinations';
-import { badge, html, layout, when, type Html } from '../layout';
+import { badge, html, layout, postButton, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { moneyOf } from './events';
 import { triggerLabel } from '../labels';
@@ -176,9 +176,10 @@ ${a.results.map((r) => fact(platformFor(r.destination)?.label ?? r.destination, 
 }
 
 /** An event's trace. */
-export function eventPage(session: DashboardSession, event: EventRecord): string {
+export function eventPage(session: DashboardSession, event: EventRecord, notices: Notice[] = []): string {
+  const failed = event.actions.some((a) => a.status === 'failed');
   return layout(
-    { title: `Event ${event.id}`, nav: 'events', session },
+    { title: `Event ${event.id}`, nav: 'events', session, notices },
     html`<p><a href="/dashboard/events">← Events</a></p>
 <h1>Conversion ${badge(event.status)}</h1>
 <p class="lead"><code>${event.id}</code> · ${event.flow_name ?? 'no flow'} · ${when(event.occurred_at)}</p>
@@ -190,6 +191,7 @@ ${report(event)}
 ${pairing(event)}
 <li><h3>Delivery</h3>
 ${event.actions.length === 0 ? html`<p class="muted">The flow had no action.</p>` : event.actions.map(delivery)}
+${failed ? html`<div class="actions"><p class="muted">Fixed the cause? The failed deliveries go again with the same ids, so a platform that already has one counts it once.</p>${postButton(session, `/dashboard/events/${event.id}/redeliver`, 'Send failed deliveries again')}</div>` : ''}
 </li>
 ${adjustmentsOf(event)}
 </ol>

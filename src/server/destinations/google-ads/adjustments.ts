@@ -12,7 +12,7 @@
  * RESTATEMENT (google/ads/googleads/v25/services/conversion_adjustment_upload_service.proto, ConversionAdjustment,
  * RestatementValue); cnv does not send them yet on that path, and says so in the result.
  */
-import type { AdjustmentInput, AdjustmentOutcome, DeliveryOutcome, SendContext } from '../destination';
+import { adjustmentOutcomeOf, type AdjustmentInput, type AdjustmentOutcome, type DeliveryOutcome, type SendContext } from '../destination';
 import { sendDataManagerBatch } from './data-manager-send';
 
 export const DATA_MANAGER_RETRACT_UNSUPPORTED =
@@ -24,10 +24,7 @@ export const LEGACY_ADJUSTMENTS_UNSUPPORTED =
   'Data Manager API only. Connect Google Ads again without a developer token to have restatements applied.';
 
 function asAdjustment(outcome: DeliveryOutcome, input: AdjustmentInput): AdjustmentOutcome {
-  if (outcome.kind === 'delivered') {
-    return { kind: 'adjusted', request: { ...outcome.request, adjustment: 'restate', adjustment_id: input.adjustmentId } };
-  }
-  return outcome;
+  return adjustmentOutcomeOf(outcome, (request) => ({ ...request, adjustment: 'restate', adjustment_id: input.adjustmentId }));
 }
 
 /** Restatements go out as the original event with its new value; retractions are unsupported on this API. */

@@ -7,7 +7,7 @@
  * invalid (https://developers.google.com/data-manager/api/devguides/concepts/understand-errors, "fail-fast model"),
  * so a bad conversion action id never holds back the events of another action.
  */
-import type { ConsentSignals, DeliveryError, DeliveryInput, DeliveryOutcome, RequestSummary } from '../destination';
+import { adUserDataDenied, consentDenied, type ConsentSignals, type DeliveryError, type DeliveryInput, type DeliveryOutcome, type RequestSummary } from '../destination';
 import { sha256Hex } from '../hashing';
 import type { Settings } from '../../settings';
 import { hashedUserIdentifiers, type HashedUserIdentifier } from './identity';
@@ -198,7 +198,10 @@ export function prepareEvent(input: DeliveryInput, account: DataManagerAccount):
   const destination = ingestDestination(account, actionId);
   const click = pickClickId(input.clickIds);
   // Ad user data denied: the visitor refused sharing their data with Google for ads, so no hashed identifier is sent.
-  const identifiers = input.consent.ad_user_data === 'denied' ? [] : hashedUserIdentifiers(input.identity);
+  // The click id goes with `consent.adUserData: DENIED`: the Data Manager API's Event carries the visitor's consent
+  // ("consent: Information about whether the associated user has provided different types of consent", Event
+  // reference) so Google applies it to the click, as the Google tag does for a denied page in consent mode.
+  const identifiers = adUserDataDenied(input) ? [] : hashedUserIdentifiers(input.identity);
   const consent = mapConsent(input.consent);
   const event: IngestEvent = {
     transactionId: transactionIdFor(input),
@@ -222,15 +225,15 @@ export function prepareEvent(input: DeliveryInput, account: DataManagerAccount):
     consent: consent ?? null,
     ...(event.conversionValue !== undefined ? { conversionValue: event.conversionValue, currency: event.currency } : {}),
   };
+  if (!click && adUserDataDenied(input)) {
+    return { ok: false, outcome: { kind: 'skipped', reason: consentDenied('Google Ads', 'no Google click id was recorded, and the email and phone may not be sent.'), request: summary } };
+  }
   if (!click && identifiers.length === 0) {
-    const denied = input.consent.ad_user_data === 'denied' && hashedUserIdentifiers(input.identity).length > 0;
     return failed(
       {
         code: 'no_identifiers',
         message: 'The conversion has no Google click id and no email or phone Google can match, so Google Ads would refuse it.',
-        hint: denied
-          ? 'The visitor denied ad_user_data consent, so no identifier may be sent, and no Google ad click was recorded.'
-          : 'Google matches a conversion by its ad click (gclid, gbraid, wbraid) or by the email or phone (with country code) of the person: report one of them.',
+        hint: 'Google matches a conversion by its ad click (gclid, gbraid, wbraid) or by the email or phone (with country code) of the person: report one of them.',
       },
       summary,
     );

@@ -13,7 +13,8 @@ import { parseRetryAfterMs } from '../../../protocol/retry-after';
 export type GroupOutcome =
   | { kind: 'retry'; error: DeliveryError; afterMs?: number }
   | { kind: 'retry_later'; error: DeliveryError; afterMs: number }
-  | { kind: 'failed'; error: DeliveryError };
+  | { kind: 'failed'; error: DeliveryError }
+  | { kind: 'token_refused'; error: DeliveryError };
 
 export type IngestVerdict =
   /** Accepted for processing; Google's id of the request, for diagnostics. */
@@ -203,8 +204,9 @@ export function classifyIngestAnswer(answer: HttpAnswer, nowMs: number): IngestV
     return { kind: 'all', outcome: retryOutcome('platform_unavailable', `${PLATFORM} answered HTTP ${status}${grpc ? ` ${grpc}` : ''}.`, status, wait) };
   }
   if (status === 401 || grpc === 'UNAUTHENTICATED') {
-    // The token was refused although it looked valid: the next attempt gets a fresh one (or reauthorization is asked).
-    return { kind: 'all', outcome: retryOutcome('unauthenticated', `${PLATFORM} refused the access token (HTTP ${status}).`, status, null) };
+    // "UNAUTHENTICATED (HTTP 401): The request does not have valid authentication credentials" (google.rpc.Code, as the
+    // Data Manager API's error guide maps it): delivery drops the token, refreshes once and sends again.
+    return { kind: 'all', outcome: { kind: 'token_refused', error: { code: 'unauthenticated', message: `${PLATFORM} refused the access token (HTTP ${status}).`, status } } };
   }
   const reasons = error?.reasons ?? [];
   const accountReason = reasons.find((r) => r in ACCOUNT_RULES) ?? (grpc === 'PERMISSION_DENIED' ? 'PERMISSION_DENIED' : grpc === 'NOT_FOUND' ? 'NOT_FOUND' : undefined);

@@ -4,7 +4,7 @@
  * partialFailure: true}`. Pure: no I/O, so the exact request is testable.
  */
 import type { Settings } from '../../settings';
-import type { DeliveryError, DeliveryInput, RequestSummary, SendContext } from '../destination';
+import { adUserDataDenied, consentDenied, type DeliveryError, type DeliveryInput, type RequestSummary, type SendContext } from '../destination';
 import { formatConversionDateTime } from './conversion-time';
 import { hashIdentityForGoogleAds } from './legacy-identity';
 import { sha256Hex } from '../hashing';
@@ -34,6 +34,8 @@ export interface ClickConversion {
    */
   conversionValue?: number;
   currencyCode?: string;
+  /** Consent of the visitor (Google Ads API Consent: `adUserData` "represents consent for ad user data"). */
+  consent?: { adUserData: 'GRANTED' | 'DENIED' };
 }
 
 export interface UploadClickConversionsBody {
@@ -149,7 +151,7 @@ export function prepareClickConversion(
   input: DeliveryInput,
   account: GoogleAdsAccount,
   settings: Settings,
-): { ok: true; prepared: PreparedConversion } | { ok: false; error: DeliveryError } {
+): { ok: true; prepared: PreparedConversion } | { ok: false; error: DeliveryError; skipped?: true } {
   const { customerId, loginCustomerId, accessToken, developerToken } = account;
   const conversionAction = conversionActionResourceName(customerId, configuredConversionId(input.actionConfig));
   if (conversionAction === null) {
@@ -166,7 +168,12 @@ export function prepareClickConversion(
   }
 
   const click = pickClickId(input.clickIds);
-  const identity = hashIdentityForGoogleAds(input.identity);
+  const denied = adUserDataDenied(input);
+  // Ad user data denied: no hashed identifier; the click goes with consent DENIED, as for the Data Manager API.
+  const identity = hashIdentityForGoogleAds(denied ? {} : input.identity);
+  if (denied && click === null) {
+    return { ok: false, skipped: true, error: consentDenied('Google Ads', 'no Google click id was recorded, and the email and phone may not be sent.') };
+  }
   const userIdentifiers: UserIdentifier[] = [];
   if (identity.email) userIdentifiers.push({ hashedEmail: identity.email });
   if (identity.phone) userIdentifiers.push({ hashedPhoneNumber: identity.phone });
@@ -195,6 +202,7 @@ export function prepareClickConversion(
     ...(click ? { [click.field]: click.value } : {}),
     ...(userIdentifiers.length > 0 ? { userIdentifiers } : {}),
     ...(input.value !== null && input.currency !== null ? { conversionValue: input.value, currencyCode: input.currency } : {}),
+    ...(input.consent.ad_user_data ? { consent: { adUserData: input.consent.ad_user_data === 'denied' ? 'DENIED' : 'GRANTED' } } : {}),
   };
   const url = `${settings.googleAdsApiBase}/${settings.googleAdsApiVersion}/customers/${customerId}:uploadClickConversions`;
   const headers: Record<string, string> = {
@@ -214,6 +222,7 @@ export function prepareClickConversion(
     user_identifiers: userIdentifiers.map((u) => ('hashedEmail' in u ? 'hashed_email' : 'hashed_phone_number')),
     ...(conversion.conversionValue !== undefined ? { conversion_value: conversion.conversionValue, currency_code: conversion.currencyCode } : {}),
     ...(identity.skipped.length > 0 ? { skipped: identity.skipped } : {}),
+    ...(conversion.consent ? { consent: conversion.consent } : {}),
   };
   const requestKey = JSON.stringify([url, headers]);
   return { ok: true, prepared: { url, headers, requestKey, conversion, summary } };

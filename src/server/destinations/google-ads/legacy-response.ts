@@ -127,5 +127,10 @@ export function interpretUploadResponse(
     const afterMs = parseRetryAfterMs(retryAfterHeader, now.getTime()) ?? retryDelayOf(status);
     return summaries.map((summary) => retry(error, afterMs, summary));
   }
+  if (httpStatus === 401 || status?.status === 'UNAUTHENTICATED') {
+    // "UNAUTHENTICATED … the OAuth access token is expired or invalid" (Google Ads API, Common errors, AuthenticationError):
+    // delivery drops the token, refreshes once and sends again.
+    return summaries.map((summary) => ({ kind: 'token_refused', error, request: summary }));
+  }
   return summaries.map((summary) => failed(error, summary));
 }

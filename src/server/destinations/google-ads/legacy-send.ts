@@ -50,7 +50,7 @@ export async function sendLegacyBatch(inputs: readonly DeliveryInput[], ctx: Sen
   inputs.forEach((input, index) => {
     const built = prepareClickConversion(input, account.value, ctx.settings);
     if (built.ok) ready.push({ index, prepared: built.prepared });
-    else outcomes[index] = { kind: 'failed', error: built.error };
+    else outcomes[index] = built.skipped ? { kind: 'skipped', reason: built.error } : { kind: 'failed', error: built.error };
   });
   const requests = planUploadRequests(ready);
   // Requests to different customers go out together; repeats of one order id (later requests of a key) go after.

@@ -3,7 +3,7 @@
  * header and `{elements: [...]}`, one element per conversion.
  * https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
  */
-import type { DeliveryError, DeliveryInput, RequestSummary } from '../destination';
+import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryError, type DeliveryInput, type RequestSummary } from '../destination';
 import type { Settings } from '../../settings';
 import { sha256Hex } from '../hashing';
 import { readLinkedInAction } from './action-config';
@@ -29,14 +29,19 @@ export interface ConversionEventElement {
   /** Epoch milliseconds. */
   conversionHappenedAt: number;
   conversionValue?: { currencyCode: string; amount: string };
-  /** Stable per conversion, so a resend (and the Insight Tag's copy with the same id) is counted once. */
+  /**
+   * Stable per conversion, so a resend (and the Insight Tag's copy with the same id) is counted once: `dedupEventId`,
+   * the report's customer_event_id. "If we receive an Insight Tag event and a Conversions API event from the same
+   * account with the same eventId, we discard the duplicate" (learn.microsoft.com/en-us/linkedin/marketing/integrations/
+   * conversions/deduplication).
+   */
   eventId: string;
   user: LinkedInUser;
 }
 
 export type BuiltEvent =
   | { ok: true; element: ConversionEventElement; summary: RequestSummary }
-  | { ok: false; error: DeliveryError; summary: RequestSummary };
+  | { ok: false; error: DeliveryError; summary: RequestSummary; /** Held back by consent: the action is `skipped`. */ skipped?: true };
 
 /** The headers of every versioned LinkedIn Marketing API call; the token is only ever placed here. */
 export function linkedInHeaders(settings: Settings, accessToken: string): Record<string, string> {
@@ -68,7 +73,7 @@ export function summarise(element: ConversionEventElement): RequestSummary {
 
 /** The element for one delivery input, or why it can never be sent. `now` is when it is sent. */
 export function buildConversionEvent(input: DeliveryInput, now: Date): BuiltEvent {
-  const base: RequestSummary = { endpoint: CONVERSION_EVENTS_PATH, event_id: input.eventId };
+  const base: RequestSummary = { endpoint: CONVERSION_EVENTS_PATH, event_id: dedupEventId(input) };
   const config = readLinkedInAction(input.actionConfig);
   if (config === null) {
     return {
@@ -101,6 +106,17 @@ export function buildConversionEvent(input: DeliveryInput, now: Date): BuiltEven
       error: { code: 'conversion_in_future', message: 'The conversion time is in the future.', hint: "Check the clock of the system that reports conversions." },
     };
   }
+  if (adUserDataDenied(input)) {
+    // Every user id LinkedIn matches on is user data: SHA256_EMAIL, LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID (li_fat_id,
+    // "first party cookie ID" of a member's click), ACXIOM_ID, ORACLE_MOAT_ID, and userInfo (names); LinkedIn requires at
+    // least one user id (Conversions API, "userIds … required"). With ad_user_data denied nothing may go: skipped.
+    return {
+      ok: false,
+      skipped: true,
+      summary: { ...summary, consent: 'ad_user_data denied' },
+      error: consentDenied('LinkedIn', 'every id LinkedIn matches on (hashed email, li_fat_id, names) is user data.'),
+    };
+  }
   const user = buildUser(input);
   if (user === null) {
     return {
@@ -122,7 +138,7 @@ export function buildConversionEvent(input: DeliveryInput, now: Date): BuiltEven
     ...(input.value !== null && input.currency !== null
       ? { conversionValue: { currencyCode: input.currency, amount: String(input.value) } }
       : config.conversionValue ? { conversionValue: config.conversionValue } : {}),
-    eventId: input.eventId,
+    eventId: dedupEventId(input),
     user,
   };
   return { ok: true, element, summary: summarise(element) };

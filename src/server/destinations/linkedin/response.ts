@@ -20,7 +20,9 @@ export interface ElementResult {
 export type Verdict =
   | { kind: 'delivered'; duplicate: boolean }
   | { kind: 'retry'; error: DeliveryError; afterMs?: number }
-  | { kind: 'failed'; error: DeliveryError };
+  | { kind: 'failed'; error: DeliveryError }
+  /** The access token was refused (HTTP 401): delivery refreshes once and sends again. */
+  | { kind: 'token_refused'; error: DeliveryError };
 
 function asObject(value: unknown): Record<string, unknown> | null {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
@@ -72,11 +74,13 @@ export function verdictOf(status: number, code: string | null, message: string |
     return { kind: 'retry', error: { ...base, code: 'platform_unavailable' }, ...(afterMs === null ? {} : { afterMs }) };
   }
   if (status === 401) {
+    // "401 Unauthorized: … the access token is expired, revoked or malformed" (LinkedIn API error handling, e.g.
+    // serviceErrorCode 65601 REVOKED_ACCESS_TOKEN / 65600 INVALID_ACCESS_TOKEN): refresh once and send again.
     return {
-      kind: 'failed',
+      kind: 'token_refused',
       error: {
         ...base,
-        code: 'reauthorization_required',
+        code: 'token_refused',
         hint: 'The LinkedIn authorization expired or was revoked: open a new connect_destination handoff for linkedin and sign in again.',
       },
     };

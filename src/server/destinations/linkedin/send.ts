@@ -3,7 +3,7 @@
  * call per conversion rule (so a rule LinkedIn refuses only fails its own events), each element's status is read back
  * to its event, and a call refused whole (400/422) is split in halves until the refused event stands alone.
  */
-import { ReauthorizationRequired, type DeliveryError, type DeliveryInput, type DeliveryOutcome, type RequestSummary, type SendContext } from '../destination';
+import { type DeliveryError, type DeliveryInput, type DeliveryOutcome, type RequestSummary, type SendContext } from '../destination';
 import { parseJson, requestJson } from '../http';
 import { batchCreateHeaders, buildConversionEvent, CONVERSION_EVENTS_PATH, LINKEDIN_LABEL, type ConversionEventElement } from './request';
 import { readElementResults, readErrorBody, redact, verdictOf, type Verdict } from './response';
@@ -27,6 +27,8 @@ function outcomeOf(verdict: Verdict, item: Item): DeliveryOutcome {
       return { kind: 'retry', error: clean(verdict.error), request: item.summary, ...(verdict.afterMs === undefined ? {} : { afterMs: verdict.afterMs }) };
     case 'failed':
       return { kind: 'failed', error: clean(verdict.error), request: item.summary };
+    case 'token_refused':
+      return { kind: 'token_refused', error: clean(verdict.error), request: item.summary };
   }
 }
 
@@ -38,7 +40,7 @@ export async function sendLinkedInBatch(inputs: readonly DeliveryInput[], ctx: S
   inputs.forEach((input, index) => {
     const built = buildConversionEvent(input, now);
     if (!built.ok) {
-      outcomes[index] = { kind: 'failed', error: built.error, request: built.summary };
+      outcomes[index] = built.skipped ? { kind: 'skipped', reason: built.error, request: built.summary } : { kind: 'failed', error: built.error, request: built.summary };
       return;
     }
     const group = groups.get(built.element.conversion) ?? [];
@@ -47,25 +49,8 @@ export async function sendLinkedInBatch(inputs: readonly DeliveryInput[], ctx: S
   });
   if (groups.size === 0) return outcomes;
 
-  const all = [...groups.values()].flat();
-  let token: string;
-  try {
-    token = await ctx.accessToken();
-  } catch (error) {
-    const verdict: Verdict =
-      error instanceof ReauthorizationRequired
-        ? {
-            kind: 'failed',
-            error: {
-              code: 'reauthorization_required',
-              message: 'LinkedIn refused the stored refresh token.',
-              hint: 'Open a new connect_destination handoff for linkedin and sign in again (LinkedIn refresh tokens last a year; apps without programmatic refresh tokens must reconnect every 60 days).',
-            },
-          }
-        : { kind: 'retry', error: { code: 'token_unavailable', message: 'No LinkedIn access token could be obtained right now.' } };
-    for (const item of all) outcomes[item.index] = outcomeOf(verdict, item);
-    return outcomes;
-  }
+  // A refused refresh token throws ReauthorizationRequired: delivery makes the conversions wait (destination.ts).
+  const token = await ctx.accessToken();
 
   const url = `${ctx.settings.linkedin.apiBase}${CONVERSION_EVENTS_PATH}`;
   let budget = ISOLATION_BUDGET;

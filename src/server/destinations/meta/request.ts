@@ -8,7 +8,7 @@
  */
 import { isIP } from 'node:net';
 import { httpUrlOrNull } from '../browser-signals';
-import type { DeliveryError, DeliveryInput, RequestSummary } from '../destination';
+import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryError, type DeliveryInput, type RequestSummary } from '../destination';
 import { metaEventName } from './action-config';
 import { buildFbc, fbpFromCookies, hashIdentityForMeta, type FbcSource } from './identity';
 
@@ -63,16 +63,15 @@ export interface MetaEventsBody {
 /** An input made into an event (with its summary), or refused before sending with a permanent error. */
 export type BuiltEvent =
   | { ok: true; event: MetaServerEvent; summary: RequestSummary }
-  | { ok: false; error: DeliveryError; summary: RequestSummary };
+  | { ok: false; error: DeliveryError; summary: RequestSummary; /** Held back by consent: the action is `skipped`. */ skipped?: true };
 
 /**
- * The `event_id`, stable for a conversion so every resend is the same event: the reporter's own id when there is one
- * (the webhook's `customer_event_id`, the form's `submission_id`), which a site can also give its Meta Pixel as
- * `eventID` so Meta deduplicates browser and server; else cnv's event id.
+ * The `event_id`, stable for a conversion so every resend is the same event: `dedupEventId` (the webhook's
+ * `customer_event_id`, the form's `submission_id`), which a site also gives its Meta Pixel as `eventID` so Meta
+ * deduplicates browser and server ("event_id … used for deduplication", Conversions API › Deduplicate Pixel and
+ * Server Events, developers.facebook.com/docs/marketing-api/conversions-api/deduplicate-pixel-and-server-events).
  */
-export function metaEventId(input: Pick<DeliveryInput, 'customerEventId' | 'eventId'>): string {
-  return input.customerEventId || input.eventId;
-}
+export const metaEventId = dedupEventId;
 
 /** Builds the server event for one input, checked against the 7-day limit with `now`, and its PII-free summary. */
 export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Date): BuiltEvent {
@@ -92,17 +91,16 @@ export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Dat
       },
     };
   }
-  if (input.consent.ad_user_data === 'denied') {
+  if (adUserDataDenied(input)) {
     // Consent Mode is Google's, and Meta's API has no consent field; but a visitor who refused sharing their data for
-    // advertising refused it for Meta as much as for Google, so cnv sends Meta nothing about them.
+    // advertising refused it for Meta as much as for Google. Every match key Meta takes is a "customer information
+    // parameter" of user_data (em, ph, fbc, fbp, client_ip_address, client_user_agent: Conversions API › Customer
+    // Information Parameters), and Meta requires at least one, so nothing can be sent: the action is skipped.
     return {
       ok: false,
+      skipped: true,
       summary: { ...base, consent: 'ad_user_data denied' },
-      error: {
-        code: 'consent_denied',
-        message: 'The visitor declined ad_user_data consent on the page, so cnv did not share this conversion with Meta.',
-        hint: 'Nothing to fix: this is the visitor’s choice.',
-      },
+      error: consentDenied('Meta', 'every key Meta matches on (email, phone, fbc/fbp, IP address, user agent) is user data.'),
     };
   }
 

@@ -17,6 +17,8 @@ export type MetaVerdict =
   | { kind: 'retry'; error: DeliveryError; afterMs?: number }
   /** About the connection (token, dataset, permission): every event fails alike, splitting cannot help. */
   | { kind: 'failed'; error: DeliveryError }
+  /** The access token was refused (code 190/102): the connection needs a new token. */
+  | { kind: 'token_refused'; error: DeliveryError }
   /** About the events: one of them is invalid; a batch is split to find it, a single event fails with this. */
   | { kind: 'invalid_event'; error: DeliveryError };
 
@@ -105,8 +107,9 @@ export function classifyMetaAnswer(answer: HttpAnswer, sentCount: number, nowMs:
     };
   }
   if (code === 190 || code === 102 || (code === undefined && error.type === 'OAuthException' && status === 401)) {
+    // The system-user token was refused: there is no refresh token, so delivery makes the connection wait for a new one.
     return {
-      kind: 'failed',
+      kind: 'token_refused',
       error: {
         code: 'invalid_token',
         message: `${what}: the access token is invalid, expired or revoked.`,

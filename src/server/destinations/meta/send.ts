@@ -61,6 +61,9 @@ async function sendGroup(ctx: SendContext, pixelId: string, token: string, group
       case 'retry':
         outcomes[index] = { kind: 'retry', error: verdict.error, request, ...(verdict.afterMs !== undefined ? { afterMs: verdict.afterMs } : {}) };
         break;
+      case 'token_refused':
+        outcomes[index] = { kind: 'token_refused', error: verdict.error, request };
+        break;
       case 'failed':
       case 'invalid_event':
         outcomes[index] = { kind: 'failed', error: verdict.error, request };
@@ -88,7 +91,7 @@ export async function sendMetaBatch(inputs: readonly DeliveryInput[], ctx: SendC
   inputs.forEach((input, index) => {
     const built = buildServerEvent(input, connection.pixelId, now);
     if (built.ok) pending.push({ index, event: built.event, summary: built.summary });
-    else outcomes[index] = { kind: 'failed', error: built.error, request: built.summary };
+    else outcomes[index] = built.skipped ? { kind: 'skipped', reason: built.error, request: built.summary } : { kind: 'failed', error: built.error, request: built.summary };
   });
   for (let start = 0; start < pending.length; start += MAX_EVENTS_PER_REQUEST) {
     await sendGroup(ctx, connection.pixelId, connection.token, pending.slice(start, start + MAX_EVENTS_PER_REQUEST), outcomes);

@@ -8,7 +8,7 @@
  * earlier than the original offline conversion date and time"). Verified: those fields and values. Not verified: the
  * REST path, taken by analogy with ApplyOfflineConversions' `/OfflineConversions/Apply`.
  */
-import type { AdjustmentInput, AdjustmentOutcome, DeliveryOutcome, RequestSummary } from '../destination';
+import { adjustmentOutcomeOf, type AdjustmentInput, type AdjustmentOutcome, type DeliveryOutcome, type RequestSummary } from '../destination';
 import { prepareConversion } from './request';
 
 /** Path of ApplyOfflineConversionAdjustments under the Campaign Management host. */
@@ -35,7 +35,7 @@ export function prepareAdjustment(input: AdjustmentInput): PreparedAdjustment {
   const original = prepareConversion(input.original, input.original.occurredAt);
   if (!original.ok) {
     const outcome: DeliveryOutcome = original.outcome;
-    return { ok: false, outcome: outcome.kind === 'delivered' ? { kind: 'failed', error: { code: 'internal', message: 'unexpected' } } : outcome };
+    return { ok: false, outcome: outcome.kind === 'delivered' ? { kind: 'failed', error: { code: 'internal', message: 'unexpected' } } : adjustmentOutcomeOf(outcome) };
   }
   const c = original.conversion;
   const adjustment: OfflineConversionAdjustment = {

@@ -19,7 +19,7 @@ import {
 } from './request';
 import { callFault, interpretApplyAnswer } from './response';
 import { adjustUrl, prepareAdjustment, type OfflineConversionAdjustment } from './adjustments';
-import type { AdjustmentInput, AdjustmentOutcome } from '../destination';
+import { adjustmentOutcomeOf, type AdjustmentInput, type AdjustmentOutcome } from '../destination';
 
 const LABEL = 'Microsoft Advertising';
 
@@ -50,13 +50,8 @@ async function callSetup(ctx: SendContext): Promise<CallSetup> {
   try {
     return { ok: true, ids, headers: apiHeaders(await ctx.accessToken(), devToken, ids) };
   } catch (error) {
-    if (error instanceof ReauthorizationRequired) {
-      return {
-        ok: false,
-        outcome: 'failed',
-        error: { code: 'reauthorization_required', message: 'Microsoft refused to renew the sign-in of this connection.', hint: 'Open a new connect_destination handoff for Microsoft Advertising and sign in again.' },
-      };
-    }
+    // A refused refresh token: delivery makes the conversions wait for a new handoff (destination.ts, tokens that heal).
+    if (error instanceof ReauthorizationRequired) throw error;
     return { ok: false, outcome: 'retry', error: { code: 'token_refresh_failed', message: 'Could not obtain a Microsoft access token; will try again.' } };
   }
 }
@@ -108,7 +103,7 @@ async function adjustBatch(inputs: readonly AdjustmentInput[], ctx: SendContext)
       const rows = answer.answered
         ? interpretApplyAnswer({ status: answer.status, retryAfter: answer.headers.get('retry-after'), trackingId: answer.headers.get('trackingid'), text: answer.text }, sent.map((r) => r.summary), now.getTime())
         : sent.map((r): DeliveryOutcome => ({ kind: 'retry', error: answer.error, request: r.summary }));
-      rows.forEach((outcome, i) => (outcomes[sent[i]!.at] = outcome.kind === 'delivered' ? { kind: 'adjusted', request: outcome.request } : outcome));
+      rows.forEach((outcome, i) => (outcomes[sent[i]!.at] = adjustmentOutcomeOf(outcome)));
     }
   }
   return outcomes.map((o) => o ?? { kind: 'retry', error: { code: 'internal', message: 'No outcome was decided for this adjustment.' } });

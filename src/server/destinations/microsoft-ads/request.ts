@@ -4,7 +4,7 @@
  * `POST {adsApiBase}/CampaignManagement/v13/OfflineConversions/Apply`, body `{"OfflineConversions": [...]}`, headers
  * `Authorization: Bearer <access token>`, `DeveloperToken`, `CustomerId`, `CustomerAccountId`.
  */
-import type { DeliveryInput, DeliveryOutcome, RequestSummary, SendContext } from '../destination';
+import { adUserDataDenied, consentDenied, type DeliveryInput, type DeliveryOutcome, type RequestSummary, type SendContext } from '../destination';
 import { hashIdentity, microsoftClickId } from './identity';
 
 /** Path of ApplyOfflineConversions under the Campaign Management host. */
@@ -103,6 +103,13 @@ export function prepareConversion(input: DeliveryInput, now: Date): PreparedConv
   const conversion: OfflineConversion = { ConversionName: config.conversionName, ConversionTime: conversionTime(input.occurredAt) };
   const notes: string[] = [];
 
+  if (adUserDataDenied(input)) {
+    // The visitor denied ad_user_data consent. OfflineConversion has no consent field, and Microsoft's documents
+    // (OfflineConversion, ApplyOfflineConversions, UET consent mode) say nothing that allows sending the click id or a
+    // hashed email without consent: cnv sends Microsoft nothing for this visitor (not verified either way: withheld).
+    return { ok: false, outcome: { kind: 'skipped', reason: consentDenied('Microsoft Advertising', 'the click id and hashed email or phone are user data.'), request: summary } };
+  }
+
   const { clickId, source } = microsoftClickId(input);
   if (clickId !== null) {
     const clickAgeMs = input.touchCapturedAt ? input.occurredAt.getTime() - input.touchCapturedAt.getTime() : 0;
@@ -116,10 +123,7 @@ export function prepareConversion(input: DeliveryInput, now: Date): PreparedConv
     }
   }
 
-  if (input.consent.ad_user_data === 'denied') {
-    // The page said the visitor did not consent to their data being sent for advertising: only the click goes.
-    if (input.identity.email || input.identity.phone) notes.push('email and phone left out: ad_user_data consent was denied');
-  } else {
+  {
     const hashed = hashIdentity(input.identity);
     if (hashed.email !== null) conversion.HashedEmailAddress = summary.hashed_email = hashed.email;
     if (hashed.phone !== null) conversion.HashedPhoneNumber = summary.hashed_phone = hashed.phone;

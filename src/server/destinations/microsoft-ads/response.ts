@@ -21,7 +21,8 @@ export interface MicrosoftError {
 type Verdict =
   | { kind: 'retry'; code: string; message: string; afterMs?: number }
   | { kind: 'retry_later'; code: string; message: string; afterMs: number }
-  | { kind: 'failed'; code: string; message: string; hint: string };
+  | { kind: 'failed'; code: string; message: string; hint: string }
+  | { kind: 'token_refused'; code: string; message: string };
 
 const MINUTE_MS = 60_000;
 
@@ -29,10 +30,9 @@ const MINUTE_MS = 60_000;
 const VERDICTS: Record<number, (name: string) => Verdict> = {
   0: () => ({ kind: 'retry', code: 'platform_error', message: 'Microsoft Advertising reported an internal error.' }),
   105: () => ({
-    kind: 'failed',
+    kind: 'token_refused',
     code: 'invalid_credentials',
     message: 'Microsoft Advertising refused the credentials (InvalidCredentials).',
-    hint: 'Connect Microsoft Advertising again, and check that the developer token is a production token.',
   }),
   106: () => ({
     kind: 'failed',
@@ -40,7 +40,10 @@ const VERDICTS: Record<number, (name: string) => Verdict> = {
     message: 'The signed-in Microsoft Advertising user may not use this account (UserIsNotAuthorized).',
     hint: "Check the customer ID and account ID of the connection, or give the signed-in user a role on that account.",
   }),
-  109: () => ({ kind: 'retry', code: 'token_expired', message: 'The Microsoft access token had expired; a fresh one is used next time.' }),
+  // "AuthenticationTokenExpired: The OAuth access token has expired" / "InvalidCredentials: Authentication failed.
+  // Either supplied credentials are invalid or the account is inactive" (operation-error-codes): delivery drops the
+  // access token, refreshes once and sends again; refused again, the connection asks for a new authorization.
+  109: () => ({ kind: 'token_refused', code: 'token_expired', message: 'Microsoft Advertising refused the access token as expired (AuthenticationTokenExpired).' }),
   116: () => ({
     kind: 'failed',
     code: 'missing_headers',
@@ -199,6 +202,7 @@ export function readFault(body: unknown): { rowErrors: MicrosoftError[]; callErr
 function toOutcome(verdict: Verdict, status: number | undefined, request: RequestSummary, retryAfterMs: number | null): DeliveryOutcome {
   const error: DeliveryError = { code: verdict.code, message: verdict.message, ...(status !== undefined ? { status } : {}) };
   if (verdict.kind === 'failed') return { kind: 'failed', error: { ...error, hint: verdict.hint }, request };
+  if (verdict.kind === 'token_refused') return { kind: 'token_refused', error, request };
   if (verdict.kind === 'retry_later') return { kind: 'retry_later', error, afterMs: Math.max(verdict.afterMs, retryAfterMs ?? 0), request };
   const afterMs = retryAfterMs ?? verdict.afterMs;
   return { kind: 'retry', error, request, ...(afterMs !== undefined ? { afterMs } : {}) };

@@ -4,7 +4,7 @@
  * here, before sending, because Reddit refuses a whole request for one invalid event. Facts: ./index.ts.
  */
 import { httpUrlOrNull } from '../browser-signals';
-import type { DeliveryInput, RequestSummary } from '../destination';
+import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryInput, type RequestSummary } from '../destination';
 import type { Built } from '../split-batch';
 import { redditEventType, type RedditEventType } from './action-config';
 import { clickIdOf, hashedIp, hashIdentityForReddit, uuidOf } from './identity';
@@ -47,12 +47,10 @@ export interface RedditBody {
 export type BuiltEvent = Built<RedditEvent>;
 
 /**
- * The `conversion_id` Reddit deduplicates on: the reporter's `customer_event_id` (what the site gives its Reddit
- * Pixel as the conversion id, so the browser's copy and the server's are one conversion), else cnv's event id.
+ * The `conversion_id` Reddit deduplicates on: `dedupEventId` (the reporter's `customer_event_id`, what the site gives
+ * its Reddit Pixel as the conversion ID, so the browser's copy and the server's are one conversion).
  */
-export function redditConversionId(input: Pick<DeliveryInput, 'customerEventId' | 'eventId'>): string {
-  return input.customerEventId || input.eventId;
-}
+export const redditConversionId = dedupEventId;
 
 /** Builds the event for one input, checked against the 7-day limit with `now`, and its summary. */
 export function buildRedditEvent(input: DeliveryInput, pixelId: string, now: Date): BuiltEvent {
@@ -72,16 +70,14 @@ export function buildRedditEvent(input: DeliveryInput, pixelId: string, now: Dat
       },
     };
   }
-  if (input.consent.ad_user_data === 'denied') {
-    // Reddit's documents say nothing of sending a click without consent: nothing about this visitor is shared.
+  if (adUserDataDenied(input)) {
+    // Reddit's documents say nothing of sending a click without consent (its click id and browser id identify the
+    // visitor): nothing about this visitor is shared, and the action is skipped.
     return {
       ok: false,
+      skipped: true,
       summary: { ...base, consent: 'ad_user_data denied' },
-      error: {
-        code: 'consent_denied',
-        message: 'The visitor declined ad_user_data consent on the page, so cnv did not share this conversion with Reddit.',
-        hint: 'Nothing to fix: this is the visitor’s choice.',
-      },
+      error: consentDenied('Reddit', 'its documents allow no conversion without a click id or a user identifier.'),
     };
   }
 

@@ -32,8 +32,10 @@ export function classifyRedditAnswer(answer: HttpAnswer, nowMs: number): BatchVe
     return { kind: 'retry', error: { code: 'platform_unavailable', message: `${what}: a temporary fault at Reddit; nothing was processed.`, status }, ...afterMs };
   }
   if (status === 401) {
+    // A conversion access token has no refresh: delivery marks the connection reauthorization_required and keeps its
+    // conversions queued until a new handoff brings a new token.
     return {
-      kind: 'failed',
+      kind: 'token_refused',
       error: {
         code: 'invalid_token',
         message: `${what}: the conversion access token is invalid or was deleted.`,

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { httpUrlOrNull } from '../browser-signals';
-import type { DeliveryInput, RequestSummary } from '../destination';
+import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryInput, type RequestSummary } from '../destination';
 import type { Built } from '../split-batch';
 import { tiktokEventName } from './action-config';
 import { hashIdentityForTikTok, ttclidOf, ttpOf } from './identity';
@@ -47,12 +47,10 @@ export interface TikTokTrackBody {
 export type BuiltEvent = Built<TikTokEvent>;
 
 /**
- * The `event_id` TikTok deduplicates on: the reporter's `customer_event_id` (what the site gives its TikTok Pixel as
- * the event id, so the browser's copy and the server's are one conversion), else cnv's event id.
+ * The `event_id` TikTok deduplicates on: `dedupEventId` (the reporter's `customer_event_id`, what the site gives its
+ * TikTok Pixel as the event id, so the browser's copy and the server's are one conversion).
  */
-export function tiktokEventId(input: Pick<DeliveryInput, 'customerEventId' | 'eventId'>): string {
-  return input.customerEventId || input.eventId;
-}
+export const tiktokEventId = dedupEventId;
 
 /** Builds the web event for one input and its summary (hashes and kinds only, never an IP, a user agent or a raw field). */
 export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): BuiltEvent {
@@ -61,17 +59,14 @@ export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): Built
   const eventTime = Math.floor(input.occurredAt.getTime() / 1000);
   const base: RequestSummary = { api: 'tiktok-events', pixel_code: pixelCode, event, event_id: eventId, event_time: eventTime };
 
-  if (input.consent.ad_user_data === 'denied') {
-    // TikTok's documents say nothing of sending a click without consent: a visitor who refused sharing their data for
-    // advertising gets nothing shared, click id included.
+  if (adUserDataDenied(input)) {
+    // TikTok's documents say nothing of sending a click without consent (ttclid and _ttp identify the visitor):
+    // nothing about this visitor is shared, and the action is skipped.
     return {
       ok: false,
+      skipped: true,
       summary: { ...base, consent: 'ad_user_data denied' },
-      error: {
-        code: 'consent_denied',
-        message: 'The visitor declined ad_user_data consent on the page, so cnv did not share this conversion with TikTok.',
-        hint: 'Nothing to fix: this is the visitor’s choice.',
-      },
+      error: consentDenied('TikTok', 'its documents allow no web event without a click id or a user identifier.'),
     };
   }
 

@@ -40,8 +40,10 @@ export function classifyTikTokAnswer(answer: HttpAnswer, nowMs: number): BatchVe
     return { kind: 'retry', error: { code: 'platform_unavailable', message: `${what}: a temporary fault at TikTok.`, status }, ...afterMs };
   }
   if (status === 401 || (code !== undefined && INVALID_TOKEN.has(code))) {
+    // An Events API token has no refresh: delivery marks the connection reauthorization_required and keeps its
+    // conversions queued until a new handoff brings a new token.
     return {
-      kind: 'failed',
+      kind: 'token_refused',
       error: {
         code: 'invalid_token',
         message: `${what}: the Events API access token is invalid or was revoked.`,

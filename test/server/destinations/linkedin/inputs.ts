@@ -7,8 +7,9 @@ export const NOW = new Date('2026-11-20T12:00:00.000Z');
 
 /** A conversion an hour before NOW, with an email, names and a li_fat_id click. */
 export function input(overrides: Partial<DeliveryInput> = {}): DeliveryInput {
+  const eventId = overrides.eventId ?? 'evt_01';
   return {
-    eventId: 'evt_01',
+    eventId,
     eventActionId: 'eva_01',
     destination: 'linkedin',
     actionConfig: { conversion_rule: '104012' },
@@ -16,7 +17,8 @@ export function input(overrides: Partial<DeliveryInput> = {}): DeliveryInput {
     occurredAt: new Date(NOW.getTime() - 60 * 60 * 1000),
     siteKey: 'site_1',
     siteTimezone: 'UTC',
-    customerEventId: 'signup-1',
+    // One report per event: its customer_event_id (LinkedIn's eventId) follows the event id unless a test sets it.
+    customerEventId: `signup-${eventId}`,
     clickIds: { li_fat_id: 'df5gf5-gh6t7-ph4j7h-fgf6n1' },
     touchCapturedAt: new Date(NOW.getTime() - 2 * 60 * 60 * 1000),
     cookies: {},

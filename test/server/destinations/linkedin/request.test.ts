@@ -7,7 +7,7 @@ import { loadSettings } from '../../../../src/server/settings';
 import { input, NOW } from './inputs';
 
 describe('LinkedIn request building', () => {
-  it('builds the element LinkedIn documents: rule URN, time in milliseconds, eventId, user ids and names', () => {
+  it("builds the element LinkedIn documents: rule URN, time in milliseconds, eventId (the report's customer_event_id), user ids and names", () => {
     const built = buildConversionEvent(input({ actionConfig: { conversion_rule: 'urn:lla:llaPartnerConversion:104012', value: 49.5, currency: 'EUR' } }), NOW);
     expect(built.ok).toBe(true);
     if (!built.ok) return;
@@ -15,7 +15,7 @@ describe('LinkedIn request building', () => {
       conversion: 'urn:lla:llaPartnerConversion:104012',
       conversionHappenedAt: NOW.getTime() - 3_600_000,
       conversionValue: { currencyCode: 'EUR', amount: '49.5' },
-      eventId: 'evt_01',
+      eventId: 'signup-evt_01',
       user: {
         userIds: [
           { idType: 'SHA256_EMAIL', idValue: '86e0b9e56c17cc4d12387e1949b85053fbe73bc3ce5a1188713a9d300cc6133d' },

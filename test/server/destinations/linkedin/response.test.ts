@@ -19,10 +19,10 @@ describe('LinkedIn answer classification', () => {
     expect(verdictOf(503, null, null, null, NOW_MS)).toMatchObject({ kind: 'retry', error: { code: 'platform_unavailable', status: 503 } });
   });
 
-  it('fails a 401 with a hint to authorize again', () => {
+  it('reports a 401 as a refused token (delivery refreshes once), with a hint to authorize again', () => {
     const v = verdictOf(401, 'INVALID_ACCESS_TOKEN', 'Invalid access token', null, NOW_MS);
-    expect(v).toMatchObject({ kind: 'failed', error: { code: 'reauthorization_required' } });
-    expect(v.kind === 'failed' && v.error.hint).toMatch(/connect_destination/);
+    expect(v).toMatchObject({ kind: 'token_refused', error: { code: 'token_refused', status: 401 } });
+    expect(v.kind === 'token_refused' && v.error.hint).toMatch(/connect_destination/);
   });
 
   it('fails a 403 with a hint about the permission and the ad account role', () => {

@@ -97,14 +97,13 @@ describe('LinkedIn sendBatch against the fake', () => {
     expect(outcome).toMatchObject({ kind: 'retry', error: { code: 'timeout' } });
   });
 
-  it('fails with a reauthorize hint on a revoked token and when the refresh token is refused', async () => {
+  it('reports a revoked token as refused (delivery refreshes), and lets a refused refresh token through to delivery', async () => {
     const [revoked] = await linkedinPlatform.sendBatch([input()], context(fake.url, 'not-a-token'));
-    expect(revoked).toMatchObject({ kind: 'failed', error: { code: 'reauthorization_required', status: 401 } });
+    expect(revoked).toMatchObject({ kind: 'token_refused', error: { status: 401 } });
     const refused = context(fake.url, async () => {
       throw new ReauthorizationRequired('linkedin');
     });
-    const [noToken] = await linkedinPlatform.sendBatch([input()], refused);
-    expect(noToken).toMatchObject({ kind: 'failed', error: { code: 'reauthorization_required' } });
+    await expect(linkedinPlatform.sendBatch([input()], refused)).rejects.toBeInstanceOf(ReauthorizationRequired);
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -125,7 +124,8 @@ describe('LinkedIn sendBatch against the fake', () => {
     const inputs = [input({ eventId: 'a' }), input({ eventId: 'b' }), input({ eventId: 'c' }), input({ eventId: 'd' })];
     const outcomes = await linkedinPlatform.sendBatch(inputs, context(fake.url, token));
     // Calls: [a b c d] refused, [a b] refused, [a] ok, [b] ok, [c d] ok.
-    expect(fake.requests.map((r) => r.body.elements.map((e: { eventId: string }) => e.eventId).join(''))).toEqual(['abcd', 'ab', 'a', 'b', 'cd']);
+    const ids = (r: { body: { elements: { eventId: string }[] } }) => r.body.elements.map((e) => e.eventId.replace('signup-', '')).join('');
+    expect(fake.requests.map(ids)).toEqual(['abcd', 'ab', 'a', 'b', 'cd']);
     expect(outcomes.map((o) => o.kind)).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
   });
 
@@ -154,6 +154,6 @@ describe('LinkedIn testConnection against the fake', () => {
 
   it('fails with a reauthorize hint when the token is no longer valid', async () => {
     const result = await linkedinPlatform.testConnection(context(fake.url, 'expired'));
-    expect(result).toMatchObject({ ok: false, error: { code: 'reauthorization_required' } });
+    expect(result).toMatchObject({ ok: false, error: { code: 'token_refused', hint: expect.stringMatching(/connect_destination/) } });
   });
 });

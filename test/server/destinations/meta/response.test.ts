@@ -47,10 +47,10 @@ describe("classifying Meta's answer", () => {
     expect(metaWaitMs(new Headers({}), NOW_MS)).toBeUndefined();
   });
 
-  it('fails an invalid token for good, with a hint to generate a new one', () => {
+  it('reports an invalid token as refused (the connection then waits for a new one), with a hint to generate a new one', () => {
     const verdict = classifyMetaAnswer(graphError(400, { code: 190, error_subcode: 463 }), 2, NOW_MS);
-    expect(verdict.kind).toBe('failed');
-    if (verdict.kind === 'failed') {
+    expect(verdict.kind).toBe('token_refused');
+    if (verdict.kind === 'token_refused') {
       expect(verdict.error.code).toBe('invalid_token');
       expect(verdict.error.hint).toMatch(/Generate a new Conversions API access token/);
     }

@@ -75,9 +75,9 @@ describe('sending a batch to Meta', () => {
     expect(outcome).toMatchObject({ kind: 'retry', error: { code: 'rate_limited' }, afterMs: 180_000 });
   });
 
-  it('fails every event with a plain hint when the token is refused, without splitting', async () => {
+  it('reports every event of a request whose token Meta refused, with a plain hint, without splitting', async () => {
     const outcomes = await metaPlatform.sendBatch(three(), metaContext(fake.url, { token: 'EAAwrong00000000000000000' }));
-    expect(outcomes.every((o) => o.kind === 'failed' && o.error.code === 'invalid_token' && !!o.error.hint)).toBe(true);
+    expect(outcomes.every((o) => o.kind === 'token_refused' && o.error.code === 'invalid_token' && !!o.error.hint)).toBe(true);
     expect(fake.requests).toHaveLength(1);
     expect(JSON.stringify(outcomes)).not.toContain('EAAwrong');
   });

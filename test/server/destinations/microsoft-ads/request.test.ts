@@ -52,12 +52,10 @@ describe('building an ApplyOfflineConversions row', () => {
     expect(conversion.HashedPhoneNumber).toBe('c59475d96e9f01d7d18d06cfad84dd02333207f02c0c2c5663ef2782cda0390e');
   });
 
-  it('leaves email and phone out when the page said ad_user_data was denied', () => {
-    const { conversion, summary } = prepared({ consent: { ad_user_data: 'denied', ad_personalization: null }, identity: { email: 'john@contoso.com', phone: '+14255551234' } });
-    expect(conversion.HashedEmailAddress).toBeUndefined();
-    expect(conversion.HashedPhoneNumber).toBeUndefined();
-    expect(conversion.MicrosoftClickId).toBe(CLICK_ID);
-    expect(summary.notes).toEqual(['email and phone left out: ad_user_data consent was denied']);
+  it('sends nothing (skipped, with the reason) when the page said ad_user_data was denied: no click id, email or phone', () => {
+    const result = prepareConversion(input({ consent: { ad_user_data: 'denied', ad_personalization: null }, identity: { email: 'john@contoso.com', phone: '+14255551234' } }), NOW);
+    expect(result).toMatchObject({ ok: false, outcome: { kind: 'skipped', reason: { code: 'consent_denied' } } });
+    expect(JSON.stringify(result)).not.toContain(CLICK_ID);
   });
 
   it('fails without sending when there is neither a click id nor an email or phone', () => {

@@ -53,13 +53,13 @@ describe("reading Microsoft Advertising's answer to ApplyOfflineConversions", ()
     expect(answer(503, '<html>unavailable</html>')[0]).toMatchObject({ kind: 'retry', error: { status: 503 } });
   });
 
-  it('fails the batch with a plain hint on refused credentials or a user without access', () => {
-    expect(answer(401, adApiFault(105, 'InvalidCredentials'))[0]).toMatchObject({ kind: 'failed', error: { code: 'invalid_credentials', hint: expect.any(String) }, request: { row: 0, tracking_id: 't-1' } });
+  it('reports refused credentials as a refused token (delivery refreshes once) and fails a user without access', () => {
+    expect(answer(401, adApiFault(105, 'InvalidCredentials'))[0]).toMatchObject({ kind: 'token_refused', error: { code: 'invalid_credentials' }, request: { row: 0, tracking_id: 't-1' } });
     expect(answer(403, adApiFault(106, 'UserIsNotAuthorized'))[0]).toMatchObject({ kind: 'failed', error: { code: 'not_authorized' } });
   });
 
-  it('retries when the access token had expired', () => {
-    expect(answer(401, adApiFault(109, 'AuthenticationTokenExpired'))[0]).toMatchObject({ kind: 'retry', error: { code: 'token_expired' } });
+  it('reports an expired access token as refused (delivery refreshes once and sends again)', () => {
+    expect(answer(401, adApiFault(109, 'AuthenticationTokenExpired'))[0]).toMatchObject({ kind: 'token_refused', error: { code: 'token_expired' } });
   });
 
   it('reads a fault wrapped in ApplicationFault', () => {

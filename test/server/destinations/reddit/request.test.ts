@@ -76,8 +76,9 @@ describe('a cnv conversion as a Reddit v3 conversion event', () => {
     const old = buildRedditEvent(redditInput({ occurredAt: new Date(NOW.getTime() - 7 * 86_400_000 - 1) }), 'a2_x', NOW);
     expect(old).toMatchObject({ ok: false, error: { code: 'event_too_old', hint: expect.any(String) } });
     const denied = buildRedditEvent(redditInput({ consent: { ad_user_data: 'denied', ad_personalization: 'denied' } }), 'a2_x', NOW);
-    expect(denied).toMatchObject({ ok: false, error: { code: 'consent_denied' } });
+    expect(denied).toMatchObject({ ok: false, skipped: true, error: { code: 'consent_denied' } });
   });
+
 });
 
 describe('Reddit action config and connect form', () => {
@@ -104,7 +105,7 @@ describe('Reddit answers', () => {
       kind: 'retry', afterMs: 10_000, error: { code: 'rate_limited' },
     });
     expect(classifyRedditAnswer(answer(500, { error: { message: 'The service is currently unavailable.' } }), 0)).toMatchObject({ kind: 'retry' });
-    expect(classifyRedditAnswer(answer(401, { error: { message: 'UNAUTHORIZED' } }), 0)).toMatchObject({ kind: 'failed', error: { code: 'invalid_token', hint: expect.stringContaining('Generate a new conversion access token') } });
+    expect(classifyRedditAnswer(answer(401, { error: { message: 'UNAUTHORIZED' } }), 0)).toMatchObject({ kind: 'token_refused', error: { code: 'invalid_token', hint: expect.stringContaining('Generate a new conversion access token') } });
     expect(classifyRedditAnswer(answer(403, { error: { message: 'not authorized' } }), 0)).toMatchObject({ kind: 'failed', error: { code: 'permission_denied' } });
     expect(classifyRedditAnswer(answer(400, { error: { message: 'There were 1 invalid conversion events. None were processed.' } }), 0)).toMatchObject({
       kind: 'invalid_event', error: { message: expect.stringContaining('None were processed') },

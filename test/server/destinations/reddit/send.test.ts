@@ -37,9 +37,9 @@ describe('sending a batch to Reddit', () => {
     expect((await redditPlatform.sendBatch([redditInput()], redditContext(fake.url)))[0]?.kind).toBe('delivered');
   });
 
-  it('fails with a plain hint when Reddit refuses the token or the pixel', async () => {
+  it('hands a refused token to delivery’s token mechanism, and fails a refused pixel with a plain hint', async () => {
     const token = await redditPlatform.sendBatch([redditInput()], redditContext(fake.url, { token: 'eyJ' + 'x'.repeat(40) }));
-    expect(token[0]).toMatchObject({ kind: 'failed', error: { code: 'invalid_token', status: 401, hint: expect.any(String) } });
+    expect(token[0]).toMatchObject({ kind: 'token_refused', error: { code: 'invalid_token', status: 401, hint: expect.any(String) } });
     const pixel = await redditPlatform.sendBatch([redditInput()], redditContext(fake.url, { pixelId: 'a2_someoneelse' }));
     expect(pixel[0]).toMatchObject({ kind: 'failed', error: { code: 'permission_denied', status: 403 } });
   });

@@ -63,8 +63,9 @@ describe('a cnv conversion as a TikTok web event', () => {
 
   it('sends nothing about a visitor who denied ad_user_data, click id included', () => {
     const built = buildTikTokEvent(tiktokInput({ consent: { ad_user_data: 'denied', ad_personalization: null } }), 'P');
-    expect(built).toMatchObject({ ok: false, error: { code: 'consent_denied' } });
+    expect(built).toMatchObject({ ok: false, skipped: true, error: { code: 'consent_denied' } });
   });
+
 
   it('refuses an event with nothing to match on, and leaves out an IP that is not one', () => {
     const none = buildTikTokEvent(tiktokInput({ clickIds: {}, cookies: {}, identity: {}, userAgent: null }), 'P');
@@ -105,9 +106,9 @@ describe('TikTok answers', () => {
     expect(classifyTikTokAnswer(answer({ code: 50000, message: 'internal' }, 500), 0)).toMatchObject({ kind: 'retry', error: { code: 'platform_unavailable' } });
   });
 
-  it('fails for good with a plain hint on a bad token or pixel, and marks invalid parameters for isolation', () => {
+  it('hands a refused token to delivery, fails a refused pixel with a plain hint, and marks invalid parameters for isolation', () => {
     const token = classifyTikTokAnswer(answer({ code: 40105, message: 'The access token is invalid' }), 0);
-    expect(token).toMatchObject({ kind: 'failed', error: { code: 'invalid_token', hint: expect.stringContaining('Generate a new access token') } });
+    expect(token).toMatchObject({ kind: 'token_refused', error: { code: 'invalid_token', hint: expect.stringContaining('Generate a new access token') } });
     expect(classifyTikTokAnswer(answer({ code: 40001, message: 'No permission' }), 0)).toMatchObject({ kind: 'failed', error: { code: 'permission_denied' } });
     expect(classifyTikTokAnswer(answer({ code: 40002, message: 'Invalid parameters' }), 0)).toMatchObject({ kind: 'invalid_event', error: { code: 'invalid_parameter' } });
   });

@@ -41,9 +41,9 @@ describe('sending a batch to TikTok', () => {
     expect(second[0]?.kind).toBe('delivered');
   });
 
-  it('fails every event with a plain hint when the token is refused', async () => {
+  it('hands a refused token to delivery’s token mechanism for every event, with a plain hint', async () => {
     const outcomes = await tiktokPlatform.sendBatch([tiktokInput(), tiktokInput({ eventId: 'e2' })], tiktokContext(fake.url, { token: 'x'.repeat(40) }));
-    expect(outcomes.map((o) => o.kind)).toEqual(['failed', 'failed']);
+    expect(outcomes.map((o) => o.kind)).toEqual(['token_refused', 'token_refused']);
     expect(outcomes[0]).toMatchObject({ error: { code: 'invalid_token', hint: expect.stringContaining('Events Manager') } });
     expect(fake.requests).toHaveLength(1); // a connection fault is not split
   });

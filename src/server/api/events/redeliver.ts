@@ -1,0 +1,21 @@
+/** POST /v1/events/{id}/redeliver: the event's failed actions are sent again; 409 when nothing of it failed. */
+import type { Database } from '../../db/db';
+import { ApiError, notFound } from '../../http/errors';
+import { redeliverFailedActions } from '../../delivery';
+import { findEvent } from './sql';
+import { getEvent, type EventRecord } from './events';
+
+export async function redeliverEvent(db: Database, accountId: string, id: string): Promise<EventRecord> {
+  const row = await findEvent(db, accountId, id);
+  if (!row) throw notFound('event', id);
+  const queued = await redeliverFailedActions(db, row.id);
+  if (queued.length === 0) {
+    throw new ApiError(
+      409,
+      'conflict_error',
+      'nothing_to_redeliver',
+      `Nothing of event '${id}' failed: only failed actions are sent again (queued ones are still on their way, delivered and skipped ones are final).`,
+    );
+  }
+  return getEvent(db, accountId, id);
+}

@@ -1,0 +1,114 @@
+/**
+ * The notification worker: its own loop beside the delivery worker (so a slow or dead receiver never slows delivery to
+ * the ad platforms), polling the notification outbox, sending due messages side by side, retrying on the Standard
+ * Webhooks schedule with jitter. Messages stay in the table until an attempt settles them, so a restart or a kill -9
+ * loses none: a message whose lease expired is claimed again.
+ */
+import type { Database } from '../db/db';
+import type { Settings } from '../settings';
+import { serviceSecretBox } from '../db/secret-box';
+import { MAX_ATTEMPTS, RECEIVER_TIMEOUT_MS, retryDelayMs } from './kinds';
+import { claimNotifications, recordNotificationAttempt } from './sql';
+import { sendNotification } from './sender';
+
+export interface NotificationLogger {
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface NotificationWorkerOptions {
+  db: Database;
+  settings: Settings;
+  log: NotificationLogger;
+  now?: () => Date;
+  random?: () => number;
+  /** Per-attempt timeout (default 10 s). */
+  timeoutMs?: number;
+  /** Poll interval when idle (default 1 s). */
+  pollIntervalMs?: number;
+  /** Messages claimed per round (default 20), sent side by side. */
+  batchSize?: number;
+  /** False: only drain() sends (tests). */
+  autoStart?: boolean;
+}
+
+export interface NotificationWorker {
+  /** Sends everything due now, round after round, until nothing due is left; returns how many attempts were made. */
+  drain(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export function startNotificationWorker(options: NotificationWorkerOptions): NotificationWorker {
+  const now = options.now ?? (() => new Date());
+  const random = options.random ?? Math.random;
+  const timeoutMs = options.timeoutMs ?? RECEIVER_TIMEOUT_MS;
+  const leaseMs = timeoutMs + 30_000;
+  const limit = options.batchSize ?? 20;
+  const box = serviceSecretBox(options.settings);
+  const stopping = new AbortController();
+  let running: Promise<number> | null = null;
+
+  const round = async (): Promise<number> => {
+    const claims = await claimNotifications(options.db, { now: now(), leaseMs, limit });
+    await Promise.all(
+      claims.map(async (claim) => {
+        let secret: string;
+        try {
+          secret = box.open(claim.sealedSecret);
+        } catch {
+          options.log.error({ notification: claim.messageId }, 'notification endpoint secret cannot be opened');
+          return;
+        }
+        const outcome = await sendNotification({ url: claim.url, secret, messageId: claim.messageId, body: claim.payload }, { now, timeoutMs, signal: stopping.signal });
+        if (stopping.signal.aborted && !outcome.ok) return; // interrupted: the lease expires and it is sent again
+        const attempts = claim.attempts + 1;
+        const delay = outcome.ok ? null : retryDelayMs(attempts, random);
+        const at = now();
+        const next = outcome.ok
+          ? ({ status: 'delivered' } as const)
+          : delay === null || attempts >= MAX_ATTEMPTS
+            ? ({ status: 'failed' } as const)
+            : ({ status: 'pending', retryAt: new Date(at.getTime() + delay) } as const);
+        await recordNotificationAttempt(options.db, claim, outcome, next, at);
+        if (!outcome.ok) options.log.warn({ notification: claim.messageId, attempt: attempts, status: outcome.status, final: next.status === 'failed' }, 'notification not accepted');
+      }),
+    );
+    return claims.length;
+  };
+
+  const drain = async (): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      if (stopping.signal.aborted) return total;
+      const n = await round();
+      total += n;
+      if (n === 0) return total;
+    }
+  };
+
+  const tick = () => {
+    if (running || stopping.signal.aborted) return;
+    running = drain()
+      .catch((error: unknown) => {
+        options.log.error({ err: error }, 'notification round failed');
+        return 0;
+      })
+      .finally(() => {
+        running = null;
+      });
+  };
+  const timer = options.autoStart === false ? null : setInterval(tick, options.pollIntervalMs ?? 1000);
+  timer?.unref?.();
+
+  return {
+    drain: async () => {
+      if (running) await running;
+      return drain();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      stopping.abort();
+      if (running) await running;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/** A notification receiver for tests. */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+/** A receiver on 127.0.0.1 that answers what it is told, and keeps every request it got. */
+export interface Receiver {
+  url: string;
+  received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }>;
+  /** Statuses for the next requests, in order; 204 after that. 'hang' never answers. */
+  answers: Array<number | 'hang'>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: Receiver['received'] = [];
+  const answers: Receiver['answers'] = [];
+  const hanging: Array<() => void> = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const answer = answers.shift() ?? 204;
+      if (answer === 'hang') {
+        hanging.push(() => res.destroy());
+        return;
+      }
+      if (answer >= 300 && answer < 400) res.writeHead(answer, { location: '/elsewhere' }).end();
+      else res.writeHead(answer).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/hooks/cnv`,
+    received,
+    answers,
+    close: async () => {
+      for (const h of hanging) h();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
