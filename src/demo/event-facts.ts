@@ -21,12 +21,32 @@ export interface ActionFacts {
   request: Record<string, unknown> | null;
 }
 
+/** One destination's result of an adjustment. */
+export interface AdjustmentResultFacts {
+  destination: string;
+  /** queued, adjusted, unsupported or failed. */
+  status: string;
+  reason: string | null;
+}
+
+/** A restatement or retraction of the event, with its result per destination. */
+export interface AdjustmentFacts {
+  adjustmentId: string;
+  type: string;
+  value: number | null;
+  currency: string | null;
+  occurredAt: string | null;
+  results: AdjustmentResultFacts[];
+}
+
 /** The facts of an event the demo pages show. */
 export interface EventFacts {
   id: string;
   occurredAt: string | null;
   flowName: string | null;
   trigger: string | null;
+  /** saas_signup, conversion (a later stage) or form_submission. */
+  triggerType: string | null;
   status: string | null;
   matchQuality: string | null;
   matchReason: string | null;
@@ -36,7 +56,12 @@ export interface EventFacts {
   utm: Record<string, string>;
   landingPageUrl: string | null;
   touchCapturedAt: string | null;
+  /** What the conversion is worth, with its currency (both or neither). */
+  value: number | null;
+  currency: string | null;
+  customerId: string | null;
   actions: ActionFacts[];
+  adjustments: AdjustmentFacts[];
 }
 
 function record(value: unknown): Record<string, unknown> | null {
@@ -73,6 +98,19 @@ function actionFacts(value: unknown): ActionFacts | null {
   };
 }
 
+function adjustmentFacts(value: unknown): AdjustmentFacts | null {
+  const adjustment = record(value);
+  const id = str(adjustment?.adjustment_id);
+  if (!adjustment || !id) return null;
+  const results = (Array.isArray(adjustment.results) ? adjustment.results : []).flatMap((r): AdjustmentResultFacts[] => {
+    const result = record(r);
+    const destination = str(result?.destination);
+    return result && destination ? [{ destination, status: str(result.status) ?? 'unknown', reason: str(result.reason) }] : [];
+  });
+  const amount = typeof adjustment.value === 'number' ? adjustment.value : null;
+  return { adjustmentId: id, type: str(adjustment.type) ?? 'unknown', value: amount, currency: amount === null ? null : str(adjustment.currency), occurredAt: str(adjustment.occurred_at), results };
+}
+
 /** Reads the facts of an event, tolerating any field being absent or null. */
 export function eventFacts(event: ApiEvent): EventFacts {
   return {
@@ -80,6 +118,7 @@ export function eventFacts(event: ApiEvent): EventFacts {
     occurredAt: str(event.occurred_at),
     flowName: str(event.flow_name),
     trigger: str(event.trigger),
+    triggerType: str(event.trigger_type),
     status: str(event.status),
     matchQuality: str(field(event, 'match_quality')),
     matchReason: str(field(event, 'match_reason')),
@@ -89,8 +128,17 @@ export function eventFacts(event: ApiEvent): EventFacts {
     utm: strings(field(event, 'utm')),
     landingPageUrl: str(field(event, 'landing_page_url')),
     touchCapturedAt: str(field(event, 'touch_captured_at')),
+    ...valueFacts(event),
+    customerId: str(field(event, 'customer_id')),
     actions: (Array.isArray(event.actions) ? event.actions : []).map(actionFacts).filter((a): a is ActionFacts => a !== null),
+    adjustments: (Array.isArray(event.adjustments) ? event.adjustments : []).map(adjustmentFacts).filter((a): a is AdjustmentFacts => a !== null),
   };
+}
+
+function valueFacts(event: ApiEvent): { value: number | null; currency: string | null } {
+  const value = typeof event.value === 'number' && Number.isFinite(event.value) ? event.value : null;
+  const currency = str(event.currency);
+  return value !== null && currency ? { value, currency } : { value: null, currency: null };
 }
 
 /** Whether an event's outcome is settled: every action delivered or failed for good. */

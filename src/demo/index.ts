@@ -104,12 +104,10 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
       credentialsFile: join(settings.dataDir, 'demo-store.json'),
       log,
     });
-    const desk = new SignupDesk({
-      webhookBaseUrl: serviceUrls.webhook,
-      siteKey: setup.site.site_key,
-      triggerKey: DEMO.triggerKey,
-      webhookSecret: setup.webhookSecret,
-    });
+    const desk = new SignupDesk(
+      { webhookBaseUrl: serviceUrls.webhook, siteKey: setup.site.site_key, triggerKey: DEMO.triggerKey, webhookSecret: setup.webhookSecret },
+      { key: DEMO.stageTriggerKey, ...DEMO.paidPlan },
+    );
     context = { page: { serviceUrl: serviceUrls.public, siteKey: setup.site.site_key }, siteId: setup.site.id, api: setup.api, desk };
     log.info(`demo site on ${origin} (site key ${setup.site.site_key}); the ad platforms are local fakes: ${fakeUrls(destinations.fakes)}`);
     return {

@@ -3,10 +3,11 @@
  * deliveries to the ad platforms. Pure: built from the signup, the events cnv shows for it, and the requests the fake
  * platforms received.
  */
-import type { EventFacts } from './event-facts';
+import type { AdjustmentFacts, EventFacts } from './event-facts';
 import { isSettled } from './event-facts';
 import type { ReceivedRequest, RequestFinder } from './platform-requests';
-import type { Signup } from './signups';
+import { paidEventId, type Signup } from './signups';
+import { moneyOf } from '../protocol/money';
 
 export type StepState = 'done' | 'waiting' | 'failed' | 'skipped';
 
@@ -46,7 +47,10 @@ export interface Journey {
 
 export interface JourneyInput {
   signup: Signup;
-  /** The events of this signup (customer_event_id = the user's id), as read through GET /v1/events. */
+  /**
+   * The events of this signup (customer_event_id = the user's id) and of its paid-plan stage (`paidEventId`), as read
+   * through GET /v1/events.
+   */
   events: EventFacts[];
   /** Why the events could not be read, if they could not. */
   eventsError: string | null;
@@ -239,9 +243,109 @@ function pendingDeliveries(): JourneyStep {
   return { key: 'deliveries', title: 'Delivery to the ad platforms', state: 'waiting', summary: 'Follows once the event exists.', facts: [] };
 }
 
+/** The report of the upgrade: the later stage, sent with the customer id only. */
+function upgradeStep(signup: Signup): JourneyStep {
+  const upgrade = signup.upgrade!;
+  const base = { key: 'upgrade', title: 'Backend reported the upgrade: a later stage' };
+  const facts: Array<[string, string]> = [['customer_event_id', upgrade.id], ['customer_id', signup.id]];
+  if (upgrade.error) return { ...base, state: 'failed', summary: `The report could not be made: ${upgrade.error}`, facts };
+  const result = upgrade.result;
+  if (!result) {
+    return { ...base, title: 'Backend reporting the upgrade', state: 'waiting', summary: 'The store’s backend is reporting the payment through reportConversion.', facts };
+  }
+  if (!result.ok) return { ...base, state: 'failed', summary: result.sent ? `The report failed: ${result.message}` : `Nothing was sent: ${result.message}`, facts };
+  const match = result.response.match;
+  facts.push(['match', match === 'identity' ? 'identity: the click of the signup with this customer_id' : match]);
+  return {
+    ...base,
+    state: 'done',
+    summary:
+      'The backend reported the payment with reportConversion: no cookie, just the customer id (as a billing webhook would). cnv found the ad click through the signup of the same customer.',
+    facts,
+  };
+}
+
+/** The report of the refund: a retraction of the paid-plan conversion. */
+function refundStep(signup: Signup): JourneyStep {
+  const refund = signup.refund!;
+  const base = { key: 'refund', title: 'Backend reported the refund: a retraction' };
+  const facts: Array<[string, string]> = [['adjustment_id', refund.id], ['customer_event_id', signup.upgrade!.id], ['type', 'retract']];
+  if (refund.error) return { ...base, state: 'failed', summary: `The report could not be made: ${refund.error}`, facts };
+  const result = refund.result;
+  if (!result) return { ...base, title: 'Backend reporting the refund', state: 'waiting', summary: 'The store’s backend is reporting the refund through adjustConversion.', facts };
+  if (!result.ok) return { ...base, state: 'failed', summary: result.sent ? `The report failed: ${result.message}` : `Nothing was sent: ${result.message}`, facts };
+  return { ...base, state: 'done', summary: 'The backend took the payment back with adjustConversion: cnv applies it on every platform, after the original delivery.', facts };
+}
+
+const ADJUSTMENT_STATE: Record<string, StepState> = { adjusted: 'done', unsupported: 'skipped', failed: 'failed', queued: 'waiting' };
+
+/** One platform's result of an adjustment, with the request its fake received (where the platform has the operation). */
+function adjustmentDelivery(event: EventFacts, adjustment: AdjustmentFacts, index: number, requestsOf: RequestFinder): Delivery {
+  const result = adjustment.results[index]!;
+  const label = platformLabel(result.destination);
+  const requests = result.status === 'adjusted' ? requestsOf(result.destination, event, 'adjustment') : [];
+  const request = requests.at(-1);
+  const state = ADJUSTMENT_STATE[result.status] ?? 'waiting';
+  const summary =
+    state === 'done'
+      ? `${label} took the conversion back.`
+      : state === 'skipped'
+        ? `Not sent: ${result.reason ?? `${label} has no such operation.`}`
+        : state === 'failed'
+          ? `The retraction failed: ${result.reason ?? 'no reason given.'}`
+          : 'Queued behind the original delivery; the delivery worker sends it.';
+  return { destination: result.destination, label, state, status: result.status, summary, clickNote: null, facts: [], requestCount: requests.length, ...(request ? { request } : {}) };
+}
+
+function adjustmentStep(event: EventFacts, adjustment: AdjustmentFacts, requestsOf: RequestFinder): JourneyStep {
+  const deliveries = adjustment.results.map((_, i) => adjustmentDelivery(event, adjustment, i, requestsOf));
+  const waiting = deliveries.filter((d) => d.state === 'waiting').length;
+  const adjusted = deliveries.filter((d) => d.state === 'done').length;
+  const unsupported = deliveries.filter((d) => d.state === 'skipped').length;
+  const failed = deliveries.filter((d) => d.state === 'failed').length;
+  const what = adjustment.type === 'retract' ? 'Refund' : `Restatement to ${moneyOf(adjustment.value, adjustment.currency) ?? 'a new value'}`;
+  const counts = `${adjusted} took it back, ${unsupported} have no such operation${failed > 0 ? `, ${failed} failed` : ''}.`;
+  return {
+    key: `adjustment:${adjustment.adjustmentId}`,
+    title: waiting > 0 ? `${what} on its way to the ad platforms` : `${what} applied where the platforms allow it`,
+    state: waiting > 0 ? 'waiting' : failed > 0 ? 'failed' : 'done',
+    summary: waiting > 0 ? `${deliveries.length - waiting} of ${deliveries.length} settled so far.` : counts,
+    facts: [],
+    deliveries,
+  };
+}
+
+/** The steps of the paid plan (upgrade, its deliveries, the refund and its adjustments) and whether they are over. */
+function planSteps(input: JourneyInput, stage: EventFacts | undefined): { steps: JourneyStep[]; final: boolean } {
+  const { signup } = input;
+  if (!signup.upgrade) return { steps: [], final: true };
+  const steps = [upgradeStep(signup)];
+  const result = signup.upgrade.result;
+  if (signup.upgrade.error || (result && !result.ok)) return { steps, final: true };
+  if (!stage) {
+    steps.push({ key: 'deliveries:stage', title: 'Delivery of the paid plan', state: 'waiting', summary: 'Follows once the event exists.', facts: [] });
+    return { steps, final: false };
+  }
+  const delivered = deliveriesStep(stage, input.requestsOf);
+  const worth = moneyOf(stage.value, stage.currency);
+  steps.push({ ...delivered, title: `${delivered.title}: the paid plan${worth ? `, ${worth}` : ''}` });
+  let final = isSettled(stage);
+  if (signup.refund) {
+    steps.push(refundStep(signup));
+    const refund = signup.refund;
+    const adjustment = stage.adjustments.find((a) => a.adjustmentId === refund.id);
+    if (adjustment) steps.push(adjustmentStep(stage, adjustment, input.requestsOf));
+    const over = refund.error !== null || (refund.result !== null && !refund.result.ok);
+    final = final && (over || (adjustment !== undefined && adjustment.results.every((r) => r.status !== 'queued')));
+  }
+  return { steps, final };
+}
+
 /** The steps of a signup's journey and whether it is over. */
 export function buildJourney(input: JourneyInput): Journey {
-  const { signup, events } = input;
+  const { signup } = input;
+  const events = input.events.filter((e) => e.customerEventId !== paidEventId(signup.id));
+  const stage = input.events.find((e) => e.customerEventId === paidEventId(signup.id));
   const first = events[0];
   const steps: JourneyStep[] = [clickStep(first), intentStep(signup), reportStep(signup)];
   const report = signup.report;
@@ -273,6 +377,8 @@ export function buildJourney(input: JourneyInput): Journey {
     steps.push(pairingStep(event, ''));
     steps.push(deliveriesStep(event, input.requestsOf));
   }
-  const final = events.length >= expected && events.every(isSettled);
+  const plan = planSteps(input, stage);
+  steps.push(...plan.steps);
+  const final = events.length >= expected && events.every(isSettled) && plan.final;
   return { steps, final };
 }

@@ -28,8 +28,11 @@ export interface PlatformRequestSources {
   tiktok: { requests: readonly FakeRequest[] };
 }
 
-/** Finds, for an event, the requests one destination's fake received for it. */
-export type RequestFinder = (destination: string, event: EventFacts) => ReceivedRequest[];
+/**
+ * Finds, for an event, the requests one destination's fake received for it: the conversion itself, or (`adjustment`)
+ * the adjustments of it the platform has an operation for.
+ */
+export type RequestFinder = (destination: string, event: EventFacts, kind?: 'conversion' | 'adjustment') => ReceivedRequest[];
 
 const TOKEN_KEYS = new Set(['access_token']);
 
@@ -114,10 +117,30 @@ const MATCHERS: Record<string, { of(sources: PlatformRequestSources): readonly F
   },
 };
 
+/**
+ * How each platform's adjustment request names the conversion it adjusts: Microsoft's OfflineConversionAdjustments by
+ * the conversion's `ConversionTime`; Google's by the same event again (Data Manager API: `transactionId`), or the
+ * legacy API's ConversionAdjustmentUploadService by `gclidDateTimePair.conversionDateTime`.
+ */
+const ADJUSTMENT_MATCHERS: typeof MATCHERS = {
+  'microsoft-ads': {
+    of: (s) => s.microsoft.requests,
+    carries: (r, e) =>
+      r.path.endsWith('/OfflineConversionAdjustments/Apply') && isRecord(r.body) && list(r.body.OfflineConversionAdjustments).some((x) => x.ConversionTime === e.occurredAt),
+  },
+  'google-ads': {
+    of: (s) => s.google.server.requests,
+    carries: (r, e) =>
+      r.path.endsWith(':uploadConversionAdjustments') &&
+      isRecord(r.body) &&
+      list(r.body.conversionAdjustments).some((x) => isRecord(x.gclidDateTimePair) && x.gclidDateTimePair.gclid === e.clickIds.gclid),
+  },
+};
+
 /** A finder over the fakes' logs: every request of `destination` that carried the event, oldest first (retries included). */
 export function platformRequestFinder(sources: PlatformRequestSources): RequestFinder {
-  return (destination, event) => {
-    const matcher = MATCHERS[destination];
+  return (destination, event, kind = 'conversion') => {
+    const matcher = (kind === 'adjustment' ? ADJUSTMENT_MATCHERS : MATCHERS)[destination];
     if (!matcher) return [];
     return matcher.of(sources).filter((r) => matcher.carries(r, event)).map(shownRequest);
   };

@@ -31,6 +31,11 @@ export const DEMO = {
   timezone: 'America/New_York',
   flowName: 'Demo signups',
   triggerKey: 'demo-signup',
+  /** The later stage the welcome page's "Upgrade to paid" reports: a `conversion` trigger of its own flow. */
+  stageFlowName: 'Demo paid plans',
+  stageTriggerKey: 'demo-paid',
+  /** What the paid plan costs, as the store's backend reports it. */
+  paidPlan: { value: 29, currency: 'EUR' },
   /** What the demo types into each platform's hosted connect form, after signing in (the fakes consent at once). */
   connectForms: {
     'google-ads': { customer_id: DEMO_ACCOUNTS.google.customerId },
@@ -48,6 +53,15 @@ export const DEMO = {
     { integrationId: 'linkedin', config: { conversion_rule: DEMO_ACCOUNTS.linkedin.conversionRuleId } },
     { integrationId: 'reddit', config: { event_name: DEMO_ACCOUNTS.reddit.eventName } },
     { integrationId: 'tiktok', config: { event_name: DEMO_ACCOUNTS.tiktok.eventName } },
+  ] as readonly DemoAction[],
+  /** The paid-plan flow's actions: the same conversions, named as a purchase where the platform names events. */
+  stageActions: [
+    { integrationId: 'google-ads', config: { conversion: { id: DEMO_ACCOUNTS.google.conversionActionId } } },
+    { integrationId: 'meta', config: { event_name: 'Purchase' } },
+    { integrationId: 'microsoft-ads', config: { conversion_name: DEMO_ACCOUNTS.microsoft.goalName } },
+    { integrationId: 'linkedin', config: { conversion_rule: DEMO_ACCOUNTS.linkedin.conversionRuleId } },
+    { integrationId: 'reddit', config: { event_name: 'PURCHASE' } },
+    { integrationId: 'tiktok', config: { event_name: 'Purchase' } },
   ] as readonly DemoAction[],
   apiKeyLabel: 'demo store backend',
 } as const;
@@ -68,7 +82,10 @@ export interface DemoSetup {
   accountId: string;
   api: ServiceApi;
   site: SiteRecord;
+  /** The signup flow (trigger `saas_signup`). */
   flow: FlowRecord;
+  /** The paid-plan flow (trigger `conversion`, the later stage). */
+  stageFlow: FlowRecord;
   webhookSecret: string;
   /** What this run created (empty when everything existed). */
   created: string[];
@@ -166,24 +183,30 @@ function actionsKey(actions: ReadonlyArray<Record<string, unknown>>): string {
   return JSON.stringify(actions.map((a) => [a.integrationId, a.config]));
 }
 
-function isDemoTrigger(flow: FlowRecord): boolean {
-  return flow.trigger_config.integrationId === 'api' && flow.trigger_config.key === DEMO.triggerKey;
+/** One flow the demo keeps live: its name and API trigger, delivering to every demo platform. */
+interface DemoFlow {
+  name: string;
+  type: 'saas_signup' | 'conversion';
+  key: string;
+  actions: readonly DemoAction[];
 }
 
-async function ensureFlow(api: ServiceApi, site: SiteRecord, created: string[]): Promise<FlowRecord> {
-  const flows = (await api.listAll<FlowRecord>('/v1/flows', { site_id: site.id })).filter(isDemoTrigger);
-  const wanted = actionsKey(DEMO.actions as unknown as Array<Record<string, unknown>>);
-  let flow = flows.find((f) => f.name === DEMO.flowName && actionsKey(f.actions_config) === wanted);
+async function ensureFlow(api: ServiceApi, site: SiteRecord, wantedFlow: DemoFlow, created: string[]): Promise<FlowRecord> {
+  const onTrigger = (f: FlowRecord) =>
+    f.trigger_config.integrationId === 'api' && f.trigger_config.key === wantedFlow.key && (f.trigger_config.type ?? 'saas_signup') === wantedFlow.type;
+  const flows = (await api.listAll<FlowRecord>('/v1/flows', { site_id: site.id })).filter(onTrigger);
+  const wanted = actionsKey(wantedFlow.actions as unknown as Array<Record<string, unknown>>);
+  let flow = flows.find((f) => f.name === wantedFlow.name && actionsKey(f.actions_config) === wanted);
   if (!flow) {
     flow = await api.call<FlowRecord>('POST', '/v1/flows', {
       site_id: site.id,
-      name: DEMO.flowName,
-      trigger_config: { type: 'saas_signup', integrationId: 'api', key: DEMO.triggerKey },
-      actions_config: DEMO.actions,
+      name: wantedFlow.name,
+      trigger_config: { type: wantedFlow.type, integrationId: 'api', key: wantedFlow.key },
+      actions_config: wantedFlow.actions,
     });
-    created.push(`the flow "${DEMO.flowName}"`);
+    created.push(`the flow "${wantedFlow.name}"`);
   }
-  // Another live flow on the demo trigger (an older demo's) would deliver every signup twice.
+  // Another live flow on the same trigger (an older demo's) would deliver every report twice.
   for (const other of flows) {
     if (other.id !== flow.id && other.status === 'live') {
       await api.call('POST', `/v1/flows/${encodeURIComponent(other.id)}/unpublish`);
@@ -192,12 +215,12 @@ async function ensureFlow(api: ServiceApi, site: SiteRecord, created: string[]):
   }
   if (flow.status !== 'live') {
     flow = await api.call<FlowRecord>('POST', `/v1/flows/${encodeURIComponent(flow.id)}/publish`);
-    created.push(`published "${DEMO.flowName}"`);
+    created.push(`published "${wantedFlow.name}"`);
   }
   return flow;
 }
 
-/** Makes sure the demo's account, site, six destinations, trigger source and live flow exist; creates only what is missing. */
+/** Makes sure the demo's account, site, six destinations, trigger source and two live flows (signups, paid plans) exist; creates only what is missing. */
 export async function ensureDemoSetup(options: DemoSetupOptions): Promise<DemoSetup> {
   const created: string[] = [];
   const { account, apiKey } = await ensureAccount(options, created);
@@ -205,7 +228,8 @@ export async function ensureDemoSetup(options: DemoSetupOptions): Promise<DemoSe
   const site = await ensureSite(api, options.demoOrigin, created);
   await ensureDestinations(api, created);
   const webhookSecret = await ensureWebhookSecret(options, api, site, created);
-  const flow = await ensureFlow(api, site, created);
+  const flow = await ensureFlow(api, site, { name: DEMO.flowName, type: 'saas_signup', key: DEMO.triggerKey, actions: DEMO.actions }, created);
+  const stageFlow = await ensureFlow(api, site, { name: DEMO.stageFlowName, type: 'conversion', key: DEMO.stageTriggerKey, actions: DEMO.stageActions }, created);
   if (created.length > 0) options.log.info(`demo setup created ${created.join(', ')}`);
-  return { accountId: account.id, api, site, flow, webhookSecret, created };
+  return { accountId: account.id, api, site, flow, stageFlow, webhookSecret, created };
 }

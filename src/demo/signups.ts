@@ -1,9 +1,28 @@
 /**
  * The demo store's own backend logic: create the user account, then report the signup to cnv through the Node client,
- * exactly as a customer's backend would. Users live in memory: this is a pretend store, not a real one.
+ * exactly as a customer's backend would; later, the upgrade to the paid plan (a later stage, reported with the
+ * customer's id only) and its refund (a retraction). Users live in memory: this is a pretend store, not a real one.
  */
 import { randomBytes } from 'node:crypto';
-import { createCnvClient, readCorrelationToken, type CnvClient, type ReportSignupResult, type RequestLike } from '../client/index';
+import {
+  createCnvClient,
+  readCorrelationToken,
+  type AdjustConversionResult,
+  type CnvClient,
+  type ReportConversionResult,
+  type ReportSignupResult,
+  type RequestLike,
+} from '../client/index';
+
+/** A report the store's backend made after the signup: on its way (`result` null), answered, or not possible. */
+export interface LaterReport<R> {
+  /** The report's own id: the stage's customer_event_id, or the refund's adjustment_id. */
+  id: string;
+  at: Date;
+  result: R | null;
+  /** Set when the report could not even be attempted. */
+  error: string | null;
+}
 
 /** One signup of the demo store and what the report to cnv answered. */
 export interface Signup {
@@ -18,6 +37,35 @@ export interface Signup {
   report: ReportSignupResult | null;
   /** Set when the report could not even be attempted (a bug, not an outcome the client reports). */
   reportError: string | null;
+  /** The upgrade to the paid plan, reported as the later stage `paidStage.key`; null until the user upgrades. */
+  upgrade: LaterReport<ReportConversionResult> | null;
+  /** The refund of the paid plan, reported as a retraction of the upgrade; null until the user asks for it. */
+  refund: LaterReport<AdjustConversionResult> | null;
+}
+
+/** The paid plan: the later stage's trigger key and what it is worth. */
+export interface PaidStage {
+  key: string;
+  value: number;
+  currency: string;
+}
+
+/** Why an upgrade or a refund cannot be made now, in words for the visitor. */
+export class PlanChangeRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanChangeRefused';
+  }
+}
+
+/** The customer_event_id of a user's paid-plan stage (the store's id of the payment). */
+export function paidEventId(userId: string): string {
+  return `${userId}.paid`;
+}
+
+/** The adjustment_id of the refund of a user's paid plan. */
+export function refundId(userId: string): string {
+  return `${userId}.refund`;
 }
 
 /** What the store's backend was configured with (a real customer copies these from cnv). */
@@ -62,9 +110,13 @@ export function checkSignupForm(fields: { email?: unknown; name?: unknown }): { 
 /** The demo store's signups: creates users and reports each signup to cnv. */
 export class SignupDesk {
   private readonly signups = new Map<string, Signup>();
-  private readonly client: Pick<CnvClient, 'reportSignup'>;
+  private readonly client: CnvClient;
 
-  constructor(config: ReporterConfig, client?: Pick<CnvClient, 'reportSignup'>) {
+  constructor(
+    config: ReporterConfig,
+    readonly paidStage: PaidStage,
+    client?: CnvClient,
+  ) {
     this.client =
       client ??
       createCnvClient({
@@ -90,11 +142,14 @@ export class SignupDesk {
       correlationToken: readCorrelationToken(input.request),
       report: null,
       reportError: null,
+      upgrade: null,
+      refund: null,
     };
     this.signups.set(id, signup);
     if (this.signups.size > REMEMBERED) this.signups.delete(this.signups.keys().next().value!);
     const reported = this.client
-      .reportSignup({ request: input.request, customerEventId: id, email: input.email, firstName, lastName })
+      // The user id is also the customer id: the upgrade, reported later with it alone, finds this signup's click.
+      .reportSignup({ request: input.request, customerEventId: id, customerId: id, email: input.email, firstName, lastName })
       .then(
         (report) => {
           signup.report = report;
@@ -106,6 +161,39 @@ export class SignupDesk {
         },
       );
     return { signup, reported };
+  }
+
+  /**
+   * The user upgrades to the paid plan: the backend reports the later stage with the customer id (no cookie, as a
+   * billing webhook would), worth the plan's price. Once per user; `reported` settles once cnv answered.
+   */
+  upgrade(signup: Signup): { reported: Promise<Signup> } {
+    if (!signup.report?.ok) throw new PlanChangeRefused('Your signup has not reached cnv yet, so there is no customer to upgrade. Try again in a moment.');
+    if (signup.upgrade) throw new PlanChangeRefused('You are already on the paid plan.');
+    const upgrade: LaterReport<ReportConversionResult> = { id: paidEventId(signup.id), at: new Date(), result: null, error: null };
+    signup.upgrade = upgrade;
+    const { key, value, currency } = this.paidStage;
+    const { firstName, lastName } = splitName(signup.name);
+    const reported = this.client
+      .reportConversion(key, { customerEventId: upgrade.id, customerId: signup.id, value, currency, email: signup.email, firstName, lastName })
+      .then(
+        (result) => ((upgrade.result = result), signup),
+        (error: unknown) => ((upgrade.error = error instanceof Error ? error.message : String(error)), signup),
+      );
+    return { reported };
+  }
+
+  /** The user asks for a refund: the backend retracts the paid-plan conversion on every platform. Once per user. */
+  refund(signup: Signup): { reported: Promise<Signup> } {
+    if (!signup.upgrade?.result?.ok) throw new PlanChangeRefused('There is no payment to refund: upgrade to the paid plan first.');
+    if (signup.refund) throw new PlanChangeRefused('This payment has already been refunded.');
+    const refund: LaterReport<AdjustConversionResult> = { id: refundId(signup.id), at: new Date(), result: null, error: null };
+    signup.refund = refund;
+    const reported = this.client.adjustConversion({ adjustmentId: refund.id, customerEventId: signup.upgrade.id, type: 'retract' }).then(
+      (result) => ((refund.result = result), signup),
+      (error: unknown) => ((refund.error = error instanceof Error ? error.message : String(error)), signup),
+    );
+    return { reported };
   }
 
   /** A remembered signup, or null. */

@@ -10,7 +10,7 @@ import { ICON_SVG } from './assets/icon';
 import { recentEvents, signupEvents } from './events-reader';
 import { buildJourney, type Journey } from './journey';
 import type { ServiceApi } from './service-api';
-import { checkSignupForm, type Signup, type SignupDesk } from './signups';
+import { PlanChangeRefused, checkSignupForm, type Signup, type SignupDesk } from './signups';
 import type { RequestFinder } from './platform-requests';
 import { eventsPage, eventsTable, EVENTS_TABLE_PATH } from './pages/events';
 import type { Html } from '../server/http/html';
@@ -141,8 +141,29 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
   app.get<{ Querystring: { user?: string } }>('/welcome', async (request, reply) => {
     const signup = ctx.desk.find(request.query.user ?? '');
     if (!signup) return sendPage(reply, unknownSignupPage(ctx.page), 404);
-    return sendPage(reply, welcomePage(ctx.page, signup, await journeyOf(signup)));
+    return sendPage(reply, welcomePage(ctx.page, signup, await journeyOf(signup), { plan: ctx.desk.paidStage }));
   });
+
+  // The store's billing: the user upgrades to the paid plan, or asks for a refund. The backend answers at once and
+  // reports to cnv behind the answer (the welcome page's live timeline shows the report and what the platforms did).
+  const planChange = (change: 'upgrade' | 'refund') => async (request: { body: unknown }, reply: FastifyReply) => {
+    const user = (request.body as Record<string, unknown> | null)?.user;
+    const signup = typeof user === 'string' ? ctx.desk.find(user) : null;
+    if (!signup) return sendPage(reply, unknownSignupPage(ctx.page), 404);
+    try {
+      const { reported } = change === 'upgrade' ? ctx.desk.upgrade(signup) : ctx.desk.refund(signup);
+      void reported.then((done) => {
+        const report = change === 'upgrade' ? done.upgrade : done.refund;
+        if (report?.error || (report?.result && !report.result.ok)) options.log.error({ change, result: report.result, error: report.error }, `demo: the ${change} report did not go through`);
+      });
+    } catch (error) {
+      if (!(error instanceof PlanChangeRefused)) throw error;
+      return sendPage(reply, welcomePage(ctx.page, signup, await journeyOf(signup), { plan: ctx.desk.paidStage, notice: error.message }), 409);
+    }
+    return reply.redirect(`/welcome?${new URLSearchParams({ user: signup.id })}#plan`, 303);
+  };
+  app.post('/welcome/upgrade', planChange('upgrade'));
+  app.post('/welcome/refund', planChange('refund'));
 
   app.get<{ Querystring: { user?: string } }>('/welcome/journey', async (request, reply) => {
     const signup = ctx.desk.find(request.query.user ?? '');

@@ -8,7 +8,7 @@ import type { ReportSignupResult } from '../../src/client/index';
 const TOKEN = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 function signup(report: ReportSignupResult | null, correlationToken: string | null = TOKEN, reportError: string | null = null): Signup {
-  return { id: 'usr_1', email: 'ada@example.com', name: 'Ada Lovelace', createdAt: new Date(), correlationToken, report, reportError };
+  return { id: 'usr_1', email: 'ada@example.com', name: 'Ada Lovelace', createdAt: new Date(), correlationToken, report, reportError, upgrade: null, refund: null };
 }
 
 const promoted = (count = 1): ReportSignupResult => ({
@@ -181,6 +181,52 @@ describe('the journey of a signup', () => {
   });
 });
 
+describe('the paid plan of a signup', () => {
+  const upgraded = (): Signup => ({
+    ...signup(promoted()),
+    upgrade: {
+      id: 'usr_1.paid',
+      at: new Date(),
+      error: null,
+      result: { ok: true, sent: true, response: { status: 'promoted', promoted_count: 1, customer_event_id: 'usr_1.paid', match: 'identity' }, attempts: 1, correlationToken: null, tokenProblem: 'missing' },
+    },
+    refund: null,
+  });
+  const delivered = [{ destination: 'microsoft-ads', status: 'delivered' }, { destination: 'meta', status: 'delivered' }];
+  const stage = (fields: Partial<ApiEvent> = {}) =>
+    event({ id: 'evt_2', flow_name: 'Demo paid plans', trigger_type: 'conversion', customer_event_id: 'usr_1.paid', value: 29, currency: 'EUR', status: 'completed', actions: delivered, ...fields });
+
+  it('shows the upgrade found through the customer id and its deliveries with the value', () => {
+    const journey = buildJourney(input(upgraded(), [event({ status: 'completed', actions: delivered }), stage()]));
+    expect(states(journey).slice(-2)).toEqual([['upgrade', 'done'], ['deliveries', 'done']]);
+    expect(journey.steps.find((s) => s.key === 'upgrade')!.facts).toContainEqual(['match', 'identity: the click of the signup with this customer_id']);
+    expect(journey.steps.at(-1)!.title).toBe('Delivered to 2 ad platforms: the paid plan, EUR 29.00');
+    expect(journey.final).toBe(true);
+  });
+
+  it('shows the refund per platform: taken back where the platform can, unsupported with the reason elsewhere', () => {
+    const s: Signup = { ...upgraded(), refund: { id: 'usr_1.refund', at: new Date(), error: null, result: null } };
+    const adjustments = (status: string) => [
+      {
+        adjustment_id: 'usr_1.refund', type: 'retract', value: null, currency: null, occurred_at: '2026-11-21T10:00:00.000Z', created_at: '2026-11-21T10:00:00.000Z',
+        results: [{ destination: 'microsoft-ads', status, reason: null }, { destination: 'meta', status: 'unsupported', reason: 'Meta has no retraction.' }],
+      },
+    ];
+    const waiting = buildJourney(input(s, [event({ status: 'completed', actions: delivered }), stage({ adjustments: adjustments('queued') })]));
+    expect(states(waiting).slice(-2)).toEqual([['refund', 'waiting'], ['adjustment', 'waiting']]);
+    expect(waiting.final).toBe(false);
+    s.refund!.result = { ok: true, sent: true, response: { status: 'accepted', adjustment_id: 'usr_1.refund', events: 1 }, attempts: 1, correlationToken: null, tokenProblem: 'missing' };
+    const done = buildJourney(input(s, [event({ status: 'completed', actions: delivered }), stage({ adjustments: adjustments('adjusted') })]));
+    const last = done.steps.at(-1)!;
+    expect(last).toMatchObject({ title: 'Refund applied where the platforms allow it', state: 'done', summary: '1 took it back, 1 have no such operation.' });
+    expect(last.deliveries!.map((d) => [d.destination, d.state, d.summary])).toEqual([
+      ['microsoft-ads', 'done', 'Microsoft Advertising took the conversion back.'],
+      ['meta', 'skipped', 'Not sent: Meta has no retraction.'],
+    ]);
+    expect(done.final).toBe(true);
+  });
+});
+
 describe('reading an event', () => {
   it('tolerates every field but the guaranteed ones being absent', () => {
     expect(eventFacts({ id: 'evt_x', site_key: 'k', occurred_at: null })).toEqual({
@@ -197,7 +243,12 @@ describe('reading an event', () => {
       utm: {},
       landingPageUrl: null,
       touchCapturedAt: null,
+      triggerType: null,
+      value: null,
+      currency: null,
+      customerId: null,
       actions: [],
+      adjustments: [],
     });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, html, raw } from '../../src/server/http/html';
-import { checkSignupForm, SignupDesk, splitName } from '../../src/demo/signups';
+import { checkSignupForm, paidEventId, PlanChangeRefused, refundId, SignupDesk, splitName } from '../../src/demo/signups';
 import { platformRequestFinder, shownRequest } from '../../src/demo/platform-requests';
 import { eventFacts } from '../../src/demo/event-facts';
 import { localHandoffUrl, signInHref, webhookSecretOnPage } from '../../src/demo/hosted-handoff';
@@ -9,8 +9,15 @@ import { installSnippet } from '../../src/demo/pages/layout';
 import { pricingPage } from '../../src/demo/pages/pricing';
 import { newDemoClickIds } from '../../src/demo/site';
 import { triggerSourceConnectedPage } from '../../src/server/api/handoffs/hosted-pages';
-import type { CnvClient, ReportSignupInput } from '../../src/client/index';
+import type { AdjustConversionInput, CnvClient, ReportConversionInput, ReportSignupInput } from '../../src/client/index';
 import type { FakeRequest } from '../../src/demo/fakes/fake-server';
+
+const REPORTER = { webhookBaseUrl: 'http://127.0.0.1:1', siteKey: 'k', triggerKey: 'demo-signup', webhookSecret: 's' };
+const PAID = { key: 'demo-paid', value: 29, currency: 'EUR' };
+const unusedLaterReports: Pick<CnvClient, 'reportConversion' | 'adjustConversion'> = {
+  reportConversion: () => Promise.reject(new Error('not expected')),
+  adjustConversion: () => Promise.reject(new Error('not expected')),
+};
 
 describe('the demo pages', () => {
   it('escape every interpolated value, and keep trusted markup as is', () => {
@@ -61,7 +68,8 @@ describe('the demo backend', () => {
 
   it('reports each signup with the new user id as customer_event_id and the request that carries the cookie', async () => {
     const sent: ReportSignupInput[] = [];
-    const client: Pick<CnvClient, 'reportSignup'> = {
+    const client: CnvClient = {
+      ...unusedLaterReports,
       async reportSignup(input) {
         sent.push(input);
         return {
@@ -74,7 +82,7 @@ describe('the demo backend', () => {
         };
       },
     };
-    const desk = new SignupDesk({ webhookBaseUrl: 'http://127.0.0.1:1', siteKey: 'k', triggerKey: 'demo-signup', webhookSecret: 's' }, client);
+    const desk = new SignupDesk(REPORTER, PAID, client);
     const request = { headers: { cookie: 'cnv_signup_correlation=AAAAAAAAAAAAAAAAAAAAAA; other=1' } };
     const { signup, reported } = desk.signUp({ email: 'ada@example.com', name: 'Ada Lovelace', request });
     expect(signup.report).toBeNull();
@@ -83,18 +91,56 @@ describe('the demo backend', () => {
     expect(signup.id).toMatch(/^usr_/);
     expect(signup.correlationToken).toBe('AAAAAAAAAAAAAAAAAAAAAA');
     expect(sent).toEqual([
-      { request, customerEventId: signup.id, email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+      { request, customerEventId: signup.id, customerId: signup.id, email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' },
     ]);
     expect(desk.find(signup.id)).toBe(signup);
     expect(desk.find('usr_unknown')).toBeNull();
   });
 
   it('records a report that could not even be attempted, instead of losing the signup', async () => {
-    const client: Pick<CnvClient, 'reportSignup'> = { reportSignup: () => Promise.reject(new TypeError('fetch failed oddly')) };
-    const desk = new SignupDesk({ webhookBaseUrl: 'http://127.0.0.1:1', siteKey: 'k', triggerKey: 'demo-signup', webhookSecret: 's' }, client);
+    const client: CnvClient = { ...unusedLaterReports, reportSignup: () => Promise.reject(new TypeError('fetch failed oddly')) };
+    const desk = new SignupDesk(REPORTER, PAID, client);
     const { reported } = desk.signUp({ email: 'ada@example.com', name: 'Ada', request: { headers: {} } });
     const signup = await reported;
     expect(signup).toMatchObject({ report: null, reportError: 'fetch failed oddly', correlationToken: null });
+  });
+
+  it('reports the upgrade as the paid-plan stage with the customer id only, then the refund as its retraction, each once', async () => {
+    const conversions: Array<[string, ReportConversionInput]> = [];
+    const adjustments: AdjustConversionInput[] = [];
+    const client: CnvClient = {
+      reportSignup: async (input) => ({ ok: true, sent: true, response: { status: 'promoted', promoted_count: 1, customer_event_id: input.customerEventId }, attempts: 1, correlationToken: null, tokenProblem: null }),
+      reportConversion: async (key, input) => {
+        conversions.push([key, input]);
+        return { ok: true, sent: true, response: { status: 'promoted', promoted_count: 1, customer_event_id: input.customerEventId, match: 'identity' }, attempts: 1, correlationToken: null, tokenProblem: 'missing' };
+      },
+      adjustConversion: async (input) => {
+        adjustments.push(input);
+        return { ok: true, sent: true, response: { status: 'accepted', adjustment_id: input.adjustmentId, events: 1 }, attempts: 1, correlationToken: null, tokenProblem: 'missing' };
+      },
+    };
+    const desk = new SignupDesk(REPORTER, PAID, client);
+    const { signup, reported } = desk.signUp({ email: 'ada@example.com', name: 'Ada Lovelace', request: { headers: {} } });
+    expect(() => desk.refund(signup)).toThrow(PlanChangeRefused);
+    await reported;
+    await desk.upgrade(signup).reported;
+    expect(() => desk.upgrade(signup)).toThrow('already on the paid plan');
+    expect(conversions).toEqual([
+      ['demo-paid', { customerEventId: paidEventId(signup.id), customerId: signup.id, value: 29, currency: 'EUR', email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' }],
+    ]);
+    expect(signup.upgrade).toMatchObject({ id: paidEventId(signup.id), result: { ok: true, response: { match: 'identity' } }, error: null });
+    await desk.refund(signup).reported;
+    expect(() => desk.refund(signup)).toThrow('already been refunded');
+    expect(adjustments).toEqual([{ adjustmentId: refundId(signup.id), customerEventId: paidEventId(signup.id), type: 'retract' }]);
+    expect(signup.refund).toMatchObject({ id: refundId(signup.id), result: { ok: true }, error: null });
+  });
+
+  it('refuses an upgrade before the signup reached cnv, in words for the visitor', () => {
+    const client: CnvClient = { ...unusedLaterReports, reportSignup: () => new Promise(() => {}) };
+    const desk = new SignupDesk(REPORTER, PAID, client);
+    const { signup } = desk.signUp({ email: 'ada@example.com', name: 'Ada', request: { headers: {} } });
+    expect(() => desk.upgrade(signup)).toThrow(/not reached cnv yet/);
+    expect(signup.upgrade).toBeNull();
   });
 });
 

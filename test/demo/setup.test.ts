@@ -71,7 +71,18 @@ describe('the first-run demo setup', () => {
       `the API trigger source of "${DEMO.siteName}" and its webhook secret`,
       `the flow "${DEMO.flowName}"`,
       `published "${DEMO.flowName}"`,
+      `the flow "${DEMO.stageFlowName}"`,
+      `published "${DEMO.stageFlowName}"`,
     ]);
+    // The paid plan: a later stage of its own flow, to the same six platforms.
+    expect(setup.stageFlow).toMatchObject({
+      site_id: setup.site.id,
+      name: DEMO.stageFlowName,
+      status: 'live',
+      trigger_config: { type: 'conversion', integrationId: 'api', key: DEMO.stageTriggerKey },
+      actions_config: DEMO.stageActions,
+    });
+    expect(setup.stageFlow.actions_config.map((a) => a.integrationId)).toEqual(setup.flow.actions_config.map((a) => a.integrationId));
     expect(logged.at(-1)).toMatch(/^demo setup created /);
   });
 
@@ -146,9 +157,10 @@ describe('the first-run demo setup', () => {
     expect(again.accountId).toBe(first.accountId);
     expect(again.site.id).toBe(first.site.id);
     expect(again.flow.id).toBe(first.flow.id);
+    expect(again.stageFlow.id).toBe(first.stageFlow.id);
     expect(again.webhookSecret).toBe(first.webhookSecret);
     const flows = await svc.db.query('select id from flows where site_id = $1', [first.site.id]);
-    expect(flows).toHaveLength(1);
+    expect(flows).toHaveLength(2);
   });
 
   it('moves the site to a new demo origin when the demo port changed', async () => {

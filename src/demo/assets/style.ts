@@ -2,7 +2,7 @@
 export const STYLESHEET = `
 :root {
   --ink: #1c2430; --muted: #5d6b7e; --line: #e3e8ef; --paper: #ffffff; --wash: #f5f7fb;
-  --brand: #4f46e5; --brand-ink: #ffffff; --ok: #15803d; --ok-wash: #e8f6ed; --wait: #b45309; --wait-wash: #fdf3e3;
+  --brand: #4f46e5; --brand-ink: #ffffff; --ok: #166534; --ok-wash: #e8f6ed; --wait: #b45309; --wait-wash: #fdf3e3;
   --bad: #b91c1c; --bad-wash: #fdecec; --code: #0f172a;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
   color: var(--ink); background: var(--wash); line-height: 1.5;
@@ -38,6 +38,11 @@ p.lead { font-size: 1.15rem; color: var(--muted); max-width: 42rem; }
 .card { background: var(--paper); border: 1px solid var(--line); border-radius: 14px; padding: 1.25rem 1.4rem; box-shadow: 0 1px 2px rgba(16,24,40,.04); }
 .card h3 { margin: 0 0 .5rem; font-size: 1.05rem; }
 .card.note { background: #eef2ff; border-color: #c7d2fe; }
+.card.billing { margin: 0 0 1.25rem; display: grid; gap: .5rem; }
+.card.billing .billing-head { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; }
+.card.billing h2 { margin: 0; font-size: 1.1rem; }
+.card.billing p { margin: 0; max-width: 62ch; }
+.card.billing form { margin: .35rem 0 0; }
 .muted { color: var(--muted); }
 .small { font-size: .85rem; }
 
@@ -122,6 +127,19 @@ table.events tr:last-child td { border-bottom: 0; }
 .table-scroll { overflow-x: auto; border-radius: 12px; }
 .nowrap { white-space: nowrap; }
 table.events .click { white-space: nowrap; }
+table.events .event-cell { min-width: 9rem; }
+table.events .value { font-weight: 600; margin-top: .15rem; }
+table.events tr:has(+ tr.adjustment-row) td { border-bottom-style: dashed; }
+table.events tr.adjustment-row td { background: #fbfcfe; padding-top: .45rem; }
+table.events .adjustment-cell { width: 0; min-width: 100%; }
+table.events .adjustment-results { list-style: none; margin: .35rem 0 0; padding: 0; display: grid; gap: .25rem; }
+table.events .adjustment-results li { display: grid; grid-template-columns: 11rem 6.5rem minmax(0, 1fr); gap: .6rem; align-items: baseline; }
+table.events .adjustment-results .dest-name { white-space: nowrap; }
+table.events .adjustment-results .pill { justify-self: start; }
+@media (max-width: 820px) {
+  table.events .adjustment-results li { grid-template-columns: minmax(0, 1fr) auto; }
+  table.events .adjustment-results li > .muted { grid-column: 1 / -1; }
+}
 table.events .dest { display: flex; align-items: center; justify-content: space-between; gap: .6rem; white-space: nowrap; margin-bottom: .2rem; }
 
 .browser-state { margin-top: 1rem; }

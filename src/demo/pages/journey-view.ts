@@ -21,7 +21,7 @@ function requestView(request: ReceivedRequest, count: number): Html {
   return html`<div class="request">
     <div class="request-line"><span class="method">${request.method}</span> <code class="path">${request.path}</code> ${answerPill(request.answeredStatus)}</div>
     ${request.problems.length > 0 ? html`<p class="pill bad">${request.problems.join('; ')}</p>` : ''}
-    <pre class="request-body" data-request-body>${JSON.stringify(request.body, null, 2)}</pre>
+    <pre class="request-body" data-request-body tabindex="0" aria-label="Request body">${JSON.stringify(request.body, null, 2)}</pre>
     <div class="small muted">${count > 1 ? `The latest of ${count} requests (retries included). ` : ''}The access token it carried is not shown.</div>
   </div>`;
 }

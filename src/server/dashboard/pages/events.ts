@@ -6,6 +6,9 @@ import type { FlowRecord } from '../../api/flows';
 import { badge, html, layout, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { maskedEmail, triggerLabel } from '../labels';
+import { moneyOf } from '../../../protocol/money';
+
+export { moneyOf };
 
 /** The filters as the form sends them (dates as YYYY-MM-DD). */
 export interface EventFilterForm {
@@ -48,20 +51,6 @@ function select(name: string, label: string, current: string | undefined, option
 /** Fields of an event record that only newer services carry (value, customer id): read when present. */
 function extra(event: EventRecord, key: 'value' | 'currency' | 'customer_id'): unknown {
   return (event as unknown as Record<string, unknown>)[key];
-}
-
-/** A value with its currency, as people read money: `USD 49.00` (the code, never an ambiguous symbol). */
-export function moneyOf(value: unknown, currency: unknown): string | null {
-  if (typeof value !== 'number' && typeof value !== 'string') return null;
-  const amount = Number(value);
-  if (!Number.isFinite(amount)) return null;
-  const code = typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? currency : null;
-  try {
-    if (code) return new Intl.NumberFormat('en', { style: 'currency', currency: code, currencyDisplay: 'code' }).format(amount).replace(/\u00a0/g, ' ');
-  } catch {
-    // An unknown code: the plain number with it.
-  }
-  return `${code ?? ''} ${amount.toLocaleString('en', { maximumFractionDigits: 6 })}`.trim();
 }
 
 /** Who converted: the email masked (the trace shows it whole), the customer id when the backend sent one. */
