@@ -11,6 +11,9 @@ import { createRestService, json, type RestService } from './support/rest-harnes
 import { newToken, signedReport, snapshotBody } from './support/fixtures';
 import { memoryLog, steppableClock } from './delivery/fixtures';
 import { snapshotsPath } from '../../src/protocol/collector';
+import { adjustmentPath, conversionPath, SIGNATURE_HEADER } from '../../src/protocol/webhook';
+import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
+import { sha256Hex } from '../../src/server/destinations/hashing';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/server/delivery/worker';
 import { FAKE_REDDIT_PIXEL, FAKE_REDDIT_TOKEN, startFakeReddit, type FakeReddit } from '../../src/demo/fakes/reddit';
 import { FAKE_TIKTOK_PIXEL, FAKE_TIKTOK_TOKEN, startFakeTikTok, type FakeTikTok } from '../../src/demo/fakes/tiktok';
@@ -80,6 +83,14 @@ describe('Reddit and TikTok through the service', () => {
     const events = json(await svc.app.inject({ method: 'GET', url: "/v1/events", headers: svc.auth }));
     const event = events.data.find((e: { customer_event_id: string }) => e.customer_event_id === customerEventId);
     return { eventId: event.id, customerEventId, ttclid, rdtCid };
+  }
+
+  /** A signed POST of `body` to any webhook path (a later stage, an adjustment). */
+  async function signedPost(path: string, body: unknown) {
+    const payload = JSON.stringify(body);
+    const signature = generateTestSignatureHeader({ secret, path, body: payload });
+    const res = await svc.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature }, payload });
+    return { status: res.statusCode, body: json(res) };
   }
 
   const eventOf = async (id: string) => json(await svc.app.inject({ method: 'GET', url: `/v1/events/${id}`, headers: svc.auth }));
@@ -263,5 +274,64 @@ describe('Reddit and TikTok through the service', () => {
     event = await eventOf(eventId);
     expect(event.status).toBe('completed');
     expect(tiktok.counted()).toHaveLength(1);
+  });
+  it('carries a signup’s value and customer id to both, each in its own documented fields', async () => {
+    const { eventId } = await reportSignup(null, { value: 49.9, currency: 'EUR', customer_id: 'Acct_42' });
+    await worker().drain();
+    expect((await eventOf(eventId)).status).toBe('completed');
+    expect(reddit.requests[0]!.problems).toEqual([]);
+    expect(tiktok.requests[0]!.problems).toEqual([]);
+    // Reddit: metadata.value/currency, external_id the trimmed id hashed; TikTok: properties, the id lower-cased first.
+    expect(reddit.counted()[0]!.event).toMatchObject({ type: { tracking_type: 'SIGN_UP' }, metadata: { value: 49.9, currency: 'EUR' }, user: { external_id: sha256Hex('Acct_42') } });
+    expect(tiktok.counted()[0]!.event).toMatchObject({ properties: { value: 49.9, currency: 'EUR' }, user: { external_id: sha256Hex('acct_42') } });
+  });
+
+  it('delivers a later stage reported with only a customer id, with the signup’s clicks, as PURCHASE and CompletePayment', async () => {
+    const flow = json(
+      await svc.app.inject({
+        method: 'POST', url: '/v1/flows', headers: svc.auth,
+        payload: {
+          site_id: svc.site.id, name: 'First payment', trigger_config: { type: 'conversion', integrationId: 'api', key: 'paid' },
+          actions_config: [{ integrationId: 'reddit', config: {} }, { integrationId: 'tiktok', config: {} }],
+        },
+      }),
+    );
+    expect(json(await svc.app.inject({ method: 'POST', url: `/v1/flows/${flow.id}/publish`, headers: svc.auth })).status).toBe('live');
+    const customerId = `cus_${Date.now()}`;
+    const { ttclid, rdtCid } = await reportSignup(null, { customer_id: customerId });
+    await worker().drain();
+    reddit.reset();
+    tiktok.reset();
+
+    const stage = await signedPost(conversionPath(svc.site.site_key, 'paid'), { customer_event_id: `pay_${customerId}`, customer_id: customerId, value: 29, currency: 'USD' });
+    expect(stage).toMatchObject({ status: 200, body: { match: 'identity' } });
+    await worker().drain(); // a fresh clock: the stage was queued after the first worker's clock began
+    expect(reddit.requests[0]!.problems).toEqual([]);
+    expect(tiktok.requests[0]!.problems).toEqual([]);
+    expect(reddit.counted()[0]!.event).toMatchObject({
+      type: { tracking_type: 'PURCHASE' }, click_id: rdtCid, metadata: { conversion_id: `pay_${customerId}`, value: 29, currency: 'USD' },
+      user: { external_id: sha256Hex(customerId) },
+    });
+    expect(tiktok.counted()[0]!.event).toMatchObject({
+      event: 'CompletePayment', event_id: `pay_${customerId}`, properties: { value: 29, currency: 'USD' },
+      user: { ttclid, external_id: sha256Hex(customerId.toLowerCase()) },
+    });
+  });
+
+  it('answers an adjustment on Reddit and TikTok as unsupported, each with its own reason, never a silent success', async () => {
+    const { eventId, customerEventId } = await reportSignup(null, { value: 99, currency: 'EUR' });
+    await worker().drain();
+    const adjusted = await signedPost(adjustmentPath(svc.site.site_key), { adjustment_id: `adj_${customerEventId}`, customer_event_id: customerEventId, type: 'restate', value: 49, currency: 'EUR' });
+    expect(adjusted).toMatchObject({ status: 200, body: { status: 'accepted', events: 1 } });
+    await worker().drain();
+    const event = await eventOf(eventId);
+    const results = event.adjustments[0].results;
+    expect(results).toEqual(expect.arrayContaining([
+      { destination: 'reddit', status: 'unsupported', reason: expect.stringMatching(/^Reddit's Conversions API .*conversion_id/) },
+      { destination: 'tiktok', status: 'unsupported', reason: expect.stringMatching(/^TikTok's Events API .*event_id/) },
+    ]));
+    // Nothing was sent for it: one request each, the original conversion.
+    expect(reddit.requests).toHaveLength(1);
+    expect(tiktok.requests).toHaveLength(1);
   });
 });

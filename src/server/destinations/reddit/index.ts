@@ -32,7 +32,15 @@
  *   and every non-alphanumeric character of the local part removed (`Al.ice$+Apple@Example.Com` and
  *   `alice@example.com` both hash to ff8d9819…); phone with country code, extension and non-digits removed, `+`
  *   first (`+15554441234` → e5b124c5…); hashes are 64 lower-case hex characters.
- * - NOT verified in a Reddit document: whether IP addresses are better sent hashed (Reddit accepts unhashed or
+ * - Verified (the same “Match keys” and “Event metadata” sections): `external_id` is the advertiser-assigned id,
+ *   sent unhashed or hashed (Reddit recommends SHA-256; its example `customer12345` hashes to a4cc2fc5…), so cnv
+ *   sends the report's `customer_id` trimmed and SHA-256 hashed; `metadata.value` is a double in the currency's base
+ *   unit beside `metadata.currency`, and `value`/`item_count` (not product prices) drive optimisation.
+ * - Verified (the same reference, endpoint and deduplication sections): the only operation is posting conversion
+ *   events; nothing updates, retracts or refunds one, and a resend with the same conversion_id within 2 days is
+ *   deduplicated. So adjustments are `unsupported` (reason in `adjustmentsUnsupportedReason`).
+ * - NOT verified in a Reddit document: how `external_id` is normalised beyond hashing (cnv keeps its case: customer
+ *   ids may be case-sensitive); whether IP addresses are better sent hashed (Reddit accepts unhashed or
  *   SHA-256 signals; cnv hashes the IP as Reddit's own Segment destination does, and sends the user agent as it
  *   is); a documented wait for 429 (cnv honours Retry-After, else backs off); how a duplicate is answered (nothing
  *   in the documents: Reddit deduplicates silently, so a resend is answered 200 and counted delivered).
@@ -48,7 +56,7 @@ export const redditPlatform: DestinationPlatform = {
   type: 'reddit',
   label: 'Reddit',
   consent:
-    'cnv will send your site’s signups and leads to your Reddit pixel through the Conversions API: the Reddit click id and browser id, hashed email, phone and IP address, and the visitor’s browser.',
+    'cnv will send your site’s signups and leads to your Reddit pixel through the Conversions API: the Reddit click id and browser id, hashed email, phone, IP address and customer id, the conversion’s value, and the visitor’s browser.',
   oauth: null,
   fields: REDDIT_CONNECT_FIELDS,
   parseConnectForm: parseRedditConnectForm,
@@ -56,4 +64,9 @@ export const redditPlatform: DestinationPlatform = {
   maxBatchSize: MAX_EVENTS_PER_REQUEST,
   sendBatch: sendRedditBatch,
   testConnection: testRedditConnection,
+  // Reddit's Conversions API v3 has one operation, POST …/conversion_events; its documents (v2→v3 migration, Direct
+  // Integration, deduplication) define no update, retraction or refund of a conversion event. A corrected event sent
+  // again with the same conversion_id within 2 days is dropped as a duplicate, so resending cannot restate it either.
+  adjustmentsUnsupportedReason:
+    "Reddit's Conversions API only posts new conversion events: it has no operation that changes the value of, or takes back, one it has received, and a corrected event with the same conversion_id would be dropped as a duplicate. The restatement or retraction stays in cnv only.",
 };
