@@ -58,7 +58,7 @@ export interface ErasureRecord {
 }
 
 /** Keys of an erased event's data that identify no one; everything else (touch, page, token, utm…) goes. */
-const KEPT_EVENT_DATA = ['customer_event_id', 'trigger_key', 'integration', 'form_id', 'match_reason', 'form_submission_id'];
+const KEPT_EVENT_DATA = ['customer_event_id', 'trigger_key', 'integration', 'form_id', 'match_reason', 'form_submission_id', 'trigger_type', 'stage', 'match'];
 
 /**
  * The person an erasure body names, normalised as for delivery; a 400 naming the field when none is given or one is
