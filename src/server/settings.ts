@@ -67,7 +67,33 @@ export interface Settings {
   logLevel: string;
   /** LOG_FORMAT: `json` or `pretty` (human-readable); unset: pretty on a terminal, JSON otherwise. */
   logFormat: 'json' | 'pretty' | undefined;
+  /** Rate limits of the collector's POSTs and the webhook bridge (docs/limits.md#rate-limits). */
+  rateLimits: RateLimitSettings;
 }
+
+/**
+ * CNV_RATE_LIMIT_*: requests per client address and per site key in each fixed window, for the collector's POSTs
+ * (snapshots, form submissions) and for the webhook bridge (every route); null is no limit.
+ */
+export interface RateLimitSettings {
+  windowSeconds: number;
+  collectorPerAddress: number | null;
+  collectorPerSite: number | null;
+  webhookPerAddress: number | null;
+  webhookPerSite: number | null;
+  /** On PostgreSQL: how often each instance shares its counts with the others, in ms. */
+  syncMs: number;
+}
+
+/** The defaults: far above what a real site sends (a whole office behind one address included), per 60 s window. */
+export const RATE_LIMIT_DEFAULTS: RateLimitSettings = {
+  windowSeconds: 60,
+  collectorPerAddress: 600,
+  collectorPerSite: 60_000,
+  webhookPerAddress: 12_000,
+  webhookPerSite: 12_000,
+  syncMs: 1000,
+};
 
 function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -146,6 +172,42 @@ function baseUrl(raw: string | undefined, fallback: string): string {
   return (raw || fallback).replace(/\/+$/, '');
 }
 
+/** A whole number setting within [min, max], or the fallback when unset. */
+function boundedInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, unit: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number of ${unit} from ${min} to ${max}, got '${raw.slice(0, 40)}'`);
+  }
+  return value;
+}
+
+/** A limit: requests per window from 1 to 10,000,000, or `off` (no limit). */
+function limitSetting(env: NodeJS.ProcessEnv, name: string, fallback: number | null): number | null {
+  const raw = env[name]?.trim();
+  if (raw === 'off') return null;
+  return boundedInt(env, name, fallback ?? 0, 1, 10_000_000, "requests per window (or 'off')") || null;
+}
+
+/** CNV_RATE_LIMITS=off turns every limit off; each limit has its own setting too. */
+function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
+  const all = env.CNV_RATE_LIMITS?.trim();
+  if (all !== undefined && all !== '' && all !== 'on' && all !== 'off') {
+    throw new Error(`CNV_RATE_LIMITS must be on or off, got '${all.slice(0, 40)}'`);
+  }
+  const d = RATE_LIMIT_DEFAULTS;
+  const limit = (name: string, fallback: number | null) => (all === 'off' ? null : limitSetting(env, name, fallback));
+  return {
+    windowSeconds: boundedInt(env, 'CNV_RATE_LIMIT_WINDOW_SECONDS', d.windowSeconds, 1, 3600, 'seconds'),
+    collectorPerAddress: limit('CNV_RATE_LIMIT_COLLECTOR_PER_ADDRESS', d.collectorPerAddress),
+    collectorPerSite: limit('CNV_RATE_LIMIT_COLLECTOR_PER_SITE', d.collectorPerSite),
+    webhookPerAddress: limit('CNV_RATE_LIMIT_WEBHOOK_PER_ADDRESS', d.webhookPerAddress),
+    webhookPerSite: limit('CNV_RATE_LIMIT_WEBHOOK_PER_SITE', d.webhookPerSite),
+    syncMs: boundedInt(env, 'CNV_RATE_LIMIT_SYNC_MS', d.syncMs, 100, 60_000, 'milliseconds'),
+  };
+}
+
 /** Reads the settings from an environment (process.env by default). */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const host = env.HOST || '127.0.0.1';
@@ -202,5 +264,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormatSetting(env.LOG_FORMAT),
+    rateLimits: rateLimitSettings(env),
   };
 }
