@@ -1,5 +1,6 @@
 /**
- * A local fake of the Google Ads API's click conversion upload (the legacy path), for the delivery worker's tests.
+ * A local fake of the Google Ads API's click conversion upload and conversion adjustment upload (the legacy path:
+ * uploadClickConversions, uploadConversionAdjustments), for the delivery worker's tests.
  * Built on the fakes' harness (./fakes/fake-server.ts): a real HTTP server on 127.0.0.1 that checks each request the
  * way Google would (path, headers, JSON body, one click id, date format, SHA-256 hashes), records it, and answers
  * success, or whatever a test planned: a row error (partialFailureError), 500, 429 with Retry-After, 400, or no answer.
@@ -24,6 +25,14 @@ export type FakeGoogleAdsRequest = FakeRequest;
 export type FakeGoogleAds = FakeServer<FakeGoogleAdsPlan>;
 
 const PATH = /^\/(v\d+)\/customers\/(\d+):uploadClickConversions$/;
+const ADJUST_PATH = /^\/(v\d+)\/customers\/(\d+):uploadConversionAdjustments$/;
+/** UploadConversionAdjustmentsRequest's fields in the REST mapping. */
+const ADJUST_REQUEST_FIELDS = new Set(['conversionAdjustments', 'partialFailure', 'validateOnly', 'jobId']);
+/** ConversionAdjustment's fields in the REST mapping. */
+const ADJUSTMENT_FIELDS = new Set([
+  'gclidDateTimePair', 'orderId', 'adjustmentType', 'restatementValue', 'userIdentifiers', 'userAgent', 'conversionAction', 'adjustmentDateTime',
+]);
+const ADJUSTMENT_TYPES = new Set(['RETRACTION', 'RESTATEMENT', 'ENHANCEMENT']);
 const DATE_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?[+-]([01]\d|2[0-3]):[0-5]\d$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const CLICK_CONVERSION_FIELDS = new Set([
@@ -94,6 +103,63 @@ export function validateUploadBody(body: any, customerId: string): string[] {
   return problems;
 }
 
+/**
+ * Checks an uploadConversionAdjustments body for the customer of the path, as strictly as Google's reference allows
+ * (UploadConversionAdjustmentsRequest, ConversionAdjustment, RestatementValue, GclidDateTimePair); returns what Google
+ * would reject, and what cnv must never send (an ENHANCEMENT, user identifiers).
+ */
+export function validateAdjustmentBody(body: any): string[] {
+  const problems: string[] = [];
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return ['body is not a JSON object'];
+  for (const key of Object.keys(body)) if (!ADJUST_REQUEST_FIELDS.has(key)) problems.push(`unknown field '${key}'`);
+  if (body.partialFailure !== true) problems.push('partialFailure is required and must be true');
+  if (body.jobId !== undefined && !(Number.isInteger(body.jobId) && body.jobId >= 0 && body.jobId < 2 ** 31)) problems.push('jobId must be an integer in [0, 2^31)');
+  if (!Array.isArray(body.conversionAdjustments) || body.conversionAdjustments.length === 0) return [...problems, 'conversionAdjustments must be a non-empty array'];
+  body.conversionAdjustments.forEach((a: any, i: number) => {
+    const at = `conversionAdjustments[${i}]`;
+    if (a === null || typeof a !== 'object' || Array.isArray(a)) return problems.push(`${at} is not an object`);
+    for (const key of Object.keys(a)) if (!ADJUSTMENT_FIELDS.has(key)) problems.push(`${at}: unknown field '${key}'`);
+    const action = /^customers\/(\d+)\/conversionActions\/\d+$/.exec(String(a.conversionAction ?? ''));
+    // Google ignores the resource name's customer id ("use the conversion action id as the sole identifier").
+    if (!action) problems.push(`${at}.conversionAction must be customers/{customer_id}/conversionActions/{id}`);
+    if (!ADJUSTMENT_TYPES.has(a.adjustmentType)) problems.push(`${at}.adjustmentType must be RETRACTION, RESTATEMENT or ENHANCEMENT`);
+    else if (a.adjustmentType === 'ENHANCEMENT') problems.push(`${at}: cnv never sends ENHANCEMENT adjustments`);
+    if (typeof a.adjustmentDateTime !== 'string' || !DATE_TIME.test(a.adjustmentDateTime)) problems.push(`${at}.adjustmentDateTime must be 'yyyy-mm-dd hh:mm:ss+|-hh:mm'`);
+    const hasOrder = a.orderId !== undefined;
+    const hasPair = a.gclidDateTimePair !== undefined;
+    if (hasOrder && (typeof a.orderId !== 'string' || a.orderId === '')) problems.push(`${at}.orderId must be a non-empty string`);
+    if (hasPair) {
+      const pair = a.gclidDateTimePair;
+      if (pair === null || typeof pair !== 'object') problems.push(`${at}.gclidDateTimePair must be an object`);
+      else {
+        for (const key of Object.keys(pair)) if (key !== 'gclid' && key !== 'conversionDateTime') problems.push(`${at}.gclidDateTimePair: unknown field '${key}'`);
+        if (typeof pair.gclid !== 'string' || pair.gclid === '') problems.push(`${at}.gclidDateTimePair.gclid must be a non-empty string`);
+        if (typeof pair.conversionDateTime !== 'string' || !DATE_TIME.test(pair.conversionDateTime)) problems.push(`${at}.gclidDateTimePair.conversionDateTime must be 'yyyy-mm-dd hh:mm:ss+|-hh:mm'`);
+      }
+    }
+    if (!hasOrder && !hasPair) problems.push(`${at} names no conversion: set orderId (or gclidDateTimePair for a conversion uploaded without an order id)`);
+    if (hasOrder && hasPair && a.adjustmentType !== 'ENHANCEMENT') problems.push(`${at}: a conversion uploaded with an order id is named by that order id alone`);
+    if (a.adjustmentType === 'RESTATEMENT') {
+      const r = a.restatementValue;
+      if (r === null || typeof r !== 'object') problems.push(`${at}.restatementValue is required for a restatement`);
+      else {
+        for (const key of Object.keys(r)) if (key !== 'adjustedValue' && key !== 'currencyCode') problems.push(`${at}.restatementValue: unknown field '${key}'`);
+        if (typeof r.adjustedValue !== 'number' || !Number.isFinite(r.adjustedValue) || r.adjustedValue < 0) problems.push(`${at}.restatementValue.adjustedValue must be a number of at least 0`);
+        if (r.currencyCode !== undefined && !(typeof r.currencyCode === 'string' && /^[A-Z]{3}$/.test(r.currencyCode))) problems.push(`${at}.restatementValue.currencyCode must be an ISO 4217 code`);
+      }
+    }
+    if (a.adjustmentType === 'RETRACTION' && a.restatementValue !== undefined) problems.push(`${at}.restatementValue must not be set for a retraction`);
+    if (a.userIdentifiers !== undefined && a.adjustmentType !== 'ENHANCEMENT') problems.push(`${at}.userIdentifiers are accepted in enhancements only`);
+  });
+  return problems;
+}
+
+/** A "yyyy-mm-dd hh:mm:ss+hh:mm" date time as epoch milliseconds. */
+function dateTimeMs(value: string): number {
+  const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?)([+-]\d{2}:\d{2})$/.exec(value);
+  return m ? Date.parse(`${m[1]}T${m[2]}${m[3]}`) : Number.NaN;
+}
+
 function googleError(httpStatus: number, status: string, message: string, version: string, errorCode: Record<string, string>, extra: object[] = []) {
   return {
     error: {
@@ -112,16 +178,63 @@ function googleError(httpStatus: number, status: string, message: string, versio
   };
 }
 
+/** A conversion as the fake keys it: the conversion action id (Google ignores the resource name's customer id) and order id. */
+function conversionKey(conversionAction: string, orderId: string): string {
+  return `${conversionAction.split('/').pop()} ${orderId}`;
+}
+
+/** A GoogleAdsFailure of partial-failure row errors, located at `field[index]`. */
+function partialFailure(version: string, field: string, rows: Array<{ index: number; code: Record<string, string>; message: string }>) {
+  return {
+    code: 3,
+    message: rows.map((r) => `${r.message}, at ${field}[${r.index}]`).join('; '),
+    details: [
+      {
+        '@type': `type.googleapis.com/google.ads.googleads.${version}.errors.GoogleAdsFailure`,
+        errors: rows.map((r) => ({ errorCode: r.code, message: r.message, location: { fieldPathElements: [{ fieldName: field, index: r.index }] } })),
+        requestId: 'fake-partial',
+      },
+    ],
+  };
+}
+
 /** Starts the fake on 127.0.0.1 (port 0, an ephemeral port, unless one is given). */
 export function startFakeGoogleAds(options: { port?: number } = {}): Promise<FakeGoogleAds> {
   let jobId = 1000;
   const answer = (status: number, json: unknown, headers: Record<string, string> = {}): FakeAnswer => ({ status, json, headers });
+  /** Conversions uploaded with an order id (their conversionDateTime), and those retracted since. */
+  const uploaded = new Map<string, string>();
+  const retracted = new Set<string>();
+
+  /** Applies adjustments as Google would, row by row: row errors for what it cannot find or accept. */
+  const adjust = (version: string, adjustments: any[]) => {
+    const errors: Array<{ index: number; code: Record<string, string>; message: string }> = [];
+    adjustments.forEach((a, index) => {
+      const key = a.orderId !== undefined ? conversionKey(a.conversionAction, a.orderId) : null;
+      const at = key === null ? undefined : uploaded.get(key);
+      const fail = (code: string, message: string) => errors.push({ index, code: { conversionAdjustmentUploadError: code }, message });
+      if (key === null || at === undefined) return fail('CONVERSION_NOT_FOUND', "The conversion for this conversion action and conversion identifier can't be found.");
+      if (retracted.has(key)) return fail('CONVERSION_ALREADY_RETRACTED', 'The conversion was already retracted. This adjustment was not processed.');
+      if (!(dateTimeMs(a.adjustmentDateTime) > dateTimeMs(at))) return fail('ADJUSTMENT_PRECEDES_CONVERSION', 'Adjustment has an adjustment_date_time that occurred before the associated conversion.');
+      if (a.adjustmentType === 'RETRACTION') retracted.add(key);
+    });
+    const failed = new Set(errors.map((e) => e.index));
+    return answer(200, {
+      ...(errors.length > 0 ? { partialFailureError: partialFailure(version, 'conversion_adjustments', errors) } : {}),
+      results: adjustments.map((a, i) =>
+        failed.has(i) ? {} : { orderId: a.orderId, adjustmentType: a.adjustmentType, conversionAction: a.conversionAction, adjustmentDateTime: a.adjustmentDateTime },
+      ),
+      jobId: String(jobId++),
+    });
+  };
 
   return startFakeServer<FakeGoogleAdsPlan>(
     'Google Ads API',
     (record, planned) => {
       const { path, headers, body } = record;
-      const match = PATH.exec(path);
+      const upload = PATH.exec(path);
+      const adjustment = ADJUST_PATH.exec(path);
+      const match = upload ?? adjustment;
       const version = match?.[1] ?? 'v22';
       if (record.method !== 'POST' || !match) {
         record.problems.push(`no such method: ${record.method} ${path}`);
@@ -140,13 +253,14 @@ export function startFakeGoogleAds(options: { port?: number } = {}): Promise<Fak
       }
       if (!(headers['content-type'] ?? '').startsWith('application/json')) record.problems.push('content-type must be application/json');
       if (body === null) record.problems.push('body is not JSON');
-      else record.problems.push(...validateUploadBody(body, match[2]!));
+      else record.problems.push(...(upload ? validateUploadBody(body, match[2]!) : validateAdjustmentBody(body)));
       if (record.problems.length > 0) {
         return answer(400, googleError(400, 'INVALID_ARGUMENT', `Request contains an invalid argument: ${record.problems.join('; ')}`, version, { requestError: 'INVALID_INPUT' }));
       }
 
       const plan = planned ?? { kind: 'success' };
-      const conversions: any[] = body.conversions;
+      const rows: any[] = upload ? body.conversions : body.conversionAdjustments;
+      const field = upload ? 'conversions' : 'conversion_adjustments';
       const resultOf = (c: any) => ({
         ...(c.gclid ? { gclid: c.gclid } : {}),
         ...(c.gbraid ? { gbraid: c.gbraid } : {}),
@@ -155,6 +269,9 @@ export function startFakeGoogleAds(options: { port?: number } = {}): Promise<Fak
         conversionDateTime: c.conversionDateTime,
         ...(c.userIdentifiers ? { userIdentifiers: c.userIdentifiers } : {}),
       });
+      const remember = (conversions: any[]) => {
+        for (const c of conversions) if (c.orderId) uploaded.set(conversionKey(c.conversionAction, c.orderId), c.conversionDateTime);
+      };
       switch (plan.kind) {
         case 'hang':
           return 'hang'; // the socket stays open until the client gives up or the fake closes
@@ -173,29 +290,25 @@ export function startFakeGoogleAds(options: { port?: number } = {}): Promise<Fak
           return answer(400, googleError(400, 'INVALID_ARGUMENT', plan.message ?? 'Request contains an invalid argument.', version, { requestError: 'INVALID_INPUT' }));
         case 'rowError': {
           const index = plan.index ?? 0;
-          const code = plan.code ?? 'UNPARSEABLE_GCLID';
-          const message = plan.message ?? 'The imported gclid could not be decoded.';
+          const code = plan.code ?? (upload ? 'UNPARSEABLE_GCLID' : 'CONVERSION_NOT_FOUND');
+          const message = plan.message ?? (upload ? 'The imported gclid could not be decoded.' : "The conversion for this conversion action and conversion identifier can't be found.");
+          if (upload) remember(rows.filter((_, i) => i !== index));
           return answer(200, {
-            partialFailureError: {
-              code: 3,
-              message: `${message}, at conversions[${index}]`,
-              details: [
-                {
-                  '@type': `type.googleapis.com/google.ads.googleads.${version}.errors.GoogleAdsFailure`,
-                  errors: [{ errorCode: { conversionUploadError: code }, message, location: { fieldPathElements: [{ fieldName: 'conversions', index }] } }],
-                  requestId: 'fake-partial',
-                },
-              ],
-            },
-            results: conversions.map((c, i) => (i === index ? {} : resultOf(c))),
+            partialFailureError: partialFailure(version, field, [{ index, code: { [upload ? 'conversionUploadError' : 'conversionAdjustmentUploadError']: code }, message }]),
+            results: rows.map((c, i) => (i === index ? {} : upload ? resultOf(c) : { orderId: c.orderId, adjustmentType: c.adjustmentType })),
             jobId: String(jobId++),
           });
         }
         case 'success':
-          return answer(200, { results: conversions.map(resultOf), jobId: String(jobId++) });
+          if (adjustment) return adjust(version, rows);
+          remember(rows);
+          return answer(200, { results: rows.map(resultOf), jobId: String(jobId++) });
       }
     },
     // A planned answer is for an upload: a request the fake refuses outright (404, 401, 400) takes none.
-    { ...(options.port === undefined ? {} : { port: options.port }), takesPlan: (request) => request.method === 'POST' && PATH.test(request.path) },
+    {
+      ...(options.port === undefined ? {} : { port: options.port }),
+      takesPlan: (request) => request.method === 'POST' && (PATH.test(request.path) || ADJUST_PATH.test(request.path)),
+    },
   );
 }

@@ -8,20 +8,16 @@
  * Data Manager API, an adjustment can restate a conversion value or supplement user data": there is no retraction, so
  * a retraction on this path is `unsupported`, said so with the way out.
  *
- * Legacy Google Ads API (uploadClickConversions connections): ConversionAdjustmentUploadService has RETRACTION and
- * RESTATEMENT (google/ads/googleads/v25/services/conversion_adjustment_upload_service.proto, ConversionAdjustment,
- * RestatementValue); cnv does not send them yet on that path, and says so in the result.
+ * Legacy Google Ads API (uploadClickConversions connections): ConversionAdjustmentUploadService's RESTATEMENT and
+ * RETRACTION, by the conversion's order id (./legacy-adjustments.ts, with the facts verified there).
  */
 import { adjustmentOutcomeOf, type AdjustmentInput, type AdjustmentOutcome, type DeliveryOutcome, type SendContext } from '../destination';
 import { sendDataManagerBatch } from './data-manager-send';
+import { adjustLegacyBatch } from './legacy-adjustments';
 
 export const DATA_MANAGER_RETRACT_UNSUPPORTED =
   "Google's Data Manager API defines adjustments that restate a conversion's value or add user data, not retractions. " +
   'To take the conversion back in Google Ads, restate its value to 0 (its count stays) or remove it in Google Ads.';
-
-export const LEGACY_ADJUSTMENTS_UNSUPPORTED =
-  'This Google Ads connection uses the legacy Google Ads API (uploadClickConversions); cnv sends adjustments through the ' +
-  'Data Manager API only. Connect Google Ads again without a developer token to have restatements applied.';
 
 function asAdjustment(outcome: DeliveryOutcome, input: AdjustmentInput): AdjustmentOutcome {
   return adjustmentOutcomeOf(outcome, (request) => ({ ...request, adjustment: 'restate', adjustment_id: input.adjustmentId }));
@@ -29,7 +25,7 @@ function asAdjustment(outcome: DeliveryOutcome, input: AdjustmentInput): Adjustm
 
 /** Restatements go out as the original event with its new value; retractions are unsupported on this API. */
 export async function adjustGoogleAds(inputs: readonly AdjustmentInput[], ctx: SendContext): Promise<AdjustmentOutcome[]> {
-  if (ctx.connection.settings.api === 'google_ads_api') return inputs.map(() => ({ kind: 'unsupported', reason: LEGACY_ADJUSTMENTS_UNSUPPORTED }));
+  if (ctx.connection.settings.api === 'google_ads_api') return adjustLegacyBatch(inputs, ctx);
   const outcomes: AdjustmentOutcome[] = new Array(inputs.length);
   const restates: Array<{ at: number; input: AdjustmentInput }> = [];
   inputs.forEach((input, at) => {

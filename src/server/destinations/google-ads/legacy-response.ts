@@ -35,10 +35,14 @@ interface RpcStatus {
   details?: Array<{ '@type'?: string; errors?: GoogleAdsError[]; retryDelay?: string; requestId?: string }>;
 }
 
-/** Row errors that mean Google already holds this conversion: a resend (crash, restart) of the same order id. */
-const ALREADY_RECORDED = new Set(['ORDER_ID_ALREADY_IN_USE', 'CLICK_CONVERSION_ALREADY_EXISTS']);
+/**
+ * Row errors that mean Google already holds this row: a resend (crash, restart) of the same order id, or of a
+ * retraction ("CONVERSION_ALREADY_RETRACTED: The conversion was already retracted. This adjustment was not
+ * processed.", ConversionAdjustmentUploadError).
+ */
+const ALREADY_RECORDED = new Set(['ORDER_ID_ALREADY_IN_USE', 'CLICK_CONVERSION_ALREADY_EXISTS', 'CONVERSION_ALREADY_RETRACTED']);
 
-/** Row errors Google documents as "try again in 6 hours". */
+/** Row errors Google documents as "try again in 6 hours" (ConversionUploadError and ConversionAdjustmentUploadError). */
 const TOO_RECENT = new Set(['TOO_RECENT_CONVERSION_ACTION', 'TOO_RECENT_EVENT']);
 const TOO_RECENT_RETRY_MS = 6 * 60 * 60_000;
 
@@ -56,11 +60,11 @@ function adsErrors(status: RpcStatus | null): GoogleAdsError[] {
   return (status?.details ?? []).flatMap((d) => (Array.isArray(d.errors) ? d.errors : []));
 }
 
-/** Errors of the row at `index` (errors without a location belong to every row). */
-function rowErrors(status: RpcStatus, index: number): GoogleAdsError[] {
+/** Errors of the row at `index` of `rowField` (errors without a location belong to every row). */
+function rowErrors(status: RpcStatus, index: number, rowField: string): GoogleAdsError[] {
   return adsErrors(status).filter((e) => {
     const first = e.location?.fieldPathElements?.[0];
-    return !first || first.fieldName !== 'conversions' || (first.index ?? 0) === index;
+    return !first || first.fieldName !== rowField || (first.index ?? 0) === index;
   });
 }
 
@@ -84,8 +88,8 @@ function describe(status: RpcStatus | null, httpStatus: number): DeliveryError {
 }
 
 /**
- * Turns an HTTP answer (status, Retry-After header, body text) to an upload of several conversions into one outcome
- * per conversion, in request order (`summaries[i]` describes `conversions[i]`).
+ * Turns an HTTP answer (status, Retry-After header, body text) to an upload of several rows into one outcome per row,
+ * in request order (`summaries[i]` describes `{rowField}[i]`: `conversions` or `conversion_adjustments`).
  */
 export function interpretUploadResponse(
   httpStatus: number,
@@ -93,6 +97,7 @@ export function interpretUploadResponse(
   bodyText: string,
   summaries: readonly RequestSummary[],
   now: Date,
+  rowField = 'conversions',
 ): DeliveryOutcome[] {
   let body: Record<string, unknown> | null = null;
   try {
@@ -110,7 +115,7 @@ export function interpretUploadResponse(
     const jobId = body.jobId === undefined ? {} : { job_id: String(body.jobId) };
     const partial = asObject(body.partialFailureError) as RpcStatus | null;
     return summaries.map((summary, index) => {
-      const errors = partial ? rowErrors(partial, index) : [];
+      const errors = partial ? rowErrors(partial, index, rowField) : [];
       if (errors.length === 0) return delivered({ ...summary, ...jobId });
       const error = errors[0]!;
       const code = errorCodeOf(error) ?? 'partial_failure';

@@ -11,20 +11,23 @@ import type { DeliveryError, DeliveryInput, DeliveryOutcome, RequestSummary, Sen
 import { planUploadRequests, prepareClickConversion, readGoogleAdsAccount, uploadBody, type PreparedConversion } from './legacy-request';
 import { interpretUploadResponse } from './legacy-response';
 
-/** Sends one upload request and returns one outcome per conversion in it. */
-async function upload(prepared: readonly PreparedConversion[], ctx: SendContext): Promise<DeliveryOutcome[]> {
-  const { url, headers } = prepared[0]!;
-  const summaries: RequestSummary[] = prepared.map((p) => p.summary);
+/**
+ * Posts one Google Ads API request whose repeated field `rowField` holds the rows `summaries` describe (conversions of
+ * uploadClickConversions, conversion_adjustments of uploadConversionAdjustments) and returns one outcome per row.
+ */
+export async function postGoogleAdsRows(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  summaries: readonly RequestSummary[],
+  ctx: SendContext,
+  rowField: string,
+): Promise<DeliveryOutcome[]> {
   const timeout = AbortSignal.timeout(ctx.timeoutMs);
   try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(uploadBody(prepared.map((p) => p.conversion))),
-      signal: AbortSignal.any([ctx.signal, timeout]),
-    });
+    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.any([ctx.signal, timeout]) });
     const text = await response.text();
-    return interpretUploadResponse(response.status, response.headers.get('retry-after'), text, summaries, ctx.now());
+    return interpretUploadResponse(response.status, response.headers.get('retry-after'), text, summaries, ctx.now(), rowField);
   } catch (error) {
     let fault: DeliveryError;
     if (ctx.signal.aborted) fault = { code: 'interrupted', message: 'The send was interrupted by a shutdown.' };
@@ -36,6 +39,12 @@ async function upload(prepared: readonly PreparedConversion[], ctx: SendContext)
     }
     return summaries.map((summary) => ({ kind: 'retry', error: fault, request: summary }));
   }
+}
+
+/** Sends one upload request and returns one outcome per conversion in it. */
+function upload(prepared: readonly PreparedConversion[], ctx: SendContext): Promise<DeliveryOutcome[]> {
+  const { url, headers } = prepared[0]!;
+  return postGoogleAdsRows(url, headers, uploadBody(prepared.map((p) => p.conversion)), prepared.map((p) => p.summary), ctx, 'conversions');
 }
 
 /**

@@ -1,0 +1,161 @@
+/**
+ * Adjustments on the legacy Google Ads API path (connections that upload through uploadClickConversions): restatements
+ * and retractions go through ConversionAdjustmentUploadService.UploadConversionAdjustments, naming the conversion by
+ * the order id its upload carried, against the strict local fake of the Google Ads API (which remembers what was
+ * uploaded and answers row errors as Google documents them).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../support/databases';
+import type { Database } from '../../../src/server/db/db';
+import { startDeliveryWorker } from '../../../src/server/delivery/worker';
+import { insertAdjustment } from '../../../src/server/webhook/adjustment-sql';
+import { startFakeGoogleAds, validateAdjustmentBody, type FakeGoogleAds } from '../../../src/demo/fake-google-ads';
+import { startFakeGoogle, type FakeGoogle } from '../../../src/demo/fakes/google';
+import { CUSTOMER_ID, createDeliveryFixture, insertReportedEvent, memoryLog, settingsFor, steppableClock, type DeliveryFixture } from '../delivery/fixtures';
+
+const ACTION = `customers/${CUSTOMER_ID}/conversionActions/987654321`;
+
+describe('the fake Google Ads API checks conversion adjustment uploads strictly', () => {
+  const good = { conversionAction: ACTION, adjustmentType: 'RETRACTION', adjustmentDateTime: '2026-11-20 10:00:00-05:00', orderId: 'abc' };
+  it('accepts a retraction and a restatement named by order id', () => {
+    expect(validateAdjustmentBody({ partialFailure: true, conversionAdjustments: [good] })).toEqual([]);
+    expect(validateAdjustmentBody({ partialFailure: true, conversionAdjustments: [{ ...good, adjustmentType: 'RESTATEMENT', restatementValue: { adjustedValue: 19.9, currencyCode: 'EUR' } }] })).toEqual([]);
+  });
+  it('reports each request outside the reference', () => {
+    const problems = (adjustment: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      validateAdjustmentBody({ partialFailure: true, conversionAdjustments: [adjustment], ...extra }).join('; ');
+    expect(validateAdjustmentBody({ conversionAdjustments: [good] })).toContain('partialFailure is required and must be true');
+    expect(problems({ ...good, restatementValue: { adjustedValue: 1 } })).toMatch(/must not be set for a retraction/);
+    expect(problems({ ...good, adjustmentType: 'RESTATEMENT' })).toMatch(/restatementValue is required/);
+    expect(problems({ ...good, adjustmentType: 'RESTATEMENT', restatementValue: { adjustedValue: -1, currencyCode: 'eur' } })).toMatch(/at least 0.*ISO 4217/);
+    expect(problems({ ...good, adjustmentType: 'ENHANCEMENT' })).toMatch(/never sends ENHANCEMENT/);
+    expect(problems({ ...good, adjustmentDateTime: '2026-11-20T10:00:00Z' })).toMatch(/adjustmentDateTime/);
+    expect(problems({ ...good, orderId: undefined })).toMatch(/names no conversion/);
+    expect(problems({ ...good, gclidDateTimePair: { gclid: 'g', conversionDateTime: '2026-11-20 09:00:00-05:00' } })).toMatch(/by that order id alone/);
+    expect(problems({ ...good, conversionValue: 3 })).toMatch(/unknown field 'conversionValue'/);
+    expect(problems({ ...good, conversionAction: '987654321' })).toMatch(/conversionAction must be/);
+    expect(problems(good, { jobId: -1 })).toMatch(/jobId/);
+  });
+});
+
+describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kind) => {
+  let db: Database;
+  let ads: FakeGoogleAds;
+  let google: FakeGoogle;
+  let fx: DeliveryFixture;
+  const workers: Array<{ stop(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    [db, ads, google] = await Promise.all([kind.open(), startFakeGoogleAds(), startFakeGoogle()]);
+    fx = await createDeliveryFixture(db, { timezone: 'America/New_York', refreshToken: google.issueRefreshToken() });
+  });
+  afterAll(async () => {
+    await Promise.all([db.close(), ads.close(), google.close()]);
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+  });
+
+  function worker() {
+    const clock = steppableClock(new Date(Date.now() + 60_000));
+    const w = startDeliveryWorker({ db, settings: settingsFor(ads.url, {}, google), log: memoryLog(), now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 5000 });
+    workers.push(w);
+    return w;
+  }
+
+  /** A conversion worth EUR 29 uploaded through uploadClickConversions; its order id as Google got it. */
+  async function uploaded(): Promise<{ customerEventId: string; actionId: string; orderId: string; conversionDateTime: string }> {
+    const { eventId, actionIds, customerEventId } = await insertReportedEvent(db, fx, { occurredAt: new Date(Date.now() - 10 * 60_000) });
+    await db.query(`update events set value = 29, currency = 'EUR' where id = $1`, [eventId]);
+    const before = ads.requests.length;
+    await worker().drain();
+    const [upload] = ads.requests.slice(before).filter((r) => r.path.endsWith(':uploadClickConversions'));
+    expect(upload!.problems).toEqual([]);
+    const conversion = upload!.body.conversions[0];
+    expect(conversion).toMatchObject({ conversionValue: 29, currencyCode: 'EUR' });
+    return { customerEventId, actionId: actionIds[0]!, orderId: conversion.orderId, conversionDateTime: conversion.conversionDateTime };
+  }
+
+  async function adjust(customerEventId: string, adjustmentId: string, type: 'restate' | 'retract', value: number | null = null) {
+    const recorded = await db.transaction((tx) =>
+      insertAdjustment(tx, { siteId: fx.site.id, adjustmentId, customerEventId, type, value, currency: value === null ? null : 'EUR', occurredAt: new Date() }),
+    );
+    expect(recorded).toMatchObject({ ok: true, events: 1 });
+    const before = ads.requests.length;
+    await worker().drain();
+    const [result] = await db.query<{ status: string; reason: string | null; request: Record<string, unknown> | null; attempts: number }>(
+      `select r.status, r.reason, r.request, r.attempts from adjustment_results r join adjustments a on a.id = r.adjustment_id where a.adjustment_id = $1`,
+      [adjustmentId],
+    );
+    return { result: result!, requests: ads.requests.slice(before).filter((r) => r.path.endsWith(':uploadConversionAdjustments')) };
+  }
+
+  it('restates by order id with the new value, then retracts; Google gets exactly the documented fields', async () => {
+    const conversion = await uploaded();
+    const restated = await adjust(conversion.customerEventId, `fix-${kind.name}`, 'restate', 19.9);
+    expect(restated.requests).toHaveLength(1);
+    const request = restated.requests[0]!;
+    expect(request.path).toBe(`/v22/customers/${CUSTOMER_ID}:uploadConversionAdjustments`);
+    expect(request.problems).toEqual([]);
+    expect(request.answeredStatus).toBe(200);
+    expect(request.headers['developer-token']).toBeTruthy();
+    expect(request.body).toEqual({
+      partialFailure: true,
+      conversionAdjustments: [
+        {
+          conversionAction: ACTION,
+          adjustmentType: 'RESTATEMENT',
+          adjustmentDateTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?-0[45]:00$/),
+          orderId: conversion.orderId,
+          restatementValue: { adjustedValue: 19.9, currencyCode: 'EUR' },
+        },
+      ],
+    });
+    expect(restated.result).toMatchObject({ status: 'adjusted', reason: null, attempts: 1 });
+    expect(restated.result.request).toMatchObject({ operation: 'UploadConversionAdjustments', adjustment_type: 'RESTATEMENT', order_id: conversion.orderId, adjusted_value: 19.9, currency_code: 'EUR' });
+
+    const retracted = await adjust(conversion.customerEventId, `refund-${kind.name}`, 'retract');
+    expect(retracted.requests).toHaveLength(1);
+    expect(retracted.requests[0]!.problems).toEqual([]);
+    expect(retracted.requests[0]!.body.conversionAdjustments).toEqual([
+      { conversionAction: ACTION, adjustmentType: 'RETRACTION', adjustmentDateTime: expect.any(String), orderId: conversion.orderId },
+    ]);
+    expect(retracted.result).toMatchObject({ status: 'adjusted', reason: null });
+
+    // A second retraction: Google answers CONVERSION_ALREADY_RETRACTED, which is what was asked for.
+    const again = await adjust(conversion.customerEventId, `refund-again-${kind.name}`, 'retract');
+    expect((again.requests[0]!.answer as { partialFailureError?: { message: string } }).partialFailureError?.message).toMatch(/already retracted/);
+    expect(again.result).toMatchObject({ status: 'adjusted' });
+    expect(again.result.request).toMatchObject({ deduplicated: 'CONVERSION_ALREADY_RETRACTED' });
+  });
+
+  it("says why when Google refuses an adjustment's row (partial failure), and never sends it again", async () => {
+    const conversion = await uploaded();
+    ads.respondWith({ kind: 'rowError', code: 'CONVERSION_EXPIRED', message: "Adjustment can't be made to a conversion that occurred more than 54 days ago." });
+    const refused = await adjust(conversion.customerEventId, `late-${kind.name}`, 'retract');
+    expect(refused.requests).toHaveLength(1);
+    expect(refused.result.status).toBe('failed');
+    expect(refused.result.reason).toMatch(/more than 54 days ago/);
+    const before = ads.requests.length;
+    await worker().drain();
+    expect(ads.requests.length).toBe(before);
+  });
+
+  it('retries a 5xx with the same adjustment, and applies it once Google answers', async () => {
+    const conversion = await uploaded();
+    ads.respondWith({ kind: 'serverError', status: 503 });
+    const first = await adjust(conversion.customerEventId, `retry-${kind.name}`, 'restate', 9);
+    expect(first.result).toMatchObject({ status: 'queued', attempts: 1 });
+    await db.query(`update adjustment_results set due_at = now() - interval '1 second' where status = 'queued'`);
+    const before = ads.requests.length;
+    await worker().drain();
+    const resent = ads.requests.slice(before).filter((r) => r.path.endsWith(':uploadConversionAdjustments'));
+    expect(resent).toHaveLength(1);
+    expect(resent[0]!.body).toEqual(first.requests[0]!.body);
+    const [row] = await db.query<{ status: string; attempts: number }>(
+      `select r.status, r.attempts from adjustment_results r join adjustments a on a.id = r.adjustment_id where a.adjustment_id = $1`,
+      [`retry-${kind.name}`],
+    );
+    expect(row).toMatchObject({ status: 'adjusted', attempts: 2 });
+  });
+});
