@@ -262,6 +262,33 @@ test('Events: reports become events; the list, its filters and chart, and a trac
   await shoot(page, 'event');
 });
 
+test('Events: the chart shows the value per day, one chart per currency, never added together', async ({ page }) => {
+  const site = svc.bootstrapSite;
+  for (const [customerEventId, value, currency] of [['order-2001', 49.9, 'EUR'], ['order-2002', 29, 'EUR'], ['order-2003', 120, 'USD']] as const) {
+    const request = signedReport(site.site_key, 'signup', { customer_event_id: customerEventId, email: `${customerEventId}@example.com`, allow_uncorrelated: true, value, currency }, webhookSecret);
+    const res = await fetch(`${svc.base}${request.url}`, { method: 'POST', headers: request.headers, body: request.payload });
+    expect(res.status, await res.clone().text()).toBe(200);
+  }
+  await open(page, 'Events');
+  const toggle = page.getByRole('navigation', { name: 'Chart shows' });
+  await expect(toggle.getByRole('link', { name: 'Conversions' })).toHaveAttribute('aria-current', 'true');
+  await toggle.getByRole('link', { name: 'Value' }).click();
+  await expect(page).toHaveURL(/chart=value/);
+  await expect(page.getByRole('heading', { name: 'Value per day', level: 2 })).toBeVisible();
+  const charts = page.locator('figure[data-currency]');
+  await expect(charts).toHaveCount(2);
+  await expect(charts.nth(0)).toHaveAttribute('data-currency', 'USD'); // the larger total first
+  await expect(charts.nth(0).locator('[data-total]')).toHaveText('USD 120.00');
+  await expect(charts.nth(1).locator('[data-total]')).toHaveText('EUR 78.90');
+  await expect(page.locator('.value-charts')).toContainText('never added together');
+  await shoot(page, 'events-value');
+  // The view stays through a filter.
+  await page.getByRole('combobox', { name: 'Status' }).selectOption('completed');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await expect(page).toHaveURL(/status=completed.*chart=value|chart=value.*status=completed/);
+  await expect(page.getByRole('heading', { name: 'Value per day', level: 2 })).toBeVisible();
+});
+
 test('API keys: a key is shown once, listed by its first characters, and revoked', async ({ page }) => {
   page.on('dialog', (dialog) => void dialog.accept());
   await open(page, 'API keys');

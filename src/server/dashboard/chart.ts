@@ -1,6 +1,10 @@
-/** The events chart: conversions per day, stacked by the delivery status of each destination, as inline SVG. */
+/**
+ * The events chart, as inline SVG: conversions per day stacked by the delivery status of each destination, or (the
+ * value view) the reported value per day, one chart per currency (different currencies are never added together).
+ */
 import { html, type Html } from './layout';
-import type { DailyActionCount } from './sql';
+import type { DailyActionCount, DailyValue } from './sql';
+import { moneyOf } from '../../protocol/money';
 
 /** Status colours, in stacking order (bottom first). */
 export const STATUS_COLOURS: ReadonlyArray<readonly [string, string]> = [
@@ -8,6 +12,12 @@ export const STATUS_COLOURS: ReadonlyArray<readonly [string, string]> = [
   ['queued', '#f79009'],
   ['failed', '#f04438'],
 ];
+
+/** The colour of value bars. */
+export const VALUE_COLOUR = '#2e90fa';
+
+/** What the chart shows: conversions per day (by status), or the reported value per day (per currency). */
+export type ChartView = 'conversions' | 'value';
 
 /** The days from `from` to `to` (UTC, inclusive) as YYYY-MM-DD. */
 export function daysBetween(from: Date, to: Date): string[] {
@@ -20,40 +30,35 @@ export function daysBetween(from: Date, to: Date): string[] {
   return days;
 }
 
-/** A stacked bar chart of per-day counts by status; every bar has a <title> for its numbers. */
-export function conversionsChart(counts: readonly DailyActionCount[], days: readonly string[]): Html {
+/** One coloured part of a day's bar, with the words its <title> says. */
+interface Segment {
+  colour: string;
+  value: number;
+  title: string;
+}
+
+/** A bar chart of `days` whose bars stack `segments`; the y axis in `axis` words. */
+function bars(days: readonly string[], segmentsOf: (day: string) => Segment[], options: { height: number; label: string; axis: (value: number) => string }): Html {
   const width = 720;
-  const height = 200;
-  const pad = { left: 34, right: 8, top: 10, bottom: 26 };
-  const byDay = new Map<string, Map<string, number>>();
-  for (const c of counts) {
-    const day = byDay.get(c.day) ?? new Map<string, number>();
-    day.set(c.status, (day.get(c.status) ?? 0) + c.count);
-    byDay.set(c.day, day);
-  }
-  const totals = days.map((d) => [...(byDay.get(d)?.values() ?? [])].reduce((a, b) => a + b, 0));
-  const max = Math.max(1, ...totals);
-  const top = niceCeiling(max);
+  const height = options.height;
+  const pad = { left: 44, right: 8, top: 10, bottom: 26 };
+  const stacks = days.map((d) => segmentsOf(d).filter((s) => s.value > 0));
+  const totals = stacks.map((s) => s.reduce((a, b) => a + b.value, 0));
+  const top = niceCeiling(Math.max(0, ...totals));
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
   const slot = plotW / Math.max(1, days.length);
   const barW = Math.max(4, slot * 0.62);
   const y = (value: number) => pad.top + plotH - (value / top) * plotH;
   const grid = [0, top / 2, top].map(
-    (v) => html`<line x1="${pad.left}" x2="${width - pad.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e4e7ec"/><text x="${pad.left - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11" fill="#5b6475">${formatCount(v)}</text>`,
+    (v) => html`<line x1="${pad.left}" x2="${width - pad.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e4e7ec"/><text x="${pad.left - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11" fill="#5b6475">${options.axis(v)}</text>`,
   );
-  const bars = days.map((day, i) => {
+  const drawn = days.map((day, i) => {
     const x = pad.left + i * slot + (slot - barW) / 2;
     let base = 0;
-    const statuses = byDay.get(day) ?? new Map<string, number>();
-    const known = new Set(STATUS_COLOURS.map(([s]) => s));
-    const segments = [
-      ...STATUS_COLOURS.map(([status, colour]) => [status, colour, statuses.get(status) ?? 0] as const),
-      ...[...statuses.entries()].filter(([s]) => !known.has(s)).map(([s, n]) => [s, '#98a2b3', n] as const),
-    ].filter(([, , n]) => n > 0);
-    const rects = segments.map(([status, colour, n]) => {
-      const rect = html`<rect x="${x.toFixed(1)}" y="${y(base + n).toFixed(1)}" width="${barW.toFixed(1)}" height="${(y(base) - y(base + n)).toFixed(1)}" fill="${colour}"><title>${day}: ${n} ${status}</title></rect>`;
-      base += n;
+    const rects = stacks[i]!.map((s) => {
+      const rect = html`<rect x="${x.toFixed(1)}" y="${y(base + s.value).toFixed(1)}" width="${barW.toFixed(1)}" height="${(y(base) - y(base + s.value)).toFixed(1)}" fill="${s.colour}"><title>${s.title}</title></rect>`;
+      base += s.value;
       return rect;
     });
     const label = (days.length - 1 - i) % Math.ceil(days.length / 7) === 0
@@ -61,11 +66,59 @@ export function conversionsChart(counts: readonly DailyActionCount[], days: read
       : '';
     return html`${rects}${label}`;
   });
-  const total = totals.reduce((a, b) => a + b, 0);
+  return html`<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${options.label}">${grid}${drawn}</svg>`;
+}
+
+/** A stacked bar chart of per-day counts by status; every bar has a <title> for its numbers. */
+export function conversionsChart(counts: readonly DailyActionCount[], days: readonly string[]): Html {
+  const byDay = new Map<string, Map<string, number>>();
+  for (const c of counts) {
+    const day = byDay.get(c.day) ?? new Map<string, number>();
+    day.set(c.status, (day.get(c.status) ?? 0) + c.count);
+    byDay.set(c.day, day);
+  }
+  const known = new Set(STATUS_COLOURS.map(([s]) => s));
+  const segmentsOf = (day: string): Segment[] => {
+    const statuses = byDay.get(day) ?? new Map<string, number>();
+    return [
+      ...STATUS_COLOURS.map(([status, colour]) => [status, colour, statuses.get(status) ?? 0] as const),
+      ...[...statuses.entries()].filter(([s]) => !known.has(s)).map(([s, n]) => [s, '#98a2b3', n] as const),
+    ].map(([status, colour, n]) => ({ colour, value: n, title: `${day}: ${n} ${status}` }));
+  };
+  const total = counts.reduce((a, c) => a + c.count, 0);
   return html`<figure class="chart" style="margin:0" tabindex="0">
-<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="Conversions per day by delivery status: ${total} in ${days.length} days">${grid}${bars}</svg>
+${bars(days, segmentsOf, { height: 200, label: `Conversions per day by delivery status: ${total} in ${days.length} days`, axis: formatCount })}
 <figcaption class="legend">${STATUS_COLOURS.map(([s, c]) => html`<span><i style="background:${c}"></i>${s}</span>`)}<span>per destination, per day (UTC)</span></figcaption>
 </figure>`;
+}
+
+/**
+ * The reported value per day: one chart per currency, the largest total first (a sum across currencies would mean
+ * nothing). Each report counts once, at its latest adjustment (restated value, or 0 once retracted).
+ */
+export function valueChart(values: readonly DailyValue[], days: readonly string[]): Html {
+  const currencies = [...new Set(values.map((v) => v.currency))];
+  if (currencies.length === 0) {
+    return html`<p class="muted" data-value-chart="empty">No conversion in these ${days.length} days carried a value. Report <code>value</code> and <code>currency</code> with your conversions to see what they are worth.</p>`;
+  }
+  const totalOf = (currency: string) => values.filter((v) => v.currency === currency).reduce((a, v) => a + v.value, 0);
+  currencies.sort((a, b) => totalOf(b) - totalOf(a) || a.localeCompare(b));
+  const height = currencies.length === 1 ? 200 : 150;
+  const charts = currencies.map((currency) => {
+    const byDay = new Map(values.filter((v) => v.currency === currency).map((v) => [v.day, v] as const));
+    const segmentsOf = (day: string): Segment[] => {
+      const v = byDay.get(day);
+      if (!v) return [];
+      return [{ colour: VALUE_COLOUR, value: v.value, title: `${day}: ${moneyOf(v.value, currency)} from ${v.conversions} conversion${v.conversions === 1 ? '' : 's'}` }];
+    };
+    const total = moneyOf(totalOf(currency), currency) ?? currency;
+    const conversions = values.filter((v) => v.currency === currency).reduce((a, v) => a + v.conversions, 0);
+    return html`<figure class="chart" style="margin:0" tabindex="0" data-currency="${currency}">
+<figcaption class="chart-head"><strong>${currency}</strong> <span data-total>${total}</span> <span class="muted">from ${conversions} conversion${conversions === 1 ? '' : 's'} in ${days.length} days</span></figcaption>
+${bars(days, segmentsOf, { height, label: `Value per day in ${currency}: ${total} in ${days.length} days`, axis: (v) => compact(v) })}
+</figure>`;
+  });
+  return html`<div class="value-charts">${charts}<p class="legend"><span><i style="background:${VALUE_COLOUR}"></i>reported value</span><span>once per conversion report, as restated or retracted, per day (UTC)${currencies.length > 1 ? '; one chart per currency, never added together' : ''}</span></p></div>`;
 }
 
 function niceCeiling(value: number): number {
@@ -77,4 +130,9 @@ function niceCeiling(value: number): number {
 
 function formatCount(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+/** An axis amount, short: 250, 2.5K, 1.2M. */
+function compact(value: number): string {
+  return new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 }).format(value);
 }

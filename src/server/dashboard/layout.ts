@@ -130,6 +130,14 @@ ul.connect-list li span { flex: 1; font-weight: 600; }
 ul.connect-list form { margin: 0; }
 ul.places li { margin: 4px 0; }
 .chart { overflow-x: auto; }
+.chart-title { display: flex; align-items: center; justify-content: space-between; gap: 12px; flex-wrap: wrap; margin-bottom: 8px; }
+.chart-title h2 { margin: 0; }
+.segmented { display: inline-flex; border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
+.segmented a { padding: 4px 12px; font-size: .9rem; text-decoration: none; color: var(--muted); }
+.segmented a + a { border-left: 1px solid var(--line); }
+.segmented a[aria-current] { background: var(--ink); color: #fff; font-weight: 600; }
+.value-charts { display: grid; gap: 14px; }
+.chart-head { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; font-size: .95rem; margin-bottom: 2px; }
 .chart svg { width: 100%; min-width: 540px; height: auto; display: block; }
 .grid.filters { grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); }
 .legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: .85rem; color: var(--muted); margin-top: 6px; }

@@ -290,8 +290,8 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   // Events
   app.get('/dashboard/events', page, async (request, reply) => {
     const session = sessionFor(request);
-    const { filters, cursor } = views.eventFiltersOf((request.query ?? {}) as Record<string, unknown>);
-    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor, settings.identityRetentionDays);
+    const { filters, cursor, chartView } = views.eventFiltersOf((request.query ?? {}) as Record<string, unknown>);
+    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor, settings.identityRetentionDays, new Date(), chartView);
     return sendPage(reply, data.error ? 400 : 200, eventsPage(session, data));
   });
   app.get('/dashboard/events/:id', page, async (request, reply) => {

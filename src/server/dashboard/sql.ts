@@ -74,6 +74,48 @@ export async function dailyActionCounts(
   return rows.map((r) => ({ day: r.day, status: r.status, count: Number(r.count) }));
 }
 
+/** Reported value per day and currency (UTC days), once per report, as adjusted: what the chart's value view shows. */
+export interface DailyValue {
+  day: string;
+  currency: string;
+  /** The sum, in the currency's major unit. */
+  value: number;
+  /** How many conversions carried it. */
+  conversions: number;
+}
+
+/**
+ * The value of the account's conversions per day and currency since `since`: each report counted once (however many
+ * flows it fired), at its latest adjustment (a restatement's value and currency replace it, a retraction makes it 0),
+ * form conversions (no report) each on their own. Conversions without a value are left out; currencies are never added
+ * together.
+ */
+export async function dailyValues(db: Queryable, accountId: string, since: Date, siteId: string | undefined): Promise<DailyValue[]> {
+  const rows = await db.query<{ day: string; currency: string; value: string | number; conversions: string | number }>(
+    `with conversions as (
+       select distinct on (coalesce(e.report_id, e.id)) e.id, e.report_id, e.occurred_at, e.value, e.currency
+       from events e
+       where e.account_id = $1 and e.occurred_at >= $2 and ($3::text is null or e.site_id = $3)
+       order by coalesce(e.report_id, e.id), e.id
+     )
+     select to_char(date_trunc('day', c.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
+            coalesce(j.currency, c.currency) as currency,
+            sum(case when j.type = 'retract' then 0 when j.type = 'restate' then j.value else c.value end) as value,
+            count(*) as conversions
+     from conversions c
+     left join lateral (
+       select a.type, a.value, a.currency from adjustments a
+       where a.report_id = c.report_id
+       order by a.occurred_at desc, a.created_at desc
+       limit 1
+     ) j on true
+     where coalesce(j.currency, c.currency) is not null and (c.value is not null or j.type is not null)
+     group by 1, 2 order by 1, 2`,
+    [accountId, since, siteId ?? null],
+  );
+  return rows.map((r) => ({ day: r.day, currency: r.currency, value: Number(r.value), conversions: Number(r.conversions) }));
+}
+
 /** One event of the account with a delivered action (the setup checklist's last step), or null. */
 export async function deliveredEventId(db: Queryable, accountId: string): Promise<string | null> {
   const [row] = await db.query<{ id: string }>(

@@ -22,10 +22,10 @@ import { FORM_INTEGRATIONS } from '../../protocol/forms';
 import { conversionPath, saasSignupPath } from '../../protocol/webhook';
 import { installCheckOf, loaderSeen } from './install-check';
 import { actionFieldOf } from './action-fields';
-import { dailyActionCounts, deliveredEventId } from './sql';
+import { dailyActionCounts, dailyValues, deliveredEventId } from './sql';
 import type { SetupState } from './setup';
 import { triggerOf } from './flow-trigger';
-import { conversionsChart, daysBetween } from './chart';
+import { conversionsChart, daysBetween, valueChart, type ChartView } from './chart';
 import type { SiteView } from './pages/sites';
 import type { FlowProblem, FlowsPageData, ShownSecret, TriggerSourceView } from './pages/flows';
 import type { EventFilterForm, EventsPageData } from './pages/events';
@@ -288,15 +288,15 @@ export function eventsQueryOf(filters: EventFilterForm, cursor: string | undefin
   return query;
 }
 
-/** The filters of the page's query string (unknown keys ignored, empty values dropped). */
-export function eventFiltersOf(query: Record<string, unknown>): { filters: EventFilterForm; cursor: string | undefined } {
+/** The filters of the page's query string (unknown keys ignored, empty values dropped), and the chart's view. */
+export function eventFiltersOf(query: Record<string, unknown>): { filters: EventFilterForm; cursor: string | undefined; chartView: ChartView } {
   const pick = (key: string) => (typeof query[key] === 'string' && query[key] !== '' ? (query[key] as string).slice(0, 320) : undefined);
   const filters: EventFilterForm = {};
   for (const key of ['site_id', 'flow_id', 'email', 'status', 'from', 'to'] as const) {
     const value = pick(key);
     if (value !== undefined) filters[key] = value;
   }
-  return { filters, cursor: pick('starting_after') };
+  return { filters, cursor: pick('starting_after'), chartView: query.chart === 'value' ? 'value' : 'conversions' };
 }
 
 /** Everything the Events page shows; a filter the REST route refuses becomes the page's error, with no events. */
@@ -308,12 +308,17 @@ export async function eventsView(
   cursor: string | undefined,
   retentionDays: number,
   now = new Date(),
+  chartView: ChartView = 'conversions',
 ): Promise<EventsPageData> {
   const [sites, flows] = await Promise.all([accountSites(db, accountId), listFlows(db, accountId, PAGE).then((p) => p.data)]);
   const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (CHART_DAYS - 1)));
   const siteForChart = filters.site_id && sites.some((s) => s.id === filters.site_id) ? filters.site_id : undefined;
-  const chart = conversionsChart(await dailyActionCounts(db, accountId, since, siteForChart), daysBetween(since, now));
-  const base = { filters, cursor, sites, flows, statuses: EVENT_STATUSES, chart };
+  const days = daysBetween(since, now);
+  const chart =
+    chartView === 'value'
+      ? valueChart(await dailyValues(db, accountId, since, siteForChart), days)
+      : conversionsChart(await dailyActionCounts(db, accountId, since, siteForChart), days);
+  const base = { filters, cursor, sites, flows, statuses: EVENT_STATUSES, chart, chartView };
   try {
     const query = eventsQueryOf(filters, cursor);
     validate(ListEventsQuery, query, 'querystring');

@@ -7,6 +7,7 @@ import { badge, html, layout, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { maskedEmail, triggerLabel } from '../labels';
 import { moneyOf } from '../../../protocol/money';
+import type { ChartView } from '../chart';
 
 export { moneyOf };
 
@@ -30,14 +31,17 @@ export interface EventsPageData {
   flows: readonly FlowRecord[];
   statuses: readonly string[];
   chart: Html;
+  /** What the chart shows: conversions per day by status, or the value per day per currency. */
+  chartView: ChartView;
   error?: string | undefined;
 }
 
-/** The query string of a filter set, plus a cursor. */
-export function eventsQuery(filters: EventFilterForm, cursor?: string): string {
+/** The query string of a filter set, plus a cursor and the chart's view (conversions, the default, is left out). */
+export function eventsQuery(filters: EventFilterForm, cursor?: string, chartView: ChartView = 'conversions'): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(filters)) if (v) params.set(k, v);
   if (cursor) params.set('starting_after', cursor);
+  if (chartView === 'value') params.set('chart', 'value');
   const text = params.toString();
   return text ? `?${text}` : '';
 }
@@ -86,8 +90,11 @@ export function eventsPage(session: DashboardSession, data: EventsPageData, noti
     { title: 'Events', nav: 'events', session, notices },
     html`<h1>Events</h1>
 <p class="lead">Every conversion cnv captured, newest first, with each destination's result.</p>
-<section class="card">
-<h2>Conversions per day</h2>
+<section class="card" id="chart">
+<div class="chart-title"><h2>${data.chartView === 'value' ? 'Value per day' : 'Conversions per day'}</h2>
+<nav class="segmented" aria-label="Chart shows">${(['conversions', 'value'] as const).map(
+    (view) => html`<a href="/dashboard/events${eventsQuery(f, data.cursor, view)}#chart"${view === data.chartView ? html` aria-current="true"` : ''}>${view === 'value' ? 'Value' : 'Conversions'}</a>`,
+  )}</nav></div>
 ${data.chart}
 </section>
 <section class="card">
@@ -100,7 +107,8 @@ ${select('status', 'Status', f.status, data.statuses.map((s) => [s, s] as const)
 <div><label for="f-from">From (UTC)</label><input type="date" id="f-from" name="from" value="${f.from ?? ''}"></div>
 <div><label for="f-to">To (UTC)</label><input type="date" id="f-to" name="to" value="${f.to ?? ''}"></div>
 </div>
-<div class="actions"><button type="submit">Filter</button><a href="/dashboard/events">Clear</a></div>
+${data.chartView === 'value' ? html`<input type="hidden" name="chart" value="value">` : ''}
+<div class="actions"><button type="submit">Filter</button><a href="/dashboard/events${data.chartView === 'value' ? '?chart=value' : ''}">Clear</a></div>
 </form>
 </section>
 ${data.error ? html`<div class="notice bad" role="alert">${data.error}</div>` : ''}
@@ -112,8 +120,8 @@ ${
 <tbody>${data.events.map(eventRow)}</tbody></table></div>`
 }
 <div class="pager">
-${data.cursor ? html`<a href="/dashboard/events${eventsQuery(f)}">← Newest</a>` : html`<span></span>`}
-${data.nextCursor ? html`<a class="button secondary" href="/dashboard/events${eventsQuery(f, data.nextCursor)}">Older →</a>` : ''}
+${data.cursor ? html`<a href="/dashboard/events${eventsQuery(f, undefined, data.chartView)}">← Newest</a>` : html`<span></span>`}
+${data.nextCursor ? html`<a class="button secondary" href="/dashboard/events${eventsQuery(f, data.nextCursor, data.chartView)}">Older →</a>` : ''}
 </div>
 </section>`,
   );
