@@ -74,6 +74,8 @@ export interface AdjustmentResultUpdate {
   error: Record<string, unknown> | null;
   /** When queued again. */
   dueAt?: Date;
+  /** Why it is queued again without a send's fault: a shutdown interrupted it, or it waits for a new authorization. */
+  waiting?: 'interrupted' | 'waiting_for_reauthorization';
 }
 
 /**

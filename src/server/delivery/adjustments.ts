@@ -5,6 +5,7 @@
  */
 import {
   ReauthorizationRequired,
+  TokenUnavailable,
   adjustmentsUnsupported,
   findConnectionsById,
   platformFor,
@@ -18,6 +19,7 @@ import { claimAdjustments, loadAdjustmentRecords, recordAdjustmentResults, type 
 import { loadDeliveryRecords, type DeliveryRecord } from './sql';
 import { REAUTHORIZATION_RECHECK_MS, deliveryInput, type RoundDeps, type RoundResult } from './round';
 import { decide } from './decision';
+import { sendWithHealing } from './token-healing';
 
 interface Row {
   claim: ClaimedAdjustment;
@@ -63,6 +65,7 @@ function adjustmentInput(row: Row): AdjustmentInput {
   };
 }
 
+/** The result after the platform's answer (`token_refused` never arrives here: healing turned it into a fate). */
 function afterOutcome(row: Row, outcome: AdjustmentOutcome, deps: RoundDeps, at: Date): AdjustmentResultUpdate {
   const attempts = row.claim.attempts + 1;
   if (outcome.kind === 'adjusted') return settled(row, 'adjusted', null, outcome.request, attempts);
@@ -78,27 +81,45 @@ function afterOutcome(row: Row, outcome: AdjustmentOutcome, deps: RoundDeps, at:
   return settled(row, 'adjusted', null, decision.request, attempts);
 }
 
+/** A result that waits, queued and without counting an attempt, for its connection to be authorized again. */
+function waitForReauthorization(row: Pick<Row, 'claim'>, label: string, at: Date): AdjustmentResultUpdate {
+  return {
+    claim: row.claim, status: 'queued', attempts: row.claim.attempts, request: null,
+    error: { code: 'reauthorization_required', message: `${label} refused cnv's authorization (it was revoked or expired).`, retrying: true },
+    reason: `Waiting for ${label} to be authorized again: open a new connect_destination handoff; the adjustment is sent then.`,
+    dueAt: new Date(at.getTime() + REAUTHORIZATION_RECHECK_MS),
+    waiting: 'waiting_for_reauthorization',
+  };
+}
+
+/** The fate of a result whose send threw: a refused refresh waits, a shutdown puts it back, anything else is retried. */
+function afterThrow(row: Row, error: unknown, platform: DestinationPlatform, deps: RoundDeps, at: Date): AdjustmentResultUpdate {
+  if (error instanceof ReauthorizationRequired) return waitForReauthorization(row, platform.label, at);
+  if (deps.signal.aborted) return interrupted(row, at);
+  const fault = error instanceof TokenUnavailable ? error.error : { code: 'adapter_error', message: `The ${platform.label} adapter failed: ${(error as Error).message}` };
+  return afterOutcome(row, { kind: 'retry', error: fault }, deps, at);
+}
+
+/** Stopping: sent again by the next worker (the platforms name the same conversion and adjustment again). */
+function interrupted(row: Row, at: Date): AdjustmentResultUpdate {
+  return { claim: row.claim, status: 'queued', reason: null, attempts: row.claim.attempts, request: null, error: null, dueAt: at, waiting: 'interrupted' };
+}
+
+/** Sends one connection's adjustments with tokens that heal (token-healing.ts, as for conversions). */
 async function sendGroup(platform: DestinationPlatform, rows: readonly Row[], deps: RoundDeps, connectionId: string): Promise<AdjustmentResultUpdate[]> {
   const connections = await findConnectionsById(deps.db, [connectionId]);
   const found = connections.get(connectionId);
   if (!found) return rows.map((row) => settled(row, 'failed', `${platform.label} is no longer connected, so the adjustment could not be sent.`));
-  const ctx = sendContextFor(platform, toConnection(found, deps.box), { ...deps, timeoutMs: deps.sendTimeoutMs });
-  try {
-    const outcomes = await platform.adjustBatch!(rows.map(adjustmentInput), ctx);
-    if (outcomes.length !== rows.length) throw new Error(`${platform.type} returned ${outcomes.length} adjustment outcomes for ${rows.length} inputs`);
-    const at = deps.now();
-    return rows.map((row, i) => afterOutcome(row, outcomes[i]!, deps, at));
-  } catch (error) {
-    const at = deps.now();
-    if (error instanceof ReauthorizationRequired) {
-      return rows.map((row) => ({
-        claim: row.claim, status: 'queued' as const, attempts: row.claim.attempts, request: null, error: null,
-        reason: `Waiting for ${platform.label} to be authorized again.`, dueAt: new Date(at.getTime() + REAUTHORIZATION_RECHECK_MS),
-      }));
-    }
-    const fault = { code: 'adapter_error', message: `The ${platform.label} adapter failed: ${(error as Error).message}` };
-    return rows.map((row) => afterOutcome(row, { kind: 'retry', error: fault }, deps, at));
-  }
+  const connection = toConnection(found, deps.box);
+  const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
+  const healed = await sendWithHealing(platform, connection, rows, (batch) => platform.adjustBatch!(batch.map(adjustmentInput), ctx), deps, `${platform.type} adjustBatch`);
+  return rows.map((row, i) => {
+    const fate = healed[i]!;
+    if (fate.kind === 'outcome') return afterOutcome(row, fate.outcome, deps, fate.at);
+    if (fate.kind === 'thrown') return afterThrow(row, fate.error, platform, deps, fate.at);
+    if (fate.kind === 'interrupted') return interrupted(row, fate.at);
+    return waitForReauthorization(row, platform.label, fate.at);
+  });
 }
 
 /** Claims due adjustment results, applies them, records the outcomes; returns one result per claimed row. */
@@ -119,6 +140,7 @@ export async function runAdjustmentRound(deps: RoundDeps, options: { leaseMs: nu
     if (adjustment.action_status !== 'delivered') updates.push(notDelivered(row, label));
     else if (!platform?.adjustBatch) updates.push(settled(row, 'unsupported', platform ? adjustmentsUnsupported(platform) : `cnv does not deliver to '${record.destination}'.`));
     else if (!record.destination_id) updates.push(settled(row, 'failed', `${platform.label} is no longer connected, so the adjustment could not be sent.`));
+    else if (record.destination_status === 'reauthorization_required') updates.push(waitForReauthorization(row, platform.label, deps.now()));
     else {
       const group = groups.get(record.destination_id) ?? { platform, rows: [] };
       group.rows.push(row);
@@ -137,6 +159,6 @@ export async function runAdjustmentRound(deps: RoundDeps, options: { leaseMs: nu
   }
   return updates.map((u) => ({
     eventActionId: adjustments.get(u.claim.id)!.event_action_id,
-    result: !written.has(u.claim.id) ? 'lease_lost' : u.status === 'queued' ? 'retrying' : u.status === 'adjusted' ? 'adjusted' : u.status === 'unsupported' ? 'unsupported' : 'failed',
+    result: !written.has(u.claim.id) ? 'lease_lost' : u.status === 'queued' ? (u.waiting ?? 'retrying') : u.status === 'adjusted' ? 'adjusted' : u.status === 'unsupported' ? 'unsupported' : 'failed',
   }));
 }

@@ -134,7 +134,10 @@ export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[],
   return new Set(kept.map((r) => Number(r.id)));
 }
 
-/** Makes the waiting deliveries of an account's destination type due now (a new handoff connected it again). */
+/**
+ * Makes the waiting deliveries of an account's destination type due now (a new handoff connected it again): its queued
+ * conversions, and its queued adjustments (those a worker holds right now are left to it). Returns how many of both.
+ */
 export async function resumeDeliveries(tx: Queryable, accountId: string, destinationType: string): Promise<number> {
   const rows = await tx.query(
     `update outbox o set due_at = now(), locked_until = null
@@ -143,5 +146,13 @@ export async function resumeDeliveries(tx: Queryable, accountId: string, destina
      returning o.id`,
     [accountId, destinationType],
   );
-  return rows.length;
+  const adjustments = await tx.query(
+    `update adjustment_results r set due_at = now()
+     from event_actions a join events e on e.id = a.event_id
+     where r.event_action_id = a.id and a.destination = $2 and e.account_id = $1 and r.status = 'queued'
+       and (r.locked_until is null or r.locked_until < now())
+     returning r.id`,
+    [accountId, destinationType],
+  );
+  return rows.length + adjustments.length;
 }

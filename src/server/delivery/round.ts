@@ -26,6 +26,7 @@ import {
   type SendContext,
 } from '../destinations';
 import { decide } from './decision';
+import { sendWithHealing } from './token-healing';
 import { enqueueNotification, type NotificationData } from '../notifications';
 import type { BackoffPolicy } from './backoff';
 
@@ -260,21 +261,6 @@ async function sendBatch(platform: DestinationPlatform, connection: Connection, 
   return results(settled, held);
 }
 
-/** One send of rows to the platform, each row's fate decided; a thrown token fault settles every row alike. */
-async function sendOnce(
-  platform: DestinationPlatform,
-  rows: readonly SendRow[],
-  ctx: SendContext,
-): Promise<{ row: SendRow; outcome: DeliveryOutcome }[] | { thrown: unknown }> {
-  try {
-    const outcomes = await platform.sendBatch(rows.map((r) => r.input), ctx);
-    if (outcomes.length !== rows.length) throw new Error(`${platform.type} returned ${outcomes.length} outcomes for ${rows.length} inputs`);
-    return rows.map((row, i) => ({ row, outcome: outcomes[i]! }));
-  } catch (error) {
-    return { thrown: error };
-  }
-}
-
 /** The fate of rows whose send threw: a refused refresh waits, a shutdown puts them back, anything else is retried. */
 function afterThrow(error: unknown, platform: DestinationPlatform, rows: readonly Row[], deps: RoundDeps, at: Date): Settled[] {
   if (error instanceof ReauthorizationRequired) return rows.map((r) => waitForReauthorization(r, platform, at));
@@ -285,44 +271,16 @@ function afterThrow(error: unknown, platform: DestinationPlatform, rows: readonl
   return rows.map((r) => afterSend(r, { kind: 'retry', error: fault }, deps, at));
 }
 
-/**
- * Tokens that heal (destination.ts): sends the rows; those the platform answered `token_refused` are sent once more
- * after the cached token is dropped and refreshed. Refused again, or refused with no refresh token to try, the
- * connection becomes `reauthorization_required` and those rows wait (queued, no attempt counted) for a new handoff.
- */
+/** Sends the rows with tokens that heal (token-healing.ts), and decides each row's fate. */
 async function sendHealing(platform: DestinationPlatform, connection: Connection, rows: readonly SendRow[], ctx: SendContext, deps: RoundDeps): Promise<Settled[]> {
-  const first = await sendOnce(platform, rows, ctx);
-  if ('thrown' in first) return afterThrow(first.thrown, platform, rows, deps, deps.now());
-  if (deps.signal.aborted) return rows.map((r) => interrupted(r, deps.now()));
-  const settled = new Map<SendRow, Settled>();
-  let refused = first.filter((f) => f.outcome.kind === 'token_refused');
-  const settle = (list: { row: SendRow; outcome: DeliveryOutcome }[], at: Date) => {
-    for (const { row, outcome } of list) if (outcome.kind !== 'token_refused') settled.set(row, afterSend(row, outcome, deps, at));
-  };
-  settle(first, deps.now());
-  if (refused.length > 0 && deps.tokens.canRefresh(platform, connection)) {
-    deps.tokens.forget(connection.id);
-    deps.log.info({ destination: platform.type, events: refused.length }, 'access token refused: refreshing once and sending again');
-    const again = await sendOnce(platform, refused.map((r) => r.row), ctx);
-    const at = deps.now();
-    if ('thrown' in again) {
-      for (const s of afterThrow(again.thrown, platform, refused.map((r) => r.row), deps, at)) settled.set(refused.find((r) => r.row.claim === s.claim)!.row, s);
-      refused = [];
-    } else if (deps.signal.aborted) {
-      for (const { row } of refused) settled.set(row, interrupted(row, at));
-      refused = [];
-    } else {
-      settle(again, at);
-      refused = again.filter((f) => f.outcome.kind === 'token_refused');
-    }
-  }
-  if (refused.length > 0) {
-    const outcome = refused[0]!.outcome as Extract<DeliveryOutcome, { kind: 'token_refused' }>;
-    await deps.tokens.requireReauthorization(connection, outcome.error);
-    const at = deps.now();
-    for (const { row } of refused) settled.set(row, waitForReauthorization(row, platform, at));
-  }
-  return rows.map((r) => settled.get(r)!);
+  const healed = await sendWithHealing(platform, connection, rows, (batch) => platform.sendBatch(batch.map((r) => r.input), ctx), deps, `${platform.type} sendBatch`);
+  return rows.map((row, i) => {
+    const fate = healed[i]!;
+    if (fate.kind === 'outcome') return afterSend(row, fate.outcome, deps, fate.at);
+    if (fate.kind === 'thrown') return afterThrow(fate.error, platform, [row], deps, fate.at)[0]!;
+    if (fate.kind === 'interrupted') return interrupted(row, fate.at);
+    return waitForReauthorization(row, platform, fate.at);
+  });
 }
 
 /** Stopping: we cannot know whether the platform got them; the next worker resends with the same dedup ids. */

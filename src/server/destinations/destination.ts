@@ -6,7 +6,8 @@
  * `maxBatchSize`, and calls `sendBatch` once per batch. Batches of different connections run concurrently and their
  * outcomes are recorded as each batch ends, so one slow account never delays another.
  *
- * Tokens that heal (one mechanism for every platform; a platform opts in by returning `token_refused`):
+ * Tokens that heal (one mechanism for every platform and every send, conversions and adjustments alike:
+ * `delivery/token-healing.ts`; a platform opts in by returning `token_refused`):
  * - `SendContext.accessToken()` gives the connection's cached access token, refreshed before it expires.
  * - When the platform refuses that token before its expiry (a revoked grant, a password change, clock skew), the
  *   platform returns `{kind: 'token_refused'}` for the events of the refused request (never `failed`). Delivery then
@@ -111,7 +112,9 @@ export type AdjustmentOutcome =
   | { kind: 'unsupported'; reason: string; request?: RequestSummary }
   | { kind: 'retry'; error: DeliveryError; afterMs?: number; request?: RequestSummary }
   | { kind: 'retry_later'; error: DeliveryError; afterMs: number; request?: RequestSummary }
-  | { kind: 'failed'; error: DeliveryError; request?: RequestSummary };
+  | { kind: 'failed'; error: DeliveryError; request?: RequestSummary }
+  /** The platform refused the access token: healed exactly as for conversions ("Tokens that heal" above). */
+  | { kind: 'token_refused'; error: DeliveryError; request?: RequestSummary };
 
 /**
  * A send's outcome as an adjustment's: accepted is adjusted (its request as `adjusted` says), a skip (consent) is an
@@ -120,8 +123,6 @@ export type AdjustmentOutcome =
 export function adjustmentOutcomeOf(outcome: DeliveryOutcome, adjusted: (request: RequestSummary) => RequestSummary = (r) => r): AdjustmentOutcome {
   if (outcome.kind === 'delivered') return { kind: 'adjusted', request: adjusted(outcome.request) };
   if (outcome.kind === 'skipped') return { kind: 'unsupported', reason: outcome.reason.message, ...(outcome.request ? { request: outcome.request } : {}) };
-  // The adjustment queue has no token-healing step of its own: a refused token is retried (the next delivery round heals it).
-  if (outcome.kind === 'token_refused') return { kind: 'retry', error: outcome.error, ...(outcome.request ? { request: outcome.request } : {}) };
   return outcome;
 }
 

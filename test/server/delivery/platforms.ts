@@ -30,6 +30,8 @@ export interface PlatformFake {
   oauth: boolean;
   /** Requests that carried conversions to the platform, oldest first. */
   sends(): FakeRequest[];
+  /** Requests of the platform's own adjustment operation (Microsoft's ApplyOfflineConversionAdjustments), oldest first. */
+  adjustmentSends(): FakeRequest[];
   /** Refresh-token grants the platform's token endpoint received. */
   refreshes(): FakeRequest[];
   /** The platform's next answer to a send is a 5xx (delivery retries with the same dedup id). */
@@ -72,6 +74,8 @@ export async function startPlatform(type: PlatformFake['type']): Promise<Platfor
           CNV_GOOGLE_OAUTH_CLIENT_SECRET: google.client.secret,
         },
         sends: ingests,
+        // A Data Manager restatement is an events:ingest of the same event: it is among sends().
+        adjustmentSends: () => [],
         failNextSend: () => google.server.respondWith({ kind: 'serverError', status: 503 }),
         refreshes: () => google.server.requests.filter((r) => r.path === '/token' && r.body.grant_type === 'refresh_token'),
         revokeAccessTokens: () => google.revokeAccessTokens(),
@@ -95,6 +99,7 @@ export async function startPlatform(type: PlatformFake['type']): Promise<Platfor
         type, label: 'Meta', oauth: false,
         env: { CNV_META_GRAPH_API_BASE: meta.url },
         sends,
+        adjustmentSends: () => [],
         failNextSend: () => meta.respondWith('server_error'),
         refreshes: () => [],
         revokeAccessTokens: () => meta.setAccessToken(`EAArevoked${randomBytes(8).toString('hex')}`),
@@ -120,6 +125,7 @@ export async function startPlatform(type: PlatformFake['type']): Promise<Platfor
         type, label: 'Microsoft Advertising', oauth: true,
         env: microsoft.env,
         sends: applies,
+        adjustmentSends: () => microsoft.requests.filter((r) => r.path.endsWith('/OfflineConversionAdjustments/Apply')),
         failNextSend: () => microsoft.respondWith({ kind: 'status', status: 503 }),
         refreshes: () => microsoft.requests.filter((r) => r.path.endsWith('/token') && r.body.grant_type === 'refresh_token'),
         revokeAccessTokens: () => microsoft.revokeAccessTokens(),
@@ -149,6 +155,7 @@ export async function startPlatform(type: PlatformFake['type']): Promise<Platfor
           CNV_LINKEDIN_OAUTH_CLIENT_SECRET: linkedin.clientSecret,
         },
         sends,
+        adjustmentSends: () => [],
         failNextSend: () => linkedin.respondWith({ kind: 'http', status: 500, message: 'Internal error' }),
         refreshes: () => linkedin.requests.filter((r) => r.path === '/oauth/v2/accessToken' && r.body.grant_type === 'refresh_token'),
         revokeAccessTokens: () => linkedin.revokeAccessTokens(),
