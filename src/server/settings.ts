@@ -50,8 +50,11 @@ export interface Settings {
     oauthClientId: string;
     oauthClientSecret: string;
   };
-  /** Reddit Conversions API (v3): the Ads API base. Connections carry a conversion access token (see destinations/reddit). */
-  reddit: { apiBase: string };
+  /**
+   * Reddit Conversions API (v3): the Ads API base, and Reddit's OAuth 2.0 endpoints and client. A connection carries a
+   * conversion access token, or (when the client is set) a refresh token from the sign-in (see destinations/reddit).
+   */
+  reddit: { apiBase: string; oauthAuthorizeUrl: string; oauthTokenUrl: string; oauthClientId: string; oauthClientSecret: string };
   /** TikTok Events API 2.0: the Business API base. Connections carry an Events API access token and a pixel code. */
   tiktok: { apiBase: string };
   /** Days a browser snapshot is kept after its last write; null keeps them for ever. */
@@ -257,7 +260,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       oauthClientId: env.CNV_LINKEDIN_OAUTH_CLIENT_ID || '',
       oauthClientSecret: env.CNV_LINKEDIN_OAUTH_CLIENT_SECRET || '',
     },
-    reddit: { apiBase: baseUrl(env.CNV_REDDIT_API_BASE, 'https://ads-api.reddit.com') },
+    reddit: {
+      apiBase: baseUrl(env.CNV_REDDIT_API_BASE, 'https://ads-api.reddit.com'),
+      oauthAuthorizeUrl: env.CNV_REDDIT_OAUTH_AUTHORIZE_URL || 'https://www.reddit.com/api/v1/authorize',
+      oauthTokenUrl: env.CNV_REDDIT_OAUTH_TOKEN_URL || 'https://www.reddit.com/api/v1/access_token',
+      oauthClientId: env.CNV_REDDIT_OAUTH_CLIENT_ID || '',
+      oauthClientSecret: env.CNV_REDDIT_OAUTH_CLIENT_SECRET || '',
+    },
     tiktok: { apiBase: baseUrl(env.CNV_TIKTOK_API_BASE, 'https://business-api.tiktok.com') },
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
     identityRetentionDays: identityRetentionDays(env.CNV_IDENTITY_RETENTION_DAYS),

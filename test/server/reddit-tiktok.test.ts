@@ -32,7 +32,11 @@ describe('Reddit and TikTok through the service', () => {
 
   beforeAll(async () => {
     [reddit, tiktok] = await Promise.all([startFakeReddit(), startFakeTikTok()]);
-    svc = await createRestService(DATABASE_KINDS[0]!, { CNV_REDDIT_API_BASE: reddit.url, CNV_TIKTOK_API_BASE: tiktok.url });
+    svc = await createRestService(DATABASE_KINDS[0]!, {
+      CNV_REDDIT_API_BASE: reddit.url, CNV_TIKTOK_API_BASE: tiktok.url,
+      CNV_REDDIT_OAUTH_AUTHORIZE_URL: reddit.authorizeUrl, CNV_REDDIT_OAUTH_TOKEN_URL: reddit.tokenUrl,
+      CNV_REDDIT_OAUTH_CLIENT_ID: reddit.clientId, CNV_REDDIT_OAUTH_CLIENT_SECRET: reddit.clientSecret,
+    });
     await svc.app.inject({ method: 'PATCH', url: `/v1/sites/${svc.site.id}`, headers: svc.auth, payload: { domain: ORIGIN } });
   });
   afterAll(async () => {
@@ -333,5 +337,58 @@ describe('Reddit and TikTok through the service', () => {
     // Nothing was sent for it: one request each, the original conversion.
     expect(reddit.requests).toHaveLength(1);
     expect(tiktok.requests).toHaveLength(1);
+  });
+  it('connects Reddit by signing in with Reddit instead of a token, and delivers with the OAuth access token', async () => {
+    const handoff = json(await svc.app.inject({ method: 'POST', url: '/v1/handoffs', headers: svc.auth, payload: { purpose: 'connect_destination', destination_type: 'reddit' } }));
+    const page = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(page.body).toContain(`href="${pathOf(handoff.url)}/authorize"`); // the sign-in, offered beside the token
+    expect(page.body).toContain('name="access_token"');
+    const begin = await svc.app.inject({ method: 'GET', url: `${pathOf(handoff.url)}/authorize` });
+    expect(begin.statusCode).toBe(302);
+    const authorize = new URL(begin.headers.location as string);
+    expect(authorize.searchParams.get('scope')).toBe('adsconversions');
+    expect(authorize.searchParams.get('duration')).toBe('permanent');
+    // The browser at Reddit: the fake consents at once and sends it back to cnv's callback.
+    const consent = await fetch(authorize, { redirect: 'manual' });
+    const callback = new URL(consent.headers.get('location')!);
+    const back = await svc.app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}` });
+    expect(back.statusCode).toBe(303);
+    const form = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(form.body).toContain('Signed in with Reddit');
+    expect(form.body).not.toContain('name="access_token"');
+    const done = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: `pixel_id=${FAKE_REDDIT_PIXEL}` });
+    expect(done.statusCode).toBe(200);
+    expect(reddit.requests.filter((r) => r.path === '/api/v1/access_token').map((r) => [r.problems, r.headers.authorization?.startsWith('Basic ')])).toEqual([[[], true]]);
+
+    const { eventId } = await reportSignup();
+    await worker().drain();
+    expect((await eventOf(eventId)).actions.find((a: { destination: string }) => a.destination === 'reddit').status).toBe('delivered');
+    const sent = reddit.requests.filter((r) => r.path.endsWith('/conversion_events'));
+    expect(sent.map((r) => [r.answeredStatus, r.problems])).toEqual([[200, []]]);
+    expect(sent[0]!.headers.authorization).toMatch(/^Bearer fake-reddit-at-/); // the OAuth token, not the conversion token
+  });
+
+  it('refreshes a Reddit access token Reddit refuses (401) and resends; a refused refresh makes the conversions wait', async () => {
+    const w = worker(); // one worker, so its cached access token is the one Reddit refuses
+    await reportSignup();
+    w.clock.advance(60_000);
+    await w.drain();
+    reddit.reset();
+    reddit.revokeAccessTokens();
+    const first = await reportSignup();
+    w.clock.advance(60_000);
+    await w.drain();
+    expect(actionOf(await eventOf(first.eventId), 'reddit').status).toBe('delivered');
+    expect(reddit.requests.map((r) => [r.path.endsWith('/conversion_events') ? 'events' : 'token', r.answeredStatus])).toEqual([['events', 401], ['token', 200], ['events', 200]]);
+    expect(reddit.requests.flatMap((r) => r.problems)).toEqual(['wrong, expired or revoked bearer token']);
+
+    reddit.revokeAccessTokens();
+    reddit.revokeRefreshTokens();
+    const second = await reportSignup();
+    w.clock.advance(60_000);
+    await w.drain();
+    expect(actionOf(await eventOf(second.eventId), 'reddit').status).toBe('queued'); // waiting, never failed
+    const listed = json(await svc.app.inject({ method: 'GET', url: '/v1/destinations', headers: svc.auth }));
+    expect(listed.data.find((d: { type: string }) => d.type === 'reddit').status).toBe('reauthorization_required');
   });
 });

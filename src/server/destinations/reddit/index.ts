@@ -1,12 +1,14 @@
 /**
- * The `reddit` destination: Reddit's Conversions API v3, connected by a pixel ID and a conversion access token.
+ * The `reddit` destination: Reddit's Conversions API v3, connected by a pixel ID and either a conversion access token
+ * or the OAuth 2.0 authorization code flow (DESIGN's row: authorize and token URLs, client id and secret).
  *
- * Why a conversion access token and not the OAuth 2.0 authorization code flow: Reddit's Conversions API documents
- * (“Conversion Access Token”, “About the Conversions API”) say “We recommend using a conversion access token over a
- * developer access token for Conversions API”: a non-expiring key any administrator generates in Events Manager →
- * Conversions API, for any ad account of the business, revocable there (up to five per business). The OAuth route
- * needs a registered Reddit developer app with the `adsconversions` scope and tokens that expire; it buys nothing
- * for sending conversions. So the hosted page asks for the pixel ID and that token, as Meta's page does.
+ * Both ways, on one hosted page: Reddit's Conversions API documents (“Conversion Access Token”, “About the Conversions
+ * API”) say “We recommend using a conversion access token over a developer access token for Conversions API”: a
+ * non-expiring key any administrator generates in Events Manager → Conversions API, revocable there (up to five per
+ * business). So the token field is always there. When the operator has registered a Reddit app
+ * (`CNV_REDDIT_OAUTH_CLIENT_ID` / `_SECRET`), the page also offers “Sign in with Reddit” (./oauth.ts: scope
+ * `adsconversions`, a permanent grant): its access tokens last an hour and are refreshed by delivery's shared token
+ * mechanism, a 401 refreshed once and resent, a refused refresh making the connection `reauthorization_required`.
  *
  * Platform facts, and where they were checked:
  * - Verified in Reddit's Ads API v3 documents as captured verbatim by Reddit's own Segment destination
@@ -39,6 +41,18 @@
  * - Verified (the same reference, endpoint and deduplication sections): the only operation is posting conversion
  *   events; nothing updates, retracts or refunds one, and a resend with the same conversion_id within 2 days is
  *   deduplicated. So adjustments are `unsupported` (reason in `adjustmentsUnsupportedReason`).
+ * - Verified (Reddit's OAuth2 wiki, github.com/reddit/reddit/wiki/OAuth2, and python-social-auth's Reddit page, which
+ *   quotes it): authorize at https://www.reddit.com/api/v1/authorize with client_id, `response_type=code` (“other
+ *   OAuth2 authorization flows are not currently supported”), state, redirect_uri, `duration` (`permanent` for a
+ *   refresh token; otherwise the token “will last an hour”) and scope; the token endpoint
+ *   https://www.reddit.com/api/v1/access_token. The Conversions API's 403 “Missing adsconversions scope to post
+ *   conversions to Pixel” (the v3 reference above) names the scope.
+ * - NOT verified in a Reddit document in the corpus (the wiki's token section was cut off there): that the token
+ *   endpoint wants the app's id and secret as HTTP Basic authentication (every Reddit client in the code corpus sends
+ *   them so, and cnv does) rather than in the form; whether it honours PKCE (cnv sends the challenge; an authorization
+ *   server that ignores it still works); whether an error comes with HTTP 200 or 400 (cnv reads `invalid_grant` from
+ *   either); which of the Ads API's OAuth scopes beyond `adsconversions` a conversions-only app needs (none, as far
+ *   as the 403 says).
  * - NOT verified in a Reddit document: how `external_id` is normalised beyond hashing (cnv keeps its case: customer
  *   ids may be case-sensitive); whether IP addresses are better sent hashed (Reddit accepts unhashed or
  *   SHA-256 signals; cnv hashes the IP as Reddit's own Segment destination does, and sends the user agent as it
@@ -48,6 +62,7 @@
 import type { DestinationPlatform } from '../destination';
 import { checkRedditAction } from './action-config';
 import { parseRedditConnectForm, REDDIT_CONNECT_FIELDS } from './connect';
+import { redditOAuth } from './oauth';
 import { MAX_EVENTS_PER_REQUEST } from './request';
 import { sendRedditBatch, testRedditConnection } from './send';
 
@@ -57,7 +72,7 @@ export const redditPlatform: DestinationPlatform = {
   label: 'Reddit',
   consent:
     'cnv will send your site’s signups and leads to your Reddit pixel through the Conversions API: the Reddit click id and browser id, hashed email, phone, IP address and customer id, the conversion’s value, and the visitor’s browser.',
-  oauth: null,
+  oauth: redditOAuth,
   fields: REDDIT_CONNECT_FIELDS,
   parseConnectForm: parseRedditConnectForm,
   checkAction: checkRedditAction,

@@ -139,6 +139,11 @@ describe('Reddit action config and connect form', () => {
     const bad = parseRedditConnectForm({ pixel_id: '12345', access_token: '' });
     expect(bad.ok === false && bad.errors.map((e) => e.param)).toEqual(['pixel_id', 'access_token']);
   });
+
+  it('asks no token after the sign-in with Reddit (its refresh token is the credential), and ignores a pasted one', () => {
+    const signedIn = parseRedditConnectForm({ pixel_id: 'a2_cnvdemopixel', access_token: 'stray' }, { signedIn: true });
+    expect(signedIn).toEqual({ ok: true, settings: { pixel_id: 'a2_cnvdemopixel' }, credentials: {}, summary: 'Reddit pixel a2_cnvdemopixel (signed in with Reddit)' });
+  });
 });
 
 describe('Reddit answers', () => {
