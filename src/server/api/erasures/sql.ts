@@ -254,7 +254,8 @@ export async function anonymiseEvents(
   // Notifications about those events: ids and a reason; the reason may quote a platform's message, so it goes.
   await tx.query(
     `update notifications set payload = jsonb_set(payload, '{data,reason}', to_jsonb($2::text))
-     where payload -> 'data' ->> 'event_id' = any($1::text[]) and payload -> 'data' ? 'reason'`,
+     where account_id in (select account_id from events where id = any($1::text[]))
+       and payload -> 'data' ->> 'event_id' = any($1::text[]) and payload -> 'data' ? 'reason'`,
     [ids, "The delivery failed for good; its details were removed with the person's data (an erasure request)."],
   );
   const rows = await tx.query(
