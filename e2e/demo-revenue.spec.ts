@@ -49,7 +49,8 @@ async function demoEvent(customerEventId: string): Promise<ApiEvent | undefined>
 }
 
 test('signup → upgrade to paid (29 EUR) → refund on the demo: the stage and the retraction reach the fakes', async ({ page }) => {
-  test.setTimeout(90_000);
+  // Three pages checked with axe at two widths, on a shared machine: generous, never a timed assertion.
+  test.setTimeout(240_000);
   const clicks = {
     gclid: `TeSt-rev-${randomBytes(6).toString('hex')}`,
     fbclid: `TeSt-fb-${randomBytes(6).toString('hex')}`,
