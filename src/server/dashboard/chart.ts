@@ -114,7 +114,7 @@ export function valueChart(values: readonly DailyValue[], days: readonly string[
     const total = moneyOf(totalOf(currency), currency) ?? currency;
     const conversions = values.filter((v) => v.currency === currency).reduce((a, v) => a + v.conversions, 0);
     return html`<figure class="chart" style="margin:0" tabindex="0" data-currency="${currency}">
-<figcaption class="chart-head"><strong>${currency}</strong> <span data-total>${total}</span> <span class="muted">from ${conversions} conversion${conversions === 1 ? '' : 's'} in ${days.length} days</span></figcaption>
+<figcaption class="chart-head"><strong data-total>${total}</strong> <span class="muted">from ${conversions} conversion${conversions === 1 ? '' : 's'} in ${days.length} days</span></figcaption>
 ${bars(days, segmentsOf, { height, label: `Value per day in ${currency}: ${total} in ${days.length} days`, axis: (v) => compact(v) })}
 </figure>`;
   });
