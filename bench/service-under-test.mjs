@@ -20,6 +20,16 @@ export const GOOGLE_ADS_CUSTOMER_ID = '1234567890';
 export const GOOGLE_ADS_CONVERSION_ID = '987654321';
 
 /**
+ * The rate limits of the service under test. The load comes from one address at thousands of requests a second, which
+ * the limits (docs/limits.md#rate-limits) would refuse: off unless `BENCH_RATE_LIMITS=on`, which measures with them at
+ * their defaults or at the CNV_RATE_LIMIT_* values of the bench's environment (e.g. raised ones).
+ */
+function rateLimitSettings() {
+  if (process.env.BENCH_RATE_LIMITS !== 'on') return { CNV_RATE_LIMITS: 'off' };
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('CNV_RATE_LIMIT_')));
+}
+
+/**
  * Starts the service with `env` settings on top of the benchmark's; returns it with its REST helper. With
  * `bootstrapped`, the store (a PostgreSQL another instance already set up) has its account: no API key is expected.
  */
@@ -34,6 +44,7 @@ export async function startServiceUnderTest(env = {}, { bootstrapped = false } =
     CNV_DEMO_PORT: 'off',
     // Request logs at info level for tens of thousands of requests would flood the terminal; warnings still show.
     LOG_LEVEL: 'warn',
+    ...rateLimitSettings(),
     ...env,
   });
   const service = await startService(settings);

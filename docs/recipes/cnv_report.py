@@ -1,4 +1,4 @@
-"""Report a signup to cnv's signed webhook from Python, with the standard library only (Python 3.8+).
+"""Report signups, later stages and adjustments to cnv's signed webhooks from Python, standard library only (3.8+).
 
 In Django, the correlation cookie is in request.COOKIES:
 
@@ -8,15 +8,22 @@ In Django, the correlation cookie is in request.COOKIES:
         user = create_user(request.POST)
         result = report_signup(
             correlation_token=request.COOKIES.get("cnv_signup_correlation"),
-            customer_event_id=str(user.pk), email=user.email, first_name=user.first_name)
+            customer_event_id=str(user.pk), email=user.email, first_name=user.first_name, customer_id=str(user.pk))
         # better: hand the call to your task queue (Celery, RQ, django-q) so the visitor never waits for it
         return redirect("/welcome")
+
+    # Later, from your billing code: a first payment (a flow with the trigger key "paid"), then a refund.
+    report_conversion("paid", customer_event_id=invoice.number, customer_id=str(user.pk), value=29.0, currency="EUR")
+    adjust_conversion("refund_%s" % refund.id, customer_event_id=invoice.number, type="retract")
 
 (Flask: request.cookies.get(...); any WSGI app: parse environ["HTTP_COOKIE"] with token_from_cookie_header below.)
 Settings come from the environment: CNV_WEBHOOK_BASE_URL (an origin, no path), CNV_SITE_KEY, CNV_TRIGGER_KEY,
 CNV_WEBHOOK_SECRET (server-side only).
 
 Run it alone:  python3 cnv_report.py --customer-event-id user_42 --email ada@example.com --cookie 'cnv_signup_correlation=…'
+               python3 cnv_report.py --call conversion --stage paid --customer-event-id inv_1 --customer-id user_42 \
+                 --value 29 --currency EUR
+               python3 cnv_report.py --call adjustment --adjustment-id refund_1 --customer-event-id inv_1 --type retract
 """
 import argparse, hashlib, hmac, json, os, random, re, sys, time
 import urllib.error, urllib.parse, urllib.request
@@ -38,16 +45,45 @@ def token_from_cookie_header(header):
 
 
 def report_signup(correlation_token, customer_event_id, email=None, phone=None, first_name=None, last_name=None,
-                  attempts=4, timeout=5.0):
-    """Sends one signed report; returns (http_status, parsed JSON answer). Retries 5xx, 408, 429 and network errors."""
-    base = os.environ["CNV_WEBHOOK_BASE_URL"].rstrip("/")
-    path = "/api/webhook-bridge/saas-signup/%s/%s" % (
-        urllib.parse.quote(os.environ["CNV_SITE_KEY"], safe=""), urllib.parse.quote(os.environ["CNV_TRIGGER_KEY"], safe=""))
-    token = correlation_token if correlation_token and TOKEN.match(correlation_token) else None
-    body = json.dumps({
+                  value=None, currency=None, customer_id=None):
+    """Reports a signup (value and currency optional; customer_id links its later stages). Returns (status, answer)."""
+    token = _token(correlation_token)
+    return _send(_path("saas-signup", os.environ["CNV_SITE_KEY"], os.environ["CNV_TRIGGER_KEY"]), {
         "correlation_token": token, "customer_event_id": customer_event_id, "email": email, "phone": phone,
         "first_name": first_name, "last_name": last_name, "allow_uncorrelated": token is None,
-    }).encode("utf-8")  # serialise once: these exact bytes are signed and sent
+        "value": value, "currency": currency, "customer_id": customer_id})
+
+
+def report_conversion(stage_key, customer_event_id, customer_id, value=None, currency=None, occurred_at=None,
+                      correlation_token=None):
+    """Reports a later stage of the customer (a first payment, a renewal; stage_key is the key of that flow's trigger).
+    Its click is found through the signup with the same customer_id. occurred_at: ISO 8601, default now."""
+    token = _token(correlation_token)
+    return _send(_path("conversion", os.environ["CNV_SITE_KEY"], stage_key), {
+        "customer_event_id": customer_event_id, "customer_id": customer_id, "correlation_token": token,
+        "value": value, "currency": currency, "occurred_at": occurred_at, "allow_uncorrelated": token is None})
+
+
+def adjust_conversion(adjustment_id, customer_event_id, type, value=None, currency=None, occurred_at=None):
+    """Corrects the conversion a report produced: type "restate" (value and currency: the new total) or "retract"
+    (a refund, a cancelled order). adjustment_id dedupes, like customer_event_id."""
+    return _send(_path("adjustment", os.environ["CNV_SITE_KEY"]), {
+        "adjustment_id": adjustment_id, "customer_event_id": customer_event_id, "type": type,
+        "value": value, "currency": currency, "occurred_at": occurred_at})
+
+
+def _token(value):
+    return value if value and TOKEN.match(value) else None
+
+
+def _path(*parts):
+    return "/api/webhook-bridge/" + "/".join(urllib.parse.quote(part, safe="") for part in parts)
+
+
+def _send(path, payload, attempts=4, timeout=5.0):
+    """Signs and sends one report; returns (http_status, parsed JSON answer). Retries 5xx, 408, 429 and network errors."""
+    base = os.environ["CNV_WEBHOOK_BASE_URL"].rstrip("/")
+    body = json.dumps(payload).encode("utf-8")  # serialise once: these exact bytes are signed and sent
     secret = os.environ["CNV_WEBHOOK_SECRET"].encode("utf-8")
     for attempt in range(1, attempts + 1):
         timestamp = str(int(time.time()))  # a fresh signature for every attempt
@@ -74,13 +110,26 @@ def report_signup(correlation_token, customer_event_id, email=None, phone=None, 
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Report a signup to cnv.")
+    parser = argparse.ArgumentParser(description="Report a signup, a later stage or an adjustment to cnv.")
+    parser.add_argument("--call", choices=["signup", "conversion", "adjustment"], default="signup")
     parser.add_argument("--cookie", default="", help="the signup request's Cookie header")
     parser.add_argument("--customer-event-id", required=True)
     parser.add_argument("--email")
     parser.add_argument("--first-name")
+    parser.add_argument("--customer-id")
+    parser.add_argument("--value", type=float)
+    parser.add_argument("--currency")
+    parser.add_argument("--stage", help="conversion: the key of the stage flow's trigger")
+    parser.add_argument("--adjustment-id")
+    parser.add_argument("--type", choices=["restate", "retract"])
     args = parser.parse_args()
-    status, answer = report_signup(token_from_cookie_header(args.cookie), args.customer_event_id,
-                                   email=args.email, first_name=args.first_name)
+    if args.call == "conversion":
+        status, answer = report_conversion(args.stage, args.customer_event_id, args.customer_id, args.value, args.currency)
+    elif args.call == "adjustment":
+        status, answer = adjust_conversion(args.adjustment_id, args.customer_event_id, args.type, args.value, args.currency)
+    else:
+        status, answer = report_signup(token_from_cookie_header(args.cookie), args.customer_event_id, email=args.email,
+                                       first_name=args.first_name, value=args.value, currency=args.currency,
+                                       customer_id=args.customer_id)
     print(json.dumps({"status": status, "body": answer}))
     sys.exit(0 if status == 200 else 1)

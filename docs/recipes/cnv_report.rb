@@ -1,4 +1,4 @@
-# Report a signup to cnv's signed webhook from Ruby, with the standard library only (Ruby 2.7+).
+# Report signups, later stages and adjustments to cnv's signed webhooks from Ruby, standard library only (Ruby 2.7+).
 #
 # In Rails, the correlation cookie is in `cookies` (a plain cookie written by cnv's loader, not signed by Rails):
 #
@@ -7,17 +7,23 @@
 #   class SignupsController < ApplicationController
 #     def create
 #       user = User.create!(signup_params)
-#       CnvReport.report_signup(correlation_token: cookies[:cnv_signup_correlation],
-#                               customer_event_id: user.id.to_s, email: user.email, first_name: user.first_name)
+#       CnvReport.report_signup(correlation_token: cookies[:cnv_signup_correlation], customer_event_id: user.id.to_s,
+#                               email: user.email, first_name: user.first_name, customer_id: user.id.to_s)
 #       # better: call it from a job (ActiveJob, Sidekiq) so the visitor never waits for it
 #       redirect_to "/welcome"
 #     end
 #   end
 #
+#   # Later, from your billing code: a first payment (a flow with the trigger key "paid"), then a refund.
+#   CnvReport.report_conversion("paid", customer_event_id: invoice.number, customer_id: user.id.to_s, value: 29.0, currency: "EUR")
+#   CnvReport.adjust_conversion(adjustment_id: "refund_#{refund.id}", customer_event_id: invoice.number, type: "retract")
+#
 # (Rack: CnvReport.token_from_cookie_header(env["HTTP_COOKIE"]).) Settings come from the environment:
 # CNV_WEBHOOK_BASE_URL (an origin, no path), CNV_SITE_KEY, CNV_TRIGGER_KEY, CNV_WEBHOOK_SECRET (server-side only).
 #
 # Run it alone:  ruby cnv_report.rb --customer-event-id user_42 --email ada@example.com --cookie 'cnv_signup_correlation=…'
+#                ruby cnv_report.rb --call conversion --stage paid --customer-event-id inv_1 --customer-id user_42 --value 29 --currency EUR
+#                ruby cnv_report.rb --call adjustment --adjustment-id refund_1 --customer-event-id inv_1 --type retract
 require "cgi"
 require "erb"
 require "json"
@@ -36,17 +42,46 @@ module CnvReport
     value if value&.match?(TOKEN)
   end
 
-  # Sends one signed report; returns [http_status, parsed JSON answer]. Retries 5xx, 408, 429 and network errors.
+  # Reports a signup (value and currency optional; customer_id links its later stages). Returns [status, answer].
   def self.report_signup(correlation_token:, customer_event_id:, email: nil, phone: nil, first_name: nil, last_name: nil,
-                         attempts: 4, timeout: 5)
-    base = ENV.fetch("CNV_WEBHOOK_BASE_URL").chomp("/")
-    path = "/api/webhook-bridge/saas-signup/#{ERB::Util.url_encode(ENV.fetch("CNV_SITE_KEY"))}/" \
-           "#{ERB::Util.url_encode(ENV.fetch("CNV_TRIGGER_KEY"))}"
-    token = correlation_token.to_s.match?(TOKEN) ? correlation_token : nil
-    # Serialise once: these exact bytes are signed and sent.
-    body = JSON.generate(correlation_token: token, customer_event_id: customer_event_id, email: email, phone: phone,
-                         first_name: first_name, last_name: last_name, allow_uncorrelated: token.nil?)
-    uri = URI(base + path)
+                         value: nil, currency: nil, customer_id: nil)
+    token = token_or_nil(correlation_token)
+    send_signed(path("saas-signup", ENV.fetch("CNV_SITE_KEY"), ENV.fetch("CNV_TRIGGER_KEY")),
+                { correlation_token: token, customer_event_id: customer_event_id, email: email, phone: phone,
+                  first_name: first_name, last_name: last_name, allow_uncorrelated: token.nil?,
+                  value: value, currency: currency, customer_id: customer_id })
+  end
+
+  # Reports a later stage of the customer (a first payment, a renewal; stage_key is the key of that flow's trigger).
+  # Its click is found through the signup with the same customer_id. occurred_at: ISO 8601, default now.
+  def self.report_conversion(stage_key, customer_event_id:, customer_id:, value: nil, currency: nil, occurred_at: nil,
+                             correlation_token: nil)
+    token = token_or_nil(correlation_token)
+    send_signed(path("conversion", ENV.fetch("CNV_SITE_KEY"), stage_key),
+                { customer_event_id: customer_event_id, customer_id: customer_id, correlation_token: token,
+                  value: value, currency: currency, occurred_at: occurred_at, allow_uncorrelated: token.nil? })
+  end
+
+  # Corrects the conversion a report produced: type "restate" (value and currency: the new total) or "retract" (a
+  # refund, a cancelled order). adjustment_id dedupes, like customer_event_id.
+  def self.adjust_conversion(adjustment_id:, customer_event_id:, type:, value: nil, currency: nil, occurred_at: nil)
+    send_signed(path("adjustment", ENV.fetch("CNV_SITE_KEY")),
+                { adjustment_id: adjustment_id, customer_event_id: customer_event_id, type: type,
+                  value: value, currency: currency, occurred_at: occurred_at })
+  end
+
+  def self.token_or_nil(value)
+    value if value.to_s.match?(TOKEN)
+  end
+
+  def self.path(*parts)
+    "/api/webhook-bridge/" + parts.map { |part| ERB::Util.url_encode(part) }.join("/")
+  end
+
+  # Signs and sends one report; returns [http_status, parsed JSON answer]. Retries 5xx, 408, 429 and network errors.
+  def self.send_signed(path, payload, attempts: 4, timeout: 5)
+    body = JSON.generate(payload) # serialise once: these exact bytes are signed and sent
+    uri = URI(ENV.fetch("CNV_WEBHOOK_BASE_URL").chomp("/") + path)
     (1..attempts).each do |attempt|
       timestamp = Time.now.to_i.to_s # a fresh signature for every attempt
       signature = OpenSSL::HMAC.hexdigest("SHA256", ENV.fetch("CNV_WEBHOOK_SECRET"), "#{timestamp}.POST.#{path}.#{body}")
@@ -70,20 +105,38 @@ module CnvReport
       sleep([delay, 30].min)
     end
   end
+  private_class_method :token_or_nil, :path, :send_signed
 end
 
 if $PROGRAM_NAME == __FILE__
-  options = { cookie: "" }
+  options = { call: "signup", cookie: "" }
   OptionParser.new do |o|
+    o.on("--call CALL", %w[signup conversion adjustment]) { |v| options[:call] = v }
     o.on("--cookie HEADER") { |v| options[:cookie] = v }
     o.on("--customer-event-id ID") { |v| options[:id] = v }
     o.on("--email EMAIL") { |v| options[:email] = v }
     o.on("--first-name NAME") { |v| options[:first_name] = v }
+    o.on("--customer-id ID") { |v| options[:customer_id] = v }
+    o.on("--value VALUE", Float) { |v| options[:value] = v }
+    o.on("--currency CODE") { |v| options[:currency] = v }
+    o.on("--stage KEY") { |v| options[:stage] = v }
+    o.on("--adjustment-id ID") { |v| options[:adjustment_id] = v }
+    o.on("--type TYPE", %w[restate retract]) { |v| options[:type] = v }
   end.parse!
   abort "--customer-event-id is required" unless options[:id]
-  status, answer = CnvReport.report_signup(correlation_token: CnvReport.token_from_cookie_header(options[:cookie]),
-                                           customer_event_id: options[:id], email: options[:email],
-                                           first_name: options[:first_name])
+  status, answer =
+    case options[:call]
+    when "conversion"
+      CnvReport.report_conversion(options[:stage], customer_event_id: options[:id], customer_id: options[:customer_id],
+                                                   value: options[:value], currency: options[:currency])
+    when "adjustment"
+      CnvReport.adjust_conversion(adjustment_id: options[:adjustment_id], customer_event_id: options[:id],
+                                  type: options[:type], value: options[:value], currency: options[:currency])
+    else
+      CnvReport.report_signup(correlation_token: CnvReport.token_from_cookie_header(options[:cookie]),
+                              customer_event_id: options[:id], email: options[:email], first_name: options[:first_name],
+                              value: options[:value], currency: options[:currency], customer_id: options[:customer_id])
+    end
   puts JSON.generate(status: status, body: answer)
   exit(status == 200 ? 0 : 1)
 end

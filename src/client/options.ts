@@ -28,7 +28,10 @@ export interface CnvClientOptions {
   baseDelayMs?: number;
   /** Largest backoff ceiling in ms (default 8000). */
   maxDelayMs?: number;
-  /** Largest Retry-After honoured in ms (default 30000); a longer one is shortened to this. */
+  /**
+   * Largest Retry-After honoured in ms (default 60000: the service's rate-limit window, so a 429 is waited out in one
+   * go); a longer one is shortened to this.
+   */
   maxRetryAfterMs?: number;
   /** Called before each retry, e.g. to log it. */
   onRetry?: (event: RetryEvent) => void;
@@ -71,7 +74,7 @@ export const DEFAULTS = {
   timeoutMs: CLIENT_ATTEMPT_TIMEOUT_MS,
   baseDelayMs: 500,
   maxDelayMs: 8000,
-  maxRetryAfterMs: 30_000,
+  maxRetryAfterMs: 60_000,
 } as const;
 
 /** Checks the options and fills in defaults; throws CnvConfigError naming the bad option. */

@@ -10,10 +10,16 @@ import dashboardRoutes from './dashboard/routes';
 import mcpRoutes from './mcp/routes';
 import referenceRoutes from './openapi/reference-routes';
 import { registerOpenApi } from './openapi/document';
+import { createRateLimits, type RateLimits } from './rate-limits';
 
 export type { AppContext } from './http/app';
 
-export interface BuildAppOptions extends AppContext {
+export interface BuildAppOptions extends Omit<AppContext, 'rateLimits'> {
+  /**
+   * The process's rate limits, shared by its listeners (startService makes one and starts its sharing); when absent,
+   * the app makes its own, shared on PostgreSQL while the app is open.
+   */
+  rateLimits?: RateLimits;
   /** Fastify's logger option: false in tests, pino options (level, stream, …) in the service. */
   logger?: FastifyServerOptions['logger'];
   /** Which surfaces to serve; all by default. The webhook-only listener serves just `webhook`. */
@@ -24,7 +30,19 @@ export interface BuildAppOptions extends AppContext {
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook', 'dashboard']);
   const app = createHttpApp(options.logger);
-  const ctx: AppContext = { db: options.db, settings: options.settings, ...(options.now ? { now: options.now } : {}) };
+  let rateLimits = options.rateLimits;
+  if (!rateLimits && (surfaces.has('collector') || surfaces.has('webhook'))) {
+    const own = createRateLimits({ settings: options.settings, db: options.db });
+    own.start(app.log);
+    app.addHook('onClose', () => own.stop());
+    rateLimits = own;
+  }
+  const ctx: AppContext = {
+    db: options.db,
+    settings: options.settings,
+    ...(options.now ? { now: options.now } : {}),
+    ...(rateLimits ? { rateLimits } : {}),
+  };
   // The API description collects every route added after it: register it first.
   if (surfaces.has('rest')) await registerOpenApi(app, options.settings);
   if (surfaces.has('rest')) await app.register(restRoutes, ctx);

@@ -21,6 +21,7 @@ import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
 import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
+import { createRateLimits } from './rate-limits';
 
 export interface ServiceUrls {
   /** Where the app listens (loopback address with the real port). */
@@ -114,8 +115,12 @@ export async function startService(settings: Settings, options: StartServiceOpti
     for (const close of closers.splice(0).reverse()) await close();
   };
   try {
-    const app = await buildApp({ db, settings, logger });
+    // One set of rate limits for the process: the webhook-only listener counts with the main one.
+    const rateLimits = createRateLimits({ settings, db });
+    const app = await buildApp({ db, settings, logger, rateLimits });
     closers.push(() => app.close());
+    rateLimits.start(app.log);
+    closers.push(() => rateLimits.stop());
     if (store.permissions) app.log.info(store.permissions);
     progress(`listening on ${settings.host}:${settings.port}…`);
     await app.listen({ host: settings.host, port: settings.port }).catch((error: unknown) => {
@@ -124,7 +129,7 @@ export async function startService(settings: Settings, options: StartServiceOpti
 
     let webhookListening: string | null = null;
     if (settings.webhookPort) {
-      const hooks = await buildApp({ db, settings, logger, surfaces: ['webhook'] });
+      const hooks = await buildApp({ db, settings, logger, surfaces: ['webhook'], rateLimits });
       closers.push(() => hooks.close());
       await hooks.listen({ host: settings.host, port: settings.webhookPort }).catch((error: unknown) => {
         throw explainListenError(error, 'CNV_WEBHOOK_PORT', settings.host, settings.webhookPort!);

@@ -50,8 +50,11 @@ export interface Settings {
     oauthClientId: string;
     oauthClientSecret: string;
   };
-  /** Reddit Conversions API (v3): the Ads API base. Connections carry a conversion access token (see destinations/reddit). */
-  reddit: { apiBase: string };
+  /**
+   * Reddit Conversions API (v3): the Ads API base, and Reddit's OAuth 2.0 endpoints and client. A connection carries a
+   * conversion access token, or (when the client is set) a refresh token from the sign-in (see destinations/reddit).
+   */
+  reddit: { apiBase: string; oauthAuthorizeUrl: string; oauthTokenUrl: string; oauthClientId: string; oauthClientSecret: string };
   /** TikTok Events API 2.0: the Business API base. Connections carry an Events API access token and a pixel code. */
   tiktok: { apiBase: string };
   /** Days a browser snapshot is kept after its last write; null keeps them for ever. */
@@ -67,7 +70,33 @@ export interface Settings {
   logLevel: string;
   /** LOG_FORMAT: `json` or `pretty` (human-readable); unset: pretty on a terminal, JSON otherwise. */
   logFormat: 'json' | 'pretty' | undefined;
+  /** Rate limits of the collector's POSTs and the webhook bridge (docs/limits.md#rate-limits). */
+  rateLimits: RateLimitSettings;
 }
+
+/**
+ * CNV_RATE_LIMIT_*: requests per client address and per site key in each fixed window, for the collector's POSTs
+ * (snapshots, form submissions) and for the webhook bridge (every route); null is no limit.
+ */
+export interface RateLimitSettings {
+  windowSeconds: number;
+  collectorPerAddress: number | null;
+  collectorPerSite: number | null;
+  webhookPerAddress: number | null;
+  webhookPerSite: number | null;
+  /** On PostgreSQL: how often each instance shares its counts with the others, in ms. */
+  syncMs: number;
+}
+
+/** The defaults: far above what a real site sends (a whole office behind one address included), per 60 s window. */
+export const RATE_LIMIT_DEFAULTS: RateLimitSettings = {
+  windowSeconds: 60,
+  collectorPerAddress: 600,
+  collectorPerSite: 60_000,
+  webhookPerAddress: 12_000,
+  webhookPerSite: 12_000,
+  syncMs: 1000,
+};
 
 function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -146,6 +175,42 @@ function baseUrl(raw: string | undefined, fallback: string): string {
   return (raw || fallback).replace(/\/+$/, '');
 }
 
+/** A whole number setting within [min, max], or the fallback when unset. */
+function boundedInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, unit: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number of ${unit} from ${min} to ${max}, got '${raw.slice(0, 40)}'`);
+  }
+  return value;
+}
+
+/** A limit: requests per window from 1 to 10,000,000, or `off` (no limit). */
+function limitSetting(env: NodeJS.ProcessEnv, name: string, fallback: number | null): number | null {
+  const raw = env[name]?.trim();
+  if (raw === 'off') return null;
+  return boundedInt(env, name, fallback ?? 0, 1, 10_000_000, "requests per window (or 'off')") || null;
+}
+
+/** CNV_RATE_LIMITS=off turns every limit off; each limit has its own setting too. */
+function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
+  const all = env.CNV_RATE_LIMITS?.trim();
+  if (all !== undefined && all !== '' && all !== 'on' && all !== 'off') {
+    throw new Error(`CNV_RATE_LIMITS must be on or off, got '${all.slice(0, 40)}'`);
+  }
+  const d = RATE_LIMIT_DEFAULTS;
+  const limit = (name: string, fallback: number | null) => (all === 'off' ? null : limitSetting(env, name, fallback));
+  return {
+    windowSeconds: boundedInt(env, 'CNV_RATE_LIMIT_WINDOW_SECONDS', d.windowSeconds, 1, 3600, 'seconds'),
+    collectorPerAddress: limit('CNV_RATE_LIMIT_COLLECTOR_PER_ADDRESS', d.collectorPerAddress),
+    collectorPerSite: limit('CNV_RATE_LIMIT_COLLECTOR_PER_SITE', d.collectorPerSite),
+    webhookPerAddress: limit('CNV_RATE_LIMIT_WEBHOOK_PER_ADDRESS', d.webhookPerAddress),
+    webhookPerSite: limit('CNV_RATE_LIMIT_WEBHOOK_PER_SITE', d.webhookPerSite),
+    syncMs: boundedInt(env, 'CNV_RATE_LIMIT_SYNC_MS', d.syncMs, 100, 60_000, 'milliseconds'),
+  };
+}
+
 /** Reads the settings from an environment (process.env by default). */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const host = env.HOST || '127.0.0.1';
@@ -195,12 +260,19 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       oauthClientId: env.CNV_LINKEDIN_OAUTH_CLIENT_ID || '',
       oauthClientSecret: env.CNV_LINKEDIN_OAUTH_CLIENT_SECRET || '',
     },
-    reddit: { apiBase: baseUrl(env.CNV_REDDIT_API_BASE, 'https://ads-api.reddit.com') },
+    reddit: {
+      apiBase: baseUrl(env.CNV_REDDIT_API_BASE, 'https://ads-api.reddit.com'),
+      oauthAuthorizeUrl: env.CNV_REDDIT_OAUTH_AUTHORIZE_URL || 'https://www.reddit.com/api/v1/authorize',
+      oauthTokenUrl: env.CNV_REDDIT_OAUTH_TOKEN_URL || 'https://www.reddit.com/api/v1/access_token',
+      oauthClientId: env.CNV_REDDIT_OAUTH_CLIENT_ID || '',
+      oauthClientSecret: env.CNV_REDDIT_OAUTH_CLIENT_SECRET || '',
+    },
     tiktok: { apiBase: baseUrl(env.CNV_TIKTOK_API_BASE, 'https://business-api.tiktok.com') },
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
     identityRetentionDays: identityRetentionDays(env.CNV_IDENTITY_RETENTION_DAYS),
     demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormatSetting(env.LOG_FORMAT),
+    rateLimits: rateLimitSettings(env),
   };
 }

@@ -1,8 +1,11 @@
 /**
  * The backend recipes of docs/recipes/ (Python, Ruby, PHP, Go), each EXECUTED as a child process against the real
  * service listening on a free port: a browser snapshot with a gclid is stored under a fresh token, the recipe gets the
- * signup request's Cookie header, reads the token from it, signs and sends the report, and must be answered 200; the
- * delivery worker then delivers the conversion, with that gclid, to the strict fake of Google's Data Manager API.
+ * signup request's Cookie header, reads the token from it, signs and sends the report with a value and a customer id,
+ * and must be answered 200; the delivery worker then delivers the conversion, with that gclid and value, to the strict
+ * fake of Google's Data Manager API. Then the recipe reports a later stage by the customer id alone (answered with
+ * `match: identity`, delivered with the signup's gclid) and restates the signup (answered `accepted`, applied under the
+ * signup's transactionId); an adjustment of an unknown conversion is answered 404.
  *
  * A recipe whose interpreter is missing is skipped on a developer machine; in CI (CI set) it fails instead: .ci/run
  * installs Debian's python3, ruby, php-cli and golang-go.
@@ -98,6 +101,11 @@ describe('backend recipes in other languages, executed against the real service'
       actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '987654321' } } }],
     });
     expect((await api('POST', `/v1/flows/${flow.id}/publish`)).status).toBe('live');
+    const paid = await api('POST', '/v1/flows', {
+      site_id: svc.site.id, name: 'First payment', trigger_config: { type: 'conversion', integrationId: 'api', key: 'paid' },
+      actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '987654322' } } }],
+    });
+    expect((await api('POST', `/v1/flows/${paid.id}/publish`)).status).toBe('live');
   });
   afterAll(async () => {
     await svc?.close();
@@ -109,7 +117,7 @@ describe('backend recipes in other languages, executed against the real service'
     const available = has(recipe.tool, recipe.versionArg);
     // Skipped only on a developer machine without the language; in CI a missing interpreter fails the test.
     it.skipIf(!available && !IN_CI)(
-      `${recipe.language}: reads the correlation cookie, signs the report, is answered 200, and the conversion reaches Google with its gclid`,
+      `${recipe.language}: signup (cookie, value, customer id), later stage and adjustment, each answered as the contract says and delivered to Google`,
       async () => {
         if (!available) throw new Error(`${recipe.tool} is not installed: CI must install it (.ci/run)`);
         const token = newToken();
@@ -134,33 +142,64 @@ describe('backend recipes in other languages, executed against the real service'
         expect(stored.status).toBe(204);
 
         const { file, args } = await recipe.command(workDir);
-        const customerEventId = `user_${recipe.language.toLowerCase()}_${token.slice(0, 6)}`;
-        const result = await run(
-          file,
-          [
-            ...args,
-            `--cookie=theme=dark; ${CORRELATION_COOKIE}=${token}; other="x y"`,
-            `--customer-event-id=${customerEventId}`,
-            `--email=Ada.${recipe.language}@Example.com`,
-            '--first-name=Ada',
-          ],
-          { CNV_WEBHOOK_BASE_URL: base, CNV_SITE_KEY: siteKey, CNV_TRIGGER_KEY: 'signup', CNV_WEBHOOK_SECRET: secret },
-        );
-        expect(result.stderr).toBe('');
-        expect(result.code).toBe(0);
-        const answer = JSON.parse(result.stdout.trim().split('\n').pop()!) as { status: number; body: Record<string, unknown> };
-        expect(answer).toEqual({
-          status: 200,
-          body: { status: 'promoted', promoted_count: 1, customer_event_id: customerEventId, correlated: true },
-        });
-
+        const env = { CNV_WEBHOOK_BASE_URL: base, CNV_SITE_KEY: siteKey, CNV_TRIGGER_KEY: 'signup', CNV_WEBHOOK_SECRET: secret };
+        /** Runs the recipe with some arguments; returns its printed answer. */
+        const call = async (...extra: string[]) => {
+          const result = await run(file, [...args, ...extra], env);
+          expect(result.stderr).toBe('');
+          expect(result.code, result.stdout).toBe(0);
+          return JSON.parse(result.stdout.trim().split('\n').pop()!) as { status: number; body: Record<string, unknown> };
+        };
         const quiet = { info() {}, warn() {}, error() {} };
-        const worker = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: quiet, autoStart: false });
-        expect(await worker.drain()).toEqual([expect.objectContaining({ result: 'delivered' })]);
-        await worker.stop();
+        const drain = async () => {
+          const worker = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: quiet, autoStart: false });
+          try {
+            return await worker.drain();
+          } finally {
+            await worker.stop();
+          }
+        };
+        const tag = `${recipe.language.toLowerCase()}_${token.slice(0, 6)}`;
+        const customerEventId = `user_${tag}`;
+        const customerId = `cus_${tag}`;
+
+        // The signup, with its value and the customer id that links its later stages.
+        expect(await call(
+          `--cookie=theme=dark; ${CORRELATION_COOKIE}=${token}; other="x y"`,
+          `--customer-event-id=${customerEventId}`,
+          `--email=Ada.${recipe.language}@Example.com`,
+          '--first-name=Ada',
+          `--customer-id=${customerId}`,
+          '--value=29.5',
+          '--currency=EUR',
+        )).toEqual({ status: 200, body: { status: 'promoted', promoted_count: 1, customer_event_id: customerEventId, correlated: true } });
+        expect(await drain()).toEqual([expect.objectContaining({ result: 'delivered' })]);
         const delivered = google.ingested().filter((ingested) => ingested.event.adIdentifiers?.gclid === gclid);
         expect(delivered).toHaveLength(1);
         expect(delivered[0]!.destination).toMatchObject({ operatingAccountId: '1234567890', productDestinationId: '987654321' });
+        expect(delivered[0]!.event).toMatchObject({ conversionValue: 29.5, currency: 'EUR' });
+
+        // A later stage, by the customer id alone (no cookie: it happens in the billing code): it finds the signup's click.
+        const invoice = `inv_${tag}`;
+        expect(await call('--call=conversion', '--stage=paid', `--customer-event-id=${invoice}`, `--customer-id=${customerId}`, '--value=49', '--currency=EUR'))
+          .toEqual({ status: 200, body: { status: 'promoted', promoted_count: 1, customer_event_id: invoice, correlated: true, match: 'identity' } });
+        // The signup upgraded: restated to its new total.
+        const adjustmentId = `upgrade_${tag}`;
+        expect(await call('--call=adjustment', `--adjustment-id=${adjustmentId}`, `--customer-event-id=${customerEventId}`, '--type=restate', '--value=39', '--currency=EUR'))
+          .toEqual({ status: 200, body: { status: 'accepted', adjustment_id: adjustmentId, events: 1 } });
+        // Both reach Google: the stage with the signup's gclid and its value, the restatement under the signup's transactionId.
+        const results = (await drain()).map((r) => r.result).sort();
+        expect(results).toEqual(['adjusted', 'delivered']);
+        const stage = google.ingested().filter((i) => i.event.adIdentifiers?.gclid === gclid && i.destination.productDestinationId === '987654322');
+        expect(stage).toHaveLength(1);
+        expect(stage[0]!.event).toMatchObject({ conversionValue: 49, currency: 'EUR' });
+        const restated = google.adjusted().filter((a) => a.event.transactionId === delivered[0]!.event.transactionId);
+        expect(restated).toHaveLength(1);
+        expect(restated[0]!.event).toMatchObject({ conversionValue: 39, currency: 'EUR' });
+        // A retract of an unknown conversion is a 404, as the contract says (the recipe returns it, exit status 1).
+        const unknown = await run(file, [...args, '--call=adjustment', `--adjustment-id=refund_${tag}`, '--customer-event-id=no_such_event', '--type=retract'], env);
+        expect(unknown.code).toBe(1);
+        expect(JSON.parse(unknown.stdout.trim().split('\n').pop()!)).toMatchObject({ status: 404, body: { error: { type: expect.any(String) } } });
       },
       240_000,
     );

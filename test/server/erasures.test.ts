@@ -10,6 +10,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, errorOf, json, type RestService, type Tenant } from './support/rest-harness';
 import { connectApiTrigger, insertApiFlow, newToken, setSiteDomain, signedReport, snapshotBody } from './support/fixtures';
+import { adjustmentPath, conversionPath, SIGNATURE_HEADER } from '../../src/protocol/webhook';
+import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
+import { enqueueNotification } from '../../src/server/notifications';
 import { snapshotsPath, SNAPSHOT_CONTENT_TYPE } from '../../src/protocol/collector';
 import { formSubmissionsPath, type FormSubmissionPayload } from '../../src/protocol/forms';
 import { issueSignInLink } from '../../src/server/dashboard';
@@ -80,9 +83,30 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
 
   /** Every stored row of the personal-data tables, as lower-cased text. */
   async function storedText(): Promise<string> {
-    const tables = ['reports', 'events', 'snapshots', 'form_submissions', 'event_actions', 'delivery_attempts', 'erasures', 'outbox'];
+    const tables = ['reports', 'events', 'snapshots', 'form_submissions', 'event_actions', 'delivery_attempts', 'erasures', 'outbox',
+      'adjustments', 'adjustment_results', 'notifications', 'notification_attempts'];
     const parts: string[] = [];
     for (const table of tables) parts.push(JSON.stringify(await svc.db.query(`select * from ${table}`)));
+    return parts.join('\n').toLowerCase();
+  }
+
+  /** Every stored row of one account in the tables that may hold a person's data, as lower-cased text. */
+  async function accountText(accountId: string): Promise<string> {
+    const queries = [
+      'select r.* from reports r join sites s on s.id = r.site_id where s.account_id = $1',
+      'select * from events where account_id = $1',
+      'select n.* from snapshots n join sites s on s.id = n.site_id where s.account_id = $1',
+      'select f.* from form_submissions f join sites s on s.id = f.site_id where s.account_id = $1',
+      'select a.* from event_actions a join events e on e.id = a.event_id where e.account_id = $1',
+      'select d.* from delivery_attempts d join event_actions a on a.id = d.event_action_id join events e on e.id = a.event_id where e.account_id = $1',
+      'select j.* from adjustments j join sites s on s.id = j.site_id where s.account_id = $1',
+      'select r.* from adjustment_results r join event_actions a on a.id = r.event_action_id join events e on e.id = a.event_id where e.account_id = $1',
+      'select * from notifications where account_id = $1',
+      'select t.* from notification_attempts t join notifications n on n.id = t.notification_id where n.account_id = $1',
+      'select * from erasures where account_id = $1',
+    ];
+    const parts: string[] = [];
+    for (const query of queries) parts.push(JSON.stringify(await svc.db.query(query, [accountId])));
     return parts.join('\n').toLowerCase();
   }
 
@@ -95,6 +119,7 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
       shown.push((await svc.app.inject({ method: 'GET', url: `/v1/events/${event.id}`, headers: who.auth })).body);
     }
     shown.push((await svc.app.inject({ method: 'GET', url: '/v1/erasures', headers: who.auth })).body);
+    shown.push((await svc.app.inject({ method: 'GET', url: '/v1/notification_endpoints', headers: who.auth })).body);
     // The agent tools.
     const client = new Client({ name: 'erasure-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: who.auth } }));
@@ -109,7 +134,7 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     const link = new URL((await issueSignInLink(svc.db, svc.settings, who.accountId)).url);
     const signIn = await svc.app.inject({ method: 'GET', url: link.pathname + link.search });
     const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
-    for (const url of ['/', '/dashboard/events', '/dashboard/flows', '/dashboard/privacy', ...(list.data as Array<{ id: string }>).map((e) => `/dashboard/events/${e.id}`)]) {
+    for (const url of ['/', '/dashboard/events', '/dashboard/flows', '/dashboard/privacy', '/dashboard/notifications', ...(list.data as Array<{ id: string }>).map((e) => `/dashboard/events/${e.id}`)]) {
       const page = await svc.app.inject({ method: 'GET', url, headers: { cookie } });
       expect(page.statusCode, url).toBe(200);
       shown.push(page.body);
@@ -209,6 +234,106 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     expect(JSON.stringify([page1, page2]).toLowerCase()).not.toContain('lovelace');
     // Another account sees none of them.
     expect(json(await svc.app.inject({ method: 'GET', url: '/v1/erasures', headers: other.auth })).data).toEqual([]);
+  });
+
+  /** A signed POST of `body` to a webhook path (later stages, adjustments). */
+  const signedPost = (path: string, body: unknown) => {
+    const payload = JSON.stringify(body);
+    return svc.app.inject({
+      method: 'POST', url: path, payload,
+      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: generateTestSignatureHeader({ secret: SECRET, path, body: payload }) },
+    });
+  };
+
+  it("erases a person's later stages (found by the customer id alone), adjustments and notifications, and nothing else", async () => {
+    const tenant = await svc.addTenant('Stages');
+    await prepare(tenant, 'signup');
+    await svc.db.query(
+      `insert into flows (id, account_id, site_id, name, trigger_config, actions_config, status, trigger_key, published_at)
+       values ($1, $2, $3, 'Paid', '{"type": "conversion", "integrationId": "api", "key": "paid"}', $4, 'live', 'paid', now())`,
+      [newId('flow'), tenant.accountId, tenant.site.id, JSON.stringify([{ integrationId: 'google-ads', config: { conversion: { id: '43' } } }])],
+    );
+    const endpoint = json(await svc.app.inject({
+      method: 'POST', url: '/v1/notification_endpoints', headers: { ...tenant.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: 'http://127.0.0.1:9/hooks/cnv', kinds: ['event.failed'] }),
+    }));
+    expect(endpoint.id).toMatch(/^nep_/);
+
+    // Ada: a click, a signup with her email and customer id, then a later stage and a refund by customer id only.
+    const token = newToken();
+    expect((await snapshot(tenant, token, ADA.gclid, ADA.ip, ADA.ua)).statusCode).toBe(204);
+    expect((await report(tenant, 'signup', {
+      customer_event_id: 'stage-signup', correlation_token: token, email: ADA.email, last_name: ADA.last, customer_id: 'cus_ada_7946',
+    })).statusCode).toBe(200);
+    const paid = await signedPost(conversionPath(tenant.site.site_key, 'paid'), { customer_event_id: 'stage-paid', customer_id: 'cus_ada_7946', value: 29, currency: 'EUR' });
+    expect(json(paid)).toMatchObject({ status: 'promoted', match: 'identity' });
+    const refund = await signedPost(adjustmentPath(tenant.site.site_key), {
+      adjustment_id: `refund-${ADA.email}`, customer_event_id: 'stage-paid', type: 'restate', value: 19, currency: 'EUR',
+    });
+    expect(json(refund)).toEqual({ status: 'accepted', adjustment_id: `refund-${ADA.email}`, events: 1 });
+    // Bob, on the same site: kept.
+    const bobToken = newToken();
+    expect((await snapshot(tenant, bobToken, 'Cj0KCQ-bob-stage', '198.51.100.10', 'BobBrowser/2.0')).statusCode).toBe(204);
+    expect((await report(tenant, 'signup', { customer_event_id: 'stage-bob', correlation_token: bobToken, email: 'bob@example.com', customer_id: 'cus_bob' })).statusCode).toBe(200);
+
+    // What delivery recorded meanwhile: the stage was delivered (its summary holds the click), a Google answer that
+    // quoted the click failed the signup, the refund was applied, and the account was told of the failure.
+    const [stageEvent] = await svc.db.query<{ id: string; click_ids: Record<string, string> }>(
+      `select id, click_ids from events where account_id = $1 and data ->> 'customer_event_id' = 'stage-paid'`, [tenant.accountId]);
+    expect(stageEvent!.click_ids).toEqual({ gclid: ADA.gclid });
+    const [signupEvent] = await svc.db.query<{ id: string }>(
+      `select id from events where account_id = $1 and data ->> 'customer_event_id' = 'stage-signup'`, [tenant.accountId]);
+    const [bobEvent] = await svc.db.query<{ id: string }>(
+      `select id from events where account_id = $1 and data ->> 'customer_event_id' = 'stage-bob'`, [tenant.accountId]);
+    const summary = JSON.stringify({ api: 'google-data-manager', clickId: ADA.gclid, userIdentifiers: ['emailAddress'] });
+    const quoted = JSON.stringify({ code: 'invalid_format', message: `Google: invalid click id ${ADA.gclid}`, hint: 'Nothing can be resent.' });
+    await svc.db.query(`update event_actions set status = 'delivered', request = $2::jsonb, delivered_at = now() where event_id = $1`, [stageEvent!.id, summary]);
+    await svc.db.query(`update event_actions set status = 'failed', request = $2::jsonb, error = $3::jsonb where event_id = $1`, [signupEvent!.id, summary, quoted]);
+    await svc.db.query(`update event_actions set status = 'failed', error = $2::jsonb where event_id = $1`, [bobEvent!.id, quoted.replace(ADA.gclid, 'Cj0KCQ-bob-stage')]);
+    await svc.db.query(
+      `insert into delivery_attempts (event_action_id, attempt, at, outcome, error, request)
+       select a.id, 1, now(), a.status, a.error, a.request from event_actions a join events e on e.id = a.event_id where e.account_id = $1`,
+      [tenant.accountId],
+    );
+    await svc.db.query(
+      `update adjustment_results set status = 'adjusted', attempts = 1, request = $2::jsonb
+       where event_action_id in (select id from event_actions where event_id = $1)`,
+      [stageEvent!.id, JSON.stringify({ api: 'google-data-manager', clickId: ADA.gclid, adjustment: 'restate', adjustment_id: `refund-${ADA.email}` })],
+    );
+    for (const [event, gclid] of [[signupEvent!.id, ADA.gclid], [bobEvent!.id, 'Cj0KCQ-bob-stage']] as const) {
+      await enqueueNotification(svc.db, tenant.accountId, 'event.failed', {
+        site_id: tenant.site.id, event_id: event, destination: { id: null, type: 'google-ads' }, reason: `Google: invalid click id ${gclid}`,
+      });
+    }
+    const stages = ['cus_ada_7946', `refund-${ADA.email}`.toLowerCase(), ADA.gclid.toLowerCase(), ADA.email.toLowerCase(), ADA.last.toLowerCase(), ADA.ip];
+    const before = await accountText(tenant.accountId);
+    for (const value of stages) expect(before.includes(value), value).toBe(true);
+
+    // Erased by her email alone: the stage and the refund go with the signup (linked by her customer id).
+    const res = await erase(tenant, { email: ADA.email });
+    expect(json(res).matched).toEqual({ reports: 2, events: 2, snapshots: 1, form_submissions: 0 });
+    const shown = await everythingShown(tenant);
+    for (const value of stages) expect(shown.includes(value), value).toBe(false);
+    const stored = await accountText(tenant.accountId);
+    for (const value of stages) expect(stored.includes(value), value).toBe(false);
+    // What stays says what happened, without anyone in it.
+    const stage = json(await svc.app.inject({ method: 'GET', url: `/v1/events/${stageEvent!.id}`, headers: tenant.auth }));
+    expect(stage).toMatchObject({
+      erased: true, trigger_type: 'conversion', customer_id: null, click_ids: null, value: 29, currency: 'EUR',
+      actions: [{ status: 'delivered', request: null }],
+      adjustments: [{ adjustment_id: expect.stringMatching(/^erased_/), type: 'restate', results: [{ status: 'adjusted' }] }],
+    });
+    const signupShown = json(await svc.app.inject({ method: 'GET', url: `/v1/events/${signupEvent!.id}`, headers: tenant.auth }));
+    expect(signupShown.actions[0]).toMatchObject({ status: 'failed', request: null, error: { code: 'invalid_format', hint: 'Nothing can be resent.' } });
+    const [told] = await svc.db.query<{ payload: { data: Record<string, unknown> } }>(`select payload from notifications where payload -> 'data' ->> 'event_id' = $1`, [signupEvent!.id]);
+    expect(told!.payload.data).toMatchObject({ event_id: signupEvent!.id, destination: { type: 'google-ads' }, reason: expect.stringContaining('removed with the person') });
+    // Bob's failure and its notification are untouched.
+    const bob = json(await svc.app.inject({ method: 'GET', url: `/v1/events/${bobEvent!.id}`, headers: tenant.auth }));
+    expect(bob).toMatchObject({ email: 'bob@example.com', customer_id: 'cus_bob', actions: [{ error: { message: 'Google: invalid click id Cj0KCQ-bob-stage' } }] });
+    expect(stored).toContain('google: invalid click id cj0kcq-bob-stage');
+    // A later stage of her customer id now finds no click.
+    const later = await signedPost(conversionPath(tenant.site.site_key, 'paid'), { customer_event_id: 'stage-renewal', customer_id: 'cus_ada_7946', allow_uncorrelated: true });
+    expect(json(later)).toMatchObject({ match: 'none', correlated: false });
   });
 
   it('answers a person found nowhere with zero counts and still records the audit entry', async () => {

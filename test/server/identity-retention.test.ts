@@ -1,8 +1,10 @@
 /**
  * Identity retention on both stores: the purge clears email, phone and names past CNV_IDENTITY_RETENTION_DAYS from
- * events, reports and form submissions, in chunks, and changes nothing else; the email and status filters of
+ * events, reports and form submissions (and the hashed identifiers from what delivery recorded of those events), in
+ * chunks, and changes nothing else; the email and status filters of
  * GET /v1/events search only that window; the setting's default and floor.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, json, type RestService } from './support/rest-harness';
@@ -41,8 +43,39 @@ describe.each(DATABASE_KINDS)('identity retention on $name', (kind) => {
        values ($1, $2, $3, 'html', $4, 'https://www.example.com/', $5, 'UA', '192.0.2.1', $4)`,
       [submission, svc.site.id, `sub-${tag}`, at, JSON.stringify({ email: `${tag}@example.com` })],
     );
+    // What delivery recorded of it: summaries with hashed identifiers (Meta's, Microsoft's shapes) beside plain facts.
+    const action = newId('act');
+    await svc.db.query(
+      `insert into event_actions (id, event_id, position, destination, status, attempts, request) values ($1, $2, 0, 'meta', 'delivered', 1, $3)`,
+      [action, event, JSON.stringify(summaryOf(tag))],
+    );
+    await svc.db.query(`insert into delivery_attempts (event_action_id, attempt, at, outcome, request) values ($1, 1, $2, 'delivered', $3)`, [action, at, JSON.stringify(summaryOf(tag))]);
+    const adjustment = newId('adj');
+    await svc.db.query(
+      `insert into adjustments (id, site_id, adjustment_id, report_id, type, occurred_at, events, created_at) values ($1, $2, $3, $4, 'retract', $5, 1, $5)`,
+      [adjustment, svc.site.id, `refund-${tag}`, report, at],
+    );
+    await svc.db.query(
+      `insert into adjustment_results (id, adjustment_id, event_action_id, destination, status, request) values ($1, $2, $3, 'microsoft-ads', 'adjusted', $4)`,
+      [newId('adr'), adjustment, action, JSON.stringify({ operation: 'ApplyOfflineConversionAdjustments', hashed_email: hashOf(`${tag}-adj`) })],
+    );
     return { report, event, submission };
   }
+
+  /** A 64-hex string standing for a SHA-256 hash of `seed`. */
+  const hashOf = (seed: string) => createHash('sha256').update(seed).digest('hex');
+  const summaryOf = (tag: string) => ({
+    event_name: 'Lead', event_id: `ce-${tag}`, user_data: { em: [hashOf(`${tag}-em`)], ph: [hashOf(`${tag}-ph`)], fbp: 'from the _fbp cookie' },
+    hashed_email: hashOf(`${tag}-ms`), transactionId: 'a'.repeat(32),
+  });
+  /** Everything delivery recorded of an event, as text. */
+  const deliveryText = async (eventId: string) =>
+    JSON.stringify(await svc.db.query(
+      `select a.request, (select json_agg(d.request) from delivery_attempts d where d.event_action_id = a.id) as attempts,
+              (select json_agg(r.request) from adjustment_results r where r.event_action_id = a.id) as adjusted
+       from event_actions a where a.event_id = $1`,
+      [eventId],
+    ));
 
   const rows = async (table: string, ids: string[]) =>
     svc.db.query<Record<string, unknown>>(`select * from ${table} where id = any($1::text[]) order by id`, [ids]);
@@ -78,6 +111,17 @@ describe.each(DATABASE_KINDS)('identity retention on $name', (kind) => {
     expect(after).toEqual(expected);
     expect((await svc.db.query(`select count(*)::int as n from events where email = 'bulk@example.com'`))[0]).toEqual({ n: 0 });
     expect((await svc.db.query(`select count(*)::int as n from events where id like 'evt_bulk%'`))[0]).toEqual({ n: 1203 });
+    // The hashed identifiers of what delivery recorded of the old event went with it; the rest of the summaries stayed.
+    const oldDelivery = await deliveryText(old.event);
+    for (const hash of [hashOf('old-em'), hashOf('old-ph'), hashOf('old-ms'), hashOf('old-adj')]) expect(oldDelivery).not.toContain(hash);
+    expect(oldDelivery.match(/removed past the identity retention/g)).toHaveLength(7);
+    const [oldAction] = await svc.db.query<{ request: Record<string, any> }>('select request from event_actions where event_id = $1', [old.event]);
+    expect(oldAction!.request).toEqual({
+      event_name: 'Lead', event_id: 'ce-old', transactionId: 'a'.repeat(32), hashed_email: '(removed past the identity retention)',
+      user_data: { em: ['(removed past the identity retention)'], ph: ['(removed past the identity retention)'], fbp: 'from the _fbp cookie' },
+    });
+    const edgeDelivery = await deliveryText(edge.event);
+    for (const hash of [hashOf('edge-em'), hashOf('edge-ph'), hashOf('edge-ms'), hashOf('edge-adj')]) expect(edgeDelivery).toContain(hash);
     // A second pass finds nothing left to clear.
     expect(await clearExpiredIdentity(svc.db, 90, now)).toEqual({ events: 0, reports: 0, form_submissions: 0 });
     // A longer window keeps more.

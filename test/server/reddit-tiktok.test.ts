@@ -11,6 +11,9 @@ import { createRestService, json, type RestService } from './support/rest-harnes
 import { newToken, signedReport, snapshotBody } from './support/fixtures';
 import { memoryLog, steppableClock } from './delivery/fixtures';
 import { snapshotsPath } from '../../src/protocol/collector';
+import { adjustmentPath, conversionPath, SIGNATURE_HEADER } from '../../src/protocol/webhook';
+import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
+import { sha256Hex } from '../../src/server/destinations/hashing';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/server/delivery/worker';
 import { FAKE_REDDIT_PIXEL, FAKE_REDDIT_TOKEN, startFakeReddit, type FakeReddit } from '../../src/demo/fakes/reddit';
 import { FAKE_TIKTOK_PIXEL, FAKE_TIKTOK_TOKEN, startFakeTikTok, type FakeTikTok } from '../../src/demo/fakes/tiktok';
@@ -29,7 +32,11 @@ describe('Reddit and TikTok through the service', () => {
 
   beforeAll(async () => {
     [reddit, tiktok] = await Promise.all([startFakeReddit(), startFakeTikTok()]);
-    svc = await createRestService(DATABASE_KINDS[0]!, { CNV_REDDIT_API_BASE: reddit.url, CNV_TIKTOK_API_BASE: tiktok.url });
+    svc = await createRestService(DATABASE_KINDS[0]!, {
+      CNV_REDDIT_API_BASE: reddit.url, CNV_TIKTOK_API_BASE: tiktok.url,
+      CNV_REDDIT_OAUTH_AUTHORIZE_URL: reddit.authorizeUrl, CNV_REDDIT_OAUTH_TOKEN_URL: reddit.tokenUrl,
+      CNV_REDDIT_OAUTH_CLIENT_ID: reddit.clientId, CNV_REDDIT_OAUTH_CLIENT_SECRET: reddit.clientSecret,
+    });
     await svc.app.inject({ method: 'PATCH', url: `/v1/sites/${svc.site.id}`, headers: svc.auth, payload: { domain: ORIGIN } });
   });
   afterAll(async () => {
@@ -80,6 +87,14 @@ describe('Reddit and TikTok through the service', () => {
     const events = json(await svc.app.inject({ method: 'GET', url: "/v1/events", headers: svc.auth }));
     const event = events.data.find((e: { customer_event_id: string }) => e.customer_event_id === customerEventId);
     return { eventId: event.id, customerEventId, ttclid, rdtCid };
+  }
+
+  /** A signed POST of `body` to any webhook path (a later stage, an adjustment). */
+  async function signedPost(path: string, body: unknown) {
+    const payload = JSON.stringify(body);
+    const signature = generateTestSignatureHeader({ secret, path, body: payload });
+    const res = await svc.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature }, payload });
+    return { status: res.statusCode, body: json(res) };
   }
 
   const eventOf = async (id: string) => json(await svc.app.inject({ method: 'GET', url: `/v1/events/${id}`, headers: svc.auth }));
@@ -263,5 +278,117 @@ describe('Reddit and TikTok through the service', () => {
     event = await eventOf(eventId);
     expect(event.status).toBe('completed');
     expect(tiktok.counted()).toHaveLength(1);
+  });
+  it('carries a signup’s value and customer id to both, each in its own documented fields', async () => {
+    const { eventId } = await reportSignup(null, { value: 49.9, currency: 'EUR', customer_id: 'Acct_42' });
+    await worker().drain();
+    expect((await eventOf(eventId)).status).toBe('completed');
+    expect(reddit.requests[0]!.problems).toEqual([]);
+    expect(tiktok.requests[0]!.problems).toEqual([]);
+    // Reddit: metadata.value/currency, external_id the trimmed id hashed; TikTok: properties, the id lower-cased first.
+    expect(reddit.counted()[0]!.event).toMatchObject({ type: { tracking_type: 'SIGN_UP' }, metadata: { value: 49.9, currency: 'EUR' }, user: { external_id: sha256Hex('Acct_42') } });
+    expect(tiktok.counted()[0]!.event).toMatchObject({ properties: { value: 49.9, currency: 'EUR' }, user: { external_id: sha256Hex('acct_42') } });
+  });
+
+  it('delivers a later stage reported with only a customer id, with the signup’s clicks, as PURCHASE and CompletePayment', async () => {
+    const flow = json(
+      await svc.app.inject({
+        method: 'POST', url: '/v1/flows', headers: svc.auth,
+        payload: {
+          site_id: svc.site.id, name: 'First payment', trigger_config: { type: 'conversion', integrationId: 'api', key: 'paid' },
+          actions_config: [{ integrationId: 'reddit', config: {} }, { integrationId: 'tiktok', config: {} }],
+        },
+      }),
+    );
+    expect(json(await svc.app.inject({ method: 'POST', url: `/v1/flows/${flow.id}/publish`, headers: svc.auth })).status).toBe('live');
+    const customerId = `cus_${Date.now()}`;
+    const { ttclid, rdtCid } = await reportSignup(null, { customer_id: customerId });
+    await worker().drain();
+    reddit.reset();
+    tiktok.reset();
+
+    const stage = await signedPost(conversionPath(svc.site.site_key, 'paid'), { customer_event_id: `pay_${customerId}`, customer_id: customerId, value: 29, currency: 'USD' });
+    expect(stage).toMatchObject({ status: 200, body: { match: 'identity' } });
+    await worker().drain(); // a fresh clock: the stage was queued after the first worker's clock began
+    expect(reddit.requests[0]!.problems).toEqual([]);
+    expect(tiktok.requests[0]!.problems).toEqual([]);
+    expect(reddit.counted()[0]!.event).toMatchObject({
+      type: { tracking_type: 'PURCHASE' }, click_id: rdtCid, metadata: { conversion_id: `pay_${customerId}`, value: 29, currency: 'USD' },
+      user: { external_id: sha256Hex(customerId) },
+    });
+    expect(tiktok.counted()[0]!.event).toMatchObject({
+      event: 'CompletePayment', event_id: `pay_${customerId}`, properties: { value: 29, currency: 'USD' },
+      user: { ttclid, external_id: sha256Hex(customerId.toLowerCase()) },
+    });
+  });
+
+  it('answers an adjustment on Reddit and TikTok as unsupported, each with its own reason, never a silent success', async () => {
+    const { eventId, customerEventId } = await reportSignup(null, { value: 99, currency: 'EUR' });
+    await worker().drain();
+    const adjusted = await signedPost(adjustmentPath(svc.site.site_key), { adjustment_id: `adj_${customerEventId}`, customer_event_id: customerEventId, type: 'restate', value: 49, currency: 'EUR' });
+    expect(adjusted).toMatchObject({ status: 200, body: { status: 'accepted', events: 1 } });
+    await worker().drain();
+    const event = await eventOf(eventId);
+    const results = event.adjustments[0].results;
+    expect(results).toEqual(expect.arrayContaining([
+      { destination: 'reddit', status: 'unsupported', reason: expect.stringMatching(/^Reddit's Conversions API .*conversion_id/) },
+      { destination: 'tiktok', status: 'unsupported', reason: expect.stringMatching(/^TikTok's Events API .*event_id/) },
+    ]));
+    // Nothing was sent for it: one request each, the original conversion.
+    expect(reddit.requests).toHaveLength(1);
+    expect(tiktok.requests).toHaveLength(1);
+  });
+  it('connects Reddit by signing in with Reddit instead of a token, and delivers with the OAuth access token', async () => {
+    const handoff = json(await svc.app.inject({ method: 'POST', url: '/v1/handoffs', headers: svc.auth, payload: { purpose: 'connect_destination', destination_type: 'reddit' } }));
+    const page = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(page.body).toContain(`href="${pathOf(handoff.url)}/authorize"`); // the sign-in, offered beside the token
+    expect(page.body).toContain('name="access_token"');
+    const begin = await svc.app.inject({ method: 'GET', url: `${pathOf(handoff.url)}/authorize` });
+    expect(begin.statusCode).toBe(302);
+    const authorize = new URL(begin.headers.location as string);
+    expect(authorize.searchParams.get('scope')).toBe('adsconversions');
+    expect(authorize.searchParams.get('duration')).toBe('permanent');
+    // The browser at Reddit: the fake consents at once and sends it back to cnv's callback.
+    const consent = await fetch(authorize, { redirect: 'manual' });
+    const callback = new URL(consent.headers.get('location')!);
+    const back = await svc.app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}` });
+    expect(back.statusCode).toBe(303);
+    const form = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(form.body).toContain('Signed in with Reddit');
+    expect(form.body).not.toContain('name="access_token"');
+    const done = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: `pixel_id=${FAKE_REDDIT_PIXEL}` });
+    expect(done.statusCode).toBe(200);
+    expect(reddit.requests.filter((r) => r.path === '/api/v1/access_token').map((r) => [r.problems, r.headers.authorization?.startsWith('Basic ')])).toEqual([[[], true]]);
+
+    const { eventId } = await reportSignup();
+    await worker().drain();
+    expect((await eventOf(eventId)).actions.find((a: { destination: string }) => a.destination === 'reddit').status).toBe('delivered');
+    const sent = reddit.requests.filter((r) => r.path.endsWith('/conversion_events'));
+    expect(sent.map((r) => [r.answeredStatus, r.problems])).toEqual([[200, []]]);
+    expect(sent[0]!.headers.authorization).toMatch(/^Bearer fake-reddit-at-/); // the OAuth token, not the conversion token
+  });
+
+  it('refreshes a Reddit access token Reddit refuses (401) and resends; a refused refresh makes the conversions wait', async () => {
+    const w = worker(); // one worker, so its cached access token is the one Reddit refuses
+    await reportSignup();
+    w.clock.advance(60_000);
+    await w.drain();
+    reddit.reset();
+    reddit.revokeAccessTokens();
+    const first = await reportSignup();
+    w.clock.advance(60_000);
+    await w.drain();
+    expect(actionOf(await eventOf(first.eventId), 'reddit').status).toBe('delivered');
+    expect(reddit.requests.map((r) => [r.path.endsWith('/conversion_events') ? 'events' : 'token', r.answeredStatus])).toEqual([['events', 401], ['token', 200], ['events', 200]]);
+    expect(reddit.requests.flatMap((r) => r.problems)).toEqual(['wrong, expired or revoked bearer token']);
+
+    reddit.revokeAccessTokens();
+    reddit.revokeRefreshTokens();
+    const second = await reportSignup();
+    w.clock.advance(60_000);
+    await w.drain();
+    expect(actionOf(await eventOf(second.eventId), 'reddit').status).toBe('queued'); // waiting, never failed
+    const listed = json(await svc.app.inject({ method: 'GET', url: '/v1/destinations', headers: svc.auth }));
+    expect(listed.data.find((d: { type: string }) => d.type === 'reddit').status).toBe('reauthorization_required');
   });
 });

@@ -20,6 +20,8 @@ export type FakeGooglePlan =
   | { kind: 'rateLimited'; retryAfterSeconds?: number }
   /** Never answers until the fake closes: a timeout for the client. */
   | { kind: 'hang' }
+  /** Takes the request as usual but holds the answer until `until` settles (a test acts while a send is in flight). */
+  | { kind: 'hold'; until: Promise<unknown> }
   /** Fails the whole ingest request with INVALID_ARGUMENT naming event `index` (default 0) with `reason`. */
   | { kind: 'eventError'; reason: string; index?: number; field?: string }
   /** Fails the whole ingest request with INVALID_ARGUMENT and no event named. */
@@ -313,6 +315,8 @@ export async function startFakeGoogle(options: { port?: number; now?: Date; acce
   function planned(plan: FakeGooglePlan | undefined, request: FakeRequest): FakeAnswer | null {
     if (!plan) return null;
     switch (plan.kind) {
+      case 'hold':
+        return null;
       case 'hang':
         return 'hang';
       case 'serverError':
@@ -404,7 +408,10 @@ export async function startFakeGoogle(options: { port?: number; now?: Date; acce
     (request, plan) => {
       if (request.method === 'GET' && request.path === '/o/oauth2/v2/auth') return authorize(request);
       if (request.method === 'POST' && request.path === '/token') return planned(plan, request) ?? token(request);
-      if (request.method === 'POST' && request.path === '/v1/events:ingest') return ingest(request, plan);
+      if (request.method === 'POST' && request.path === '/v1/events:ingest') {
+        if (plan?.kind === 'hold') return plan.until.then(() => ingest(request, undefined), () => ingest(request, undefined));
+        return ingest(request, plan);
+      }
       if (request.method === 'GET' && request.path === '/v1/requestStatus:retrieve') return planned(plan, request) ?? retrieve(request);
       request.problems.push(`no such endpoint: ${request.method} ${request.path}`);
       return googleError(404, 'NOT_FOUND', `The requested URL ${request.path} was not found.`, 'NOT_FOUND');

@@ -5,13 +5,23 @@
  * types and custom names of at most 64 characters, match keys hashed or plain as Reddit accepts them, value and
  * currency only where the tracking type takes them, at most 1,000 events), refuses the whole request for one bad event
  * as Reddit does ("There were N invalid conversion events. None were processed."), and deduplicates on
- * `conversion_id` within 2 days. Tests plan faults with `respondWith`. Facts: src/server/destinations/reddit/index.ts.
+ * `conversion_id` within 2 days. Tests plan faults with `respondWith`. It is also Reddit's OAuth 2.0 server
+ * (`/api/v1/authorize` consents at once, `/api/v1/access_token`): the app authenticates with HTTP Basic and a
+ * descriptive User-Agent, `adsconversions` must be asked for, and only `duration=permanent` earns a refresh token;
+ * the API takes the conversion access token or an unexpired OAuth access token with that scope.
+ * Facts: src/server/destinations/reddit/index.ts and oauth.ts.
  */
 import { isIP } from 'node:net';
+import { createFakeOAuth } from './fake-oauth';
 import { startFakeServer, type FakeAnswer, type FakeRequest, type FakeServer } from './fake-server';
 
 export const FAKE_REDDIT_TOKEN = 'eyJfake.reddit.conversion.access.token.for.cnv.demo';
 export const FAKE_REDDIT_PIXEL = 'a2_cnvdemopixel';
+export const REDDIT_AUTHORIZE_PATH = '/api/v1/authorize';
+export const REDDIT_TOKEN_PATH = '/api/v1/access_token';
+/** Reddit's access tokens last an hour; a permanent grant's refresh token does not expire (ten years here). */
+const ACCESS_TOKEN_TTL_S = 60 * 60;
+const REFRESH_TOKEN_TTL_S = 10 * 365 * 24 * 60 * 60;
 
 /** A planned answer for the next request. */
 export type RedditPlan =
@@ -22,14 +32,19 @@ export type RedditPlan =
   | 'invalid_token'
   | 'forbidden'
   | 'invalid_event'
-  | 'hang';
+  | 'hang'
+  /** The token endpoint refuses the next grant (a revoked app or refresh token). */
+  | 'invalid_grant';
 
 export interface FakeRedditOptions {
   accessToken?: string;
   /** Pixels the token may post to; others answer 403. */
   pixelIds?: readonly string[];
-  /** The fake's clock, for the 7-day limit and deduplication. */
+  /** The fake's clock, for the 7-day limit, deduplication and token lifetimes. */
   now?: () => Date;
+  /** The Reddit app of the OAuth server. */
+  clientId?: string;
+  clientSecret?: string;
   port?: number;
 }
 
@@ -43,6 +58,14 @@ export interface CountedRedditEvent {
 export interface FakeReddit extends FakeServer<RedditPlan> {
   counted(): CountedRedditEvent[];
   duplicates(): number;
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  /** Every OAuth access token stops working: the API answers 401 until cnv refreshes. */
+  revokeAccessTokens(): void;
+  /** Every refresh token stops working: the next refresh gets invalid_grant. */
+  revokeRefreshTokens(): void;
 }
 
 const PATH = /^\/api\/v3\/pixels\/([^/]+)\/conversion_events$/;
@@ -132,11 +155,25 @@ export async function startFakeReddit(options: FakeRedditOptions = {}): Promise<
   const token = options.accessToken ?? FAKE_REDDIT_TOKEN;
   const pixels = options.pixelIds ?? [FAKE_REDDIT_PIXEL];
   const now = options.now ?? (() => new Date());
+  const oauth = createFakeOAuth({
+    clientId: options.clientId ?? 'fake-reddit-app',
+    clientSecret: options.clientSecret ?? 'fake-reddit-app-secret',
+    requiredScopes: ['adsconversions'],
+    clientAuthentication: 'basic',
+    refreshTokenOnlyWith: { duration: 'permanent' },
+    checkTokenHeaders: (request) => (DEFAULT_AGENTS.test(request.headers['user-agent'] ?? '') || !request.headers['user-agent'] ? 'a default user agent on the token request' : null),
+    accessTokenTtlSeconds: ACCESS_TOKEN_TTL_S,
+    refreshTokenTtlSeconds: REFRESH_TOKEN_TTL_S,
+    tokenPrefix: 'fake-reddit',
+    now,
+  });
   const counted: CountedRedditEvent[] = [];
   const seen = new Map<string, number>();
   let duplicates = 0;
 
   const handle = (request: FakeRequest, plan: RedditPlan | undefined): FakeAnswer => {
+    if (request.path === REDDIT_AUTHORIZE_PATH && request.method === 'GET') return oauth.authorize(request);
+    if (request.path === REDDIT_TOKEN_PATH) return oauth.token(request, plan === 'invalid_grant');
     if (plan === 'hang') return 'hang';
     const match = PATH.exec(request.path);
     if (request.method !== 'POST' || !match) {
@@ -149,9 +186,14 @@ export async function startFakeReddit(options: FakeRedditOptions = {}): Promise<
       request.problems.push('no bearer token');
       return error(401, 'No bearer token provided');
     }
-    if (plan === 'invalid_token' || auth !== `Bearer ${token}`) {
-      if (plan !== 'invalid_token') request.problems.push('wrong bearer token');
+    const scopes = auth === `Bearer ${token}` ? ['adsconversions'] : oauth.bearerScopes(auth);
+    if (plan === 'invalid_token' || scopes === null) {
+      if (plan !== 'invalid_token') request.problems.push('wrong, expired or revoked bearer token');
       return error(401, 'UNAUTHORIZED');
+    }
+    if (!scopes.includes('adsconversions')) {
+      request.problems.push('the token lacks the adsconversions scope');
+      return error(403, 'Missing adsconversions scope to post conversions to Pixel.');
     }
     if (plan === 'forbidden' || !pixels.includes(pixelId)) {
       if (plan !== 'forbidden') request.problems.push(`unknown pixel ${pixelId}`);
@@ -205,13 +247,21 @@ export async function startFakeReddit(options: FakeRedditOptions = {}): Promise<
     return { status: 200, json: { data: { message: `Successfully processed ${events.length} conversion events.` } } };
   };
 
-  const server = await startFakeServer<RedditPlan>('reddit', handle, options.port ? { port: options.port } : {});
+  // A token request takes only a planned invalid_grant; an API request every other plan.
+  const takesPlan = (request: FakeRequest, plan: RedditPlan) => (request.path === REDDIT_TOKEN_PATH) === (plan === 'invalid_grant') && request.path !== REDDIT_AUTHORIZE_PATH;
+  const server = await startFakeServer<RedditPlan>('reddit', handle, { takesPlan, ...(options.port ? { port: options.port } : {}) });
   const reset = server.reset;
   return Object.assign(server, {
     counted: () => counted.slice(),
     duplicates: () => duplicates,
+    clientId: oauth.clientId,
+    clientSecret: oauth.clientSecret,
+    authorizeUrl: `${server.url}${REDDIT_AUTHORIZE_PATH}`,
+    tokenUrl: `${server.url}${REDDIT_TOKEN_PATH}`,
+    revokeAccessTokens: oauth.revokeAccessTokens,
+    revokeRefreshTokens: oauth.revokeRefreshTokens,
     reset() {
-      reset();
+      reset(); // the app's grants stay, as Reddit keeps them
       counted.length = 0;
       seen.clear();
       duplicates = 0;

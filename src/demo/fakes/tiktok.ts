@@ -56,6 +56,8 @@ const SHA256 = /^[0-9a-f]{64}$/;
 const EVENT_KEYS = new Set(['event', 'event_time', 'event_id', 'user', 'properties', 'page', 'limited_data_use', 'lead', 'app', 'ad']);
 const USER_KEYS = new Set(['ttclid', 'ttp', 'email', 'phone', 'external_id', 'ip', 'user_agent', 'locale', 'idfa', 'idfv', 'gaid', 'first_name', 'last_name', 'city', 'state', 'country', 'zip_code']);
 const HASHED_USER_KEYS = new Set(['email', 'phone', 'external_id', 'first_name', 'last_name', 'zip_code']);
+/** `properties` of a web event as TikTok's request sample and its Segment formatter name them. */
+const PROPERTY_KEYS = new Set(['contents', 'content_type', 'content_id', 'content_name', 'content_category', 'currency', 'value', 'query', 'description', 'order_id', 'shop_id', 'num_items']);
 const BODY_KEYS = new Set(['event_source', 'event_source_id', 'test_event_code', 'partner_name', 'data']);
 const DEDUP_WINDOW_MS = 48 * 60 * 60 * 1000;
 
@@ -112,6 +114,7 @@ function eventProblems(e: unknown, i: number, nowS: number): string[] {
   if (properties !== undefined) {
     if (!isObject(properties)) problems.push(`${at}.properties must be an object`);
     else {
+      for (const key of Object.keys(properties)) if (!PROPERTY_KEYS.has(key)) problems.push(`${at}.properties.${key} is not a property parameter`);
       const { value, currency } = properties;
       if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) problems.push(`${at}.properties.value must be a number of at least 0`);
       if (currency !== undefined && (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))) problems.push(`${at}.properties.currency must be an ISO 4217 code`);

@@ -60,6 +60,9 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
   }
 
   const schema = { params: CollectorSiteParams };
+  // Per client address and per site (CNV_RATE_LIMIT_COLLECTOR_*): checked before the body is read.
+  const limited = (await ctx.rateLimits?.hook(app, 'collector')) ?? null;
+  const limits = limited ? { onRequest: limited } : {};
 
   app.get(`${COLLECT_PREFIX}/sites/:site_key/config`, { schema }, async (request, reply) => {
     // Once per page view at most: read fresh, which also refreshes the cache the snapshots use.
@@ -85,7 +88,7 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
 
   app.post(
     `${COLLECT_PREFIX}/sites/:site_key/snapshots`,
-    { bodyLimit: SNAPSHOT_MAX_BYTES, schema },
+    { bodyLimit: SNAPSHOT_MAX_BYTES, schema, ...limits },
     async (request, reply) => {
       const origin = request.headers.origin;
       const site = await siteFor(request.params.site_key, origin);
@@ -100,7 +103,7 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
   // site's live form-trigger flows whose integration and page filter match.
   app.post(
     `${COLLECT_PREFIX}/sites/:site_key/form-submissions`,
-    { bodyLimit: SNAPSHOT_MAX_BYTES, schema },
+    { bodyLimit: SNAPSHOT_MAX_BYTES, schema, ...limits },
     async (request, reply) => {
       const origin = request.headers.origin;
       const site = await siteFor(request.params.site_key, origin);

@@ -462,6 +462,23 @@ create index events_identity_due on events (created_at) where identity_cleared_a
 create index reports_identity_due on reports (created_at) where identity_cleared_at is null;
 `,
   },
+  {
+    version: 20,
+    name: 'rate limits: request counts shared by the instances on one PostgreSQL',
+    sql: `
+-- Requests per key (a client address or a site key, as a keyed hash: never the address itself) in one fixed window of
+-- the collector's or the webhook's limits. Each instance counts in memory and adds its counts here in batches about
+-- once a second; rows of windows that ended are deleted. Unlogged: counts are worth nothing after a crash.
+create unlogged table rate_limit_counts (
+  bucket text not null,
+  key_id text not null,
+  window_start bigint not null,
+  hits integer not null,
+  primary key (bucket, key_id, window_start)
+);
+create index rate_limit_counts_window on rate_limit_counts (window_start);
+`,
+  },
 ];
 
 /**

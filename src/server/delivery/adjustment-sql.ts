@@ -76,12 +76,18 @@ export interface AdjustmentResultUpdate {
   dueAt?: Date;
 }
 
-/** Writes results still held under their claims, in one statement; returns the ids written. */
+/**
+ * Writes results still held under their claims, in one statement; returns the ids written. An erasure of the event
+ * takes the claim away (so nothing is written), and a request summary is never written for an erased event.
+ */
 export async function recordAdjustmentResults(tx: Queryable, updates: readonly AdjustmentResultUpdate[], at: Date): Promise<Set<string>> {
   if (updates.length === 0) return new Set();
   const rows = await tx.query<{ id: string }>(
     `update adjustment_results r set status = t.status, reason = t.reason, attempts = t.attempts,
-       request = coalesce(t.request, r.request), error = t.error, due_at = coalesce(t.due_at, r.due_at), locked_until = null,
+       request = case when exists (select 1 from event_actions a join events e on e.id = a.event_id
+                                   where a.id = r.event_action_id and e.erased_at is not null) then null
+                      else coalesce(t.request, r.request) end,
+       error = t.error, due_at = coalesce(t.due_at, r.due_at), locked_until = null,
        updated_at = $9::timestamptz
      from unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])
        as t(id, lease, status, reason, attempts, request, error, due_at)

@@ -94,9 +94,13 @@ export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[],
      ),
      kept as (select id from done union all select id from moved),
      -- Only rows this worker still held get their outcome written: a lost lease means another worker owns the row now.
+     -- The request summary (hashed identifiers, click ids) of an event erased meanwhile is never written.
      results as (
-       select t.* from unnest($8::bigint[], $9::text[], $10::text[], $11::int[], $12::jsonb[], $13::jsonb[], $14::boolean[])
+       select t.outbox_id, t.id, t.status, t.attempts, t.error, t.counted,
+         case when e.erased_at is null then t.request end as request
+       from unnest($8::bigint[], $9::text[], $10::text[], $11::int[], $12::jsonb[], $13::jsonb[], $14::boolean[])
          as t(outbox_id, id, status, attempts, error, request, counted)
+       join event_actions ea on ea.id = t.id join events e on e.id = ea.event_id
        where t.outbox_id in (select id from kept)
      ),
      actions as (

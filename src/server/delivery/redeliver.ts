@@ -13,7 +13,8 @@ export async function redeliverFailedActions(db: Database, eventId: string): Pro
   const ids = await db.transaction(async (tx) => {
     const rows = await tx.query<{ id: string }>(
       `update event_actions set status = 'queued', attempts = 0, error = null, updated_at = now()
-       where event_id = $1 and status = 'failed' returning id`,
+       where event_id = $1 and status = 'failed'
+         and not exists (select 1 from events e where e.id = $1 and e.erased_at is not null) returning id`,
       [eventId],
     );
     const actionIds = rows.map((r) => r.id);

@@ -194,6 +194,14 @@ export interface ConnectField {
   placeholder?: string;
   /** Rendered as a password input, never echoed back, stored encrypted. */
   secret?: boolean;
+  /** Only when the platform's optional sign-in was not used (the credential the sign-in would have given). */
+  withoutSignIn?: boolean;
+}
+
+/** What the hosted page knows besides the submitted fields. */
+export interface ConnectContext {
+  /** Whether the platform's OAuth sign-in completed for this handoff (its tokens are added to the credentials). */
+  signedIn: boolean;
 }
 
 /** A problem with a submitted form or an action config, located by its parameter path. */
@@ -211,6 +219,19 @@ export interface OAuthProvider {
   scopes: readonly string[];
   /** Extra authorize parameters (e.g. Google's `access_type=offline`, `prompt=consent`). */
   extraAuthorizeParams?: Readonly<Record<string, string>>;
+  /**
+   * How the token endpoint takes the client: `body` (client_id and client_secret in the form, RFC 6749 §2.3.1; the
+   * default) or `basic` (HTTP Basic authentication with them, as Reddit's token endpoint requires).
+   */
+  clientAuthentication?: 'body' | 'basic';
+  /** Headers every token request carries (Reddit throttles requests without a descriptive User-Agent). */
+  tokenHeaders?: Readonly<Record<string, string>>;
+  /**
+   * The sign-in is one way to connect, not the only one: the connect form alone also connects (a token entered on
+   * the page, Reddit's conversion access token). The hosted page offers the sign-in when the service has an OAuth
+   * client for the platform, and the form either way; `ConnectForm.signedIn` tells the form which it got.
+   */
+  optional?: boolean;
 }
 
 /** The result of parsing a connect form: non-secret settings, secret credentials, and a line saying what is connected. */
@@ -240,7 +261,7 @@ export interface DestinationPlatform {
   /** The form of the hosted page (after OAuth, if any). */
   readonly fields: readonly ConnectField[];
   /** Checks the submitted form and splits it into settings and encrypted credentials. */
-  parseConnectForm(form: Record<string, string>): ConnectResult;
+  parseConnectForm(form: Record<string, string>, context?: ConnectContext): ConnectResult;
   /** Problems of one flow action's `config` (param is its path, e.g. `actions_config[0].config`). */
   checkAction(config: Record<string, unknown>, param: string, trigger: EventTrigger): Problem[];
   /** Largest batch `sendBatch` takes. */

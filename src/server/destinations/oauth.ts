@@ -2,7 +2,8 @@
  * The OAuth 2.0 authorization code flow with PKCE (RFC 6749 §4.1, RFC 7636 with S256) for any platform's
  * `OAuthProvider`: the authorize URL, the code exchange and the refresh. The token endpoint takes a form-encoded POST
  * with the client id and secret in the body (RFC 6749 §2.3.1), which Google, Microsoft and LinkedIn all accept
- * (Google: https://developers.google.com/identity/protocols/oauth2/web-server). Tokens never appear in an error.
+ * (Google: https://developers.google.com/identity/protocols/oauth2/web-server), or as HTTP Basic authentication where
+ * the provider asks for it (Reddit). Tokens never appear in an error.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { DeliveryError, OAuthProvider, SendContext } from './destination';
@@ -70,8 +71,21 @@ export function authorizeUrl(
   return url.toString();
 }
 
-async function postToken(tokenUrl: string, form: Record<string, string>, ctx: TokenCallContext): Promise<TokenResult> {
-  const answer = await requestJson('the token endpoint', tokenUrl, { headers: { accept: 'application/json' }, form }, ctx);
+/**
+ * The client's credentials as the provider's token endpoint takes them: in the form (RFC 6749 §2.3.1), or as HTTP
+ * Basic authentication (RFC 6749 §2.3.1, each part form-urlencoded first) with only `client_id` left out of the body.
+ */
+function withClient(provider: OAuthProvider, settings: Settings, form: Record<string, string>): { form: Record<string, string>; headers: Record<string, string> } {
+  const id = provider.clientId(settings);
+  const secret = provider.clientSecret(settings);
+  if (provider.clientAuthentication !== 'basic') return { form: { ...form, client_id: id, client_secret: secret }, headers: {} };
+  const basic = Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64');
+  return { form, headers: { authorization: `Basic ${basic}` } };
+}
+
+async function postToken(provider: OAuthProvider, settings: Settings, fields: Record<string, string>, ctx: TokenCallContext): Promise<TokenResult> {
+  const { form, headers } = withClient(provider, settings, fields);
+  const answer = await requestJson('the token endpoint', provider.tokenUrl(settings), { headers: { accept: 'application/json', ...provider.tokenHeaders, ...headers }, form }, ctx);
   if (!answer.answered) return { ok: false, kind: 'transient', error: answer.error };
   const { status, text } = answer;
   const body = parseJson(text) as Record<string, unknown> | null;
@@ -123,15 +137,9 @@ export function exchangeCode(
   ctx: TokenCallContext,
 ): Promise<TokenResult> {
   return postToken(
-    provider.tokenUrl(settings),
-    {
-      grant_type: 'authorization_code',
-      code: params.code,
-      redirect_uri: params.redirectUri,
-      code_verifier: params.codeVerifier,
-      client_id: provider.clientId(settings),
-      client_secret: provider.clientSecret(settings),
-    },
+    provider,
+    settings,
+    { grant_type: 'authorization_code', code: params.code, redirect_uri: params.redirectUri, code_verifier: params.codeVerifier },
     ctx,
   );
 }
@@ -139,15 +147,10 @@ export function exchangeCode(
 /** Gets a new access token with a refresh token; `invalid_grant` means the user must authorize again. */
 export function refreshAccessToken(provider: OAuthProvider, settings: Settings, refreshToken: string, ctx: TokenCallContext): Promise<TokenResult> {
   return postToken(
-    provider.tokenUrl(settings),
-    {
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      // Microsoft's token endpoint requires the scope on a refresh too; Google and LinkedIn accept it.
-      scope: provider.scopes.join(' '),
-      client_id: provider.clientId(settings),
-      client_secret: provider.clientSecret(settings),
-    },
+    provider,
+    settings,
+    // Microsoft's token endpoint requires the scope on a refresh too; Google and LinkedIn accept it.
+    { grant_type: 'refresh_token', refresh_token: refreshToken, scope: provider.scopes.join(' ') },
     ctx,
   );
 }

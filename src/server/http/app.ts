@@ -1,7 +1,7 @@
 /** The Fastify instance every surface is served by: logging without secrets, the error envelope, the 404 envelope. */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type onRequestAsyncHookHandler } from 'fastify';
 import type { Database } from '../db/db';
 import type { Settings } from '../settings';
 import { ApiError, printable } from './errors';
@@ -17,6 +17,13 @@ export interface AppContext {
   settings: Settings;
   /** The clock of date checks (a later stage's occurred_at window); the system clock when absent. Tests inject one. */
   now?: () => Date;
+  /** The rate limits of the public endpoints (src/server/rate-limits), one set per process; none when absent. */
+  rateLimits?: PublicLimits;
+}
+
+/** What a public surface asks of the rate limits: the onRequest hook that limits its routes (null when they are off). */
+export interface PublicLimits {
+  hook(app: FastifyInstance, surface: 'collector' | 'webhook'): Promise<onRequestAsyncHookHandler | null>;
 }
 
 /** Builds a Fastify instance with the service's logging and error handling, and no routes. */

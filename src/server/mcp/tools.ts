@@ -227,7 +227,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "Send an event's failed deliveries again, once the cause get_event shows in its actions was fixed (a conversion id, " +
       'a permission, a destination connected again). Only failed actions are sent, with the same dedup ids as before; ' +
       'the answer is the event, queued again: call get_event later for the outcome. Refused (409 nothing_to_redeliver) ' +
-      'when nothing of the event failed.',
+      'when nothing of the event failed, and (409 event_erased) when its person was erased.',
     inputSchema: EventIdParams,
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: `/v1/events/${withId(input).id}/redeliver` }),

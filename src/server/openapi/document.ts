@@ -24,6 +24,11 @@ export interface OpenApiRouteConfig {
   openapiBody?: unknown;
 }
 
+declare module 'fastify' {
+  // A route's config may carry the body the document shows (@fastify/rate-limit's typings make the config a checked type).
+  interface FastifyContextConfig extends OpenApiRouteConfig {}
+}
+
 /** The errors any /v1 route may answer, documented on every operation that does not document them itself. */
 const V1_ERRORS: Record<string, string> = {
   400: 'Invalid input: parameter_missing, parameter_invalid, parameter_unknown, invalid_json, invalid_cursor, … (error.param names the parameter).',
@@ -42,6 +47,7 @@ const WEBHOOK_ERRORS: Record<string, string> = {
   401: 'A signature fault: no_signature_header, malformed_header, no_signature_match, timestamp_outside_tolerance, no_webhook_secret.',
   404: 'site_not_found: no site has this key.',
   413: 'payload_too_large: the body is over 64 KB.',
+  429: 'rate_limited: too many requests from this address or for this site (CNV_RATE_LIMIT_WEBHOOK_*); retry after the Retry-After header\'s seconds, re-signed.',
   500: 'internal_error: retry with backoff, re-signed.',
 };
 

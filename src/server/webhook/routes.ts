@@ -60,6 +60,9 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_MAX_BYTES }, (_request, body, done) => done(null, body));
 
   const now = ctx.now ?? (() => new Date());
+  // Per client address and per site (CNV_RATE_LIMIT_WEBHOOK_*), on every route of the bridge: checked before the body is read.
+  const limited = (await ctx.rateLimits?.hook(app, 'webhook')) ?? null;
+  const limits = limited ? { onRequest: limited } : {};
 
   /**
    * The site of a signed request and its raw body, once the signature over the raw bytes and the path as sent has
@@ -89,6 +92,7 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
     `${WEBHOOK_PREFIX}/saas-signup/:site_key/:trigger_key`,
     {
       bodyLimit: WEBHOOK_MAX_BYTES,
+      ...limits,
       schema: {
         summary: 'Report a signup (signed)',
         description:
@@ -113,6 +117,7 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
     `${WEBHOOK_PREFIX}/conversion/:site_key/:trigger_key`,
     {
       bodyLimit: WEBHOOK_MAX_BYTES,
+      ...limits,
       schema: {
         summary: 'Report a later stage of a customer (signed)',
         description:
@@ -138,6 +143,7 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
     `${WEBHOOK_PREFIX}/adjustment/:site_key`,
     {
       bodyLimit: WEBHOOK_MAX_BYTES,
+      ...limits,
       schema: {
         summary: 'Restate or retract a reported conversion (signed)',
         description:

@@ -13,6 +13,7 @@ import {
   anonymiseEvents,
   anonymiseFormSubmissions,
   anonymiseReports,
+  customerIdsOf,
   deleteSnapshots,
   eventCustomerEventIds,
   findRepeatedErasure,
@@ -21,8 +22,11 @@ import {
   linkedEvents,
   listErasuresPage,
   lockPersonalDataWrites,
+  renameAdjustments,
+  reportAdjustmentIds,
   reportCandidates,
   reportEventIds,
+  reportsOfCustomers,
   reportTokens,
   type ErasureCounts,
   type ErasureProbe,
@@ -54,7 +58,7 @@ export interface ErasureRecord {
 }
 
 /** Keys of an erased event's data that identify no one; everything else (touch, page, token, utm…) goes. */
-const KEPT_EVENT_DATA = ['customer_event_id', 'trigger_key', 'integration', 'form_id', 'match_reason', 'form_submission_id'];
+const KEPT_EVENT_DATA = ['customer_event_id', 'trigger_key', 'integration', 'form_id', 'match_reason', 'form_submission_id', 'trigger_type', 'stage', 'match'];
 
 /**
  * The person an erasure body names, normalised as for delivery; a 400 naming the field when none is given or one is
@@ -141,11 +145,18 @@ async function eraseInTransaction(
   const reports = new Set(confirmed(await reportCandidates(tx, accountId, probe), target));
   const submissions = new Set(confirmed(await formSubmissionCandidates(tx, accountId, probe), target));
 
-  // Through the events: an event of the email links its report and form submission, whose other events follow.
+  // Through the events: an event of the email links its report and form submission, whose other events follow; a
+  // customer id of the person's reports links the later stages reported with it alone.
   const events = new Map<string, Awaited<ReturnType<typeof linkedEvents>>[number]>();
+  const customerIds = new Set(target.customerId === null ? [] : [target.customerId]);
   for (let grown = true; grown; ) {
     grown = false;
-    for (const event of await linkedEvents(tx, accountId, target.email, target.customerId, [...reports], [...submissions])) {
+    for (const id of await customerIdsOf(tx, [...reports], [...events.keys()])) {
+      if (customerIds.has(id)) continue;
+      customerIds.add(id);
+      for (const report of await reportsOfCustomers(tx, accountId, [id])) reports.add(report);
+    }
+    for (const event of await linkedEvents(tx, accountId, target.email, [...customerIds], [...reports], [...submissions])) {
       if (events.has(event.id)) continue;
       events.set(event.id, event);
       if (event.report_id && !reports.has(event.report_id)) {
@@ -167,6 +178,7 @@ async function eraseInTransaction(
   const values = erasedValues(target);
   const renamedReports = renamedIds(await reportEventIds(tx, [...reports]), values, hash);
   const renamedEvents = renamedIds(await eventCustomerEventIds(tx, [...events.keys()]), values, hash);
+  await renameAdjustments(tx, renamedIds(await reportAdjustmentIds(tx, [...reports]), values, hash));
   return {
     reports: await anonymiseReports(tx, [...reports], renamedReports),
     events: await anonymiseEvents(tx, [...events.keys()], KEPT_EVENT_DATA, renamedEvents, now),

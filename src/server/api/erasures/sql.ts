@@ -53,6 +53,30 @@ export async function reportCandidates(tx: Queryable, accountId: string, probe: 
   );
 }
 
+/**
+ * The customer ids the person's reports and events carry, and the account's reports of those ids: a later stage
+ * reported with the customer_id alone (no email) is the same person's, and carries the signup's click.
+ */
+export async function customerIdsOf(tx: Queryable, reportIds: readonly string[], eventIds: readonly string[]): Promise<string[]> {
+  if (reportIds.length === 0 && eventIds.length === 0) return [];
+  const rows = await tx.query<{ customer_id: string }>(
+    `select customer_id from reports where id = any($1::text[]) and customer_id is not null
+     union select customer_id from events where id = any($2::text[]) and customer_id is not null`,
+    [reportIds, eventIds],
+  );
+  return rows.map((r) => r.customer_id);
+}
+
+/** The account's reports of some customer ids. */
+export async function reportsOfCustomers(tx: Queryable, accountId: string, customerIds: readonly string[]): Promise<string[]> {
+  if (customerIds.length === 0) return [];
+  const rows = await tx.query<{ id: string }>(
+    `select r.id from reports r join sites s on s.id = r.site_id where s.account_id = $1 and r.customer_id = any($2::text[])`,
+    [accountId, customerIds],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Form submissions of the account's sites whose fields may hold the email or phone. */
 export async function formSubmissionCandidates(tx: Queryable, accountId: string, probe: ErasureProbe): Promise<IdentityCandidate[]> {
   if (!probe.email && !probe.phone) return [];
@@ -79,7 +103,7 @@ export async function linkedEvents(
   tx: Queryable,
   accountId: string,
   email: string | null,
-  customerId: string | null,
+  customerIds: readonly string[],
   reportIds: readonly string[],
   formSubmissionIds: readonly string[],
 ): Promise<LinkedEvent[]> {
@@ -87,8 +111,8 @@ export async function linkedEvents(
     `select id, site_id, report_id, data ->> 'form_submission_id' as form_submission_id, data ->> 'correlation_token' as correlation_token
      from events
      where account_id = $1 and (($2::text is not null and email = $2::text) or report_id = any($3::text[])
-       or (data ->> 'form_submission_id') = any($4::text[]) or ($5::text is not null and customer_id = $5::text))`,
-    [accountId, email, reportIds, formSubmissionIds, customerId],
+       or (data ->> 'form_submission_id') = any($4::text[]) or customer_id = any($5::text[]))`,
+    [accountId, email, reportIds, formSubmissionIds, customerIds],
   );
 }
 
@@ -154,6 +178,22 @@ export const ERASED_ACTION_ERROR = {
   message: "Not sent: the person's data was erased (an erasure request) before this conversion was delivered.",
 };
 
+/** The error of an action whose send was under way when its event was erased: the platform may have it. */
+export const ERASED_IN_FLIGHT_ERROR = {
+  code: 'erased',
+  message:
+    "The person's data was erased while this conversion was being sent: the platform may have received it. cnv keeps no " +
+    "record of what was sent; the platform's own deletion path applies (docs/personal-data.md).",
+};
+
+/**
+ * What an erased event's stored errors keep: the code, the HTTP status and our hint; the message goes, since a
+ * platform's message may quote what it was sent (a click id).
+ */
+const SCRUBBED_ERROR = (column: string) => `case when ${column} is null then null else jsonb_strip_nulls(jsonb_build_object(
+  'code', ${column} -> 'code', 'status', ${column} -> 'status', 'hint', ${column} -> 'hint', 'retrying', ${column} -> 'retrying',
+  'message', 'The message was removed with the person''s data (an erasure request).')) end`;
+
 /**
  * Anonymises events and what delivery recorded of them: each action's and attempt's request summary (hashed
  * identifiers identify too) goes; actions not yet sent are taken out of the outbox and marked failed with the reason.
@@ -168,22 +208,52 @@ export async function anonymiseEvents(
   now: Date,
 ): Promise<number> {
   if (ids.length === 0) return 0;
-  await tx.query(
-    `delete from outbox o using event_actions a where a.id = o.event_action_id and a.event_id = any($1::text[])`,
-    [ids],
+  // A row still leased is a send under way: its outcome is never written (the lease is gone with the row), and the
+  // action says the platform may have it.
+  const inFlight = await tx.query<{ event_action_id: string; in_flight: boolean }>(
+    `delete from outbox o using event_actions a where a.id = o.event_action_id and a.event_id = any($1::text[])
+     returning o.event_action_id, (o.locked_until is not null and o.locked_until > $2::timestamptz) as in_flight`,
+    [ids, now],
   );
   await tx.query(
     `update event_actions set request = null,
        status = case when status in ('delivered', 'failed') then status else 'failed' end,
-       error = case when status in ('delivered', 'failed') then error else $2::jsonb end,
+       error = case when status in ('delivered', 'failed') then ${SCRUBBED_ERROR('error')}
+                    when id = any($4::text[]) then $5::jsonb else $2::jsonb end,
        updated_at = $3
      where event_id = any($1::text[])`,
-    [ids, JSON.stringify(ERASED_ACTION_ERROR), now],
+    [
+      ids,
+      JSON.stringify(ERASED_ACTION_ERROR),
+      now,
+      inFlight.filter((r) => r.in_flight).map((r) => r.event_action_id),
+      JSON.stringify(ERASED_IN_FLIGHT_ERROR),
+    ],
   );
   await tx.query(
-    `update delivery_attempts d set request = null from event_actions a
-     where a.id = d.event_action_id and a.event_id = any($1::text[]) and d.request is not null`,
+    `update delivery_attempts d set request = null, error = ${SCRUBBED_ERROR('d.error')} from event_actions a
+     where a.id = d.event_action_id and a.event_id = any($1::text[])`,
     [ids],
+  );
+  // Adjustments of those actions: what was sent goes; one still queued (or under way: its lease goes too) is not sent.
+  await tx.query(
+    `update adjustment_results r set request = null, error = ${SCRUBBED_ERROR('r.error')}, locked_until = null,
+       status = case when r.status = 'queued' then 'failed' else r.status end,
+       reason = case when r.status = 'queued' then $2 when r.status = 'failed' then $3 else r.reason end,
+       updated_at = $4
+     from event_actions a where a.id = r.event_action_id and a.event_id = any($1::text[])`,
+    [
+      ids,
+      "Not sent: the person's data was erased (an erasure request) before this adjustment was sent.",
+      "It failed; the reason was removed with the person's data (an erasure request).",
+      now,
+    ],
+  );
+  // Notifications about those events: ids and a reason; the reason may quote a platform's message, so it goes.
+  await tx.query(
+    `update notifications set payload = jsonb_set(payload, '{data,reason}', to_jsonb($2::text))
+     where payload -> 'data' ->> 'event_id' = any($1::text[]) and payload -> 'data' ? 'reason'`,
+    [ids, "The delivery failed for good; its details were removed with the person's data (an erasure request)."],
   );
   const rows = await tx.query(
     `update events e set email = null, click_ids = null, customer_id = null, erased_at = $3,
@@ -198,6 +268,21 @@ export async function anonymiseEvents(
     [ids, keep, now, ids.map((id) => renamed.get(id) ?? null)],
   );
   return rows.length;
+}
+
+/** The adjustments of some reports, their caller's adjustment_id as `customer_event_id` (renamed the same way). */
+export async function reportAdjustmentIds(tx: Queryable, reportIds: readonly string[]): Promise<Array<{ id: string; customer_event_id: string }>> {
+  if (reportIds.length === 0) return [];
+  return tx.query('select id, adjustment_id as customer_event_id from adjustments where report_id = any($1::text[])', [reportIds]);
+}
+
+/** Replaces adjustment_ids that hold an erased value (id to its replacement); a retry is then a new adjustment of nothing. */
+export async function renameAdjustments(tx: Queryable, renamed: ReadonlyMap<string, string>): Promise<void> {
+  if (renamed.size === 0) return;
+  await tx.query(
+    `update adjustments j set adjustment_id = k.renamed from unnest($1::text[], $2::text[]) as k(id, renamed) where j.id = k.id`,
+    [[...renamed.keys()], [...renamed.values()]],
+  );
 }
 
 /** The customer_event_id held in some events' data, by event id. */

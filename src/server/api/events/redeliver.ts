@@ -1,4 +1,4 @@
-/** POST /v1/events/{id}/redeliver: the event's failed actions are sent again; 409 when nothing of it failed. */
+/** POST /v1/events/{id}/redeliver: the event's failed actions are sent again; 409 when nothing of it failed or it was erased. */
 import type { Database } from '../../db/db';
 import { ApiError, notFound } from '../../http/errors';
 import { redeliverFailedActions } from '../../delivery';
@@ -8,6 +8,10 @@ import { getEvent, type EventRecord } from './events';
 export async function redeliverEvent(db: Database, accountId: string, id: string): Promise<EventRecord> {
   const row = await findEvent(db, accountId, id);
   if (!row) throw notFound('event', id);
+  if (row.data?.erased === true) {
+    // Its person was erased: what it would carry is gone, and sending it again would tell a platform about them anew.
+    throw new ApiError(409, 'conflict_error', 'event_erased', `Event '${id}' belongs to a person whose data was erased: it is never sent again.`);
+  }
   const queued = await redeliverFailedActions(db, row.id);
   if (queued.length === 0) {
     throw new ApiError(

@@ -38,8 +38,12 @@ export type HostedHandoff =
       kind: 'destination';
       handoff: HandoffRow;
       destination: DestinationPlatform;
-      /** Whether the platform's OAuth step is done (always true for a platform without one). */
+      /** Whether the form may be shown: the platform's OAuth step is done, or it has none, or it is optional. */
       authorized: boolean;
+      /** Whether the platform's OAuth sign-in completed for this handoff. */
+      signedIn: boolean;
+      /** Whether the page offers an optional sign-in (the platform has one and the service has its OAuth client). */
+      signInOffered: boolean;
       /** What the account has connected of this type already (a handoff replaces it), or null. */
       replaces: { status: string } | null;
     }
@@ -63,9 +67,12 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
   if (handoff.purpose === 'connect_destination') {
     const destination = platformFor(handoff.destination_type ?? '');
     if (!destination) return null;
-    const authorized = destination.oauth === null || (await handoffGrant(db, handoff.id)) !== null;
+    const signedIn = destination.oauth !== null && (await handoffGrant(db, handoff.id)) !== null;
+    const optional = destination.oauth?.optional === true;
+    const authorized = destination.oauth === null || optional || signedIn;
+    const signInOffered = optional && !signedIn && missingOAuthSetting(settings, destination) === null;
     const existing = await findConnection(db, handoff.account_id, destination.type);
-    return { kind: 'destination', handoff, destination, authorized, replaces: existing ? { status: existing.status } : null };
+    return { kind: 'destination', handoff, destination, authorized, signedIn, signInOffered, replaces: existing ? { status: existing.status } : null };
   }
   const site = handoff.site_id ? await findSite(db, handoff.account_id, handoff.site_id) : null;
   return site ? { kind: 'trigger_source', handoff, site, webhook: await webhookTarget(db, settings, site) } : null;
@@ -82,15 +89,16 @@ export async function completeDestinationHandoff(
   form: Record<string, string>,
 ): Promise<{ kind: 'invalid'; errors: Problem[] } | { kind: 'already_completed' } | { kind: 'connected'; summary: string }> {
   if (hosted.handoff.status === 'completed') return { kind: 'already_completed' };
-  const parsed = hosted.destination.parseConnectForm(form);
+  const oauth = hosted.destination.oauth;
+  const grant = oauth ? await handoffGrant(db, hosted.handoff.id) : null;
+  const parsed = hosted.destination.parseConnectForm(form, { signedIn: grant !== null });
   if (!parsed.ok) return { kind: 'invalid', errors: parsed.errors };
   const box = serviceSecretBox(settings);
   let credentials = parsed.credentials;
-  if (hosted.destination.oauth) {
-    const grant = await handoffGrant(db, hosted.handoff.id);
-    if (!grant) return { kind: 'invalid', errors: [{ param: 'oauth', message: `Sign in with ${hosted.destination.label} first.` }] };
-    credentials = { ...credentials, ...(JSON.parse(box.open(grant)) as Record<string, string>) };
+  if (oauth && !grant && !oauth.optional) {
+    return { kind: 'invalid', errors: [{ param: 'oauth', message: `Sign in with ${hosted.destination.label} first.` }] };
   }
+  if (grant) credentials = { ...credentials, ...(JSON.parse(box.open(grant)) as Record<string, string>) };
   return db.transaction(async (tx) => {
     const claimed = await claimPendingHandoff(tx, hosted.handoff.token, { destination_type: hosted.destination.type, summary: parsed.summary });
     if (!claimed) return { kind: 'already_completed' } as const;

@@ -29,7 +29,8 @@ function destinationHeading(kind: DestinationPlatform, title: string): Html {
 /** The consent screen of a destination, with the form (and, after a bad submit, its errors and non-secret values). */
 export function destinationFormPage(hosted: DestinationHandoff, values: Record<string, string> = {}, errors: Problem[] = []): string {
   const kind = hosted.destination;
-  const fields = kind.fields.map((field) => {
+  const shown = kind.fields.filter((field) => !(field.withoutSignIn && hosted.signedIn));
+  const fields = shown.map((field) => {
     const error = errors.find((e) => e.param === field.name);
     const value = field.secret ? '' : (values[field.name] ?? '');
     const described = [field.hint ? `${field.name}-hint` : '', error ? `${field.name}-error` : ''].filter(Boolean).join(' ');
@@ -45,13 +46,24 @@ ${error ? html`<p class="field-error" id="${field.name}-error">${error.message}<
     html`${destinationHeading(kind, `Connect ${kind.label} to cnv`)}
 ${destinationIntro(hosted)}
 ${errors.length > 0 ? html`<div class="notice warn" role="alert">Please correct the fields marked below.</div>` : ''}
-${hosted.destination.oauth ? html`<div class="notice good">Signed in with ${kind.label}. Now tell cnv which account to send to.</div>` : ''}
+${hosted.signedIn ? html`<div class="notice good">Signed in with ${kind.label}. Now tell cnv which account to send to.</div>` : ''}
+${hosted.signInOffered ? optionalSignIn(hosted) : ''}
 <form method="post">
 ${fields}
 <button type="submit">Connect ${kind.label}</button>
 </form>
 ${backToDashboard(DASHBOARD_DESTINATIONS, false)}`,
   );
+}
+
+/** The platform's optional sign-in, offered above the form that connects without it. */
+function optionalSignIn(hosted: DestinationHandoff): Html {
+  const kind = hosted.destination;
+  const without = kind.fields.filter((field) => field.withoutSignIn).map((field) => field.label.toLowerCase());
+  return html`<div class="notice">
+<p><a class="button secondary" href="/handoffs/${hosted.handoff.token}/authorize">Sign in with ${kind.label}</a></p>
+<p>Sign in to let cnv send with your ${kind.label} account's authorization (renewed automatically), or fill in the ${without.join(' and ')} below instead.</p>
+</div>`;
 }
 
 /** After connecting a destination. */

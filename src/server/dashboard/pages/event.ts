@@ -177,7 +177,8 @@ ${a.results.map((r) => fact(platformFor(r.destination)?.label ?? r.destination, 
 
 /** An event's trace. */
 export function eventPage(session: DashboardSession, event: EventRecord, notices: Notice[] = []): string {
-  const failed = event.actions.some((a) => a.status === 'failed');
+  // An erased event is never sent again (POST /v1/events/{id}/redeliver answers 409 event_erased).
+  const failed = event.actions.some((a) => a.status === 'failed') && (event as { erased?: unknown }).erased !== true;
   return layout(
     { title: `Event ${event.id}`, nav: 'events', session, notices },
     html`<p><a href="/dashboard/events">← Events</a></p>

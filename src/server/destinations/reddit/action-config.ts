@@ -14,13 +14,18 @@ export const WITHOUT_VALUE: ReadonlySet<string> = new Set(['PAGE_VISIT', 'VIEW_C
 /** Longest custom event name Reddit takes. */
 export const MAX_CUSTOM_EVENT_NAME_LENGTH = 64;
 
-/** The event a trigger sends when the action names none: a signup is SIGN_UP, a form a LEAD. */
+/**
+ * The event a trigger sends when the action names none: a signup is SIGN_UP, a form a LEAD, and a later stage of a
+ * customer a PURCHASE when it carries a value (a first payment, a renewal), else a LEAD (a trial, a qualified lead).
+ */
 export const DEFAULT_EVENT_NAME: Readonly<Record<EventTrigger, TrackingType>> = {
   saas_signup: 'SIGN_UP',
-  // A later stage of a customer (issue 19): a LEAD unless the action names another tracking type.
   conversion: 'LEAD',
   form_submission: 'LEAD',
 };
+
+/** The default event of a later stage that carries a value. */
+export const VALUED_CONVERSION_EVENT: TrackingType = 'PURCHASE';
 
 /** `type` of an event as Reddit takes it. */
 export type RedditEventType = { tracking_type: TrackingType } | { tracking_type: 'CUSTOM'; custom_event_name: string };
@@ -54,10 +59,15 @@ export function checkRedditAction(config: Record<string, unknown>, param: string
   return problems;
 }
 
-/** The event type a delivery sends: the action's `event_name` (a tracking type or a custom name), else the trigger's default. */
-export function redditEventType(config: Record<string, unknown>, trigger: EventTrigger): RedditEventType {
+/**
+ * The event type a delivery sends: the action's `event_name` (a tracking type or a custom name), else the trigger's
+ * default (PURCHASE for a later stage with a value).
+ */
+export function redditEventType(config: Record<string, unknown>, trigger: EventTrigger, hasValue = false): RedditEventType {
   const name = config.event_name;
-  if (typeof name !== 'string' || name === '') return { tracking_type: DEFAULT_EVENT_NAME[trigger] };
+  if (typeof name !== 'string' || name === '') {
+    return { tracking_type: trigger === 'conversion' && hasValue ? VALUED_CONVERSION_EVENT : DEFAULT_EVENT_NAME[trigger] };
+  }
   return (TRACKING_TYPES as readonly string[]).includes(name)
     ? { tracking_type: name as TrackingType }
     : { tracking_type: 'CUSTOM', custom_event_name: name };

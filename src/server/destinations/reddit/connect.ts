@@ -1,8 +1,9 @@
 /**
- * The hosted connect form for Reddit: the pixel ID and a conversion access token generated in Reddit Events Manager
+ * The hosted connect form for Reddit: the pixel ID, and a conversion access token generated in Reddit Events Manager
  * (Conversions API → Generate Access Token), Reddit's recommended credential for the Conversions API (./index.ts).
+ * After the optional sign-in with Reddit (./oauth.ts) the token field is not shown: the refresh token is the credential.
  */
-import type { ConnectField, ConnectResult, Problem } from '../destination';
+import type { ConnectContext, ConnectField, ConnectResult, Problem } from '../destination';
 
 /** The fields of the hosted page. */
 export const REDDIT_CONNECT_FIELDS: readonly ConnectField[] = [
@@ -19,6 +20,7 @@ export const REDDIT_CONNECT_FIELDS: readonly ConnectField[] = [
     hint: 'Events Manager → Conversions API → Generate Access Token. It does not expire; cnv stores it encrypted and never shows it again.',
     required: true,
     secret: true,
+    withoutSignIn: true,
   },
   {
     name: 'test_id',
@@ -29,8 +31,11 @@ export const REDDIT_CONNECT_FIELDS: readonly ConnectField[] = [
   },
 ];
 
-/** Checks the submitted form; the token becomes an encrypted credential, the pixel ID and test id plain settings. */
-export function parseRedditConnectForm(form: Record<string, string>): ConnectResult {
+/**
+ * Checks the submitted form; the token becomes an encrypted credential, the pixel ID and test id plain settings. Signed
+ * in with Reddit, no token is asked for (a pasted one is ignored): the sign-in's refresh token is the credential.
+ */
+export function parseRedditConnectForm(form: Record<string, string>, context: ConnectContext = { signedIn: false }): ConnectResult {
   const errors: Problem[] = [];
   const pixelId = (form.pixel_id ?? '').trim();
   const token = (form.access_token ?? '').trim();
@@ -39,7 +44,9 @@ export function parseRedditConnectForm(form: Record<string, string>): ConnectRes
   else if (!/^(a2|t2)_[A-Za-z0-9]{3,40}$/.test(pixelId)) {
     errors.push({ param: 'pixel_id', message: 'A Reddit pixel ID starts with a2_ or t2_ followed by letters and digits, like a2_abc123xyz.' });
   }
-  if (token === '') errors.push({ param: 'access_token', message: 'Paste the conversion access token generated in Events Manager.' });
+  if (context.signedIn) {
+    // The sign-in gave the credential.
+  } else if (token === '') errors.push({ param: 'access_token', message: 'Paste the conversion access token generated in Events Manager.' });
   else if (/\s/.test(token) || token.length < 20 || token.length > 4096) {
     errors.push({ param: 'access_token', message: 'That does not look like a conversion access token: copy the whole token, without spaces.' });
   }
@@ -50,7 +57,7 @@ export function parseRedditConnectForm(form: Record<string, string>): ConnectRes
   return {
     ok: true,
     settings: { pixel_id: pixelId, ...(testId ? { test_id: testId } : {}) },
-    credentials: { access_token: token },
-    summary: `Reddit pixel ${pixelId}`,
+    credentials: context.signedIn ? {} : { access_token: token },
+    summary: `Reddit pixel ${pixelId}${context.signedIn ? ' (signed in with Reddit)' : ''}`,
   };
 }

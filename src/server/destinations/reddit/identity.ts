@@ -12,6 +12,8 @@ import { identityHasher, sha256Hex } from '../hashing';
 export interface RedditHashedIdentity {
   email: string | null;
   phone_number: string | null;
+  /** The reporter's `customer_id`, hashed (Reddit's advertiser-assigned `external_id`). */
+  external_id: string | null;
   skipped: string[];
 }
 
@@ -43,13 +45,26 @@ export function canonicalizePhone(raw: string): string | null {
   return digits === null ? null : `+${digits}`;
 }
 
-/** Normalises and hashes email and phone for Reddit; a field that cannot be normalised is skipped with a note. */
-export function hashIdentityForReddit(identity: RawIdentity): RedditHashedIdentity {
+/**
+ * Reddit's `external_id` before hashing: the advertiser's own id of the customer as it is, only trimmed (Reddit's
+ * “Match keys”: `customer12345`, hashed `a4cc2fc5…`; case is kept, ids may be case-sensitive). Null when blank.
+ */
+export function canonicalizeExternalId(raw: string): string | null {
+  const id = raw.trim();
+  return id === '' ? null : id;
+}
+
+/**
+ * Normalises and hashes email, phone and the reporter's customer id for Reddit; a field that cannot be normalised is
+ * skipped with a note.
+ */
+export function hashIdentityForReddit(identity: RawIdentity, customerId: string | null = null): RedditHashedIdentity {
   const skipped: string[] = [];
   const hashed = identityHasher(skipped);
   return {
     email: hashed('email', identity.email, canonicalizeEmail, 'not an email address'),
     phone_number: hashed('phone', identity.phone, canonicalizePhone, 'the country code is missing (start the number with + and the country code) or it is not a phone number'),
+    external_id: hashed('customer_id', customerId, canonicalizeExternalId, 'blank'),
     skipped,
   };
 }

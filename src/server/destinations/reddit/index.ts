@@ -1,12 +1,14 @@
 /**
- * The `reddit` destination: Reddit's Conversions API v3, connected by a pixel ID and a conversion access token.
+ * The `reddit` destination: Reddit's Conversions API v3, connected by a pixel ID and either a conversion access token
+ * or the OAuth 2.0 authorization code flow (DESIGN's row: authorize and token URLs, client id and secret).
  *
- * Why a conversion access token and not the OAuth 2.0 authorization code flow: Reddit's Conversions API documents
- * (“Conversion Access Token”, “About the Conversions API”) say “We recommend using a conversion access token over a
- * developer access token for Conversions API”: a non-expiring key any administrator generates in Events Manager →
- * Conversions API, for any ad account of the business, revocable there (up to five per business). The OAuth route
- * needs a registered Reddit developer app with the `adsconversions` scope and tokens that expire; it buys nothing
- * for sending conversions. So the hosted page asks for the pixel ID and that token, as Meta's page does.
+ * Both ways, on one hosted page: Reddit's Conversions API documents (“Conversion Access Token”, “About the Conversions
+ * API”) say “We recommend using a conversion access token over a developer access token for Conversions API”: a
+ * non-expiring key any administrator generates in Events Manager → Conversions API, revocable there (up to five per
+ * business). So the token field is always there. When the operator has registered a Reddit app
+ * (`CNV_REDDIT_OAUTH_CLIENT_ID` / `_SECRET`), the page also offers “Sign in with Reddit” (./oauth.ts: scope
+ * `adsconversions`, a permanent grant): its access tokens last an hour and are refreshed by delivery's shared token
+ * mechanism, a 401 refreshed once and resent, a refused refresh making the connection `reauthorization_required`.
  *
  * Platform facts, and where they were checked:
  * - Verified in Reddit's Ads API v3 documents as captured verbatim by Reddit's own Segment destination
@@ -32,7 +34,27 @@
  *   and every non-alphanumeric character of the local part removed (`Al.ice$+Apple@Example.Com` and
  *   `alice@example.com` both hash to ff8d9819…); phone with country code, extension and non-digits removed, `+`
  *   first (`+15554441234` → e5b124c5…); hashes are 64 lower-case hex characters.
- * - NOT verified in a Reddit document: whether IP addresses are better sent hashed (Reddit accepts unhashed or
+ * - Verified (the same “Match keys” and “Event metadata” sections): `external_id` is the advertiser-assigned id,
+ *   sent unhashed or hashed (Reddit recommends SHA-256; its example `customer12345` hashes to a4cc2fc5…), so cnv
+ *   sends the report's `customer_id` trimmed and SHA-256 hashed; `metadata.value` is a double in the currency's base
+ *   unit beside `metadata.currency`, and `value`/`item_count` (not product prices) drive optimisation.
+ * - Verified (the same reference, endpoint and deduplication sections): the only operation is posting conversion
+ *   events; nothing updates, retracts or refunds one, and a resend with the same conversion_id within 2 days is
+ *   deduplicated. So adjustments are `unsupported` (reason in `adjustmentsUnsupportedReason`).
+ * - Verified (Reddit's OAuth2 wiki, github.com/reddit/reddit/wiki/OAuth2, and python-social-auth's Reddit page, which
+ *   quotes it): authorize at https://www.reddit.com/api/v1/authorize with client_id, `response_type=code` (“other
+ *   OAuth2 authorization flows are not currently supported”), state, redirect_uri, `duration` (`permanent` for a
+ *   refresh token; otherwise the token “will last an hour”) and scope; the token endpoint
+ *   https://www.reddit.com/api/v1/access_token. The Conversions API's 403 “Missing adsconversions scope to post
+ *   conversions to Pixel” (the v3 reference above) names the scope.
+ * - NOT verified in a Reddit document in the corpus (the wiki's token section was cut off there): that the token
+ *   endpoint wants the app's id and secret as HTTP Basic authentication (every Reddit client in the code corpus sends
+ *   them so, and cnv does) rather than in the form; whether it honours PKCE (cnv sends the challenge; an authorization
+ *   server that ignores it still works); whether an error comes with HTTP 200 or 400 (cnv reads `invalid_grant` from
+ *   either); which of the Ads API's OAuth scopes beyond `adsconversions` a conversions-only app needs (none, as far
+ *   as the 403 says).
+ * - NOT verified in a Reddit document: how `external_id` is normalised beyond hashing (cnv keeps its case: customer
+ *   ids may be case-sensitive); whether IP addresses are better sent hashed (Reddit accepts unhashed or
  *   SHA-256 signals; cnv hashes the IP as Reddit's own Segment destination does, and sends the user agent as it
  *   is); a documented wait for 429 (cnv honours Retry-After, else backs off); how a duplicate is answered (nothing
  *   in the documents: Reddit deduplicates silently, so a resend is answered 200 and counted delivered).
@@ -40,6 +62,7 @@
 import type { DestinationPlatform } from '../destination';
 import { checkRedditAction } from './action-config';
 import { parseRedditConnectForm, REDDIT_CONNECT_FIELDS } from './connect';
+import { redditOAuth } from './oauth';
 import { MAX_EVENTS_PER_REQUEST } from './request';
 import { sendRedditBatch, testRedditConnection } from './send';
 
@@ -48,12 +71,17 @@ export const redditPlatform: DestinationPlatform = {
   type: 'reddit',
   label: 'Reddit',
   consent:
-    'cnv will send your site’s signups and leads to your Reddit pixel through the Conversions API: the Reddit click id and browser id, hashed email, phone and IP address, and the visitor’s browser.',
-  oauth: null,
+    'cnv will send your site’s signups and leads to your Reddit pixel through the Conversions API: the Reddit click id and browser id, hashed email, phone, IP address and customer id, the conversion’s value, and the visitor’s browser.',
+  oauth: redditOAuth,
   fields: REDDIT_CONNECT_FIELDS,
   parseConnectForm: parseRedditConnectForm,
   checkAction: checkRedditAction,
   maxBatchSize: MAX_EVENTS_PER_REQUEST,
   sendBatch: sendRedditBatch,
   testConnection: testRedditConnection,
+  // Reddit's Conversions API v3 has one operation, POST …/conversion_events; its documents (v2→v3 migration, Direct
+  // Integration, deduplication) define no update, retraction or refund of a conversion event. A corrected event sent
+  // again with the same conversion_id within 2 days is dropped as a duplicate, so resending cannot restate it either.
+  adjustmentsUnsupportedReason:
+    "Reddit's Conversions API only posts new conversion events: it has no operation that changes the value of, or takes back, one it has received, and a corrected event with the same conversion_id would be dropped as a duplicate. The restatement or retraction stays in cnv only.",
 };

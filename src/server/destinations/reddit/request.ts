@@ -6,7 +6,7 @@
 import { httpUrlOrNull } from '../browser-signals';
 import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryInput, type RequestSummary } from '../destination';
 import type { Built } from '../split-batch';
-import { redditEventType, type RedditEventType } from './action-config';
+import { redditEventType, WITHOUT_VALUE, type RedditEventType } from './action-config';
 import { clickIdOf, hashedIp, hashIdentityForReddit, uuidOf } from './identity';
 
 /** “1,000 events/request”. */
@@ -54,7 +54,7 @@ export const redditConversionId = dedupEventId;
 
 /** Builds the event for one input, checked against the 7-day limit with `now`, and its summary. */
 export function buildRedditEvent(input: DeliveryInput, pixelId: string, now: Date): BuiltEvent {
-  const type = redditEventType(input.actionConfig, input.trigger);
+  const type = redditEventType(input.actionConfig, input.trigger, input.value !== null);
   const conversionId = redditConversionId(input);
   const eventAt = input.occurredAt.getTime();
   const base: RequestSummary = { api: 'reddit-conversions-v3', pixel_id: pixelId, type, conversion_id: conversionId, event_at: eventAt };
@@ -81,15 +81,18 @@ export function buildRedditEvent(input: DeliveryInput, pixelId: string, now: Dat
     };
   }
 
-  const hashed = hashIdentityForReddit(input.identity);
+  const hashed = hashIdentityForReddit(input.identity, input.customerId);
   const user: RedditUser = {};
   if (hashed.email) user.email = hashed.email;
   if (hashed.phone_number) user.phone_number = hashed.phone_number;
+  if (hashed.external_id) user.external_id = hashed.external_id;
   const ip = hashedIp(input.ipAddress);
   if (ip) user.ip_address = ip;
   if (input.userAgent) user.user_agent = input.userAgent;
   const uuid = uuidOf(input.cookies);
   if (uuid) user.uuid = uuid;
+  // Value and currency where the tracking type takes them (Reddit: not PAGE_VISIT, VIEW_CONTENT or SEARCH).
+  const valued = input.value !== null && input.currency !== null && !WITHOUT_VALUE.has(type.tracking_type);
   const clickId = clickIdOf(input.clickIds);
   const url = httpUrlOrNull(input.pageUrl);
   // A report with no browser behind it (no page, no user agent) did not happen on the website as Reddit means it.
@@ -101,7 +104,7 @@ export function buildRedditEvent(input: DeliveryInput, pixelId: string, now: Dat
     ...(clickId ? { click_id: clickId } : {}),
     ...(website && url ? { event_source_url: url } : {}),
     user,
-    metadata: { conversion_id: conversionId },
+    metadata: { conversion_id: conversionId, ...(valued ? { value: input.value!, currency: input.currency! } : {}) },
   };
 
   const summary: RequestSummary = {
@@ -114,16 +117,18 @@ export function buildRedditEvent(input: DeliveryInput, pixelId: string, now: Dat
       ...(user.ip_address ? { ip_address: user.ip_address } : {}),
       ...(user.user_agent ? { user_agent: 'sent' } : {}),
       ...(user.uuid ? { uuid: 'from the _rdt_uuid cookie' } : {}),
+      ...(user.external_id ? { external_id: user.external_id } : {}),
     },
+    ...(valued ? { value: input.value, currency: input.currency } : {}),
     ...(hashed.skipped.length > 0 ? { skipped: hashed.skipped } : {}),
   };
-  if (!clickId && !user.email && !user.phone_number && !user.uuid && !(user.ip_address && user.user_agent)) {
+  if (!clickId && !user.email && !user.phone_number && !user.uuid && !user.external_id && !(user.ip_address && user.user_agent)) {
     return {
       ok: false,
       summary,
       error: {
         code: 'no_identifiers',
-        message: 'Nothing Reddit can match the conversion on: no Reddit click id, no _rdt_uuid cookie, no email or phone, no browser details.',
+        message: 'Nothing Reddit can match the conversion on: no Reddit click id, no _rdt_uuid cookie, no email, phone or customer_id, no browser details.',
         hint: 'Send the email or phone with the webhook report, or install the cnv loader on the page so the Reddit click is captured.',
       },
     };

@@ -32,14 +32,14 @@ export function classifyRedditAnswer(answer: HttpAnswer, nowMs: number): BatchVe
     return { kind: 'retry', error: { code: 'platform_unavailable', message: `${what}: a temporary fault at Reddit; nothing was processed.`, status }, ...afterMs };
   }
   if (status === 401) {
-    // A conversion access token has no refresh: delivery marks the connection reauthorization_required and keeps its
-    // conversions queued until a new handoff brings a new token.
+    // Delivery's one token mechanism: a signed-in connection refreshes once and resends; a conversion access token has
+    // no refresh, so the connection becomes reauthorization_required and its conversions wait for a new handoff.
     return {
       kind: 'token_refused',
       error: {
         code: 'invalid_token',
-        message: `${what}: the conversion access token is invalid or was deleted.`,
-        hint: 'Generate a new conversion access token in Reddit Events Manager (Conversions API → Generate Access Token) and connect Reddit again.',
+        message: `${what}: the access token is invalid, expired or was deleted.`,
+        hint: 'Generate a new conversion access token in Reddit Events Manager (Conversions API → Generate Access Token), or sign in with Reddit again, and connect Reddit again.',
         status,
       },
     };

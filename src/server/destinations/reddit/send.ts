@@ -11,17 +11,23 @@ import { classifyRedditAnswer } from './response';
 
 const LABEL = 'Reddit';
 
-/** The pixel ID and token of a connection, or null when it lacks one. */
-function connectionOf(ctx: SendContext): { pixelId: string; token: string } | null {
+/**
+ * The pixel ID of a connection and how it gets its token: the conversion access token entered on the hosted page, or
+ * (signed in with Reddit) an OAuth access token delivery refreshes from the stored refresh token. Null when it lacks one.
+ */
+function connectionOf(ctx: SendContext): { pixelId: string; token: () => Promise<string> } | null {
   const pixelId = ctx.connection.settings.pixel_id;
-  const token = ctx.connection.credentials.access_token;
-  return typeof pixelId === 'string' && pixelId !== '' && token ? { pixelId, token } : null;
+  const { access_token: conversionToken, refresh_token: refreshToken } = ctx.connection.credentials;
+  if (typeof pixelId !== 'string' || pixelId === '') return null;
+  if (conversionToken) return { pixelId, token: () => Promise.resolve(conversionToken) };
+  // A refused refresh throws ReauthorizationRequired, which delivery turns into reauthorization_required.
+  return refreshToken ? { pixelId, token: () => ctx.accessToken() } : null;
 }
 
 const NOT_CONNECTED = {
   code: 'not_connected',
-  message: 'This Reddit connection has no pixel ID or conversion access token.',
-  hint: 'Connect Reddit again with the pixel ID and a conversion access token.',
+  message: 'This Reddit connection has no pixel ID, and no conversion access token or Reddit sign-in.',
+  hint: 'Connect Reddit again with the pixel ID and a conversion access token (or sign in with Reddit).',
 };
 
 async function post(ctx: SendContext, pixelId: string, token: string, events: RedditEvent[], testId?: string): Promise<BatchVerdict> {
@@ -38,7 +44,7 @@ export async function sendRedditBatch(inputs: readonly DeliveryInput[], ctx: Sen
   return sendBuiltBatch(
     inputs,
     (input) => buildRedditEvent(input, connection.pixelId, now),
-    (events) => post(ctx, connection.pixelId, connection.token, events),
+    async (events) => post(ctx, connection.pixelId, await connection.token(), events),
     MAX_EVENTS_PER_REQUEST,
   );
 }
@@ -63,7 +69,7 @@ export async function testRedditConnection(ctx: SendContext): Promise<Connection
     user: { external_id: sha256Hex('cnv-connection-test') },
     metadata: { conversion_id: `cnv-connection-test-${now.getTime()}` },
   };
-  const verdict = await post(ctx, connection.pixelId, connection.token, [event], testId);
+  const verdict = await post(ctx, connection.pixelId, await connection.token(), [event], testId);
   if (verdict.kind === 'delivered') {
     return {
       ok: true,

@@ -33,13 +33,18 @@ export const STANDARD_EVENTS = [
 /** Longest event name cnv sends (a custom name beyond it is almost certainly a mistake). */
 export const MAX_EVENT_NAME_LENGTH = 100;
 
-/** The event a trigger sends when the action names none: a signup completes a registration, a form is submitted. */
+/**
+ * The event a trigger sends when the action names none: a signup completes a registration, a form is submitted, and
+ * a later stage of a customer is a CompletePayment when it carries a value (a first payment, a renewal), else a Lead.
+ */
 export const DEFAULT_EVENT_NAME: Readonly<Record<EventTrigger, string>> = {
   saas_signup: 'CompleteRegistration',
-  // A later stage of a customer (issue 19): a qualified lead or a payment; a plain form submission is the closest standard event without a value rule.
-  conversion: 'SubmitForm',
+  conversion: 'Lead',
   form_submission: 'SubmitForm',
 };
+
+/** The default event of a later stage that carries a value. */
+export const VALUED_CONVERSION_EVENT = 'CompletePayment';
 
 /** Problems of a TikTok action `config` (`param` is its path); an empty list when cnv can send it. */
 export function checkTikTokAction(config: Record<string, unknown>, param: string, _trigger: EventTrigger): Problem[] {
@@ -65,8 +70,9 @@ export function checkTikTokAction(config: Record<string, unknown>, param: string
   return problems;
 }
 
-/** The event name a delivery sends: the action's `event_name`, else the trigger's default. */
-export function tiktokEventName(config: Record<string, unknown>, trigger: EventTrigger): string {
+/** The event name a delivery sends: the action's `event_name`, else the trigger's default (CompletePayment for a valued stage). */
+export function tiktokEventName(config: Record<string, unknown>, trigger: EventTrigger, hasValue = false): string {
   const name = config.event_name;
-  return typeof name === 'string' && name !== '' ? name : DEFAULT_EVENT_NAME[trigger];
+  if (typeof name === 'string' && name !== '') return name;
+  return trigger === 'conversion' && hasValue ? VALUED_CONVERSION_EVENT : DEFAULT_EVENT_NAME[trigger];
 }

@@ -12,6 +12,8 @@ import { identityHasher } from '../hashing';
 export interface TikTokHashedIdentity {
   email: string | null;
   phone: string | null;
+  /** The reporter's `customer_id`, normalised and hashed as TikTok's `external_id`. */
+  external_id: string | null;
   skipped: string[];
 }
 
@@ -30,13 +32,26 @@ export function normalizePhone(raw: string): string | null {
   return digits === null ? null : `+${digits}`;
 }
 
-/** Normalises and hashes email and phone for TikTok; a field that cannot be normalised is skipped with a note. */
-export function hashIdentityForTikTok(identity: RawIdentity): TikTokHashedIdentity {
+/**
+ * `external_id` before hashing: trimmed and lower-cased, as TikTok's own formatter does (“Leading/Trailing spaces are
+ * trimmed and then userId is hashed”, after `toLowerCase()`), so the pixel's `ttq.identify` and cnv hash alike.
+ */
+export function normalizeExternalId(raw: string): string | null {
+  const id = raw.trim().toLowerCase();
+  return id === '' ? null : id;
+}
+
+/**
+ * Normalises and hashes email, phone and the reporter's customer id for TikTok; a field that cannot be normalised is
+ * skipped with a note.
+ */
+export function hashIdentityForTikTok(identity: RawIdentity, customerId: string | null = null): TikTokHashedIdentity {
   const skipped: string[] = [];
   const hashed = identityHasher(skipped);
   return {
     email: hashed('email', identity.email, normalizeEmail, 'not an email address'),
     phone: hashed('phone', identity.phone, normalizePhone, 'the country code is missing (start the number with + and the country code) or it is not a phone number'),
+    external_id: hashed('customer_id', customerId, normalizeExternalId, 'blank'),
     skipped,
   };
 }

@@ -20,7 +20,13 @@
  *   the answer is `{code, message, request_id, data}` with `code: 0` for success and HTTP 200 even for most errors;
  *   40001 no permission, 40002 invalid parameters, 40100 too many requests (the rate limit), 40105 the access token
  *   is missing or invalid.
- * - NOT verified in a TikTok document (TikTok's API reference pages are not in the stored corpus): the largest `data`
+ * - Verified (TikTok's request sample, as above): `properties.value` is a number (“Value of the order or items
+ *   sold. Example: 100”) and `properties.currency` “The 4217 currency code. Example: "USD"”; `user.external_id` is
+ *   “Any unique identifier, such as loyalty membership IDs, user IDs … It must be hashed with SHA-256”. TikTok's own
+ *   formatter (formatUserId) trims and lower-cases it before hashing, and cnv does the same with `customer_id`.
+ * - NOT verified in a TikTok document (TikTok's API reference pages are not in the stored corpus): that no operation
+ *   changes or takes back an event already reported (none is in the sample, the Segment destination or TikTok's help
+ *   pages; adjustments are `unsupported`, reason in `adjustmentsUnsupportedReason`); the largest `data`
  *   array (cnv sends at most 1,000 events a request, the figure integrations commonly use); whether one invalid event
  *   refuses the whole request (cnv assumes it may, and halves a refused batch to isolate it); the oldest `event_time`
  *   accepted (cnv leaves that check to TikTok); the test mode's behaviour with a code not issued by Events Manager
@@ -39,7 +45,7 @@ export const tiktokPlatform: DestinationPlatform = {
   type: 'tiktok',
   label: 'TikTok',
   consent:
-    'cnv will send your site’s signups and leads to your TikTok pixel through the Events API: the TikTok click id and browser cookie, hashed email and phone, and the visitor’s browser and IP address.',
+    'cnv will send your site’s signups and leads to your TikTok pixel through the Events API: the TikTok click id and browser cookie, hashed email, phone and customer id, the conversion’s value, and the visitor’s browser and IP address.',
   oauth: null,
   fields: TIKTOK_CONNECT_FIELDS,
   parseConnectForm: parseTikTokConnectForm,
@@ -47,4 +53,9 @@ export const tiktokPlatform: DestinationPlatform = {
   maxBatchSize: MAX_EVENTS_PER_REQUEST,
   sendBatch: sendTikTokBatch,
   testConnection: testTikTokConnection,
+  // TikTok's Events API 2.0 reports events (POST /open_api/v1.3/event/track/); its documents and request sample define
+  // no update, retraction or refund of an event already reported, and an event sent again with the same event_id within
+  // 48 hours is dropped as a duplicate of the first.
+  adjustmentsUnsupportedReason:
+    "TikTok's Events API only reports new events: it has no operation that changes the value of, or takes back, an event it has received, and a corrected event with the same event_id within 48 hours would be dropped as a duplicate. The restatement or retraction stays in cnv only.",
 };

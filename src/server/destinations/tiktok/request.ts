@@ -33,6 +33,8 @@ export interface TikTokEvent {
   event_time: number;
   event_id: string;
   user: TikTokUser;
+  /** What the event is worth (TikTok: `value` a number, `currency` an ISO 4217 code). */
+  properties?: { value: number; currency: string };
   page?: { url: string };
 }
 
@@ -54,7 +56,7 @@ export const tiktokEventId = dedupEventId;
 
 /** Builds the web event for one input and its summary (hashes and kinds only, never an IP, a user agent or a raw field). */
 export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): BuiltEvent {
-  const event = tiktokEventName(input.actionConfig, input.trigger);
+  const event = tiktokEventName(input.actionConfig, input.trigger, input.value !== null);
   const eventId = tiktokEventId(input);
   const eventTime = Math.floor(input.occurredAt.getTime() / 1000);
   const base: RequestSummary = { api: 'tiktok-events', pixel_code: pixelCode, event, event_id: eventId, event_time: eventTime };
@@ -70,7 +72,7 @@ export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): Built
     };
   }
 
-  const hashed = hashIdentityForTikTok(input.identity);
+  const hashed = hashIdentityForTikTok(input.identity, input.customerId);
   const user: TikTokUser = {};
   const ttclid = ttclidOf(input.clickIds);
   if (ttclid) user.ttclid = ttclid;
@@ -78,10 +80,12 @@ export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): Built
   if (ttp) user.ttp = ttp;
   if (hashed.email) user.email = hashed.email;
   if (hashed.phone) user.phone = hashed.phone;
+  if (hashed.external_id) user.external_id = hashed.external_id;
   if (input.ipAddress && isIP(input.ipAddress) !== 0) user.ip = input.ipAddress;
   if (input.userAgent) user.user_agent = input.userAgent;
   const url = httpUrlOrNull(input.pageUrl);
-  const built: TikTokEvent = { event, event_time: eventTime, event_id: eventId, user, ...(url ? { page: { url } } : {}) };
+  const properties = input.value !== null && input.currency !== null ? { value: input.value, currency: input.currency } : null;
+  const built: TikTokEvent = { event, event_time: eventTime, event_id: eventId, user, ...(properties ? { properties } : {}), ...(url ? { page: { url } } : {}) };
 
   const summary: RequestSummary = {
     ...base,
@@ -90,19 +94,21 @@ export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): Built
       ...(user.ttp ? { ttp: 'from the _ttp cookie' } : {}),
       ...(user.email ? { email: user.email } : {}),
       ...(user.phone ? { phone: user.phone } : {}),
+      ...(user.external_id ? { external_id: user.external_id } : {}),
       ...(user.ip ? { ip: 'sent' } : {}),
       ...(user.user_agent ? { user_agent: 'sent' } : {}),
     },
+    ...(properties ? { properties } : {}),
     ...(url ? { page_url: 'sent' } : {}),
     ...(hashed.skipped.length > 0 ? { skipped: hashed.skipped } : {}),
   };
-  if (!user.ttclid && !user.ttp && !user.email && !user.phone && !(user.ip && user.user_agent)) {
+  if (!user.ttclid && !user.ttp && !user.email && !user.phone && !user.external_id && !(user.ip && user.user_agent)) {
     return {
       ok: false,
       summary,
       error: {
         code: 'no_identifiers',
-        message: 'Nothing TikTok can match the conversion on: no TikTok click id, no _ttp cookie, no email or phone, no browser details.',
+        message: 'Nothing TikTok can match the conversion on: no TikTok click id, no _ttp cookie, no email, phone or customer_id, no browser details.',
         hint: 'Send the email or phone with the webhook report, or install the cnv loader on the page so the TikTok click is captured.',
       },
     };

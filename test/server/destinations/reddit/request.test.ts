@@ -24,6 +24,14 @@ describe('Reddit match keys, against the examples of Reddit’s documents', () =
     expect(canonicalizePhone('555-444-1234')).toBeNull(); // no country code: never hashed with a guess
   });
 
+  it('hashes the customer id as external_id: customer12345 to a4cc2fc5…, trimmed, case kept', () => {
+    expect(hashIdentityForReddit({}, 'customer12345').external_id).toBe('a4cc2fc5adf58a029291c1514d273989113a1d05e1d753c1d0c3a848af7109cc');
+    expect(hashIdentityForReddit({}, '  customer12345 ').external_id).toBe('a4cc2fc5adf58a029291c1514d273989113a1d05e1d753c1d0c3a848af7109cc');
+    expect(hashIdentityForReddit({}, 'Customer12345').external_id).not.toBe('a4cc2fc5adf58a029291c1514d273989113a1d05e1d753c1d0c3a848af7109cc');
+    expect(hashIdentityForReddit({}, '   ').external_id).toBeNull();
+    expect(hashIdentityForReddit({}).external_id).toBeNull();
+  });
+
   it('refuses what is not an address, with a note that never holds the value', () => {
     expect(canonicalizeEmail('+@example.com')).toBeNull();
     expect(canonicalizeEmail('alice@localhost')).toBeNull();
@@ -79,6 +87,41 @@ describe('a cnv conversion as a Reddit v3 conversion event', () => {
     expect(denied).toMatchObject({ ok: false, skipped: true, error: { code: 'consent_denied' } });
   });
 
+  it('sends value and currency in metadata (a double in the currency’s base unit) and the customer id as external_id', () => {
+    const signup = buildRedditEvent(redditInput({ value: 49.9, currency: 'EUR', customerId: 'customer12345' }), 'a2_x', NOW);
+    expect(signup.ok && signup.event).toMatchObject({
+      type: { tracking_type: 'SIGN_UP' },
+      metadata: { conversion_id: 'user_42', value: 49.9, currency: 'EUR' },
+      user: { external_id: 'a4cc2fc5adf58a029291c1514d273989113a1d05e1d753c1d0c3a848af7109cc' },
+    });
+    expect(signup.ok && signup.summary).toMatchObject({ value: 49.9, currency: 'EUR', user: { external_id: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(JSON.stringify(signup.ok && signup.summary)).not.toContain('customer12345');
+  });
+
+  it('makes a later stage a PURCHASE when it has a value, else a LEAD, and PAGE_VISIT never carries one', () => {
+    const paid = buildRedditEvent(redditInput({ trigger: 'conversion', value: 120.5, currency: 'USD' }), 'a2_x', NOW);
+    expect(paid.ok && paid.event).toMatchObject({ type: { tracking_type: 'PURCHASE' }, metadata: { value: 120.5, currency: 'USD' } });
+    const stage = buildRedditEvent(redditInput({ trigger: 'conversion' }), 'a2_x', NOW);
+    expect(stage.ok && [stage.event.type, stage.event.metadata]).toEqual([{ tracking_type: 'LEAD' }, { conversion_id: 'user_42' }]);
+    const visit = buildRedditEvent(redditInput({ actionConfig: { event_name: 'PAGE_VISIT' }, value: 5, currency: 'USD' }), 'a2_x', NOW);
+    expect(visit.ok && visit.event.metadata).toEqual({ conversion_id: 'user_42' });
+  });
+
+  it('matches a later stage reported with only a customer id, and sends nothing of it when ad_user_data was denied', () => {
+    const bare = { clickIds: {}, cookies: {}, identity: {}, userAgent: null, ipAddress: null, pageUrl: null, trigger: 'conversion' as const };
+    const only = buildRedditEvent(redditInput({ ...bare, customerId: 'customer12345' }), 'a2_x', NOW);
+    expect(only.ok && only.event).toEqual({
+      event_at: Date.parse('2026-11-21T09:30:00.000Z'),
+      action_source: 'OTHER',
+      type: { tracking_type: 'LEAD' },
+      user: { external_id: 'a4cc2fc5adf58a029291c1514d273989113a1d05e1d753c1d0c3a848af7109cc' },
+      metadata: { conversion_id: 'user_42' },
+    });
+    const denied = buildRedditEvent(redditInput({ customerId: 'customer12345', consent: { ad_user_data: 'denied', ad_personalization: null } }), 'a2_x', NOW);
+    expect(denied).toMatchObject({ ok: false, skipped: true });
+    expect(JSON.stringify(denied)).not.toContain('a4cc2fc5');
+  });
+
 });
 
 describe('Reddit action config and connect form', () => {
@@ -95,6 +138,11 @@ describe('Reddit action config and connect form', () => {
     expect(ok).toMatchObject({ ok: true, settings: { pixel_id: 'a2_cnvdemopixel', test_id: 't2_abc' }, credentials: { access_token: 'eyJ' + 'a'.repeat(40) } });
     const bad = parseRedditConnectForm({ pixel_id: '12345', access_token: '' });
     expect(bad.ok === false && bad.errors.map((e) => e.param)).toEqual(['pixel_id', 'access_token']);
+  });
+
+  it('asks no token after the sign-in with Reddit (its refresh token is the credential), and ignores a pasted one', () => {
+    const signedIn = parseRedditConnectForm({ pixel_id: 'a2_cnvdemopixel', access_token: 'stray' }, { signedIn: true });
+    expect(signedIn).toEqual({ ok: true, settings: { pixel_id: 'a2_cnvdemopixel' }, credentials: {}, summary: 'Reddit pixel a2_cnvdemopixel (signed in with Reddit)' });
   });
 });
 

@@ -23,6 +23,24 @@ describe('sending a batch to Reddit', () => {
     expect(fake.counted().map((c) => [c.event.type.tracking_type, c.event.metadata.conversion_id])).toEqual([['SIGN_UP', 'a'], ['LEAD', 'b']]);
   });
 
+  it('delivers value, currency and the hashed customer id as the strict fake checks them, and the fake refuses them off the documents', async () => {
+    const outcomes = await redditPlatform.sendBatch([redditInput({ value: 29.99, currency: 'EUR', customerId: 'customer12345' })], redditContext(fake.url));
+    expect(outcomes[0]?.kind).toBe('delivered');
+    expect(fake.requests[0]!.problems).toEqual([]);
+    expect(fake.counted()[0]!.event.metadata).toEqual({ conversion_id: 'user_42', value: 29.99, currency: 'EUR' });
+    const ctx = redditContext(fake.url);
+    const off = await fetch(`${fake.url}/api/v3/pixels/${String(ctx.connection.settings.pixel_id)}/conversion_events`, {
+      method: 'POST', headers: { authorization: `Bearer ${ctx.connection.credentials.access_token}`, 'content-type': 'application/json', 'user-agent': 'cnv-test/1.0' },
+      body: JSON.stringify({ data: { events: [{ event_at: NOW.getTime(), action_source: 'WEBSITE', type: { tracking_type: 'PAGE_VISIT' }, click_id: '1', metadata: { value: 5, revenue: 1 } }] } }),
+    });
+    expect(off.status).toBe(400);
+    expect(fake.requests[1]!.problems).toEqual(expect.arrayContaining([
+      expect.stringContaining('metadata.revenue: unknown field'),
+      expect.stringContaining('metadata.value needs a currency'),
+      expect.stringContaining('PAGE_VISIT takes no value or currency'),
+    ]));
+  });
+
   it('counts a resend of the same conversion once (Reddit deduplicates on conversion_id) and calls it delivered', async () => {
     await redditPlatform.sendBatch([redditInput()], redditContext(fake.url));
     const again = await redditPlatform.sendBatch([redditInput({ eventId: 'evt_again' })], redditContext(fake.url));

@@ -19,7 +19,12 @@ describe('TikTok identity rules', () => {
     expect(normalizePhone('0049 30 9876543')).toBe('+49309876543');
     expect(normalizePhone('(030) 9876543')).toBeNull(); // no country: never hashed with a guess
     const hashed = hashIdentityForTikTok({ email: 'Ada@Example.com', phone: '+1 555 444 1234' });
-    expect(hashed).toEqual({ email: sha('ada@example.com'), phone: sha('+15554441234'), skipped: [] });
+    expect(hashed).toEqual({ email: sha('ada@example.com'), phone: sha('+15554441234'), external_id: null, skipped: [] });
+  });
+
+  it('trims and lower-cases the customer id before SHA-256, as TikTok’s own formatter does for external_id', () => {
+    expect(hashIdentityForTikTok({}, ' Acct_42 ').external_id).toBe(sha('acct_42'));
+    expect(hashIdentityForTikTok({}, '  ').external_id).toBeNull();
   });
 
   it('skips a field it cannot normalise with a note that never holds the value', () => {
@@ -64,6 +69,24 @@ describe('a cnv conversion as a TikTok web event', () => {
   it('sends nothing about a visitor who denied ad_user_data, click id included', () => {
     const built = buildTikTokEvent(tiktokInput({ consent: { ad_user_data: 'denied', ad_personalization: null } }), 'P');
     expect(built).toMatchObject({ ok: false, skipped: true, error: { code: 'consent_denied' } });
+    const withId = buildTikTokEvent(tiktokInput({ customerId: 'acct_7', consent: { ad_user_data: 'denied', ad_personalization: null } }), 'P');
+    expect(JSON.stringify(withId)).not.toContain(sha('acct_7'));
+  });
+
+  it('sends value and currency as properties (TikTok’s sample: value a number, currency ISO 4217) and the customer id as external_id', () => {
+    const built = buildTikTokEvent(tiktokInput({ value: 49.9, currency: 'EUR', customerId: 'acct_7' }), 'P');
+    expect(built.ok && built.event).toMatchObject({ event: 'CompleteRegistration', properties: { value: 49.9, currency: 'EUR' }, user: { external_id: sha('acct_7') } });
+    expect(built.ok && built.summary).toMatchObject({ properties: { value: 49.9, currency: 'EUR' }, user: { external_id: sha('acct_7') } });
+  });
+
+  it('makes a later stage CompletePayment when it has a value, else Lead; one with only a customer id still matches', () => {
+    const paid = buildTikTokEvent(tiktokInput({ trigger: 'conversion', value: 120, currency: 'USD' }), 'P');
+    expect(paid.ok && [paid.event.event, paid.event.properties]).toEqual(['CompletePayment', { value: 120, currency: 'USD' }]);
+    const only = buildTikTokEvent(
+      tiktokInput({ trigger: 'conversion', clickIds: {}, cookies: {}, identity: {}, userAgent: null, ipAddress: null, pageUrl: null, customerId: 'acct_7' }),
+      'P',
+    );
+    expect(only.ok && only.event).toEqual({ event: 'Lead', event_time: Date.parse('2026-11-21T09:30:00.000Z') / 1000, event_id: 'user_42', user: { external_id: sha('acct_7') } });
   });
 
 

@@ -25,6 +25,25 @@ describe('sending a batch to TikTok', () => {
     expect(outcomes[0]).toMatchObject({ kind: 'delivered', request: { batch_size: 2 }, platformRequestId: expect.any(String) });
   });
 
+  it('delivers value, currency and the hashed customer id as the strict fake checks them, and the fake refuses them off the documents', async () => {
+    const outcomes = await tiktokPlatform.sendBatch([tiktokInput({ value: 29.99, currency: 'EUR', customerId: 'acct_7' })], tiktokContext(fake.url));
+    expect(outcomes[0]?.kind).toBe('delivered');
+    expect(fake.requests[0]!.problems).toEqual([]);
+    const off = await fetch(`${fake.url}/open_api/v1.3/event/track/`, {
+      method: 'POST', headers: { 'access-token': tiktokContext(fake.url).connection.credentials.access_token!, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        event_source: 'web', event_source_id: tiktokContext(fake.url).connection.settings.pixel_code,
+        data: [{ event: 'Purchase', event_time: Math.floor(NOW.getTime() / 1000), user: { external_id: 'acct_7' }, properties: { value: '29.99', revenue: 1 } }],
+      }),
+    });
+    expect(await off.json()).toMatchObject({ code: 40002 });
+    expect(fake.requests[1]!.problems).toEqual(expect.arrayContaining([
+      expect.stringContaining('user.external_id must be SHA-256'),
+      expect.stringContaining('properties.revenue is not a property'),
+      expect.stringContaining('properties.value must be a number'),
+    ]));
+  });
+
   it('counts a resend of the same conversion once (TikTok deduplicates on event_id) and calls it delivered', async () => {
     await tiktokPlatform.sendBatch([tiktokInput()], tiktokContext(fake.url));
     const again = await tiktokPlatform.sendBatch([tiktokInput({ eventId: 'evt_retry' })], tiktokContext(fake.url));

@@ -1,0 +1,27 @@
+/**
+ * Reddit's OAuth 2.0 authorization code flow, the second way to connect Reddit (beside the conversion access token):
+ * offered on the hosted page when the service has a Reddit app (`CNV_REDDIT_OAUTH_CLIENT_ID` / `_SECRET`).
+ * - Authorize at `https://www.reddit.com/api/v1/authorize` with `response_type=code`, `state`, `redirect_uri`,
+ *   `duration=permanent` (else Reddit issues no refresh token and the access token lasts an hour) and `scope`.
+ * - Scope `adsconversions`: Reddit's Conversions API answers 403 “Missing adsconversions scope to post conversions to
+ *   Pixel” without it.
+ * - Token endpoint `https://www.reddit.com/api/v1/access_token`, the app's id and secret as HTTP Basic authentication,
+ *   a descriptive User-Agent; refresh with `grant_type=refresh_token`.
+ * Facts and their sources: ./index.ts.
+ */
+import type { OAuthProvider } from '../destination';
+import { USER_AGENT } from './request';
+
+export const REDDIT_SCOPES = ['adsconversions'] as const;
+
+export const redditOAuth: OAuthProvider = {
+  authorizeUrl: (settings) => settings.reddit.oauthAuthorizeUrl,
+  tokenUrl: (settings) => settings.reddit.oauthTokenUrl,
+  clientId: (settings) => settings.reddit.oauthClientId,
+  clientSecret: (settings) => settings.reddit.oauthClientSecret,
+  scopes: REDDIT_SCOPES,
+  extraAuthorizeParams: { duration: 'permanent' },
+  clientAuthentication: 'basic',
+  tokenHeaders: { 'user-agent': USER_AGENT },
+  optional: true,
+};
