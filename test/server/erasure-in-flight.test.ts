@@ -11,6 +11,8 @@ import { connectApiTrigger, insertApiFlow, newToken, setSiteDomain, signedReport
 import { googleSettings } from './support/google-connection';
 import { startFakeGoogle, type FakeGoogle } from '../../src/demo/fakes/google';
 import { snapshotsPath, SNAPSHOT_CONTENT_TYPE } from '../../src/protocol/collector';
+import { adjustmentPath, SIGNATURE_HEADER } from '../../src/protocol/webhook';
+import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
 import { sealCredentials, upsertDestination } from '../../src/server/destinations';
 import { serviceSecretBox } from '../../src/server/db/secret-box';
 import { startDeliveryWorker } from '../../src/server/delivery/worker';
@@ -43,8 +45,8 @@ describe.each(DATABASE_KINDS)('erasure while a send is in flight, on $name', (ki
     await google?.close();
   });
 
-  /** A click (snapshot with a gclid) and a signup report of `email`; returns the event id. */
-  async function signup(email: string, gclid: string): Promise<string> {
+  /** A click (snapshot with a gclid) and a signup report of `email` (worth 29 EUR); returns the event id. */
+  async function signup(email: string, gclid: string, customerEventId = `signup-${newToken().slice(0, 8)}`): Promise<string> {
     const token = newToken();
     const snapshot = await svc.app.inject({
       method: 'POST',
@@ -57,8 +59,7 @@ describe.each(DATABASE_KINDS)('erasure while a send is in flight, on $name', (ki
       })),
     });
     expect(snapshot.statusCode).toBe(204);
-    const customerEventId = `signup-${token.slice(0, 8)}`;
-    const report = await svc.app.inject(signedReport(svc.site.site_key, 'signup', { customer_event_id: customerEventId, correlation_token: token, email }, SECRET));
+    const report = await svc.app.inject(signedReport(svc.site.site_key, 'signup', { customer_event_id: customerEventId, correlation_token: token, email, value: 29, currency: 'EUR' }, SECRET));
     expect(report.statusCode).toBe(200);
     const [event] = await svc.db.query<{ id: string }>(`select id from events where data ->> 'customer_event_id' = $1`, [customerEventId]);
     return event!.id;
@@ -119,6 +120,49 @@ describe.each(DATABASE_KINDS)('erasure while a send is in flight, on $name', (ki
     expect(again.statusCode).toBe(409);
     expect(json(again).error).toMatchObject({ type: 'conflict_error', code: 'event_erased' });
     expect(await svc.db.query('select 1 from outbox o join event_actions a on a.id = o.event_action_id where a.event_id = $1', [eventId])).toHaveLength(0);
+  });
+
+  it('an adjustment under way when the person is erased writes nothing back either, and says the platform may have applied it', async () => {
+    const email = 'adjusted.in.flight@example.com';
+    const gclid = `Cj0KCQ-adjusting-${kind.name}`;
+    const order = `order-${newToken().slice(0, 8)}`;
+    const eventId = await signup(email, gclid, order);
+    const worker = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: quiet, autoStart: false });
+    let release!: () => void;
+    try {
+      expect(await worker.drain()).toEqual([expect.objectContaining({ result: 'delivered' })]);
+      const payload = JSON.stringify({ adjustment_id: `upgrade-${order}`, customer_event_id: order, type: 'restate', value: 49, currency: 'EUR' });
+      const path = adjustmentPath(svc.site.site_key);
+      const accepted = await svc.app.inject({
+        method: 'POST', url: path, payload,
+        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: generateTestSignatureHeader({ secret: SECRET, path, body: payload }) },
+      });
+      expect(json(accepted)).toMatchObject({ status: 'accepted', events: 1 });
+
+      const sent = google.server.requests.filter((r) => r.path === '/v1/events:ingest').length;
+      google.server.respondWith({ kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)) });
+      const draining = worker.drain();
+      await google.server.waitForRequests(sent + 1, { filter: (r) => r.path === '/v1/events:ingest' });
+      expect(json(await svc.app.inject({
+        method: 'POST', url: '/v1/erasures', headers: { ...svc.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ email }),
+      })).matched.events).toBe(1);
+      release();
+      expect(await draining).toEqual([expect.objectContaining({ result: 'lease_lost' })]);
+    } finally {
+      release?.();
+      await worker.stop();
+    }
+    // Google applied it (the request left before the erasure); cnv wrote nothing of it back.
+    expect(google.adjusted().filter((a) => a.event.adIdentifiers?.gclid === gclid)).toHaveLength(1);
+    const results = await svc.db.query<{ status: string; request: unknown; reason: string }>(
+      'select r.status, r.request, r.reason from adjustment_results r join event_actions a on a.id = r.event_action_id where a.event_id = $1',
+      [eventId],
+    );
+    expect(results).toEqual([{ status: 'failed', request: null, reason: expect.stringContaining('erased while this adjustment was being sent') }]);
+    expect(await deliveryRows(eventId)).not.toContain(gclid.toLowerCase());
+    const shown = json(await svc.app.inject({ method: 'GET', url: `/v1/events/${eventId}`, headers: svc.auth }));
+    expect(shown.adjustments).toEqual([expect.objectContaining({ type: 'restate', results: [expect.objectContaining({ status: 'failed' })] })]);
+    expect(JSON.stringify(shown).toLowerCase()).not.toContain(gclid.toLowerCase());
   });
 
   it('the outcome statement itself writes no request summary for an event erased meanwhile, even under a lease it holds', async () => {

@@ -339,7 +339,7 @@ function logOutcomes(log: DeliveryLogger, destination: string | null, rows: read
   let delivered = 0;
   for (const row of rows) {
     const context = { eventActionId: row.claim.eventActionId, eventId: row.eventId, ...(destination ? { destination } : {}), attempts: row.claim.attempts + 1 };
-    if (!held.has(row.claim.id)) log.warn(context, 'delivery lease lost to another worker: its outcome is theirs to record');
+    if (!held.has(row.claim.id)) log.warn(context, 'delivery lease lost (another worker took the row, or an erasure removed it): this outcome is not recorded');
     else if (row.result === 'delivered') delivered++;
     else if (row.result === 'failed' || row.result === 'retrying') {
       const error = row.action?.error ? { code: row.action.error.code, message: row.action.error.message } : undefined;

@@ -239,7 +239,8 @@ export async function anonymiseEvents(
   await tx.query(
     `update adjustment_results r set request = null, error = ${SCRUBBED_ERROR('r.error')}, locked_until = null,
        status = case when r.status = 'queued' then 'failed' else r.status end,
-       reason = case when r.status = 'queued' then $2 when r.status = 'failed' then $3 else r.reason end,
+       reason = case when r.status = 'queued' and r.locked_until > $4::timestamptz then $5
+                     when r.status = 'queued' then $2 when r.status = 'failed' then $3 else r.reason end,
        updated_at = $4
      from event_actions a where a.id = r.event_action_id and a.event_id = any($1::text[])`,
     [
@@ -247,12 +248,14 @@ export async function anonymiseEvents(
       "Not sent: the person's data was erased (an erasure request) before this adjustment was sent.",
       "It failed; the reason was removed with the person's data (an erasure request).",
       now,
+      "The person's data was erased while this adjustment was being sent: the platform may have applied it. cnv keeps no record of what was sent.",
     ],
   );
   // Notifications about those events: ids and a reason; the reason may quote a platform's message, so it goes.
   await tx.query(
     `update notifications set payload = jsonb_set(payload, '{data,reason}', to_jsonb($2::text))
-     where payload -> 'data' ->> 'event_id' = any($1::text[]) and payload -> 'data' ? 'reason'`,
+     where account_id in (select account_id from events where id = any($1::text[]))
+       and payload -> 'data' ->> 'event_id' = any($1::text[]) and payload -> 'data' ? 'reason'`,
     [ids, "The delivery failed for good; its details were removed with the person's data (an erasure request)."],
   );
   const rows = await tx.query(
