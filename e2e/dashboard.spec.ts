@@ -17,6 +17,8 @@ import { insertAccount } from '../src/server/accounts/sql';
 import { insertSite } from '../src/server/api/sites/sql';
 import { newId } from '../src/server/db/ids';
 import { newToken, signedReport, snapshotBody } from '../test/server/support/fixtures';
+import { startReceiver } from '../test/server/support/receiver';
+import { enqueueDestinationNotification, enqueueNotification } from '../src/server/notifications';
 
 // Written under test-results/ (ignored); docs/screenshots/ holds the copies docs/dashboard.md shows, updated by hand from these.
 const SHOTS = join(import.meta.dirname, '..', 'test-results', 'screenshots');
@@ -278,6 +280,48 @@ test('API keys: a key is shown once, listed by its first characters, and revoked
   await expect(page.getByRole('status')).toContainText('API key revoked');
   await expect(page.getByRole('row', { name: /production backend/ }).locator('.badge')).toHaveText('revoked');
   expect((await fetch(`${svc.base}/v1/sites`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+});
+
+test('Notifications: an endpoint is added with its secret shown once, and each notification lists its attempts', async ({ page }) => {
+  const receiver = await startReceiver();
+  try {
+    await open(page, 'Notifications');
+    await expect(page.getByText('No endpoints: nobody is told when something breaks.')).toBeVisible();
+    await shoot(page, 'notifications-empty');
+    await page.getByLabel(/^URL/).fill(receiver.url);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await expect(page.getByText('shown only this once')).toBeVisible();
+    await expect(page.locator('#new-secret')).toContainText(/^\s*whsec_/);
+    await shoot(page, 'notifications-secret');
+
+    // A platform refuses cnv's authorization (the receiver fails twice: retried after 5 s, then queued for later),
+    // and a conversion fails for good (delivered at once). The service's own notification worker sends both.
+    const [meta] = await svc.db.query<{ id: string; account_id: string }>("select id, account_id from destinations where type = 'meta' limit 1");
+    receiver.answers.push(500, 500);
+    await enqueueDestinationNotification(svc.db, meta!.id, 'destination.reauthorization_required', 'Meta refused the access token (OAuthException 190). Conversions for this destination wait (nothing is lost) until it is connected again.');
+    const reload = async (text: RegExp, count: number) =>
+      expect(async () => {
+        await page.goto(`${origin}/dashboard/notifications`);
+        await expect(page.getByText(text)).toHaveCount(count, { timeout: 500 });
+      }).toPass({ timeout: 30_000 });
+    await reload(/HTTP 500/, 2);
+    const [failed] = await svc.db.query<{ id: string; site_id: string }>("select id, site_id from events where status = 'failed' limit 1");
+    await enqueueNotification(svc.db, meta!.account_id, 'event.failed', {
+      site_id: failed?.site_id ?? null, event_id: failed?.id ?? 'evt_unknown', destination: { id: meta!.id, type: 'meta' },
+      reason: 'Meta refused the event: the pixel does not accept this event name.',
+    });
+    await reload(/HTTP 204/, 1);
+    expect(receiver.received).toHaveLength(3);
+    // Each says what it is about, with a link to the event or the platform; the one endpoint is told every kind.
+    await expect(page.getByText('Meta refused the event: the pixel does not accept this event name.')).toBeVisible();
+    await expect(page.getByRole('link', { name: 'the event (Meta)' })).toHaveAttribute('href', `/dashboard/events/${failed!.id}`);
+    await expect(page.getByRole('link', { name: 'Meta', exact: true })).toHaveAttribute('href', '/dashboard/destinations');
+    await expect(page.getByRole('row', { name: /hooks\/cnv/ })).toContainText('Every kind');
+    await expect(page.getByText(/next try/)).toBeVisible();
+    await shoot(page, 'notifications');
+  } finally {
+    await receiver.close();
+  }
 });
 
 test('a form posted without its CSRF token is refused and changes nothing', async ({ page }) => {

@@ -259,11 +259,14 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     }));
     expect(endpoint.id).toMatch(/^nep_/);
 
-    // Ada: a click, a signup with her email and customer id, then a later stage and a refund by customer id only.
+    // Ada: a trial reported by her customer id before anything else (so it found no signup: nothing links it to her
+    // but that id), a click, a signup with her email, phone and customer id, then a later stage and a refund.
+    const trial = await signedPost(conversionPath(tenant.site.site_key, 'paid'), { customer_event_id: 'stage-trial', customer_id: 'cus_ada_7946', allow_uncorrelated: true });
+    expect(json(trial)).toMatchObject({ status: 'promoted', match: 'none' });
     const token = newToken();
     expect((await snapshot(tenant, token, ADA.gclid, ADA.ip, ADA.ua)).statusCode).toBe(204);
     expect((await report(tenant, 'signup', {
-      customer_event_id: 'stage-signup', correlation_token: token, email: ADA.email, last_name: ADA.last, customer_id: 'cus_ada_7946',
+      customer_event_id: 'stage-signup', correlation_token: token, email: ADA.email, phone: ADA.phone, last_name: ADA.last, customer_id: 'cus_ada_7946',
     })).statusCode).toBe(200);
     const paid = await signedPost(conversionPath(tenant.site.site_key, 'paid'), { customer_event_id: 'stage-paid', customer_id: 'cus_ada_7946', value: 29, currency: 'EUR' });
     expect(json(paid)).toMatchObject({ status: 'promoted', match: 'identity' });
@@ -309,9 +312,10 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     const before = await accountText(tenant.accountId);
     for (const value of stages) expect(before.includes(value), value).toBe(true);
 
-    // Erased by her email alone: the stage and the refund go with the signup (linked by her customer id).
-    const res = await erase(tenant, { email: ADA.email });
-    expect(json(res).matched).toEqual({ reports: 2, events: 2, snapshots: 1, form_submissions: 0 });
+    // Erased by her phone alone: the stages (the paid one carries her email and click, got from the signup; the trial
+    // only her customer id) and the refund go with the signup.
+    const res = await erase(tenant, { phone: ADA.phone });
+    expect(json(res).matched).toEqual({ reports: 3, events: 3, snapshots: 1, form_submissions: 0 });
     const shown = await everythingShown(tenant);
     for (const value of stages) expect(shown.includes(value), value).toBe(false);
     const stored = await accountText(tenant.accountId);

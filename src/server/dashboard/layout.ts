@@ -145,6 +145,17 @@ fieldset.choices > legend { font-weight: 700; font-size: .95rem; margin-bottom: 
 .choice p.hint { margin: 2px 0 0; }
 label.option { font-size: .95rem; display: flex; gap: 8px; align-items: center; }
 td .badge + .hint, .covered { white-space: nowrap; }
+fieldset.kinds { border: 0; padding: 0; margin: 16px 0 0; display: grid; gap: 10px; }
+fieldset.kinds > legend { font-weight: 700; font-size: .95rem; margin-bottom: 8px; padding: 0; }
+fieldset.kinds label.option { align-items: flex-start; font-weight: 400; margin: 0; }
+fieldset.kinds label.option input { width: auto; margin: 3px 0 0; }
+fieldset.kinds .hint { display: block; }
+.url { font: .82rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
+@media (min-width: 641px) { table.endpoints td:first-child { width: 45%; } table.notifications td:first-child { width: 50%; } }
+.about { margin: 4px 0 2px; }
+ol.attempts { margin: 0; padding-left: 1.3em; }
+ol.attempts li { margin: 0 0 4px; }
+ul.plain { list-style: none; margin: 0; padding: 0; }
 @media (max-width: 640px) {
   body { font-size: 14px; }
   main { padding: 16px 12px 40px; }

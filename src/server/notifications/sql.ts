@@ -160,12 +160,15 @@ export interface NotificationRecord {
   created_at: Date;
   delivered_at: Date | null;
   history: Array<{ attempt: number; at: string; status: number | null; error: string | null; duration_ms: number }>;
+  /** The payload's `data`: what the notification is about (the reason, the event, the destination). */
+  data: NotificationData | null;
 }
 
 /** The account's latest messages, newest first, with every attempt. */
 export async function recentNotifications(db: Queryable, accountId: string, limit = 50): Promise<NotificationRecord[]> {
   return db.query<NotificationRecord>(
     `select n.id, n.message_id, n.endpoint_id, n.kind, n.status, n.attempts, n.due_at, n.created_at, n.delivered_at,
+            n.payload -> 'data' as data,
             coalesce((select json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'status', a.status, 'error', a.error,
                        'duration_ms', a.duration_ms) order by a.attempt) from notification_attempts a where a.notification_id = n.id), '[]'::json) as history
      from notifications n where n.account_id = $1 order by n.created_at desc, n.id desc limit $2`,

@@ -27,6 +27,7 @@ import {
   reportCandidates,
   reportEventIds,
   reportsOfCustomers,
+  storedIdentities,
   reportTokens,
   type ErasureCounts,
   type ErasureProbe,
@@ -103,9 +104,20 @@ function confirmed(candidates: readonly IdentityCandidate[], target: ErasureTarg
   return candidates.filter((c) => c.confirmed === true || identityMatches(c.identity, target)).map((c) => c.id);
 }
 
-/** The values erased, as they could appear inside another text (a customer_event_id). */
-function erasedValues(target: ErasureTarget): string[] {
-  return [target.email, target.phone, target.phone?.slice(1) ?? null, target.customerId].filter((v): v is string => v !== null);
+/**
+ * The values erased, as they could appear inside another text (a customer_event_id): those the request named, and
+ * every email, phone and customer id the person's rows held (erased by phone, their email goes too).
+ */
+function erasedValues(target: ErasureTarget, identities: readonly RawIdentity[], customerIds: Iterable<string>): string[] {
+  const values = new Set<string>(customerIds);
+  for (const identity of [{ email: target.email, phone: target.phone }, ...identities]) {
+    const email = normalizeEmail(identity.email);
+    const phone = normalizePhoneE164(identity.phone);
+    if (email) values.add(email);
+    if (phone) values.add(phone).add(phone.slice(1));
+  }
+  if (target.customerId) values.add(target.customerId);
+  return [...values];
 }
 
 /**
@@ -175,7 +187,7 @@ async function eraseInTransaction(
     tokens.set(`${key.site_id} ${key.token}`, key);
   }
 
-  const values = erasedValues(target);
+  const values = erasedValues(target, await storedIdentities(tx, [...reports], [...submissions], [...events.keys()]), customerIds);
   const renamedReports = renamedIds(await reportEventIds(tx, [...reports]), values, hash);
   const renamedEvents = renamedIds(await eventCustomerEventIds(tx, [...events.keys()]), values, hash);
   await renameAdjustments(tx, renamedIds(await reportAdjustmentIds(tx, [...reports]), values, hash));

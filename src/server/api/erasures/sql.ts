@@ -67,6 +67,22 @@ export async function customerIdsOf(tx: Queryable, reportIds: readonly string[],
   return rows.map((r) => r.customer_id);
 }
 
+/** The raw identity fields the person's reports, form submissions and events hold (an event: its email). */
+export async function storedIdentities(
+  tx: Queryable,
+  reportIds: readonly string[],
+  submissionIds: readonly string[],
+  eventIds: readonly string[],
+): Promise<RawIdentity[]> {
+  const rows = await tx.query<{ identity: RawIdentity }>(
+    `select identity from reports where id = any($1::text[])
+     union all select fields from form_submissions where id = any($2::text[])
+     union all select jsonb_build_object('email', email) from events where id = any($3::text[]) and email is not null`,
+    [reportIds, submissionIds, eventIds],
+  );
+  return rows.map((r) => r.identity);
+}
+
 /** The account's reports of some customer ids. */
 export async function reportsOfCustomers(tx: Queryable, accountId: string, customerIds: readonly string[]): Promise<string[]> {
   if (customerIds.length === 0) return [];

@@ -6,6 +6,7 @@ import type { EndpointRecord } from '../../api/notification-endpoints';
 import type { NotificationRecord } from '../../notifications';
 import { NOTIFICATION_KINDS } from '../../notifications';
 import { badge, copyable, csrfField, html, layout, when, type Notice } from '../layout';
+import { actionFieldOf } from '../action-fields';
 import type { DashboardSession } from '../sessions';
 
 export interface NotificationsData {
@@ -17,28 +18,53 @@ export interface NotificationsData {
   error?: { message: string; url: string };
 }
 
-const KIND_HINTS: Record<string, string> = {
-  'event.failed': 'a conversion could not be delivered to a platform',
-  'destination.reauthorization_required': 'a platform refused cnv’s authorization: conversions wait until you reconnect',
-  'destination.recovered': 'a reconnected platform receives the waiting conversions again',
+/** Each kind in words: a short name, and when it is sent. */
+const KINDS: Record<string, { name: string; hint: string }> = {
+  'event.failed': { name: 'A conversion failed', hint: 'a conversion could not be delivered to a platform, for good' },
+  'destination.reauthorization_required': {
+    name: 'A platform needs reconnecting',
+    hint: 'a platform refused cnv’s authorization: its conversions wait until you connect it again',
+  },
+  'destination.recovered': { name: 'A platform recovered', hint: 'a reconnected platform receives the waiting conversions again' },
 };
 
+function kindName(kind: string): string {
+  return KINDS[kind]?.name ?? kind;
+}
+
+/** Each attempt: when, what the receiver answered (or why there was no answer), how long it took. */
 function attempts(n: NotificationRecord) {
   if (n.history.length === 0) return html`<span class="muted">not sent yet</span>`;
   return html`<ol class="attempts">${n.history.map(
-    (a) => html`<li>${when(new Date(a.at))} · ${a.status === null ? html`no answer` : html`HTTP ${a.status}`}${a.error ? html` · ${a.error}` : ''} <span class="hint">${a.duration_ms} ms</span></li>`,
+    (a) =>
+      html`<li>${when(new Date(a.at))} · ${a.status === null ? html`no answer${a.error ? html`: ${a.error}` : ''}` : html`<strong>HTTP ${a.status}</strong>`} <span class="hint">${a.duration_ms} ms</span></li>`,
   )}</ol>`;
+}
+
+/** What a notification is about: its reason, and the event or platform it names. */
+function about(n: NotificationRecord) {
+  const data = n.data;
+  if (!data) return '';
+  const platform = data.destination ? actionFieldOf(data.destination.type).platformLabel : null;
+  const link = data.event_id
+    ? html`<a href="/dashboard/events/${data.event_id}">the event${platform ? html` (${platform})` : ''}</a>`
+    : platform
+      ? html`<a href="/dashboard/destinations">${platform}</a>`
+      : '';
+  return html`<div class="about">${data.reason}${link ? html` <span class="hint">· ${link}</span>` : ''}</div>`;
 }
 
 export function notificationsPage(session: DashboardSession, data: NotificationsData, notices: Notice[] = []): string {
   const endpointUrl = new Map(data.endpoints.map((e) => [e.id, e.url]));
+  // With one endpoint, every notification goes to it: its url is said once, above.
+  const showTo = new Set(data.recent.map((n) => n.endpoint_id)).size > 1 || data.endpoints.length > 1;
   return layout(
     { title: 'Notifications', nav: 'notifications', session, notices },
     html`<h1>Notifications</h1>
 <p class="lead">cnv POSTs a signed notification (Standard Webhooks) to your endpoints when a conversion fails for good, when a platform refuses cnv’s authorization, and when it recovers. A receiver answers 2xx within 10 s; otherwise cnv tries again for about a day.</p>
 ${
   data.created
-    ? html`<section class="card secret"><h2>Signing secret of ${data.created.url}</h2>
+    ? html`<section class="card secret"><h2>Signing secret of <span class="url">${data.created.url}</span></h2>
 <p><strong>Copy it now: it is shown only this once.</strong> Verify each notification with it (any Standard Webhooks library).</p>
 ${copyable('new-secret', data.created.secret)}</section>`
     : ''
@@ -50,8 +76,10 @@ ${data.error ? html`<div class="notice bad" role="alert">${data.error.message}</
 ${csrfField(session)}
 <label for="endpoint-url">URL <span class="hint">https; plain http only to localhost for development. Redirects are not followed.</span>
 <input type="url" id="endpoint-url" name="url" required maxlength="2000" placeholder="https://example.com/webhooks/cnv" value="${data.error?.url ?? ''}"></label>
-<fieldset><legend>Tell me when</legend>
-${NOTIFICATION_KINDS.map((k) => html`<label class="check"><input type="checkbox" name="kind:${k}" value="1" checked> <code>${k}</code> <span class="hint">${KIND_HINTS[k] ?? ''}</span></label>`)}
+<fieldset class="kinds"><legend>Tell me when</legend>
+${NOTIFICATION_KINDS.map(
+  (k) => html`<label class="option"><input type="checkbox" name="kind:${k}" value="1" checked><span><strong>${kindName(k)}</strong> <code>${k}</code><span class="hint">${KINDS[k]?.hint ?? ''}</span></span></label>`,
+)}
 </fieldset>
 <div class="actions"><button type="submit">Add endpoint</button></div>
 </form>
@@ -61,9 +89,10 @@ ${NOTIFICATION_KINDS.map((k) => html`<label class="check"><input type="checkbox"
 ${
   data.endpoints.length === 0
     ? html`<p class="muted">No endpoints: nobody is told when something breaks.</p>`
-    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>URL</th><th>Kinds</th><th>Added</th><th></th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table class="stack endpoints"><thead><tr><th>URL</th><th>Tells</th><th>Added</th><th><span class="visually-hidden">Remove</span></th></tr></thead><tbody>
 ${data.endpoints.map(
-  (e) => html`<tr id="${e.id}"><td data-label="URL"><code>${e.url}</code></td><td data-label="Kinds">${e.kinds.map((k) => html`<code>${k}</code> `)}</td>
+  (e) => html`<tr id="${e.id}"><td data-label="URL"><span class="url">${e.url}</span></td>
+<td data-label="Tells">${e.kinds.length === NOTIFICATION_KINDS.length ? 'Every kind' : html`<ul class="plain">${e.kinds.map((k) => html`<li>${kindName(k)}</li>`)}</ul>`}</td>
 <td data-label="Added">${when(new Date(e.created_at))}</td>
 <td><form method="post" action="/dashboard/notifications/${e.id}/delete" data-confirm="Remove ${e.url}? Its pending notifications are dropped.">${csrfField(session)}<button type="submit" class="danger">Remove</button></form></td></tr>`,
 )}</tbody></table></div>`
@@ -74,10 +103,11 @@ ${data.endpoints.map(
 ${
   data.recent.length === 0
     ? html`<p class="muted">Nothing was sent yet.</p>`
-    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Kind</th><th>To</th><th>Status</th><th>Attempts</th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table class="stack notifications"><thead><tr><th>Notification</th><th>Status</th><th>Attempts</th></tr></thead><tbody>
 ${data.recent.map(
-  (n) => html`<tr><td data-label="Kind"><code>${n.kind}</code><div class="hint">${when(n.created_at)} · <code>${n.message_id}</code></div></td>
-<td data-label="To"><code>${endpointUrl.get(n.endpoint_id) ?? n.endpoint_id}</code></td>
+  (n) => html`<tr><td data-label="Notification"><strong>${kindName(n.kind)}</strong> <code>${n.kind}</code>${about(n)}
+<div class="hint">${when(n.created_at)}${showTo ? html` · to <span class="url">${endpointUrl.get(n.endpoint_id) ?? n.endpoint_id}</span>` : ''}</div>
+<div class="hint">webhook-id <span class="mono">${n.message_id}</span></div></td>
 <td data-label="Status">${badge(n.status === 'pending' ? 'queued' : n.status)}${n.status === 'pending' && n.attempts > 0 ? html`<div class="hint">next try ${when(n.due_at)}</div>` : ''}</td>
 <td data-label="Attempts">${attempts(n)}</td></tr>`,
 )}</tbody></table></div>`
