@@ -46,6 +46,7 @@ describe.each(['main', 'worker'] as const)('PGlite in the %s thread', (thread) =
       });
       expect(committed.map((r) => r.id)).toEqual([1, 2, 4]);
 
+      expect(await db.query('show shared_buffers')).toEqual([{ shared_buffers: '32MB' }]);
       // Statements sent at once are answered each by its own result, in order.
       const many = await Promise.all(Array.from({ length: 50 }, (_, i) => db.query<{ n: number }>('select $1::int * 2 as n', [i])));
       expect(many.map((rows) => rows[0]!.n)).toEqual(Array.from({ length: 50 }, (_, i) => i * 2));
