@@ -1,4 +1,5 @@
 /** Service settings, read once from the environment. Every setting has a default that works on one machine. */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export interface Settings {
@@ -72,6 +73,11 @@ export interface Settings {
   logFormat: 'json' | 'pretty' | undefined;
   /** Rate limits of the collector's POSTs and the webhook bridge (docs/limits.md#rate-limits). */
   rateLimits: RateLimitSettings;
+  /**
+   * CNV_TRUST_PROXY: which X-Forwarded-For hops make the client address (Fastify's `trustProxy`): true (every hop, the
+   * default), false (the socket's address), a number of hops, or the proxies' addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
 }
 
 /**
@@ -175,6 +181,16 @@ function baseUrl(raw: string | undefined, fallback: string): string {
   return (raw || fallback).replace(/\/+$/, '');
 }
 
+/** A platform's OAuth endpoints and client from `CNV_<PLATFORM>_OAUTH_*` (the endpoints default to the platform's own). */
+function oauthClient(env: NodeJS.ProcessEnv, platform: string, authorizeUrl: string, tokenUrl: string) {
+  return {
+    oauthAuthorizeUrl: env[`CNV_${platform}_OAUTH_AUTHORIZE_URL`] || authorizeUrl,
+    oauthTokenUrl: env[`CNV_${platform}_OAUTH_TOKEN_URL`] || tokenUrl,
+    oauthClientId: env[`CNV_${platform}_OAUTH_CLIENT_ID`] || '',
+    oauthClientSecret: env[`CNV_${platform}_OAUTH_CLIENT_SECRET`] || '',
+  };
+}
+
 /** A whole number setting within [min, max], or the fallback when unset. */
 function boundedInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, unit: string): number {
   const raw = env[name];
@@ -211,6 +227,35 @@ function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
   };
 }
 
+/** Names proxy-addr knows for address ranges, allowed in CNV_TRUST_PROXY beside addresses and CIDRs. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** CNV_TRUST_PROXY: true (default), false, a hop count, or a comma-separated list of addresses, CIDRs and range names. */
+function trustProxySetting(raw: string | undefined): Settings['trustProxy'] {
+  const text = raw?.trim() ?? '';
+  if (text === '' || text === 'true') return true;
+  if (text === 'false') return false;
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops >= 1 && hops <= 100) return hops;
+  }
+  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const bad = entries.find((entry) => {
+    if (PROXY_RANGE_NAMES.includes(entry)) return false;
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0 || extra !== undefined) return true;
+    if (prefix === undefined) return false;
+    return !/^\d{1,3}$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128);
+  });
+  if (entries.length === 0 || bad !== undefined) {
+    throw new Error(
+      `CNV_TRUST_PROXY must be true, false, a number of proxy hops (1 to 100), or the proxies' addresses and CIDR ranges separated by commas (or loopback, linklocal, uniquelocal); got '${text.slice(0, 60)}'`,
+    );
+  }
+  return entries;
+}
+
 /** Reads the settings from an environment (process.env by default). */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const host = env.HOST || '127.0.0.1';
@@ -235,10 +280,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',
     google: {
       dataManagerApiBase: baseUrl(env.CNV_GOOGLE_DATA_MANAGER_API_BASE, 'https://datamanager.googleapis.com'),
-      oauthAuthorizeUrl: env.CNV_GOOGLE_OAUTH_AUTHORIZE_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
-      oauthTokenUrl: env.CNV_GOOGLE_OAUTH_TOKEN_URL || 'https://oauth2.googleapis.com/token',
-      oauthClientId: env.CNV_GOOGLE_OAUTH_CLIENT_ID || '',
-      oauthClientSecret: env.CNV_GOOGLE_OAUTH_CLIENT_SECRET || '',
+      ...oauthClient(env, 'GOOGLE', 'https://accounts.google.com/o/oauth2/v2/auth', 'https://oauth2.googleapis.com/token'),
     },
     meta: {
       graphApiBase: baseUrl(env.CNV_META_GRAPH_API_BASE, 'https://graph.facebook.com'),
@@ -246,26 +288,17 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     },
     microsoft: {
       adsApiBase: baseUrl(env.CNV_MICROSOFT_ADS_API_BASE, 'https://campaign.api.bingads.microsoft.com'),
-      oauthAuthorizeUrl: env.CNV_MICROSOFT_OAUTH_AUTHORIZE_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize',
-      oauthTokenUrl: env.CNV_MICROSOFT_OAUTH_TOKEN_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
-      oauthClientId: env.CNV_MICROSOFT_OAUTH_CLIENT_ID || '',
-      oauthClientSecret: env.CNV_MICROSOFT_OAUTH_CLIENT_SECRET || '',
+      ...oauthClient(env, 'MICROSOFT', 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize', 'https://login.microsoftonline.com/common/oauth2/v2.0/token'),
       developerToken: env.CNV_MICROSOFT_ADS_DEVELOPER_TOKEN || '',
     },
     linkedin: {
       apiBase: baseUrl(env.CNV_LINKEDIN_API_BASE, 'https://api.linkedin.com'),
       apiVersion: env.CNV_LINKEDIN_API_VERSION || '202607',
-      oauthAuthorizeUrl: env.CNV_LINKEDIN_OAUTH_AUTHORIZE_URL || 'https://www.linkedin.com/oauth/v2/authorization',
-      oauthTokenUrl: env.CNV_LINKEDIN_OAUTH_TOKEN_URL || 'https://www.linkedin.com/oauth/v2/accessToken',
-      oauthClientId: env.CNV_LINKEDIN_OAUTH_CLIENT_ID || '',
-      oauthClientSecret: env.CNV_LINKEDIN_OAUTH_CLIENT_SECRET || '',
+      ...oauthClient(env, 'LINKEDIN', 'https://www.linkedin.com/oauth/v2/authorization', 'https://www.linkedin.com/oauth/v2/accessToken'),
     },
     reddit: {
       apiBase: baseUrl(env.CNV_REDDIT_API_BASE, 'https://ads-api.reddit.com'),
-      oauthAuthorizeUrl: env.CNV_REDDIT_OAUTH_AUTHORIZE_URL || 'https://www.reddit.com/api/v1/authorize',
-      oauthTokenUrl: env.CNV_REDDIT_OAUTH_TOKEN_URL || 'https://www.reddit.com/api/v1/access_token',
-      oauthClientId: env.CNV_REDDIT_OAUTH_CLIENT_ID || '',
-      oauthClientSecret: env.CNV_REDDIT_OAUTH_CLIENT_SECRET || '',
+      ...oauthClient(env, 'REDDIT', 'https://www.reddit.com/api/v1/authorize', 'https://www.reddit.com/api/v1/access_token'),
     },
     tiktok: { apiBase: baseUrl(env.CNV_TIKTOK_API_BASE, 'https://business-api.tiktok.com') },
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
@@ -274,5 +307,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormatSetting(env.LOG_FORMAT),
     rateLimits: rateLimitSettings(env),
+    trustProxy: trustProxySetting(env.CNV_TRUST_PROXY),
   };
 }

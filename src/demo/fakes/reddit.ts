@@ -13,7 +13,8 @@
  */
 import { isIP } from 'node:net';
 import { createFakeOAuth } from './fake-oauth';
-import { startFakeServer, type FakeAnswer, type FakeRequest, type FakeServer } from './fake-server';
+import type { FakeAnswer, FakeRequest } from './fake-server';
+import { dedupLedger, isObject, startCountingFake, valueProblems, type CountingFake, type PixelFakeOptions, type PixelFakePlan } from './pixel-fake';
 
 export const FAKE_REDDIT_TOKEN = 'eyJfake.reddit.conversion.access.token.for.cnv.demo';
 export const FAKE_REDDIT_PIXEL = 'a2_cnvdemopixel';
@@ -25,27 +26,18 @@ const REFRESH_TOKEN_TTL_S = 10 * 365 * 24 * 60 * 60;
 
 /** A planned answer for the next request. */
 export type RedditPlan =
-  | 'accept'
-  | 'rate_limit'
-  | { kind: 'rate_limit'; retryAfterSeconds: number }
-  | 'server_error'
-  | 'invalid_token'
+  | PixelFakePlan
   | 'forbidden'
   | 'invalid_event'
-  | 'hang'
   /** The token endpoint refuses the next grant (a revoked app or refresh token). */
   | 'invalid_grant';
 
-export interface FakeRedditOptions {
-  accessToken?: string;
+export interface FakeRedditOptions extends PixelFakeOptions {
   /** Pixels the token may post to; others answer 403. */
   pixelIds?: readonly string[];
-  /** The fake's clock, for the 7-day limit, deduplication and token lifetimes. */
-  now?: () => Date;
   /** The Reddit app of the OAuth server. */
   clientId?: string;
   clientSecret?: string;
-  port?: number;
 }
 
 /** An event Reddit counted (a duplicate conversion_id within 2 days is not counted again). */
@@ -55,9 +47,7 @@ export interface CountedRedditEvent {
   event: Record<string, any>;
 }
 
-export interface FakeReddit extends FakeServer<RedditPlan> {
-  counted(): CountedRedditEvent[];
-  duplicates(): number;
+export interface FakeReddit extends CountingFake<RedditPlan, CountedRedditEvent> {
   clientId: string;
   clientSecret: string;
   authorizeUrl: string;
@@ -81,7 +71,6 @@ const METADATA_KEYS = new Set(['conversion_id', 'value', 'currency', 'item_count
 /** User agents Reddit throttles as default ones. */
 const DEFAULT_AGENTS = /^(node|undici|axios|python-requests|curl|go-http-client|java)\b/i;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const error = (status: number, message: string, headers?: Record<string, string>): Exclude<FakeAnswer, 'hang'> => ({
   status,
   json: { error: { code: status, message } },
@@ -141,9 +130,7 @@ function eventProblems(e: unknown, i: number, nowMs: number): string[] {
         problems.push(`${at}.metadata.conversion_id must be a non-empty string`);
       }
       const { value, currency } = metadata;
-      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) problems.push(`${at}.metadata.value must be a number (a double in the currency's base unit)`);
-      if (currency !== undefined && (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))) problems.push(`${at}.metadata.currency must be an ISO 4217 code`);
-      if (value !== undefined && currency === undefined) problems.push(`${at}.metadata.value needs a currency`);
+      problems.push(...valueProblems(`${at}.metadata`, value, currency));
       if (tracking && WITHOUT_VALUE.has(tracking) && (value !== undefined || currency !== undefined)) problems.push(`${at}: ${tracking} takes no value or currency`);
     }
   }
@@ -167,9 +154,7 @@ export async function startFakeReddit(options: FakeRedditOptions = {}): Promise<
     tokenPrefix: 'fake-reddit',
     now,
   });
-  const counted: CountedRedditEvent[] = [];
-  const seen = new Map<string, number>();
-  let duplicates = 0;
+  const ledger = dedupLedger<CountedRedditEvent>(DEDUP_WINDOW_MS);
 
   const handle = (request: FakeRequest, plan: RedditPlan | undefined): FakeAnswer => {
     if (request.path === REDDIT_AUTHORIZE_PATH && request.method === 'GET') return oauth.authorize(request);
@@ -233,38 +218,24 @@ export async function startFakeReddit(options: FakeRedditOptions = {}): Promise<
     if (plan === 'invalid_event') return error(400, `There were ${events.length} invalid conversion events. None were processed.`);
     if (invalid > 0 && plan !== 'accept') return error(400, `There were ${invalid} invalid conversion events. None were processed.`);
     for (const event of events as Record<string, any>[]) {
+      // Reddit deduplicates on the conversion ID within one event type (custom events: one name).
       const conversionId = event.metadata?.conversion_id;
       const name = event.type?.tracking_type === 'CUSTOM' ? `CUSTOM:${event.type.custom_event_name}` : event.type?.tracking_type;
       const key = typeof conversionId === 'string' ? `${pixelId}|${name}|${conversionId}` : null;
-      const first = key ? seen.get(key) : undefined;
-      if (key && first !== undefined && nowMs - first <= DEDUP_WINDOW_MS) {
-        duplicates += 1;
-        continue;
-      }
-      if (key) seen.set(key, nowMs);
-      counted.push({ pixelId, testId: typeof data.test_id === 'string' ? data.test_id : null, event });
+      ledger.count(key, { pixelId, testId: typeof data.test_id === 'string' ? data.test_id : null, event }, nowMs);
     }
     return { status: 200, json: { data: { message: `Successfully processed ${events.length} conversion events.` } } };
   };
 
   // A token request takes only a planned invalid_grant; an API request every other plan.
   const takesPlan = (request: FakeRequest, plan: RedditPlan) => (request.path === REDDIT_TOKEN_PATH) === (plan === 'invalid_grant') && request.path !== REDDIT_AUTHORIZE_PATH;
-  const server = await startFakeServer<RedditPlan>('reddit', handle, { takesPlan, ...(options.port ? { port: options.port } : {}) });
-  const reset = server.reset;
-  return Object.assign(server, {
-    counted: () => counted.slice(),
-    duplicates: () => duplicates,
+  // reset() forgets requests and counted events; the app's grants stay, as Reddit keeps them.
+  return startCountingFake('reddit', handle, ledger, { takesPlan, ...(options.port ? { port: options.port } : {}) }, (server) => ({
     clientId: oauth.clientId,
     clientSecret: oauth.clientSecret,
     authorizeUrl: `${server.url}${REDDIT_AUTHORIZE_PATH}`,
     tokenUrl: `${server.url}${REDDIT_TOKEN_PATH}`,
     revokeAccessTokens: oauth.revokeAccessTokens,
     revokeRefreshTokens: oauth.revokeRefreshTokens,
-    reset() {
-      reset(); // the app's grants stay, as Reddit keeps them
-      counted.length = 0;
-      seen.clear();
-      duplicates = 0;
-    },
-  });
+  }));
 }

@@ -8,7 +8,8 @@
  * hours as TikTok does. Tests plan faults with `respondWith`. Facts: src/server/destinations/tiktok/index.ts.
  */
 import { isIP } from 'node:net';
-import { startFakeServer, type FakeAnswer, type FakeRequest, type FakeServer } from './fake-server';
+import type { FakeAnswer, FakeRequest } from './fake-server';
+import { dedupLedger, isObject, startCountingFake, valueProblems, type CountingFake, type PixelFakeOptions, type PixelFakePlan } from './pixel-fake';
 
 export const TIKTOK_TRACK_PATH = '/open_api/v1.3/event/track/';
 export const FAKE_TIKTOK_TOKEN = 'fake0tiktok0events0api0token0000cnv0demo';
@@ -16,26 +17,16 @@ export const FAKE_TIKTOK_PIXEL = 'C4CNVDEMO0PIXEL0CODE';
 
 /** A planned answer for the next request. */
 export type TikTokPlan =
-  | 'accept'
-  /** code 40100, TikTok's rate limit (optionally with a Retry-After header, in seconds). */
-  | 'rate_limit'
-  | { kind: 'rate_limit'; retryAfterSeconds: number }
+  /** (`rate_limit` is code 40100, TikTok's rate limit.) */
+  | PixelFakePlan
   /** HTTP 429 from the gateway. */
   | 'http_429'
-  | 'server_error'
-  | 'invalid_token'
   | 'invalid_parameter'
-  | 'no_permission'
-  | 'hang';
+  | 'no_permission';
 
-export interface FakeTikTokOptions {
-  /** The only access token the fake accepts. */
-  accessToken?: string;
+export interface FakeTikTokOptions extends PixelFakeOptions {
   /** Pixel codes the token may report to; others answer 40001. */
   pixelCodes?: readonly string[];
-  /** The fake's clock, for event_time checks. */
-  now?: () => Date;
-  port?: number;
 }
 
 /** An event TikTok counted (a duplicate within 48 hours is not counted again). */
@@ -45,12 +36,7 @@ export interface CountedTikTokEvent {
   event: Record<string, any>;
 }
 
-export interface FakeTikTok extends FakeServer<TikTokPlan> {
-  /** Events counted, oldest first (duplicates dropped, as TikTok does). */
-  counted(): CountedTikTokEvent[];
-  /** How many received events were duplicates of counted ones. */
-  duplicates(): number;
-}
+export type FakeTikTok = CountingFake<TikTokPlan, CountedTikTokEvent>;
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const EVENT_KEYS = new Set(['event', 'event_time', 'event_id', 'user', 'properties', 'page', 'limited_data_use', 'lead', 'app', 'ad']);
@@ -71,7 +57,6 @@ function answer(code: number, message: string, headers?: Record<string, string>,
   return { status, json: { code, message, request_id: requestId(), data: {} }, ...(headers ? { headers } : {}) };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Everything TikTok would refuse in one web event (`i` is its index in `data`). */
 function eventProblems(e: unknown, i: number, nowS: number): string[] {
@@ -115,31 +100,18 @@ function eventProblems(e: unknown, i: number, nowS: number): string[] {
     if (!isObject(properties)) problems.push(`${at}.properties must be an object`);
     else {
       for (const key of Object.keys(properties)) if (!PROPERTY_KEYS.has(key)) problems.push(`${at}.properties.${key} is not a property parameter`);
-      const { value, currency } = properties;
-      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) problems.push(`${at}.properties.value must be a number of at least 0`);
-      if (currency !== undefined && (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))) problems.push(`${at}.properties.currency must be an ISO 4217 code`);
-      if (value !== undefined && currency === undefined) problems.push(`${at}.properties.value needs a currency`);
+      problems.push(...valueProblems(`${at}.properties`, properties.value, properties.currency));
     }
   }
   return problems;
 }
 
-interface Resolved {
-  accessToken: string;
-  pixelCodes: readonly string[];
-  now: () => Date;
-}
-
 /** Starts the fake TikTok Business API; point `CNV_TIKTOK_API_BASE` at its `url`. */
 export async function startFakeTikTok(options: FakeTikTokOptions = {}): Promise<FakeTikTok> {
-  const resolved: Resolved = {
-    accessToken: options.accessToken ?? FAKE_TIKTOK_TOKEN,
-    pixelCodes: options.pixelCodes ?? [FAKE_TIKTOK_PIXEL],
-    now: options.now ?? (() => new Date()),
-  };
-  const counted: CountedTikTokEvent[] = [];
-  const seen = new Map<string, number>();
-  let duplicates = 0;
+  const accessToken = options.accessToken ?? FAKE_TIKTOK_TOKEN;
+  const pixelCodes = options.pixelCodes ?? [FAKE_TIKTOK_PIXEL];
+  const now = options.now ?? (() => new Date());
+  const ledger = dedupLedger<CountedTikTokEvent>(DEDUP_WINDOW_MS);
 
   const handle = (request: FakeRequest, plan: TikTokPlan | undefined): FakeAnswer => {
     if (plan === 'hang') return 'hang';
@@ -151,7 +123,7 @@ export async function startFakeTikTok(options: FakeTikTokOptions = {}): Promise<
     if (plan === 'server_error') return answer(50000, 'Internal service error. Please try again later.', undefined, 500);
     if (!(request.headers['content-type'] ?? '').startsWith('application/json')) request.problems.push('the body must be JSON (content-type application/json)');
     const token = request.headers['access-token'];
-    if (plan === 'invalid_token' || token !== resolved.accessToken) {
+    if (plan === 'invalid_token' || token !== accessToken) {
       if (plan !== 'invalid_token') request.problems.push('missing or wrong Access-Token header');
       return answer(40105, 'The access token is invalid or has been revoked.');
     }
@@ -167,7 +139,7 @@ export async function startFakeTikTok(options: FakeTikTokOptions = {}): Promise<
     for (const key of Object.keys(body)) if (!BODY_KEYS.has(key)) request.problems.push(`${key} is not a request parameter`);
     if (body.event_source !== 'web') request.problems.push('event_source must be "web" for pixel events');
     const pixel = body.event_source_id;
-    if (plan === 'no_permission' || typeof pixel !== 'string' || !resolved.pixelCodes.includes(pixel)) {
+    if (plan === 'no_permission' || typeof pixel !== 'string' || !pixelCodes.includes(pixel)) {
       if (plan !== 'no_permission') request.problems.push(`unknown pixel ${String(pixel)}`);
       return answer(40001, 'No permission to operate pixel. Please check the pixel code and access token.');
     }
@@ -175,35 +147,19 @@ export async function startFakeTikTok(options: FakeTikTokOptions = {}): Promise<
       request.problems.push('test_event_code must be a non-empty string');
     }
     const data = body.data;
-    const nowS = Math.floor(resolved.now().getTime() / 1000);
+    const nowS = Math.floor(now().getTime() / 1000);
     if (!Array.isArray(data) || data.length === 0 || data.length > 1000) request.problems.push('data must be an array of 1 to 1,000 events');
     else data.forEach((event, i) => request.problems.push(...eventProblems(event, i, nowS)));
     if (plan === 'invalid_parameter') return answer(40002, 'Invalid parameters: the fake was told to refuse this request.');
     if (request.problems.length > 0 && plan !== 'accept') return answer(40002, `Invalid parameters: ${request.problems[0]}`);
-    const nowMs = resolved.now().getTime();
+    const nowMs = now().getTime();
     for (const event of Array.isArray(data) ? (data as Record<string, any>[]) : []) {
+      // TikTok keeps the first event with the same pixel, event and event_id within 48 hours.
       const key = typeof event.event_id === 'string' ? `${pixel}|${event.event}|${event.event_id}` : null;
-      const first = key ? seen.get(key) : undefined;
-      if (key && first !== undefined && nowMs - first <= DEDUP_WINDOW_MS) {
-        duplicates += 1;
-        continue;
-      }
-      if (key) seen.set(key, nowMs);
-      counted.push({ pixelCode: pixel, testEventCode: typeof body.test_event_code === 'string' ? body.test_event_code : null, event });
+      ledger.count(key, { pixelCode: pixel, testEventCode: typeof body.test_event_code === 'string' ? body.test_event_code : null, event }, nowMs);
     }
     return answer(0, 'OK');
   };
 
-  const server = await startFakeServer<TikTokPlan>('tiktok', handle, options.port ? { port: options.port } : {});
-  const reset = server.reset;
-  return Object.assign(server, {
-    counted: () => counted.slice(),
-    duplicates: () => duplicates,
-    reset() {
-      reset();
-      counted.length = 0;
-      seen.clear();
-      duplicates = 0;
-    },
-  });
+  return startCountingFake('tiktok', handle, ledger, options, () => ({}));
 }

@@ -10,6 +10,20 @@ import type { DeliveryError, OAuthProvider, SendContext } from './destination';
 import type { Settings } from '../settings';
 import { parseJson, requestJson } from './http';
 
+/** The platforms whose settings hold OAuth endpoints and a client (`oauthAuthorizeUrl`, `oauthTokenUrl`, …). */
+type OAuthSettingsKey = { [K in keyof Settings]: Settings[K] extends { oauthAuthorizeUrl: string; oauthTokenUrl: string; oauthClientId: string; oauthClientSecret: string } ? K : never }[keyof Settings];
+
+/** A provider whose endpoints and client are the settings under `key` (`CNV_<PLATFORM>_OAUTH_*`), with its own scopes and options. */
+export function oauthProviderOf(key: OAuthSettingsKey, rest: Omit<OAuthProvider, 'authorizeUrl' | 'tokenUrl' | 'clientId' | 'clientSecret'>): OAuthProvider {
+  return {
+    authorizeUrl: (settings) => settings[key].oauthAuthorizeUrl,
+    tokenUrl: (settings) => settings[key].oauthTokenUrl,
+    clientId: (settings) => settings[key].oauthClientId,
+    clientSecret: (settings) => settings[key].oauthClientSecret,
+    ...rest,
+  };
+}
+
 /** A PKCE verifier (kept by the service until the callback) and its S256 challenge (sent on the authorize URL). */
 export interface PkcePair {
   verifier: string;

@@ -18,6 +18,16 @@ export type BatchVerdict =
   /** One of the events is invalid: a batch is split to find it; a single event fails with this error. */
   | { kind: 'invalid_event'; error: DeliveryError };
 
+/** A transient fault's verdict, after `afterMs` when the platform said how long (a Retry-After; null when it did not). */
+export function retryVerdict(code: string, message: string, status: number | undefined, afterMs: number | null = null): BatchVerdict {
+  return { kind: 'retry', error: { code, message, ...(status !== undefined ? { status } : {}) }, ...(afterMs === null ? {} : { afterMs }) };
+}
+
+/** A refusal's verdict (the connection, its token, or an event), with the hint a person acts on. */
+export function refusedVerdict(kind: 'failed' | 'token_refused' | 'invalid_event', code: string, message: string, hint: string, status: number): BatchVerdict {
+  return { kind, error: { code, message, hint, status } };
+}
+
 /** One event ready to send: where its outcome goes, what is sent, and what is recorded. */
 export interface SplitItem<E> {
   index: number;

@@ -3,7 +3,8 @@
  * (Conversions API → Generate Access Token), Reddit's recommended credential for the Conversions API (./index.ts).
  * After the optional sign-in with Reddit (./oauth.ts) the token field is not shown: the refresh token is the credential.
  */
-import type { ConnectContext, ConnectField, ConnectResult, Problem } from '../destination';
+import type { ConnectContext, ConnectField, ConnectResult } from '../destination';
+import { parseTokenForm, type TokenFormRules } from '../token-form';
 
 /** The fields of the hosted page. */
 export const REDDIT_CONNECT_FIELDS: readonly ConnectField[] = [
@@ -31,33 +32,15 @@ export const REDDIT_CONNECT_FIELDS: readonly ConnectField[] = [
   },
 ];
 
+const REDDIT_FORM: TokenFormRules = {
+  label: 'Reddit pixel',
+  pixel: { field: 'pixel_id', pattern: /^(a2|t2)_[A-Za-z0-9]{3,40}$/, missing: 'Enter the pixel ID from Reddit Events Manager.', invalid: 'A Reddit pixel ID starts with a2_ or t2_ followed by letters and digits, like a2_abc123xyz.' },
+  token: { name: 'conversion access token', missing: 'Paste the conversion access token generated in Events Manager.' },
+  test: { field: 'test_id', invalid: 'An Event Testing id has letters, digits and underscores only, like t2_abc123.' },
+};
+
 /**
  * Checks the submitted form; the token becomes an encrypted credential, the pixel ID and test id plain settings. Signed
  * in with Reddit, no token is asked for (a pasted one is ignored): the sign-in's refresh token is the credential.
  */
-export function parseRedditConnectForm(form: Record<string, string>, context: ConnectContext = { signedIn: false }): ConnectResult {
-  const errors: Problem[] = [];
-  const pixelId = (form.pixel_id ?? '').trim();
-  const token = (form.access_token ?? '').trim();
-  const testId = (form.test_id ?? '').trim();
-  if (pixelId === '') errors.push({ param: 'pixel_id', message: 'Enter the pixel ID from Reddit Events Manager.' });
-  else if (!/^(a2|t2)_[A-Za-z0-9]{3,40}$/.test(pixelId)) {
-    errors.push({ param: 'pixel_id', message: 'A Reddit pixel ID starts with a2_ or t2_ followed by letters and digits, like a2_abc123xyz.' });
-  }
-  if (context.signedIn) {
-    // The sign-in gave the credential.
-  } else if (token === '') errors.push({ param: 'access_token', message: 'Paste the conversion access token generated in Events Manager.' });
-  else if (/\s/.test(token) || token.length < 20 || token.length > 4096) {
-    errors.push({ param: 'access_token', message: 'That does not look like a conversion access token: copy the whole token, without spaces.' });
-  }
-  if (testId !== '' && !/^[A-Za-z0-9_-]{1,64}$/.test(testId)) {
-    errors.push({ param: 'test_id', message: 'An Event Testing id has letters, digits and underscores only, like t2_abc123.' });
-  }
-  if (errors.length > 0) return { ok: false, errors };
-  return {
-    ok: true,
-    settings: { pixel_id: pixelId, ...(testId ? { test_id: testId } : {}) },
-    credentials: context.signedIn ? {} : { access_token: token },
-    summary: `Reddit pixel ${pixelId}${context.signedIn ? ' (signed in with Reddit)' : ''}`,
-  };
-}
+export const parseRedditConnectForm = (form: Record<string, string>, context?: ConnectContext): ConnectResult => parseTokenForm(REDDIT_FORM, form, context);

@@ -9,19 +9,15 @@
  *   a descriptive User-Agent; refresh with `grant_type=refresh_token`.
  * Facts and their sources: ./index.ts.
  */
-import type { OAuthProvider } from '../destination';
+import { oauthProviderOf } from '../oauth';
 import { USER_AGENT } from './request';
 
 export const REDDIT_SCOPES = ['adsconversions'] as const;
 
-export const redditOAuth: OAuthProvider = {
-  authorizeUrl: (settings) => settings.reddit.oauthAuthorizeUrl,
-  tokenUrl: (settings) => settings.reddit.oauthTokenUrl,
-  clientId: (settings) => settings.reddit.oauthClientId,
-  clientSecret: (settings) => settings.reddit.oauthClientSecret,
+export const redditOAuth = oauthProviderOf('reddit', {
   scopes: REDDIT_SCOPES,
   extraAuthorizeParams: { duration: 'permanent' },
   clientAuthentication: 'basic',
   tokenHeaders: { 'user-agent': USER_AGENT },
   optional: true,
-};
+});

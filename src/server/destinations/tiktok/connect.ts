@@ -3,7 +3,8 @@
  * advertiser generate in Events Manager (the pixel → Settings → Events API → Generate Access Token). The token is
  * long-lived and stored encrypted; the pixel code is the event source id of every request.
  */
-import type { ConnectField, ConnectResult, Problem } from '../destination';
+import type { ConnectField, ConnectResult } from '../destination';
+import { parseTokenForm, type TokenFormRules } from '../token-form';
 
 /** Test event code used when the user gives none (the connection test sends a custom event, never a real conversion). */
 export const DEFAULT_TEST_EVENT_CODE = 'TEST_CNV';
@@ -33,28 +34,11 @@ export const TIKTOK_CONNECT_FIELDS: readonly ConnectField[] = [
   },
 ];
 
+const TIKTOK_FORM: TokenFormRules = {
+  label: 'TikTok pixel',
+  pixel: { field: 'pixel_code', normalize: (raw) => raw.toUpperCase(), pattern: /^[A-Z0-9]{10,40}$/, missing: 'Enter the pixel code from TikTok Events Manager.', invalid: 'A pixel code has capital letters and digits only, like C4A1B2C3D4E5F6G7H8I9.' },
+  token: { name: 'access token', missing: 'Paste the Events API access token generated in Events Manager.', maxLength: 512 },
+};
+
 /** Checks the submitted form; the token becomes an encrypted credential, the pixel code and test code plain settings. */
-export function parseTikTokConnectForm(form: Record<string, string>): ConnectResult {
-  const errors: Problem[] = [];
-  const pixelCode = (form.pixel_code ?? '').trim().toUpperCase();
-  const token = (form.access_token ?? '').trim();
-  const testCode = (form.test_event_code ?? '').trim();
-  if (pixelCode === '') errors.push({ param: 'pixel_code', message: 'Enter the pixel code from TikTok Events Manager.' });
-  else if (!/^[A-Z0-9]{10,40}$/.test(pixelCode)) {
-    errors.push({ param: 'pixel_code', message: 'A pixel code has capital letters and digits only, like C4A1B2C3D4E5F6G7H8I9.' });
-  }
-  if (token === '') errors.push({ param: 'access_token', message: 'Paste the Events API access token generated in Events Manager.' });
-  else if (/\s/.test(token) || token.length < 20 || token.length > 512) {
-    errors.push({ param: 'access_token', message: 'That does not look like an access token: copy the whole token, without spaces.' });
-  }
-  if (testCode !== '' && !/^[A-Za-z0-9_-]{1,64}$/.test(testCode)) {
-    errors.push({ param: 'test_event_code', message: 'A test event code has letters and digits only, like TEST12345.' });
-  }
-  if (errors.length > 0) return { ok: false, errors };
-  return {
-    ok: true,
-    settings: { pixel_code: pixelCode, ...(testCode ? { test_event_code: testCode } : {}) },
-    credentials: { access_token: token },
-    summary: `TikTok pixel ${pixelCode}`,
-  };
-}
+export const parseTikTokConnectForm = (form: Record<string, string>): ConnectResult => parseTokenForm(TIKTOK_FORM, form);

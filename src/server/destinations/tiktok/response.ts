@@ -4,7 +4,7 @@
  */
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
 import { parseJson, type HttpAnswer } from '../http';
-import type { BatchVerdict } from '../split-batch';
+import { refusedVerdict, retryVerdict, type BatchVerdict } from '../split-batch';
 
 /** TikTok's rate limit ("Too many requests"). */
 export const RATE_LIMITED = 40100;
@@ -30,55 +30,24 @@ export function classifyTikTokAnswer(answer: HttpAnswer, nowMs: number): BatchVe
   const requestId = typeof body?.request_id === 'string' ? body.request_id : undefined;
   const what = `TikTok answered ${code !== undefined ? `code ${code}` : `HTTP ${status}`} (${said(body?.message)})`;
   const wait = parseRetryAfterMs(headers.get('retry-after'), nowMs);
-  const afterMs = wait === null ? {} : { afterMs: wait };
 
   if (status >= 200 && status < 300 && code === 0) return { kind: 'delivered', ...(requestId ? { platformRequestId: requestId } : {}) };
-  if (status === 429 || code === RATE_LIMITED) {
-    return { kind: 'retry', error: { code: 'rate_limited', message: `${what}: too many requests for now.`, status }, ...afterMs };
-  }
-  if (status >= 500 || (code !== undefined && code >= 50000)) {
-    return { kind: 'retry', error: { code: 'platform_unavailable', message: `${what}: a temporary fault at TikTok.`, status }, ...afterMs };
-  }
+  if (status === 429 || code === RATE_LIMITED) return retryVerdict('rate_limited', `${what}: too many requests for now.`, status, wait);
+  if (status >= 500 || (code !== undefined && code >= 50000)) return retryVerdict('platform_unavailable', `${what}: a temporary fault at TikTok.`, status, wait);
   if (status === 401 || (code !== undefined && INVALID_TOKEN.has(code))) {
     // An Events API token has no refresh: delivery marks the connection reauthorization_required and keeps its
     // conversions queued until a new handoff brings a new token.
-    return {
-      kind: 'token_refused',
-      error: {
-        code: 'invalid_token',
-        message: `${what}: the Events API access token is invalid or was revoked.`,
-        hint: 'Generate a new access token in TikTok Events Manager (your pixel → Settings → Events API → Generate Access Token) and connect TikTok again.',
-        status,
-      },
-    };
+    const hint = 'Generate a new access token in TikTok Events Manager (your pixel → Settings → Events API → Generate Access Token) and connect TikTok again.';
+    return refusedVerdict('token_refused', 'invalid_token', `${what}: the Events API access token is invalid or was revoked.`, hint, status);
   }
   if (status === 403 || (code !== undefined && NO_PERMISSION.has(code))) {
-    return {
-      kind: 'failed',
-      error: {
-        code: 'permission_denied',
-        message: `${what}: this token may not report events to the pixel.`,
-        hint: 'Check the pixel code, and that the access token was generated for that pixel in Events Manager; then connect TikTok again.',
-        status,
-      },
-    };
+    const hint = 'Check the pixel code, and that the access token was generated for that pixel in Events Manager; then connect TikTok again.';
+    return refusedVerdict('failed', 'permission_denied', `${what}: this token may not report events to the pixel.`, hint, status);
   }
   if (code === INVALID_PARAMETERS || status === 400) {
-    return {
-      kind: 'invalid_event',
-      error: {
-        code: 'invalid_parameter',
-        message: `${what}: TikTok refused the event.`,
-        hint: 'TikTok refused a field of this event; its message above names the field. A custom event_name TikTok does not accept is a common cause.',
-        status,
-      },
-    };
+    const hint = 'TikTok refused a field of this event; its message above names the field. A custom event_name TikTok does not accept is a common cause.';
+    return refusedVerdict('invalid_event', 'invalid_parameter', `${what}: TikTok refused the event.`, hint, status);
   }
-  if (status >= 200 && status < 300 && code === undefined) {
-    return { kind: 'retry', error: { code: 'unexpected_answer', message: `TikTok answered HTTP ${status} without a result code.`, status } };
-  }
-  return {
-    kind: 'failed',
-    error: { code: 'tiktok_rejected', message: `${what}; HTTP ${status}.`, hint: 'Check the TikTok connection (pixel code and access token) and connect TikTok again if it changed.', status },
-  };
+  if (status >= 200 && status < 300 && code === undefined) return retryVerdict('unexpected_answer', `TikTok answered HTTP ${status} without a result code.`, status);
+  return refusedVerdict('failed', 'tiktok_rejected', `${what}; HTTP ${status}.`, 'Check the TikTok connection (pixel code and access token) and connect TikTok again if it changed.', status);
 }

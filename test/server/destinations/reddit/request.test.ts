@@ -142,7 +142,7 @@ describe('Reddit action config and connect form', () => {
 
   it('asks no token after the sign-in with Reddit (its refresh token is the credential), and ignores a pasted one', () => {
     const signedIn = parseRedditConnectForm({ pixel_id: 'a2_cnvdemopixel', access_token: 'stray' }, { signedIn: true });
-    expect(signedIn).toEqual({ ok: true, settings: { pixel_id: 'a2_cnvdemopixel' }, credentials: {}, summary: 'Reddit pixel a2_cnvdemopixel (signed in with Reddit)' });
+    expect(signedIn).toEqual({ ok: true, settings: { pixel_id: 'a2_cnvdemopixel' }, credentials: {}, summary: 'Reddit pixel a2_cnvdemopixel, signed in' });
   });
 });
 
