@@ -18,6 +18,7 @@ let reddit: FakeReddit;
 test.describe.configure({ mode: 'serial', timeout: 120_000 });
 
 test.beforeAll(async () => {
+  test.setTimeout(120_000); // the service's first start (migrations) on a shared machine
   reddit = await startFakeReddit();
   svc = await startRealService('cnv.test', {
     CNV_SECRET_KEY: '6'.repeat(64),
