@@ -301,6 +301,24 @@ describe.each(DATABASE_KINDS)('rate limits on $name', (kind) => {
     }
   });
 
+  it('with CNV_TRUST_PROXY=1 (one proxy hop), takes the address the proxy appended, not what the client wrote before it', async () => {
+    const time = clock();
+    const site = await siteOf(db, accountId);
+    const svc = await instance(db, settingsWith({ CNV_TRUST_PROXY: '1' }), time.now);
+    const statuses: number[] = [];
+    for (let i = 1; i <= 6; i++) {
+      const res = await svc.app.inject({
+        method: 'POST', url: snapshotsPath(site.site_key), remoteAddress: '10.0.0.1',
+        // The client forged the first entry; the proxy (10.0.0.1) appended the address it saw.
+        headers: { 'content-type': SNAPSHOT_CONTENT_TYPE, origin: ORIGIN, 'x-forwarded-for': `192.0.2.${i}, 198.51.100.99` },
+        payload: JSON.stringify(snapshotBody()),
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses).toEqual([204, 204, 204, 204, 204, 429]);
+    await svc.app.close();
+  });
+
   it('turns limits off with CNV_RATE_LIMITS=off', async () => {
     const time = clock();
     const svc = await instance(db, settingsWith({ CNV_RATE_LIMITS: 'off' }), time.now);
