@@ -37,9 +37,38 @@ async function stopProfile(session, file) {
   writeFileSync(file, JSON.stringify(profile));
 }
 
-/** Samples RSS every 100 ms during a load window: the peak is the figure (a single reading at the end may miss it). */
+/**
+ * Statements the service ran (a transaction's BEGIN and COMMIT count as two): per request, a figure that does not
+ * depend on what else the machine runs (it does on the batch sizes, which the load sets).
+ */
+const statements = { n: 0 };
+function countStatements(db) {
+  const query = db.query.bind(db);
+  db.query = (sql, params) => {
+    statements.n++;
+    return query(sql, params);
+  };
+  const transaction = db.transaction.bind(db);
+  db.transaction = (fn) => {
+    statements.n += 2;
+    return transaction((tx) => fn({ ...tx, query: (sql, params) => (statements.n++, tx.query(sql, params)) }));
+  };
+}
+
+/**
+ * Samples RSS every 100 ms during a load window: the peak is the figure (a single reading at the end may miss it).
+ * Also the share of the window the HTTP thread's event loop was busy (the embedded store's PGlite runs on a worker
+ * thread of its own, so the process's CPU can exceed one core while this stays under 100 %).
+ */
 function beginUsage() {
-  const start = { cpu: process.cpuUsage(), at: performance.now(), rssPeak: process.memoryUsage.rss(), requests: 0 };
+  const start = {
+    cpu: process.cpuUsage(),
+    at: performance.now(),
+    rssPeak: process.memoryUsage.rss(),
+    requests: 0,
+    elu: performance.eventLoopUtilization(),
+    statements: statements.n,
+  };
   start.count = () => start.requests++;
   sut.service.app.server.on('request', start.count);
   start.timer = setInterval(() => {
@@ -61,6 +90,8 @@ function endUsage(start) {
     wall_ms: performance.now() - start.at,
     rss_peak_mb: Math.max(start.rssPeak, rss) / 2 ** 20,
     rss_end_mb: rss / 2 ** 20,
+    http_thread_busy: performance.eventLoopUtilization(start.elu).utilization,
+    statements: statements.n - start.statements,
   };
 }
 
@@ -100,6 +131,7 @@ async function handle(message) {
     case 'start': {
       sut = await startServiceUnderTest(message.env ?? {}, { bootstrapped: !message.setup });
       if (process.env.BENCH_SQL_TIMING === '1') timeStatements(sut.service.db);
+      countStatements(sut.service.db);
       let secret = null;
       if (message.setup) {
         await setSiteDomain(sut);

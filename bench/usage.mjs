@@ -31,6 +31,8 @@ export function summariseUsage(perInstance) {
       requests_per_s: u.requests / seconds,
       cpu_us_per_request: u.requests > 0 ? cpuUs / u.requests : null,
       cpu_share: cpuUs / 1000 / u.wall_ms,
+      http_thread_busy: u.http_thread_busy,
+      statements_per_request: u.requests > 0 ? u.statements / u.requests : null,
       rss_peak_mb: u.rss_peak_mb,
     };
   });
@@ -40,6 +42,10 @@ export function summariseUsage(perInstance) {
     requests,
     cpu_us_per_request: requests > 0 ? cpuUs / requests : null,
     rss_peak_mb: Math.max(...instances.map((i) => i.rss_peak_mb)),
+    /** CPU of the processes in cores (1.5: one and a half cores busy on average), and their HTTP threads' busy share. */
+    cpu_cores: instances.reduce((n, i) => n + i.cpu_share, 0),
+    http_thread_busy: Math.max(...instances.map((i) => i.http_thread_busy ?? 0)),
+    statements_per_request: requests > 0 ? perInstance.reduce((n, u) => n + (u.statements ?? 0), 0) / requests : null,
     sql: perInstance[0]?.sql,
     profiles: perInstance.map((u) => u.profile).filter(Boolean),
     instances,

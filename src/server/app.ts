@@ -29,7 +29,7 @@ export interface BuildAppOptions extends Omit<AppContext, 'rateLimits'> {
 /** Builds (does not start) the app. */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook', 'dashboard']);
-  const app = createHttpApp(options.logger);
+  const app = createHttpApp(options.logger, options.settings.trustProxy);
   let rateLimits = options.rateLimits;
   if (!rateLimits && (surfaces.has('collector') || surfaces.has('webhook'))) {
     const own = createRateLimits({ settings: options.settings, db: options.db });

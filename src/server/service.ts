@@ -103,7 +103,7 @@ export async function startService(settings: Settings, options: StartServiceOpti
   const linkEveryStart = options.dashboardLinkEveryStart ?? terminalDefaults?.dashboardLinkEveryStart ?? false;
   const started = Date.now();
   progress(storeStep(settings));
-  const store = await openStore(settings, 'the cnv service').catch((error: unknown) => {
+  const store = await openStore(settings, 'the cnv service', { pgliteThread: 'worker' }).catch((error: unknown) => {
     throw explainStoreError(error, settings);
   });
   progress(`store ready (${seconds(started)})`);

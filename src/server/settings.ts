@@ -1,4 +1,5 @@
 /** Service settings, read once from the environment. Every setting has a default that works on one machine. */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export interface Settings {
@@ -72,6 +73,11 @@ export interface Settings {
   logFormat: 'json' | 'pretty' | undefined;
   /** Rate limits of the collector's POSTs and the webhook bridge (docs/limits.md#rate-limits). */
   rateLimits: RateLimitSettings;
+  /**
+   * CNV_TRUST_PROXY: which X-Forwarded-For hops make the client address (Fastify's `trustProxy`): true (every hop, the
+   * default), false (the socket's address), a number of hops, or the proxies' addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
 }
 
 /**
@@ -221,6 +227,35 @@ function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
   };
 }
 
+/** Names proxy-addr knows for address ranges, allowed in CNV_TRUST_PROXY beside addresses and CIDRs. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** CNV_TRUST_PROXY: true (default), false, a hop count, or a comma-separated list of addresses, CIDRs and range names. */
+function trustProxySetting(raw: string | undefined): Settings['trustProxy'] {
+  const text = raw?.trim() ?? '';
+  if (text === '' || text === 'true') return true;
+  if (text === 'false') return false;
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops >= 1 && hops <= 100) return hops;
+  }
+  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const bad = entries.find((entry) => {
+    if (PROXY_RANGE_NAMES.includes(entry)) return false;
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0 || extra !== undefined) return true;
+    if (prefix === undefined) return false;
+    return !/^\d{1,3}$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128);
+  });
+  if (entries.length === 0 || bad !== undefined) {
+    throw new Error(
+      `CNV_TRUST_PROXY must be true, false, a number of proxy hops (1 to 100), or the proxies' addresses and CIDR ranges separated by commas (or loopback, linklocal, uniquelocal); got '${text.slice(0, 60)}'`,
+    );
+  }
+  return entries;
+}
+
 /** Reads the settings from an environment (process.env by default). */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const host = env.HOST || '127.0.0.1';
@@ -272,5 +307,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormatSetting(env.LOG_FORMAT),
     rateLimits: rateLimitSettings(env),
+    trustProxy: trustProxySetting(env.CNV_TRUST_PROXY),
   };
 }

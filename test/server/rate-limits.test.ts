@@ -272,6 +272,53 @@ describe.each(DATABASE_KINDS)('rate limits on $name', (kind) => {
     });
   });
 
+  it('counts a script that forges X-Forwarded-For by its own address once CNV_TRUST_PROXY names the real proxies', async () => {
+    const time = clock();
+    const site = await siteOf(db, accountId);
+    const forged = (app: FastifyInstance, from: string, n: number) =>
+      app.inject({
+        method: 'POST', url: snapshotsPath(site.site_key), remoteAddress: from,
+        headers: { 'content-type': SNAPSHOT_CONTENT_TYPE, origin: ORIGIN, 'x-forwarded-for': `192.0.2.${n}` },
+        payload: JSON.stringify(snapshotBody()),
+      });
+    for (const trust of ['false', '10.0.0.0/8', '0']) {
+      if (trust === '0') {
+        expect(() => settingsWith({ CNV_TRUST_PROXY: trust })).toThrow(/CNV_TRUST_PROXY must be/);
+        continue;
+      }
+      time.nextWindow();
+      const svc = await instance(db, settingsWith({ CNV_TRUST_PROXY: trust }), time.now);
+      // Six requests straight from one script, each claiming another forwarded address: counted as the script's.
+      const statuses: number[] = [];
+      for (let i = 1; i <= 6; i++) statuses.push((await forged(svc.app, '203.0.113.66', i)).statusCode);
+      expect(statuses).toEqual([204, 204, 204, 204, 204, 429]);
+      if (trust !== 'false') {
+        // Through the trusted proxy, the forwarded address is the client's.
+        expect((await forged(svc.app, '10.1.2.3', 50)).statusCode).toBe(204);
+        expect((await forged(svc.app, '10.1.2.3', 51)).statusCode).toBe(204);
+      }
+      await svc.app.close();
+    }
+  });
+
+  it('with CNV_TRUST_PROXY=1 (one proxy hop), takes the address the proxy appended, not what the client wrote before it', async () => {
+    const time = clock();
+    const site = await siteOf(db, accountId);
+    const svc = await instance(db, settingsWith({ CNV_TRUST_PROXY: '1' }), time.now);
+    const statuses: number[] = [];
+    for (let i = 1; i <= 6; i++) {
+      const res = await svc.app.inject({
+        method: 'POST', url: snapshotsPath(site.site_key), remoteAddress: '10.0.0.1',
+        // The client forged the first entry; the proxy (10.0.0.1) appended the address it saw.
+        headers: { 'content-type': SNAPSHOT_CONTENT_TYPE, origin: ORIGIN, 'x-forwarded-for': `192.0.2.${i}, 198.51.100.99` },
+        payload: JSON.stringify(snapshotBody()),
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses).toEqual([204, 204, 204, 204, 204, 429]);
+    await svc.app.close();
+  });
+
   it('turns limits off with CNV_RATE_LIMITS=off', async () => {
     const time = clock();
     const svc = await instance(db, settingsWith({ CNV_RATE_LIMITS: 'off' }), time.now);
@@ -290,6 +337,11 @@ describe('settings', () => {
     expect(() => loadSettings({ CNV_RATE_LIMIT_WEBHOOK_PER_ADDRESS: '0' })).toThrow(/CNV_RATE_LIMIT_WEBHOOK_PER_ADDRESS/);
     expect(() => loadSettings({ CNV_RATE_LIMITS: 'maybe' })).toThrow(/CNV_RATE_LIMITS must be on or off/);
     expect(() => loadSettings({ CNV_RATE_LIMIT_SYNC_MS: '5' })).toThrow(/CNV_RATE_LIMIT_SYNC_MS/);
+    expect(loadSettings({}).trustProxy).toBe(true);
+    expect(loadSettings({ CNV_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadSettings({ CNV_TRUST_PROXY: '10.0.0.1, 192.168.0.0/16, loopback, ::1' }).trustProxy).toEqual(['10.0.0.1', '192.168.0.0/16', 'loopback', '::1']);
+    expect(() => loadSettings({ CNV_TRUST_PROXY: '10.0.0.0/33' })).toThrow(/CNV_TRUST_PROXY/);
+    expect(() => loadSettings({ CNV_TRUST_PROXY: 'proxy.internal' })).toThrow(/CNV_TRUST_PROXY/);
   });
 });
 

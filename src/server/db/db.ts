@@ -1,7 +1,7 @@
 /** The database handle: embedded PGlite by default, a real PostgreSQL through `pg` when a URL is given. Same SQL on both. */
-import { PGlite } from '@electric-sql/pglite';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import pg from 'pg';
+import { pgliteClientConfig } from './pglite-connection';
+import { pgliteHere, pgliteOnWorker } from './pglite-thread';
 
 /** Anything that runs parameterised SQL: the database or a transaction on it. */
 export interface Queryable {
@@ -31,6 +31,11 @@ export interface DatabaseOptions {
   image?: Blob | undefined;
   /** PostgreSQL only: connections in the pool (settings.pgPoolSize); default 10. */
   poolSize?: number | undefined;
+  /**
+   * PGlite only: run it on a worker thread of its own (the service does: HTTP and SQL then use two cores; see
+   * pglite-thread.ts), or in this thread (the default: one-off commands and tests' in-memory stores).
+   */
+  pgliteThread?: 'worker' | 'main' | undefined;
 }
 
 /** Connections per process to a PostgreSQL server when no setting says otherwise. */
@@ -40,23 +45,25 @@ export const DEFAULT_PG_POOL_SIZE = 10;
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolSize ?? DEFAULT_PG_POOL_SIZE)
-    : openPglite(options.dataDir, options.image);
+    : openPglite(options.dataDir, options.image, options.pgliteThread ?? 'main');
 }
 
 /**
  * Both stores speak through node-postgres: a pool of connections to a PostgreSQL server, or one connection to the
- * embedded PGlite through PGlite's node-postgres adapter. So the same SQL runs on both with the same type parsing, and
- * both get prepared statements: a statement's text seen a second time is prepared under a name (per connection, by
- * node-postgres), and later runs skip parsing and planning. Planning, not execution, was most of the cost of the hot
- * statements (the delivery read joins eight tables; the webhook's insert is four data-modifying CTEs): 5 to 15 times
- * the cost of running them on the embedded store (see docs/benchmarks.md).
+ * embedded PGlite (pglite-connection.ts: a statement's protocol messages go in together, to PGlite in this thread or on
+ * its own worker thread). So the same SQL runs on both with the same type parsing, and both get prepared statements: a
+ * statement's text seen a second time is prepared under a name (per connection, by node-postgres), and later runs skip
+ * parsing and planning. Planning, not execution, was most of the cost of the hot statements (the delivery read joins
+ * eight tables; the webhook's insert is four data-modifying CTEs): 5 to 15 times the cost of running them on the
+ * embedded store (see docs/benchmarks.md).
  */
-async function openPglite(dataDir: string | undefined, image: Blob | undefined): Promise<Database> {
-  const pgliteOptions = image ? { loadDataDir: image } : {};
-  const lite = dataDir && dataDir !== 'memory://' ? new PGlite(dataDir, pgliteOptions) : new PGlite(pgliteOptions);
-  await lite.waitReady;
-  const client = new pg.Client(createPgConfig(lite) as unknown as pg.ClientConfig);
-  await client.connect();
+async function openPglite(dataDir: string | undefined, image: Blob | undefined, thread: 'worker' | 'main'): Promise<Database> {
+  const endpoint = await (thread === 'worker' ? pgliteOnWorker : pgliteHere)({ dataDir, image });
+  const client = new pg.Client(pgliteClientConfig(endpoint));
+  await client.connect().catch(async (error: unknown) => {
+    await endpoint.close().catch(() => undefined);
+    throw error;
+  });
   const names = new StatementNames();
   // One connection: a transaction holds it from BEGIN to COMMIT, and everything else waits its turn (as PGlite runs
   // one statement at a time anyway).
@@ -69,7 +76,7 @@ async function openPglite(dataDir: string | undefined, image: Blob | undefined):
     exec: (sql: string) => exclusive(async () => void (await client.query(sql))),
     async close() {
       await exclusive(() => client.end());
-      await lite.close();
+      await endpoint.close();
     },
   };
 }

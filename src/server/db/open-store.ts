@@ -26,10 +26,14 @@ export function redactDatabaseUrl(url: string): string {
   }
 }
 
-/** Opens and migrates the store; `owner` names the process in the embedded store's lock (for the error a second one gets). */
+/**
+ * Opens and migrates the store; `owner` names the process in the embedded store's lock (for the error a second one
+ * gets). `pgliteThread`: the embedded store on a worker thread of its own (the service) or in this thread (a command).
+ */
 export async function openStore(
   settings: Pick<Settings, 'databaseUrl' | 'dataDir'> & Partial<Pick<Settings, 'pgPoolSize'>>,
   owner: string,
+  { pgliteThread = 'main' }: { pgliteThread?: 'worker' | 'main' } = {},
 ): Promise<OpenStore> {
   if (settings.databaseUrl) {
     const db = await openDatabase({ databaseUrl: settings.databaseUrl, poolSize: settings.pgPoolSize });
@@ -43,7 +47,7 @@ export async function openStore(
   const before = secureStoreFiles(settings.dataDir);
   const release = lockDataDir(settings.dataDir, owner);
   try {
-    const db = await openDatabase({ dataDir: settings.dataDir });
+    const db = await openDatabase({ dataDir: settings.dataDir, pgliteThread });
     await migrate(db);
     const after = secureStoreFiles(settings.dataDir);
     const permissions = describeStorePermissions(settings.dataDir, { ...after, changed: before.changed + after.changed });

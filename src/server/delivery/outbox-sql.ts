@@ -1,6 +1,6 @@
 /** SQL of the delivery outbox: pending event actions, claimed by the delivery worker. */
 import type { Queryable } from '../db/db';
-import type { ActionResult } from './sql';
+import { eventStatusAggregate, type ActionResult } from './sql';
 
 /** Queues event actions for delivery, each due at its own time, in one statement. */
 export async function enqueueDeliveries(tx: Queryable, rows: ReadonlyArray<{ eventActionId: string; dueAt: Date }>): Promise<void> {
@@ -69,8 +69,11 @@ export interface RowOutcome {
 
 /**
  * Writes a round's outcomes in ONE statement (the rows' fates in the outbox, fenced by their leases, then for the rows
- * still held their actions' new state and their delivery attempts); returns the claim ids still held. One statement
- * instead of four: each is a round trip to PostgreSQL and a fixed cost on the embedded store.
+ * still held their actions' new state, their delivery attempts and their events' statuses); returns the claim ids
+ * still held. One statement instead of seven: each is a round trip to PostgreSQL and a fixed cost on the embedded
+ * store. The caller must have locked the rows' events (lockEvents) earlier in its transaction: the events' statuses
+ * are computed from this statement's snapshot (the actions' stored statuses, with this round's results over them),
+ * which then holds every other worker's committed result for those events.
  */
 export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[], at: Date): Promise<Set<number>> {
   if (rows.length === 0) return new Set();
@@ -111,6 +114,16 @@ export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[],
        insert into delivery_attempts (event_action_id, attempt, at, outcome, error, request)
        select r.id, r.attempts, $15::timestamptz, case when r.status = 'queued' then 'retry' else r.status end, r.error, r.request
        from results r where r.counted
+     ),
+     -- Each event of an action written above, its status from all its actions (this round's results over the stored).
+     statuses as (
+       select a.event_id, ${eventStatusAggregate('coalesce(r.status, a.status)')} as status
+       from event_actions a left join results r on r.id = a.id
+       where a.event_id in (select x.event_id from event_actions x join results r on r.id = x.id)
+       group by a.event_id
+     ),
+     events_updated as (
+       update events e set status = s.status from statuses s where e.id = s.event_id and e.status <> s.status
      )
      select id from kept`,
     [

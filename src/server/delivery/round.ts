@@ -8,7 +8,7 @@ import type { Database } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
 import { recordOutcomes, type ClaimedDelivery, type Reschedule } from './outbox-sql';
-import { SETTLED_ACTION_STATUSES, loadDeliveryRecords, refreshEventStatuses, type ActionResult, type DeliveryRecord } from './sql';
+import { SETTLED_ACTION_STATUSES, loadDeliveryRecords, lockEvents, type ActionResult, type DeliveryRecord } from './sql';
 import { settlePairing, type Settlement } from '../pairing';
 import {
   AccessTokens,
@@ -151,10 +151,15 @@ export function valueOf(record: Pick<DeliveryRecord, 'value' | 'currency' | 'cus
   return { value: value !== null && record.currency ? value : null, currency: value !== null && record.currency ? record.currency : null, customerId: record.customer_id };
 }
 
-/** Writes rows' fates in one transaction, each fenced by its claim's lease; returns the claim ids still held. */
+/**
+ * Writes rows' fates in one transaction, each fenced by its claim's lease, with their events' statuses; returns the
+ * claim ids still held. Two statements (the events locked, then the outcomes) whatever the number of rows.
+ */
 async function write(db: Database, rows: readonly Settled[], at: Date): Promise<Set<number>> {
   if (rows.length === 0) return new Set();
   return db.transaction(async (tx) => {
+    // Every event whose status this round may change (a row whose lease was lost is locked too, which is harmless).
+    await lockEvents(tx, rows.flatMap((r) => (r.action && r.eventId ? [r.eventId] : [])));
     const kept = await recordOutcomes(
       tx,
       rows.map((r) => ({
@@ -167,7 +172,6 @@ async function write(db: Database, rows: readonly Settled[], at: Date): Promise<
       })),
       at,
     );
-    await refreshEventStatuses(tx, rows.flatMap((r) => (r.action && r.eventId && kept.has(r.claim.id) ? [r.eventId] : [])));
     for (const row of rows) {
       if (row.action && row.failure && kept.has(row.claim.id)) await enqueueNotification(tx, row.failure.accountId, 'event.failed', row.failure.data, at);
     }

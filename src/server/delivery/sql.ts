@@ -116,24 +116,40 @@ export function eventStatusFor(actionStatuses: readonly string[]): EventStatus {
 }
 
 /**
- * Recomputes events' statuses from their actions, in the caller's transaction. The event rows are locked first (in id
- * order, so two workers cannot deadlock), so two actions of one event finishing at once in two processes cannot both
- * read the other as still pending.
+ * eventStatusFor in SQL, over the action statuses in `column` (an aggregate: use it with GROUP BY the event). Built from
+ * SETTLED_ACTION_STATUSES, so the rule has one definition; no statuses (a left join that found none) is `completed`.
  */
-export async function refreshEventStatuses(tx: Queryable, eventIds: readonly string[]): Promise<void> {
+export function eventStatusAggregate(column: string): string {
+  const settled = SETTLED_ACTION_STATUSES.map((status) => `'${status}'`).join(', ');
+  return `case when bool_or(${column} not in (${settled})) then 'queued' when bool_or(${column} = 'failed') then 'failed' else 'completed' end`;
+}
+
+/**
+ * Locks events' rows (in id order, so two workers cannot deadlock) until the caller's transaction ends. Whoever changes
+ * an action's status and then recomputes its event's status takes this lock first: two actions of one event finishing
+ * at once in two processes then cannot both read the other as still pending (the second, once the lock is granted,
+ * runs its next statement on a snapshot that holds the first's commit).
+ */
+export async function lockEvents(tx: Queryable, eventIds: readonly string[]): Promise<void> {
   const ids = [...new Set(eventIds)].sort();
   if (ids.length === 0) return;
   await tx.query('select id from events where id = any($1::text[]) order by id for update', [ids]);
-  const rows = await tx.query<{ event_id: string; statuses: string[] }>(
-    'select event_id, array_agg(status) as statuses from event_actions where event_id = any($1::text[]) group by event_id',
-    [ids],
-  );
-  const statusOf = new Map(rows.map((r) => [r.event_id, eventStatusFor(r.statuses)]));
-  const statuses = ids.map((id) => statusOf.get(id) ?? eventStatusFor([]));
+}
+
+/** Recomputes events' statuses from their actions, in the caller's transaction: their rows locked, then one update. */
+export async function refreshEventStatuses(tx: Queryable, eventIds: readonly string[]): Promise<void> {
+  const ids = [...new Set(eventIds)].sort();
+  if (ids.length === 0) return;
+  await lockEvents(tx, ids);
   await tx.query(
-    `update events e set status = t.status from unnest($1::text[], $2::text[]) as t(id, status)
-     where e.id = t.id and e.status <> t.status`,
-    [ids, statuses],
+    `update events e set status = s.status
+     from (
+       select t.id, ${eventStatusAggregate('a.status')} as status
+       from unnest($1::text[]) as t(id) left join event_actions a on a.event_id = t.id
+       group by t.id
+     ) s
+     where e.id = s.id and e.status <> s.status`,
+    [ids],
   );
 }
 

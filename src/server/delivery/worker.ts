@@ -61,7 +61,7 @@ export interface DeliveryWorker {
 }
 
 /**
- * Defaults by database. The embedded PGlite runs one statement at a time on the service's main thread: rounds in
+ * Defaults by database. The embedded PGlite runs one statement at a time (on its own thread in the service): rounds in
  * parallel gain nothing there, and a worker running rounds back to back through a backlog would take the database from
  * the webhook and the collector, whose callers wait for their answer (a report's delivery can wait a little). So on
  * PGlite one round at a time, of moderate size (a shorter hold of the database per statement), with rests between

@@ -27,10 +27,11 @@ export interface PublicLimits {
 }
 
 /** Builds a Fastify instance with the service's logging and error handling, and no routes. */
-export function createHttpApp(loggerOption: FastifyServerOptions['logger']): FastifyInstance {
+export function createHttpApp(loggerOption: FastifyServerOptions['logger'], trustProxy: Settings['trustProxy'] = true): FastifyInstance {
   const app = Fastify({
     logger: serviceLoggerOptions(loggerOption ?? false),
-    trustProxy: true,
+    // Which X-Forwarded-For hops make request.ip, the client address of the collector and the rate limits (CNV_TRUST_PROXY).
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     // One line per request, at debug level: at the default info level the log tells what the service did
     // (listening, deliveries, warnings), not every request a busy collector answers.
     logController: new LogController({ disableRequestLogging: true }),

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fastifyRateLimit, { normalizeIP, type FastifyRateLimitStore } from '@fastify/rate-limit';
-import { ApiError, printable } from '../http/errors';
+import { printable, type ErrorBody } from '../http/errors';
 import type { RateLimitSettings } from '../settings';
 import type { WindowCounts } from './window-counts';
 
@@ -54,15 +54,19 @@ function windowWords(seconds: number): string {
   return seconds === 60 ? 'a minute' : seconds === 3600 ? 'an hour' : `per ${seconds} s`;
 }
 
-/** The 429 of a refused request, in the service's envelope. */
-export function rateLimitedError(surface: LimitedSurface, kind: LimitKind, max: number, windowSeconds: number, retryAfterSeconds: number): ApiError {
+/** The body of a 429, in the service's error envelope. */
+export function rateLimitedBody(surface: LimitedSurface, kind: LimitKind, max: number, windowSeconds: number, retryAfterSeconds: number): ErrorBody {
   const what = surface === 'collector' ? 'the collector takes' : 'the webhook bridge takes';
   const per = kind === 'address' ? 'from one client address' : 'for one site';
-  return new ApiError(
-    429, 'rate_limit_error', 'rate_limited',
-    `Too many requests ${kind === 'address' ? 'from this address' : 'for this site'}: ${what} at most ${max} requests ${windowWords(windowSeconds)} ${per}. ` +
-      `Retry after ${retryAfterSeconds} s (the Retry-After header).`,
-  );
+  return {
+    error: {
+      type: 'rate_limit_error',
+      code: 'rate_limited',
+      message:
+        `Too many requests ${kind === 'address' ? 'from this address' : 'for this site'}: ${what} at most ${max} requests ${windowWords(windowSeconds)} ${per}. ` +
+        `Retry after ${retryAfterSeconds} s (the Retry-After header).`,
+    },
+  };
 }
 
 /**
@@ -104,8 +108,12 @@ export async function limitHook(
       const result = await check.limiter(request);
       if (result.isAllowed || !result.isExceeded) continue;
       const seconds = Math.max(1, result.ttlInSeconds);
-      reply.header('retry-after', String(seconds));
-      throw rateLimitedError(surface, check.kind, check.max, limits.windowSeconds, seconds);
+      // Answered here, not thrown: under a flood this is the common answer, and an error's stack trace is its main cost.
+      return reply
+        .code(429)
+        .header('retry-after', String(seconds))
+        .send(rateLimitedBody(surface, check.kind, check.max, limits.windowSeconds, seconds));
     }
+    return undefined;
   };
 }

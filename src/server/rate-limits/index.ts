@@ -6,13 +6,13 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { Database } from '../db/db';
 import { serviceKeyedHash } from '../db/secret-box';
-import { startPeriodic, type PeriodicLog } from '../periodic';
+import type { PeriodicLog } from '../periodic';
 import type { Settings } from '../settings';
 import { bucketOf, limitHook, type LimitedSurface } from './guard';
 import { SharedSync } from './shared-sync';
 import { WindowCounts } from './window-counts';
 
-export { rateLimitedError, type LimitedSurface } from './guard';
+export { rateLimitedBody, type LimitedSurface } from './guard';
 
 /** Where a limit's first refusal of a window is told (a warning without any address). */
 export interface RateLimitLog extends PeriodicLog {
@@ -28,7 +28,7 @@ export interface RateLimits {
   sync(): Promise<void>;
   /** Starts sharing every `CNV_RATE_LIMIT_SYNC_MS` (PostgreSQL only). */
   start(log: RateLimitLog): void;
-  /** Stops the timer after a last sync. Safe to call twice. */
+  /** Stops the timer, waiting for a sync under way. Safe to call twice. */
   stop(): Promise<void>;
 }
 
@@ -64,6 +64,30 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   const sync = shared ? new SharedSync(options.db, counts, () => hot) : null;
   let log: RateLimitLog | undefined;
   let timer: { stop(): Promise<void> } | undefined;
+  /**
+   * Syncs every syncMs, the next one timed from the end of the last (a slow database delays the sharing, never piles up
+   * syncs); a failure is logged and the next sync carries the counts.
+   */
+  const startTimer = (sync: SharedSync, l: RateLimitLog): { stop(): Promise<void> } => {
+    let stopped = false;
+    let pending: ReturnType<typeof setTimeout> | undefined;
+    let running: Promise<void> = Promise.resolve();
+    const next = () => {
+      if (stopped) return;
+      pending = setTimeout(() => {
+        running = sync.sync().catch((error: unknown) => l.error({ err: error }, 'could not share the rate-limit counts')).then(next);
+      }, limits.syncMs);
+      pending.unref();
+    };
+    next();
+    return {
+      async stop() {
+        stopped = true;
+        clearTimeout(pending);
+        await running;
+      },
+    };
+  };
   return {
     shared,
     hook: (app, surface) =>
@@ -74,7 +98,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     start(l) {
       log = l;
       if (!sync || timer || hot.length === 0) return;
-      timer = startPeriodic(() => sync.sync(), limits.syncMs, l, 'could not share the rate-limit counts');
+      timer = startTimer(sync, l);
     },
     async stop() {
       const running = timer;

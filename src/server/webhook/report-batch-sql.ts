@@ -1,7 +1,7 @@
 /**
  * SQL of the webhook's group commit: a batch of reports with their events, event actions and outbox rows, written in
  * ONE statement (data-modifying CTEs), because on the embedded PGlite each statement has a fixed cost of about half a
- * millisecond of the main thread, whatever its size.
+ * millisecond of its thread, whatever its size.
  */
 import type { Queryable } from '../db/db';
 import { newId } from '../db/ids';

@@ -1,6 +1,6 @@
 /**
  * Group commit for webhook reports. One transaction per report costs a dozen statements, and the embedded PGlite runs
- * one statement at a time on the main thread, which capped the webhook at a few hundred reports per second with
+ * one statement at a time (on a thread of its own in the service), which capped the webhook at a few hundred reports per second with
  * seconds of queueing in the tail. Instead, reports that arrive while a batch is being written wait in a buffer and
  * go out together in ONE transaction of set-based statements (see recordReports and group-commit.ts).
  */

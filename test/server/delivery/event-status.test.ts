@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { eventStatusFor } from '../../../src/server/delivery/sql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventStatusAggregate, eventStatusFor } from '../../../src/server/delivery/sql';
 import { decide } from '../../../src/server/delivery/decision';
+import type { Database } from '../../../src/server/db/db';
+import { DATABASE_KINDS } from '../support/databases';
 
-describe("an event's status from its actions", () => {
-  it.each([
+const CASES: Array<[string[], string]> = [
     [['queued'], 'queued'],
     [['delivered', 'queued'], 'queued'],
     [['failed', 'queued'], 'queued'],
@@ -12,8 +13,32 @@ describe("an event's status from its actions", () => {
     [[], 'completed'],
     [['delivered', 'failed'], 'failed'],
     [['failed'], 'failed'],
-  ])('is %j -> %s', (statuses, expected) => {
+    [['skipped'], 'completed'],
+    [['skipped', 'delivered'], 'completed'],
+    [['skipped', 'failed'], 'failed'],
+];
+
+describe("an event's status from its actions", () => {
+  it.each(CASES)('is %j -> %s', (statuses, expected) => {
     expect(eventStatusFor(statuses)).toBe(expected);
+  });
+});
+
+describe.each(DATABASE_KINDS)("the delivery statements' event status on $name", (kind) => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await kind.open();
+  });
+  afterAll(() => db.close());
+
+  it('agrees with eventStatusFor for every case (no statuses: a left join that found no action)', async () => {
+    for (const [statuses, expected] of CASES) {
+      const rows = await db.query<{ status: string }>(
+        `select ${eventStatusAggregate('s.status')} as status from (select 1) one left join unnest($1::text[]) as s(status) on true`,
+        [statuses],
+      );
+      expect([statuses, rows[0]!.status]).toEqual([statuses, expected]);
+    }
   });
 });
 

@@ -60,10 +60,8 @@ ${backToDashboard(DASHBOARD_DESTINATIONS, false)}`,
 function optionalSignIn(hosted: DestinationHandoff): Html {
   const kind = hosted.destination;
   const without = kind.fields.filter((field) => field.withoutSignIn).map((field) => field.label.toLowerCase());
-  return html`<div class="notice">
-<p><a class="button secondary" href="/handoffs/${hosted.handoff.token}/authorize">Sign in with ${kind.label}</a></p>
-<p>Sign in to let cnv send with your ${kind.label} account's authorization (renewed automatically), or fill in the ${without.join(' and ')} below instead.</p>
-</div>`;
+  return html`<div class="notice">Two ways to connect: sign in with ${kind.label}, and cnv renews the authorization itself; or fill in the ${without.join(' and ')} below.
+<p><a class="button secondary" href="/handoffs/${hosted.handoff.token}/authorize">Sign in with ${kind.label}</a></p></div>`;
 }
 
 /** After connecting a destination. */

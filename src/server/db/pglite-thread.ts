@@ -1,0 +1,149 @@
+/**
+ * Where the embedded PGlite runs: in this thread, or on a worker thread of its own. PGlite is PostgreSQL compiled to
+ * WASM and runs each statement synchronously; on the service's thread it took about two thirds of that thread under
+ * the webhook load, so HTTP, validation and signatures waited for SQL and one core did everything (docs/benchmarks.md).
+ * On a worker, PGlite has a core of its own, and the service's thread only encodes and parses protocol messages.
+ *
+ * Durability is unchanged: a statement's answer (a COMMIT's included) comes back only after PGlite ran it, its writes
+ * made to the data directory's files by the worker's synchronous file calls, exactly as in this thread. A kill -9 ends
+ * the worker with the process, before or after a commit, never half-way through the reply.
+ *
+ * The worker's code is a short CommonJS script given as a string (`eval`), so it runs the same under the test runner,
+ * from the bundle and from the sources: it loads PGlite by the path resolved here and answers protocol bytes with
+ * protocol bytes (transferred, not copied).
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import type { ProtocolEndpoint } from './pglite-connection';
+
+export interface PgliteOptions {
+  /** Data directory; undefined or 'memory://' keeps the data in memory. */
+  dataDir?: string | undefined;
+  /** A `dumpDataDir` tarball to start from instead of an empty cluster. */
+  image?: Blob | undefined;
+}
+
+/** PGlite in this thread. */
+export async function pgliteHere(options: PgliteOptions): Promise<ProtocolEndpoint> {
+  const lite = await PGlite.create(pgliteArgs(options));
+  return { exec: (messages) => lite.execProtocolRaw(messages), close: () => lite.close() };
+}
+
+/**
+ * PostgreSQL's own buffer pool inside PGlite. PostgreSQL's default (128 MB) made PGlite's WASM memory grow to 188 MB and
+ * the process about 300 MB resident before the service served anything; with 32 MB, WASM memory stays at its initial
+ * 128 MB and the process at about 195 MB (measured on a store of the benchmark's size). A block missing from the pool is
+ * read from the data directory's files, which the operating system caches: the pool would hold a second copy.
+ */
+export const PGLITE_SHARED_BUFFERS = '32MB';
+
+function pgliteArgs({ dataDir, image }: PgliteOptions): { dataDir?: string; loadDataDir?: Blob; startParams: string[] } {
+  return {
+    ...(dataDir && dataDir !== 'memory://' ? { dataDir } : {}),
+    ...(image ? { loadDataDir: image } : {}),
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+  };
+}
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { PGlite } = require(workerData.pglitePath);
+const describe = (error) => String((error && error.stack) || error);
+PGlite.create(workerData.options).then((lite) => {
+  parentPort.on('message', (message) => {
+    if (message.type === 'exec') {
+      lite.execProtocolRaw(message.messages).then(
+        (answer) => parentPort.postMessage({ type: 'answer', id: message.id, answer }, [answer.buffer]),
+        (error) => parentPort.postMessage({ type: 'answer', id: message.id, error: describe(error) }),
+      );
+    } else if (message.type === 'close') {
+      lite.close().then(
+        () => parentPort.postMessage({ type: 'closed' }),
+        (error) => parentPort.postMessage({ type: 'closed', error: describe(error) }),
+      );
+    }
+  });
+  parentPort.postMessage({ type: 'ready' });
+}, (error) => parentPort.postMessage({ type: 'failed', error: describe(error) }));
+`;
+
+type FromWorker =
+  | { type: 'ready' }
+  | { type: 'failed'; error: string }
+  | { type: 'answer'; id: number; answer?: Uint8Array; error?: string }
+  | { type: 'closed'; error?: string };
+
+/**
+ * PGlite on a worker thread of its own; resolves once it is ready (the data directory opened, recovered if need be).
+ * A data directory not created yet is created by a first worker that then ends: creating a cluster (initdb) leaves
+ * about 400 MB of the thread's memory in use for good (measured: 790 MB resident after a fresh start, 409 MB when the
+ * cluster was made by a thread that has ended), and the service keeps running with the second worker only.
+ */
+export async function pgliteOnWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
+  const onDisk = options.dataDir !== undefined && options.dataDir !== 'memory://' && !options.image;
+  if (onDisk && !existsSync(join(options.dataDir!, 'PG_VERSION'))) await (await startWorker(options)).close();
+  return startWorker(options);
+}
+
+async function startWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { pglitePath: createRequire(import.meta.url).resolve('@electric-sql/pglite'), options: pgliteArgs(options) },
+  });
+  const pending = new Map<number, { resolve(answer: Uint8Array): void; reject(error: Error): void }>();
+  let nextId = 1;
+  let gone: Error | null = null;
+  let onClosed: ((error?: string) => void) | null = null;
+  let onStart: { resolve(): void; reject(error: Error): void } | null = null;
+  const started = new Promise<void>((resolve, reject) => (onStart = { resolve, reject }));
+
+  const fail = (error: Error) => {
+    gone ??= error;
+    onStart?.reject(error);
+    for (const call of pending.values()) call.reject(error);
+    pending.clear();
+  };
+  worker.on('message', (message: FromWorker) => {
+    if (message.type === 'ready') onStart?.resolve();
+    else if (message.type === 'failed') fail(new Error(`the embedded database could not start: ${message.error}`));
+    else if (message.type === 'closed') onClosed?.(message.error);
+    else {
+      const call = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error !== undefined) call?.reject(new Error(message.error));
+      else call?.resolve(message.answer!);
+    }
+  });
+  worker.on('error', (error) => fail(error));
+  worker.on('exit', (code) => fail(new Error(`the embedded database's thread ended (exit code ${code})`)));
+  try {
+    await started;
+  } catch (error) {
+    await worker.terminate();
+    throw error;
+  }
+  onStart = null;
+
+  return {
+    exec(messages) {
+      if (gone) return Promise.reject(gone);
+      const id = nextId++;
+      return new Promise<Uint8Array>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ type: 'exec', id, messages });
+      });
+    },
+    async close() {
+      if (!gone) {
+        const closed = new Promise<string | undefined>((resolve) => (onClosed = resolve));
+        worker.postMessage({ type: 'close' });
+        const error = await closed;
+        if (error) throw new Error(`closing the embedded database failed: ${error}`);
+      }
+      await worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The embedded store through its own node-postgres connection (a statement's messages sent together), with PGlite in
+ * this thread and on a worker thread: the same answers, errors that leave the connection usable, transactions that
+ * roll back, prepared statements, and a worker that reopens what it wrote.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type Database } from '../../src/server/db/db';
+import { seededDataDir } from '../support/pglite';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+async function open(thread: 'main' | 'worker'): Promise<{ db: Database; dataDir: string }> {
+  const dataDir = await seededDataDir('cnv-pglite-thread-');
+  dirs.push(dataDir);
+  return { db: await openDatabase({ dataDir, pgliteThread: thread }), dataDir };
+}
+
+describe.each(['main', 'worker'] as const)('PGlite in the %s thread', (thread) => {
+  it('answers statements, keeps a failed one to itself, rolls a failed transaction back, and keeps what it committed', async () => {
+    const { db, dataDir } = await open(thread);
+    try {
+      await db.exec('create table t (id int primary key, note text)');
+      // Run twice: the second run of a text is prepared under a name.
+      for (const id of [1, 2]) {
+        expect(await db.query('insert into t values ($1, $2) returning id, note', [id, `n${id}`])).toEqual([{ id, note: `n${id}` }]);
+      }
+      await expect(db.query('insert into t values ($1, $2)', [1, 'again'])).rejects.toMatchObject({ code: '23505' });
+      await expect(db.query('select * from no_such_table')).rejects.toMatchObject({ code: '42P01' });
+      // A bad parameter fails in the client, before anything is sent; the connection stays usable.
+      await expect(db.query('select $1::int as n', ['not a number'])).rejects.toThrow();
+      expect(await db.query('select count(*)::int as n from t')).toEqual([{ n: 2 }]);
+
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.query('insert into t values ($1, $2)', [3, 'n3']);
+          await tx.query('insert into t values ($1, $2)', [1, 'dup']);
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      const committed = await db.transaction(async (tx) => {
+        await tx.query('insert into t values ($1, $2)', [4, 'n4']);
+        return tx.query<{ id: number }>('select id from t order by id');
+      });
+      expect(committed.map((r) => r.id)).toEqual([1, 2, 4]);
+
+      expect(await db.query('show shared_buffers')).toEqual([{ shared_buffers: '32MB' }]);
+      // Statements sent at once are answered each by its own result, in order.
+      const many = await Promise.all(Array.from({ length: 50 }, (_, i) => db.query<{ n: number }>('select $1::int * 2 as n', [i])));
+      expect(many.map((rows) => rows[0]!.n)).toEqual(Array.from({ length: 50 }, (_, i) => i * 2));
+    } finally {
+      await db.close();
+    }
+    const again = await openDatabase({ dataDir, pgliteThread: thread });
+    try {
+      expect(await again.query('select id, note from t order by id')).toEqual([
+        { id: 1, note: 'n1' },
+        { id: 2, note: 'n2' },
+        { id: 4, note: 'n4' },
+      ]);
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+});
+
+describe('PGlite on a worker thread', () => {
+  it('creates a data directory that does not exist yet, then opens it', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'cnv-pglite-fresh-'));
+    dirs.push(parent);
+    const dataDir = join(parent, 'store');
+    const db = await openDatabase({ dataDir, pgliteThread: 'worker' });
+    try {
+      expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
+      expect(await db.query('select 1 as one')).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it('refuses statements once closed, with an error', async () => {
+    const { db } = await open('worker');
+    await db.close();
+    await expect(db.query('select 1')).rejects.toThrow();
+  }, 120_000);
+});
