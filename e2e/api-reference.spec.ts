@@ -24,6 +24,8 @@ test.afterAll(async () => {
 });
 
 test('renders the OpenAPI document from the service alone, under its CSP', async ({ page }) => {
+  // Swagger UI is a megabyte of script rendering a large document: seconds on a quiet machine, far more on a busy one.
+  test.setTimeout(120_000);
   const foreign: string[] = [];
   const violations: string[] = [];
   page.on('request', (request) => {

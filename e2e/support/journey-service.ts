@@ -11,6 +11,7 @@ import { startServiceWithDemo } from '../../src/demo/with-service';
 import { readCredentials } from '../../src/demo/credentials';
 import type { RunningDemo } from '../../src/demo/index';
 import { freePort } from './real-service';
+import { copyPgliteImageInto } from '../../test/support/pglite-image';
 
 export interface JourneyService {
   /** Loopback base URL of the service (REST API). */
@@ -27,6 +28,7 @@ export interface JourneyService {
 export async function startJourneyService(): Promise<JourneyService> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'cnv-e2e-journey-'));
+  await copyPgliteImageInto(dataDir); // the migrated empty store: see real-service.ts
   const settings = loadSettings({
     HOST: '127.0.0.1',
     PORT: String(port),

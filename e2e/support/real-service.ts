@@ -1,4 +1,8 @@
-/** Starts the real cnv service in process (the same startService that `npm start` runs) on a fresh data directory. */
+/**
+ * Starts the real cnv service in process (the same startService that `npm start` runs) on a fresh data directory,
+ * seeded with the migrated empty store the unit tests clone too (test/support/pglite-image.ts): the first start then
+ * skips initdb and the migrations (tens of seconds of WASM on a busy machine) and does everything else a first start does.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,6 +10,7 @@ import { join } from 'node:path';
 import { loadSettings, type Settings } from '../../src/server/settings';
 import { startService } from '../../src/server/service';
 import type { Database } from '../../src/server/db/db';
+import { copyPgliteImageInto } from '../../test/support/pglite-image';
 
 export interface RunningService {
   /** Loopback base URL for the harness's own REST calls. */
@@ -41,6 +46,7 @@ export function freePort(): Promise<number> {
 export async function startRealService(publicHost: string, env: Record<string, string> = {}): Promise<RunningService> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'cnv-e2e-data-'));
+  await copyPgliteImageInto(dataDir);
   const settings = loadSettings({
     HOST: '127.0.0.1',
     PORT: String(port),

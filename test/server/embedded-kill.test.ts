@@ -6,16 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { build } from 'esbuild';
 import { openDatabase } from '../../src/server/db/db';
 import { openStore } from '../../src/server/db/open-store';
 import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
 import { connectApiTrigger, insertApiFlow, signedReport } from './support/fixtures';
 import { seededDataDir } from '../support/pglite';
+import { bundleChild, type BundledChild } from './support/bundle-child';
 
 const SECRET = 'whsec_kill_test_0000000000000000000000';
 const SECRET_KEY = '7'.repeat(64);
@@ -25,7 +24,7 @@ const ANSWERED_BEFORE_KILL = 150;
 
 describe('the embedded store on its own thread survives a kill -9', () => {
   let dataDir: string;
-  let buildDir: string;
+  let bundle: BundledChild;
   let site: SiteRow;
   let child: ChildProcess | null = null;
 
@@ -36,28 +35,16 @@ describe('the embedded store on its own thread survives a kill -9', () => {
     await connectApiTrigger(db, site, SECRET);
     await insertApiFlow(db, site, { triggerKey: 'signup' });
     await db.close();
-    // Inside the project, so the bundle's packages (pg, PGlite) resolve from node_modules.
-    buildDir = join(process.cwd(), 'node_modules', '.cache', `cnv-service-child-${randomBytes(4).toString('hex')}`);
-    mkdirSync(buildDir, { recursive: true });
-    await build({
-      entryPoints: [join(__dirname, 'support', 'service-child.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      outfile: join(buildDir, 'child.mjs'),
-      packages: 'external',
-      logLevel: 'silent',
-    });
+    bundle = await bundleChild(join(__dirname, 'support', 'service-child.ts'), 'service-child');
   });
   afterAll(() => {
     child?.kill('SIGKILL');
-    rmSync(buildDir, { recursive: true, force: true });
+    bundle?.remove();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('keeps every report it answered 200, each once with its event', async () => {
-    child = spawn(process.execPath, [join(buildDir, 'child.mjs')], {
+    child = spawn(process.execPath, [bundle.file], {
       cwd: process.cwd(),
       env: { ...process.env, CHILD_DATA_DIR: dataDir, CHILD_SECRET_KEY: SECRET_KEY },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -6,11 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { build } from 'esbuild';
 import { openDatabase, type Database } from '../../src/server/db/db';
 import { migrate } from '../../src/server/db/migrations';
 import { loadSettings } from '../../src/server/settings';
@@ -19,6 +17,7 @@ import { serviceSecretBox } from '../../src/server/db/secret-box';
 import { enqueueNotification, insertEndpoint, newEndpointSecret, startNotificationWorker } from '../../src/server/notifications';
 import { memoryLog } from './delivery/fixtures';
 import { startReceiver, type Receiver } from './support/receiver';
+import { bundleChild, type BundledChild } from './support/bundle-child';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const SECRET_KEY = '9'.repeat(64);
@@ -27,7 +26,7 @@ const MESSAGES = 5;
 describe.skipIf(!serverUrl)('notifications survive a kill -9 (PostgreSQL)', () => {
   let db: Database;
   let url: string;
-  let dir: string;
+  let bundle: BundledChild;
   let receiver: Receiver;
   let child: ChildProcess | null = null;
 
@@ -41,24 +40,12 @@ describe.skipIf(!serverUrl)('notifications survive a kill -9 (PostgreSQL)', () =
     db = await openDatabase({ databaseUrl: url });
     await migrate(db);
     receiver = await startReceiver();
-    // Inside the project, so the bundle's packages (pg, PGlite) resolve from node_modules.
-    dir = join(process.cwd(), 'node_modules', '.cache', `cnv-notifier-${randomBytes(4).toString('hex')}`);
-    mkdirSync(dir, { recursive: true });
-    await build({
-      entryPoints: [join(__dirname, 'support', 'notifier-child.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      outfile: join(dir, 'child.mjs'),
-      packages: 'external',
-      logLevel: 'silent',
-    });
+    bundle = await bundleChild(join(__dirname, 'support', 'notifier-child.ts'), 'notifier');
   });
   afterAll(async () => {
     child?.kill('SIGKILL');
     await Promise.all([db.close(), receiver.close()]);
-    rmSync(dir, { recursive: true, force: true });
+    bundle?.remove();
   });
 
   it('delivers every message a killed worker had in flight', async () => {
@@ -69,7 +56,7 @@ describe.skipIf(!serverUrl)('notifications survive a kill -9 (PostgreSQL)', () =
       await enqueueNotification(db, account.id, 'event.failed', { site_id: null, event_id: `evt_${i}`, reason: 'test' });
     }
     receiver.answers.push(...Array<'hang'>(MESSAGES).fill('hang'));
-    child = spawn(process.execPath, [join(dir, 'child.mjs')], {
+    child = spawn(process.execPath, [bundle.file], {
       cwd: process.cwd(),
       env: { ...process.env, CHILD_DATABASE_URL: url, CHILD_SECRET_KEY: SECRET_KEY },
       stdio: ['ignore', 'pipe', 'inherit'],

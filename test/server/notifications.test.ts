@@ -36,7 +36,7 @@ describe.each(DATABASE_KINDS)('outbound notifications on $name', (kind) => {
   const post = (tenant: Tenant, url: string, payload?: object) =>
     svc.app.inject({ method: 'POST', url, headers: tenant.auth, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
   const notifier = (now?: () => Date) => {
-    const w = startNotificationWorker({ db: svc.db, settings: svc.settings, log: memoryLog(), autoStart: false, random: () => 0.5, timeoutMs: 2000, ...(now ? { now } : {}) });
+    const w = startNotificationWorker({ db: svc.db, settings: svc.settings, log: memoryLog(), autoStart: false, random: () => 0.5, timeoutMs: 10_000, ...(now ? { now } : {}) });
     workers.push(w);
     return w;
   };

@@ -47,7 +47,7 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
   function worker(clock = steppableClock(), overrides: Partial<DeliveryWorkerOptions> = {}) {
     const log = memoryLog();
     const w = startDeliveryWorker({
-      db, settings: settings(), log, now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 2000, ...overrides,
+      db, settings: settings(), log, now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 10_000, ...overrides,
     });
     workers.push(w);
     return Object.assign(w, { clock, log });
@@ -253,7 +253,7 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
     const box = secretBox(Buffer.from(TEST_SECRET_KEY, 'hex'));
     const results = await runDeliveryRound([stale!], {
       db, settings: settings(), log: memoryLog(), now: clock.now, backoff: DEFAULT_BACKOFF, random: () => 0.5,
-      sendTimeoutMs: 2000, signal: new AbortController().signal, box,
+      sendTimeoutMs: 10_000, signal: new AbortController().signal, box,
       tokens: new AccessTokens({ db, settings: settings(), box, now: clock.now }),
     });
     expect(results).toEqual([{ eventActionId: stale!.eventActionId, result: 'lease_lost' }]);

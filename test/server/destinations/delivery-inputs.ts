@@ -52,7 +52,7 @@ export function storedTokenContext(
     connection: { id: connection.id, settings: connection.settings, credentials: { access_token: connection.token } },
     accessToken: () => Promise.reject(new Error(`${connection.id} sends its stored token, not an OAuth one`)),
     signal: new AbortController().signal,
-    timeoutMs: options.timeoutMs ?? 2000,
+    timeoutMs: options.timeoutMs ?? 10_000,
     now: () => options.now ?? NOW,
   };
 }

@@ -36,7 +36,7 @@ export function sendContext(apiBase: string, accessToken: () => Promise<string>,
     connection: { id: 'dst_1', settings: connectionSettings, credentials: {} },
     accessToken,
     signal: new AbortController().signal,
-    timeoutMs: 2000,
+    timeoutMs: 10_000,
     now: () => new Date('2026-11-21T10:00:00.000Z'),
   };
 }

@@ -7,7 +7,7 @@ import { loadSettings, type Settings } from '../../../../src/server/settings';
 let google: FakeGoogle;
 let settings: Settings;
 const NOW = new Date('2026-11-21T10:00:00Z');
-const call = { signal: new AbortController().signal, timeoutMs: 2000, now: () => NOW };
+const call = { signal: new AbortController().signal, timeoutMs: 10_000, now: () => NOW };
 const redirectUri = 'http://127.0.0.1:8787/handoffs/callback';
 
 beforeAll(async () => {

@@ -49,7 +49,7 @@ export function context(url: string, token: string | (() => Promise<string>), ex
     connection: { id: 'dst_li', settings: { ad_account_id: '507404993', ad_account_urn: 'urn:li:sponsoredAccount:507404993' }, credentials: {} },
     accessToken: typeof token === 'string' ? async () => token : token,
     signal: new AbortController().signal,
-    timeoutMs: extra.timeoutMs ?? 2000,
+    timeoutMs: extra.timeoutMs ?? 10_000,
     now: () => NOW,
   };
 }

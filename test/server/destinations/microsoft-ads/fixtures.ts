@@ -39,7 +39,7 @@ export function context(env: Record<string, string>, token: () => Promise<string
     connection: { id: 'dst_ms', settings: { customer_id: '123456789', account_id: '987654321' }, credentials: {} },
     accessToken: token,
     signal: new AbortController().signal,
-    timeoutMs: 2000,
+    timeoutMs: 10_000,
     now: () => NOW,
     ...overrides,
   };
