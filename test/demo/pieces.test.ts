@@ -224,3 +224,21 @@ describe('completing the hosted trigger source page', () => {
     expect(signInHref('<form method="post"></form>')).toBeNull();
   });
 });
+
+describe('the demo lines of the start banner', () => {
+  it('say where to click, both flows and their triggers, and where each platform fake listens', async () => {
+    const { demoBannerLines } = await import('../../src/demo/banner');
+    const fake = (port: number) => ({ url: `http://127.0.0.1:${port}` });
+    const lines = demoBannerLines({
+      url: 'http://localhost:8788',
+      setup: { site: { name: 'Demo store', site_key: 'k123' } },
+      fakes: { google: fake(1), meta: fake(2), microsoft: fake(3), linkedin: fake(4), reddit: fake(5), tiktok: fake(6) },
+    } as unknown as Parameters<typeof demoBannerLines>[0]).join('\n');
+    expect(lines).toContain('http://localhost:8788/?gclid=');
+    expect(lines).toContain('http://localhost:8788/events');
+    expect(lines).toMatch(/flow "Demo signups":\n\s+API trigger demo-signup -> Google Ads, Meta, Microsoft Advertising, LinkedIn, Reddit, TikTok;/);
+    expect(lines).toContain('flow "Demo paid plans": conversion trigger demo-paid (29 EUR) -> the same six.');
+    expect(lines).toContain('"Upgrade to paid"');
+    expect(lines).toContain('Google http://127.0.0.1:1, Meta http://127.0.0.1:2');
+  });
+});
