@@ -5,44 +5,31 @@
  * `ad_user_data: denied` sends no user identifier anywhere (the action is `skipped`, the event never `failed`);
  * dedup ids come from the report's customer_event_id and stay the same across resends.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../support/databases';
 import type { Database } from '../../../src/server/db/db';
-import { startDeliveryWorker } from '../../../src/server/delivery/worker';
-import { loadSettings } from '../../../src/server/settings';
-import { TEST_SECRET_KEY, memoryLog, readOutcome, steppableClock } from './fixtures';
-import { createPlatformAccount, reconnect, reportSignup, startPlatform, type PlatformAccount, type PlatformFake } from './platforms';
+import { readOutcome } from './fixtures';
+import { createPlatformAccount, reconnect, reportSignup, type PlatformAccount, type PlatformFake } from './platforms';
+import { usePlatformWorkers } from './platform-workers';
 
 const PLATFORMS = ['google-ads', 'meta', 'microsoft-ads', 'linkedin'] as const;
 
 describe.each(DATABASE_KINDS)('delivery you can trust on $name', (kind) => {
+  const platforms = usePlatformWorkers(kind, PLATFORMS);
   let db: Database;
-  const fakes = new Map<string, PlatformFake>();
-  const workers: Array<{ stop(): Promise<void> }> = [];
-
-  beforeAll(async () => {
-    db = await kind.open();
-    for (const type of PLATFORMS) fakes.set(type, await startPlatform(type));
-  });
-  afterAll(async () => {
-    await Promise.all([db.close(), ...[...fakes.values()].map((f) => f.close())]);
-  });
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((w) => w.stop()));
+  beforeAll(() => {
+    db = platforms.db;
   });
 
-  /** A worker whose clock runs a minute ahead of the database's, so rows written now are due. */
+  /** A worker for the platform (see usePlatformWorkers), with `drainFor` for the rows of given events. */
   function worker(platform: PlatformFake) {
-    const clock = steppableClock(new Date(Date.now() + 60_000));
-    const settings = loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: TEST_SECRET_KEY, ...platform.env });
-    const w = startDeliveryWorker({ db, settings, log: memoryLog(), now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 5000 });
-    workers.push(w);
+    const w = platforms.worker(platform);
     /** Drains, and gives the results of the rows of these events' actions (other tests' rows share the database). */
     const drainFor = async (...events: { actionId: string }[]) => {
       const results = await w.drain();
       return events.map((e) => results.find((r) => r.eventActionId === e.actionId)?.result ?? 'not_claimed');
     };
-    return Object.assign(w, { clock, drainFor });
+    return Object.assign(w, { drainFor });
   }
 
   /** An account connected to the platform, whose worker already holds an access token (one conversion delivered). */
@@ -54,7 +41,7 @@ describe.each(DATABASE_KINDS)('delivery you can trust on $name', (kind) => {
   }
 
   describe.each(PLATFORMS)('%s', (type) => {
-    const platform = () => fakes.get(type)!;
+    const platform = () => platforms.fake(type);
 
     it('refreshes once when the platform refuses the access token, and delivers the conversion in the same round', async () => {
       const p = platform();

@@ -5,14 +5,12 @@
  * makes the connection `reauthorization_required`, the adjustment waits (queued, never failed, no attempt counted) and
  * is applied after a new handoff.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../support/databases';
 import type { Database } from '../../../src/server/db/db';
-import { startDeliveryWorker } from '../../../src/server/delivery/worker';
-import { loadSettings } from '../../../src/server/settings';
 import { insertAdjustment } from '../../../src/server/webhook/adjustment-sql';
-import { TEST_SECRET_KEY, memoryLog, steppableClock } from '../delivery/fixtures';
-import { createPlatformAccount, reconnect, reportSignup, startPlatform, type PlatformAccount, type PlatformFake } from '../delivery/platforms';
+import { createPlatformAccount, reconnect, reportSignup, type PlatformAccount, type PlatformFake } from '../delivery/platforms';
+import { usePlatformWorkers } from '../delivery/platform-workers';
 import type { FakeRequest } from '../../../src/demo/fakes/fake-server';
 
 const PLATFORMS = ['google-ads', 'microsoft-ads'] as const;
@@ -23,28 +21,12 @@ function adjustmentSends(p: PlatformFake, before: number): FakeRequest[] {
 }
 
 describe.each(DATABASE_KINDS)('adjustments with tokens that heal on $name', (kind) => {
+  const platforms = usePlatformWorkers(kind, PLATFORMS);
   let db: Database;
-  const fakes = new Map<string, PlatformFake>();
-  const workers: Array<{ stop(): Promise<void> }> = [];
-
-  beforeAll(async () => {
-    db = await kind.open();
-    for (const type of PLATFORMS) fakes.set(type, await startPlatform(type));
+  beforeAll(() => {
+    db = platforms.db;
   });
-  afterAll(async () => {
-    await Promise.all([db.close(), ...[...fakes.values()].map((f) => f.close())]);
-  });
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((w) => w.stop()));
-  });
-
-  function worker(platform: PlatformFake) {
-    const clock = steppableClock(new Date(Date.now() + 60_000));
-    const settings = loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: TEST_SECRET_KEY, ...platform.env });
-    const w = startDeliveryWorker({ db, settings, log: memoryLog(), now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 5000 });
-    workers.push(w);
-    return Object.assign(w, { clock });
-  }
+  const worker = (platform: PlatformFake) => platforms.worker(platform);
 
   /** A delivered conversion of a connected account, and a restatement of it queued (as the adjustment webhook writes it). */
   async function deliveredThenRestated(p: PlatformFake): Promise<{ acct: PlatformAccount; w: ReturnType<typeof worker>; actionId: string }> {
@@ -73,7 +55,7 @@ describe.each(DATABASE_KINDS)('adjustments with tokens that heal on $name', (kin
   }
 
   describe.each(PLATFORMS)('%s', (type) => {
-    const platform = () => fakes.get(type)!;
+    const platform = () => platforms.fake(type);
 
     it('refreshes once when the platform refuses the access token, and applies the adjustment in the same round', async () => {
       const p = platform();
