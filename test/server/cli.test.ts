@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
-import { runCli } from '../../src/cli/run';
+import { cnv } from './support/cli-harness';
 import type { Database } from '../../src/server/db/db';
 import { findAccountByApiKey, insertAccount, listAccounts, listApiKeys } from '../../src/server/accounts/sql';
 import { listAllSites, type SiteRow } from '../../src/server/api/sites/sql';
@@ -11,18 +11,6 @@ import { activeWebhookSecrets, connectTriggerSource } from '../../src/server/web
 import { bootstrap } from '../../src/server/accounts/bootstrap';
 import { lockDataDir } from '../../src/server/db/data-dir-lock';
 
-/** Runs `cnv …` in process and captures what it writes. */
-async function cnv(argv: string[], options: { db?: Database; env?: NodeJS.ProcessEnv } = {}) {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, {
-    out: { write: (text: string) => (out += text) },
-    err: { write: (text: string) => (err += text) },
-    ...options,
-    env: { CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'https://api.cnv.test', ...options.env },
-  });
-  return { code, out, err };
-}
 
 const KEY = /cnv_sk_[A-Za-z0-9]{32}/;
 
