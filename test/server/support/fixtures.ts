@@ -36,6 +36,8 @@ export interface FlowFixture {
   name?: string;
   triggerKey: string;
   status?: 'draft' | 'live';
+  /** The API trigger's type: a signup (default) or a later stage (`conversion`). */
+  triggerType?: 'saas_signup' | 'conversion';
   actions?: Array<{ integrationId: string; config: { conversion: { id: string } } }>;
 }
 
@@ -48,7 +50,7 @@ export async function insertApiFlow(db: Queryable, site: { id: string; account_i
      values ($1, $2, $3, $4, $5, $6, $7, $8, case when $7 = 'live' then now() end)`,
     [
       id, site.account_id, site.id, flow.name ?? `Flow ${flow.triggerKey}`,
-      JSON.stringify({ type: 'saas_signup', integrationId: 'api', key: flow.triggerKey }),
+      JSON.stringify({ type: flow.triggerType ?? 'saas_signup', integrationId: 'api', key: flow.triggerKey }),
       JSON.stringify(actions), flow.status ?? 'live', flow.triggerKey,
     ],
   );
