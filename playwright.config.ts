@@ -3,7 +3,10 @@ import { CHROMIUM_ARGS, chromiumExecutable } from './e2e/support/chromium';
 
 const executablePath = chromiumExecutable();
 
-/** Specs that start their own real service (startRealService, startJourneyService): independent of the shared one. */
+/**
+ * Specs that start their own real service (startRealService, startJourneyService): independent of the shared one. Not
+ * every such spec is listed: demo-revenue and reddit-connect run in the shared lane, which keeps the two lanes even.
+ */
 const OWN_SERVICE_SPECS = ['**/api-reference.spec.ts', '**/dashboard.spec.ts', '**/journey.spec.ts', '**/new-user.spec.ts', '**/personal-data.spec.ts'];
 
 export default defineConfig({

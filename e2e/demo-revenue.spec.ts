@@ -11,22 +11,13 @@ import { join } from 'node:path';
 import { DEMO_ACCOUNTS } from '../src/demo/index';
 import { SERVICE_GLOBAL } from '../src/protocol/install';
 import { checkAndShoot } from './support/axe';
-import { startJourneyService, type JourneyService } from './support/journey-service';
+import { demoEvents as demoEventsOf, useJourneyService } from './support/journey-service';
 import { expect, test } from './support/test';
 
 const SHOTS = join(import.meta.dirname, '..', 'test-results', 'screenshots');
 const PLATFORMS = ['google-ads', 'meta', 'microsoft-ads', 'linkedin', 'reddit', 'tiktok'];
 
-let journey: JourneyService;
-
-test.beforeAll(async () => {
-  test.setTimeout(120_000);
-  journey = await startJourneyService();
-});
-
-test.afterAll(async () => {
-  await journey?.close();
-});
+const journey = useJourneyService();
 
 interface ApiEvent {
   id: string;
@@ -42,10 +33,7 @@ interface ApiEvent {
 }
 
 async function demoEvent(customerEventId: string): Promise<ApiEvent | undefined> {
-  const params = new URLSearchParams({ site_id: journey.demo.setup.site.id, limit: '100' });
-  const res = await fetch(`${journey.base}/v1/events?${params}`, { headers: { authorization: `Bearer ${journey.demoApiKey}` } });
-  if (!res.ok) throw new Error(`GET /v1/events answered ${res.status}`);
-  return ((await res.json()) as { data: ApiEvent[] }).data.find((e) => e.customer_event_id === customerEventId);
+  return (await demoEventsOf<ApiEvent>(journey)).find((e) => e.customer_event_id === customerEventId);
 }
 
 test('signup → upgrade to paid (29 EUR) → refund on the demo: the stage and the retraction reach the fakes', async ({ page }) => {

@@ -12,7 +12,7 @@ import { CLICK_COOKIE, CORRELATION_COOKIE } from '../src/protocol/cookies';
 import { SERVICE_GLOBAL } from '../src/protocol/install';
 import { DEMO_ACCOUNTS } from '../src/demo/index';
 import type { FakeRequest } from '../src/demo/fakes/fake-server';
-import { startJourneyService, type JourneyService } from './support/journey-service';
+import { demoEvents as demoEventsOf, useJourneyService } from './support/journey-service';
 import { cookieNamed, expect, test } from './support/test';
 import type { Page } from '@playwright/test';
 
@@ -27,23 +27,11 @@ interface ApiEvent {
 
 const ALL_DELIVERED = ['google-ads', 'meta', 'microsoft-ads', 'linkedin', 'reddit', 'tiktok'].map((destination) => ({ destination, status: 'delivered' }));
 
-let journey: JourneyService;
-
-test.beforeAll(async () => {
-  test.setTimeout(120_000);
-  journey = await startJourneyService();
-});
-
-test.afterAll(async () => {
-  await journey?.close();
-});
+const journey = useJourneyService();
 
 /** The demo site's events, read with the demo backend's key (the demo lives in its own account). */
-async function demoEvents(query: Record<string, string> = {}): Promise<ApiEvent[]> {
-  const params = new URLSearchParams({ site_id: journey.demo.setup.site.id, limit: '100', ...query });
-  const res = await fetch(`${journey.base}/v1/events?${params}`, { headers: { authorization: `Bearer ${journey.demoApiKey}` } });
-  if (!res.ok) throw new Error(`GET /v1/events answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { data: ApiEvent[] }).data;
+function demoEvents(query: Record<string, string> = {}): Promise<ApiEvent[]> {
+  return demoEventsOf<ApiEvent>(journey, query);
 }
 
 function sha256(text: string): string {

@@ -11,6 +11,7 @@ import { startServiceWithDemo } from '../../src/demo/with-service';
 import { readCredentials } from '../../src/demo/credentials';
 import type { RunningDemo } from '../../src/demo/index';
 import { freePort } from './real-service';
+import { test } from './test';
 import { copyPgliteImageInto } from '../../test/support/pglite-image';
 
 export interface JourneyService {
@@ -56,4 +57,34 @@ export async function startJourneyService(): Promise<JourneyService> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One service with its demo for the spec file that calls this at its top level: started before its tests (a first start
+ * takes long on a busy machine), closed after them. Returns a handle whose properties are the running service's, read
+ * once it has started (inside the tests and their helpers).
+ */
+export function useJourneyService(): JourneyService {
+  let journey: JourneyService | undefined;
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
+    journey = await startJourneyService();
+  });
+  test.afterAll(async () => {
+    await journey?.close();
+  });
+  return new Proxy({} as JourneyService, {
+    get(_target, property) {
+      if (!journey) throw new Error('useJourneyService: the service starts in beforeAll');
+      return journey[property as keyof JourneyService];
+    },
+  });
+}
+
+/** The demo site's events (`GET /v1/events`, newest first), read with the demo backend's key: the demo has its own account. */
+export async function demoEvents<T>(journey: JourneyService, query: Record<string, string> = {}): Promise<T[]> {
+  const params = new URLSearchParams({ site_id: journey.demo.setup.site.id, limit: '100', ...query });
+  const res = await fetch(`${journey.base}/v1/events?${params}`, { headers: { authorization: `Bearer ${journey.demoApiKey}` } });
+  if (!res.ok) throw new Error(`GET /v1/events answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { data: T[] }).data;
 }
