@@ -105,6 +105,7 @@ export function formatUsage(usage, bare) {
   const lines = [
     `service process: ${num(usage.cpu_us_per_request)} µs CPU per request (~${num(1e6 / usage.cpu_us_per_request)} requests per core-second), ` +
       `RSS peak ${num(usage.rss_peak_mb)} MB` +
+      (usage.heap_at_peak_mb === undefined ? '' : ` (of which the HTTP thread's JS heap ${num(usage.heap_at_peak_mb)} MB, buffers ${num(usage.external_at_peak_mb)} MB)`) +
       (bare?.cpu_us_per_request ? `; bare route ${num(bare.cpu_us_per_request)} µs, cost ratio ${times(costRatio(bare, usage))}` : ''),
     `service threads: ${(usage.cpu_cores ?? 0).toFixed(2)} cores busy in all, the HTTP thread's event loop ${num((usage.http_thread_busy ?? 0) * 100)}% busy; ` +
       `${(usage.statements_per_request ?? 0).toFixed(2)} SQL statements per request (BEGIN and COMMIT included)`,

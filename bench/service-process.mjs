@@ -71,8 +71,12 @@ function beginUsage() {
   };
   start.count = () => start.requests++;
   sut.service.app.server.on('request', start.count);
+  start.atPeak = process.memoryUsage();
   start.timer = setInterval(() => {
-    start.rssPeak = Math.max(start.rssPeak, process.memoryUsage.rss());
+    const rss = process.memoryUsage.rss();
+    if (rss <= start.rssPeak) return;
+    start.rssPeak = rss;
+    start.atPeak = process.memoryUsage(); // what the HTTP thread's heap held then (the rest: PGlite's thread, native)
   }, 100);
   return start;
 }
@@ -90,6 +94,9 @@ function endUsage(start) {
     wall_ms: performance.now() - start.at,
     rss_peak_mb: Math.max(start.rssPeak, rss) / 2 ** 20,
     rss_end_mb: rss / 2 ** 20,
+    // At the peak: the HTTP thread's JavaScript heap and the memory outside it (buffers) that V8 knows of.
+    heap_at_peak_mb: start.atPeak.heapTotal / 2 ** 20,
+    external_at_peak_mb: start.atPeak.external / 2 ** 20,
     http_thread_busy: performance.eventLoopUtilization(start.elu).utilization,
     statements: statements.n - start.statements,
   };

@@ -34,6 +34,8 @@ export function summariseUsage(perInstance) {
       http_thread_busy: u.http_thread_busy,
       statements_per_request: u.requests > 0 ? u.statements / u.requests : null,
       rss_peak_mb: u.rss_peak_mb,
+      heap_at_peak_mb: u.heap_at_peak_mb,
+      external_at_peak_mb: u.external_at_peak_mb,
     };
   });
   const requests = instances.reduce((n, i) => n + i.requests, 0);
@@ -42,6 +44,9 @@ export function summariseUsage(perInstance) {
     requests,
     cpu_us_per_request: requests > 0 ? cpuUs / requests : null,
     rss_peak_mb: Math.max(...instances.map((i) => i.rss_peak_mb)),
+    /** The HTTP thread's JavaScript heap and V8's external memory when the first instance's RSS peaked. */
+    heap_at_peak_mb: instances[0]?.heap_at_peak_mb,
+    external_at_peak_mb: instances[0]?.external_at_peak_mb,
     /** CPU of the processes in cores (1.5: one and a half cores busy on average), and their HTTP threads' busy share. */
     cpu_cores: instances.reduce((n, i) => n + i.cpu_share, 0),
     http_thread_busy: Math.max(...instances.map((i) => i.http_thread_busy ?? 0)),

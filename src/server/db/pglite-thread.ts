@@ -12,6 +12,7 @@
  * from the bundle and from the sources: it loads PGlite by the path resolved here and answers protocol bytes with
  * protocol bytes (transferred, not copied).
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -28,6 +29,7 @@ export interface PgliteOptions {
 
 /** PGlite in this thread. */
 export async function pgliteHere(options: PgliteOptions): Promise<ProtocolEndpoint> {
+  if (isNewStore(options)) await createCluster(options.dataDir!);
   const lite = await PGlite.create(pgliteArgs(options));
   return { exec: (messages) => lite.execProtocolRaw(messages), close: () => lite.close() };
 }
@@ -47,6 +49,13 @@ function pgliteArgs({ dataDir, image }: PgliteOptions): { dataDir?: string; load
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
   };
 }
+
+/**
+ * The young generation of the worker's JavaScript heap. The worker only passes protocol bytes to and from PGlite, so
+ * nearly all it allocates dies at once; V8's default let that garbage grow the worker's heap to about 70 MB under the
+ * webhook benchmark's load, and 4 MB kept it to about 25 MB with the same throughput (docs/benchmarks.md).
+ */
+export const PGLITE_WORKER_YOUNG_GENERATION_MB = 4;
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -78,19 +87,54 @@ type FromWorker =
 
 /**
  * PGlite on a worker thread of its own; resolves once it is ready (the data directory opened, recovered if need be).
- * A data directory not created yet is created by a first worker that then ends: creating a cluster (initdb) leaves
- * about 400 MB of the thread's memory in use for good (measured: 790 MB resident after a fresh start, 409 MB when the
- * cluster was made by a thread that has ended), and the service keeps running with the second worker only.
+ * A data directory not created yet is created first by a short-lived child process (see createCluster), and the
+ * service's worker then opens it like any existing store.
  */
 export async function pgliteOnWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
-  const onDisk = options.dataDir !== undefined && options.dataDir !== 'memory://' && !options.image;
-  if (onDisk && !existsSync(join(options.dataDir!, 'PG_VERSION'))) await (await startWorker(options)).close();
+  if (isNewStore(options)) await createCluster(options.dataDir!);
   return startWorker(options);
+}
+
+/** A data directory on disk without a cluster yet (not one in memory, nor one restored from an image). */
+function isNewStore({ dataDir, image }: PgliteOptions): boolean {
+  return dataDir !== undefined && dataDir !== 'memory://' && !image && !existsSync(join(dataDir, 'PG_VERSION'));
+}
+
+const CLUSTER_SOURCE = `
+const { PGlite } = require(process.env.CNV_PGLITE_PATH);
+PGlite.create(JSON.parse(process.env.CNV_PGLITE_OPTIONS))
+  .then((lite) => lite.close())
+  .then(() => process.exit(0), (error) => { process.stderr.write(String((error && error.stack) || error)); process.exit(1); });
+`;
+
+/**
+ * Creates a new cluster (PostgreSQL's initdb, inside PGlite) in a child process that then exits. Creating a cluster
+ * leaves hundreds of megabytes of the creating process's memory in use for good, whichever thread did it (measured:
+ * 758 MB resident after opening a new data directory from a worker thread that had ended, against 204 MB for the same
+ * directory opened again); a process that exits gives all of it back, so a new store starts as lean as an old one.
+ */
+async function createCluster(dataDir: string): Promise<void> {
+  const child = spawn(process.execPath, ['-e', CLUSTER_SOURCE], {
+    env: {
+      ...process.env,
+      CNV_PGLITE_PATH: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
+      CNV_PGLITE_OPTIONS: JSON.stringify(pgliteArgs({ dataDir })),
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  if (code !== 0) throw new Error(`the embedded database could not be created in ${dataDir} (exit code ${code}): ${stderr.trim()}`);
 }
 
 async function startWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
+    resourceLimits: { maxYoungGenerationSizeMb: PGLITE_WORKER_YOUNG_GENERATION_MB },
     workerData: { pglitePath: createRequire(import.meta.url).resolve('@electric-sql/pglite'), options: pgliteArgs(options) },
   });
   const pending = new Map<number, { resolve(answer: Uint8Array): void; reject(error: Error): void }>();

@@ -36,6 +36,13 @@ export interface DeliveryWorkerOptions {
    * database is busy (its rounds take longer, so it rests longer).
    */
   restFactor?: number;
+  /**
+   * While reports keep arriving, start a round at most this often, in ms (default 100): each round then carries the
+   * deliveries of many report batches (fewer statements, one upload per account for all of them) instead of one round
+   * per batch. A round that claimed nothing, or a full batch, does not hold the next one back; a lone report after a
+   * quiet spell goes out at once.
+   */
+  gatherMs?: number;
   /** How long a claim holds a row; must exceed the send timeout (default 60 s). */
   leaseMs?: number;
   /** Per-send timeout (default 10 s). */
@@ -68,8 +75,8 @@ export interface DeliveryWorker {
  * rounds. On PostgreSQL, rounds run in parallel without rest.
  */
 export const WORKER_DEFAULTS = {
-  pglite: { batchSize: 100, concurrency: 1, restFactor: 2 },
-  postgres: { batchSize: 200, concurrency: 4, restFactor: 0 },
+  pglite: { batchSize: 100, concurrency: 1, restFactor: 2, gatherMs: 100 },
+  postgres: { batchSize: 200, concurrency: 4, restFactor: 0, gatherMs: 100 },
 } as const;
 
 /** Starts the delivery worker of this process. */
@@ -79,6 +86,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const batchSize = options.batchSize ?? defaults.batchSize;
   const concurrency = Math.max(1, options.concurrency ?? defaults.concurrency);
   const restFactor = Math.max(0, options.restFactor ?? defaults.restFactor);
+  const gatherMs = Math.max(0, options.gatherMs ?? defaults.gatherMs);
   const sendTimeoutMs = options.sendTimeoutMs ?? 10_000;
   const leaseMs = Math.max(options.leaseMs ?? 60_000, sendTimeoutMs + 5_000);
   const stopping = new AbortController();
@@ -177,6 +185,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
             const ended = performance.now();
             restUntil = Math.max(restUntil, ended + (ended - started) * restFactor);
           }
+          // Rows were due but fewer than a batch: let the next ones gather (see gatherMs).
+          if (claimed > 0 && claimed < batchSize) restUntil = Math.max(restUntil, started + gatherMs);
           pump();
         },
         (error) => {

@@ -6,7 +6,7 @@ import type { Database } from '../db/db';
 import type { Settings } from '../settings';
 import { ApiError, printable } from './errors';
 import { AJV_OPTIONS, coerceQueryIntegers, schemaError } from './validation';
-import { serviceLoggerOptions } from '../logging';
+import { lazyChildLogger, serviceLoggerOptions } from '../logging';
 
 /** Kept here for its importers: the url redaction of request logs lives with the other log rules in ../logging. */
 export { redactUrl } from '../logging';
@@ -35,6 +35,8 @@ export function createHttpApp(loggerOption: FastifyServerOptions['logger'], trus
     // One line per request, at debug level: at the default info level the log tells what the service did
     // (listening, deliveries, warnings), not every request a busy collector answers.
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's own logger is made when it first logs (see lazyChildLogger): most requests never do.
+    ...(loggerOption ? { childLoggerFactory: lazyChildLogger as unknown as FastifyServerOptions['childLoggerFactory'] } : {}),
     ajv: AJV_OPTIONS,
     // Errors the router raises before any route runs (malformed percent-encoding, an over-long path segment).
     frameworkErrors: (error, _request, reply) => {

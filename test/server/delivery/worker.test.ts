@@ -354,6 +354,39 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
       vi.useRealTimers();
     }
   });
+
+  it('gathers the deliveries of reports that keep coming into one round, gatherMs after the last round began', async () => {
+    // Clocks faked and stepped by hand: the gathering wait passes only when the test says so.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
+    const watched = watchStatements(db);
+    const w = startDeliveryWorker({ db: watched.db, settings: settings(), log: memoryLog(), pollIntervalMs: 250, gatherMs: 100 });
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setImmediate(resolve));
+    };
+    try {
+      await watched.idle(); // the first round found nothing: the next wake starts one at once
+      await insertReportedEvent(db, fx);
+      w.wake();
+      await until(() => fake.requests.length === 1);
+      await watched.idle();
+      // Two more reports right after a round that sent one: they wait for the gathering round, together.
+      await insertReportedEvent(db, fx);
+      w.wake();
+      await insertReportedEvent(db, fx);
+      requestDelivery();
+      await watched.idle();
+      expect(fake.requests).toHaveLength(1);
+      vi.advanceTimersByTime(99);
+      await watched.idle();
+      expect(fake.requests).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      await until(() => fake.requests.length === 2);
+      expect((fake.requests[1]!.body as { conversions: unknown[] }).conversions).toHaveLength(2);
+    } finally {
+      await w.stop();
+      vi.useRealTimers();
+    }
+  });
 });
 
 /**
