@@ -66,6 +66,24 @@ describe.each(['main', 'worker'] as const)('PGlite in the %s thread', (thread) =
   }, 120_000);
 });
 
+describe('the embedded store\'s one connection', () => {
+  it('counts the statements and transactions that had to wait for it, not those that came one after another', async () => {
+    const { db } = await open('worker');
+    try {
+      const waits = () => db.waits!();
+      const start = waits();
+      await db.query('select 1');
+      await db.query('select 2');
+      await db.transaction(async (tx) => tx.query('select 3'));
+      expect(waits()).toBe(start);
+      await Promise.all([db.query('select 6'), db.query('select 4'), db.transaction(async (tx) => tx.query('select 5'))]);
+      expect(waits()).toBe(start + 2);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+});
+
 describe('PGlite on a worker thread', () => {
   it('creates a data directory that does not exist yet in a child process, then opens it, and this process stays lean', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'cnv-pglite-fresh-'));

@@ -17,6 +17,12 @@ export interface Database extends Queryable {
   /** Runs a script of several statements (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The embedded store only (one connection): how many statements and transactions so far had to wait for it because
+   * another held it. The delivery worker yields to callers who wait (see its restFactor). Absent on PostgreSQL, whose
+   * pool serves side by side.
+   */
+  readonly waits?: () => number;
 }
 
 export interface DatabaseOptions {
@@ -74,6 +80,7 @@ async function openPglite(dataDir: string | undefined, image: Blob | undefined, 
     query: <T>(sql: string, params: readonly unknown[] = []) => exclusive(() => run<T>(sql, params)),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => exclusive(() => inTransaction(client, names, fn)),
     exec: (sql: string) => exclusive(async () => void (await client.query(sql))),
+    waits: () => exclusive.waits,
     async close() {
       await exclusive(() => client.end());
       await endpoint.close();
@@ -179,11 +186,20 @@ export class StatementNames {
 }
 
 /** A lock as a promise chain: each call runs after the previous one settled. */
-function serialized(): <T>(fn: () => Promise<T>) => Promise<T> {
+function serialized(): (<T>(fn: () => Promise<T>) => Promise<T>) & { readonly waits: number } {
   let tail: Promise<unknown> = Promise.resolve();
-  return <T>(fn: () => Promise<T>) => {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
+  let active = 0;
+  let waits = 0;
+  const run = <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active > 0) waits++;
+    active++;
+    const running = tail.then(fn, fn);
+    // Settled before the caller's own continuation runs, so a caller's next statement does not count as waiting.
+    tail = running.then(
+      () => void active--,
+      () => void active--,
+    );
+    return running;
   };
+  return Object.defineProperty(run, 'waits', { get: () => waits }) as typeof run & { readonly waits: number };
 }

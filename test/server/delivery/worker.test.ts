@@ -355,6 +355,36 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
     }
   });
 
+  it('sends a backlog round after round while no caller waits for the database, and rests once one did', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] }); // no poll: wakes only
+    // The embedded store counts who waited for its one connection (Database.waits); here the test sets the count.
+    let waits = 0;
+    let callerWaitsEachTime = false;
+    const watched = watchStatements(db);
+    const counted: Database = { ...watched.db, waits: () => (callerWaitsEachTime ? ++waits : waits) };
+    // One row per round and a rest of a million times the round: any rest at all would stop the test here.
+    const w = startDeliveryWorker({
+      db: counted, settings: settings(), log: memoryLog(), pollIntervalMs: 250, batchSize: 1, restFactor: 1_000_000, gatherMs: 0,
+    });
+    try {
+      await watched.idle();
+      for (let i = 0; i < 3; i++) await insertReportedEvent(db, fx);
+      w.wake();
+      await fake.waitForRequests(3);
+      await watched.idle();
+      // Callers now wait for the database during every round: after the next round the worker rests.
+      callerWaitsEachTime = true;
+      for (let i = 0; i < 2; i++) await insertReportedEvent(db, fx);
+      w.wake();
+      await fake.waitForRequests(4);
+      await watched.idle();
+      expect(fake.requests).toHaveLength(4);
+    } finally {
+      await w.stop();
+      vi.useRealTimers();
+    }
+  });
+
   it('gathers the deliveries of reports that keep coming into one round, gatherMs after the last round began', async () => {
     // Clocks faked and stepped by hand: the gathering wait passes only when the test says so.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
