@@ -8,6 +8,10 @@
  * - **PGlite may live on another thread.** The connection speaks raw protocol bytes to an endpoint: PGlite in this
  *   thread, or PGlite on a worker thread (pglite-thread.ts), so the service's HTTP and its SQL use both cores. The
  *   answer's bytes are parsed here by node-postgres's own parser (pg-protocol), as from a socket.
+ * - **A transaction's BEGIN goes in with its first statement.** node-postgres sends BEGIN alone and waits for its
+ *   answer; each exchange is a round trip to PGlite's thread, which on a busy 2-core machine waits for a core (about
+ *   2 ms a trip under the webhook load, more than a small statement takes to run). BEGIN is answered here at once, as
+ *   PostgreSQL answers it, and sent ahead of the next messages; its own answer is then taken off theirs.
  * The events emitted are those of node-postgres's Connection (a message's name; `errorMessage` for an ErrorResponse).
  */
 import { EventEmitter } from 'node:events';
@@ -22,6 +26,32 @@ export interface ProtocolEndpoint {
 
 type Serialized = Buffer | Uint8Array;
 
+/** The text of the BEGIN that db.ts's transactions send. */
+const BEGIN = 'begin';
+
+/** PostgreSQL's answer to BEGIN outside a transaction: CommandComplete "BEGIN", then ReadyForQuery in a transaction. */
+const BEGIN_ANSWER = Buffer.from([
+  0x43, 0, 0, 0, 10, ...Buffer.from('BEGIN\0', 'latin1'),
+  0x5a, 0, 0, 0, 5, 0x54,
+]);
+
+/**
+ * Takes the answer of a BEGIN sent ahead of other messages off the front of `answer`: everything up to its
+ * ReadyForQuery. `failed` says whether that answer held an ErrorResponse.
+ */
+export function withoutBeginAnswer(answer: Buffer): { rest: Buffer; failed: boolean } {
+  let offset = 0;
+  let failed = false;
+  while (offset + 5 <= answer.length) {
+    const type = answer[offset]!;
+    const next = offset + 1 + answer.readInt32BE(offset + 1);
+    if (type === 0x45) failed = true; // 'E'
+    if (type === 0x5a) return { rest: answer.subarray(next), failed }; // 'Z'
+    offset = next;
+  }
+  return { rest: Buffer.alloc(0), failed: true };
+}
+
 /** A pg Connection look-alike over a ProtocolEndpoint. Only what node-postgres's Client and Query call is here. */
 export class PgliteConnection extends EventEmitter {
   readonly #endpoint: ProtocolEndpoint;
@@ -31,6 +61,8 @@ export class PgliteConnection extends EventEmitter {
   readonly #incoming = new EventEmitter();
   /** One exchange at a time, in order. */
   #chain: Promise<unknown> = Promise.resolve();
+  /** A BEGIN already answered here, to be sent ahead of the next messages (see query). */
+  #heldBegin: Uint8Array | null = null;
   _connecting = false;
   readonly stream = { destroy: () => this.end() };
   parsedStatements: Record<string, string> = {};
@@ -55,17 +87,32 @@ export class PgliteConnection extends EventEmitter {
   #write(message: Serialized, send: boolean): void {
     this.#outgoing.push(message);
     if (!send) return;
+    const begun = this.#heldBegin !== null;
+    if (begun) this.#outgoing.unshift(this.#heldBegin!);
+    this.#heldBegin = null;
     const messages = this.#outgoing.length === 1 ? this.#outgoing[0]! : Buffer.concat(this.#outgoing);
     this.#outgoing = [];
     this.#chain = this.#chain
       .then(() => this.#endpoint.exec(messages))
-      .then((answer) => {
-        if (answer.byteLength > 0) this.#incoming.emit('data', Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
+      .then((raw) => {
+        let answer = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+        if (begun) {
+          const { rest, failed } = withoutBeginAnswer(answer);
+          // Already answered as begun: a BEGIN that failed cannot be told to its caller any more, so the connection fails.
+          if (failed) throw new Error('the embedded database refused BEGIN');
+          answer = rest;
+        }
+        if (answer.byteLength > 0) this.#incoming.emit('data', answer);
       })
       .catch((error: unknown) => this.emit('error', error));
   }
 
   query(text: string): void {
+    if (text === BEGIN && this.#heldBegin === null && this.#outgoing.length === 0) {
+      this.#heldBegin = serialize.query(text);
+      this.#chain = this.#chain.then(() => this.#incoming.emit('data', BEGIN_ANSWER));
+      return;
+    }
     this.#write(serialize.query(text), true);
   }
   parse(query: Parameters<typeof serialize.parse>[0]): void {
@@ -100,6 +147,7 @@ export class PgliteConnection extends EventEmitter {
   }
 
   end(): void {
+    this.#heldBegin = null; // a transaction that never ran a statement: nothing to send
     this.#chain = this.#chain.then(() => {
       this.emit('end');
       this.#incoming.emit('end');
