@@ -122,13 +122,69 @@ interface RequestLogger {
   [method: string]: unknown;
 }
 
-const LOG_METHODS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+/**
+ * A request's logger that makes the real child (pino's, with the request's bindings) only when something is logged at
+ * an enabled level. Its methods live on the prototype, so making one per request allocates one small object.
+ */
+class LazyRequestLogger {
+  #parent: RequestLogger;
+  #bindings: Record<string, unknown>;
+  #made: RequestLogger | null = null;
+
+  constructor(parent: RequestLogger, bindings: Record<string, unknown>) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+  }
+
+  #real(): RequestLogger {
+    return (this.#made ??= this.#parent.child(this.#bindings));
+  }
+
+  #log(level: string, args: unknown[]): void {
+    if (!(this.#made ?? this.#parent).isLevelEnabled(level)) return;
+    (this.#real()[level] as (...a: unknown[]) => void)(...args);
+  }
+
+  get level(): string {
+    return (this.#made ?? this.#parent).level;
+  }
+  set level(level: string) {
+    this.#real().level = level;
+  }
+  isLevelEnabled(level: string): boolean {
+    return (this.#made ?? this.#parent).isLevelEnabled(level);
+  }
+  child(bindings: Record<string, unknown>, options?: Record<string, unknown>): RequestLogger {
+    return this.#real().child(bindings, options);
+  }
+  bindings(): Record<string, unknown> {
+    return (this.#real().bindings as () => Record<string, unknown>)();
+  }
+  fatal(...args: unknown[]): void {
+    this.#log('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#log('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#log('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#log('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#log('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#log('trace', args);
+  }
+}
 
 /**
  * Fastify's childLoggerFactory: each request's logger (with its reqId) is made only when the request logs something
- * at an enabled level. Fastify makes one per request, and with the service's redaction each cost about 3 % of the HTTP
- * thread under the webhook benchmark's load (docs/benchmarks.md), though at the default level a request that goes
- * well logs nothing. A child with its own level or serializers (a route's logLevel) is made at once, as before.
+ * at an enabled level (LazyRequestLogger). Fastify makes one per request, and with the service's redaction each cost
+ * about 3 % of the HTTP thread under the webhook benchmark's load (docs/benchmarks.md), though at the default level a
+ * request that goes well logs nothing. A child with its own level or serializers (a route's logLevel) is made at once.
  */
 export function lazyChildLogger(
   this: unknown,
@@ -136,25 +192,6 @@ export function lazyChildLogger(
   bindings: Record<string, unknown>,
   options: Record<string, unknown>,
 ): RequestLogger {
-  if (Object.keys(options).length > 0) return logger.child(bindings, options);
-  let made: RequestLogger | null = null;
-  const real = (): RequestLogger => (made ??= logger.child(bindings, options));
-  const lazy: RequestLogger = {
-    get level() {
-      return (made ?? logger).level;
-    },
-    set level(level: string) {
-      real().level = level;
-    },
-    isLevelEnabled: (level: string) => (made ?? logger).isLevelEnabled(level),
-    child: (more, moreOptions) => real().child(more, moreOptions),
-    bindings: () => (real().bindings as () => Record<string, unknown>)(),
-  };
-  for (const method of LOG_METHODS) {
-    lazy[method] = (...args: unknown[]) => {
-      if (!(made ?? logger).isLevelEnabled(method)) return;
-      (real()[method] as (...a: unknown[]) => void)(...args);
-    };
-  }
-  return lazy;
+  for (const _option in options) return logger.child(bindings, options);
+  return new LazyRequestLogger(logger, bindings) as unknown as RequestLogger;
 }
