@@ -19,6 +19,7 @@ import { startDeliveryWorker } from './delivery';
 import { startNotificationWorker } from './notifications';
 import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
+import { startStoreMaintenance } from './db/maintenance';
 import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
 import { createRateLimits } from './rate-limits';
@@ -156,6 +157,9 @@ export async function startService(settings: Settings, options: StartServiceOpti
     }
     const identityRetention = startIdentityRetention({ db, retentionDays: settings.identityRetentionDays, log: app.log });
     closers.push(() => identityRetention.stop());
+    // The embedded store's vacuum and statistics (a PostgreSQL server's autovacuum does this there).
+    const maintenance = startStoreMaintenance({ db, log: app.log });
+    closers.push(() => maintenance.stop());
     progress(`ready (${seconds(started)})`);
 
     let closed: Promise<void> | undefined;
