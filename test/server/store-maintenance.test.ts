@@ -1,41 +1,51 @@
 /**
- * The embedded store's maintenance (src/server/db/maintenance.ts), what a PostgreSQL server's autovacuum does: the
- * queues vacuumed, every table analyzed, nothing run on PostgreSQL.
+ * The embedded store's maintenance (src/server/db/maintenance.ts), what a PostgreSQL server's autovacuum does: a table
+ * analyzed once it has grown (never while it is nearly empty), the queues vacuumed, nothing run on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMigratedPglite } from '../support/pglite';
 import type { Database } from '../../src/server/db/db';
-import { QUEUE_TABLES, maintainEmbeddedStore, startStoreMaintenance } from '../../src/server/db/maintenance';
-import { createDeliveryFixture, insertReportedEvent } from './delivery/fixtures';
+import { maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze } from '../../src/server/db/maintenance';
+import { createDeliveryFixture, insertReportedEvent, type DeliveryFixture } from './delivery/fixtures';
 
 describe('maintenance of the embedded store', () => {
   let db: Database;
+  let fx: DeliveryFixture;
   beforeAll(async () => {
     db = await openMigratedPglite();
-    const fx = await createDeliveryFixture(db);
-    for (let i = 0; i < 40; i++) await insertReportedEvent(db, fx);
-    await db.query('delete from outbox'); // delivered
+    fx = await createDeliveryFixture(db);
   });
   afterAll(() => db.close());
 
-  const stats = (table: string) =>
-    db.query<{ reltuples: number }>('select reltuples::float8 as reltuples from pg_class where relname = $1', [table]).then((rows) => rows[0]!);
-  it('analyzes every table, so a statement planned on an empty store is planned again for the rows it has now', async () => {
-    expect((await stats('events')).reltuples).toBe(-1); // never analyzed: the planner knows nothing of its rows
-    await maintainEmbeddedStore(db);
-    expect((await stats('events')).reltuples).toBe(40);
-    expect((await stats('event_actions')).reltuples).toBe(40);
-    expect((await stats('reports')).reltuples).toBe(40);
-    for (const queue of QUEUE_TABLES) expect((await stats(queue)).reltuples).toBe(0);
+  const reltuples = async (table: string) =>
+    (await db.query<{ n: number }>('select reltuples::float8 as n from pg_class where relname = $1', [table]))[0]!.n;
+  const report = async (count: number) => {
+    for (let i = 0; i < count; i++) await insertReportedEvent(db, fx);
+  };
+
+  it('leaves a new, nearly empty store unanalyzed: statistics taken now would tell the planner the tables are empty', async () => {
+    await report(5);
+    expect(await maintainEmbeddedStore(db, { vacuumQueues: false })).toEqual({ analyzed: [] });
+    expect(await reltuples('events')).toBe(-1);
+  });
+
+  it('analyzes a table once it has grown, and again only when it has grown by half again', async () => {
+    await report(295);
+    const { analyzed } = await maintainEmbeddedStore(db, { vacuumQueues: false });
+    expect(analyzed).toContain('events'); // the first table past ANALYZE_MIN_PAGES here
+    expect(await reltuples('events')).toBe(300);
+    expect(await tablesToAnalyze(db)).toEqual([]);
+    await report(100);
+    expect(await tablesToAnalyze(db)).not.toContain('events');
+    await report(200);
+    expect(await tablesToAnalyze(db)).toContain('events');
   });
 
   it('vacuums the queues: the pages of delivered outbox rows are given back', async () => {
     const pages = async () => (await db.query<{ pages: number }>("select (pg_relation_size('outbox') / 8192)::int as pages"))[0]!.pages;
-    const fx = await createDeliveryFixture(db);
-    for (let i = 0; i < 200; i++) await insertReportedEvent(db, fx);
-    await db.query('delete from outbox');
+    await db.query('delete from outbox'); // delivered
     expect(await pages()).toBeGreaterThan(0); // deleted rows keep their pages until a vacuum
-    await maintainEmbeddedStore(db);
+    await maintainEmbeddedStore(db, { vacuumQueues: true });
     expect(await pages()).toBe(0);
   });
 
