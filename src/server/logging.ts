@@ -192,6 +192,6 @@ export function lazyChildLogger(
   bindings: Record<string, unknown>,
   options: Record<string, unknown>,
 ): RequestLogger {
-  for (const _option in options) return logger.child(bindings, options);
+  if (Object.keys(options).length > 0) return logger.child(bindings, options);
   return new LazyRequestLogger(logger, bindings) as unknown as RequestLogger;
 }

@@ -2,10 +2,10 @@
  * The embedded store's maintenance (src/server/db/maintenance.ts), what a PostgreSQL server's autovacuum does: a table
  * analyzed once it has grown (never while it is nearly empty), the queues vacuumed, nothing run on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openMigratedPglite } from '../support/pglite';
 import type { Database } from '../../src/server/db/db';
-import { maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze } from '../../src/server/db/maintenance';
+import { CHECK_INTERVAL_MS, VACUUM_EVERY_CHECKS, maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze } from '../../src/server/db/maintenance';
 import { createDeliveryFixture, insertReportedEvent, type DeliveryFixture } from './delivery/fixtures';
 
 describe('maintenance of the embedded store', () => {
@@ -41,12 +41,35 @@ describe('maintenance of the embedded store', () => {
     expect(await tablesToAnalyze(db)).toContain('events');
   });
 
+  const outboxPages = async () => (await db.query<{ pages: number }>("select (pg_relation_size('outbox') / 8192)::int as pages"))[0]!.pages;
+
   it('vacuums the queues: the pages of delivered outbox rows are given back', async () => {
-    const pages = async () => (await db.query<{ pages: number }>("select (pg_relation_size('outbox') / 8192)::int as pages"))[0]!.pages;
     await db.query('delete from outbox'); // delivered
-    expect(await pages()).toBeGreaterThan(0); // deleted rows keep their pages until a vacuum
+    expect(await outboxPages()).toBeGreaterThan(0); // deleted rows keep their pages until a vacuum
     await maintainEmbeddedStore(db, { vacuumQueues: true });
-    expect(await pages()).toBe(0);
+    expect(await outboxPages()).toBe(0);
+  });
+
+  it('when it runs by itself: checks at start and every interval, and vacuums the queues at every tenth check after the first', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const errors: unknown[] = [];
+    const log = { error: (obj: object) => errors.push(obj) };
+    try {
+      await report(40);
+      await db.query('delete from outbox');
+      const intervals = async (n: number) => {
+        const maintenance = startStoreMaintenance({ db, log });
+        vi.advanceTimersByTime(n * CHECK_INTERVAL_MS);
+        await maintenance.stop(); // waits for the checks the intervals started
+      };
+      await intervals(VACUUM_EVERY_CHECKS - 1);
+      expect(await outboxPages()).toBeGreaterThan(0);
+      await intervals(VACUUM_EVERY_CHECKS);
+      expect(await outboxPages()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('runs nothing on PostgreSQL, whose autovacuum does this', async () => {

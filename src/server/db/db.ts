@@ -73,14 +73,14 @@ async function openPglite(dataDir: string | undefined, image: Blob | undefined, 
   const names = new StatementNames();
   // One connection: a transaction holds it from BEGIN to COMMIT, and everything else waits its turn (as PGlite runs
   // one statement at a time anyway).
-  const exclusive = serialized();
+  const { exclusive, waits } = serialized();
   const run = <T>(sql: string, params: readonly unknown[]) => runStatement<T>(client, names, sql, params);
   return {
     kind: 'pglite',
     query: <T>(sql: string, params: readonly unknown[] = []) => exclusive(() => run<T>(sql, params)),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => exclusive(() => inTransaction(client, names, fn)),
     exec: (sql: string) => exclusive(async () => void (await client.query(sql))),
-    waits: () => exclusive.waits,
+    waits,
     async close() {
       await exclusive(() => client.end());
       await endpoint.close();
@@ -185,21 +185,22 @@ export class StatementNames {
   }
 }
 
-/** A lock as a promise chain: each call runs after the previous one settled. */
-function serialized(): (<T>(fn: () => Promise<T>) => Promise<T>) & { readonly waits: number } {
+/**
+ * A lock as a promise chain: each call of `exclusive` runs after the previous one settled. `waits` counts the calls
+ * that found the lock held.
+ */
+function serialized(): { exclusive: <T>(fn: () => Promise<T>) => Promise<T>; waits: () => number } {
   let tail: Promise<unknown> = Promise.resolve();
   let active = 0;
-  let waits = 0;
-  const run = <T>(fn: () => Promise<T>): Promise<T> => {
-    if (active > 0) waits++;
+  let waited = 0;
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active > 0) waited++;
     active++;
     const running = tail.then(fn, fn);
     // Settled before the caller's own continuation runs, so a caller's next statement does not count as waiting.
-    tail = running.then(
-      () => void active--,
-      () => void active--,
-    );
+    const settled = () => void active--;
+    tail = running.then(settled, settled);
     return running;
   };
-  return Object.defineProperty(run, 'waits', { get: () => waits }) as typeof run & { readonly waits: number };
+  return { exclusive, waits: () => waited };
 }

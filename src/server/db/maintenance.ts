@@ -22,7 +22,7 @@
 import type { Database } from './db';
 import { startPeriodic, type PeriodicLog } from '../periodic';
 
-/** Tables whose rows come and go (vacuumed every VACUUM_INTERVAL_MS). */
+/** Tables whose rows come and go (vacuumed every VACUUM_EVERY_CHECKS checks). */
 export const QUEUE_TABLES = ['outbox', 'adjustment_results', 'notifications'] as const;
 
 /** A table is analyzed once it has at least this many pages… */
@@ -33,10 +33,10 @@ export const ANALYZE_GROWTH = 1.5;
 /** Statistics sample 300 times this many rows per table. */
 const STATISTICS_TARGET = 10;
 
-/** How often the tables' growth is looked at. */
+/** How often the tables' growth is looked at (at start, then every interval). */
 export const CHECK_INTERVAL_MS = 30_000;
-/** How often the queues are vacuumed (the first time one interval after start). */
-export const VACUUM_INTERVAL_MS = 5 * 60_000;
+/** The queues are vacuumed at every this many checks after the one at start: every 5 minutes. */
+export const VACUUM_EVERY_CHECKS = 10;
 
 /** The tables of the service's schema that have grown since they were last analyzed (see the rule above). */
 export async function tablesToAnalyze(db: Database): Promise<string[]> {
@@ -67,19 +67,14 @@ function quoteIdentifier(name: string): string {
 }
 
 /** Maintains the embedded store every CHECK_INTERVAL_MS (nothing on PostgreSQL: its autovacuum does it). */
-export function startStoreMaintenance(options: {
-  db: Database;
-  log: PeriodicLog;
-  now?: () => number;
-}): { stop(): Promise<void> } {
+export function startStoreMaintenance(options: { db: Database; log: PeriodicLog }): { stop(): Promise<void> } {
   if (options.db.kind !== 'pglite') return { stop: async () => undefined };
-  const now = options.now ?? Date.now;
-  let lastVacuum = now();
+  let check = 0; // the one at start
   return startPeriodic(
     async () => {
-      const vacuumQueues = now() - lastVacuum >= VACUUM_INTERVAL_MS;
+      const vacuumQueues = check > 0 && check % VACUUM_EVERY_CHECKS === 0;
+      check++;
       await maintainEmbeddedStore(options.db, { vacuumQueues });
-      if (vacuumQueues) lastVacuum = now();
     },
     CHECK_INTERVAL_MS,
     options.log,
