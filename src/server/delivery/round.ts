@@ -56,6 +56,13 @@ export interface RoundDeps {
   box: SecretBox;
   /** OAuth access tokens per connection. */
   tokens: AccessTokens;
+  /**
+   * Most rows whose outcomes one transaction writes (default: all of a batch in one). On the embedded store, whose one
+   * connection a transaction holds from BEGIN to COMMIT, a round's 100 outcomes in one transaction held it for 60 to
+   * 100 ms under the webhook load, and every report waiting for it took that much longer; in transactions of 20 rows, the
+   * reports that queued meanwhile are written between them (see WORKER_DEFAULTS).
+   */
+  outcomesPerTransaction?: number;
 }
 
 /** What became of a claimed row. */
@@ -153,10 +160,22 @@ export function valueOf(record: Pick<DeliveryRecord, 'value' | 'currency' | 'cus
 }
 
 /**
- * Writes rows' fates in one transaction, each fenced by its claim's lease, with their events' statuses; returns the
- * claim ids still held. Two statements (the events locked, then the outcomes) whatever the number of rows.
+ * Writes rows' fates, each fenced by its claim's lease, with their events' statuses; returns the claim ids still held.
+ * A transaction of two statements (the events locked, then the outcomes) per `outcomesPerTransaction` rows. Each
+ * event's status is computed from all its actions in the transaction that writes one of them, so an event whose
+ * actions fall in two transactions ends with the status of all of them.
  */
-async function write(db: Database, rows: readonly Settled[], at: Date): Promise<Set<number>> {
+async function write(deps: Pick<RoundDeps, 'db' | 'outcomesPerTransaction'>, rows: readonly Settled[], at: Date): Promise<Set<number>> {
+  const size = Math.max(1, deps.outcomesPerTransaction ?? rows.length);
+  const held = new Set<number>();
+  for (let i = 0; i < rows.length; i += size) {
+    for (const id of await writeTogether(deps.db, rows.slice(i, i + size), at)) held.add(id);
+  }
+  return held;
+}
+
+/** Writes rows' fates in one transaction (see write). */
+async function writeTogether(db: Database, rows: readonly Settled[], at: Date): Promise<Set<number>> {
   if (rows.length === 0) return new Set();
   return db.transaction(async (tx) => {
     // Every event whose status this round may change (a row whose lease was lost is locked too, which is harmless).
@@ -260,7 +279,7 @@ async function sendBatch(platform: DestinationPlatform, connection: Connection, 
   const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
   const settled = await sendHealing(platform, connection, rows, ctx, deps);
   const at = deps.now();
-  const held = await write(deps.db, settled, at);
+  const held = await write(deps, settled, at);
   logOutcomes(deps.log, platform.type, settled, held);
   return results(settled, held);
 }
@@ -373,7 +392,7 @@ export async function prepareDeliveryRound(claims: readonly ClaimedDelivery[], d
     byConnection.set(record.destination_id, group);
   }
 
-  const held = await write(db, early, deps.now());
+  const held = await write(deps, early, deps.now());
   logOutcomes(log, null, early, held);
   const connections = await findConnectionsById(db, [...byConnection.keys()]);
   const batches: ConnectionBatch[] = [];

@@ -45,6 +45,8 @@ export interface DeliveryWorkerOptions {
    * quiet spell goes out at once.
    */
   gatherMs?: number;
+  /** Most outcomes written per transaction (default: a batch's all; 20 on PGlite, see RoundDeps). */
+  outcomesPerTransaction?: number;
   /** How long a claim holds a row; must exceed the send timeout (default 60 s). */
   leaseMs?: number;
   /** Per-send timeout (default 10 s). */
@@ -79,8 +81,8 @@ export interface DeliveryWorker {
  * fifth). On PostgreSQL, rounds run in parallel without rest.
  */
 export const WORKER_DEFAULTS = {
-  pglite: { batchSize: 100, concurrency: 1, restFactor: 4, gatherMs: 100 },
-  postgres: { batchSize: 200, concurrency: 4, restFactor: 0, gatherMs: 100 },
+  pglite: { batchSize: 100, concurrency: 1, restFactor: 4, gatherMs: 100, outcomesPerTransaction: 20 },
+  postgres: { batchSize: 200, concurrency: 4, restFactor: 0, gatherMs: 100, outcomesPerTransaction: undefined },
 } as const;
 
 /** Starts the delivery worker of this process. */
@@ -107,6 +109,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     random: options.random ?? Math.random,
     sendTimeoutMs,
     signal: stopping.signal,
+    outcomesPerTransaction: options.outcomesPerTransaction ?? defaults.outcomesPerTransaction,
   };
 
   // Batches of one connection go one after another (a lane); lanes run side by side, so a hanging account holds

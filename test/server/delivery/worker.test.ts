@@ -207,6 +207,25 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
     expect(actions[0]).toMatchObject({ status: 'failed', error: { code: 'no_match_keys' } });
   });
 
+  it("writes a round's outcomes in transactions of outcomesPerTransaction rows, each event ending with all its actions' status", async () => {
+    const twoActions = await insertReportedEvent(db, fx, {
+      actions: [{ destination: 'google-ads', conversionId: '987654321' }, { destination: 'google-ads', conversionId: '123456789' }],
+    });
+    const single = await insertReportedEvent(db, fx, { clickIds: { gclid: 'GCLID-single' } });
+    let transactions = 0;
+    const counting: Database = { ...db, transaction: (fn) => (transactions++, db.transaction(fn)) };
+    const results = await worker(undefined, { db: counting, outcomesPerTransaction: 1 }).drain();
+    expect(results.map((r) => r.result)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(fake.requests).toHaveLength(1); // one upload for the round, whatever the transactions of its outcomes
+    expect(transactions).toBe(3);
+    for (const { eventId } of [twoActions, single]) {
+      const { event, actions, outbox } = await readOutcome(db, eventId);
+      expect(event.status).toBe('completed');
+      expect(actions.every((a) => a.status === 'delivered')).toBe(true);
+      expect(outbox).toEqual([]);
+    }
+  });
+
   it('marks the event failed when one action failed and none is pending, even if another was delivered', async () => {
     const { eventId } = await insertReportedEvent(db, fx, {
       actions: [{ destination: 'google-ads', conversionId: '987654321' }, { destination: 'carrier-pigeon', conversionId: '1' }],
