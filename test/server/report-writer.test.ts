@@ -9,6 +9,7 @@ import { insertEvent } from '../../src/server/fanout/sql';
 import { upsertSnapshots } from '../../src/server/collector/sql';
 import { ReportWriter } from '../../src/server/webhook/report-writer';
 import { recordReports, type ReportSubmission, type ReportingSite } from '../../src/server/webhook/report';
+import { insertReportsWithEvents, isEventSlotTaken } from '../../src/server/webhook/report-batch-sql';
 import type { ValidReport } from '../../src/server/webhook/report-input';
 
 function submission(site: ReportingSite, customerEventId: string, overrides: Partial<ValidReport> & { triggerKey?: string } = {}): ReportSubmission {
@@ -68,7 +69,7 @@ describe.each(DATABASE_KINDS)('webhook group commit on $name', (kind) => {
   });
   afterAll(() => db.close());
 
-  it('records reports that arrive together in one transaction, and answers each one', async () => {
+  it('records reports that arrive together in one batch, and answers each one', async () => {
     const { writer, batches } = observedWriter(db);
     const ids = Array.from({ length: 10 }, () => id('together'));
     const responses = await Promise.all(ids.map((ceid) => writer.submit(submission(siteA, ceid))));
@@ -185,6 +186,48 @@ describe.each(DATABASE_KINDS)('webhook group commit on $name', (kind) => {
       [siteA.account_id, at],
     );
     expect(row).toEqual({ n: 12, distinct_keys: 12, within_ms: 12 });
+  });
+
+  it("records a report whose event's slot is taken: the one statement fails whole, and a transaction steps past the slot", async () => {
+    // Two events at one millisecond (slots 0 and 1), then the first deleted: counting the events there (1) points a new
+    // event at slot 1, which is taken.
+    const at = new Date('2026-11-21T10:40:00.123Z');
+    const first = await db.transaction((tx) => insertEvent(tx, {
+      accountId: siteA.account_id, siteId: siteA.id, siteKey: siteA.site_key, flowId: null, flowName: null, reportId: null,
+      trigger: 'form_submission', occurredAt: at, matchQuality: 'low', email: null, clickIds: null, data: {}, actions: [],
+    }));
+    await db.transaction((tx) => insertEvent(tx, {
+      accountId: siteA.account_id, siteId: siteA.id, siteKey: siteA.site_key, flowId: null, flowName: null, reportId: null,
+      trigger: 'form_submission', occurredAt: at, matchQuality: 'low', email: null, clickIds: null, data: {}, actions: [],
+    }));
+    await db.query('delete from events where id = $1', [first.id]);
+    const token = newToken();
+    await upsertSnapshots(db, [{ siteId: siteA.id, snapshot: snapshotBody({ correlation_token: token, occurred_at: at.toISOString() }) }]);
+
+    // The statement alone refuses, and writes nothing.
+    const ceid = id('slot-taken');
+    const report = {
+      siteId: siteA.id, customerEventId: ceid, triggerKey: 'signup', correlationToken: token, identity: {}, allowUncorrelated: false,
+      value: null, currency: null, customerId: null, kind: 'saas_signup' as const, occurredAt: null,
+      response: { status: 'promoted' as const, promoted_count: 1, customer_event_id: ceid, correlated: true },
+      events: [{
+        accountId: siteA.account_id, siteId: siteA.id, siteKey: siteA.site_key, flowId: null, flowName: null, trigger: 'api',
+        occurredAt: at, matchQuality: 'high' as const, email: null, clickIds: null, data: {}, actions: [],
+      }],
+    };
+    const refused = await insertReportsWithEvents(db, [report], { alone: true }).catch((error: unknown) => error);
+    expect(isEventSlotTaken(refused)).toBe(true);
+    expect(await counts(db, siteA.id, ceid)).toEqual({ reports: 0, events: 0, outbox: 0 });
+
+    // Through the writer: recorded with both its events and their deliveries, every sort key of the millisecond distinct.
+    const { writer } = observedWriter(db);
+    await expect(writer.submit(submission(siteA, ceid, { correlation_token: token, allow_uncorrelated: false }))).resolves.toMatchObject({ status: 'promoted', promoted_count: 2 });
+    expect(await counts(db, siteA.id, ceid)).toEqual({ reports: 1, events: 2, outbox: 3 });
+    const [row] = await db.query<{ n: number; distinct_keys: number }>(
+      'select count(*)::int as n, count(distinct sort_at)::int as distinct_keys from events where account_id = $1 and occurred_at = $2',
+      [siteA.account_id, at],
+    );
+    expect(row).toEqual({ n: 3, distinct_keys: 3 });
   });
 
   it('writes every buffered report before flush() returns', async () => {

@@ -23,6 +23,18 @@ function compare(a: string, b: string): number {
 }
 
 /**
+ * The text of the error an insertion `alone` raises when an event of a report it inserts found its slot taken: the
+ * statement then fails whole, nothing of it is written, and the caller runs it again in a transaction, where the
+ * stepping path of insertEvents can follow it.
+ */
+export const EVENT_SLOT_TAKEN = 'cnv: an event slot was taken meanwhile';
+
+/** Whether a database error is the one an insertion `alone` raises when an event's slot was taken. */
+export function isEventSlotTaken(error: unknown): boolean {
+  return error instanceof Error && error.message.includes(EVENT_SLOT_TAKEN);
+}
+
+/**
  * Inserts reports, each unless its site already has one with its customer_event_id, and for each report inserted its
  * events, their actions and their outbox rows; a repeat's events are not written. Returns the ids of the reports
  * inserted, by reportKey. Keys must be distinct within one call.
@@ -32,8 +44,12 @@ function compare(a: string, b: string): number {
  * process on one PostgreSQL) is not written by this statement; it then goes through insertEvents, which steps to the
  * next free slot. Reports go in in key order and events in (account, time) order, so concurrent writers take the
  * unique indexes' locks in one order.
+ *
+ * `alone`: the statement is the whole write, outside any transaction (one statement commits atomically by itself, one
+ * round trip to the database instead of three with BEGIN and COMMIT). It then cannot follow up an event whose slot was
+ * taken, so such an event makes the statement fail whole with EVENT_SLOT_TAKEN (nothing written) instead.
  */
-export async function insertReportsWithEvents(tx: Queryable, reports: readonly ReportWithEvents[]): Promise<Map<string, string>> {
+export async function insertReportsWithEvents(tx: Queryable, reports: readonly ReportWithEvents[], { alone = false } = {}): Promise<Map<string, string>> {
   if (reports.length === 0) return new Map();
   const sorted = [...reports]
     .map((report) => ({ report, key: reportKey(report.siteId, report.customerEventId), id: newId('rpt') }))
@@ -46,7 +62,7 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
   );
 
   // Each table's rows go as one JSON document of named fields (n: the row's place, for the insert order).
-  const rows = await tx.query<{ kind: 'report' | 'event'; id: string }>(
+  const rows = await tx.query<{ kind: 'report' | 'event' | 'slots'; id: string }>(
     `with r as (
        insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
          value, currency, customer_id, kind, occurred_at)
@@ -90,8 +106,16 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
        -- The delivery worker's outbox rows (see outbox.ts), one per action, due at its event's deliverAt.
        insert into outbox (event_action_id, due_at)
        select t.id, t.due_at from json_to_recordset($3::json) as t(id text, due_at timestamptz) join a on a.id = t.id
+     )${alone ? `,
+     -- Alone: every event of an inserted report has its slot, or the statement fails (a cast of a non-constant text,
+     -- so that PostgreSQL cannot fold it at planning).
+     slots as (
+       select (case when (select count(*) from e) = (select count(*) from json_to_recordset($2::json) as t(report_id text) join r on r.id = t.report_id)
+         then '0' else '${EVENT_SLOT_TAKEN}' end)::int as missing
      )
-     select 'report' as kind, id from r union all select 'event' as kind, id from e`,
+     select 'report' as kind, id from r union all select 'event' as kind, id from e
+     union all select 'slots' as kind, missing::text from slots` : `
+     select 'report' as kind, id from r union all select 'event' as kind, id from e`}`,
     [
       JSON.stringify(sorted.map(({ id, report: r }, n) => ({
         n, id, site_id: r.siteId, customer_event_id: r.customerEventId, trigger_key: r.triggerKey, correlation_token: r.correlationToken,
@@ -112,8 +136,9 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
 
   const insertedReports = new Set<string>();
   const insertedEvents = new Set<string>();
-  for (const row of rows) (row.kind === 'report' ? insertedReports : insertedEvents).add(row.id);
-  // Events of inserted reports that lost their slot to another writer: the stepping path of insertEvents.
+  for (const row of rows) if (row.kind !== 'slots') (row.kind === 'report' ? insertedReports : insertedEvents).add(row.id);
+  // Events of inserted reports that lost their slot to another writer: the stepping path of insertEvents. (Alone,
+  // there are none: the statement fails instead, see `slots`.)
   const bumped = events.filter((e) => insertedReports.has(e.reportId!) && !insertedEvents.has(e.id));
   if (bumped.length > 0) await insertEvents(tx, bumped.map(({ id: _id, ...event }) => event));
   return new Map(sorted.filter((s) => insertedReports.has(s.id)).map((s) => [s.key, s.id]));

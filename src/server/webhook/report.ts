@@ -15,7 +15,7 @@ import {
   type ReportKind,
   type SignupOfCustomer,
 } from './report-sql';
-import { insertReportsWithEvents, type ReportWithEvents } from './report-batch-sql';
+import { insertReportsWithEvents, isEventSlotTaken, type ReportWithEvents } from './report-batch-sql';
 import { describeMatch, pairingDeadline } from '../pairing';
 import type { ValidReport } from './report-input';
 import type { ActionConfig } from '../api/flows';
@@ -63,19 +63,18 @@ export async function recordReport(
 }
 
 /**
- * Records a batch of reports in ONE transaction of three set-based statements whatever its size (live flows, snapshots,
- * then reports with events, actions and outbox rows; one more to read the stored responses of repeats), and returns
- * one outcome per submission, in order. Reports, events, outbox rows and stored responses commit together,
- * so a concurrent duplicate (another batch, another process) waits on the unique index until this one commits and
- * then reads its response. Within the batch, a repeated (site, customer_event_id) is recorded once and every repeat
- * gets the first one's outcome. A database fault fails the whole batch (the caller may retry its reports one by one).
+ * Records a batch of reports and returns one outcome per submission, in order. The reads come first (the live flows,
+ * the signups later stages need, the snapshots), then ONE statement writes the reports with their events, actions and
+ * outbox rows, atomically by itself: no transaction around it, so on the embedded store nothing holds the database
+ * between statements, and a batch is three round trips to it instead of four or five. A repeat's stored response is read
+ * after (already committed: a concurrent duplicate, another batch or another process, waits on the unique index until
+ * the first commits). In the rare case that an event's slot was taken meanwhile (see insertReportsWithEvents), the
+ * write runs again in a transaction that can follow it. Within the batch, a repeated (site, customer_event_id) is
+ * recorded once and every repeat gets the first one's outcome. A database fault fails the whole batch (the caller may
+ * retry its reports one by one).
  */
 export async function recordReports(db: Database, submissions: readonly ReportSubmission[]): Promise<ReportOutcome[]> {
   if (submissions.length === 0) return [];
-  return db.transaction((tx) => recordInTransaction(tx, submissions));
-}
-
-async function recordInTransaction(tx: Queryable, submissions: readonly ReportSubmission[]): Promise<ReportOutcome[]> {
   // The first submission of each key stands for its repeats in this batch.
   const firstOf = new Map<string, number>();
   submissions.forEach((s, i) => {
@@ -86,11 +85,11 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
 
   const kindOf = (s: ReportSubmission): ReportKind => s.kind ?? 'saas_signup';
   const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey, kind: kindOf(s) }));
-  const flowsByTrigger = await liveFlowsForTriggers(tx, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind)));
-  const signups = await signupsOfStages(tx, firsts);
+  const flowsByTrigger = await liveFlowsForTriggers(db, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind)));
+  const signups = await signupsOfStages(db, firsts);
   const resolved = firsts.map((s) => resolveClick(s, signups));
   const tokens = resolved.flatMap((r, i) => (r.token ? [{ siteId: firsts[i]!.site.id, correlationToken: r.token }] : []));
-  const snapshots = await findSnapshots(tx, distinct(tokens, (k) => snapshotKey(k.siteId, k.correlationToken)));
+  const snapshots = await findSnapshots(db, distinct(tokens, (k) => snapshotKey(k.siteId, k.correlationToken)));
 
   const planned = firsts.map((s, i) => {
     const { token, identity, via, signup } = resolved[i]!;
@@ -113,8 +112,8 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
     return { submission: s, kind, flows, match, response, token, identity, occurredAt, stageData };
   });
 
-  const inserted = await insertReportsWithEvents(
-    tx,
+  const inserted = await insertAtomically(
+    db,
     planned.map(({ submission: s, kind, flows, match, response, token, identity, occurredAt, stageData }): ReportWithEvents => ({
       siteId: s.site.id,
       customerEventId: s.report.customer_event_id,
@@ -153,7 +152,7 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
 
   const keyOf = (s: ReportSubmission) => reportKey(s.site.id, s.report.customer_event_id);
   const repeats = planned.filter((p) => !inserted.has(keyOf(p.submission)));
-  const stored = await findReportResponses(tx, repeats.map((p) => ({ siteId: p.submission.site.id, customerEventId: p.submission.report.customer_event_id })));
+  const stored = await findReportResponses(db, repeats.map((p) => ({ siteId: p.submission.site.id, customerEventId: p.submission.report.customer_event_id })));
   const outcomes = new Map<string, ReportOutcome>();
   for (const { submission: s, flows, match, response } of planned) {
     const key = keyOf(s);
@@ -171,6 +170,16 @@ async function recordInTransaction(tx: Queryable, submissions: readonly ReportSu
   return submissions.map((s) => outcomes.get(keyOf(s))!);
 }
 
+/** The reports' one statement (see recordReports), or, when an event's slot was taken meanwhile, a transaction. */
+async function insertAtomically(db: Database, reports: readonly ReportWithEvents[]): Promise<Map<string, string>> {
+  try {
+    return await insertReportsWithEvents(db, reports, { alone: true });
+  } catch (error) {
+    if (!isEventSlotTaken(error)) throw error;
+    return db.transaction((tx) => insertReportsWithEvents(tx, reports));
+  }
+}
+
 /** How a report found its click: its own token, the token of its customer's signup, or none. */
 interface ResolvedClick {
   token: string | null;
@@ -184,9 +193,9 @@ interface ResolvedClick {
  * The latest signup of the customer of every later stage that came without a token: stored ones, and signups of the
  * same batch that come before it (the group commit may carry both).
  */
-async function signupsOfStages(tx: Queryable, firsts: readonly ReportSubmission[]): Promise<Map<string, SignupOfCustomer>> {
+async function signupsOfStages(db: Queryable, firsts: readonly ReportSubmission[]): Promise<Map<string, SignupOfCustomer>> {
   const wanted = firsts.filter((s) => s.kind === 'conversion' && !s.report.correlation_token && s.report.customer_id);
-  const found = await findLatestSignups(tx, distinct(wanted.map((s) => ({ siteId: s.site.id, customerId: s.report.customer_id! })), (k) => customerKey(k.siteId, k.customerId)));
+  const found = await findLatestSignups(db, distinct(wanted.map((s) => ({ siteId: s.site.id, customerId: s.report.customer_id! })), (k) => customerKey(k.siteId, k.customerId)));
   for (const s of firsts) {
     if ((s.kind ?? 'saas_signup') !== 'saas_signup' || !s.report.customer_id) continue;
     found.set(customerKey(s.site.id, s.report.customer_id), {
