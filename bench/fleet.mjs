@@ -69,7 +69,9 @@ export async function startFleet({ store, instances = 1, fakeEnv, databaseUrl, p
     const processes = [];
     const started = [];
     for (let i = 0; i < instances; i++) {
-      const child = await startChild(join(benchDir, 'service-process.mjs'));
+      // BENCH_SERVICE_NODE_FLAGS: Node/V8 flags of each service process (e.g. to measure --optimize-for-size).
+      const execArgv = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+      const child = await startChild(join(benchDir, 'service-process.mjs'), { execArgv });
       closers.push(async () => {
         await child.call({ type: 'stop' }).catch(() => undefined);
         await child.stop();

@@ -15,6 +15,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { dirname } from 'node:path';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { setSiteDomain, setUpWebhookFlow, startServiceUnderTest } from './service-under-test.mjs';
 
 let sut = null;
@@ -133,12 +134,43 @@ function timeStatements(db) {
   };
 }
 
+/**
+ * BENCH_TAIL=1: where the webhook's tail comes from (a diagnostic, like BENCH_SQL_TIMING): the HTTP thread's GC pauses
+ * and event-loop delay over the window, and the wall time of every transaction, so a slow answer can be told apart
+ * as a pause of the thread, a slow transaction or a wait for the store.
+ */
+const tail = { on: process.env.BENCH_TAIL === '1', gc: [], tx: [], byFirst: {}, delay: null };
+if (tail.on) new PerformanceObserver((list) => tail.gc.push(...list.getEntries().map((e) => e.duration))).observe({ entryTypes: ['gc'] });
+function timeTransactions(db) {
+  const transaction = db.transaction.bind(db);
+  db.transaction = (fn) => {
+    // From the moment the transaction holds the connection (its function runs) to its end: a wait for the store
+    // before it is not counted here.
+    let started = 0;
+    let first = null;
+    return transaction((tx) => {
+      started = performance.now();
+      return fn({ ...tx, query: (sql, params) => ((first ??= sql.replace(/\s+/g, ' ').trim().slice(0, 40)), tx.query(sql, params)) });
+    }).finally(() => {
+      const ms = performance.now() - started;
+      tail.tx.push(ms);
+      (tail.byFirst[first] ??= []).push(ms);
+    });
+  };
+}
+function quantiles(values) {
+  const v = [...values].sort((a, b) => a - b);
+  const q = (p) => (v.length ? Math.round(v[Math.min(v.length - 1, Math.floor(p * v.length))] * 10) / 10 : null);
+  return { n: v.length, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: v.length ? Math.round(v[v.length - 1] * 10) / 10 : null, over_20ms_total_ms: Math.round(v.filter((x) => x > 20).reduce((a, b) => a + b, 0)) };
+}
+
 async function handle(message) {
   switch (message.type) {
     case 'start': {
       sut = await startServiceUnderTest(message.env ?? {}, { bootstrapped: !message.setup });
       if (process.env.BENCH_SQL_TIMING === '1') timeStatements(sut.service.db);
       countStatements(sut.service.db);
+      if (tail.on) timeTransactions(sut.service.db);
       let secret = null;
       if (message.setup) {
         await setSiteDomain(sut);
@@ -154,12 +186,30 @@ async function handle(message) {
       return sut.service.db.query(message.sql, message.params ?? []);
     case 'usage-begin':
       sqlTimes.clear();
+      if (tail.on) {
+        tail.gc = [];
+        tail.tx = [];
+        tail.byFirst = {};
+        tail.delay = monitorEventLoopDelay({ resolution: 5 });
+        tail.delay.enable();
+      }
       if (message.profile) profiler = { session: await startProfile(), file: message.profile };
       window = beginUsage();
       return null;
     case 'usage-end': {
       const usage = endUsage(window);
       window = null;
+      if (tail.on) {
+        tail.delay.disable();
+        const ms = (ns) => Math.round(ns / 1e5) / 10;
+        usage.tail = {
+          gc_ms: quantiles(tail.gc),
+          event_loop_delay_ms: { p50: ms(tail.delay.percentile(50)), p99: ms(tail.delay.percentile(99)), max: ms(tail.delay.max) },
+          transaction_ms: quantiles(tail.tx),
+          by_first_statement: Object.fromEntries(Object.entries(tail.byFirst).map(([k, v]) => [k, quantiles(v)])),
+        };
+        console.log(`[tail] ${JSON.stringify(usage.tail)}`);
+      }
       if (sqlTimes.size > 0) {
         usage.sql = [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25).map(([sql, t]) => ({ sql, n: t.n, ms: Math.round(t.ms) }));
       }

@@ -85,11 +85,21 @@ export async function recordReports(db: Database, submissions: readonly ReportSu
 
   const kindOf = (s: ReportSubmission): ReportKind => s.kind ?? 'saas_signup';
   const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey, kind: kindOf(s) }));
-  const flowsByTrigger = await liveFlowsForTriggers(db, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind)));
-  const signups = await signupsOfStages(db, firsts);
+  // The reads that need nothing but the reports go together (side by side on PostgreSQL's pool): the flows, the
+  // signups of later stages without a token, the snapshots of the reports' own tokens. A later stage that found its
+  // click through its customer's signup needs that signup's snapshot too: one more read, only then.
+  const tokenKey = (k: { siteId: string; correlationToken: string }) => snapshotKey(k.siteId, k.correlationToken);
+  const ownTokens = distinct(firsts.flatMap((s) => (s.report.correlation_token ? [{ siteId: s.site.id, correlationToken: s.report.correlation_token }] : [])), tokenKey);
+  const [flowsByTrigger, signups, snapshots] = await Promise.all([
+    liveFlowsForTriggers(db, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind))),
+    signupsOfStages(db, firsts),
+    findSnapshots(db, ownTokens),
+  ]);
   const resolved = firsts.map((s) => resolveClick(s, signups));
-  const tokens = resolved.flatMap((r, i) => (r.token ? [{ siteId: firsts[i]!.site.id, correlationToken: r.token }] : []));
-  const snapshots = await findSnapshots(db, distinct(tokens, (k) => snapshotKey(k.siteId, k.correlationToken)));
+  const read = new Set(ownTokens.map(tokenKey));
+  const viaSignups = distinct(resolved.flatMap((r, i) => (r.token ? [{ siteId: firsts[i]!.site.id, correlationToken: r.token }] : [])), tokenKey)
+    .filter((k) => !read.has(tokenKey(k)));
+  for (const [key, snapshot] of await findSnapshots(db, viaSignups)) snapshots.set(key, snapshot);
 
   const planned = firsts.map((s, i) => {
     const { token, identity, via, signup } = resolved[i]!;
