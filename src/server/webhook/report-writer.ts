@@ -2,7 +2,8 @@
  * Group commit for webhook reports. One transaction per report costs a dozen statements, and the embedded PGlite runs
  * one statement at a time (on a thread of its own in the service), which capped the webhook at a few hundred reports per second with
  * seconds of queueing in the tail. Instead, reports that arrive while a batch is being written wait in a buffer and
- * go out together in ONE transaction of set-based statements (see recordReports and group-commit.ts).
+ * go out together: set-based reads, then ONE statement that writes them all and commits by itself (see recordReports
+ * and group-commit.ts).
  */
 import type { Database } from '../db/db';
 import type { SaasSignupResponse } from '../../protocol/webhook';
@@ -10,7 +11,7 @@ import { recordReports, type ReportOutcome, type ReportSubmission } from './repo
 import { GroupCommit, writeIsolatingFailures, type Job } from '../db/group-commit';
 
 export interface ReportWriterOptions {
-  /** Most reports in one transaction. */
+  /** Most reports in one batch. */
   maxBatch?: number;
   /** How long the first report of an idle writer waits for company, in ms (0: the next turn of the event loop). */
   maxDelayMs?: number;
@@ -20,7 +21,7 @@ export interface ReportWriterOptions {
   onDeliveriesQueued?: () => void;
 }
 
-/** Buffers reports and records them in batches, one transaction in flight at a time. */
+/** Buffers reports and records them in batches, one batch in flight at a time. */
 export class ReportWriter {
   readonly #db: Database;
   readonly #record: (db: Database, submissions: readonly ReportSubmission[]) => Promise<ReportOutcome[]>;
