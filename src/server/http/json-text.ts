@@ -46,15 +46,39 @@ function childPath(path: string, key: string | number): string {
   return path ? `${path}.${key}` : key;
 }
 
-function checkText(text: string, path: string, options: Required<JsonTextOptions>): void {
-  const param = printable(path || 'body');
+/**
+ * A value met in the walk, with where it sits. Its path is spelled only for an error: spelling every value's path
+ * (and making it printable) was a tenth of what a webhook report allocated.
+ */
+interface Place {
+  value: unknown;
+  parent: Place | null;
+  key: string | number;
+  depth: number;
+}
+
+function pathOf(place: Place | null, rootPath: string): string {
+  if (!place || !place.parent) return rootPath;
+  return childPath(pathOf(place.parent, rootPath), place.key);
+}
+
+/** The path of a place, or of its key `key` (a key is checked before its value is visited). */
+function spell(place: Place, rootPath: string, key?: string): string {
+  return key === undefined ? pathOf(place, rootPath) : childPath(pathOf(place, rootPath), key);
+}
+
+/** A string, or the key `key` of `place`, checked for NUL characters and, as the options say, unpaired surrogates. */
+function checkText(text: string, place: Place, key: string | undefined, rootPath: string, options: Required<JsonTextOptions>): void {
   if (text.includes('\u0000')) {
+    const at = spell(place, rootPath, key);
+    const param = printable(at || 'body');
     throw new ApiError(
       400, 'invalid_request_error', 'invalid_json',
-      `${options.what} holds a NUL character (\\u0000) in ${param}, which cannot be stored.`, path ? param : undefined,
+      `${options.what} holds a NUL character (\\u0000) in ${param}, which cannot be stored.`, at ? param : undefined,
     );
   }
   if (options.unpairedSurrogates === 'refuse' && !isWellFormedText(text)) {
+    const param = printable(spell(place, rootPath, key) || 'body');
     throw invalidParam(param, `${param} holds an unpaired UTF-16 surrogate (such as \\ud800), which is not text and cannot be stored.`);
   }
 }
@@ -64,32 +88,33 @@ export const JSON_MAX_DEPTH = 32;
 
 /** Walks a parsed value (iteratively: depth is bounded, not the stack), checking every string and key; `__proto__` keys refused or dropped. */
 function inspect(root: unknown, rootPath: string, options: Required<JsonTextOptions>): void {
-  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: rootPath, depth: 0 }];
+  const pending: Place[] = [{ value: root, parent: null, key: '', depth: 0 }];
   while (pending.length > 0) {
-    const { value, path, depth } = pending.pop()!;
+    const place = pending.pop()!;
+    const { value, depth } = place;
     if (typeof value === 'string') {
-      checkText(value, path, options);
+      checkText(value, place, undefined, rootPath, options);
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= JSON_MAX_DEPTH) {
       throw new ApiError(400, 'invalid_request_error', 'invalid_json', `${options.what} is nested more than ${JSON_MAX_DEPTH} levels deep.`);
     }
-    const children: Array<{ value: unknown; path: string; depth: number }> = [];
+    const children: Place[] = [];
     if (Array.isArray(value)) {
-      value.forEach((item, i) => children.push({ value: item, path: childPath(path, i), depth: depth + 1 }));
+      value.forEach((item, i) => children.push({ value: item, parent: place, key: i, depth: depth + 1 }));
     } else {
       for (const key of Object.keys(value)) {
-        const at = childPath(path, key);
-        checkText(key, at, options);
+        checkText(key, place, key, rootPath, options);
         if (key === '__proto__') {
           if (options.protoKeys === 'refuse') {
-            throw invalidParam(printable(at), `Unknown parameter: ${printable(at)}. A __proto__ key is never accepted.`, 'parameter_unknown');
+            const at = printable(spell(place, rootPath, key));
+            throw invalidParam(at, `Unknown parameter: ${at}. A __proto__ key is never accepted.`, 'parameter_unknown');
           }
           delete (value as Record<string, unknown>)[key];
           continue;
         }
-        children.push({ value: (value as Record<string, unknown>)[key], path: at, depth: depth + 1 });
+        children.push({ value: (value as Record<string, unknown>)[key], parent: place, key, depth: depth + 1 });
       }
     }
     // Reversed onto the stack, so the first fault in document order is the one named.
