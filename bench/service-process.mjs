@@ -21,6 +21,7 @@ import { setSiteDomain, setUpWebhookFlow, startServiceUnderTest } from './servic
 let sut = null;
 let window = null;
 let profiler = null;
+let allocation = null;
 
 async function startProfile() {
   const session = new Session();
@@ -29,6 +30,21 @@ async function startProfile() {
   await session.post('Profiler.setSamplingInterval', { interval: 500 });
   await session.post('Profiler.start');
   return session;
+}
+
+/** BENCH_ALLOC_PROFILE=<file>: a sampling profile of what the window allocated (garbage included), for where the heap grows. */
+async function startAllocationProfile() {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return session;
+}
+
+async function stopAllocationProfile(session, file) {
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  session.disconnect();
+  writeFileSync(file, JSON.stringify(profile));
 }
 
 async function stopProfile(session, file) {
@@ -186,6 +202,7 @@ async function handle(message) {
       return sut.service.db.query(message.sql, message.params ?? []);
     case 'usage-begin':
       sqlTimes.clear();
+      if (process.env.BENCH_ALLOC_PROFILE) allocation = await startAllocationProfile();
       if (tail.on) {
         tail.gc = [];
         tail.tx = [];
@@ -199,6 +216,10 @@ async function handle(message) {
     case 'usage-end': {
       const usage = endUsage(window);
       window = null;
+      if (allocation) {
+        await stopAllocationProfile(allocation, process.env.BENCH_ALLOC_PROFILE);
+        allocation = null;
+      }
       if (tail.on) {
         tail.delay.disable();
         const ms = (ns) => Math.round(ns / 1e5) / 10;
