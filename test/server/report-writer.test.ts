@@ -230,6 +230,31 @@ describe.each(DATABASE_KINDS)('webhook group commit on $name', (kind) => {
     expect(row).toEqual({ n: 3, distinct_keys: 3 });
   });
 
+  it('says when reports queued behind a batch being written (the delivery worker then holds back), and not for a lone one', async () => {
+    let queued = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const batches: number[] = [];
+    const writer = new ReportWriter(db, {
+      onQueued: () => queued++,
+      // The second batch is held until the test has queued reports behind it.
+      record: async (target, submissions) => {
+        batches.push(submissions.length);
+        if (batches.length === 2) await gate;
+        return recordReports(target, submissions);
+      },
+    });
+    await writer.submit(submission(siteA, id('lone')));
+    expect(queued).toBe(0);
+    const first = writer.submit(submission(siteA, id('first')));
+    while (batches.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    const behind = Array.from({ length: 5 }, () => writer.submit(submission(siteA, id('behind'))));
+    release();
+    await Promise.all([first, ...behind]);
+    expect(batches).toEqual([1, 1, 5]);
+    expect(queued).toBe(1);
+  });
+
   it('writes every buffered report before flush() returns', async () => {
     const { writer } = observedWriter(db, { maxDelayMs: 60_000 });
     const ceid = id('flushed');

@@ -34,6 +34,11 @@ export class GroupCommit<I, R> {
     this.#maxDelayMs = options.maxDelayMs;
   }
 
+  /** Items waiting for the batch in flight to be written. */
+  get buffered(): number {
+    return this.#buffer.length;
+  }
+
   /** Buffers one item; settles when its batch has been written. */
   submit(item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {

@@ -15,3 +15,20 @@ export function onDeliveryRequested(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
+
+/**
+ * When the webhook's reports last had to queue behind a batch being written, per database handle (so two services in
+ * one process, as in tests, never hold each other's workers). The delivery worker holds its rounds back while this is
+ * recent: see DeliveryWorkerOptions.holdWhileIntakeBusyMs.
+ */
+const intakeBusyAt = new WeakMap<object, number>();
+
+/** Says that reports queued for `db` behind a batch being written (the webhook's report writer calls this). */
+export function markIntakeBusy(db: object): void {
+  intakeBusyAt.set(db, performance.now());
+}
+
+/** performance.now() of the last markIntakeBusy for `db`, or undefined. */
+export function lastIntakeBusy(db: object): number | undefined {
+  return intakeBusyAt.get(db);
+}

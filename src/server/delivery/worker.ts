@@ -13,7 +13,7 @@ import { AccessTokens } from '../destinations';
 import { serviceSecretBox } from '../db/secret-box';
 import { checkDiagnostics } from './diagnostics';
 import { runAdjustmentRound } from './adjustments';
-import { onDeliveryRequested } from './wakeup';
+import { lastIntakeBusy, onDeliveryRequested } from './wakeup';
 import { notifyReauthorizationRequired } from '../notifications';
 
 export type { DeliveryLogger, JobResult, RoundResult } from './round';
@@ -45,6 +45,14 @@ export interface DeliveryWorkerOptions {
    * quiet spell goes out at once.
    */
   gatherMs?: number;
+  /**
+   * Intake first: while the webhook's reports queue behind one another (a burst: an import, a retry storm), hold
+   * rounds back for up to this long from the moment the burst began (default 30 s; 0 never holds). The reports are
+   * stored and their 200 sent meanwhile; their conversions go out right after the burst, or once this time has passed
+   * (then rounds run as usual, however long the burst lasts). Measured: the webhook took 30 to 45 % more reports per
+   * second with delivery out of its way (docs/benchmarks.md), and platforms take conversions hours after the fact.
+   */
+  holdWhileIntakeBusyMs?: number;
   /** Most outcomes written per transaction (default: a batch's all; 20 on PGlite, see RoundDeps). */
   outcomesPerTransaction?: number;
   /** How long a claim holds a row; must exceed the send timeout (default 60 s). */
@@ -85,6 +93,9 @@ export const WORKER_DEFAULTS = {
   postgres: { batchSize: 200, concurrency: 4, restFactor: 0, gatherMs: 100, outcomesPerTransaction: undefined },
 } as const;
 
+/** How recent the webhook's last queueing must be for the intake to count as busy (and how often a hold looks again). */
+const INTAKE_BUSY_WINDOW_MS = 100;
+
 /** Starts the delivery worker of this process. */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const defaults = WORKER_DEFAULTS[options.db.kind];
@@ -93,6 +104,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const concurrency = Math.max(1, options.concurrency ?? defaults.concurrency);
   const restFactor = Math.max(0, options.restFactor ?? defaults.restFactor);
   const gatherMs = Math.max(0, options.gatherMs ?? defaults.gatherMs);
+  const holdMs = Math.max(0, options.holdWhileIntakeBusyMs ?? 30_000);
   const sendTimeoutMs = options.sendTimeoutMs ?? 10_000;
   const leaseMs = Math.max(options.leaseMs ?? 60_000, sendTimeoutMs + 5_000);
   const stopping = new AbortController();
@@ -169,15 +181,23 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   let wanted = true; // a poll or a wake asked for a round
   let restUntil = 0; // performance.now() before which no round starts (see restFactor)
   let restTimer: ReturnType<typeof setTimeout> | null = null;
+  let holdingSince: number | null = null; // performance.now() when a burst of reports began holding rounds back
+  const restFor = (ms: number) => {
+    restTimer = setTimeout(() => {
+      restTimer = null;
+      pump();
+    }, ms);
+  };
   const pump = () => {
     if (!polling || !wanted || stopping.signal.aborted || restTimer) return;
     const rest = restUntil - performance.now();
-    if (rest > 0) {
-      restTimer = setTimeout(() => {
-        restTimer = null;
-        pump();
-      }, rest);
-      return;
+    if (rest > 0) return restFor(rest);
+    const busyAt = lastIntakeBusy(options.db);
+    if (holdMs > 0 && busyAt !== undefined && performance.now() - busyAt < INTAKE_BUSY_WINDOW_MS) {
+      holdingSince ??= performance.now();
+      if (performance.now() - holdingSince < holdMs) return restFor(INTAKE_BUSY_WINDOW_MS);
+    } else {
+      holdingSince = null;
     }
     while (wanted && roundsInFlight < concurrency) {
       wanted = false;

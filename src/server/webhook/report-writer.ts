@@ -19,6 +19,8 @@ export interface ReportWriterOptions {
   record?: (db: Database, submissions: readonly ReportSubmission[]) => Promise<ReportOutcome[]>;
   /** Called after a batch has committed outbox rows that are due at once (the service wakes its delivery worker). */
   onDeliveriesQueued?: () => void;
+  /** Called after a batch was written while more reports waited for it (the delivery worker holds back meanwhile). */
+  onQueued?: () => void;
 }
 
 /** Buffers reports and records them in batches, one batch in flight at a time. */
@@ -26,12 +28,14 @@ export class ReportWriter {
   readonly #db: Database;
   readonly #record: (db: Database, submissions: readonly ReportSubmission[]) => Promise<ReportOutcome[]>;
   readonly #onDeliveriesQueued: () => void;
+  readonly #onQueued: () => void;
   readonly #commit: GroupCommit<ReportSubmission, SaasSignupResponse>;
 
   constructor(db: Database, options: ReportWriterOptions = {}) {
     this.#db = db;
     this.#record = options.record ?? recordReports;
     this.#onDeliveriesQueued = options.onDeliveriesQueued ?? (() => undefined);
+    this.#onQueued = options.onQueued ?? (() => undefined);
     this.#commit = new GroupCommit((jobs) => writeIsolatingFailures(jobs, (batch) => this.#writeBatch(batch)), {
       maxBatch: options.maxBatch ?? 250,
       maxDelayMs: options.maxDelayMs ?? 0,
@@ -55,6 +59,7 @@ export class ReportWriter {
       if (outcome.ok) job.resolve(outcome.response);
       else job.reject(outcome.error);
     });
+    if (this.#commit.buffered > 0) this.#onQueued();
     if (outcomes.some((o) => o.ok && o.queuedNow)) this.#onDeliveriesQueued();
   }
 }

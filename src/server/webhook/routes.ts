@@ -16,7 +16,7 @@ import { SiteKeyCache } from '../collector';
 import { parseReportBody } from './report-input';
 import { ReportWriter } from './report-writer';
 import { WebhookSecretCache } from './secret-cache';
-import { requestDelivery } from '../delivery';
+import { markIntakeBusy, requestDelivery } from '../delivery';
 import { verifySignature } from './signature';
 import { parseBodyObject, validateAdjustment, validateConversion } from './conversion-input';
 import { recordAdjustment } from './adjustment';
@@ -52,7 +52,7 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
   const sites = new SiteKeyCache(ctx.db);
   const secrets = new WebhookSecretCache(ctx.db);
   // Reports are recorded in batches (group commit); anything still buffered is written before the app closes.
-  const writer = new ReportWriter(ctx.db, { onDeliveriesQueued: requestDelivery });
+  const writer = new ReportWriter(ctx.db, { onDeliveriesQueued: requestDelivery, onQueued: () => markIntakeBusy(ctx.db) });
   app.addHook('onClose', () => writer.flush());
 
   // The signature covers the exact bytes: keep every body as a Buffer, whatever its content type, and never re-serialise.

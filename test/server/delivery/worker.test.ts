@@ -6,7 +6,7 @@ import { upsertSnapshots } from '../../../src/server/collector/sql';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from '../../../src/server/delivery/worker';
 import { runDeliveryRound } from '../../../src/server/delivery/round';
 import { DEFAULT_BACKOFF } from '../../../src/server/delivery/backoff';
-import { requestDelivery } from '../../../src/server/delivery/wakeup';
+import { markIntakeBusy, requestDelivery } from '../../../src/server/delivery/wakeup';
 import { sha256Hex } from '../../../src/server/destinations/hashing';
 import { deriveOrderId } from '../../../src/server/destinations/google-ads/legacy-request';
 import { startFakeGoogleAds, type FakeGoogleAds } from '../../../src/demo/fake-google-ads';
@@ -398,6 +398,49 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
       await fake.waitForRequests(4);
       await watched.idle();
       expect(fake.requests).toHaveLength(4);
+    } finally {
+      await w.stop();
+      vi.useRealTimers();
+    }
+  });
+
+  it('holds rounds back while reports queue at the webhook, sends once they stop, and holds no longer than holdWhileIntakeBusyMs', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
+    const watched = watchStatements(db);
+    const w = startDeliveryWorker({ db: watched.db, settings: settings(), log: memoryLog(), pollIntervalMs: 250, gatherMs: 0, holdWhileIntakeBusyMs: 1_000 });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const until = async (done: () => boolean) => {
+      while (!done()) await turn();
+    };
+    /** Reports keep queueing at the webhook for `ms`: the report writer says so after each batch, here every 50 ms. */
+    const burst = async (ms: number) => {
+      for (let t = 0; t < ms; t += 50) {
+        markIntakeBusy(watched.db);
+        vi.advanceTimersByTime(50);
+        await turn();
+      }
+    };
+    try {
+      await watched.idle();
+      // A burst of half a second: the conversion it queued waits for its end.
+      markIntakeBusy(watched.db);
+      await insertReportedEvent(db, fx);
+      w.wake();
+      await burst(500);
+      expect(fake.requests).toHaveLength(0);
+      vi.advanceTimersByTime(200); // quiet for longer than the busy window: the held round starts
+      await until(() => fake.requests.length === 1);
+      await watched.idle();
+
+      // A burst longer than the hold: held for 1 s from when the worker began to hold (on the embedded store, after a
+      // rest that the last round earned), then sent while the burst goes on.
+      markIntakeBusy(watched.db);
+      await insertReportedEvent(db, fx);
+      w.wake();
+      await burst(800);
+      expect(fake.requests).toHaveLength(1);
+      await burst(800);
+      await until(() => fake.requests.length === 2);
     } finally {
       await w.stop();
       vi.useRealTimers();
