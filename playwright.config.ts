@@ -26,8 +26,9 @@ export default defineConfig({
   // Three lanes, one spec file at a time in each: two take the specs that start a service of their own (they share
   // nothing with the others; dashboard.spec.ts alone keeps one of them busy most of the run) beside one for the specs
   // that share the global setup's service, sites and fixture site (those stay one at a time, as their expectations
-  // about that shared state assume). The browsers mostly wait (on pages, polling, the services' workers): the browser
-  // step used about 0.7 of a core with two lanes, so a third fits on 2 cores.
+  // about that shared state assume). With two lanes the browser step used about 0.7 of a core of two (the browsers
+  // mostly wait on pages, polling and the services' workers). Measured side by side on a busy machine (load 4-9), three
+  // lanes took 254 s where two took 258 s: the gain needs the idle core a quiet machine has.
   workers: 3,
   projects: [
     { name: 'own service', testMatch: OWN_SERVICE_SPECS, workers: 2 },

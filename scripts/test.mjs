@@ -7,8 +7,9 @@
  *   node scripts/test.mjs unit e2e   only the steps named
  *
  * The typecheck and the import rules run beside the browser tests when those run too (their output is printed once the
- * browser tests are done): the browsers mostly wait on pages and services, using under one core of two, while the
- * typecheck is one core's work for half a minute. Beside the unit tests (two busy workers) they would only slow them.
+ * browser tests are done): the browsers mostly wait on pages and services, using under one core of two on a quiet
+ * machine, while the typecheck is one core's work for 20-35 s. Beside the unit tests (two busy workers) they would only
+ * slow them. On a machine already busy the overlap saves little: the browser step then waits for the same cores.
  */
 import { spawn } from 'node:child_process';
 
