@@ -15,5 +15,9 @@ export default defineConfig({
     // idle while a file waited on PGlite's load, a child process or PostgreSQL. Two workers took the suite from 1,392 s
     // to 754 s side by side on the same busy machine (load 10-16); tests never assume they run alone.
     maxWorkers: 2,
+    // Each worker keeps one process and its module cache for all the files it runs, instead of a fresh process that
+    // imports Fastify, PGlite and happy-dom again for every file (about a second a file, over 150 files). Test files
+    // share no state through it: each makes its own stores, services and pages, and resets what it changes.
+    isolate: false,
   },
 });

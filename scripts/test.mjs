@@ -5,16 +5,21 @@
  *
  *   node scripts/test.mjs            all steps
  *   node scripts/test.mjs unit e2e   only the steps named
+ *
+ * The typecheck and the import rules run beside the browser tests when those run too (their output is printed once the
+ * browser tests are done): the browsers mostly wait on pages and services, using under one core of two on a quiet
+ * machine, while the typecheck is one core's work for 20-35 s. Beside the unit tests (two busy workers) they would only
+ * slow them. On a machine already busy the overlap saves little: the browser step then waits for the same cores.
  */
 import { spawn } from 'node:child_process';
 
 /** The steps, in order: each is an npm script of package.json. */
 const STEPS = [
   { name: 'build', script: 'build' },
-  { name: 'typecheck', script: 'typecheck' },
-  { name: 'import rules', script: 'lint:deps', alias: 'deps' },
+  { name: 'typecheck', script: 'typecheck', besideBrowser: true },
+  { name: 'import rules', script: 'lint:deps', alias: 'deps', besideBrowser: true },
   { name: 'unit tests (vitest)', script: 'test:unit', alias: 'unit' },
-  { name: 'browser tests (playwright)', script: 'test:e2e', alias: 'e2e' },
+  { name: 'browser tests (playwright)', script: 'test:e2e', alias: 'e2e', browser: true },
 ];
 
 const wanted = process.argv.slice(2);
@@ -25,16 +30,29 @@ if (unknown.length > 0) {
 }
 const steps = wanted.length === 0 ? STEPS : STEPS.filter((s) => wanted.includes(s.script) || wanted.includes(s.alias));
 
-/** Runs `npm run <script>` with the terminal attached; resolves with its exit code (or 1 when it could not start). */
-function run(script) {
+/**
+ * Runs `npm run <script>` with the terminal attached, or with its output kept (`quiet`, for a step beside another) and
+ * handed back; resolves with its exit code (or 1 when it could not start).
+ */
+function run(script, { quiet = false } = {}) {
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', script], { stdio: 'inherit', shell: process.platform === 'win32' });
+    let output = '';
+    const child = spawn('npm', ['run', '--silent', script], { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', shell: process.platform === 'win32' });
+    if (quiet) for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => (output += chunk));
     child.on('error', (error) => {
-      console.error(`could not start npm run ${script}: ${error.message}`);
-      resolve(1);
+      output += `could not start npm run ${script}: ${error.message}\n`;
+      if (!quiet) console.error(output);
+      resolve({ code: 1, output });
     });
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output }));
   });
+}
+
+/** Runs a step; resolves with its result (exit code, seconds, and the output when quiet). */
+async function runStep(step, options) {
+  const started = Date.now();
+  const { code, output } = await run(step.script, options);
+  return { step, code, output, seconds: (Date.now() - started) / 1000 };
 }
 
 let interrupted = false;
@@ -42,20 +60,37 @@ process.on('SIGINT', () => {
   interrupted = true; // the child got the same signal; stop after it, with the summary so far
 });
 
+const suiteStarted = Date.now();
+const withBrowser = steps.some((s) => s.browser);
 const results = [];
 for (const step of steps) {
   if (interrupted) break;
+  if (withBrowser && step.besideBrowser) continue; // started with the browser tests, below
+  if (step.browser) {
+    const beside = steps.filter((s) => s.besideBrowser);
+    if (beside.length > 0) console.log(`\n━━ ${beside.map((s) => s.name).join(', ')}: beside the browser tests, output after them`);
+    const besideResults = Promise.all(beside.map((s) => runStep(s, { quiet: true })));
+    console.log(`\n━━ ${step.name}: npm run ${step.script}`);
+    const browserResult = await runStep(step);
+    for (const result of await besideResults) {
+      console.log(`\n━━ ${result.step.name}: npm run ${result.step.script} (ran beside the browser tests)`);
+      if (result.output) process.stdout.write(result.output);
+      results.push(result);
+    }
+    results.push(browserResult);
+    continue;
+  }
   console.log(`\n━━ ${step.name}: npm run ${step.script}`);
-  const started = Date.now();
-  const code = await run(step.script);
-  results.push({ step, code, seconds: (Date.now() - started) / 1000 });
+  results.push(await runStep(step));
 }
+results.sort((a, b) => steps.indexOf(a.step) - steps.indexOf(b.step));
 
 console.log('\n━━ summary');
 for (const { step, code, seconds } of results) {
   console.log(`${code === 0 ? 'pass' : 'FAIL'}  ${step.name.padEnd(28)} ${seconds.toFixed(1).padStart(6)} s${code === 0 ? '' : `  (exit ${code})`}`);
 }
-for (const step of steps.slice(results.length)) console.log(`skip  ${step.name} (interrupted)`);
+for (const step of steps.filter((s) => !results.some((r) => r.step === s))) console.log(`skip  ${step.name} (interrupted)`);
+console.log(`      ${'all (wall clock)'.padEnd(28)} ${((Date.now() - suiteStarted) / 1000).toFixed(1).padStart(6)} s`);
 const failed = results.filter((r) => r.code !== 0);
 if (failed.length > 0 || interrupted) {
   console.log(`\n${failed.length} of ${steps.length} steps failed${interrupted ? ', interrupted' : ''}.`);

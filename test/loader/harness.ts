@@ -38,7 +38,6 @@ export const configFor = (domain: string | null, extra: Record<string, unknown> 
 });
 
 const added: [EventTarget, string, EventListenerOrEventListenerObject, unknown][] = [];
-const originalPushState = history.pushState;
 let page: Page | undefined;
 
 /** Sets the page URL (happy-dom navigates without loading anything). */
@@ -134,7 +133,8 @@ export function resetPage(): void {
   for (const [target, type, listener, options] of added.splice(0)) {
     target.removeEventListener(type, listener, options as EventListenerOptions);
   }
-  history.pushState = originalPushState;
+  // The loader wraps pushState on the History object itself; its own method is History.prototype's, shown again.
+  delete (history as unknown as Record<string, unknown>).pushState;
   const win = window as unknown as Record<string, unknown>;
   delete win.__service;
   delete win.dataLayer;

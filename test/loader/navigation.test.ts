@@ -23,12 +23,19 @@ describe('client-side navigation', () => {
   });
 
   test('a pushState to a decorated URL records a new touch that replaces the old one whole', async () => {
-    const page = preparePage('https://www.example.com/?gclid=old&utm_source=old', configFor('https://example.com'));
-    boot();
-    await service()!.ready;
-    history.pushState({}, '', '/promo?msclkid=new');
-    expect(storedClickIds(page)).toEqual({ msclkid: 'new' });
-    expect(JSON.parse(decodeURIComponent(page.jar.get(CLICK_COOKIE)!.value)).utm).toEqual({});
+    // The clock is the test's: the new touch is a minute newer (in one millisecond a tie would keep the stored one).
+    vi.useFakeTimers({ now: Date.parse('2026-11-21T09:00:00Z'), toFake: ['Date'] });
+    try {
+      const page = preparePage('https://www.example.com/?gclid=old&utm_source=old', configFor('https://example.com'));
+      boot();
+      await service()!.ready;
+      vi.setSystemTime(Date.parse('2026-11-21T09:01:00Z'));
+      history.pushState({}, '', '/promo?msclkid=new');
+      expect(storedClickIds(page)).toEqual({ msclkid: 'new' });
+      expect(JSON.parse(decodeURIComponent(page.jar.get(CLICK_COOKIE)!.value)).utm).toEqual({});
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test('a navigation without click parameters leaves the stored touch alone', async () => {

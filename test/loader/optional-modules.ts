@@ -20,11 +20,18 @@ const ENTRIES: Record<string, () => { default: unknown }> = {
   'loader-forms.js': () => ({ default: guard(formsRunner()) }),
 };
 
-export const optionalModules = {
-  reply: 'run' as OptionalScriptReply,
+interface OptionalModules {
+  reply: OptionalScriptReply;
   /** The URLs imported, in order. */
-  imported: [] as string[],
-};
+  imported: string[];
+}
+
+/**
+ * One record for the whole process, kept on globalThis: the unit tests share a worker's module cache (isolate: false),
+ * and the stand-in that the loader reaches through the mock may be another instance of this module than the test's.
+ */
+const shared = globalThis as typeof globalThis & { __cnvOptionalModules?: OptionalModules };
+export const optionalModules: OptionalModules = (shared.__cnvOptionalModules ??= { reply: 'run', imported: [] });
 
 /** The stand-in for importModule. */
 export async function importModule(url: string): Promise<{ default?: unknown }> {

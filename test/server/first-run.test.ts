@@ -11,6 +11,7 @@ import { defaultLoggerOptions, startService, type RunningService } from '../../s
 import { startupBanner } from '../../src/server/banner';
 import { loadSettings } from '../../src/server/settings';
 import { openStore } from '../../src/server/db/open-store';
+import { lockDataDir } from '../../src/server/db/data-dir-lock';
 import { runCli } from '../../src/cli/run';
 import { createRestService } from './support/rest-harness';
 import { DATABASE_KINDS } from './support/databases';
@@ -87,11 +88,14 @@ describe('the first start', () => {
     await started(startService(settingsFor(dir), { onProgress: (step) => steps.push(step) }));
     expect(steps[0]).toMatch(/^opening the embedded store in /);
     expect(steps).toEqual(expect.arrayContaining([expect.stringMatching(/^store ready \(\d+\.\d s\)$/), expect.stringMatching(/^listening on 127\.0\.0\.1:0/), 'first start: created an account, its API key and a site', expect.stringMatching(/^ready/)]));
+    // A directory without a store: the first step says it is created, the slow part. That start is then refused at
+    // once (another process holds the directory), so the test waits for no initdb; service.test.ts runs a whole one.
     const fresh = join(await dataDir(), 'new');
+    const release = lockDataDir(fresh, 'the cnv service');
+    cleanups.push(release);
     const creating: string[] = [];
-    const slow = startService(settingsFor(fresh, { PORT: '1' }), { onProgress: (step) => creating.push(step) }).catch(() => undefined);
-    await expect.poll(() => creating[0], { timeout: 60_000 }).toMatch(/^creating the embedded store in .*first start only/);
-    await slow;
+    await expect(startService(settingsFor(fresh), { onProgress: (step) => creating.push(step) })).rejects.toThrow(/in use by the cnv service/);
+    expect(creating[0]).toMatch(/^creating the embedded store in .*first start only/);
   }, TIMEOUT);
 
   it('a later start prints no key but says how to get one, and on a terminal a fresh sign-in link', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/server/service';
 import { startupBanner } from '../../src/server/banner';
 import { loadSettings } from '../../src/server/settings';
+import { seededDataDir } from '../support/pglite';
 
 const TEST_TIMEOUT = 120_000;
 
@@ -65,7 +66,8 @@ describe('startService with a webhook port', () => {
   let dir: string;
   let svc: RunningService;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cnv-service-hooks-'));
+    // A migrated store already there (the first start from nothing is the describe above): no second initdb.
+    dir = await seededDataDir('cnv-service-hooks-');
     const { createServer } = await import('node:net');
     const port = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, '127.0.0.1', () => {
