@@ -7,7 +7,7 @@ import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
 import { insertEvent } from '../../src/server/fanout/sql';
 import { upsertSnapshots } from '../../src/server/collector/sql';
-import { ReportWriter } from '../../src/server/webhook/report-writer';
+import { QUEUED_BURST, ReportWriter } from '../../src/server/webhook/report-writer';
 import { recordReports, type ReportSubmission, type ReportingSite } from '../../src/server/webhook/report';
 import { insertReportsWithEvents, isEventSlotTaken } from '../../src/server/webhook/report-batch-sql';
 import type { ValidReport } from '../../src/server/webhook/report-input';
@@ -230,17 +230,17 @@ describe.each(DATABASE_KINDS)('webhook group commit on $name', (kind) => {
     expect(row).toEqual({ n: 3, distinct_keys: 3 });
   });
 
-  it('says when reports queued behind a batch being written (the delivery worker then holds back), and not for a lone one', async () => {
+  it('says when a burst of reports queued behind a batch being written (the delivery worker then holds back), not for a few', async () => {
     let queued = 0;
     let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held: Promise<void> = new Promise<void>((resolve) => (release = resolve));
     const batches: number[] = [];
     const writer = new ReportWriter(db, {
       onQueued: () => queued++,
       // The second batch is held until the test has queued reports behind it.
       record: async (target, submissions) => {
         batches.push(submissions.length);
-        if (batches.length === 2) await gate;
+        if (batches.length === 2) await held;
         return recordReports(target, submissions);
       },
     });
@@ -248,10 +248,23 @@ describe.each(DATABASE_KINDS)('webhook group commit on $name', (kind) => {
     expect(queued).toBe(0);
     const first = writer.submit(submission(siteA, id('first')));
     while (batches.length < 2) await new Promise((resolve) => setImmediate(resolve));
-    const behind = Array.from({ length: 5 }, () => writer.submit(submission(siteA, id('behind'))));
+    const few = Array.from({ length: QUEUED_BURST - 1 }, () => writer.submit(submission(siteA, id('few'))));
     release();
-    await Promise.all([first, ...behind]);
-    expect(batches).toEqual([1, 1, 5]);
+    await Promise.all([first, ...few]);
+    expect(batches).toEqual([1, 1, QUEUED_BURST - 1]);
+    expect(queued).toBe(0);
+
+    // The same with a burst behind the held batch.
+    batches.length = 1;
+    let releaseAgain!: () => void;
+    const gateAgain = new Promise<void>((resolve) => (releaseAgain = resolve));
+    held = gateAgain;
+    const second = writer.submit(submission(siteA, id('second')));
+    while (batches.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    const burst = Array.from({ length: QUEUED_BURST }, () => writer.submit(submission(siteA, id('burst'))));
+    releaseAgain();
+    await Promise.all([second, ...burst]);
+    expect(batches).toEqual([1, 1, QUEUED_BURST]);
     expect(queued).toBe(1);
   });
 
