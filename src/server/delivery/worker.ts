@@ -47,7 +47,7 @@ export interface DeliveryWorkerOptions {
   gatherMs?: number;
   /**
    * Intake first: while the webhook's reports queue behind one another (a burst: an import, a retry storm), hold
-   * rounds back for up to this long from the moment the burst began (default 30 s; 0 never holds). The reports are
+   * rounds back for up to this long from when it began to hold (default 30 s; 0 never holds). The reports are
    * stored and their 200 sent meanwhile; their conversions go out right after the burst, or once this time has passed
    * (then rounds run as usual, however long the burst lasts). Measured: the webhook took 30 to 45 % more reports per
    * second with delivery out of its way (docs/benchmarks.md), and platforms take conversions hours after the fact.
