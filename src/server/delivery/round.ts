@@ -174,9 +174,8 @@ async function write(deps: Pick<RoundDeps, 'db' | 'outcomesPerTransaction'>, row
   return held;
 }
 
-/** Writes rows' fates in one transaction (see write). */
+/** Writes rows' fates in one transaction (see write); `rows` is never empty. */
 async function writeTogether(db: Database, rows: readonly Settled[], at: Date): Promise<Set<number>> {
-  if (rows.length === 0) return new Set();
   return db.transaction(async (tx) => {
     // Every event whose status this round may change (a row whose lease was lost is locked too, which is harmless).
     await lockEvents(tx, rows.flatMap((r) => (r.action && r.eventId ? [r.eventId] : [])));

@@ -3,6 +3,8 @@
  * collector) calls `requestDelivery()` so the worker sends at once instead of at its next poll. Other processes on the
  * same PostgreSQL still find the rows by polling.
  */
+import type { Database } from '../db/db';
+
 const listeners = new Set<() => void>();
 
 /** Asks every running worker of this process to look for due deliveries now. */
@@ -21,14 +23,14 @@ export function onDeliveryRequested(listener: () => void): () => void {
  * one process, as in tests, never hold each other's workers). The delivery worker holds its rounds back while this is
  * recent: see DeliveryWorkerOptions.holdWhileIntakeBusyMs.
  */
-const intakeBusyAt = new WeakMap<object, number>();
+const intakeBusyAt = new WeakMap<Database, number>();
 
 /** Says that reports queued for `db` behind a batch being written (the webhook's report writer calls this). */
-export function markIntakeBusy(db: object): void {
+export function markIntakeBusy(db: Database): void {
   intakeBusyAt.set(db, performance.now());
 }
 
 /** performance.now() of the last markIntakeBusy for `db`, or undefined. */
-export function lastIntakeBusy(db: object): number | undefined {
+export function lastIntakeBusy(db: Database): number | undefined {
   return intakeBusyAt.get(db);
 }

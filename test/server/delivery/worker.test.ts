@@ -408,10 +408,6 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
     const watched = watchStatements(db);
     const w = startDeliveryWorker({ db: watched.db, settings: settings(), log: memoryLog(), pollIntervalMs: 250, gatherMs: 0, holdWhileIntakeBusyMs: 1_000 });
-    const turn = () => new Promise((resolve) => setImmediate(resolve));
-    const until = async (done: () => boolean) => {
-      while (!done()) await turn();
-    };
     /** Reports keep queueing at the webhook for `ms`: the report writer says so after each batch, here every 50 ms. */
     const burst = async (ms: number) => {
       for (let t = 0; t < ms; t += 50) {
@@ -452,9 +448,6 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
     const watched = watchStatements(db);
     const w = startDeliveryWorker({ db: watched.db, settings: settings(), log: memoryLog(), pollIntervalMs: 250, gatherMs: 100 });
-    const until = async (done: () => boolean) => {
-      while (!done()) await new Promise((resolve) => setImmediate(resolve));
-    };
     try {
       await watched.idle(); // the first round found nothing: the next wake starts one at once
       await insertReportedEvent(db, fx);
@@ -481,6 +474,16 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
   });
 });
 
+/** One turn of the event loop (setImmediate, which the tests' fake timers leave real). */
+function turn(): Promise<unknown> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Turns of the event loop until `done()` holds (the test's timeout ends a wait that never does). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await turn();
+}
+
 /**
  * `db` seen from outside: `idle()` resolves once it has answered at least one statement and none is running any more
  * (checked after a turn of the event loop, so the caller's continuation of that answer has run too).
@@ -504,7 +507,7 @@ function watchStatements(db: Database): { db: Database; idle(): Promise<void> } 
       close: () => db.close(),
     },
     async idle() {
-      do await new Promise((resolve) => setImmediate(resolve));
+      do await turn();
       while (answered === 0 || running > 0);
     },
   };
