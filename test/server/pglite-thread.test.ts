@@ -1,10 +1,10 @@
 /**
  * The embedded store through its own node-postgres connection (a statement's messages sent together), with PGlite in
  * this thread and on a worker thread: the same answers, errors that leave the connection usable, transactions that
- * roll back, prepared statements, and a worker that reopens what it wrote.
+ * roll back, prepared statements, a worker that reopens what it wrote, and commits written through to the disk.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import fs, { existsSync, fsyncSync, mkdtempSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../../src/server/db/db';
@@ -47,6 +47,9 @@ describe.each(['main', 'worker'] as const)('PGlite in the %s thread', (thread) =
       expect(committed.map((r) => r.id)).toEqual([1, 2, 4]);
 
       expect(await db.query('show shared_buffers')).toEqual([{ shared_buffers: '32MB' }]);
+      // A commit is written through to the disk (see durableOptions): PGlite's own start parameters turn fsync off.
+      expect(await db.query('show fsync')).toEqual([{ fsync: 'on' }]);
+      expect(await db.query('show wal_sync_method')).toEqual([{ wal_sync_method: 'fsync' }]);
       // Statements sent at once are answered each by its own result, in order.
       const many = await Promise.all(Array.from({ length: 50 }, (_, i) => db.query<{ n: number }>('select $1::int * 2 as n', [i])));
       expect(many.map((rows) => rows[0]!.n)).toEqual(Array.from({ length: 50 }, (_, i) => i * 2));
@@ -64,6 +67,41 @@ describe.each(['main', 'worker'] as const)('PGlite in the %s thread', (thread) =
       await again.close();
     }
   }, 120_000);
+});
+
+describe('a commit on the embedded store', () => {
+  it('is answered only after its WAL segment was fsynced to the disk', async () => {
+    const { db, dataDir } = await open('main');
+    const synced: string[] = [];
+    const fsync = vi.spyOn(fs, 'fsyncSync').mockImplementation(function (this: unknown, fd: number) {
+      synced.push(readlinkSync(`/proc/self/fd/${fd}`));
+      return fsyncSync.call(this, fd);
+    });
+    try {
+      await db.exec('create table t (id int primary key)');
+      synced.length = 0;
+      await db.query('insert into t values ($1)', [1]);
+      expect(synced.some((path) => path.startsWith(join(realpathSync(dataDir), 'pg_wal') + '/'))).toBe(true);
+      // A read writes nothing, so it syncs nothing.
+      synced.length = 0;
+      await db.query('select * from t');
+      expect(synced).toEqual([]);
+    } finally {
+      fsync.mockRestore();
+      await db.close();
+    }
+  }, 60_000);
+
+  it('leaves a store in memory as it is (nothing on disk to sync)', async () => {
+    const db = await openDatabase({ dataDir: 'memory://' });
+    try {
+      await db.exec('create table t (id int primary key)');
+      await db.query('insert into t values ($1)', [1]);
+      expect(await db.query('select id from t')).toEqual([{ id: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
 });
 
 describe('the embedded store\'s one connection', () => {

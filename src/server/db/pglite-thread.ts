@@ -11,13 +11,17 @@
  * The worker's code is a short CommonJS script given as a string (`eval`), so it runs the same under the test runner,
  * from the bundle and from the sources: it loads PGlite by the path resolved here and answers protocol bytes with
  * protocol bytes (transferred, not copied).
+ *
+ * A commit reaches the disk before it is answered (see durableOptions): PGlite as shipped never asks the operating
+ * system to write anything through, so a commit survived a kill -9 of the service but not a power cut or a kernel crash.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import fs, { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { NodeFS } from '@electric-sql/pglite/nodefs';
 import type { ProtocolEndpoint } from './pglite-connection';
 
 export interface PgliteOptions {
@@ -30,7 +34,7 @@ export interface PgliteOptions {
 /** PGlite in this thread. */
 export async function pgliteHere(options: PgliteOptions): Promise<ProtocolEndpoint> {
   if (isNewStore(options)) await createCluster(options.dataDir!);
-  const lite = await PGlite.create(pgliteArgs(options));
+  const lite = await PGlite.create(durableOptions(pgliteArgs(options), NodeFS, (fd) => fs.fsyncSync(fd)));
   return { exec: (messages) => lite.execProtocolRaw(messages), close: () => lite.close() };
 }
 
@@ -42,12 +46,68 @@ export async function pgliteHere(options: PgliteOptions): Promise<ProtocolEndpoi
  */
 export const PGLITE_SHARED_BUFFERS = '32MB';
 
-function pgliteArgs({ dataDir, image }: PgliteOptions): { dataDir?: string; loadDataDir?: Blob; startParams: string[] } {
+/**
+ * PostgreSQL's start parameters inside PGlite: PGlite's own, without `-F` (fsync off), with WAL written through by
+ * fsync() (see durableOptions) and the buffer pool above.
+ */
+export const PGLITE_START_PARAMS = [
+  ...PGlite.defaultStartParams.filter((param) => param !== '-F'),
+  '-c', 'fsync=on',
+  '-c', 'wal_sync_method=fsync',
+  '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`,
+];
+
+interface PgliteArgs {
+  dataDir?: string;
+  loadDataDir?: Blob;
+  startParams: string[];
+}
+
+function pgliteArgs({ dataDir, image }: PgliteOptions): PgliteArgs {
   return {
     ...(dataDir && dataDir !== 'memory://' ? { dataDir } : {}),
     ...(image ? { loadDataDir: image } : {}),
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+    startParams: PGLITE_START_PARAMS,
   };
+}
+
+/** What durableOptions needs of PGlite's Emscripten module: its Node file system driver. */
+interface EmscriptenWithNodeFs {
+  NODEFS: { stream_ops: Record<string, unknown>; tryFSOperation(operation: () => unknown): unknown };
+}
+
+/**
+ * PGlite's options with a data directory on disk made durable: the directory mounted through PGlite's NodeFS, whose
+ * stream operations gain the fsync that Emscripten leaves out, so that PostgreSQL's fsync() of a WAL segment (at every
+ * commit, wal_sync_method=fsync), of a data file (at a checkpoint) or of a directory (after creating a file) is a real
+ * fsync of that file. Without it, PostgreSQL's fdatasync and fsync inside PGlite return at once without asking the
+ * operating system for anything, and PGlite starts PostgreSQL with fsync off besides.
+ *
+ * Self-contained (it uses nothing but its arguments), because the worker's script and the cluster's child process take
+ * its source text: one definition for the three places PGlite runs. Options without a data directory (in memory, or an
+ * image) come back as they are.
+ */
+export function durableOptions<T extends { dataDir?: string }>(
+  options: T,
+  NodeFs: typeof NodeFS,
+  fsync: (fd: number) => void,
+): Omit<T, 'dataDir'> & { fs?: NodeFS } {
+  const { dataDir, ...rest } = options;
+  if (!dataDir) return rest;
+  class DurableNodeFS extends NodeFs {
+    // @ts-expect-error PGlite's declaration of init names a module type it does not export
+    override async init(pg, opts) {
+      const { emscriptenOpts } = await super.init(pg, opts);
+      const syncToDisk = (mod: EmscriptenWithNodeFs) => {
+        mod.NODEFS.stream_ops.fsync = (stream: { nfd: number }) => {
+          mod.NODEFS.tryFSOperation(() => fsync(stream.nfd));
+          return 0;
+        };
+      };
+      return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), syncToDisk] } };
+    }
+  }
+  return { ...rest, fs: new DurableNodeFS(dataDir) };
 }
 
 /**
@@ -59,9 +119,12 @@ export const PGLITE_WORKER_YOUNG_GENERATION_MB = 4;
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
 const { PGlite } = require(workerData.pglitePath);
+const { NodeFS } = require(workerData.nodefsPath);
+const durableOptions = ${durableOptions.toString()};
 const describe = (error) => String((error && error.stack) || error);
-PGlite.create(workerData.options).then((lite) => {
+PGlite.create(durableOptions(workerData.options, NodeFS, (fd) => fs.fsyncSync(fd))).then((lite) => {
   parentPort.on('message', (message) => {
     if (message.type === 'exec') {
       lite.execProtocolRaw(message.messages).then(
@@ -101,8 +164,11 @@ function isNewStore({ dataDir, image }: PgliteOptions): boolean {
 }
 
 const CLUSTER_SOURCE = `
+const fs = require('node:fs');
 const { PGlite } = require(process.env.CNV_PGLITE_PATH);
-PGlite.create(JSON.parse(process.env.CNV_PGLITE_OPTIONS))
+const { NodeFS } = require(process.env.CNV_PGLITE_NODEFS_PATH);
+const durableOptions = ${durableOptions.toString()};
+PGlite.create(durableOptions(JSON.parse(process.env.CNV_PGLITE_OPTIONS), NodeFS, (fd) => fs.fsyncSync(fd)))
   .then((lite) => lite.close())
   .then(() => process.exit(0), (error) => { process.stderr.write(String((error && error.stack) || error)); process.exit(1); });
 `;
@@ -118,6 +184,7 @@ async function createCluster(dataDir: string): Promise<void> {
     env: {
       ...process.env,
       CNV_PGLITE_PATH: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
+      CNV_PGLITE_NODEFS_PATH: createRequire(import.meta.url).resolve('@electric-sql/pglite/nodefs'),
       CNV_PGLITE_OPTIONS: JSON.stringify(pgliteArgs({ dataDir })),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -135,7 +202,11 @@ async function startWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     resourceLimits: { maxYoungGenerationSizeMb: PGLITE_WORKER_YOUNG_GENERATION_MB },
-    workerData: { pglitePath: createRequire(import.meta.url).resolve('@electric-sql/pglite'), options: pgliteArgs(options) },
+    workerData: {
+      pglitePath: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
+      nodefsPath: createRequire(import.meta.url).resolve('@electric-sql/pglite/nodefs'),
+      options: pgliteArgs(options),
+    },
   });
   const pending = new Map<number, { resolve(answer: Uint8Array): void; reject(error: Error): void }>();
   let nextId = 1;
