@@ -50,6 +50,12 @@ describe.each(['main', 'worker'] as const)('PGlite in the %s thread', (thread) =
       // A commit is written through to the disk (see durableOptions): PGlite's own start parameters turn fsync off.
       expect(await db.query('show fsync')).toEqual([{ fsync: 'on' }]);
       expect(await db.query('show wal_sync_method')).toEqual([{ wal_sync_method: 'fsync' }]);
+      // An answer larger than PGlite's output buffer comes in several chunks, joined in order.
+      const [wide] = await db.query<{ s: string }>("select repeat('ab', 150000) || 'end' as s");
+      expect(wide!.s).toHaveLength(300_003);
+      expect(wide!.s.endsWith('babend')).toBe(true);
+      const long = await db.query<{ g: number }>('select g from generate_series(1, 20000) g');
+      expect(long.map((r) => r.g)).toEqual(Array.from({ length: 20000 }, (_, i) => i + 1));
       // Statements sent at once are answered each by its own result, in order.
       const many = await Promise.all(Array.from({ length: 50 }, (_, i) => db.query<{ n: number }>('select $1::int * 2 as n', [i])));
       expect(many.map((rows) => rows[0]!.n)).toEqual(Array.from({ length: 50 }, (_, i) => i * 2));
