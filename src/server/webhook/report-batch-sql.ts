@@ -63,7 +63,17 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
 
   // Each table's rows go as one JSON document of named fields (n: the row's place, for the insert order).
   const rows = await tx.query<{ kind: 'report' | 'event' | 'slots'; id: string }>(
-    `with r as (
+    `with te as materialized (
+       -- The events' and the actions' rows, each document parsed once though two parts of the statement read it.
+       select * from json_to_recordset($2::json) as t(id text, account_id text, site_id text, site_key text,
+         flow_id text, flow_name text, report_id text, trigger text, occurred_at timestamptz, status text, match_quality text,
+         email text, click_ids jsonb, data jsonb, value numeric, currency text, customer_id text, n int)
+     ),
+     ta as materialized (
+       select * from json_to_recordset($3::json) as t(id text, event_id text, position int, destination text, conversion_id text,
+         due_at timestamptz)
+     ),
+     r as (
        insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
          value, currency, customer_id, kind, occurred_at)
        select id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
@@ -82,9 +92,7 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
          date_trunc('milliseconds', t.occurred_at) + make_interval(secs => (c.taken - 1 + row_number() over (
            partition by t.account_id, date_trunc('milliseconds', t.occurred_at) order by t.n)) / 1000000.0),
          t.status, t.match_quality, t.email, t.click_ids, t.data, t.value, t.currency, t.customer_id
-       from json_to_recordset($2::json) as t(id text, account_id text, site_id text, site_key text,
-         flow_id text, flow_name text, report_id text, trigger text, occurred_at timestamptz, status text, match_quality text,
-         email text, click_ids jsonb, data jsonb, value numeric, currency text, customer_id text, n int)
+       from te as t
        join r on r.id = t.report_id
        cross join lateral (
          select count(*)::int as taken from events x where x.account_id = t.account_id
@@ -98,19 +106,19 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
      a as (
        insert into event_actions (id, event_id, position, destination, conversion_id)
        select t.id, t.event_id, t.position, t.destination, t.conversion_id
-       from json_to_recordset($3::json) as t(id text, event_id text, position int, destination text, conversion_id text)
+       from ta as t
        join e on e.id = t.event_id
        returning id
      ),
      o as (
        -- The delivery worker's outbox rows (see outbox.ts), one per action, due at its event's deliverAt.
        insert into outbox (event_action_id, due_at)
-       select t.id, t.due_at from json_to_recordset($3::json) as t(id text, due_at timestamptz) join a on a.id = t.id
+       select t.id, t.due_at from ta as t join a on a.id = t.id
      )${alone ? `,
      -- Alone: every event of an inserted report has its slot, or the statement fails (a cast of a non-constant text,
      -- so that PostgreSQL cannot fold it at planning).
      slots as (
-       select (case when (select count(*) from e) = (select count(*) from json_to_recordset($2::json) as t(report_id text) join r on r.id = t.report_id)
+       select (case when (select count(*) from e) = (select count(*) from te as t join r on r.id = t.report_id)
          then '0' else '${EVENT_SLOT_TAKEN}' end)::int as missing
      )
      select 'report' as kind, id from r union all select 'event' as kind, id from e
