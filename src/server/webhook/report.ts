@@ -9,13 +9,13 @@ import {
   customerKey,
   findLatestSignups,
   findReportResponses,
-  liveFlowsForTriggers,
   reportKey,
   siteTriggerKey,
   type ReportKind,
   type SignupOfCustomer,
 } from './report-sql';
 import { insertReportsWithEvents, isEventSlotTaken, type ReportWithEvents } from './report-batch-sql';
+import { liveFlowsOf } from './live-flows';
 import { describeMatch, pairingDeadline } from '../pairing';
 import type { ValidReport } from './report-input';
 import type { ActionConfig } from '../api/flows';
@@ -66,12 +66,12 @@ export async function recordReport(
  * Records a batch of reports and returns one outcome per submission, in order. The reads come first (the live flows,
  * the signups later stages need, the snapshots), then ONE statement writes the reports with their events, actions and
  * outbox rows, atomically by itself: no transaction around it, so on the embedded store nothing holds the database
- * between statements, and a batch is three round trips to it instead of four or five. A repeat's stored response is read
- * after (already committed: a concurrent duplicate, another batch or another process, waits on the unique index until
- * the first commits). In the rare case that an event's slot was taken meanwhile (see insertReportsWithEvents), the
- * write runs again in a transaction that can follow it. Within the batch, a repeated (site, customer_event_id) is
- * recorded once and every repeat gets the first one's outcome. A database fault fails the whole batch (the caller may
- * retry its reports one by one).
+ * between statements, and a batch is two or three round trips to it instead of four or five (two when the flows are in
+ * memory). A repeat's stored response is read after (already committed: a concurrent duplicate, another batch or
+ * another process, waits on the unique index until the first commits). In the rare case that an event's slot was
+ * taken meanwhile (see insertReportsWithEvents), the write runs again in a transaction that can follow it. Within the
+ * batch, a repeated (site, customer_event_id) is recorded once and every repeat gets the first one's outcome. A
+ * database fault fails the whole batch (the caller may retry its reports one by one).
  */
 export async function recordReports(db: Database, submissions: readonly ReportSubmission[]): Promise<ReportOutcome[]> {
   if (submissions.length === 0) return [];
@@ -85,13 +85,14 @@ export async function recordReports(db: Database, submissions: readonly ReportSu
 
   const kindOf = (s: ReportSubmission): ReportKind => s.kind ?? 'saas_signup';
   const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey, kind: kindOf(s) }));
-  // The reads that need nothing but the reports go together (side by side on PostgreSQL's pool): the flows, the
-  // signups of later stages without a token, the snapshots of the reports' own tokens. A later stage that found its
-  // click through its customer's signup needs that signup's snapshot too: one more read, only then.
+  // The reads that need nothing but the reports go together (side by side on PostgreSQL's pool): the flows (kept in
+  // memory on the embedded store, see live-flows.ts), the signups of later stages without a token, the snapshots of
+  // the reports' own tokens. A later stage that found its click through its customer's signup needs that signup's
+  // snapshot too: one more read, only then.
   const tokenKey = (k: { siteId: string; correlationToken: string }) => snapshotKey(k.siteId, k.correlationToken);
   const ownTokens = distinct(firsts.flatMap((s) => (s.report.correlation_token ? [{ siteId: s.site.id, correlationToken: s.report.correlation_token }] : [])), tokenKey);
   const [flowsByTrigger, signups, snapshots] = await Promise.all([
-    liveFlowsForTriggers(db, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind))),
+    liveFlowsOf(db, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind))),
     signupsOfStages(db, firsts),
     findSnapshots(db, ownTokens),
   ]);

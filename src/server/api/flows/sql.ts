@@ -3,6 +3,7 @@ import type { Queryable } from '../../db/db';
 import { newId } from '../../db/ids';
 import type { PageRequest, PageResult } from '../../http/pagination';
 import { selectPageBySeq } from '../../db/keyset';
+import { noteTableChanged } from '../../db/table-changes';
 
 export type FlowStatus = 'draft' | 'live';
 
@@ -32,9 +33,19 @@ export interface FlowFields {
   triggerKey: string | null;
 }
 
+/** A write to flows, noted before and after (see table-changes.ts: the webhook's cache of live flows). */
+async function writeFlows(db: Queryable, sql: string, params: readonly unknown[]): Promise<FlowRow[]> {
+  noteTableChanged('flows');
+  try {
+    return await db.query<FlowRow>(sql, params);
+  } finally {
+    noteTableChanged('flows');
+  }
+}
+
 /** Creates a draft flow. */
 export async function insertFlow(db: Queryable, accountId: string, siteId: string, fields: FlowFields): Promise<FlowRow> {
-  const [row] = await db.query<FlowRow>(
+  const [row] = await writeFlows(db,
     `insert into flows (id, account_id, site_id, name, trigger_config, actions_config, trigger_key)
      values ($1, $2, $3, $4, $5, $6, $7) returning ${COLUMNS}`,
     [newId('flow'), accountId, siteId, fields.name, JSON.stringify(fields.triggerConfig), JSON.stringify(fields.actionsConfig), fields.triggerKey],
@@ -76,7 +87,7 @@ export async function updateFlow(
   onlyStatus?: FlowStatus,
 ): Promise<FlowRow | null> {
   const triggerChanged = patch.triggerConfig !== undefined;
-  const [row] = await db.query<FlowRow>(
+  const [row] = await writeFlows(db,
     `update flows set
        name = coalesce($3::text, name),
        trigger_config = coalesce($4::jsonb, trigger_config),
@@ -96,7 +107,7 @@ export async function updateFlow(
 
 /** Moves a flow from one status to the other (publish: draft to live; unpublish: live to draft). Null when it was not in `from`. */
 export async function transitionFlow(db: Queryable, accountId: string, id: string, from: FlowStatus, to: FlowStatus): Promise<FlowRow | null> {
-  const [row] = await db.query<FlowRow>(
+  const [row] = await writeFlows(db,
     `update flows set status = $4::text, updated_at = now(),
        published_at = case when $4::text = 'live' then now() else null end
      where account_id = $1 and id = $2 and status = $3 returning ${COLUMNS}`,
