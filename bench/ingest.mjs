@@ -113,7 +113,7 @@ export function formatUsage(usage, bare) {
   for (const file of usage.profiles ?? []) lines.push(`CPU profile of the load window: ${file}`);
   if (usage.sql) {
     lines.push('statements of the first instance over the window (BENCH_SQL_TIMING=1; wall time, overlapping on PostgreSQL):');
-    for (const s of usage.sql) lines.push(`  ${num(s.ms).padStart(7)} ms  ${num(s.n).padStart(6)} x  ${s.sql}`);
+    for (const s of usage.sql) lines.push(`  ${num(s.ms).padStart(7)} ms  ${num(s.n).padStart(6)} x  p50 ${String(s.p50_ms).padStart(5)}  p99 ${String(s.p99_ms).padStart(5)}  max ${String(s.max_ms).padStart(5)} ms  ${s.sql}`);
   }
   if (usage.instances.length > 1) {
     lines.push(formatTable(

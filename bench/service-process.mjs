@@ -131,9 +131,11 @@ function timeStatements(db) {
       return await query(sql, params);
     } finally {
       const key = sql.replace(/\s+/g, ' ').trim().slice(0, 90);
-      const entry = sqlTimes.get(key) ?? { n: 0, ms: 0 };
+      const entry = sqlTimes.get(key) ?? { n: 0, ms: 0, each: [] };
+      const ms = performance.now() - started;
       entry.n++;
-      entry.ms += performance.now() - started;
+      entry.ms += ms;
+      entry.each.push(ms);
       sqlTimes.set(key, entry);
     }
   };
@@ -142,9 +144,11 @@ function timeStatements(db) {
   db.transaction = (fn) => {
     const started = performance.now();
     return transaction((tx) => fn({ ...tx, query: timed(tx.query.bind(tx)) })).finally(() => {
-      const entry = sqlTimes.get('(transaction, whole)') ?? { n: 0, ms: 0 };
+      const entry = sqlTimes.get('(transaction, whole)') ?? { n: 0, ms: 0, each: [] };
+      const ms = performance.now() - started;
       entry.n++;
-      entry.ms += performance.now() - started;
+      entry.ms += ms;
+      entry.each.push(ms);
       sqlTimes.set('(transaction, whole)', entry);
     });
   };
@@ -232,7 +236,11 @@ async function handle(message) {
         console.log(`[tail] ${JSON.stringify(usage.tail)}`);
       }
       if (sqlTimes.size > 0) {
-        usage.sql = [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25).map(([sql, t]) => ({ sql, n: t.n, ms: Math.round(t.ms) }));
+        usage.sql = [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25).map(([sql, t]) => {
+          const each = t.each.sort((a, b) => a - b);
+          const at = (q) => Math.round(each[Math.min(each.length - 1, Math.floor(q * each.length))] * 10) / 10;
+          return { sql, n: t.n, ms: Math.round(t.ms), p50_ms: at(0.5), p99_ms: at(0.99), max_ms: at(1) };
+        });
       }
       if (profiler) {
         await stopProfile(profiler.session, profiler.file);
