@@ -43,7 +43,7 @@ async function freshDatabase(databaseUrl) {
 
 /**
  * Starts `instances` service processes on `store` with the fake platforms' settings `fakeEnv`. `profileDir`: write a
- * CPU profile of each service process over each load window there.
+ * CPU profile of each service process over each load window there, and of each of its threads over the whole run.
  */
 export async function startFleet({ store, instances = 1, fakeEnv, databaseUrl, profileDir, extraEnv = {} }) {
   if (store === 'embedded' && instances !== 1) throw new Error('--instances needs --store=postgres: the embedded store belongs to one process');
@@ -71,6 +71,9 @@ export async function startFleet({ store, instances = 1, fakeEnv, databaseUrl, p
     for (let i = 0; i < instances; i++) {
       // BENCH_SERVICE_NODE_FLAGS: Node/V8 flags of each service process (e.g. to measure --optimize-for-size).
       const execArgv = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+      // Profiling: besides the HTTP thread's profile of each load window (usageBegin), a whole-run profile of each of
+      // the process's threads (node --cpu-prof), PGlite's worker included: on the embedded store half of the work.
+      if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(profileDir, `${stamp}-${store}-${i + 1}-threads`)}`);
       const child = await startChild(join(benchDir, 'service-process.mjs'), { execArgv });
       closers.push(async () => {
         await child.call({ type: 'stop' }).catch(() => undefined);

@@ -1,9 +1,11 @@
 /**
- * The top costs of a CPU profile of the service (`npm run bench -- --profile` writes one per service process, in
- * bench/results/profiles/): self time by function, and time by part of the code (inclusive: a function's callees
- * count for the part it belongs to only when they are outside the project and not already counted).
+ * The top costs of a CPU profile of the service (`npm run bench -- --profile` writes, in bench/results/profiles/, one
+ * of the HTTP thread per service process and load window, and a folder `…-threads/` per process with a whole-run
+ * profile of each thread, PGlite's worker included): self time by function, and time by part of the code (inclusive:
+ * a function's callees count for the part it belongs to only when they are outside the project and not already
+ * counted). PostgreSQL's own code inside PGlite shows as one part: its WASM functions carry no names.
  *
- *   node bench/profile-summary.mjs bench/results/profiles/<dir>/*.cpuprofile [--top=25]
+ *   node bench/profile-summary.mjs bench/results/profiles/*.cpuprofile bench/results/profiles/*-threads/*.cpuprofile [--top=25]
  */
 import { readFileSync } from 'node:fs';
 
@@ -18,6 +20,7 @@ if (files.length === 0) {
 /** Where a frame's code lives, as a short label: a package, a project folder, or Node's internals. */
 export function partOf(url) {
   if (!url) return '(native / VM)';
+  if (url.startsWith('wasm://')) return '(PGlite: PostgreSQL in WASM)';
   const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
   if (pkg) return pkg[1];
   if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;

@@ -9,8 +9,9 @@
  *   node bench/run.mjs [--only=loader,ingest,webhook,delivery] [--store=embedded|postgres|both] [--instances=N] [--profile]
  *   --store: embedded PGlite (default without DATABASE_URL), PostgreSQL (DATABASE_URL names a server; a fresh database
  *   is created on it and dropped afterwards), or both in one run; --instances=N: N service processes on the one
- *   PostgreSQL behind the load generator; --profile: a CPU profile (node --cpu-prof) of every service process in
- *   bench/results/profiles/ (open it in Chrome DevTools or speedscope; bench/profile-summary.mjs prints the top costs).
+ *   PostgreSQL behind the load generator; --profile: CPU profiles of every service process in bench/results/profiles/,
+ *   its HTTP thread's per load window and each thread's over the whole run (node --cpu-prof, PGlite's worker included;
+ *   open them in Chrome DevTools or speedscope; bench/profile-summary.mjs prints the top costs).
  *   BENCH_LOADS (loader rounds, each loading every script once; default and minimum 15),
  *   BENCH_DURATION (seconds per load run, default 10), BENCH_CONNECTIONS (default 50),
  *   BENCH_DELIVERY_SAMPLE (reports timed by --only=delivery, default 100), BENCH_DELIVERY_RATE (per second, default 20)
@@ -56,8 +57,8 @@ function parseOnly(argv) {
 
 /**
  * --store=embedded|postgres|both (PostgreSQL: DATABASE_URL names the server; the benchmark creates a fresh database on
- * it and drops it afterwards), --instances=N (service processes on the one PostgreSQL), --profile (a CPU profile of
- * every service process, written to bench/results/profiles/).
+ * it and drops it afterwards), --instances=N (service processes on the one PostgreSQL), --profile (CPU profiles of
+ * every service process and each of its threads, written to bench/results/profiles/).
  */
 function parseServer(argv) {
   const value = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
