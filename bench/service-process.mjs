@@ -124,19 +124,19 @@ function endUsage(start) {
  * "where does the database time go"; the wrapper itself costs a little, so figures of such a run are not reported).
  */
 const sqlTimes = new Map();
+function noteSqlTime(key, ms) {
+  const entry = sqlTimes.get(key) ?? { ms: 0, each: [] };
+  entry.ms += ms;
+  entry.each.push(ms);
+  sqlTimes.set(key, entry);
+}
 function timeStatements(db) {
   const timed = (query) => async (sql, params) => {
     const started = performance.now();
     try {
       return await query(sql, params);
     } finally {
-      const key = sql.replace(/\s+/g, ' ').trim().slice(0, 90);
-      const entry = sqlTimes.get(key) ?? { n: 0, ms: 0, each: [] };
-      const ms = performance.now() - started;
-      entry.n++;
-      entry.ms += ms;
-      entry.each.push(ms);
-      sqlTimes.set(key, entry);
+      noteSqlTime(sql.replace(/\s+/g, ' ').trim().slice(0, 90), performance.now() - started);
     }
   };
   db.query = timed(db.query.bind(db));
@@ -144,12 +144,7 @@ function timeStatements(db) {
   db.transaction = (fn) => {
     const started = performance.now();
     return transaction((tx) => fn({ ...tx, query: timed(tx.query.bind(tx)) })).finally(() => {
-      const entry = sqlTimes.get('(transaction, whole)') ?? { n: 0, ms: 0, each: [] };
-      const ms = performance.now() - started;
-      entry.n++;
-      entry.ms += ms;
-      entry.each.push(ms);
-      sqlTimes.set('(transaction, whole)', entry);
+      noteSqlTime('(transaction, whole)', performance.now() - started);
     });
   };
 }
@@ -237,9 +232,8 @@ async function handle(message) {
       }
       if (sqlTimes.size > 0) {
         usage.sql = [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25).map(([sql, t]) => {
-          const each = t.each.sort((a, b) => a - b);
-          const at = (q) => Math.round(each[Math.min(each.length - 1, Math.floor(q * each.length))] * 10) / 10;
-          return { sql, n: t.n, ms: Math.round(t.ms), p50_ms: at(0.5), p99_ms: at(0.99), max_ms: at(1) };
+          const { n, p50, p99, max } = quantiles(t.each);
+          return { sql, n, ms: Math.round(t.ms), p50_ms: p50, p99_ms: p99, max_ms: max };
         });
       }
       if (profiler) {

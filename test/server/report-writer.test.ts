@@ -192,14 +192,12 @@ describe.each(DATABASE_KINDS)('webhook group commit on $name', (kind) => {
     // Two events at one millisecond (slots 0 and 1), then the first deleted: counting the events there (1) points a new
     // event at slot 1, which is taken.
     const at = new Date('2026-11-21T10:40:00.123Z');
-    const first = await db.transaction((tx) => insertEvent(tx, {
+    const formEventAt = () => db.transaction((tx) => insertEvent(tx, {
       accountId: siteA.account_id, siteId: siteA.id, siteKey: siteA.site_key, flowId: null, flowName: null, reportId: null,
       trigger: 'form_submission', occurredAt: at, matchQuality: 'low', email: null, clickIds: null, data: {}, actions: [],
     }));
-    await db.transaction((tx) => insertEvent(tx, {
-      accountId: siteA.account_id, siteId: siteA.id, siteKey: siteA.site_key, flowId: null, flowName: null, reportId: null,
-      trigger: 'form_submission', occurredAt: at, matchQuality: 'low', email: null, clickIds: null, data: {}, actions: [],
-    }));
+    const first = await formEventAt();
+    await formEventAt();
     await db.query('delete from events where id = $1', [first.id]);
     const token = newToken();
     await upsertSnapshots(db, [{ siteId: siteA.id, snapshot: snapshotBody({ correlation_token: token, occurred_at: at.toISOString() }) }]);
@@ -232,39 +230,40 @@ describe.each(DATABASE_KINDS)('webhook group commit on $name', (kind) => {
 
   it('says when a burst of reports queued behind a batch being written (the delivery worker then holds back), not for a few', async () => {
     let queued = 0;
-    let release!: () => void;
-    let held: Promise<void> = new Promise<void>((resolve) => (release = resolve));
-    const batches: number[] = [];
+    let sizes: number[] = [];
+    /** The next batch waits here (`reached` says it has begun) until the test has queued reports behind it. */
+    let hold: { reached(): void; released: Promise<void> } | null = null;
     const writer = new ReportWriter(db, {
       onQueued: () => queued++,
-      // The second batch is held until the test has queued reports behind it.
       record: async (target, submissions) => {
-        batches.push(submissions.length);
-        if (batches.length === 2) await held;
+        sizes.push(submissions.length);
+        const held = hold;
+        hold = null;
+        if (held) {
+          held.reached();
+          await held.released;
+        }
         return recordReports(target, submissions);
       },
     });
+    /** One report's batch held while `count` reports queue behind it; returns the sizes of the batches written. */
+    const behindAHeldBatch = async (count: number) => {
+      sizes = [];
+      let release!: () => void;
+      const reached = new Promise<void>((resolve) => (hold = { reached: resolve, released: new Promise((r) => (release = r)) }));
+      const held = writer.submit(submission(siteA, id('held')));
+      await reached;
+      const behind = Array.from({ length: count }, () => writer.submit(submission(siteA, id('behind'))));
+      release();
+      await Promise.all([held, ...behind]);
+      return sizes;
+    };
+
     await writer.submit(submission(siteA, id('lone')));
     expect(queued).toBe(0);
-    const first = writer.submit(submission(siteA, id('first')));
-    while (batches.length < 2) await new Promise((resolve) => setImmediate(resolve));
-    const few = Array.from({ length: QUEUED_BURST - 1 }, () => writer.submit(submission(siteA, id('few'))));
-    release();
-    await Promise.all([first, ...few]);
-    expect(batches).toEqual([1, 1, QUEUED_BURST - 1]);
+    expect(await behindAHeldBatch(QUEUED_BURST - 1)).toEqual([1, QUEUED_BURST - 1]);
     expect(queued).toBe(0);
-
-    // The same with a burst behind the held batch.
-    batches.length = 1;
-    let releaseAgain!: () => void;
-    const gateAgain = new Promise<void>((resolve) => (releaseAgain = resolve));
-    held = gateAgain;
-    const second = writer.submit(submission(siteA, id('second')));
-    while (batches.length < 2) await new Promise((resolve) => setImmediate(resolve));
-    const burst = Array.from({ length: QUEUED_BURST }, () => writer.submit(submission(siteA, id('burst'))));
-    releaseAgain();
-    await Promise.all([second, ...burst]);
-    expect(batches).toEqual([1, 1, QUEUED_BURST]);
+    expect(await behindAHeldBatch(QUEUED_BURST)).toEqual([1, QUEUED_BURST]);
     expect(queued).toBe(1);
   });
 

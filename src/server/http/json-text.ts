@@ -57,9 +57,8 @@ interface Place {
   depth: number;
 }
 
-function pathOf(place: Place | null, rootPath: string): string {
-  if (!place || !place.parent) return rootPath;
-  return childPath(pathOf(place.parent, rootPath), place.key);
+function pathOf(place: Place, rootPath: string): string {
+  return place.parent ? childPath(pathOf(place.parent, rootPath), place.key) : rootPath;
 }
 
 /** The path of a place, or of its key `key` (a key is checked before its value is visited). */

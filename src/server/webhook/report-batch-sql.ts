@@ -120,10 +120,9 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
      slots as (
        select (case when (select count(*) from e) = (select count(*) from te as t join r on r.id = t.report_id)
          then '0' else '${EVENT_SLOT_TAKEN}' end)::int as missing
-     )
-     select 'report' as kind, id from r union all select 'event' as kind, id from e
-     union all select 'slots' as kind, missing::text from slots` : `
-     select 'report' as kind, id from r union all select 'event' as kind, id from e`}`,
+     )` : ''}
+     select 'report' as kind, id from r union all select 'event' as kind, id from e${alone ? `
+     union all select 'slots' as kind, missing::text from slots` : ''}`,
     [
       JSON.stringify(sorted.map(({ id, report: r }, n) => ({
         n, id, site_id: r.siteId, customer_event_id: r.customerEventId, trigger_key: r.triggerKey, correlation_token: r.correlationToken,
