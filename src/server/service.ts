@@ -15,7 +15,7 @@ import { serviceLoggerOptions } from './logging';
 import { oldestSite } from './api/sites';
 import { bootstrap } from './accounts';
 import { toSiteRecord, type SiteRecord } from './api/sites';
-import { startDeliveryWorker } from './delivery';
+import { intakeBusy, startDeliveryWorker } from './delivery';
 import { startNotificationWorker } from './notifications';
 import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
@@ -158,7 +158,8 @@ export async function startService(settings: Settings, options: StartServiceOpti
     const identityRetention = startIdentityRetention({ db, retentionDays: settings.identityRetentionDays, log: app.log });
     closers.push(() => identityRetention.stop());
     // The embedded store's vacuum and statistics (a PostgreSQL server's autovacuum does this there).
-    const maintenance = startStoreMaintenance({ db, log: app.log });
+    // Put off while reports arrive in a burst (an ANALYZE holds the embedded store's one connection).
+    const maintenance = startStoreMaintenance({ db, log: app.log, intakeBusy: () => intakeBusy(db) });
     closers.push(() => maintenance.stop());
     progress(`ready (${seconds(started)})`);
 

@@ -1,11 +1,12 @@
 /**
  * The embedded store's maintenance (src/server/db/maintenance.ts), what a PostgreSQL server's autovacuum does: a table
- * analyzed once it has grown (never while it is nearly empty), the queues vacuumed, nothing run on PostgreSQL.
+ * analyzed once it has grown (never while it is nearly empty), the queues vacuumed, a check put off (for a while) while
+ * reports arrive in a burst, nothing run on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openMigratedPglite } from '../support/pglite';
 import type { Database } from '../../src/server/db/db';
-import { CHECK_INTERVAL_MS, VACUUM_EVERY_CHECKS, maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze } from '../../src/server/db/maintenance';
+import { CHECK_INTERVAL_MS, MAX_CHECKS_PUT_OFF, VACUUM_EVERY_CHECKS, maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze } from '../../src/server/db/maintenance';
 import { createDeliveryFixture, insertReportedEvent, type DeliveryFixture } from './delivery/fixtures';
 
 describe('maintenance of the embedded store', () => {
@@ -66,6 +67,33 @@ describe('maintenance of the embedded store', () => {
       expect(await outboxPages()).toBeGreaterThan(0);
       await intervals(VACUUM_EVERY_CHECKS);
       expect(await outboxPages()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('puts its check off while reports arrive in a burst, at most MAX_CHECKS_PUT_OFF checks in a row', async () => {
+    await report(400);
+    expect(await tablesToAnalyze(db)).toContain('events');
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const errors: unknown[] = [];
+    let busy = true;
+    try {
+      const checks = async (n: number) => {
+        const maintenance = startStoreMaintenance({ db, log: { error: (obj: object) => errors.push(obj) }, intakeBusy: () => busy });
+        vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS); // the check at start, then one per interval
+        await maintenance.stop();
+      };
+      await checks(MAX_CHECKS_PUT_OFF);
+      expect(await tablesToAnalyze(db)).toContain('events'); // put off
+      await checks(MAX_CHECKS_PUT_OFF + 1);
+      expect(await tablesToAnalyze(db)).toEqual([]); // a burst that lasts is analyzed anyway
+      await report(900);
+      expect(await tablesToAnalyze(db)).toContain('events');
+      busy = false;
+      await checks(1);
+      expect(await tablesToAnalyze(db)).toEqual([]); // no burst: at once
       expect(errors).toEqual([]);
     } finally {
       vi.useRealTimers();

@@ -30,7 +30,11 @@ export function markIntakeBusy(db: Database): void {
   intakeBusyAt.set(db, performance.now());
 }
 
-/** performance.now() of the last markIntakeBusy for `db`, or undefined. */
-export function lastIntakeBusy(db: Database): number | undefined {
-  return intakeBusyAt.get(db);
+/** How recent the webhook's last queueing must be for the intake to count as busy. */
+export const INTAKE_BUSY_WINDOW_MS = 100;
+
+/** Whether reports are queueing for `db` now (marked within INTAKE_BUSY_WINDOW_MS of `now`, a performance.now()). */
+export function intakeBusy(db: Database, now: number = performance.now()): boolean {
+  const at = intakeBusyAt.get(db);
+  return at !== undefined && now - at < INTAKE_BUSY_WINDOW_MS;
 }

@@ -13,7 +13,7 @@ import { AccessTokens } from '../destinations';
 import { serviceSecretBox } from '../db/secret-box';
 import { checkDiagnostics } from './diagnostics';
 import { runAdjustmentRound } from './adjustments';
-import { lastIntakeBusy, onDeliveryRequested } from './wakeup';
+import { INTAKE_BUSY_WINDOW_MS, intakeBusy, onDeliveryRequested } from './wakeup';
 import { notifyReauthorizationRequired } from '../notifications';
 
 export type { DeliveryLogger, JobResult, RoundResult } from './round';
@@ -93,9 +93,6 @@ export const WORKER_DEFAULTS = {
   pglite: { batchSize: 100, concurrency: 1, restFactor: 1, gatherMs: 100, outcomesPerTransaction: 20 },
   postgres: { batchSize: 200, concurrency: 4, restFactor: 0, gatherMs: 100, outcomesPerTransaction: undefined },
 } as const;
-
-/** How recent the webhook's last queueing must be for the intake to count as busy (and how often a hold looks again). */
-const INTAKE_BUSY_WINDOW_MS = 100;
 
 /** Starts the delivery worker of this process. */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
@@ -193,9 +190,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     if (!polling || !wanted || stopping.signal.aborted || restTimer) return;
     const rest = restUntil - performance.now();
     if (rest > 0) return restFor(rest);
-    const busyAt = lastIntakeBusy(options.db);
-    if (holdMs > 0 && busyAt !== undefined && performance.now() - busyAt < INTAKE_BUSY_WINDOW_MS) {
+    if (holdMs > 0 && intakeBusy(options.db)) {
       holdingSince ??= performance.now();
+      // A hold looks again as often as the intake's busy window.
       if (performance.now() - holdingSince < holdMs) return restFor(INTAKE_BUSY_WINDOW_MS);
     } else {
       holdingSince = null;
