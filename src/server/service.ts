@@ -158,8 +158,9 @@ export async function startService(settings: Settings, options: StartServiceOpti
     const identityRetention = startIdentityRetention({ db, retentionDays: settings.identityRetentionDays, log: app.log });
     closers.push(() => identityRetention.stop());
     // The embedded store's vacuum and statistics (a PostgreSQL server's autovacuum does this there).
-    // Put off while reports arrive in a burst (an ANALYZE holds the embedded store's one connection).
-    const maintenance = startStoreMaintenance({ db, log: app.log, intakeBusy: () => intakeBusy(db) });
+    // Put off while reports arrive in a burst (an ANALYZE holds the embedded store's one connection): reports queued
+    // within the last 2 s, so that a lull of a second inside a burst does not let it in.
+    const maintenance = startStoreMaintenance({ db, log: app.log, intakeBusy: () => intakeBusy(db, { withinMs: 2_000 }) });
     closers.push(() => maintenance.stop());
     progress(`ready (${seconds(started)})`);
 

@@ -33,8 +33,12 @@ export function markIntakeBusy(db: Database): void {
 /** How recent the webhook's last queueing must be for the intake to count as busy. */
 export const INTAKE_BUSY_WINDOW_MS = 100;
 
-/** Whether reports are queueing for `db` now (marked within INTAKE_BUSY_WINDOW_MS of `now`, a performance.now()). */
-export function intakeBusy(db: Database, now: number = performance.now()): boolean {
+/**
+ * Whether reports queued for `db` within `withinMs` (INTAKE_BUSY_WINDOW_MS by default) of `now` (a performance.now()).
+ * The delivery worker asks about the last moment; a task that holds the store for long asks about a longer while, so
+ * that a short lull inside a burst does not let it in.
+ */
+export function intakeBusy(db: Database, { withinMs = INTAKE_BUSY_WINDOW_MS, now = performance.now() }: { withinMs?: number; now?: number } = {}): boolean {
   const at = intakeBusyAt.get(db);
-  return at !== undefined && now - at < INTAKE_BUSY_WINDOW_MS;
+  return at !== undefined && now - at < withinMs;
 }
