@@ -19,7 +19,7 @@ import { intakeBusy, startDeliveryWorker } from './delivery';
 import { startNotificationWorker } from './notifications';
 import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
-import { startStoreMaintenance } from './db/maintenance';
+import { QUIET_AFTER_BURST_MS, startStoreMaintenance } from './db/maintenance';
 import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
 import { createRateLimits } from './rate-limits';
@@ -158,9 +158,8 @@ export async function startService(settings: Settings, options: StartServiceOpti
     const identityRetention = startIdentityRetention({ db, retentionDays: settings.identityRetentionDays, log: app.log });
     closers.push(() => identityRetention.stop());
     // The embedded store's vacuum and statistics (a PostgreSQL server's autovacuum does this there).
-    // Put off while reports arrive in a burst (an ANALYZE holds the embedded store's one connection): reports queued
-    // within the last 2 s, so that a lull of a second inside a burst does not let it in.
-    const maintenance = startStoreMaintenance({ db, log: app.log, intakeBusy: () => intakeBusy(db, { withinMs: 2_000 }) });
+    // Put off while reports arrive in a burst (an ANALYZE holds the embedded store's one connection).
+    const maintenance = startStoreMaintenance({ db, log: app.log, intakeBusy: () => intakeBusy(db, { withinMs: QUIET_AFTER_BURST_MS }) });
     closers.push(() => maintenance.stop());
     progress(`ready (${seconds(started)})`);
 

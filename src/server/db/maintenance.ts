@@ -75,6 +75,12 @@ function quoteIdentifier(name: string): string {
  */
 export const MAX_CHECKS_PUT_OFF = 2;
 
+/**
+ * How long reports must have stopped queueing for a burst to count as over: longer than a lull inside a burst (a
+ * retry's pause, a client's next page), so that such a lull does not let a check in.
+ */
+export const QUIET_AFTER_BURST_MS = 2_000;
+
 export interface StoreMaintenanceOptions {
   db: Database;
   log: PeriodicLog;
