@@ -125,10 +125,9 @@ function endUsage(start) {
  */
 const sqlTimes = new Map();
 function noteSqlTime(key, ms) {
-  const entry = sqlTimes.get(key) ?? { ms: 0, each: [] };
-  entry.ms += ms;
-  entry.each.push(ms);
-  sqlTimes.set(key, entry);
+  const each = sqlTimes.get(key) ?? [];
+  each.push(ms);
+  sqlTimes.set(key, each);
 }
 function timeStatements(db) {
   const timed = (query) => async (sql, params) => {
@@ -231,9 +230,10 @@ async function handle(message) {
         console.log(`[tail] ${JSON.stringify(usage.tail)}`);
       }
       if (sqlTimes.size > 0) {
-        usage.sql = [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25).map(([sql, t]) => {
-          const { n, p50, p99, max } = quantiles(t.each);
-          return { sql, n, ms: Math.round(t.ms), p50_ms: p50, p99_ms: p99, max_ms: max };
+        const total = (each) => each.reduce((a, b) => a + b, 0);
+        usage.sql = [...sqlTimes].map(([sql, each]) => ({ sql, each, ms: total(each) })).sort((a, b) => b.ms - a.ms).slice(0, 25).map(({ sql, each, ms }) => {
+          const { n, p50, p99, max } = quantiles(each);
+          return { sql, n, ms: Math.round(ms), p50_ms: p50, p99_ms: p99, max_ms: max };
         });
       }
       if (profiler) {

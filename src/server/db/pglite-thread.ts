@@ -185,6 +185,12 @@ function isNewStore({ dataDir, image }: PgliteOptions): boolean {
   return dataDir !== undefined && dataDir !== 'memory://' && !image && !existsSync(join(dataDir, 'PG_VERSION'));
 }
 
+/** Where PGlite and its Node file system module are: the worker's script and the cluster's child load them by path. */
+const PGLITE_PATHS = (() => {
+  const { resolve } = createRequire(import.meta.url);
+  return { pglite: resolve('@electric-sql/pglite'), nodefs: resolve('@electric-sql/pglite/nodefs') };
+})();
+
 const CLUSTER_SOURCE = `
 const fs = require('node:fs');
 const { PGlite } = require(process.env.CNV_PGLITE_PATH);
@@ -205,8 +211,8 @@ async function createCluster(dataDir: string): Promise<void> {
   const child = spawn(process.execPath, ['-e', CLUSTER_SOURCE], {
     env: {
       ...process.env,
-      CNV_PGLITE_PATH: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
-      CNV_PGLITE_NODEFS_PATH: createRequire(import.meta.url).resolve('@electric-sql/pglite/nodefs'),
+      CNV_PGLITE_PATH: PGLITE_PATHS.pglite,
+      CNV_PGLITE_NODEFS_PATH: PGLITE_PATHS.nodefs,
       CNV_PGLITE_OPTIONS: JSON.stringify(pgliteArgs({ dataDir })),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -225,8 +231,8 @@ async function startWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
     eval: true,
     resourceLimits: { maxYoungGenerationSizeMb: PGLITE_WORKER_YOUNG_GENERATION_MB },
     workerData: {
-      pglitePath: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
-      nodefsPath: createRequire(import.meta.url).resolve('@electric-sql/pglite/nodefs'),
+      pglitePath: PGLITE_PATHS.pglite,
+      nodefsPath: PGLITE_PATHS.nodefs,
       options: pgliteArgs(options),
     },
   });
