@@ -34,6 +34,13 @@ module.exports = {
       to: { path: '^src/(demo|cli)/' },
     },
     {
+      name: 'launcher-stays-small',
+      severity: 'error',
+      comment: 'The launcher stays beside the running service: it imports only its own folder and Node.',
+      from: { path: '^src/launch/' },
+      to: { path: '^src/(?!launch/)' },
+    },
+    {
       name: 'client-independent-of-service',
       severity: 'error',
       comment: "Customers' backends install the client: it shares only the protocol.",

@@ -55,6 +55,7 @@ const args = new Set(process.argv.slice(2));
 const NODE_ENTRIES = {
   'server/main': 'src/server/main.ts',
   'demo/main': 'src/demo/main.ts',
+  'launch/main': 'src/launch/main.ts',
   'cli/cnv': 'src/cli/cnv.ts',
   'client/index': 'src/client/index.ts',
   'protocol/index': 'src/protocol/index.ts',

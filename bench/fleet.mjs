@@ -8,6 +8,20 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startChild } from './support/child.mjs';
+import { importTs } from './support/ts-module.mjs';
+
+const { withMallocTunables } = await importTs('src/launch/allocator.ts');
+
+/**
+ * The environment of each service process besides the settings: glibc's allocator set as `npm start`'s launcher sets it
+ * (src/launch/allocator.ts), so the figures are those of the service as shipped; `BENCH_MALLOC=default` measures glibc's
+ * defaults instead. Returns it with a line saying which was measured.
+ */
+export function allocatorEnv(env = process.env) {
+  const tuned = env.BENCH_MALLOC === 'default' ? undefined : withMallocTunables(env);
+  if (!tuned) return { env: {}, note: `allocator: ${env.BENCH_MALLOC === 'default' ? "glibc's defaults (BENCH_MALLOC=default)" : `as started (GLIBC_TUNABLES=${env.GLIBC_TUNABLES ?? 'unset'})`}` };
+  return { env: { GLIBC_TUNABLES: tuned.GLIBC_TUNABLES }, note: `allocator: GLIBC_TUNABLES=${tuned.GLIBC_TUNABLES}, as npm start runs the service (BENCH_MALLOC=default: glibc's defaults)` };
+}
 
 const benchDir = new URL('.', import.meta.url).pathname;
 
@@ -74,7 +88,7 @@ export async function startFleet({ store, instances = 1, fakeEnv, databaseUrl, p
       // Profiling: besides the HTTP thread's profile of each load window (usageBegin), a whole-run profile of each of
       // the process's threads (node --cpu-prof), PGlite's worker included: on the embedded store half of the work.
       if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(profileDir, `${stamp}-${store}-${i + 1}-threads`)}`);
-      const child = await startChild(join(benchDir, 'service-process.mjs'), { execArgv });
+      const child = await startChild(join(benchDir, 'service-process.mjs'), { execArgv, env: allocatorEnv().env });
       closers.push(async () => {
         await child.call({ type: 'stop' }).catch(() => undefined);
         await child.stop();
