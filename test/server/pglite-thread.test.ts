@@ -46,7 +46,7 @@ describe.each(['main', 'worker'] as const)('PGlite in the %s thread', (thread) =
       });
       expect(committed.map((r) => r.id)).toEqual([1, 2, 4]);
 
-      expect(await db.query('show shared_buffers')).toEqual([{ shared_buffers: '32MB' }]);
+      expect(await db.query('show shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
       // A commit is written through to the disk (see durableOptions): PGlite's own start parameters turn fsync off.
       expect(await db.query('show fsync')).toEqual([{ fsync: 'on' }]);
       expect(await db.query('show wal_sync_method')).toEqual([{ wal_sync_method: 'fsync' }]);

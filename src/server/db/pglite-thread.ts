@@ -42,9 +42,13 @@ export async function pgliteHere(options: PgliteOptions): Promise<ProtocolEndpoi
  * PostgreSQL's own buffer pool inside PGlite. PostgreSQL's default (128 MB) made PGlite's WASM memory grow to 188 MB and
  * the process about 300 MB resident before the service served anything; with 32 MB, WASM memory stays at its initial
  * 128 MB and the process at about 195 MB (measured on a store of the benchmark's size). A block missing from the pool is
- * read from the data directory's files, which the operating system caches: the pool would hold a second copy.
+ * read from the data directory's files, which the operating system caches: the pool would hold a second copy. 16 MB
+ * instead of 32 (2026-11-26, with glibc's allocator set as `npm start` sets it): the service's peak RSS under the
+ * benchmark's load 20 to 40 MB lower in three pairs of runs, CPU per report and reports/s the same within the noise.
+ * Not measured: a store many times the benchmark's size, whose hot index pages may outgrow the pool (each block then
+ * costs a read from the file cache).
  */
-export const PGLITE_SHARED_BUFFERS = '32MB';
+export const PGLITE_SHARED_BUFFERS = '16MB';
 
 /**
  * PostgreSQL's start parameters inside PGlite: PGlite's own, without `-F` (fsync off), with WAL written through by
