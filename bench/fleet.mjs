@@ -10,18 +10,23 @@ import pg from 'pg';
 import { startChild } from './support/child.mjs';
 import { importTs } from './support/ts-module.mjs';
 
-const { withMallocTunables } = await importTs('src/launch/allocator.ts');
+const { onGlibc, withMallocTunables } = await importTs('src/launch/allocator.ts');
+
+/** Which allocator setting the service processes get, and the line that says so. */
+function serviceAllocator(env) {
+  if (env.BENCH_MALLOC === 'default') return { env: {}, note: "glibc's defaults (BENCH_MALLOC=default)" };
+  if (!onGlibc()) return { env: {}, note: 'not glibc: nothing to set' };
+  const tuned = withMallocTunables(env, true);
+  if (!tuned) return { env: {}, note: `GLIBC_TUNABLES=${env.GLIBC_TUNABLES}, as set in this environment` };
+  return { env: { GLIBC_TUNABLES: tuned.GLIBC_TUNABLES }, note: `GLIBC_TUNABLES=${tuned.GLIBC_TUNABLES}, as npm start runs the service (BENCH_MALLOC=default: glibc's defaults)` };
+}
 
 /**
  * The environment of each service process besides the settings: glibc's allocator set as `npm start`'s launcher sets it
  * (src/launch/allocator.ts), so the figures are those of the service as shipped; `BENCH_MALLOC=default` measures glibc's
- * defaults instead. Returns it with a line saying which was measured.
+ * defaults instead. Decided once per run.
  */
-export function allocatorEnv(env = process.env) {
-  const tuned = env.BENCH_MALLOC === 'default' ? undefined : withMallocTunables(env);
-  if (!tuned) return { env: {}, note: `allocator: ${env.BENCH_MALLOC === 'default' ? "glibc's defaults (BENCH_MALLOC=default)" : `as started (GLIBC_TUNABLES=${env.GLIBC_TUNABLES ?? 'unset'})`}` };
-  return { env: { GLIBC_TUNABLES: tuned.GLIBC_TUNABLES }, note: `allocator: GLIBC_TUNABLES=${tuned.GLIBC_TUNABLES}, as npm start runs the service (BENCH_MALLOC=default: glibc's defaults)` };
-}
+export const SERVICE_ALLOCATOR = serviceAllocator(process.env);
 
 const benchDir = new URL('.', import.meta.url).pathname;
 
@@ -88,7 +93,7 @@ export async function startFleet({ store, instances = 1, fakeEnv, databaseUrl, p
       // Profiling: besides the HTTP thread's profile of each load window (usageBegin), a whole-run profile of each of
       // the process's threads (node --cpu-prof), PGlite's worker included: on the embedded store half of the work.
       if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(profileDir, `${stamp}-${store}-${i + 1}-threads`)}`);
-      const child = await startChild(join(benchDir, 'service-process.mjs'), { execArgv, env: allocatorEnv().env });
+      const child = await startChild(join(benchDir, 'service-process.mjs'), { execArgv, env: SERVICE_ALLOCATOR.env });
       closers.push(async () => {
         await child.call({ type: 'stop' }).catch(() => undefined);
         await child.stop();

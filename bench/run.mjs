@@ -29,7 +29,7 @@ import { formatLoaderTraceResults, runLoaderTraceBenchmark } from './loader-trac
 import { costRatio, formatIngestResults, measureBareRoute, RSS_TARGET_MB, runIngestBenchmark } from './ingest.mjs';
 import { formatDeliveryResults, formatWebhookResults, runDeliveryBenchmark, runWebhookBenchmark } from './webhook.mjs';
 import { startBareRoute } from './bare-route.mjs';
-import { allocatorEnv, STORE_LABELS, startFleet } from './fleet.mjs';
+import { SERVICE_ALLOCATOR, STORE_LABELS, startFleet } from './fleet.mjs';
 import { startChild } from './support/child.mjs';
 import { formatTable, mark, num, times } from './support/table.mjs';
 
@@ -142,14 +142,14 @@ async function main() {
   const started = Date.now();
   const results = {
     started_at: new Date(started).toISOString(),
-    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, platform: process.platform, load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100), allocator: allocatorEnv().env.GLIBC_TUNABLES ?? null },
+    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, platform: process.platform, load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100), allocator: SERVICE_ALLOCATOR.env.GLIBC_TUNABLES ?? null },
     options: { ...options, stores: server.stores, instances: server.instances },
     errors: [],
   };
   console.log(`cnv benchmarks: ${results.machine.cpus} cores (${results.machine.cpu_model}), Node ${process.version}, load average ${results.machine.load_average_at_start.join(' ')}`);
   console.log('Figures, not assertions: other processes on this machine share the cores and move every figure.\n');
   if (only.has('ingest') || only.has('webhook') || only.has('delivery')) {
-    console.log(`server stores: ${server.stores.map((s) => STORE_LABELS[s]).join(' and ')}${server.instances > 1 ? `; ${server.instances} service processes on PostgreSQL` : ''}; ${allocatorEnv().note}\n`);
+    console.log(`server stores: ${server.stores.map((s) => STORE_LABELS[s]).join(' and ')}${server.instances > 1 ? `; ${server.instances} service processes on PostgreSQL` : ''}; allocator: ${SERVICE_ALLOCATOR.note}\n`);
   }
 
   results.section_seconds = {};
