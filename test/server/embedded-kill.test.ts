@@ -14,6 +14,7 @@ import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
 import { connectApiTrigger, insertApiFlow, signedReport } from './support/fixtures';
 import { seededDataDir } from '../support/pglite';
+import { fanOutPendingReports, type FanOutResult } from '../../src/server/webhook/deferred-fanout';
 import { bundleChild, type BundledChild } from './support/bundle-child';
 
 const SECRET = 'whsec_kill_test_0000000000000000000000';
@@ -85,6 +86,11 @@ describe('the embedded store on its own thread survives a kill -9', () => {
     // Opened as a restarted service opens it (the dead process's lock is stale; PGlite recovers from its WAL).
     const store = await openStore({ dataDir, databaseUrl: undefined }, 'the test');
     try {
+      // Reports a burst stored first wait for their events (webhook/deferred-fanout.ts): a restarted service's first
+      // sweep builds them; the same here. None may be lost or half-built either way.
+      let pass: FanOutResult;
+      do pass = await fanOutPendingReports(store.db, { limit: 100 });
+      while (pass.built === 100);
       const rows = await store.db.query<{ customer_event_id: string; events: number }>(
         `select r.customer_event_id, (select count(*)::int from events e where e.report_id = r.id) as events
          from reports r where r.site_id = $1`,

@@ -44,11 +44,18 @@ describe('maintenance of the embedded store', () => {
 
   const outboxPages = async () => (await db.query<{ pages: number }>("select (pg_relation_size('outbox') / 8192)::int as pages"))[0]!.pages;
 
-  it('vacuums the queues: the pages of delivered outbox rows are given back', async () => {
+  const fanoutPages = async () => (await db.query<{ pages: number }>("select (pg_relation_size('report_fanouts') / 8192)::int as pages"))[0]!.pages;
+
+  it('vacuums the queues: the pages of delivered outbox rows and of built reports are given back', async () => {
     await db.query('delete from outbox'); // delivered
+    // A burst's reports waiting for their events, then built (webhook/deferred-fanout.ts deletes their rows).
+    await db.query(`insert into report_fanouts (report_id, received_at) select 'rpt_' || g, now() from generate_series(1, 500) g`);
+    await db.query('delete from report_fanouts');
     expect(await outboxPages()).toBeGreaterThan(0); // deleted rows keep their pages until a vacuum
+    expect(await fanoutPages()).toBeGreaterThan(0);
     await maintainEmbeddedStore(db, { vacuumQueues: true });
     expect(await outboxPages()).toBe(0);
+    expect(await fanoutPages()).toBe(0);
   });
 
   it('when it runs by itself: checks at start and every interval, and vacuums the queues at every tenth check after the first', async () => {

@@ -10,8 +10,8 @@
  *   291 reports/s. So, as autovacuum does, a table is analyzed when it has grown: when it holds at least
  *   ANALYZE_MIN_PAGES pages and more than ANALYZE_GROWTH times the pages it had when last analyzed (or was never
  *   analyzed). A table that keeps growing is analyzed a few times, each after it has half as many pages again.
- * - **The queues.** Every outbox row is inserted and deleted within seconds, and so are notifications and adjustment
- *   results: vacuum gives their dead rows' space and index entries back, so the queues stay small however long the
+ * - **The queues.** Every outbox row is inserted and deleted within seconds, and so are notifications, adjustment
+ *   results and the reports of a burst waiting for their events (`report_fanouts`): vacuum gives their dead rows' space and index entries back, so the queues stay small however long the
  *   service runs.
  * PGlite runs one statement at a time, so each step is its own statement (others run between them), and ANALYZE
  * samples 3,000 rows per table instead of 30,000 (`default_statistics_target` 10): 11 to 55 ms per table on that store,
@@ -23,7 +23,7 @@ import type { Database } from './db';
 import { startPeriodic, type PeriodicLog } from '../periodic';
 
 /** Tables whose rows come and go (vacuumed every VACUUM_EVERY_CHECKS checks). */
-export const QUEUE_TABLES = ['outbox', 'adjustment_results', 'notifications'] as const;
+export const QUEUE_TABLES = ['outbox', 'adjustment_results', 'notifications', 'report_fanouts'] as const;
 
 /** A table is analyzed once it has at least this many pages… */
 export const ANALYZE_MIN_PAGES = 8;

@@ -479,6 +479,20 @@ create unlogged table rate_limit_counts (
 create index rate_limit_counts_window on rate_limit_counts (window_start);
 `,
   },
+  {
+    version: 21,
+    name: 'reports whose events are built after a burst',
+    sql: `
+-- A report taken in during a burst of the webhook is stored (and answered) first; its events, actions and outbox rows
+-- are built right after the burst (webhook/deferred-fanout.ts), which deletes its row here in the same statement.
+-- received_at: when the report was received (the pairing window and an unpaired event's time count from there). A
+-- table of its own, not a column of reports: building a report then changes no row of reports and none of its indexes.
+create table report_fanouts (
+  report_id text primary key,
+  received_at timestamptz not null
+);
+`,
+  },
 ];
 
 /**

@@ -27,7 +27,8 @@ export async function insertAdjustment(tx: Queryable, adjustment: NewAdjustment)
     adjustment.adjustmentId,
   ]);
   if (existing[0]) return { ok: true, events: Number(existing[0].events), inserted: false };
-  const [report] = await tx.query<{ id: string }>('select id from reports where site_id = $1 and customer_event_id = $2', [
+  // Locked: a writer building its events (deferred-fanout.ts, another process on one PostgreSQL) commits them first.
+  const [report] = await tx.query<{ id: string }>('select id from reports where site_id = $1 and customer_event_id = $2 for update', [
     adjustment.siteId,
     adjustment.customerEventId,
   ]);

@@ -6,6 +6,7 @@ import type { Database } from '../db/db';
 import type { AdjustmentResponse } from '../../protocol/webhook';
 import { ApiError, printable } from '../http/errors';
 import { insertAdjustment } from './adjustment-sql';
+import { fanOutReportOf } from './deferred-fanout';
 import type { ValidAdjustment } from './conversion-input';
 
 /** Records an adjustment; a repeat answers as the first did. 404 when the site has no report with that customer_event_id. */
@@ -16,6 +17,8 @@ export async function recordAdjustment(
   now: Date,
   onQueued: () => void = () => undefined,
 ): Promise<AdjustmentResponse> {
+  // A report stored during a burst may still wait for its events: they are built first, so the adjustment applies to them.
+  if (await fanOutReportOf(db, siteId, adjustment.customer_event_id)) onQueued();
   const recorded = await db.transaction((tx) =>
     insertAdjustment(tx, {
       siteId,

@@ -12,6 +12,22 @@ import { reportKey, type NewReport } from './report-sql';
 /** A report to record with the events it fans out to (their reportId is filled in here). */
 export interface ReportWithEvents extends NewReport {
   events: ReadonlyArray<Omit<NewEvent, 'reportId'>>;
+  /** A stored report whose events are built now (deferred-fanout.ts): its id. */
+  id?: string;
+  /** When its events count as recorded (events.created_at; the pairing window runs from here); absent: now. */
+  eventsRecordedAt?: Date;
+}
+
+/** How insertReportsWithEvents writes: see there. */
+export interface ReportWriteMode {
+  alone?: boolean;
+  /**
+   * The reports are stored already, waiting for their events (deferred-fanout.ts): instead of inserting them, the
+   * statement takes each one still waiting (its id given), marks it built and writes its events. A report another
+   * writer is building at that moment (a second process on one PostgreSQL) is skipped, not waited for: it is not
+   * among the reports returned, and none of its events are written.
+   */
+  existing?: boolean;
 }
 
 function eventStatus(event: NewEvent): EventStatus {
@@ -21,6 +37,11 @@ function eventStatus(event: NewEvent): EventStatus {
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** The fields of the reports' JSON document. */
+const REPORT_FIELDS = `id text, site_id text, customer_event_id text, trigger_key text, correlation_token text, identity jsonb,
+         allow_uncorrelated boolean, response jsonb, value numeric, currency text, customer_id text, kind text, occurred_at timestamptz,
+         fanout_pending_since timestamptz, n int`;
 
 /**
  * The text of the error an insertion `alone` raises when an event of a report it inserts found its slot taken: the
@@ -48,50 +69,93 @@ export function isEventSlotTaken(error: unknown): boolean {
  * `alone`: the statement is the whole write, outside any transaction (one statement commits atomically by itself, one
  * round trip to the database instead of three with BEGIN and COMMIT). It then cannot follow up an event whose slot was
  * taken, so such an event makes the statement fail whole with EVENT_SLOT_TAKEN (nothing written) instead.
+ *
+ * Reports without any event (a burst's, stored first: see ReportWithEvents.fanoutPendingSince; or reports that fire no
+ * flow) go in by a statement of their own, the reports alone and the queue of those waiting for their events: a third
+ * of the full statement's cost on the embedded store. `existing` (see ReportWriteMode): stored reports get their events.
  */
-export async function insertReportsWithEvents(tx: Queryable, reports: readonly ReportWithEvents[], { alone = false } = {}): Promise<Map<string, string>> {
+export async function insertReportsWithEvents(tx: Queryable, reports: readonly ReportWithEvents[], { alone = false, existing = false }: ReportWriteMode = {}): Promise<Map<string, string>> {
   if (reports.length === 0) return new Map();
   const sorted = [...reports]
-    .map((report) => ({ report, key: reportKey(report.siteId, report.customerEventId), id: newId('rpt') }))
+    .map((report) => ({ report, key: reportKey(report.siteId, report.customerEventId), id: existing ? report.id! : newId('rpt') }))
     .sort((a, b) => compare(a.key, b.key));
   const events = sorted
-    .flatMap(({ report, id }) => report.events.map((event): NewEvent & { id: string } => ({ ...event, reportId: id, id: newId('evt') })))
+    .flatMap(({ report, id }) => report.events.map((event): NewEvent & { id: string; recordedAt: Date | null } => ({
+      ...event, reportId: id, id: newId('evt'), recordedAt: report.eventsRecordedAt ?? null,
+    })))
     .sort((a, b) => compare(a.accountId, b.accountId) || a.occurredAt.getTime() - b.occurredAt.getTime());
   const actions = events.flatMap((event) =>
     event.actions.map((action, position) => ({ id: newId('act'), eventId: event.id, position, action, dueAt: event.deliverAt ?? new Date() })),
   );
 
   // Each table's rows go as one JSON document of named fields (n: the row's place, for the insert order).
+  const reportsDocument = JSON.stringify(sorted.map(({ id, report: r }, n) => ({
+    n, id, site_id: r.siteId, customer_event_id: r.customerEventId, trigger_key: r.triggerKey, correlation_token: r.correlationToken,
+    identity: r.identity, allow_uncorrelated: r.allowUncorrelated, response: r.response,
+    value: r.value, currency: r.currency, customer_id: r.customerId, kind: r.kind, occurred_at: r.occurredAt,
+    fanout_pending_since: r.fanoutPendingSince ?? null,
+  })));
+  if (!existing && events.length === 0) {
+    // Reports without events (a burst's, whose events are built later, or reports that fire no flow): the reports
+    // alone, and the queue of those waiting for their events.
+    const inserted = await tx.query<{ id: string }>(
+      `with t as materialized (select * from json_to_recordset($1::json) as t(${REPORT_FIELDS})),
+       r as (
+         insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
+           value, currency, customer_id, kind, occurred_at)
+         select id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
+           value, currency, customer_id, kind, occurred_at
+         from t order by n
+         on conflict (site_id, customer_event_id) do nothing
+         returning id
+       ),
+       f as (
+         -- Reports stored during a burst that wait for their events (deferred-fanout.ts).
+         insert into report_fanouts (report_id, received_at)
+         select t.id, t.fanout_pending_since from t join r on r.id = t.id where t.fanout_pending_since is not null
+       )
+       select id from r`,
+      [reportsDocument],
+    );
+    const ids = new Set(inserted.map((row) => row.id));
+    return new Map(sorted.filter((s) => ids.has(s.id)).map((s) => [s.key, s.id]));
+  }
   const rows = await tx.query<{ kind: 'report' | 'event' | 'slots'; id: string }>(
     `with te as materialized (
        -- The events' and the actions' rows, each document parsed once though two parts of the statement read it.
        select * from json_to_recordset($2::json) as t(id text, account_id text, site_id text, site_key text,
          flow_id text, flow_name text, report_id text, trigger text, occurred_at timestamptz, status text, match_quality text,
-         email text, click_ids jsonb, data jsonb, value numeric, currency text, customer_id text, n int)
+         email text, click_ids jsonb, data jsonb, value numeric, currency text, customer_id text, created_at timestamptz, n int)
      ),
      ta as materialized (
        select * from json_to_recordset($3::json) as t(id text, event_id text, position int, destination text, conversion_id text,
          due_at timestamptz)
      ),
-     r as (
+     r as (${existing ? `
+       -- Stored reports still waiting for their events, locked in id order; one another writer holds is skipped. (By
+       -- arrays of ids, so that both lookups go by the primary key whatever the planner thinks of a young table.)
+       delete from report_fanouts f
+       where f.report_id = any(array(
+         select q.report_id from report_fanouts q
+         where q.report_id = any(array(select t.id from json_to_recordset($1::json) as t(id text)))
+         order by q.report_id for update skip locked))
+       returning f.report_id as id` : `
        insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
          value, currency, customer_id, kind, occurred_at)
        select id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
          value, currency, customer_id, kind, occurred_at
-       from json_to_recordset($1::json) as t(id text, site_id text, customer_event_id text, trigger_key text,
-         correlation_token text, identity jsonb, allow_uncorrelated boolean, response jsonb, value numeric, currency text,
-         customer_id text, kind text, occurred_at timestamptz, n int)
+       from json_to_recordset($1::json) as t(${REPORT_FIELDS})
        order by n
        on conflict (site_id, customer_event_id) do nothing
-       returning id
+       returning id`}
      ),
      e as (
        insert into events (id, account_id, site_id, site_key, flow_id, flow_name, report_id, trigger, occurred_at, sort_at,
-         status, match_quality, email, click_ids, data, value, currency, customer_id)
+         status, match_quality, email, click_ids, data, value, currency, customer_id, created_at)
        select t.id, t.account_id, t.site_id, t.site_key, t.flow_id, t.flow_name, t.report_id, t.trigger, t.occurred_at,
          date_trunc('milliseconds', t.occurred_at) + make_interval(secs => (c.taken - 1 + row_number() over (
            partition by t.account_id, date_trunc('milliseconds', t.occurred_at) order by t.n)) / 1000000.0),
-         t.status, t.match_quality, t.email, t.click_ids, t.data, t.value, t.currency, t.customer_id
+         t.status, t.match_quality, t.email, t.click_ids, t.data, t.value, t.currency, t.customer_id, coalesce(t.created_at, now())
        from te as t
        join r on r.id = t.report_id
        cross join lateral (
@@ -124,16 +188,12 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
      select 'report' as kind, id from r union all select 'event' as kind, id from e${alone ? `
      union all select 'slots' as kind, missing::text from slots` : ''}`,
     [
-      JSON.stringify(sorted.map(({ id, report: r }, n) => ({
-        n, id, site_id: r.siteId, customer_event_id: r.customerEventId, trigger_key: r.triggerKey, correlation_token: r.correlationToken,
-        identity: r.identity, allow_uncorrelated: r.allowUncorrelated, response: r.response,
-        value: r.value, currency: r.currency, customer_id: r.customerId, kind: r.kind, occurred_at: r.occurredAt,
-      }))),
+      reportsDocument,
       JSON.stringify(events.map((e, n) => ({
         n, id: e.id, account_id: e.accountId, site_id: e.siteId, site_key: e.siteKey, flow_id: e.flowId, flow_name: e.flowName,
         report_id: e.reportId, trigger: e.trigger, occurred_at: e.occurredAt, status: eventStatus(e),
         match_quality: e.matchQuality, email: e.email?.trim().toLowerCase() || null, click_ids: e.clickIds, data: e.data,
-        value: e.value ?? null, currency: e.currency ?? null, customer_id: e.customerId ?? null,
+        value: e.value ?? null, currency: e.currency ?? null, customer_id: e.customerId ?? null, created_at: e.recordedAt,
       }))),
       JSON.stringify(actions.map((a) => ({
         id: a.id, event_id: a.eventId, position: a.position, destination: a.action.destination, conversion_id: a.action.conversionId, due_at: a.dueAt,
@@ -147,6 +207,6 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
   // Events of inserted reports that lost their slot to another writer: the stepping path of insertEvents. (Alone,
   // there are none: the statement fails instead, see `slots`.)
   const bumped = events.filter((e) => insertedReports.has(e.reportId!) && !insertedEvents.has(e.id));
-  if (bumped.length > 0) await insertEvents(tx, bumped.map(({ id: _id, ...event }) => event));
+  if (bumped.length > 0) await insertEvents(tx, bumped.map(({ id: _id, recordedAt: _recordedAt, ...event }) => event));
   return new Map(sorted.filter((s) => insertedReports.has(s.id)).map((s) => [s.key, s.id]));
 }

@@ -28,6 +28,11 @@ export interface NewReport {
   occurredAt: Date | null;
   /** What the report is answered with, stored so that every repeat is answered the same. */
   response: SaasSignupResponse | ConversionResponse;
+  /**
+   * When it was received, for a report taken in during a burst whose events are built afterwards
+   * (deferred-fanout.ts); null or absent: its events are written with it, or it has none.
+   */
+  fanoutPendingSince?: Date | null;
 }
 
 /** The key of a report in the unique constraint: (site, customer_event_id), as one string. */

@@ -43,8 +43,11 @@ export interface ReportSubmission {
 /** A report's answer: a signup's, or a later stage's (which also says how its click was found). */
 export type ReportResponse = SaasSignupResponse | ConversionResponse;
 
-/** What became of one submission of a batch; `queuedNow`: it queued deliveries that are due at once. */
-export type ReportOutcome = { ok: true; response: ReportResponse; queuedNow: boolean } | { ok: false; error: Error };
+/**
+ * What became of one submission of a batch; `queuedNow`: it queued deliveries that are due at once; `deferred`: it is
+ * stored waiting for its events (RecordOptions.defer).
+ */
+export type ReportOutcome = { ok: true; response: ReportResponse; queuedNow: boolean; deferred?: boolean } | { ok: false; error: Error };
 
 /**
  * Records a report and returns its response; a repeated customer_event_id returns the first report's response and
@@ -62,6 +65,16 @@ export async function recordReport(
   return outcome!.response;
 }
 
+/** How recordReports writes a batch. */
+export interface RecordOptions {
+  /**
+   * A burst: signups are stored and answered first, their events, actions and outbox rows built right after the burst
+   * (deferred-fanout.ts). The answer is the same either way: it depends on the live flows only, never on the snapshot.
+   * Later stages are always written whole (their answer says how their click was found, which takes reads).
+   */
+  defer?: boolean;
+}
+
 /**
  * Records a batch of reports and returns one outcome per submission, in order. The reads come first (the live flows,
  * the signups later stages need, the snapshots), then ONE statement writes the reports with their events, actions and
@@ -72,8 +85,12 @@ export async function recordReport(
  * taken meanwhile (see insertReportsWithEvents), the write runs again in a transaction that can follow it. Within the
  * batch, a repeated (site, customer_event_id) is recorded once and every repeat gets the first one's outcome. A
  * database fault fails the whole batch (the caller may retry its reports one by one).
+ *
+ * Deferred (`defer`, a burst of signups): no snapshot is read and no event written; each report that fires a flow is
+ * stored as waiting for its events (one statement, the reports alone), which deferred-fanout.ts builds afterwards with
+ * exactly the planning below.
  */
-export async function recordReports(db: Database, submissions: readonly ReportSubmission[]): Promise<ReportOutcome[]> {
+export async function recordReports(db: Database, submissions: readonly ReportSubmission[], { defer = false }: RecordOptions = {}): Promise<ReportOutcome[]> {
   if (submissions.length === 0) return [];
   // The first submission of each key stands for its repeats in this batch.
   const firstOf = new Map<string, number>();
@@ -82,8 +99,96 @@ export async function recordReports(db: Database, submissions: readonly ReportSu
     if (!firstOf.has(key)) firstOf.set(key, i);
   });
   const firsts = [...firstOf.values()].map((i) => submissions[i]!);
+  const deferring = defer && firsts.every((s) => kindOf(s) === 'saas_signup');
+  const planned = deferring ? await planDeferred(db, firsts) : await planReports(db, firsts);
 
-  const kindOf = (s: ReportSubmission): ReportKind => s.kind ?? 'saas_signup';
+  const inserted = await insertAtomically(db, planned.map((p) => p.report));
+
+  const keyOf = (s: ReportSubmission) => reportKey(s.site.id, s.report.customer_event_id);
+  const repeats = planned.filter((p) => !inserted.has(keyOf(p.submission)));
+  const stored = await findReportResponses(db, repeats.map((p) => ({ siteId: p.submission.site.id, customerEventId: p.submission.report.customer_event_id })));
+  const outcomes = new Map<string, ReportOutcome>();
+  for (const { submission: s, response, queuedNow, deferred } of planned) {
+    const key = keyOf(s);
+    if (inserted.has(key)) {
+      outcomes.set(key, { ok: true, response, queuedNow, deferred });
+      continue;
+    }
+    const first = stored.get(key);
+    outcomes.set(key, first
+      ? { ok: true, response: first, queuedNow: false, deferred: false }
+      : { ok: false, error: new Error(`report ${s.report.customer_event_id} of site ${s.site.id} has no stored response`) });
+  }
+  return submissions.map((s) => outcomes.get(keyOf(s))!);
+}
+
+/** A report planned for writing: the row with its events, its answer, and what writing it queues. */
+export interface PlannedReport {
+  submission: ReportSubmission;
+  report: ReportWithEvents;
+  response: ReportResponse;
+  /** Deliveries due at once are queued when it is written. */
+  queuedNow: boolean;
+  /** Stored waiting for its events (deferred-fanout.ts). */
+  deferred: boolean;
+}
+
+function kindOf(s: ReportSubmission): ReportKind {
+  return s.kind ?? 'saas_signup';
+}
+
+/** The answer of a report that fires `flows`: a signup's, or a later stage's with how its click was found. */
+function responseOf(s: ReportSubmission, flows: readonly unknown[], token: string | null, via: ConversionMatch): ReportResponse {
+  const base: SaasSignupResponse = {
+    status: flows.length > 0 ? 'promoted' : 'no_matching_flow',
+    promoted_count: flows.length,
+    customer_event_id: s.report.customer_event_id,
+    correlated: token !== null,
+  };
+  return kindOf(s) === 'conversion' ? { ...base, match: via } : base;
+}
+
+/** The report row of a submission (its events given). */
+function reportRow(s: ReportSubmission, response: ReportResponse, token: string | null, identity: ValidReport['identity'], events: ReportWithEvents['events']): ReportWithEvents {
+  const kind = kindOf(s);
+  return {
+    siteId: s.site.id,
+    customerEventId: s.report.customer_event_id,
+    triggerKey: s.triggerKey,
+    // A later stage keeps the token it was paired through, so a snapshot that arrives late finds it too.
+    correlationToken: token,
+    identity,
+    allowUncorrelated: s.report.allow_uncorrelated,
+    value: s.report.value ?? null,
+    currency: s.report.currency ?? null,
+    customerId: s.report.customer_id ?? null,
+    kind,
+    occurredAt: kind === 'conversion' ? (s.occurredAt ?? null) : null,
+    response,
+    events,
+  };
+}
+
+/** Signups of a burst: the answer from the live flows alone; a report that fires a flow waits for its events. */
+async function planDeferred(db: Database, firsts: readonly ReportSubmission[]): Promise<PlannedReport[]> {
+  const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey, kind: kindOf(s) }));
+  const flowsByTrigger = await liveFlowsOf(db, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind)));
+  return firsts.map((s) => {
+    const flows = flowsByTrigger.get(siteTriggerKey(s.site.id, s.triggerKey, kindOf(s))) ?? [];
+    const token = s.report.correlation_token;
+    const response = responseOf(s, flows, token, token ? 'click' : 'none');
+    const deferred = flows.length > 0;
+    const report = { ...reportRow(s, response, token, s.report.identity, []), fanoutPendingSince: deferred ? s.now : null };
+    return { submission: s, report, response, queuedNow: false, deferred };
+  });
+}
+
+/**
+ * Plans reports with their events: the live flows, the signups later stages need, the snapshots, then each report's
+ * pairing and events. `existing`: reports stored already (deferred-fanout.ts), by key: their ids, and their events
+ * count as recorded when the report was received.
+ */
+export async function planReports(db: Database, firsts: readonly ReportSubmission[], existing?: ReadonlyMap<string, string>): Promise<PlannedReport[]> {
   const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey, kind: kindOf(s) }));
   // The reads that need nothing but the reports go together (side by side on PostgreSQL's pool): the flows (kept in
   // memory on the embedded store, see live-flows.ts), the signups of later stages without a token, the snapshots of
@@ -102,92 +207,54 @@ export async function recordReports(db: Database, submissions: readonly ReportSu
     .filter((k) => !read.has(tokenKey(k)));
   for (const [key, snapshot] of await findSnapshots(db, viaSignups)) snapshots.set(key, snapshot);
 
-  const planned = firsts.map((s, i) => {
+  return firsts.map((s, i) => {
     const { token, identity, via, signup } = resolved[i]!;
     const kind = kindOf(s);
     const flows = flowsByTrigger.get(siteTriggerKey(s.site.id, s.triggerKey, kind)) ?? [];
     const snapshot = token ? (snapshots.get(snapshotKey(s.site.id, token)) ?? null) : null;
     const match = describeMatch(snapshot, token, { now: s.now });
-    const base: SaasSignupResponse = {
-      status: flows.length > 0 ? 'promoted' : 'no_matching_flow',
-      promoted_count: flows.length,
-      customer_event_id: s.report.customer_event_id,
-      correlated: token !== null,
-    };
-    const response: ReportResponse = kind === 'conversion' ? { ...base, match: via } : base;
+    const response = responseOf(s, flows, token, via);
     // A later stage happened when it says (or when received), not when its signup's snapshot was taken.
     const occurredAt = kind === 'conversion' ? (s.occurredAt ?? s.now) : (match.occurredAt ?? s.now);
     const stageData: Record<string, unknown> = kind === 'conversion'
       ? { trigger_type: 'conversion', stage: s.triggerKey, match: via, ...(signup ? { signup_customer_event_id: signup.customer_event_id } : {}) }
       : {};
-    return { submission: s, kind, flows, match, response, token, identity, occurredAt, stageData };
-  });
-
-  const inserted = await insertAtomically(
-    db,
-    planned.map(({ submission: s, kind, flows, match, response, token, identity, occurredAt, stageData }): ReportWithEvents => ({
+    const events = flows.map((flow) => ({
+      accountId: s.site.account_id,
       siteId: s.site.id,
-      customerEventId: s.report.customer_event_id,
-      triggerKey: s.triggerKey,
-      // A later stage keeps the token it was paired through, so a snapshot that arrives late finds it too.
-      correlationToken: token,
-      identity,
-      allowUncorrelated: s.report.allow_uncorrelated,
+      siteKey: s.site.site_key,
+      flowId: flow.id,
+      flowName: flow.name,
+      trigger: 'api',
+      occurredAt,
+      matchQuality: match.matchQuality,
+      email: identity.email ?? null,
+      clickIds: match.clickIds,
+      data: { customer_event_id: s.report.customer_event_id, trigger_key: s.triggerKey, ...stageData, ...match.data },
       value: s.report.value ?? null,
       currency: s.report.currency ?? null,
       customerId: s.report.customer_id ?? null,
-      kind,
-      occurredAt: kind === 'conversion' ? (s.occurredAt ?? null) : null,
-      response,
-      events: flows.map((flow) => ({
-        accountId: s.site.account_id,
-        siteId: s.site.id,
-        siteKey: s.site.site_key,
-        flowId: flow.id,
-        flowName: flow.name,
-        trigger: 'api',
-        occurredAt,
-        matchQuality: match.matchQuality,
-        email: identity.email ?? null,
-        clickIds: match.clickIds,
-        data: { customer_event_id: s.report.customer_event_id, trigger_key: s.triggerKey, ...stageData, ...match.data },
-        value: s.report.value ?? null,
-        currency: s.report.currency ?? null,
-        customerId: s.report.customer_id ?? null,
-        actions: flowActions(flow.actions_config as ActionConfig[]),
-        // Snapshot not here yet: hold delivery until the pairing window closes; the snapshot's arrival makes it due at once.
-        deliverAt: match.matchQuality === null ? pairingDeadline(s.now) : s.now,
-      })),
-    })),
-  );
-
-  const keyOf = (s: ReportSubmission) => reportKey(s.site.id, s.report.customer_event_id);
-  const repeats = planned.filter((p) => !inserted.has(keyOf(p.submission)));
-  const stored = await findReportResponses(db, repeats.map((p) => ({ siteId: p.submission.site.id, customerEventId: p.submission.report.customer_event_id })));
-  const outcomes = new Map<string, ReportOutcome>();
-  for (const { submission: s, flows, match, response } of planned) {
-    const key = keyOf(s);
-    if (inserted.has(key)) {
-      // A live flow has at least one action (publish checks it), so any fired flow queued deliveries.
-      const queuedNow = match.matchQuality !== null && flows.length > 0;
-      outcomes.set(key, { ok: true, response, queuedNow });
-      continue;
-    }
-    const first = stored.get(key);
-    outcomes.set(key, first
-      ? { ok: true, response: first, queuedNow: false }
-      : { ok: false, error: new Error(`report ${s.report.customer_event_id} of site ${s.site.id} has no stored response`) });
-  }
-  return submissions.map((s) => outcomes.get(keyOf(s))!);
+      actions: flowActions(flow.actions_config as ActionConfig[]),
+      // Snapshot not here yet: hold delivery until the pairing window closes; the snapshot's arrival makes it due at once.
+      deliverAt: match.matchQuality === null ? pairingDeadline(s.now) : s.now,
+    }));
+    const id = existing?.get(reportKey(s.site.id, s.report.customer_event_id));
+    const report: ReportWithEvents = { ...reportRow(s, response, token, identity, events), ...(id ? { id, eventsRecordedAt: s.now } : {}) };
+    // A live flow has at least one action (publish checks it), so any fired flow queued deliveries.
+    return { submission: s, report, response, queuedNow: match.matchQuality !== null && flows.length > 0, deferred: false };
+  });
 }
 
-/** The reports' one statement (see recordReports), or, when an event's slot was taken meanwhile, a transaction. */
-async function insertAtomically(db: Database, reports: readonly ReportWithEvents[]): Promise<Map<string, string>> {
+/**
+ * The reports' one statement (see recordReports), or, when an event's slot was taken meanwhile, a transaction.
+ * `existing`: stored reports whose events are built now (see insertReportsWithEvents).
+ */
+export async function insertAtomically(db: Database, reports: readonly ReportWithEvents[], { existing = false } = {}): Promise<Map<string, string>> {
   try {
-    return await insertReportsWithEvents(db, reports, { alone: true });
+    return await insertReportsWithEvents(db, reports, { alone: true, existing });
   } catch (error) {
     if (!isEventSlotTaken(error)) throw error;
-    return db.transaction((tx) => insertReportsWithEvents(tx, reports));
+    return db.transaction((tx) => insertReportsWithEvents(tx, reports, { existing }));
   }
 }
 

@@ -29,6 +29,9 @@ import type { SiteRow } from '../api/sites';
  * so a NUL or a malformed key is a 400 naming it, never a query. (The body is checked by hand after the signature:
  * the HMAC covers its raw bytes, see report-input.ts.)
  */
+/** How often the webhook looks for reports left waiting for their events (see ReportWriter.sweep). */
+export const FANOUT_SWEEP_MS = 30_000;
+
 export const ReportParams = Type.Object(
   {
     site_key: PlainText("The site's public key (the one in the install snippet).", { maxLength: 100 }),
@@ -52,8 +55,20 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
   const sites = new SiteKeyCache(ctx.db);
   const secrets = new WebhookSecretCache(ctx.db);
   // Reports are recorded in batches (group commit); anything still buffered is written before the app closes.
-  const writer = new ReportWriter(ctx.db, { onDeliveriesQueued: requestDelivery, onQueued: () => markIntakeBusy(ctx.db) });
-  app.addHook('onClose', () => writer.flush());
+  const writer = new ReportWriter(ctx.db, {
+    onDeliveriesQueued: requestDelivery,
+    onQueued: () => markIntakeBusy(ctx.db),
+    onFanOutError: (error) => fastify.log.error({ err: error }, 'building the events of reports stored during a burst failed; they stay stored and are tried again'),
+  });
+  // Reports a burst stored waiting for their events are built by the writer after the burst; at start and now and then it
+  // also looks for ones a crash (or another instance that is gone) left waiting.
+  writer.sweep();
+  const sweeps = setInterval(() => writer.sweep(), FANOUT_SWEEP_MS);
+  sweeps.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(sweeps);
+    await writer.close();
+  });
 
   // The signature covers the exact bytes: keep every body as a Buffer, whatever its content type, and never re-serialise.
   app.removeAllContentTypeParsers();
@@ -98,7 +113,8 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
         description:
           'Your backend reports a signup: one event per live flow of the site whose API trigger has this key. Checks run in ' +
           'this order: site key, trigger key, signature (over the raw bytes), body. A repeat of a customer_event_id answers ' +
-          "the first report's response and counts nothing twice.",
+          "the first report's response and counts nothing twice. A 200 means the report is stored; during a burst its " +
+          'events are built right after the burst (see docs/webhook.md).',
         params: ReportParams,
         response: { 200: ReportResponse },
       },

@@ -154,13 +154,15 @@ export async function deleteSnapshots(tx: Queryable, keys: ReadonlyArray<{ site_
 
 /**
  * Anonymises reports: no identity, no correlation token (a late snapshot pairs with nothing), and a customer_event_id
- * that holds an erased value replaced (`renamed`: id to its replacement). The row stays, so a retry of the same report
- * is still answered as a repeat and writes nothing new.
+ * that holds an erased value replaced (`renamed`: id to its replacement). A report stored during a burst and still
+ * waiting for its events gets none (as an erased event's unsent actions are taken out of the outbox). The row stays,
+ * so a retry of the same report is still answered as a repeat and writes nothing new.
  */
 export async function anonymiseReports(tx: Queryable, ids: readonly string[], renamed: ReadonlyMap<string, string>): Promise<number> {
   if (ids.length === 0) return 0;
   const rows = await tx.query(
-    `update reports r set identity = '{}'::jsonb, correlation_token = null, customer_id = null,
+    `with unbuilt as (delete from report_fanouts where report_id = any($1::text[]))
+     update reports r set identity = '{}'::jsonb, correlation_token = null, customer_id = null,
        customer_event_id = coalesce(k.renamed, r.customer_event_id),
        response = case when k.renamed is null then r.response else jsonb_set(r.response, '{customer_event_id}', to_jsonb(k.renamed)) end
      from unnest($1::text[], $2::text[]) as k(id, renamed)
