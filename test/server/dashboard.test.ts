@@ -387,6 +387,26 @@ describe('the Events page', () => {
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('starting_after');
   });
+
+  it("says how many reports of a burst wait for their events, and says nothing when none waits", async () => {
+    const browser = await signedIn();
+    expect((await browser.get('/dashboard/events')).body).not.toContain('awaiting-events');
+    // Two reports a burst stored first (webhook/deferred-fanout.ts): their events are not built yet.
+    for (const ceid of ['burst-1', 'burst-2']) {
+      const id = newId('rpt');
+      await svc.db.query(
+        `insert into reports (id, site_id, customer_event_id, trigger_key) values ($1, $2, $3, 'signup')`,
+        [id, svc.site.id, ceid],
+      );
+      await svc.db.query('insert into report_fanouts (report_id, received_at) values ($1, now())', [id]);
+    }
+    const page = (await browser.get('/dashboard/events')).body;
+    expect(page).toContain('id="awaiting-events"');
+    expect(page).toContain('2 reports received in a burst are stored and answered; their events are being built');
+    // Another account sees none of them.
+    const other = await createTenant(svc.db, 'other');
+    expect((await (await signedIn(other.accountId)).get('/dashboard/events')).body).not.toContain('awaiting-events');
+  });
 });
 
 describe('the API keys page', () => {

@@ -15,7 +15,7 @@ import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
 import { identityWindowStart } from '../privacy';
 import { erasePerson, erasureTarget, listErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
 import { listOriginTraffic } from '../collector';
-import { connectTriggerSource, findTriggerSource, revokePreviousWebhookSecret, rotateWebhookSecret } from '../webhook';
+import { connectTriggerSource, findTriggerSource, reportsAwaitingEvents, revokePreviousWebhookSecret, rotateWebhookSecret } from '../webhook';
 import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../accounts';
 import { platformFor, supportedDestinationTypes, type Problem } from '../destinations';
 import { FORM_INTEGRATIONS } from '../../protocol/forms';
@@ -310,7 +310,11 @@ export async function eventsView(
   now = new Date(),
   chartView: ChartView = 'conversions',
 ): Promise<EventsPageData> {
-  const [sites, flows] = await Promise.all([accountSites(db, accountId), listFlows(db, accountId, PAGE).then((p) => p.data)]);
+  const [sites, flows, awaitingEvents] = await Promise.all([
+    accountSites(db, accountId),
+    listFlows(db, accountId, PAGE).then((p) => p.data),
+    reportsAwaitingEvents(db, accountId),
+  ]);
   const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (CHART_DAYS - 1)));
   const siteForChart = filters.site_id && sites.some((s) => s.id === filters.site_id) ? filters.site_id : undefined;
   const days = daysBetween(since, now);
@@ -318,7 +322,7 @@ export async function eventsView(
     chartView === 'value'
       ? valueChart(await dailyValues(db, accountId, since, siteForChart), days)
       : conversionsChart(await dailyActionCounts(db, accountId, since, siteForChart), days);
-  const base = { filters, cursor, sites, flows, statuses: EVENT_STATUSES, chart, chartView };
+  const base = { filters, cursor, sites, flows, statuses: EVENT_STATUSES, chart, chartView, awaitingEvents };
   try {
     const query = eventsQueryOf(filters, cursor);
     validate(ListEventsQuery, query, 'querystring');

@@ -129,3 +129,16 @@ export async function findLatestSignups(
   );
   return new Map(rows.map((row) => [customerKey(row.site_id, row.customer_id), row]));
 }
+
+/**
+ * How many reports of an account's sites wait for their events (stored during a burst, see deferred-fanout.ts): the
+ * dashboard's Events page says so.
+ */
+export async function reportsAwaitingEvents(db: Queryable, accountId: string): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    `select count(*)::int as n from report_fanouts f join reports r on r.id = f.report_id join sites s on s.id = r.site_id
+     where s.account_id = $1`,
+    [accountId],
+  );
+  return row?.n ?? 0;
+}

@@ -33,6 +33,8 @@ export interface EventsPageData {
   chart: Html;
   /** What the chart shows: conversions per day by status, or the value per day per currency. */
   chartView: ChartView;
+  /** Reports of a burst stored and answered, whose events are being built (webhook/deferred-fanout.ts). */
+  awaitingEvents?: number;
   error?: string | undefined;
 }
 
@@ -83,6 +85,12 @@ function eventRow(event: EventRecord): Html {
 </tr>`;
 }
 
+/** What the page says while reports of a burst wait for their events. */
+function awaitingText(count: number): string {
+  const reports = count === 1 ? '1 report' : `${count.toLocaleString('en-US')} reports`;
+  return `${reports} received in a burst ${count === 1 ? 'is' : 'are'} stored and answered; ${count === 1 ? 'its' : 'their'} events are being built and appear here shortly (reload to see them).`;
+}
+
 /** The Events page. */
 export function eventsPage(session: DashboardSession, data: EventsPageData, notices: Notice[] = []): string {
   const f = data.filters;
@@ -90,6 +98,7 @@ export function eventsPage(session: DashboardSession, data: EventsPageData, noti
     { title: 'Events', nav: 'events', session, notices },
     html`<h1>Events</h1>
 <p class="lead">Every conversion cnv captured, newest first, with each destination's result.</p>
+${data.awaitingEvents ? html`<div class="notice" role="status" id="awaiting-events">${awaitingText(data.awaitingEvents)}</div>` : ''}
 <section class="card" id="chart">
 <div class="chart-title"><h2>${data.chartView === 'value' ? 'Value per day' : 'Conversions per day'}</h2>
 <nav class="segmented" aria-label="Chart shows">${(['conversions', 'value'] as const).map(
