@@ -70,7 +70,7 @@ export function isEventSlotTaken(error: unknown): boolean {
  * round trip to the database instead of three with BEGIN and COMMIT). It then cannot follow up an event whose slot was
  * taken, so such an event makes the statement fail whole with EVENT_SLOT_TAKEN (nothing written) instead.
  *
- * Reports without any event (a burst's, stored first: see ReportWithEvents.fanoutPendingSince; or reports that fire no
+ * Reports without any event (a burst's, stored first: see NewReport.fanoutPendingSince; or reports that fire no
  * flow) go in by a statement of their own, the reports alone and the queue of those waiting for their events: a third
  * of the full statement's cost on the embedded store. `existing` (see ReportWriteMode): stored reports get their events.
  */

@@ -12,6 +12,7 @@ import {
   reportKey,
   siteTriggerKey,
   type ReportKind,
+  type FanOutFlow,
   type SignupOfCustomer,
 } from './report-sql';
 import { insertReportsWithEvents, isEventSlotTaken, type ReportWithEvents } from './report-batch-sql';
@@ -169,12 +170,18 @@ function reportRow(s: ReportSubmission, response: ReportResponse, token: string 
   };
 }
 
+/** The live flows each report fires (one read for the batch's distinct triggers, or memory: live-flows.ts). */
+async function liveFlowsOfReports(db: Database, firsts: readonly ReportSubmission[]): Promise<(s: ReportSubmission) => readonly FanOutFlow[]> {
+  const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey, kind: kindOf(s) }));
+  const byTrigger = await liveFlowsOf(db, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind)));
+  return (s) => byTrigger.get(siteTriggerKey(s.site.id, s.triggerKey, kindOf(s))) ?? [];
+}
+
 /** Signups of a burst: the answer from the live flows alone; a report that fires a flow waits for its events. */
 async function planDeferred(db: Database, firsts: readonly ReportSubmission[]): Promise<PlannedReport[]> {
-  const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey, kind: kindOf(s) }));
-  const flowsByTrigger = await liveFlowsOf(db, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind)));
+  const flowsOf = await liveFlowsOfReports(db, firsts);
   return firsts.map((s) => {
-    const flows = flowsByTrigger.get(siteTriggerKey(s.site.id, s.triggerKey, kindOf(s))) ?? [];
+    const flows = flowsOf(s);
     const token = s.report.correlation_token;
     const response = responseOf(s, flows, token, token ? 'click' : 'none');
     const deferred = flows.length > 0;
@@ -189,15 +196,14 @@ async function planDeferred(db: Database, firsts: readonly ReportSubmission[]): 
  * count as recorded when the report was received.
  */
 export async function planReports(db: Database, firsts: readonly ReportSubmission[], existing?: ReadonlyMap<string, string>): Promise<PlannedReport[]> {
-  const triggers = firsts.map((s) => ({ siteId: s.site.id, triggerKey: s.triggerKey, kind: kindOf(s) }));
   // The reads that need nothing but the reports go together (side by side on PostgreSQL's pool): the flows (kept in
   // memory on the embedded store, see live-flows.ts), the signups of later stages without a token, the snapshots of
   // the reports' own tokens. A later stage that found its click through its customer's signup needs that signup's
   // snapshot too: one more read, only then.
   const tokenKey = (k: { siteId: string; correlationToken: string }) => snapshotKey(k.siteId, k.correlationToken);
   const ownTokens = distinct(firsts.flatMap((s) => (s.report.correlation_token ? [{ siteId: s.site.id, correlationToken: s.report.correlation_token }] : [])), tokenKey);
-  const [flowsByTrigger, signups, snapshots] = await Promise.all([
-    liveFlowsOf(db, distinct(triggers, (t) => siteTriggerKey(t.siteId, t.triggerKey, t.kind))),
+  const [flowsOf, signups, snapshots] = await Promise.all([
+    liveFlowsOfReports(db, firsts),
     signupsOfStages(db, firsts),
     findSnapshots(db, ownTokens),
   ]);
@@ -210,7 +216,7 @@ export async function planReports(db: Database, firsts: readonly ReportSubmissio
   return firsts.map((s, i) => {
     const { token, identity, via, signup } = resolved[i]!;
     const kind = kindOf(s);
-    const flows = flowsByTrigger.get(siteTriggerKey(s.site.id, s.triggerKey, kind)) ?? [];
+    const flows = flowsOf(s);
     const snapshot = token ? (snapshots.get(snapshotKey(s.site.id, token)) ?? null) : null;
     const match = describeMatch(snapshot, token, { now: s.now });
     const response = responseOf(s, flows, token, via);
