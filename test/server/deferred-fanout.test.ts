@@ -242,6 +242,34 @@ describe.each(DATABASE_KINDS)('events built after a burst on $name', (kind) => {
     await writer.close();
   });
 
+  it("stores first a small batch within the quiet time of a burst's batch, and writes whole a trickle after it", async () => {
+    let now = 0;
+    const g = gate();
+    const modes: boolean[] = [];
+    const writer = new ReportWriter(db, {
+      clock: () => now,
+      fanOutQuietMs: 1000,
+      record: (target, submissions, options) => {
+        modes.push(options.defer ?? false);
+        return g.record!(target, submissions, options);
+      },
+    });
+    await burst(writer, g, site, () => id('wave'));
+    now = 999; // a lone report still within the burst's waves
+    const late = id('wave');
+    await expect(writer.submit(submission(site, late))).resolves.toMatchObject({ status: 'promoted', promoted_count: 2 });
+    now = 1001; // the same, now past the quiet time of the burst's batch (the late batch does not extend it)
+    const trickle = id('trickle');
+    await expect(writer.submit(submission(site, trickle))).resolves.toMatchObject({ status: 'promoted', promoted_count: 2 });
+    // The lead (an idle writer's), the burst's batch, the late one: stored first; the trickle: whole.
+    expect(modes).toEqual([false, true, true, false]);
+    expect(await eventsOf(db, site.id, trickle)).toHaveLength(2);
+    now = 5000;
+    writer.sweep();
+    await vi.waitFor(async () => expect(await eventsOf(db, site.id, late)).toHaveLength(2), { timeout: 10_000 });
+    await writer.close();
+  });
+
   it('writes whole what reaches an idle writer, however many at once, and a burst when told never to defer', async () => {
     const idle = new ReportWriter(db);
     const together = Array.from({ length: QUEUED_BURST * 2 }, () => id('together'));

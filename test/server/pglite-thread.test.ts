@@ -4,7 +4,7 @@
  * roll back, prepared statements, a worker that reopens what it wrote, and commits written through to the disk.
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import fs, { existsSync, fsyncSync, mkdtempSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, fsyncSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../../src/server/db/db';
@@ -50,6 +50,7 @@ describe.each(['main', 'worker'] as const)('PGlite in the %s thread', (thread) =
       // A commit is written through to the disk (see durableOptions): PGlite's own start parameters turn fsync off.
       expect(await db.query('show fsync')).toEqual([{ fsync: 'on' }]);
       expect(await db.query('show wal_sync_method')).toEqual([{ wal_sync_method: 'fsync' }]);
+      expect(await db.query('show wal_init_zero')).toEqual([{ wal_init_zero: 'off' }]);
       // An answer larger than PGlite's output buffer comes in several chunks, joined in order.
       const [wide] = await db.query<{ s: string }>("select repeat('ab', 150000) || 'end' as s");
       expect(wide!.s).toHaveLength(300_003);
@@ -97,6 +98,45 @@ describe('a commit on the embedded store', () => {
       await db.close();
     }
   }, 60_000);
+
+  it('starts a new WAL segment without writing it full of zeros first, and syncs a commit into it before answering', async () => {
+    const { db, dataDir } = await open('main');
+    const wal = join(realpathSync(dataDir), 'pg_wal');
+    const segments = () => new Set(readdirSync(wal).filter((name) => /^[0-9A-F]{24}$/.test(name)));
+    const synced: string[] = [];
+    const fsync = vi.spyOn(fs, 'fsyncSync').mockImplementation(function (this: unknown, fd: number) {
+      synced.push(readlinkSync(`/proc/self/fd/${fd}`));
+      return fsyncSync.call(this, fd);
+    });
+    let created: string | undefined;
+    try {
+      await db.exec('create table t (id int primary key)');
+      // Segments a checkpoint recycled are used first (renamed, already written); switch until a new one is made.
+      for (let id = 1; id <= 20 && !created; id++) {
+        const before = segments();
+        await db.query('select pg_switch_wal()');
+        synced.length = 0;
+        await db.query('insert into t values ($1)', [id]);
+        created = [...segments()].find((name) => !before.has(name));
+        if (created) expect(synced).toContain(join(wal, created));
+      }
+      expect(created).toBeDefined();
+      const { size, blocks } = statSync(join(wal, created!));
+      expect(size).toBe(16 * 1024 * 1024);
+      // Only what was written is on the disk: 16 MB of zeros would be 32,768 blocks of 512 bytes.
+      expect(blocks).toBeLessThan(4096);
+    } finally {
+      fsync.mockRestore();
+      await db.close();
+    }
+    const again = await openDatabase({ dataDir, pgliteThread: 'main' });
+    try {
+      const [row] = await again.query<{ n: number }>('select count(*)::int as n from t');
+      expect(row!.n).toBeGreaterThan(0);
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
 
   it('leaves a store in memory as it is (nothing on disk to sync)', async () => {
     const db = await openDatabase({ dataDir: 'memory://' });

@@ -52,12 +52,22 @@ export const PGLITE_SHARED_BUFFERS = '16MB';
 
 /**
  * PostgreSQL's start parameters inside PGlite: PGlite's own, without `-F` (fsync off), with WAL written through by
- * fsync() (see durableOptions) and the buffer pool above.
+ * fsync() (see durableOptions), the buffer pool above, and new WAL segments not zero-filled.
+ *
+ * `wal_init_zero=off`: by default PostgreSQL writes a new 16 MB WAL segment full of zeros and syncs it before it uses
+ * it. Under the webhook benchmark's burst that happened every 5 s (about 13,000 reports), and the statement that
+ * crossed into the new segment ran 40 to 70 ms instead of 5: the store's slowest statements, with every request in
+ * flight waiting behind each (2026-11-26, traced on PGlite's thread; docs/benchmarks.md, eighth pass). Off, PostgreSQL
+ * writes only the segment's last byte (its documented alternative, for file systems where zero-filling buys nothing).
+ * Durability is unchanged: a commit is answered after fsync() of its WAL file, and fsync (not fdatasync) writes the
+ * file's newly allocated blocks with it. What changes: a full disk shows at the first write into a new segment
+ * instead of at its creation; either stops the store, as before.
  */
 export const PGLITE_START_PARAMS = [
   ...PGlite.defaultStartParams.filter((param) => param !== '-F'),
   '-c', 'fsync=on',
   '-c', 'wal_sync_method=fsync',
+  '-c', 'wal_init_zero=off',
   '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`,
 ];
 

@@ -73,7 +73,8 @@ export const FANOUT_MAX_HOLD_MS = 30_000;
 
 /**
  * Buffers reports and records them in batches, one batch in flight at a time. A batch cut from a burst (at least
- * QUEUED_BURST reports that queued behind the batch before it) stores its signups first and leaves their events for later (deferred-fanout.ts); the writer
+ * QUEUED_BURST reports that queued behind the batch before it, or any batch within FANOUT_QUIET_MS of such a batch)
+ * stores its signups first and leaves their events for later (deferred-fanout.ts); the writer
  * builds them once no report waits, a batch of FANOUT_BATCH at a time, each between the batches of reports that
  * arrive meanwhile.
  */
@@ -103,6 +104,8 @@ export class ReportWriter {
   readonly #clock: () => number;
   /** When the last batch that deferred reports ended. */
   #lastDeferredAt = -Infinity;
+  /** When the last batch cut from a burst (QUEUED_BURST or more queued behind the one before) was. */
+  #lastBurstAt = -Infinity;
   /** When the oldest report still waiting (as far as this writer knows) was stored; null when none waits. */
   #waitingSince: number | null = null;
 
@@ -156,8 +159,15 @@ export class ReportWriter {
 
   async #writeBatch(batch: Job<ReportSubmission, SaasSignupResponse>[]): Promise<void> {
     // A burst: this batch's reports queued behind the batch before it (reports arriving at an idle writer, however many
-    // at once, are written whole).
-    const defer = this.#deferBursts && this.#queuedBehind >= QUEUED_BURST && batch.length >= QUEUED_BURST && this.#deferred < this.#maxDeferred;
+    // at once, are written whole). A small batch within the quiet time of a burst's batch is the same burst (its
+    // batches come and go in waves): written whole, it would cost the store three times as much as stored first and
+    // hold up the burst's next batch (measured: the whole writes among a burst's batches were most of the store's
+    // slowest statements, docs/benchmarks.md). It does not extend the burst: a trickle after it is written whole.
+    const now = this.#clock();
+    const burstBatch = this.#queuedBehind >= QUEUED_BURST && batch.length >= QUEUED_BURST;
+    if (burstBatch) this.#lastBurstAt = now;
+    const inBurst = burstBatch || now - this.#lastBurstAt < this.#quietMs;
+    const defer = this.#deferBursts && inBurst && this.#deferred < this.#maxDeferred;
     const outcomes = await this.#record(this.#db, batch.map((job) => job.item), { defer });
     batch.forEach((job, i) => {
       const outcome = outcomes[i]!;
