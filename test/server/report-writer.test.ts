@@ -267,6 +267,38 @@ describe.each(DATABASE_KINDS)('webhook group commit on $name', (kind) => {
     expect(queued).toBe(1);
   });
 
+  it('sends the batch queued behind a batch to the store before answering that batch, and answers a lone batch at once', async () => {
+    const events: string[] = [];
+    let hold: { reached(): void; released: Promise<void> } | null = null;
+    const writer = new ReportWriter(db, {
+      record: async (target, submissions, options) => {
+        events.push(`record ${submissions.length}`);
+        const held = hold;
+        hold = null;
+        if (held) {
+          held.reached();
+          await held.released;
+        }
+        return recordReports(target, submissions, options);
+      },
+    });
+    let release!: () => void;
+    const reached = new Promise<void>((resolve) => (hold = { reached: resolve, released: new Promise((r) => (release = r)) }));
+    const first = writer.submit(submission(siteA, id('first'))).then((answer) => (events.push('first answered'), answer));
+    await reached;
+    const behind = [1, 2].map(() => writer.submit(submission(siteA, id('behind'))).then((answer) => (events.push('behind answered'), answer)));
+    release();
+    const answers = await Promise.all([first, ...behind]);
+    expect(answers.map((a) => a.status)).toEqual(['promoted', 'promoted', 'promoted']);
+    // The second batch was on its way to the store before the first batch's caller heard back (each answer still
+    // follows its own batch's commit; which batch's answers come out first is up to the store).
+    expect(events.slice(0, 2)).toEqual(['record 1', 'record 2']);
+    expect(events.slice(2).sort()).toEqual(['behind answered', 'behind answered', 'first answered']);
+    events.length = 0;
+    await writer.submit(submission(siteA, id('lone'))).then(() => events.push('lone answered'));
+    expect(events).toEqual(['record 1', 'lone answered']);
+  });
+
   it('writes every buffered report before flush() returns', async () => {
     const { writer } = observedWriter(db, { maxDelayMs: 60_000 });
     const ceid = id('flushed');
