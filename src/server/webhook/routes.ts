@@ -24,14 +24,14 @@ import type { ConversionResponse as ConversionAnswer } from '../../protocol/webh
 import { AdjustmentBody, AdjustmentResponse, ConversionBody, ConversionResponse, ReportBody, ReportResponse } from './schemas';
 import type { SiteRow } from '../api/sites';
 
+/** How often the webhook looks for reports left waiting for their events (see ReportWriter.sweep). */
+export const FANOUT_SWEEP_MS = 30_000;
+
 /**
  * The path of a report: the site's public key and the trigger key of its flows. Checked before anything is looked up,
  * so a NUL or a malformed key is a 400 naming it, never a query. (The body is checked by hand after the signature:
  * the HMAC covers its raw bytes, see report-input.ts.)
  */
-/** How often the webhook looks for reports left waiting for their events (see ReportWriter.sweep). */
-export const FANOUT_SWEEP_MS = 30_000;
-
 export const ReportParams = Type.Object(
   {
     site_key: PlainText("The site's public key (the one in the install snippet).", { maxLength: 100 }),
