@@ -35,4 +35,28 @@ describe('parseJsonText names the first value it cannot keep', () => {
     const text = '{"a":[1,{"b":"ü","c":null,"d":[true,"\\ud83d\\ude00"]}]}';
     expect(parseJsonText(text)).toEqual(JSON.parse(text));
   });
+
+  // Most bodies hold no escape, no __proto__ and few brackets, and are read without walking them (needsWalk): what
+  // the walk would refuse or drop must still be found in the text itself.
+  it('finds a raw unpaired surrogate without any escape, and keeps it when asked to', () => {
+    const text = '{"x":["ok","a\ud800b"]}'; // the surrogate itself in the text, not an escape
+    expect(text.includes('\\u')).toBe(false);
+    expect(refusal(text)).toMatchObject({ code: 'parameter_invalid', param: 'x[1]' });
+    expect(parseJsonText(text, { unpairedSurrogates: 'keep' })).toEqual({ x: ['ok', 'a\ud800b'] });
+  });
+
+  it('finds a __proto__ key spelled with an escape, and leaves the word alone as a value', () => {
+    expect(parseJsonText('{"\\u005f_proto__":{"admin":true},"y":1}')).toEqual({ y: 1 });
+    expect(refusal('{"\\u005f_proto__":1}', { protoKeys: 'refuse' })).toMatchObject({ code: 'parameter_unknown', param: '__proto__' });
+    expect(parseJsonText('{"a":"__proto__"}')).toEqual({ a: '__proto__' });
+  });
+
+  it('accepts 32 levels of nesting and refuses 33, and many shallow brackets are no depth', () => {
+    const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    expect(parseJsonText(nested(32))).toEqual(JSON.parse(nested(32)));
+    expect(refusal(nested(33))).toMatchObject({ code: 'invalid_json', message: 'The request body is nested more than 32 levels deep.' });
+    expect(refusal(`{"a":${nested(33)}}`)).toMatchObject({ code: 'invalid_json' });
+    const wide = JSON.stringify({ list: Array.from({ length: 40 }, (_, i) => ({ i, tags: [i] })) });
+    expect(parseJsonText(wide)).toEqual(JSON.parse(wide));
+  });
 });

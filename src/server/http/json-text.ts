@@ -36,8 +36,30 @@ export function parseJsonText(text: string, options: JsonTextOptions = {}): unkn
   } catch {
     throw new ApiError(400, 'invalid_request_error', 'invalid_json', `${what} is not valid JSON.`);
   }
-  inspect(value, '', { what, protoKeys: options.protoKeys ?? 'drop', unpairedSurrogates: options.unpairedSurrogates ?? 'refuse' });
+  const unpairedSurrogates = options.unpairedSurrogates ?? 'refuse';
+  if (needsWalk(text, unpairedSurrogates)) inspect(value, '', { what, protoKeys: options.protoKeys ?? 'drop', unpairedSurrogates });
   return value;
+}
+
+/**
+ * Whether a parsed text must be walked, or can be shown from the text alone to hold nothing the walk refuses or drops.
+ * Without a `\u` escape every string and key stands in the text as it is: a NUL would be raw (JSON.parse has already
+ * refused it: JSON allows control characters only escaped), an unpaired surrogate would be in the text itself (checked
+ * over the whole text when they are refused), and a `__proto__` key would be spelled out. Nesting is no deeper than the
+ * count of opening brackets. Skipping the walk for an ordinary body nearly halves the cost of reading it (the benchmark's
+ * 700-byte snapshot: about 7.4 µs to 4.2 µs, JSON.parse 3.7 µs of it).
+ */
+function needsWalk(text: string, unpairedSurrogates: 'refuse' | 'keep'): boolean {
+  if (text.includes('\\u') || text.includes('__proto__')) return true;
+  if (unpairedSurrogates === 'refuse' && !isWellFormedText(text)) return true;
+  // Counted by indexOf hops (a body has a handful): a loop over every character cost as much as the walk it spares.
+  let brackets = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) {
+      if (++brackets > JSON_MAX_DEPTH) return true;
+    }
+  }
+  return false;
 }
 
 /** A parameter path as the error envelope names it: `actions_config[0].config.id`. */
