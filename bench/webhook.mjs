@@ -183,7 +183,14 @@ export async function runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult, s
 
   const before = { reports: await sut.countRows('reports'), events: await sut.countRows('events'), delivered: (await fakeAds.call({ type: 'count' })).conversions };
   const warm = await loadgen.call({ ...job, duration: warmup });
-  const { result: main, usage, attempts } = await withSteadyUsage(sut, 'webhook', () => loadgen.call({ ...job, duration }));
+  // A burst's events are built after it, and delivered: a disturbed window is measured again only once that is done,
+  // so each attempt starts from the same state (a service still building the last burst's events is slower).
+  const waiting = async () => (await sut.sql('select count(*)::int as n from report_fanouts'))[0].n;
+  const settle = async () => {
+    await settleCount(waiting, 0, { quietMs: 10_000, timeoutMs: 120_000 });
+    await waitForDeliveries(fakeAds, before.delivered + (await sut.countRows('events')) - before.events);
+  };
+  const { result: main, usage, attempts } = await withSteadyUsage(sut, 'webhook', () => loadgen.call({ ...job, duration }), settle);
   // Every run counts in the accounting: the warm-up, and each attempt at the window (measured again when disturbed).
   const runs = [warm, ...attempts.map((a) => a.result)];
   const answered = runs.flatMap((r) => r.answered_ids);
@@ -194,7 +201,6 @@ export async function runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult, s
   for (const r of runs) delete r.answered_ids;
   // A burst's signups are stored first and their events built after it (webhook/deferred-fanout.ts): wait for them.
   const buildStart = Date.now();
-  const waiting = async () => (await sut.sql('select count(*)::int as n from report_fanouts'))[0].n;
   const deferredAtEnd = await waiting();
   const stillWaiting = await settleCount(waiting, 0, { quietMs: 10_000, timeoutMs: 120_000 });
   const built = { deferred_at_end: deferredAtEnd, seconds: (Date.now() - buildStart) / 1000, still_waiting: stillWaiting };

@@ -5,7 +5,7 @@ type Attempt = { n: number; requests_per_s: number; latency_ms: { p99: number };
 
 // bench/usage.mjs is plain JavaScript: imported by URL, typed here by what the test reads.
 const { measureSteadily, summariseAttempts } = (await import(new URL('../../bench/usage.mjs', import.meta.url).href)) as {
-  measureSteadily: (measure: () => Promise<Attempt>, machineOf: (a: Attempt) => Shares | null, retries?: number) => Promise<{ kept: Attempt; attempts: Attempt[] }>;
+  measureSteadily: (measure: () => Promise<Attempt>, machineOf: (a: Attempt) => Shares | null, retries?: number, beforeRetry?: () => Promise<void>) => Promise<{ kept: Attempt; attempts: Attempt[] }>;
   summariseAttempts: (attempts: Attempt[], kept: Attempt, resultOf: (a: Attempt) => Attempt, machineOf: (a: Attempt) => Shares | null) => { requests_per_s: number; p99_ms: number; machine: Shares | null; kept: boolean }[];
 };
 
@@ -49,6 +49,22 @@ describe('measureSteadily (a load window measured again while the hypervisor too
     expect(w.count()).toBe(3);
     expect(attempts).toHaveLength(3);
     expect(kept.n).toBe(2);
+  });
+
+  it('brings the service back before each retry, and only then (a burst leaves its events to build)', async () => {
+    const w = windows([stolen(0.44), stolen(0.3), calm()]);
+    const order: string[] = [];
+    const measure = async () => {
+      const attempt = await w.measure();
+      order.push(`attempt ${attempt.n}`);
+      return attempt;
+    };
+    await measureSteadily(measure, (a) => a.machine, 2, async () => void order.push('settled'));
+    expect(order).toEqual(['attempt 1', 'settled', 'attempt 2', 'settled', 'attempt 3']);
+    const once = windows([calm()]);
+    let settled = 0;
+    await measureSteadily(once.measure, (a) => a.machine, 2, async () => void settled++);
+    expect(settled).toBe(0);
   });
 
   it('measures once with no retries allowed, and once where the machine cannot be read', async () => {
