@@ -4,7 +4,7 @@
  * Afterwards the database is asked how many snapshots it holds, against the 204s the load generator counted.
  */
 import { importTs } from './support/ts-module.mjs';
-import { ratio } from './support/stats.mjs';
+import { ratio, sumOf } from './support/stats.mjs';
 import { formatTable, mark, num, times } from './support/table.mjs';
 import { BARE_PATH } from './bare-route.mjs';
 import { SITE_ORIGIN } from './service-under-test.mjs';
@@ -56,9 +56,9 @@ export async function runIngestBenchmark({ sut, loadgen, bareResult, connections
   const { snapshotsPath } = await importTs('src/protocol/collector.ts');
   const job = { kind: 'snapshots', url: sut.urls ?? sut.base, path: snapshotsPath(sut.site.site_key), origin: SITE_ORIGIN, connections, returnIds: true };
   const warm = await loadgen.call({ ...job, duration: warmup });
-  const { result: main, usage, attempts } = await withSteadyUsage(sut, 'ingest', () => loadgen.call({ ...job, duration }));
+  const { result: main, usage, results, attempts } = await withSteadyUsage(sut, 'ingest', () => loadgen.call({ ...job, duration }));
   // Every run counts in the accounting: the warm-up, and each attempt at the window (measured again when disturbed).
-  const runs = [warm, ...attempts.map((a) => a.result)];
+  const runs = [warm, ...results];
   const answered = runs.flatMap((r) => r.answered_ids);
   const answered204 = answered.length;
   // Every token answered 204 must be in the table (the service commits before it answers, so no wait is needed).
@@ -71,7 +71,7 @@ export async function runIngestBenchmark({ sut, loadgen, bareResult, connections
     instances: sut.instances ?? 1,
     service: main,
     usage,
-    attempts: summariseAttempts(attempts, attempts.find((a) => a.result === main), (a) => a.result, (a) => a.usage.machine),
+    attempts,
     bare: bareResult,
     ratio_to_bare: ofBare,
     accounting: {
@@ -88,11 +88,6 @@ export async function runIngestBenchmark({ sut, loadgen, bareResult, connections
       nothing_lost: { target: 'every snapshot answered 204 is stored', value: answered204 - stored, met: answered204 === stored },
     },
   };
-}
-
-/** The sum of `value` over `items`. */
-export function sumOf(items, value) {
-  return items.reduce((n, item) => n + value(item), 0);
 }
 
 /**

@@ -37,7 +37,7 @@ import { startBareRoute } from './bare-route.mjs';
 import { SERVICE_ALLOCATOR, STORE_LABELS, startFleet } from './fleet.mjs';
 import { startChild } from './support/child.mjs';
 import { formatTable, mark, num, times } from './support/table.mjs';
-import { DISTURBED_PEAK_STEAL_SHARE, DISTURBED_STEAL_SHARE, isDisturbed, stealCell, worstOf } from './support/machine-time.mjs';
+import { DISTURBED_PEAK_STEAL_SHARE, DISTURBED_STEAL_SHARE, isDisturbed, percent, stealCell, worstOf } from './support/machine-time.mjs';
 
 const benchDir = new URL('.', import.meta.url).pathname;
 const SECTIONS = ['loader', 'ingest', 'webhook', 'delivery'];
@@ -249,14 +249,13 @@ function summary(results) {
     if (d) add(`${label} delivery`, d.targets.delivery_p99.target, `${num(d.targets.delivery_p99.value)} ms (p50 ${num(d.delivery.p50_ms)} ms)`, d.targets.delivery_p99.met, d.delivery.machine);
   }
   for (const e of results.errors) rows.push([e.section, 'could not run', e.error.split('\n')[0].slice(0, 80), '-', 'n/a']);
-  const pct = (share) => `${Math.round(share * 100)}%`;
   const windows = Object.values(results.stores ?? {}).flatMap((r) => [r.ingest, r.ingest?.bare, r.webhook, r.webhook?.bare]).filter(Boolean);
   const remeasured = new Set(windows.filter((w) => w.attempts?.length > 1)).size;
   const note = [
     "steal: the share of the machine's CPU time the hypervisor gave to other guests during the figure's window, and in its worst second.",
     ...(remeasured > 0 ? [`${remeasured} window(s) measured again because the machine disturbed them (BENCH_RETRIES); each section lists its attempts.`] : []),
     disturbed > 0
-      ? `${disturbed} figure(s) came from a disturbed window (steal ${pct(DISTURBED_STEAL_SHARE)} or more, or ${pct(DISTURBED_PEAK_STEAL_SHARE)} in a second): ` +
+      ? `${disturbed} figure(s) came from a disturbed window (steal ${percent(DISTURBED_STEAL_SHARE)} or more, or ${percent(DISTURBED_PEAK_STEAL_SHARE)} in a second): ` +
         'they measured the host more than the service; run again.'
       : 'No figure came from a disturbed window.',
   ];

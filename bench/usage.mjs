@@ -88,12 +88,19 @@ export async function measureSteadily(measure, machineOf, retries = DISTURBED_RE
 }
 
 /**
- * withUsage, measured steadily: the kept attempt's result and usage, and `attempts` (each with its result and usage);
- * `settle` runs before each retry (measureSteadily's beforeRetry).
+ * withUsage, measured steadily (`settle` runs before each retry, as measureSteadily's beforeRetry): the kept attempt's
+ * `result` and `usage`, every attempt's load result in `results` (for the accounting), and `attempts`, each attempt's
+ * figures for the report (summariseAttempts).
  */
 export async function withSteadyUsage(sut, section, load, settle) {
-  const { kept, attempts } = await measureSteadily(() => withUsage(sut, section, load), (a) => a.usage.machine, DISTURBED_RETRIES, settle);
-  return { ...kept, attempts };
+  const machineOf = (a) => a.usage.machine;
+  const { kept, attempts } = await measureSteadily(() => withUsage(sut, section, load), machineOf, DISTURBED_RETRIES, settle);
+  return {
+    result: kept.result,
+    usage: kept.usage,
+    results: attempts.map((a) => a.result),
+    attempts: summariseAttempts(attempts, kept, (a) => a.result, machineOf),
+  };
 }
 
 /** Each attempt's figures for the report (empty when the window was measured once): throughput, p99, the machine. */

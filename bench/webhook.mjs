@@ -6,12 +6,12 @@
  * load phase's deliveries have drained. `runDeliveryBenchmark` measures that delay alone, without the load phase.
  */
 import { importTs } from './support/ts-module.mjs';
-import { percentile, ratio } from './support/stats.mjs';
+import { percentile, ratio, sumOf } from './support/stats.mjs';
 import { formatTable, mark, num, times } from './support/table.mjs';
 import { gclidFor, hashedEmailFor, newCorrelationToken, reportBody, snapshotBody } from './request-bodies.mjs';
-import { formatAttempts, formatUsage, settleCount, storeTitle, sumOf, THROUGHPUT_HEADER, throughputRow } from './ingest.mjs';
+import { formatAttempts, formatUsage, settleCount, storeTitle, THROUGHPUT_HEADER, throughputRow } from './ingest.mjs';
 import { SITE_ORIGIN, TRIGGER_KEY, setUpWebhookFlow } from './service-under-test.mjs';
-import { summariseAttempts, withSteadyUsage } from './usage.mjs';
+import { withSteadyUsage } from './usage.mjs';
 import { machineLine, withMachineTime } from './support/machine-time.mjs';
 
 /** The targets of issue 4. */
@@ -190,9 +190,9 @@ export async function runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult, s
     await settleCount(waiting, 0, { quietMs: 10_000, timeoutMs: 120_000 });
     await waitForDeliveries(fakeAds, before.delivered + (await sut.countRows('events')) - before.events);
   };
-  const { result: main, usage, attempts } = await withSteadyUsage(sut, 'webhook', () => loadgen.call({ ...job, duration }), settle);
+  const { result: main, usage, results, attempts } = await withSteadyUsage(sut, 'webhook', () => loadgen.call({ ...job, duration }), settle);
   // Every run counts in the accounting: the warm-up, and each attempt at the window (measured again when disturbed).
-  const runs = [warm, ...attempts.map((a) => a.result)];
+  const runs = [warm, ...results];
   const answered = runs.flatMap((r) => r.answered_ids);
   const answered200 = answered.length;
   // Every customer_event_id answered 200 must be stored as a report (the count of all rows may be higher: requests in
@@ -246,7 +246,7 @@ export async function runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult, s
     instances: sut.instances ?? 1,
     service: main,
     usage,
-    attempts: summariseAttempts(attempts, attempts.find((a) => a.result === main), (a) => a.result, (a) => a.usage.machine),
+    attempts,
     bare: bareResult,
     ratio_to_bare: ofBare,
     accounting: {

@@ -16,6 +16,11 @@ export function median(samples) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** The sum of `value` over `items`. */
+export function sumOf(items, value) {
+  return items.reduce((n, item) => n + value(item), 0);
+}
+
 /** `a / b`, or null when it has no meaning (a negative or b not positive, as noise can make a difference of medians). */
 export function ratio(a, b) {
   if (!Number.isFinite(a) || !Number.isFinite(b) || a < 0 || b <= 0) return null;
