@@ -76,11 +76,15 @@ export async function withMachineTime(fn, { sampleMs = 1000, read = readMachineT
   }
 }
 
+/** A share (0..1) as a whole percent: `12%`. */
+export function percent(share) {
+  return `${Math.round(share * 100)}%`;
+}
+
 /** `steal 3% (worst second 12%), idle 20%`, or null when the shares are unknown. */
 export function formatShares(machine) {
   if (!machine) return null;
-  const pct = (share) => `${Math.round(share * 100)}%`;
-  return `steal ${pct(machine.steal)} (worst second ${pct(machine.peak_steal ?? machine.steal)}), idle ${pct(machine.idle)}`;
+  return `steal ${percent(machine.steal)} (worst second ${percent(machine.peak_steal ?? machine.steal)}), idle ${percent(machine.idle)}`;
 }
 
 /** The line printed under a window: what the machine did meanwhile, and whether the window counts as disturbed. */
@@ -111,5 +115,5 @@ export function worstOf(...machines) {
 /** A summary cell: `3% / 12%` (the window's steal, its worst second's), or `-`. */
 export function stealCell(machine) {
   if (!machine) return '-';
-  return `${Math.round(machine.steal * 100)}% / ${Math.round((machine.peak_steal ?? machine.steal) * 100)}%`;
+  return `${percent(machine.steal)} / ${percent(machine.peak_steal ?? machine.steal)}`;
 }
