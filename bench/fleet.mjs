@@ -11,6 +11,7 @@ import { startChild } from './support/child.mjs';
 import { importTs } from './support/ts-module.mjs';
 
 const { onGlibc, withMallocTunables } = await importTs('src/launch/allocator.ts');
+const { heapGrowthFlag } = await importTs('src/server/heap-growth.ts');
 
 /** Which allocator setting the service processes get, and the line that says so. */
 function serviceAllocator(env) {
@@ -27,6 +28,21 @@ function serviceAllocator(env) {
  * defaults instead. Decided once per run.
  */
 export const SERVICE_ALLOCATOR = serviceAllocator(process.env);
+
+/** BENCH_SERVICE_NODE_FLAGS: Node/V8 flags of each service process (e.g. to measure --optimize-for-size). */
+const NODE_FLAGS = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+
+/**
+ * V8's heap growth as the service's entries set it (src/server/heap-growth.ts), given as the same flag on the command
+ * line; `BENCH_V8_HEAP=default` measures V8's own choice instead, and a --heap-growing-percent of
+ * BENCH_SERVICE_NODE_FLAGS stands, as an operator's does. Decided once per run.
+ */
+export const SERVICE_HEAP = (() => {
+  if (process.env.BENCH_V8_HEAP === 'default') return { flags: [], note: "V8's own (BENCH_V8_HEAP=default)" };
+  const flag = heapGrowthFlag(NODE_FLAGS);
+  if (!flag) return { flags: [], note: `${NODE_FLAGS.find((f) => f.startsWith('--heap'))}, from BENCH_SERVICE_NODE_FLAGS` };
+  return { flags: [flag], note: `${flag}, as the service's entries set it (BENCH_V8_HEAP=default: V8's own)` };
+})();
 
 const benchDir = new URL('.', import.meta.url).pathname;
 
@@ -88,8 +104,7 @@ export async function startFleet({ store, instances = 1, fakeEnv, databaseUrl, p
     const processes = [];
     const started = [];
     for (let i = 0; i < instances; i++) {
-      // BENCH_SERVICE_NODE_FLAGS: Node/V8 flags of each service process (e.g. to measure --optimize-for-size).
-      const execArgv = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+      const execArgv = [...SERVICE_HEAP.flags, ...NODE_FLAGS];
       // Profiling: besides the HTTP thread's profile of each load window (usageBegin), a whole-run profile of each of
       // the process's threads (node --cpu-prof), PGlite's worker included: on the embedded store half of the work.
       if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(profileDir, `${stamp}-${store}-${i + 1}-threads`)}`);

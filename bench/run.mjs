@@ -16,6 +16,8 @@
  *   BENCH_DURATION (seconds per load run, default 10), BENCH_CONNECTIONS (default 50),
  *   BENCH_DELIVERY_SAMPLE (reports timed by --only=delivery, default 100), BENCH_DELIVERY_RATE (per second, default 20),
  *   BENCH_RETRIES (how many more times a load window is measured when the hypervisor took the cores from it, default 2)
+ *   BENCH_V8_HEAP=default (the service processes with V8's own heap growth instead of the entries' setting),
+ *   BENCH_SERVICE_NODE_FLAGS (Node/V8 flags of each service process)
  *
  * Under every load window the run prints what the whole machine did meanwhile (support/machine-time.mjs: the share of
  * CPU time stolen by the hypervisor, over the window and in its worst second, and the share idle); the summary prints
@@ -34,7 +36,7 @@ import { formatLoaderTraceResults, runLoaderTraceBenchmark } from './loader-trac
 import { costRatio, formatIngestResults, measureBareRoute, RSS_TARGET_MB, runIngestBenchmark } from './ingest.mjs';
 import { formatDeliveryResults, formatWebhookResults, runDeliveryBenchmark, runWebhookBenchmark } from './webhook.mjs';
 import { startBareRoute } from './bare-route.mjs';
-import { SERVICE_ALLOCATOR, STORE_LABELS, startFleet } from './fleet.mjs';
+import { SERVICE_ALLOCATOR, SERVICE_HEAP, STORE_LABELS, startFleet } from './fleet.mjs';
 import { startChild } from './support/child.mjs';
 import { formatTable, mark, num, times } from './support/table.mjs';
 import { DISTURBED_PEAK_STEAL_SHARE, DISTURBED_STEAL_SHARE, isDisturbed, percent, stealCell, worstOf } from './support/machine-time.mjs';
@@ -148,14 +150,14 @@ async function main() {
   const started = Date.now();
   const results = {
     started_at: new Date(started).toISOString(),
-    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, platform: process.platform, load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100), allocator: SERVICE_ALLOCATOR.env.GLIBC_TUNABLES ?? null },
+    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, platform: process.platform, load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100), allocator: SERVICE_ALLOCATOR.env.GLIBC_TUNABLES ?? null, v8_heap: SERVICE_HEAP.flags[0] ?? null },
     options: { ...options, stores: server.stores, instances: server.instances },
     errors: [],
   };
   console.log(`cnv benchmarks: ${results.machine.cpus} cores (${results.machine.cpu_model}), Node ${process.version}, load average ${results.machine.load_average_at_start.join(' ')}`);
   console.log('Figures, not assertions: other processes on this machine share the cores and move every figure.\n');
   if (only.has('ingest') || only.has('webhook') || only.has('delivery')) {
-    console.log(`server stores: ${server.stores.map((s) => STORE_LABELS[s]).join(' and ')}${server.instances > 1 ? `; ${server.instances} service processes on PostgreSQL` : ''}; allocator: ${SERVICE_ALLOCATOR.note}\n`);
+    console.log(`server stores: ${server.stores.map((s) => STORE_LABELS[s]).join(' and ')}${server.instances > 1 ? `; ${server.instances} service processes on PostgreSQL` : ''}; allocator: ${SERVICE_ALLOCATOR.note}; V8 heap growth: ${SERVICE_HEAP.note}\n`);
   }
 
   results.section_seconds = {};

@@ -2,10 +2,12 @@
 import { loadSettings } from '../server/settings';
 import { startupBanner } from '../server/banner';
 import { runUntilSignal } from '../server/run-until-signal';
+import { useServiceHeapGrowth } from '../server/heap-growth';
 import { useTerminalDefaults } from '../server/service';
 import { startServiceWithDemo } from './with-service';
 import { demoBannerLines } from './banner';
 
+useServiceHeapGrowth();
 useTerminalDefaults();
 runUntilSignal(async () => {
   const running = await startServiceWithDemo(loadSettings());

@@ -3,7 +3,9 @@ import { loadSettings } from './settings';
 import { startupBanner } from './banner';
 import { startService, useTerminalDefaults } from './service';
 import { runUntilSignal } from './run-until-signal';
+import { useServiceHeapGrowth } from './heap-growth';
 
+useServiceHeapGrowth();
 useTerminalDefaults();
 runUntilSignal(async () => {
   const service = await startService(loadSettings());
