@@ -83,30 +83,31 @@ const hasClickIds = (touch: string) => `(coalesce(${touch} -> 'click_ids', '{}':
  */
 export async function upsertSnapshots(db: Queryable, writes: readonly SnapshotWrite[]): Promise<void> {
   if (writes.length === 0) return;
-  const columns: unknown[][] = Array.from({ length: 12 }, () => []);
-  for (const { siteId, snapshot: s, client } of writes) {
-    const values = [
-      siteId,
-      s.correlation_token,
-      s.occurred_at,
-      s.trigger,
-      s.page_url,
-      s.referrer,
-      s.touch ? JSON.stringify(s.touch) : null,
-      JSON.stringify(clickIdLists(s.touch)),
-      JSON.stringify(s.cookies),
-      s.consent ? JSON.stringify(s.consent) : null,
-      client?.userAgent ?? null,
-      client?.ipAddress ?? null,
-    ];
-    values.forEach((value, i) => columns[i]!.push(value));
-  }
-  // unnest keeps the statement text constant whatever the batch size (one plan shape, no parameter-count limit).
+  // All rows as one JSON parameter: one JSON.stringify here, one parse in the store, and a statement text that is the
+  // same whatever the batch size. (Twelve array parameters cost node-postgres an escaped array literal per column,
+  // every JSON value escaped a second time inside it.) A JSON null is SQL NULL in every column.
+  const rows = writes.map(({ siteId, snapshot: s, client }) => ({
+    site_id: siteId,
+    correlation_token: s.correlation_token,
+    occurred_at: s.occurred_at,
+    trigger: s.trigger,
+    page_url: s.page_url,
+    referrer: s.referrer,
+    touch: s.touch,
+    received_click_ids: clickIdLists(s.touch),
+    cookies: s.cookies,
+    consent: s.consent,
+    user_agent: client?.userAgent ?? null,
+    ip_address: client?.ipAddress ?? null,
+  }));
   const stored = await db.query<{ site_id: string; correlation_token: string; reported: boolean }>(
     `insert into snapshots as s (site_id, correlation_token, occurred_at, trigger, page_url, referrer, touch, received_click_ids,
        cookies, consent, user_agent, ip_address)
-     select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::jsonb[],
-       $9::jsonb[], $10::jsonb[], $11::text[], $12::text[])
+     select site_id, correlation_token, occurred_at, trigger, page_url, referrer, touch, received_click_ids, cookies,
+       consent, user_agent, ip_address
+     from json_to_recordset($1::json) as x(site_id text, correlation_token text, occurred_at timestamptz, trigger text,
+       page_url text, referrer text, touch jsonb, received_click_ids jsonb, cookies jsonb, consent jsonb, user_agent text,
+       ip_address text)
      on conflict (site_id, correlation_token) do update set
        occurred_at = least(s.occurred_at, excluded.occurred_at),
        page_url = coalesce(s.page_url, excluded.page_url),
@@ -137,7 +138,7 @@ export async function upsertSnapshots(db: Queryable, writes: readonly SnapshotWr
        updated_at = now()
      returning site_id, correlation_token,
        exists (select 1 from reports r where r.site_id = s.site_id and r.correlation_token = s.correlation_token) as reported`,
-    columns,
+    [JSON.stringify(rows)],
   );
   // Usually the snapshot comes first and no report is there yet: the nudge is a second statement only when needed.
   const reported = stored.filter((row) => row.reported);
