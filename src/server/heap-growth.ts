@@ -4,11 +4,11 @@
  *
  * After each full collection V8 sets the next one's threshold at the live size times a factor it picks itself, up to
  * 4 when the program allocates fast. Under the webhook benchmark's burst the service's thread kept about 32 MB alive
- * and the next full collection started at 41 to 82 MB: its heap reached 120 to 160 MB committed, and the process 310
- * to 340 MB resident (2026-11-27, `--trace-gc`, docs/benchmarks.md, tenth pass). With the factor fixed at 1.3, side by
- * side on the same machine: the heap 61 to 77 MB, the process 234 to 280 MB under the webhook load, reports/s 1 to 2 %
- * lower and CPU per report about 3 % higher (more frequent, smaller collections; p99 22 to 25 ms either way). 1.5 gave
- * 257 to 264 MB. The flag applies to every thread of the process (PGlite's worker too). It bounds nothing: a burst
+ * and the next full collection started at 41 to 82 MB: its heap reached 120 to 160 MB committed, and the process 330
+ * to 350 MB resident (2026-11-27, `--trace-gc`, docs/benchmarks.md, tenth pass). With the factor fixed at 1.3, side by
+ * side on the same machine: the heap 61 to 83 MB, the process 234 to 281 MB under the webhook load, reports/s 1 to 2 %
+ * lower and CPU per report about 3 % higher (more frequent, smaller collections; p99 23 to 29 ms). 1.5 gave 257 to
+ * 264 MB. The flag applies to every thread of the process (PGlite's worker too). It bounds nothing: a burst
  * that needs more memory still gets it, where a heap limit would end the process.
  */
 import v8 from 'node:v8';
