@@ -40,7 +40,7 @@ const NODE_FLAGS = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).fil
 export const SERVICE_HEAP = (() => {
   if (process.env.BENCH_V8_HEAP === 'default') return { flags: [], note: "V8's own (BENCH_V8_HEAP=default)" };
   const flag = heapGrowthFlag(NODE_FLAGS);
-  if (!flag) return { flags: [], note: `${NODE_FLAGS.find((f) => f.startsWith('--heap'))}, from BENCH_SERVICE_NODE_FLAGS` };
+  if (!flag) return { flags: [], note: 'the factor BENCH_SERVICE_NODE_FLAGS gives' };
   return { flags: [flag], note: `${flag}, as the service's entries set it (BENCH_V8_HEAP=default: V8's own)` };
 })();
 

@@ -16,15 +16,15 @@ import v8 from 'node:v8';
 /** V8's heap growing factor as a percentage over 1 (30: the next full collection at 1.3 times the live size). */
 export const HEAP_GROWING_PERCENT = 30;
 
-const FLAG = '--heap-growing-percent';
+/** The flag in any spelling V8 takes (dashes or underscores), with or without its value. */
+const OWN_FLAG = /^--heap[-_]growing[-_]percent(=|$)/;
 
 /**
  * The flag to set, or null when the process was started with its own (`node --heap-growing-percent=… …`): the
  * operator's choice stands.
  */
 export function heapGrowthFlag(execArgv: readonly string[]): string | null {
-  if (execArgv.some((arg) => arg === FLAG || arg.startsWith(`${FLAG}=`) || arg === '--heap_growing_percent' || arg.startsWith('--heap_growing_percent='))) return null;
-  return `${FLAG}=${HEAP_GROWING_PERCENT}`;
+  return execArgv.some((arg) => OWN_FLAG.test(arg)) ? null : `--heap-growing-percent=${HEAP_GROWING_PERCENT}`;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, type RestService } from './support/rest-harness';
 import { connectApiTrigger, insertApiFlow, newToken, setSiteDomain, signedReport, snapshotBody } from './support/fixtures';
-import { snapshotsPath, SNAPSHOT_CONTENT_TYPE } from '../../src/protocol/collector';
+import { snapshotsPath, SNAPSHOT_CONTENT_TYPE, type Snapshot } from '../../src/protocol/collector';
 import { findSnapshot } from '../../src/server/collector/sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { upsertDestination } from '../../src/server/destinations/sql';
@@ -299,6 +299,40 @@ describe.each(DATABASE_KINDS)('hostile input on $name', (kind) => {
   });
 
   describe('other values PostgreSQL would refuse', () => {
+    // A snapshot's rows reach the store as one JSON parameter (collector/sql.ts), and PostgreSQL's json refuses a
+    // \u0000 escape: a NUL anywhere in a snapshot is refused on its own before it, never a 500 and never a lost batch.
+    it.each([
+      ['page_url', 'page_url', (b: Snapshot): Snapshot => ({ ...b, page_url: 'https://www.example.com/signNULup' })],
+      ['referrer', 'referrer', (b: Snapshot): Snapshot => ({ ...b, referrer: 'https://www.google.com/NUL' })],
+      ['trigger', 'trigger', (b: Snapshot): Snapshot => ({ ...b, trigger: 'formNULsubmit' as Snapshot['trigger'] })],
+      ['a click id', 'touch.click_ids.gclid', (b: Snapshot): Snapshot => ({ ...b, touch: { ...b.touch!, click_ids: { gclid: 'Cj0NULx' } } })],
+      ['a utm value', 'touch.utm.utm_source', (b: Snapshot): Snapshot => ({ ...b, touch: { ...b.touch!, utm: { utm_source: 'gooNULgle' } } })],
+      ['a cookie name', 'cookies._f\\u0000bp', (b: Snapshot): Snapshot => ({ ...b, cookies: { _fNULbp: 'fb.1.2' } as Snapshot['cookies'] })],
+      ['a cookie value', 'cookies._fbp', (b: Snapshot): Snapshot => ({ ...b, cookies: { _fbp: 'fb.1.NUL2' } })],
+    ])('a NUL in a snapshot %s is 400 invalid_json naming it, and nothing is stored', async (_where, param, damage) => {
+      const body = snapshotBody();
+      const text = JSON.stringify(damage(body)).replaceAll('NUL', '\\u0000');
+      const res = await svc.app.inject({
+        method: 'POST', url: snapshotsPath(svc.site.site_key), headers: { origin: ORIGIN, 'content-type': SNAPSHOT_CONTENT_TYPE }, payload: text,
+      });
+      expectEnvelope(res, 400, 'invalid_json', param);
+      expect(await findSnapshot(svc.db, svc.site.id, body.correlation_token)).toBeNull();
+    });
+
+    it('user agents with quotes, backslashes, a tab and Latin-1 letters are stored as they came, in one batch', async () => {
+      const bodies = [snapshotBody(), snapshotBody(), snapshotBody()];
+      const agents = ['Mozilla/5.0 \u00ff\u00e9 "quoted" \\ back\tslash', 'plain', '{"a":[1]}'];
+      const answers = await Promise.all(bodies.map((body, i) => svc.app.inject({
+        method: 'POST', url: snapshotsPath(svc.site.site_key),
+        headers: { origin: ORIGIN, 'content-type': SNAPSHOT_CONTENT_TYPE, 'user-agent': agents[i]! },
+        payload: JSON.stringify(body),
+      })));
+      for (const res of answers) expect(res.statusCode, res.body).toBe(204);
+      for (const [i, body] of bodies.entries()) {
+        expect((await findSnapshot(svc.db, svc.site.id, body.correlation_token))!.user_agent).toBe(agents[i]);
+      }
+    });
+
     it.each(['2026-01-01T00:00:00+23:00', '0000-01-01T00:00:00Z'])('a snapshot occurred_at of %s is 400 naming it', async (occurredAt) => {
       const body = snapshotBody({ occurred_at: occurredAt });
       const res = await svc.app.inject({
