@@ -33,6 +33,17 @@ describe.each(DATABASE_KINDS)('migrations on $name', (kind) => {
     );
   });
 
+  it('checks every table\'s site against sites except the snapshots the collector writes (migration 22)', async () => {
+    const rows = await db.query<{ table_name: string }>(
+      `select distinct c.conrelid::regclass::text as table_name from pg_constraint c
+       where c.contype = 'f' and c.confrelid = 'sites'::regclass and c.connamespace = current_schema()::regnamespace
+       order by 1`,
+    );
+    const checked = rows.map((r) => r.table_name);
+    expect(checked).not.toContain('snapshots');
+    expect(checked).toEqual(expect.arrayContaining(['flows', 'reports', 'events', 'form_submissions']));
+  });
+
   it.runIf(kind.name === 'pglite')('made the image every other test clones: a clone holds exactly this schema', async () => {
     const clone = await kind.open();
     try {

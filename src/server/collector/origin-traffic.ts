@@ -16,7 +16,7 @@ export { listOriginTraffic, ORIGIN_TRAFFIC_ROWS_PER_SITE } from './origin-traffi
 export function refusalReasonOf(site: Pick<SiteRow, 'domain'>, origin: string | undefined): OriginRefusalReason | null {
   if (!origin) return 'no_origin';
   if (site.domain === null) return 'no_domain';
-  return originAllowed(site as SiteRow, origin) ? null : 'not_covered';
+  return originAllowed(site, origin) ? null : 'not_covered';
 }
 
 export interface OriginTrafficOptions {

@@ -42,17 +42,22 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: SNAPSHOT_MAX_BYTES }, (_request, body, done) => done(null, body));
 
   // Any page may read the config and the error envelopes; a successful snapshot echoes the accepted origin instead.
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.method !== 'OPTIONS') reply.header('access-control-allow-origin', '*');
+    done();
   });
 
   /** The site, re-read before refusing, so a domain just set elsewhere is never refused from a stale cache. */
   async function siteFor(siteKey: string, origin: string | undefined): Promise<SiteRow> {
     let site = await sites.get(siteKey);
-    if (!site || (origin !== undefined && !originAllowed(site, origin))) site = await sites.refresh(siteKey);
+    let allowed = site !== null && originAllowed(site, origin);
+    if (!site || (origin !== undefined && !allowed)) {
+      site = await sites.refresh(siteKey);
+      allowed = site !== null && originAllowed(site, origin);
+    }
     if (!site) throw siteNotFound(siteKey);
     // The refusal quotes the Origin header: only in printable form (a header may carry a tab).
-    if (!originAllowed(site, origin)) {
+    if (!allowed) {
       traffic.refused(site, origin);
       throw originRefused(site, origin === undefined ? undefined : printable(origin, 200));
     }

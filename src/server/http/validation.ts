@@ -36,7 +36,7 @@ const DECIMAL_INTEGER = /^\s*\d{1,15}\s*$/;
  * A preValidation hook: a query parameter the route's schema declares as an integer becomes a number when it is
  * written in decimal digits (`limit=10`); anything else stays text and fails the schema with `parameter_invalid`.
  */
-export async function coerceQueryIntegers(request: FastifyRequest): Promise<void> {
+export function coerceQueryIntegers(request: FastifyRequest): void {
   const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, { type?: unknown }> } | undefined;
   const query = request.query as Record<string, unknown> | undefined;
   if (!schema?.properties || !query) return;
