@@ -102,8 +102,10 @@ export async function upsertSnapshots(db: Queryable, writes: readonly SnapshotWr
     user_agent: client?.userAgent ?? null,
     ip_address: client?.ipAddress ?? null,
   }));
-  const stored = await db.query<{ site_id: string; correlation_token: string; reported: boolean }>(
-    `insert into snapshots as s (site_id, correlation_token, occurred_at, trigger, page_url, referrer, touch, received_click_ids,
+  // Only the tokens a report already asked for come back (usually none): no row per snapshot to send and parse.
+  const reported = await db.query<{ site_id: string; correlation_token: string }>(
+    `with stored as (
+     insert into snapshots as s (site_id, correlation_token, occurred_at, trigger, page_url, referrer, touch, received_click_ids,
        cookies, consent, user_agent, ip_address)
      select site_id, correlation_token, occurred_at, trigger, page_url, referrer, touch, received_click_ids, cookies,
        consent, user_agent, ip_address
@@ -138,12 +140,13 @@ export async function upsertSnapshots(db: Queryable, writes: readonly SnapshotWr
          else s.consent || jsonb_strip_nulls(excluded.consent)
        end,
        updated_at = now()
-     returning site_id, correlation_token,
-       exists (select 1 from reports r where r.site_id = s.site_id and r.correlation_token = s.correlation_token) as reported`,
+     returning site_id, correlation_token
+     )
+     select t.site_id, t.correlation_token from stored t
+     where exists (select 1 from reports r where r.site_id = t.site_id and r.correlation_token = t.correlation_token)`,
     [JSON.stringify(rows)],
   );
   // Usually the snapshot comes first and no report is there yet: the nudge is a second statement only when needed.
-  const reported = stored.filter((row) => row.reported);
   if (reported.length > 0) await nudgeWaitingDeliveries(db, reported);
 }
 
