@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ORIGIN_ANSWERS, originAllowed } from '../../src/server/collector/config';
+import { MAX_ORIGIN_ANSWERS, MAX_REMEMBERED_ORIGIN_LENGTH, originAllowed, rememberedOriginAnswers } from '../../src/server/collector/config';
 import { originMatchesDomain } from '../../src/protocol/origin';
 
 // originAllowed remembers its answers by domain and origin (the collector asks on every snapshot): a remembered
@@ -25,5 +25,16 @@ describe('originAllowed', () => {
     }
     expect(originAllowed({ domain }, 'https://www.example.com')).toBe(true);
     expect(originAllowed({ domain }, 'https://evil-example.com')).toBe(false);
+    expect(rememberedOriginAnswers()).toBeLessThanOrEqual(MAX_ORIGIN_ANSWERS);
+  });
+
+  it('answers an Origin header longer than any real origin without remembering it', () => {
+    const domain = 'https://example.com';
+    const long = `https://${'a'.repeat(MAX_REMEMBERED_ORIGIN_LENGTH)}.example.com`;
+    const held = rememberedOriginAnswers();
+    expect(originAllowed({ domain }, long)).toBe(true);
+    expect(originAllowed({ domain }, `${long}.evil`)).toBe(false);
+    expect(originAllowed({ domain }, `https://${'b'.repeat(12_000)}.example.org`)).toBe(false);
+    expect(rememberedOriginAnswers()).toBe(held);
   });
 });

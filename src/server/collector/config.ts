@@ -52,15 +52,23 @@ export function siteNotFound(siteKey: string): ApiError {
 /**
  * originMatchesDomain's answers by domain and origin. Every snapshot asks with its Origin header, and each answer costs
  * two URL parses (4 % of the HTTP thread under the ingest benchmark, asked twice per snapshot): a site's pages come
- * from a few origins, so the same few questions repeat. Bounded; emptied when full (refused origins from anywhere
- * cannot grow it).
+ * from a few origins, so the same few questions repeat. Bounded in count (emptied when full: refused origins from
+ * anywhere cannot grow it) and in size: an Origin header longer than any real origin (a header may be kilobytes) is
+ * answered without being remembered, so the map stays under a few megabytes whatever is sent.
  */
 const originAnswers = new Map<string, boolean>();
 export const MAX_ORIGIN_ANSWERS = 10_000;
+export const MAX_REMEMBERED_ORIGIN_LENGTH = 256;
+
+/** How many answers originAllowed holds (tests). */
+export function rememberedOriginAnswers(): number {
+  return originAnswers.size;
+}
 
 /** Whether a request Origin may send snapshots to a site: the loader's own rule (same origin or a subdomain). */
 export function originAllowed(site: Pick<SiteRow, 'domain'>, origin: string | undefined): boolean {
   if (site.domain === null || origin === undefined) return false;
+  if (origin.length > MAX_REMEMBERED_ORIGIN_LENGTH) return originMatchesDomain(site.domain, origin);
   // A saved domain is a bare origin (no space), so the first space separates the two.
   const key = `${site.domain} ${origin}`;
   let allowed = originAnswers.get(key);
