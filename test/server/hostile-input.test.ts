@@ -319,7 +319,7 @@ describe.each(DATABASE_KINDS)('hostile input on $name', (kind) => {
       expect(await findSnapshot(svc.db, svc.site.id, body.correlation_token)).toBeNull();
     });
 
-    it('user agents with quotes, backslashes, a tab and Latin-1 letters are stored as they came, in one batch', async () => {
+    it('user agents with quotes, backslashes, a tab and Latin-1 letters are stored as they came, sent together', async () => {
       const bodies = [snapshotBody(), snapshotBody(), snapshotBody()];
       const agents = ['Mozilla/5.0 \u00ff\u00e9 "quoted" \\ back\tslash', 'plain', '{"a":[1]}'];
       const answers = await Promise.all(bodies.map((body, i) => svc.app.inject({
