@@ -1,12 +1,16 @@
 /**
  * The embedded store's maintenance (src/server/db/maintenance.ts), what a PostgreSQL server's autovacuum does: a table
  * analyzed once it has grown (never while it is nearly empty), the queues vacuumed, a check put off (for a while) while
- * reports arrive in a burst, nothing run on PostgreSQL.
+ * reports arrive in a burst, a checkpoint once enough WAL was written or enough time has passed, nothing run on
+ * PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openMigratedPglite } from '../support/pglite';
 import type { Database } from '../../src/server/db/db';
-import { CHECK_INTERVAL_MS, MAX_CHECKS_PUT_OFF, VACUUM_EVERY_CHECKS, maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze } from '../../src/server/db/maintenance';
+import {
+  CHECK_INTERVAL_MS, CHECKPOINT_EVERY_MS, CHECKPOINT_MIN_WAL_BYTES, MAX_CHECKS_PUT_OFF, VACUUM_EVERY_CHECKS, checkpointIfDue,
+  maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze, walSinceCheckpoint,
+} from '../../src/server/db/maintenance';
 import { createDeliveryFixture, insertReportedEvent, type DeliveryFixture } from './delivery/fixtures';
 
 describe('maintenance of the embedded store', () => {
@@ -107,7 +111,7 @@ describe('maintenance of the embedded store', () => {
     }
   });
 
-  it('runs nothing on PostgreSQL, whose autovacuum does this', async () => {
+  it('runs nothing on PostgreSQL, whose autovacuum and checkpointer do this', async () => {
     const untouched = {
       kind: 'postgres',
       exec: () => Promise.reject(new Error('must not run')),
@@ -117,5 +121,65 @@ describe('maintenance of the embedded store', () => {
     const maintenance = startStoreMaintenance({ db: untouched, log: { error: (obj) => errors.push(obj) } });
     await maintenance.stop();
     expect(errors).toEqual([]);
+  });
+});
+
+describe('checkpoints of the embedded store (PGlite has no checkpointer)', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openMigratedPglite();
+    await db.exec('create table wal_filler (v text)');
+  });
+  afterAll(() => db.close());
+
+  /** Writes about `bytes` of WAL (rows of 1,000 characters, too short to be compressed). */
+  const writeWal = (bytes: number) =>
+    db.query(`insert into wal_filler (v) select repeat('x', 1000) from generate_series(1, $1::int)`, [Math.ceil(bytes / 1000)]);
+  const redo = async () => (await db.query<{ lsn: string }>('select redo_lsn::text as lsn from pg_control_checkpoint()'))[0]!.lsn;
+  const MIB = 1024 * 1024;
+
+  it('makes one once the rule\'s WAL was written since the last, and not again until more was', async () => {
+    await db.exec('checkpoint');
+    const rule = { walBytes: MIB, everyMs: 3_600_000 };
+    const now = (await walSinceCheckpoint(db)).checkpointAt; // the time rule is not what decides here
+    const before = await redo();
+    await writeWal(MIB / 2);
+    expect(await checkpointIfDue(db, now, rule)).toBe(false);
+    expect(await redo()).toBe(before);
+    await writeWal(MIB / 2 + 100_000);
+    expect((await walSinceCheckpoint(db)).bytes).toBeGreaterThanOrEqual(MIB);
+    expect(await checkpointIfDue(db, now, rule)).toBe(true);
+    expect(await redo()).not.toBe(before);
+    expect((await walSinceCheckpoint(db)).bytes).toBeLessThan(CHECKPOINT_MIN_WAL_BYTES);
+    expect(await checkpointIfDue(db, now, rule)).toBe(false);
+  });
+
+  it('makes one CHECKPOINT_EVERY_MS after the last if anything was written, never for a store left idle', async () => {
+    await db.exec('checkpoint');
+    const { checkpointAt } = await walSinceCheckpoint(db);
+    const after = (ms: number) => new Date(checkpointAt.getTime() + ms);
+    const before = await redo();
+    expect(await checkpointIfDue(db, after(10 * CHECKPOINT_EVERY_MS))).toBe(false); // idle: nothing to replay
+    await writeWal(4 * CHECKPOINT_MIN_WAL_BYTES);
+    expect(await checkpointIfDue(db, after(CHECKPOINT_EVERY_MS - 60_000))).toBe(false);
+    expect(await redo()).toBe(before);
+    expect(await checkpointIfDue(db, after(CHECKPOINT_EVERY_MS))).toBe(true);
+    expect(await redo()).not.toBe(before);
+  });
+
+  it('is part of every check the maintenance makes by itself', async () => {
+    await db.exec('checkpoint');
+    await writeWal(300_000);
+    const errors: unknown[] = [];
+    const { checkpointAt } = await walSinceCheckpoint(db);
+    const maintenance = startStoreMaintenance({
+      db,
+      log: { error: (obj: object) => errors.push(obj) },
+      checkpoint: { walBytes: 256 * 1024, everyMs: CHECKPOINT_EVERY_MS },
+      now: () => checkpointAt,
+    });
+    await maintenance.stop(); // waits for the check at start
+    expect(errors).toEqual([]);
+    expect((await walSinceCheckpoint(db)).bytes).toBeLessThan(CHECKPOINT_MIN_WAL_BYTES);
   });
 });
