@@ -21,9 +21,13 @@
  *   and a restart after a crash replays all of it (those 258 MB: 2.0 s, against 0.4 s for a clean open). A checkpoint
  *   lets PostgreSQL recycle the segments behind it (renamed for reuse, their blocks already on disk: a commit's fsync
  *   then allocates nothing, and the next batch of 25 snapshots measured 1.28 ms against 1.35 before). It writes the
- *   buffer pool's dirty pages and syncs the data files, holding the store meanwhile: 118 to 131 ms after 64 MB of
- *   snapshots' WAL, 15 to 17 ms after 10 MB (2026-11-27, this machine). So one is made at a check when
- *   CHECKPOINT_WAL_BYTES were written since the last, or CHECKPOINT_EVERY_MS have passed and anything was.
+ *   buffer pool's dirty pages and syncs the data files, holding the store meanwhile: 15 to 17 ms after 10 MB of
+ *   snapshots' WAL, 45 to 131 ms after 64 MB, 133 to 197 ms after 256 MB (2026-11-27, this machine). Checkpoints too
+ *   close together cost WAL instead: the first change to a page after a checkpoint writes the whole page into the WAL,
+ *   and a snapshot's random token lands on a random page of its index. On a store of 800,000 snapshots, a snapshot
+ *   wrote 2,070 to 2,250 bytes of WAL with a checkpoint every 64 MB, 1,020 to 1,110 with one every 256 MB. So one is
+ *   made at a check when CHECKPOINT_WAL_BYTES were written since the last, or CHECKPOINT_EVERY_MS have passed and
+ *   anything was.
  * PGlite runs one statement at a time, so each step is its own statement (others run between them), and ANALYZE
  * samples 3,000 rows per table instead of 30,000 (`default_statistics_target` 10): 11 to 55 ms per table on that store,
  * 93 ms for the queues' vacuum. The large tables are not vacuumed: a vacuum of `events` would hold the store for as
@@ -49,8 +53,8 @@ export const CHECK_INTERVAL_MS = 30_000;
 /** The queues are vacuumed at every this many checks after the one at start: every 5 minutes. */
 export const VACUUM_EVERY_CHECKS = 10;
 
-/** A checkpoint once this much WAL was written since the last: four segments, a stall of about 130 ms (see above). */
-export const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
+/** A checkpoint once this much WAL was written since the last: 16 segments, a quarter of PostgreSQL's `max_wal_size` (see above). */
+export const CHECKPOINT_WAL_BYTES = 256 * 1024 * 1024;
 /** …or once this long has passed since the last, if at least CHECKPOINT_MIN_WAL_BYTES were written: PostgreSQL's `checkpoint_timeout`. */
 export const CHECKPOINT_EVERY_MS = 300_000;
 /** Less WAL than one page beside the last checkpoint's own record: nothing a restart would take time to replay. */
