@@ -126,8 +126,7 @@ describe.each(DATABASE_KINDS)('snapshot merge on $name', (kind) => {
   it('deletes the user agent and IP address with the snapshot after the retention period', async () => {
     const token = newToken();
     await upsertSnapshots(db, [{ siteId, snapshot: snapshotBody({ correlation_token: token }), client: CLIENT }]);
-    await db.query(`update snapshots set updated_at = now() - interval '31 days' where correlation_token = $1`, [token]);
-    await purgeExpiredSnapshots(db, 30);
+    await purgeExpiredSnapshots(db, 30, new Date(Date.now() + 31 * 86_400_000)); // 31 days later
     expect(await db.query('select 1 from snapshots where ip_address = $1 and correlation_token = $2', [CLIENT.ipAddress, token])).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import type { Database } from '../../src/server/db/db';
 import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { purgeExpiredSnapshots } from '../../src/server/collector/retention';
+import { lastSnapshotIdReceivedBefore, purgeSnapshotsBefore } from '../../src/server/collector/sql';
 import { loadSettings } from '../../src/server/settings';
 
 describe.each(DATABASE_KINDS)('snapshot retention on $name', (kind) => {
@@ -17,14 +18,16 @@ describe.each(DATABASE_KINDS)('snapshot retention on $name', (kind) => {
   });
   afterAll(() => db.close());
 
-  /** Inserts `count` snapshots last written at `at`, tokens prefixed by `prefix`. */
-  async function seed(prefix: string, count: number, at: Date): Promise<void> {
+  /** Inserts `count` snapshots received at `at` and last written at `writtenAt` (by default then too), tokens prefixed by `prefix`. */
+  async function seed(prefix: string, count: number, at: Date, writtenAt: Date = at): Promise<void> {
     await db.query(
-      `insert into snapshots (site_id, correlation_token, occurred_at, trigger, updated_at)
-       select $1, $2 || lpad(g::text, 22 - length($2), '0'), $3, 'api', $3 from generate_series(1, $4::int) g`,
-      [siteId, prefix, at, count],
+      `insert into snapshots (site_id, correlation_token, occurred_at, trigger, received_at, updated_at)
+       select $1, $2 || lpad(g::text, 22 - length($2), '0'), $3, 'api', $3, $5 from generate_series(1, $4::int) g order by g`,
+      [siteId, prefix, at, count, writtenAt],
     );
   }
+  const idRange = async (prefix: string) =>
+    (await db.query<{ lo: string; hi: string }>(`select min(id) as lo, max(id) as hi from snapshots where correlation_token like $1 || '%'`, [prefix]))[0]!;
 
   it('deletes every snapshot older than the retention period, in chunks, and keeps the rest', async () => {
     await seed('old', 1_203, daysAgo(31));
@@ -36,6 +39,39 @@ describe.each(DATABASE_KINDS)('snapshot retention on $name', (kind) => {
     );
     expect(left).toEqual([{ prefix: 'edg', n: 2 }, { prefix: 'new', n: 3 }]);
     expect(await purgeExpiredSnapshots(db, 30, now)).toBe(0);
+  });
+
+  it('keeps a snapshot received long ago but written again within the period', async () => {
+    await db.query('delete from snapshots');
+    await seed('ret', 2, daysAgo(40), daysAgo(1)); // its token came back yesterday
+    await seed('exp', 3, daysAgo(35));
+    expect(await purgeExpiredSnapshots(db, 30, now)).toBe(3);
+    expect(await db.query(`select count(*)::int as n from snapshots where correlation_token like 'ret%'`)).toEqual([{ n: 2 }]);
+  });
+
+  it('finds the last snapshot received before the cutoff by bisecting the ids, without reading the table', async () => {
+    await db.query('delete from snapshots');
+    expect(await lastSnapshotIdReceivedBefore(db, daysAgo(30))).toBeNull(); // empty
+    await seed('aaa', 700, daysAgo(45));
+    await seed('bbb', 301, daysAgo(31));
+    await seed('ccc', 450, daysAgo(10));
+    await seed('ddd', 5, daysAgo(0));
+    expect(await lastSnapshotIdReceivedBefore(db, daysAgo(30))).toBe(Number((await idRange('bbb')).hi));
+    expect(await lastSnapshotIdReceivedBefore(db, daysAgo(40))).toBe(Number((await idRange('aaa')).hi));
+    expect(await lastSnapshotIdReceivedBefore(db, daysAgo(5))).toBe(Number((await idRange('ccc')).hi));
+    expect(await lastSnapshotIdReceivedBefore(db, daysAgo(60))).toBeNull(); // every one received after it
+    expect(await lastSnapshotIdReceivedBefore(db, new Date(now.getTime() + 1))).toBe(Number((await idRange('ddd')).hi)); // every one before it
+    // Gaps in the ids (deleted rows) do not mislead it.
+    await db.query(`delete from snapshots where correlation_token like 'bbb%' and id % 3 <> 0`);
+    expect(await lastSnapshotIdReceivedBefore(db, daysAgo(30))).toBe(Number((await idRange('bbb')).hi));
+  });
+
+  it('deletes only up to the id it is given, so a statement never reads past the old end of the table', async () => {
+    await db.query('delete from snapshots');
+    await seed('old', 10, daysAgo(40));
+    const upTo = Number((await idRange('old')).lo) + 3;
+    expect(await purgeSnapshotsBefore(db, daysAgo(30), 500, upTo)).toBe(4);
+    expect(await purgeExpiredSnapshots(db, 30, now)).toBe(6);
   });
 });
 

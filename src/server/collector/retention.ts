@@ -8,7 +8,7 @@
  * "Last written" is updated_at, which a later snapshot of the same token refreshes: the clock restarts with it.
  */
 import type { Database } from '../db/db';
-import { purgeSnapshotsBefore } from './sql';
+import { lastSnapshotIdReceivedBefore, purgeSnapshotsBefore } from './sql';
 import { purgeFormSubmissionsBefore } from './form-sql';
 import { inChunks, startPeriodic } from '../periodic';
 
@@ -22,7 +22,9 @@ const CHUNK = 500;
 export async function purgeExpiredSnapshots(db: Database, retentionDays: number, now: Date = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
   let total = 0;
-  for (const purge of [purgeSnapshotsBefore, purgeFormSubmissionsBefore]) total += await inChunks((limit) => purge(db, cutoff, limit), CHUNK);
+  const upToId = await lastSnapshotIdReceivedBefore(db, cutoff);
+  if (upToId !== null) total += await inChunks((limit) => purgeSnapshotsBefore(db, cutoff, limit, upToId), CHUNK);
+  total += await inChunks((limit) => purgeFormSubmissionsBefore(db, cutoff, limit), CHUNK);
   return total;
 }
 

@@ -171,14 +171,45 @@ export async function nudgeWaitingDeliveries(
 }
 
 /**
- * Deletes up to `limit` snapshots last written before `cutoff` and returns how many went. A paired event keeps its
- * own copy of the click data, so only snapshots that no report ever asked for are lost with them. The row goes whole,
- * so the visitor's user agent and IP address (never copied into an event) go with it.
+ * The largest id of a snapshot received before `cutoff`, or null when there is none. A row's id and its received_at
+ * are both given at its insert, so received_at grows with the id, and a bisection over the primary key (about
+ * log2(ids) lookups of one row each) finds the boundary without reading the table: snapshots have no index on time,
+ * which every snapshot would pay for. On PostgreSQL with several instances, ids and times can disagree by the length
+ * of a transaction; a row on the wrong side of the boundary waits for the next purge.
  */
-export async function purgeSnapshotsBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+export async function lastSnapshotIdReceivedBefore(db: Queryable, cutoff: Date): Promise<number | null> {
+  const firstFrom = async (id: number) =>
+    (await db.query<{ id: string; received_at: Date }>('select id, received_at from snapshots where id >= $1 order by id limit 1', [id]))[0];
+  const receivedBefore = (row: { received_at: Date } | undefined) => row !== undefined && new Date(row.received_at) < cutoff;
+  const first = await firstFrom(0);
+  if (!receivedBefore(first)) return null;
+  const [last] = await db.query<{ id: string }>('select max(id) as id from snapshots');
+  let lo = Number(first!.id); // received before the cutoff
+  let hi = Number(last!.id) + 1; // the first row from here on was received after it
+  while (hi - lo > 1) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    const row = await firstFrom(mid);
+    if (receivedBefore(row) && Number(row!.id) < hi) lo = Number(row!.id);
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Deletes up to `limit` snapshots last written before `cutoff`, among those with an id up to `upToId` (see
+ * lastSnapshotIdReceivedBefore: a snapshot last written before the cutoff was received before it), and returns how
+ * many went. The bound keeps each statement to the old end of the table: without it, the last statement of every
+ * purge (and the only one, when nothing had expired) read the whole table through its primary key, holding the
+ * embedded store 0.46 to 0.60 s at a million snapshots. A paired event keeps its own copy of the click data, so only
+ * snapshots that no report ever asked for are lost with them. The row goes whole, so the visitor's user agent and IP
+ * address (never copied into an event) go with it.
+ */
+export async function purgeSnapshotsBefore(db: Queryable, cutoff: Date, limit: number, upToId: number): Promise<number> {
   const rows = await db.query<{ id: unknown }>(
-    'delete from snapshots where id in (select id from snapshots where updated_at < $1 order by id limit $2) returning id',
-    [cutoff, limit],
+    `delete from snapshots where id in (
+       select id from snapshots where id <= $3 and updated_at < $1 order by id limit $2
+     ) returning id`,
+    [cutoff, limit, upToId],
   );
   return rows.length;
 }
