@@ -175,7 +175,9 @@ export async function nudgeWaitingDeliveries(
  * are both given at its insert, so received_at grows with the id, and a bisection over the primary key (about
  * log2(ids) lookups of one row each) finds the boundary without reading the table: snapshots have no index on time,
  * which every snapshot would pay for. On PostgreSQL with several instances, ids and times can disagree by the length
- * of a transaction; a row on the wrong side of the boundary waits for the next purge.
+ * of a transaction; a row on the wrong side of the boundary waits for the next purge. (A clock set far ahead for a
+ * while would give rows times later than the rows after them; those after would then wait until the wrong times too
+ * are older than the cutoff: kept longer, never deleted early.)
  */
 export async function lastSnapshotIdReceivedBefore(db: Queryable, cutoff: Date): Promise<number | null> {
   const firstFrom = async (id: number) =>
