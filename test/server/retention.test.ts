@@ -6,6 +6,7 @@ import { insertSite } from '../../src/server/api/sites/sql';
 import { purgeExpiredSnapshots } from '../../src/server/collector/retention';
 import { lastSnapshotIdReceivedBefore, purgeSnapshotsBefore } from '../../src/server/collector/sql';
 import { loadSettings } from '../../src/server/settings';
+import { openMigratedPglite } from '../support/pglite';
 
 describe.each(DATABASE_KINDS)('snapshot retention on $name', (kind) => {
   let db: Database;
@@ -72,6 +73,32 @@ describe.each(DATABASE_KINDS)('snapshot retention on $name', (kind) => {
     const upTo = Number((await idRange('old')).lo) + 3;
     expect(await purgeSnapshotsBefore(db, daysAgo(30), 500, upTo)).toBe(4);
     expect(await purgeExpiredSnapshots(db, 30, now)).toBe(6);
+  });
+});
+
+describe('snapshot retention on the embedded store (no autovacuum there)', () => {
+  it('gives the purged rows\' space to the next ones: a table kept to its retention period stops growing', async () => {
+    const db = await openMigratedPglite();
+    try {
+      const siteId = (await insertSite(db, (await insertAccount(db, 'reuse')).id)).id;
+      const now = new Date('2026-11-21T12:00:00Z');
+      const seed = (prefix: string, at: Date) =>
+        db.query(
+          `insert into snapshots (site_id, correlation_token, occurred_at, trigger, page_url, received_at, updated_at)
+           select $1, $2 || lpad(g::text, 22 - length($2), '0'), $3, 'api', 'https://example.com/' || repeat('p', 300), $3, $3
+           from generate_series(1, 2000) g order by g`,
+          [siteId, prefix, at],
+        );
+      const bytes = async () => Number((await db.query<{ n: string }>(`select pg_relation_size('snapshots') as n`))[0]!.n);
+      await seed('old', new Date(now.getTime() - 40 * 86_400_000));
+      const before = await bytes();
+      expect(before).toBeGreaterThan(80 * 8192);
+      expect(await purgeExpiredSnapshots(db, 30, now)).toBe(2000);
+      await seed('new', now);
+      expect(await bytes()).toBeLessThanOrEqual(before); // the new rows took the old ones' pages, not new ones
+    } finally {
+      await db.close();
+    }
   });
 });
 

@@ -11,21 +11,24 @@ import type { Database } from '../db/db';
 import { lastSnapshotIdReceivedBefore, purgeSnapshotsBefore } from './sql';
 import { purgeFormSubmissionsBefore } from './form-sql';
 import { inChunks, startPeriodic } from '../periodic';
+import { vacuumAfterPurge } from '../db/maintenance';
 
 /** Rows deleted per statement. */
 const CHUNK = 500;
 
 /**
  * Deletes every snapshot last written, and every form submission received, more than `retentionDays` before `now`
- * (form submissions hold raw identity fields and the visitor's user agent and IP address); returns how many went.
+ * (form submissions hold raw identity fields and the visitor's user agent and IP address); returns how many went. On
+ * the embedded store the table is then vacuumed, so the space of the deleted rows serves the next ones.
  */
 export async function purgeExpiredSnapshots(db: Database, retentionDays: number, now: Date = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
-  let total = 0;
   const upToId = await lastSnapshotIdReceivedBefore(db, cutoff);
-  if (upToId !== null) total += await inChunks((limit) => purgeSnapshotsBefore(db, cutoff, limit, upToId), CHUNK);
-  total += await inChunks((limit) => purgeFormSubmissionsBefore(db, cutoff, limit), CHUNK);
-  return total;
+  const snapshots = upToId === null ? 0 : await inChunks((limit) => purgeSnapshotsBefore(db, cutoff, limit, upToId), CHUNK);
+  if (snapshots > 0) await vacuumAfterPurge(db, 'snapshots');
+  const submissions = await inChunks((limit) => purgeFormSubmissionsBefore(db, cutoff, limit), CHUNK);
+  if (submissions > 0) await vacuumAfterPurge(db, 'form_submissions');
+  return snapshots + submissions;
 }
 
 export interface RetentionOptions {

@@ -85,6 +85,19 @@ export async function checkpointIfDue(
   return due;
 }
 
+/**
+ * Gives the space of the rows a purge deleted back to the table, on the embedded store (on PostgreSQL autovacuum does
+ * it). PostgreSQL finds room for a new row through the table's free space map, which only VACUUM fills: without it
+ * every new row went to the end of the table, and a table kept to its retention period still grew without end
+ * (measured on 100,000 snapshots, 50,000 purged and 50,000 added four times: 78, 156, 234, 312 and 390 MB; with this,
+ * 78 MB each time, the vacuum 234 to 288 ms). It visits the pages changed since its last run (PostgreSQL's visibility
+ * map skips the others) and the table's indexes: at a million snapshots, an hour's 36,000 purged, 256 to 286 ms; the
+ * first on a table never vacuumed before, 959 ms.
+ */
+export async function vacuumAfterPurge(db: Database, table: 'snapshots' | 'form_submissions'): Promise<void> {
+  if (db.kind === 'pglite') await db.exec(`vacuum ${table}`);
+}
+
 /** The tables of the service's schema that have grown since they were last analyzed (see the rule above). */
 export async function tablesToAnalyze(db: Database): Promise<string[]> {
   const rows = await db.query<{ name: string }>(
