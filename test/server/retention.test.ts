@@ -77,7 +77,7 @@ describe.each(DATABASE_KINDS)('snapshot retention on $name', (kind) => {
 });
 
 describe('snapshot retention on the embedded store (no autovacuum there)', () => {
-  it('gives the purged rows\' space to the next ones: a table kept to its retention period stops growing', async () => {
+  it('gives the purged rows\' space to the next ones: snapshots and form submissions kept to their retention period stop growing', async () => {
     const db = await openMigratedPglite();
     try {
       const siteId = (await insertSite(db, (await insertAccount(db, 'reuse')).id)).id;
@@ -89,13 +89,26 @@ describe('snapshot retention on the embedded store (no autovacuum there)', () =>
            from generate_series(1, 2000) g order by g`,
           [siteId, prefix, at],
         );
-      const bytes = async () => Number((await db.query<{ n: string }>(`select pg_relation_size('snapshots') as n`))[0]!.n);
-      await seed('old', new Date(now.getTime() - 40 * 86_400_000));
-      const before = await bytes();
-      expect(before).toBeGreaterThan(80 * 8192);
-      expect(await purgeExpiredSnapshots(db, 30, now)).toBe(2000);
+      const seedSubmissions = (prefix: string, at: Date) =>
+        db.query(
+          `insert into form_submissions (id, site_id, submission_id, integration, occurred_at, page_url, received_at)
+           select $2 || g, $1, $2 || g, 'hubspot', $3, 'https://example.com/' || repeat('p', 300), $3
+           from generate_series(1, 2000) g order by g`,
+          [siteId, prefix, at],
+        );
+      const bytes = async (table: string) => Number((await db.query<{ n: string }>(`select pg_relation_size($1) as n`, [table]))[0]!.n);
+      const monthAndTenDaysAgo = new Date(now.getTime() - 40 * 86_400_000);
+      await seed('old', monthAndTenDaysAgo);
+      await seedSubmissions('old', monthAndTenDaysAgo);
+      const before = { snapshots: await bytes('snapshots'), submissions: await bytes('form_submissions') };
+      expect(before.snapshots).toBeGreaterThan(80 * 8192);
+      expect(before.submissions).toBeGreaterThan(80 * 8192);
+      expect(await purgeExpiredSnapshots(db, 30, now)).toBe(4000);
       await seed('new', now);
-      expect(await bytes()).toBeLessThanOrEqual(before); // the new rows took the old ones' pages, not new ones
+      await seedSubmissions('new', now);
+      // The new rows took the old ones' pages, not new ones.
+      expect(await bytes('snapshots')).toBeLessThanOrEqual(before.snapshots);
+      expect(await bytes('form_submissions')).toBeLessThanOrEqual(before.submissions);
     } finally {
       await db.close();
     }
