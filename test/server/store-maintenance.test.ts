@@ -144,14 +144,15 @@ describe('checkpoints of the embedded store (PGlite has no checkpointer)', () =>
     const now = (await walSinceCheckpoint(db)).checkpointAt; // the time rule is not what decides here
     const before = await redo();
     await writeWal(MIB / 2);
-    expect(await checkpointIfDue(db, now, rule)).toBe(false);
+    expect(await checkpointIfDue(db, now, rule)).toBeNull();
     expect(await redo()).toBe(before);
     await writeWal(MIB / 2 + 100_000);
-    expect((await walSinceCheckpoint(db)).bytes).toBeGreaterThanOrEqual(MIB);
-    expect(await checkpointIfDue(db, now, rule)).toBe(true);
+    const written = (await walSinceCheckpoint(db)).bytes;
+    expect(written).toBeGreaterThanOrEqual(MIB);
+    expect(await checkpointIfDue(db, now, rule)).toEqual({ walBytes: written, ms: expect.any(Number) });
     expect(await redo()).not.toBe(before);
     expect((await walSinceCheckpoint(db)).bytes).toBeLessThan(CHECKPOINT_MIN_WAL_BYTES);
-    expect(await checkpointIfDue(db, now, rule)).toBe(false);
+    expect(await checkpointIfDue(db, now, rule)).toBeNull();
   });
 
   it('makes one CHECKPOINT_EVERY_MS after the last if anything was written, never for a store left idle', async () => {
@@ -159,27 +160,29 @@ describe('checkpoints of the embedded store (PGlite has no checkpointer)', () =>
     const { checkpointAt } = await walSinceCheckpoint(db);
     const after = (ms: number) => new Date(checkpointAt.getTime() + ms);
     const before = await redo();
-    expect(await checkpointIfDue(db, after(10 * CHECKPOINT_EVERY_MS))).toBe(false); // idle: nothing to replay
+    expect(await checkpointIfDue(db, after(10 * CHECKPOINT_EVERY_MS))).toBeNull(); // idle: nothing to replay
     await writeWal(4 * CHECKPOINT_MIN_WAL_BYTES);
-    expect(await checkpointIfDue(db, after(CHECKPOINT_EVERY_MS - 60_000))).toBe(false);
+    expect(await checkpointIfDue(db, after(CHECKPOINT_EVERY_MS - 60_000))).toBeNull();
     expect(await redo()).toBe(before);
-    expect(await checkpointIfDue(db, after(CHECKPOINT_EVERY_MS))).toBe(true);
+    expect(await checkpointIfDue(db, after(CHECKPOINT_EVERY_MS))).not.toBeNull();
     expect(await redo()).not.toBe(before);
   });
 
-  it('is part of every check the maintenance makes by itself', async () => {
+  it('is part of every check the maintenance makes by itself, and logged as PostgreSQL logs its checkpoints', async () => {
     await db.exec('checkpoint');
     await writeWal(300_000);
     const errors: unknown[] = [];
+    const infos: Array<{ obj: object; msg?: string }> = [];
     const { checkpointAt } = await walSinceCheckpoint(db);
     const maintenance = startStoreMaintenance({
       db,
-      log: { error: (obj: object) => errors.push(obj) },
+      log: { error: (obj: object) => errors.push(obj), info: (obj: object, msg?: string) => infos.push({ obj, msg }) },
       checkpoint: { walBytes: 256 * 1024, everyMs: CHECKPOINT_EVERY_MS },
       now: () => checkpointAt,
     });
     await maintenance.stop(); // waits for the check at start
     expect(errors).toEqual([]);
     expect((await walSinceCheckpoint(db)).bytes).toBeLessThan(CHECKPOINT_MIN_WAL_BYTES);
+    expect(infos).toEqual([{ obj: { walMb: expect.any(Number), ms: expect.any(Number) }, msg: 'embedded store checkpoint' }]);
   });
 });

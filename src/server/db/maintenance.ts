@@ -73,16 +73,21 @@ export async function walSinceCheckpoint(db: Database): Promise<{ bytes: number;
   return { bytes: Number(row!.bytes), checkpointAt: new Date(row!.checkpoint_at) };
 }
 
-/** Makes a checkpoint when the rule says one is due (see the module's comment); returns whether it did. */
+/**
+ * Makes a checkpoint when the rule says one is due (see the module's comment); returns how much WAL it covered and how
+ * long it held the store, or null when none was due.
+ */
 export async function checkpointIfDue(
   db: Database,
   now: Date = new Date(),
   rule: CheckpointRule = { walBytes: CHECKPOINT_WAL_BYTES, everyMs: CHECKPOINT_EVERY_MS },
-): Promise<boolean> {
+): Promise<{ walBytes: number; ms: number } | null> {
   const { bytes, checkpointAt } = await walSinceCheckpoint(db);
   const due = bytes >= rule.walBytes || (bytes >= CHECKPOINT_MIN_WAL_BYTES && now.getTime() - checkpointAt.getTime() >= rule.everyMs);
-  if (due) await db.exec('checkpoint');
-  return due;
+  if (!due) return null;
+  const started = performance.now();
+  await db.exec('checkpoint');
+  return { walBytes: bytes, ms: Math.round(performance.now() - started) };
 }
 
 /**
@@ -143,7 +148,8 @@ export const QUIET_AFTER_BURST_MS = 2_000;
 
 export interface StoreMaintenanceOptions {
   db: Database;
-  log: PeriodicLog;
+  /** Failures; and each checkpoint at info level, as PostgreSQL's `log_checkpoints` does by default (no data in it). */
+  log: PeriodicLog & { info?(obj: object, msg?: string): void };
   /** Whether reports are arriving in a burst now (the service passes the webhook's signal): a check then waits. */
   intakeBusy?: () => boolean;
   /** When a checkpoint is due (tests use smaller figures); CHECKPOINT_WAL_BYTES and CHECKPOINT_EVERY_MS by default. */
@@ -167,7 +173,10 @@ export function startStoreMaintenance(options: StoreMaintenanceOptions): { stop(
       const vacuumQueues = check > 0 && check % VACUUM_EVERY_CHECKS === 0;
       check++;
       await maintainEmbeddedStore(options.db, { vacuumQueues });
-      await checkpointIfDue(options.db, options.now?.() ?? new Date(), options.checkpoint);
+      const checkpoint = await checkpointIfDue(options.db, options.now?.() ?? new Date(), options.checkpoint);
+      if (checkpoint) {
+        options.log.info?.({ walMb: Math.round(checkpoint.walBytes / 1_048_576), ms: checkpoint.ms }, 'embedded store checkpoint');
+      }
     },
     CHECK_INTERVAL_MS,
     options.log,
