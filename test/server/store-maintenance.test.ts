@@ -9,7 +9,8 @@ import { openMigratedPglite } from '../support/pglite';
 import type { Database } from '../../src/server/db/db';
 import {
   CHECK_INTERVAL_MS, CHECKPOINT_EVERY_MS, CHECKPOINT_MIN_WAL_BYTES, MAX_CHECKS_PUT_OFF, VACUUM_EVERY_CHECKS, checkpointIfDue,
-  maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze, walSinceCheckpoint,
+  VACUUM_DEAD_SHARE, VACUUM_MIN_DEAD_ROWS, maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze, tablesToVacuum,
+  walSinceCheckpoint,
 } from '../../src/server/db/maintenance';
 import { createDeliveryFixture, insertReportedEvent, type DeliveryFixture } from './delivery/fixtures';
 
@@ -30,7 +31,7 @@ describe('maintenance of the embedded store', () => {
 
   it('leaves a new, nearly empty store unanalyzed: statistics taken now would tell the planner the tables are empty', async () => {
     await report(5);
-    expect(await maintainEmbeddedStore(db, { vacuumQueues: false })).toEqual({ analyzed: [] });
+    expect(await maintainEmbeddedStore(db, { vacuumQueues: false })).toEqual({ analyzed: [], vacuumed: [] });
     expect(await reltuples('events')).toBe(-1);
   });
 
@@ -106,6 +107,60 @@ describe('maintenance of the embedded store', () => {
       await checks(1);
       expect(await tablesToAnalyze(db)).toEqual([]); // no burst: at once
       expect(errors).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  /** PostgreSQL's counts of dead rows, as the next check reads them (a backend sends its counts at a statement's end). */
+  const deadRowsCounted = async () => {
+    await db.query('select pg_stat_force_next_flush()');
+    await db.query('select 1');
+  };
+  const churn = async (table: string, rows: number, updates: number) => {
+    await db.exec(`create table ${table} (id int primary key, state text, body text); create index ${table}_state on ${table} (state)`);
+    await db.query(`insert into ${table} select g, 'new', repeat('x', 300) from generate_series(1, $1::int) g`, [rows]);
+    for (let i = 0; i < updates; i++) await db.query(`update ${table} set state = $1`, [`state ${i}`]); // not HOT: state is indexed
+  };
+  const tableBytes = async (table: string) => Number((await db.query<{ n: string }>('select pg_relation_size($1) as n', [table]))[0]!.n);
+
+  it('vacuums a table once its dead rows pass VACUUM_MIN_DEAD_ROWS plus VACUUM_DEAD_SHARE of its live ones, and its space then serves new rows', async () => {
+    await churn('churned', 2_000, 1); // 2,000 dead: more than 1,000 + 0.2 x 2,000
+    await churn('barely_changed', 1_000, 1); // 1,000 dead: fewer than 1,000 + 0.2 x 1,000
+    expect(2_000).toBeGreaterThan(VACUUM_MIN_DEAD_ROWS + VACUUM_DEAD_SHARE * 2_000);
+    await deadRowsCounted();
+    const due = await tablesToVacuum(db);
+    expect(due).toContain('churned');
+    expect(due).not.toContain('barely_changed');
+    expect(await maintainEmbeddedStore(db, { vacuumQueues: false })).toMatchObject({ vacuumed: [] }); // only when asked
+    const { vacuumed } = await maintainEmbeddedStore(db, { vacuumQueues: false, vacuumDead: true });
+    expect(vacuumed).toContain('churned');
+    expect(vacuumed).not.toContain('barely_changed');
+    await deadRowsCounted();
+    expect(await tablesToVacuum(db)).not.toContain('churned');
+    const size = await tableBytes('churned');
+    await db.query(`insert into churned select g, 'new', repeat('x', 300) from generate_series(2001, 3900) g`);
+    expect(await tableBytes('churned')).toBe(size); // the dead rows' pages took the new rows
+  });
+
+  it('vacuums dead rows only once reports stop arriving in a burst, even when the burst outlasts the checks put off', async () => {
+    await churn('churned_in_burst', 2_000, 1);
+    await deadRowsCounted();
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let busy = true;
+    try {
+      const checks = async (n: number) => {
+        const maintenance = startStoreMaintenance({ db, log: { error: () => undefined }, intakeBusy: () => busy });
+        vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
+        await maintenance.stop();
+      };
+      await checks(MAX_CHECKS_PUT_OFF + 1); // the last one runs anyway, its analyses and checkpoint included
+      await deadRowsCounted();
+      expect(await tablesToVacuum(db)).toContain('churned_in_burst');
+      busy = false;
+      await checks(1);
+      await deadRowsCounted();
+      expect(await tablesToVacuum(db)).not.toContain('churned_in_burst');
     } finally {
       vi.useRealTimers();
     }
