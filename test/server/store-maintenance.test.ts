@@ -1,16 +1,17 @@
 /**
  * The embedded store's maintenance (src/server/db/maintenance.ts), what a PostgreSQL server's autovacuum does: a table
  * analyzed once it has grown (never while it is nearly empty), the queues vacuumed, a check put off (for a while) while
- * reports arrive in a burst, a checkpoint once enough WAL was written or enough time has passed, nothing run on
- * PostgreSQL.
+ * reports arrive in a burst, a checkpoint once enough WAL was written or enough time has passed, every table vacuumed
+ * once after a restart (PGlite forgets its dead-row counts), nothing run on PostgreSQL.
  */
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openMigratedPglite } from '../support/pglite';
-import type { Database } from '../../src/server/db/db';
+import { openMigratedPglite, seededDataDir } from '../support/pglite';
+import { openDatabase, type Database } from '../../src/server/db/db';
 import {
   CHECK_INTERVAL_MS, CHECKPOINT_EVERY_MS, CHECKPOINT_MIN_WAL_BYTES, MAX_CHECKS_PUT_OFF, VACUUM_EVERY_CHECKS, checkpointIfDue,
   VACUUM_DEAD_SHARE, VACUUM_MIN_DEAD_ROWS, maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze, tablesToVacuum,
-  walSinceCheckpoint,
+  tablesToVacuumAfterStart, walSinceCheckpoint,
 } from '../../src/server/db/maintenance';
 import { createDeliveryFixture, insertReportedEvent, type DeliveryFixture } from './delivery/fixtures';
 
@@ -176,6 +177,70 @@ describe('maintenance of the embedded store', () => {
     const maintenance = startStoreMaintenance({ db: untouched, log: { error: (obj) => errors.push(obj) } });
     await maintenance.stop();
     expect(errors).toEqual([]);
+  });
+});
+
+describe('after a restart of the embedded store (PGlite starts its dead-row counts afresh)', () => {
+  let dataDir: string;
+  let db: Database | undefined;
+  beforeAll(async () => {
+    dataDir = await seededDataDir('cnv-maintenance-');
+  });
+  afterAll(async () => {
+    await db?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const stats = async (table: string) =>
+    (await db!.query<{ dead: number; vacuums: number }>(
+      'select n_dead_tup::int as dead, vacuum_count::int as vacuums from pg_stat_user_tables where relname = $1',
+      [table],
+    ))[0]!;
+  const counted = async () => {
+    await db!.query('select pg_stat_force_next_flush()');
+    await db!.query('select 1');
+  };
+  const bytes = async (table: string) => Number((await db!.query<{ n: string }>('select pg_relation_size($1) as n', [table]))[0]!.n);
+
+  it('vacuums each table once, largest first, one a check from the second check on: dead rows from before the start are cleaned', async () => {
+    db = await openDatabase({ dataDir });
+    await db.exec('create table kept_rows (id int primary key, state text, body text); create index kept_rows_state on kept_rows (state)');
+    await db.query(`insert into kept_rows select g, 'new', repeat('x', 300) from generate_series(1, 3000) g`);
+    await db.query(`update kept_rows set state = 'paid'`); // not HOT: state is indexed
+    await db.exec('analyze kept_rows'); // as the maintenance left it: analyzed at its size, so not analyzed again after the restart
+    await counted();
+    expect((await stats('kept_rows')).dead).toBe(3000);
+    await db.close();
+
+    db = await openDatabase({ dataDir }); // a restart
+    await counted();
+    expect((await stats('kept_rows')).dead).toBe(0); // forgotten: the rule alone would never vacuum it
+    expect(await tablesToVacuum(db)).not.toContain('kept_rows');
+    const order = await tablesToVacuumAfterStart(db);
+    expect(order[0]).toBe('kept_rows'); // the largest table of this store
+    expect(order).not.toContain('outbox'); // the queues keep their own turn
+
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const errors: unknown[] = [];
+    try {
+      const checks = async (n: number) => {
+        const maintenance = startStoreMaintenance({ db: db!, log: { error: (obj: object) => errors.push(obj) } });
+        vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
+        await maintenance.stop();
+      };
+      await checks(1); // the check at start leaves it for later
+      await counted();
+      expect((await stats('kept_rows')).vacuums).toBe(0);
+      await checks(2 + order.length); // the second check vacuums it; the next ones vacuum the other tables
+      await counted();
+      expect((await stats('kept_rows')).vacuums).toBe(1); // once, not at every check
+      expect(errors).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+    const size = await bytes('kept_rows');
+    await db.query(`insert into kept_rows select g, 'new', repeat('x', 300) from generate_series(3001, 5800) g`);
+    expect(await bytes('kept_rows')).toBe(size); // the old versions' space took the new rows
   });
 });
 
