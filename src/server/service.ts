@@ -123,6 +123,9 @@ export async function startService(settings: Settings, options: StartServiceOpti
     rateLimits.start(app.log);
     closers.push(() => rateLimits.stop());
     if (store.permissions) app.log.info(store.permissions);
+    if (store.frozenDatabases) {
+      app.log.info({ databases: store.frozenDatabases }, 'embedded store: template databases frozen against transaction id wraparound');
+    }
     progress(`listening on ${settings.host}:${settings.port}…`);
     await app.listen({ host: settings.host, port: settings.port }).catch((error: unknown) => {
       throw explainListenError(error, 'PORT', settings.host, settings.port);

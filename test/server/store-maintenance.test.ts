@@ -2,14 +2,17 @@
  * The embedded store's maintenance (src/server/db/maintenance.ts), what a PostgreSQL server's autovacuum does: a table
  * analyzed once it has grown (never while it is nearly empty), the queues vacuumed, a check put off (for a while) while
  * reports arrive in a burst, a checkpoint once enough WAL was written or enough time has passed, every table vacuumed
- * once after a restart (PGlite forgets its dead-row counts), nothing run on PostgreSQL.
+ * once after a restart (PGlite forgets its dead-row counts), every table frozen before its transaction ids wrap around
+ * (PGlite runs no autovacuum and never refuses a transaction), nothing run on PostgreSQL.
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openMigratedPglite, seededDataDir } from '../support/pglite';
 import { openDatabase, type Database } from '../../src/server/db/db';
+import { openStore } from '../../src/server/db/open-store';
 import {
   CHECK_INTERVAL_MS, CHECKPOINT_EVERY_MS, CHECKPOINT_MIN_WAL_BYTES, MAX_CHECKS_PUT_OFF, VACUUM_EVERY_CHECKS, checkpointIfDue,
+  tablesToFreeze,
   VACUUM_DEAD_SHARE, VACUUM_MIN_DEAD_ROWS, maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze, tablesToVacuum,
   tablesToVacuumAfterStart, walSinceCheckpoint,
 } from '../../src/server/db/maintenance';
@@ -241,6 +244,103 @@ describe('after a restart of the embedded store (PGlite starts its dead-row coun
     const size = await bytes('kept_rows');
     await db.query(`insert into kept_rows select g, 'new', repeat('x', 300) from generate_series(3001, 5800) g`);
     expect(await bytes('kept_rows')).toBe(size); // the old versions' space took the new rows
+  });
+});
+
+describe('against transaction id wraparound (PGlite freezes nothing by itself)', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openMigratedPglite();
+  });
+  afterAll(() => db.close());
+
+  /** Transactions that each take an id, as the service's writes do. */
+  const transactions = async (n: number) => {
+    for (let i = 0; i < n; i++) await db.query('select txid_current()');
+  };
+  const databaseAge = async () =>
+    (await db.query<{ age: number }>('select age(datfrozenxid)::int as age from pg_database where datname = current_database()'))[0]!.age;
+  const checks = async (n: number, busy: boolean, freeze: { maxAge: number; evenInBurstAge: number }) => {
+    const infos: Array<{ level: 'info' | 'error'; obj: object; msg?: string | undefined }> = [];
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const maintenance = startStoreMaintenance({
+        db,
+        log: {
+          error: (obj: object, msg?: string) => infos.push({ level: 'error', obj, msg }),
+          info: (obj: object, msg?: string) => infos.push({ level: 'info', obj, msg }),
+        },
+        intakeBusy: () => busy,
+        freeze,
+      });
+      vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
+      await maintenance.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+    return infos;
+  };
+
+  it('freezes every table past the age, the catalogs included, oldest first, one a check, and the database\'s age follows', async () => {
+    await transactions(60);
+    const due = await tablesToFreeze(db, 50);
+    expect(due.map((t) => t.name)).toEqual(expect.arrayContaining(['pg_class', 'pg_attribute', 'events', 'sites', 'accounts']));
+    expect(due.map((t) => t.age)).toEqual([...due.map((t) => t.age)].sort((a, b) => b - a));
+    expect(await databaseAge()).toBeGreaterThan(50);
+
+    const log = await checks(due.length + 1, false, { maxAge: 50, evenInBurstAge: 1_000 });
+    const frozen = log.filter((l) => l.msg === 'embedded store: table frozen against transaction id wraparound');
+    expect(log.filter((l) => l.level === 'error')).toEqual([]);
+    expect(frozen.length).toBeGreaterThan(due.length / 2); // one a check (other vacuums of a check freeze some too)
+    expect(frozen.length).toBeLessThanOrEqual(due.length + 1);
+    expect(frozen[0]!.obj).toMatchObject({ table: due[0]!.name });
+    expect(await tablesToFreeze(db, 50)).toEqual([]);
+    expect(await databaseAge()).toBeLessThan(50); // PostgreSQL moved the database's horizon on
+  });
+
+  it('freezes the template databases, which the service cannot reach, when the store opens and they are past the age', async () => {
+    const dataDir = await seededDataDir('cnv-freeze-');
+    try {
+      const templateAges = async (store: { db: Database }) =>
+        (await store.db.query<{ name: string; age: number }>(
+          `select datname as name, age(datfrozenxid)::int as age from pg_database where datname like 'template%' order by 1`,
+        )).map((r) => r.age);
+      let store = await openStore({ dataDir, databaseUrl: undefined }, 'the test', { freezeAge: 50 });
+      expect(store.frozenDatabases).toBeUndefined();
+      for (let i = 0; i < 60; i++) await store.db.query('select txid_current()');
+      expect(Math.min(...(await templateAges(store)))).toBeGreaterThan(50);
+      await store.close();
+
+      store = await openStore({ dataDir, databaseUrl: undefined }, 'the test', { freezeAge: 50 });
+      expect(store.frozenDatabases).toEqual(['template0', 'template1']);
+      expect(Math.max(...(await templateAges(store)))).toBeLessThan(50);
+      expect(await store.db.query('select count(*)::int as n from sites')).toEqual([{ n: 0 }]); // the store opened again, as it was
+      await store.close();
+      store = await openStore({ dataDir, databaseUrl: undefined }, 'the test', { freezeAge: 50 });
+      expect(store.frozenDatabases).toBeUndefined(); // nothing to do at the next start
+      await store.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells a service that runs on and on, once, to restart so that the template databases are frozen', async () => {
+    await transactions(60);
+    const log = await checks(3, false, { maxAge: 50, evenInBurstAge: 55 });
+    const told = log.filter((l) => l.level === 'error');
+    expect(told).toHaveLength(1); // once, not at every check
+    expect(told[0]!.obj).toEqual({ databases: ['template0', 'template1'] });
+    expect(told[0]!.msg).toMatch(/restart the service/);
+  });
+
+  it('waits for a burst to end, unless a table is past the age that cannot wait', async () => {
+    await transactions(60);
+    expect((await tablesToFreeze(db, 50)).length).toBeGreaterThan(0);
+    // The third check of a burst runs (MAX_CHECKS_PUT_OFF), but freezes nothing that can wait.
+    await checks(MAX_CHECKS_PUT_OFF + 1, true, { maxAge: 50, evenInBurstAge: 1_000 });
+    expect((await tablesToFreeze(db, 50)).length).toBeGreaterThan(0);
+    const log = await checks(MAX_CHECKS_PUT_OFF + 1, true, { maxAge: 50, evenInBurstAge: 55 });
+    expect(log.filter((l) => l.msg === 'embedded store: table frozen against transaction id wraparound')).toHaveLength(1);
   });
 });
 

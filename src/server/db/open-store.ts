@@ -4,6 +4,8 @@ import { openDatabase, type Database } from './db';
 import { migrate } from './migrations';
 import { lockDataDir } from './data-dir-lock';
 import { describeStorePermissions, secureStoreFiles } from './store-permissions';
+import { FREEZE_MAX_AGE, otherDatabasesToFreeze } from './maintenance';
+import { freezeDatabases } from './pglite-thread';
 
 export interface OpenStore {
   db: Database;
@@ -13,6 +15,8 @@ export interface OpenStore {
   close(): Promise<void>;
   /** The embedded store only: what securing its files did, as a log line (no personal data). */
   permissions?: string;
+  /** The embedded store only: the template databases frozen as it opened (see maintenance.ts), if any. */
+  frozenDatabases?: string[];
 }
 
 /** A PostgreSQL URL fit to print: the password replaced. */
@@ -33,7 +37,7 @@ export function redactDatabaseUrl(url: string): string {
 export async function openStore(
   settings: Pick<Settings, 'databaseUrl' | 'dataDir'> & Partial<Pick<Settings, 'pgPoolSize'>>,
   owner: string,
-  { pgliteThread = 'main' }: { pgliteThread?: 'worker' | 'main' } = {},
+  { pgliteThread = 'main', freezeAge = FREEZE_MAX_AGE }: { pgliteThread?: 'worker' | 'main'; freezeAge?: number } = {},
 ): Promise<OpenStore> {
   if (settings.databaseUrl) {
     const db = await openDatabase({ databaseUrl: settings.databaseUrl, poolSize: settings.pgPoolSize });
@@ -47,14 +51,22 @@ export async function openStore(
   const before = secureStoreFiles(settings.dataDir);
   const release = lockDataDir(settings.dataDir, owner);
   try {
-    const db = await openDatabase({ dataDir: settings.dataDir, pgliteThread });
+    let db = await openDatabase({ dataDir: settings.dataDir, pgliteThread });
     await migrate(db);
+    // The template databases, out of the service's reach, are frozen with the store closed (see maintenance.ts).
+    const frozenDatabases = await otherDatabasesToFreeze(db, freezeAge);
+    if (frozenDatabases.length > 0) {
+      await db.close();
+      await freezeDatabases(settings.dataDir, frozenDatabases);
+      db = await openDatabase({ dataDir: settings.dataDir, pgliteThread });
+    }
     const after = secureStoreFiles(settings.dataDir);
     const permissions = describeStorePermissions(settings.dataDir, { ...after, changed: before.changed + after.changed });
     return {
       db,
       location: settings.dataDir,
       permissions,
+      ...(frozenDatabases.length > 0 ? { frozenDatabases } : {}),
       async close() {
         try {
           await db.close();

@@ -206,29 +206,39 @@ const PGLITE_PATHS = (() => {
   return { pglite: resolve('@electric-sql/pglite'), nodefs: resolve('@electric-sql/pglite/nodefs') };
 })();
 
-const CLUSTER_SOURCE = `
+/**
+ * The short-lived child process that opens the data directory by itself (see createCluster and freezeDatabases): for
+ * each run, PGlite opened on the run's database (the cluster's default when none), the run's SQL, and closed.
+ */
+const CHILD_SOURCE = `
 const fs = require('node:fs');
 const { PGlite } = require(process.env.CNV_PGLITE_PATH);
 const { NodeFS } = require(process.env.CNV_PGLITE_NODEFS_PATH);
 const durableOptions = ${durableOptions.toString()};
-PGlite.create(durableOptions(JSON.parse(process.env.CNV_PGLITE_OPTIONS), NodeFS, (fd) => fs.fsyncSync(fd)))
-  .then((lite) => lite.close())
-  .then(() => process.exit(0), (error) => { process.stderr.write(String((error && error.stack) || error)); process.exit(1); });
+const options = JSON.parse(process.env.CNV_PGLITE_OPTIONS);
+(async () => {
+  for (const run of JSON.parse(process.env.CNV_PGLITE_RUNS)) {
+    const lite = await PGlite.create(durableOptions({ ...options, ...(run.database ? { database: run.database } : {}) }, NodeFS, (fd) => fs.fsyncSync(fd)));
+    if (run.sql) await lite.exec(run.sql);
+    await lite.close();
+  }
+})().then(() => process.exit(0), (error) => { process.stderr.write(String((error && error.stack) || error)); process.exit(1); });
 `;
 
-/**
- * Creates a new cluster (PostgreSQL's initdb, inside PGlite) in a child process that then exits. Creating a cluster
- * leaves hundreds of megabytes of the creating process's memory in use for good, whichever thread did it (measured:
- * 758 MB resident after opening a new data directory from a worker thread that had ended, against 204 MB for the same
- * directory opened again); a process that exits gives all of it back, so a new store starts as lean as an old one.
- */
-async function createCluster(dataDir: string): Promise<void> {
-  const child = spawn(process.execPath, ['-e', CLUSTER_SOURCE], {
+interface ChildRun {
+  database?: string;
+  sql?: string;
+}
+
+/** Runs `runs` on the data directory in the child process; `failure` begins the error thrown when it fails. */
+async function inChildProcess(dataDir: string, runs: ChildRun[], failure: string): Promise<void> {
+  const child = spawn(process.execPath, ['-e', CHILD_SOURCE], {
     env: {
       ...process.env,
       CNV_PGLITE_PATH: PGLITE_PATHS.pglite,
       CNV_PGLITE_NODEFS_PATH: PGLITE_PATHS.nodefs,
       CNV_PGLITE_OPTIONS: JSON.stringify(pgliteArgs({ dataDir })),
+      CNV_PGLITE_RUNS: JSON.stringify(runs),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -238,7 +248,27 @@ async function createCluster(dataDir: string): Promise<void> {
     child.on('error', reject);
     child.on('close', resolve);
   });
-  if (code !== 0) throw new Error(`the embedded database could not be created in ${dataDir} (exit code ${code}): ${stderr.trim()}`);
+  if (code !== 0) throw new Error(`${failure} (exit code ${code}): ${stderr.trim()}`);
+}
+
+/**
+ * Creates a new cluster (PostgreSQL's initdb, inside PGlite) in a child process that then exits. Creating a cluster
+ * leaves hundreds of megabytes of the creating process's memory in use for good, whichever thread did it (measured:
+ * 758 MB resident after opening a new data directory from a worker thread that had ended, against 204 MB for the same
+ * directory opened again); a process that exits gives all of it back, so a new store starts as lean as an old one.
+ */
+async function createCluster(dataDir: string): Promise<void> {
+  await inChildProcess(dataDir, [{}], `the embedded database could not be created in ${dataDir}`);
+}
+
+/**
+ * Freezes other databases of the cluster (`vacuum freeze` in each: template0 and template1, which the service's
+ * connection cannot reach; see maintenance.ts) in the child process, with the data directory closed meanwhile: each is
+ * opened there on its own (a standalone backend may open template0, which refuses connections under a server).
+ */
+export async function freezeDatabases(dataDir: string, databases: readonly string[]): Promise<void> {
+  const runs = databases.map((database) => ({ database, sql: 'vacuum freeze' }));
+  await inChildProcess(dataDir, runs, `the embedded store's databases ${databases.join(', ')} could not be frozen`);
 }
 
 async function startWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
