@@ -38,8 +38,8 @@
  *   refuses new transactions before the limit. PGlite does neither: it runs PostgreSQL as a standalone backend, which
  *   only warns. Nothing else here froze the catalogs (the rows that describe the service's tables, written by its
  *   migrations), nor reliably a small table (accounts, sites) or a table only ever inserted into, so a busy store
- *   would have lost them after about two billion transactions (each write of a batch is one: at the benchmark's pace about 35 million
- *   a day). So a check freezes the oldest table past FREEZE_MAX_AGE (`vacuum (freeze)`, one table per check, oldest
+ *   would have lost them after about two billion transactions (each write of a batch is one: at the benchmark's pace
+ *   about 35 million a day). So a check freezes the oldest table past FREEZE_MAX_AGE (`vacuum (freeze)`, one table per check, oldest
  *   first, catalogs included; after a burst, or during one once a table is past FREEZE_EVEN_IN_BURST_AGE); once
  *   every table is frozen the database's own age (`datfrozenxid`) follows. Measured on a new store: all 94 tables
  *   frozen in 37 ms. The template databases (template0, template1) cannot be reached from the service's connection.
