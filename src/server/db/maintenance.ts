@@ -37,17 +37,18 @@
  *   included, once its oldest unfrozen id is `autovacuum_freeze_max_age` (200 million) transactions old, and a server
  *   refuses new transactions before the limit. PGlite does neither: it runs PostgreSQL as a standalone backend, which
  *   only warns. Nothing else here froze the catalogs (the rows that describe the service's tables, written by its
- *   migrations), nor reliably a small table (accounts, sites) or a table only ever inserted into, so a busy store
- *   would have lost them after about two billion transactions (each write of a batch is one: at the benchmark's pace
- *   about 35 million a day). So a check freezes the oldest table past FREEZE_MAX_AGE (`vacuum (freeze)`, one table per check, oldest
- *   first, catalogs included; after a burst, or during one once a table is past FREEZE_EVEN_IN_BURST_AGE); once
+ *   migrations), nor reliably a small table (accounts, sites) or a table only ever inserted into, so a busy store would
+ *   have lost them after about two billion transactions (each write of a batch is one: at the benchmark's pace about 35
+ *   million a day). So a check freezes the oldest table past FREEZE_MAX_AGE (`vacuum (freeze)`, one table per check,
+ *   oldest first, catalogs included; after a burst, or during one once a table is past FREEZE_EVEN_IN_BURST_AGE); once
  *   every table is frozen the database's own age (`datfrozenxid`) follows. Measured on a new store: all 94 tables
- *   frozen in 37 ms; a table of a million rows (537 MB), 0.5 s, whether vacuumed before or not. The template
- *   databases (template0, template1) cannot be reached from the service's connection. initdb froze their rows and nothing writes to them, but their age still grows with every transaction, and the
- *   oldest database's age is what lets PostgreSQL trim its commit log (`pg_xact`, 256 KB a million transactions) and
- *   what it warns about at every transaction once near the limit. So the store freezes them when it opens, once they
- *   are past FREEZE_MAX_AGE (open-store.ts: each opened in a child process, 250 to 320 ms each), and a check tells a
- *   service that has run on past FREEZE_EVEN_IN_BURST_AGE to restart (once, at error level).
+ *   frozen in 37 ms; a table of a million rows (537 MB), 0.5 s, whether vacuumed before or not. The template databases
+ *   (template0, template1) cannot be reached from the service's connection. initdb froze their rows and nothing writes
+ *   to them, but their age still grows with every transaction, and the oldest database's age is what lets PostgreSQL
+ *   trim its commit log (`pg_xact`, 256 KB a million transactions) and what it warns about at every transaction once
+ *   near the limit. So the store freezes them when it opens, once they are past FREEZE_MAX_AGE (open-store.ts: each
+ *   opened in a child process, 250 to 320 ms each), and a check tells a service that has run on past
+ *   FREEZE_EVEN_IN_BURST_AGE to restart (once, at error level).
  * - **Checkpoints.** A PostgreSQL server's checkpointer makes one every `checkpoint_timeout` (5 minutes) or once
  *   `max_wal_size` of WAL was written. PGlite runs PostgreSQL as one standalone backend, which has no checkpointer and
  *   never asks for a checkpoint itself (PostgreSQL requests one for WAL volume only under a postmaster): measured, 258 MB
