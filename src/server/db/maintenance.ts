@@ -74,6 +74,9 @@ import { startPeriodic, type PeriodicLog } from '../periodic';
 /** Tables whose rows come and go (vacuumed every VACUUM_EVERY_CHECKS checks). */
 export const QUEUE_TABLES = ['outbox', 'adjustment_results', 'notifications', 'report_fanouts'] as const;
 
+/** Whether a table is not one of the queues (which keep their own turn to be vacuumed). */
+const isNotQueue = (table: string): boolean => !(QUEUE_TABLES as readonly string[]).includes(table);
+
 /** A table is analyzed once it has at least this many pages… */
 export const ANALYZE_MIN_PAGES = 8;
 /** …and more than this many times the pages it had when it was last analyzed. */
@@ -169,7 +172,7 @@ export async function tablesToVacuumAfterStart(db: Database): Promise<string[]> 
      order by pg_relation_size(c.oid) desc, c.relname`,
     [ANALYZE_MIN_PAGES],
   );
-  return rows.map((r) => r.name).filter((name) => !(QUEUE_TABLES as readonly string[]).includes(name));
+  return rows.map((r) => r.name).filter(isNotQueue);
 }
 
 /** A table is frozen once its oldest unfrozen transaction id is this old: PostgreSQL's `autovacuum_freeze_max_age`. */
@@ -238,7 +241,7 @@ export async function tablesToVacuum(db: Database): Promise<string[]> {
      order by relname`,
     [VACUUM_MIN_DEAD_ROWS, VACUUM_DEAD_SHARE],
   );
-  return rows.map((r) => r.name).filter((name) => !(QUEUE_TABLES as readonly string[]).includes(name));
+  return rows.map((r) => r.name).filter(isNotQueue);
 }
 
 /**
