@@ -50,32 +50,41 @@ export async function openStore(
   // Private before PGlite writes a byte (the directory, and the umask for what it creates), and checked again after.
   const before = secureStoreFiles(settings.dataDir);
   const release = lockDataDir(settings.dataDir, owner);
+  // What is open at any moment, so that a failure after the open (a migration, the freeze) closes it before the lock
+  // goes: otherwise this process would keep the store's files (and on the worker, its thread) while the directory
+  // looked free, and an open retried in this process would run a second PGlite on the same files.
+  let db: Database | null = null;
   try {
-    let db = await openDatabase({ dataDir: settings.dataDir, pgliteThread });
+    db = await openDatabase({ dataDir: settings.dataDir, pgliteThread });
     await migrate(db);
     // The template databases, out of the service's reach, are frozen with the store closed (see maintenance.ts).
     const frozenDatabases = await otherDatabasesToFreeze(db, freezeAge);
     if (frozenDatabases.length > 0) {
-      await db.close();
+      const closing = db;
+      db = null;
+      await closing.close();
       await freezeDatabases(settings.dataDir, frozenDatabases);
       db = await openDatabase({ dataDir: settings.dataDir, pgliteThread });
     }
     const after = secureStoreFiles(settings.dataDir);
     const permissions = describeStorePermissions(settings.dataDir, { ...after, changed: before.changed + after.changed });
+    const opened = db;
     return {
-      db,
+      db: opened,
       location: settings.dataDir,
       permissions,
       ...(frozenDatabases.length > 0 ? { frozenDatabases } : {}),
       async close() {
         try {
-          await db.close();
+          await opened.close();
         } finally {
           release();
         }
       },
     };
   } catch (error) {
+    // The open's own error is the one to report; a failure to close as well would only hide it.
+    await db?.close().catch(() => undefined);
     release();
     throw error;
   }
