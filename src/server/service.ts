@@ -123,6 +123,12 @@ export async function startService(settings: Settings, options: StartServiceOpti
     rateLimits.start(app.log);
     closers.push(() => rateLimits.stop());
     if (store.permissions) app.log.info(store.permissions);
+    if (store.newerMigrations) {
+      app.log.warn(
+        { migrations: store.newerMigrations },
+        'the store was last used by a newer version of cnv (it holds migrations this version does not have): this version runs on it, as migrations only add; start the newer version again, or restore the backup taken before the upgrade',
+      );
+    }
     if (store.frozenDatabases) {
       app.log.info({ databases: store.frozenDatabases }, 'embedded store: template databases frozen against transaction id wraparound');
     }

@@ -1,13 +1,18 @@
 /**
- * Opening the embedded store: a store that fails after it opened (a migration that cannot run, for example after a
- * downgrade or a hand-edited database) is closed again before the error reaches the caller, so nothing of it stays open
- * in this process and a second open in the same process finds the directory free.
+ * Opening the store. The embedded store that fails after it opened (a migration that cannot run, for example in a
+ * hand-edited database) is closed again before the error reaches the caller, so nothing of it stays open in this
+ * process and a second open in the same process finds the directory free. A store last used by a newer version (it
+ * records migrations this one does not have) opens, and the service says so.
  */
 import { readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/db/db';
 import { openStore } from '../../src/server/db/open-store';
+import { MIGRATIONS, migrate, migrationsUnknownHere } from '../../src/server/db/migrations';
+import { loadSettings } from '../../src/server/settings';
+import { startService } from '../../src/server/service';
+import { DATABASE_KINDS } from './support/databases';
 import { lockDataDir } from '../../src/server/db/data-dir-lock';
 import { seededDataDir } from '../support/pglite';
 
@@ -70,5 +75,51 @@ describe.each(['main', 'worker'] as const)('openStore with PGlite on the %s thre
       await store.close();
     }
     expect(openFilesUnder(dataDir)).toEqual([]);
+  });
+});
+
+/** A version no migration of this build has, as a newer build would record it. */
+const NEWER = Math.max(...MIGRATIONS.map((migration) => migration.version)) + 1;
+
+describe.each(DATABASE_KINDS)('migrations a newer version recorded ($name)', (kind) => {
+  it('are named, in order, and the next start migrates nothing and keeps them', { timeout: TIMEOUT }, async () => {
+    const db = await kind.open();
+    try {
+      expect(await migrationsUnknownHere(db)).toEqual([]);
+      await db.query('insert into schema_migrations (version, name) values ($1, $2), ($3, $4)', [
+        NEWER + 1, 'a later one', NEWER, 'from a newer cnv',
+      ]);
+      expect(await migrationsUnknownHere(db)).toEqual([NEWER, NEWER + 1]);
+      expect(await migrate(db)).toEqual([]);
+      expect(await migrationsUnknownHere(db)).toEqual([NEWER, NEWER + 1]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('a store last used by a newer version', () => {
+  it('opens, and the service warns at start naming the migrations it does not have', { timeout: TIMEOUT }, async () => {
+    const dataDir = await seededDataDir('cnv-newer-store-');
+    dirs.push(dataDir);
+    let store = await openStore({ dataDir, databaseUrl: undefined }, 'the test');
+    expect(store.newerMigrations).toBeUndefined();
+    await store.db.query('insert into schema_migrations (version, name) values ($1, $2)', [NEWER, 'from a newer cnv']);
+    await store.close();
+    store = await openStore({ dataDir, databaseUrl: undefined }, 'the test');
+    expect(store.newerMigrations).toEqual([NEWER]);
+    await store.close();
+
+    const lines: string[] = [];
+    const running = await startService(
+      loadSettings({ HOST: '127.0.0.1', PORT: '0', CNV_DATA_DIR: dataDir, CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'https://cnv.example' }),
+      { logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } } as never },
+    );
+    try {
+      const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string; migrations?: number[] }).filter((l) => l.level === 40);
+      expect(warnings).toEqual([expect.objectContaining({ migrations: [NEWER], msg: expect.stringContaining('newer version of cnv') })]);
+    } finally {
+      await running.close();
+    }
   });
 });

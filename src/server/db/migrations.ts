@@ -1,5 +1,5 @@
 /** Versioned schema migrations: the same SQL runs on PGlite and on PostgreSQL. Append new versions; never edit old ones. */
-import type { Database } from './db';
+import type { Database, Queryable } from './db';
 
 export interface Migration {
   version: number;
@@ -529,6 +529,17 @@ export async function migrate(db: Database): Promise<number[]> {
     }
     return done;
   });
+}
+
+/**
+ * The migrations recorded in the store that this version does not have, in order: the store was last used by a newer
+ * version of cnv (a downgrade, or an older process started beside newer ones on one PostgreSQL). The migrations only
+ * add, so this version runs on it; the service says so when it starts (docs/operations.md, Upgrades).
+ */
+export async function migrationsUnknownHere(db: Queryable): Promise<number[]> {
+  const known = new Set(MIGRATIONS.map((migration) => migration.version));
+  const recorded = await db.query<{ version: number }>('select version from schema_migrations order by version');
+  return recorded.map((row) => Number(row.version)).filter((version) => !known.has(version));
 }
 
 /** Splits a migration script into statements (our migrations use no semicolons inside literals or bodies). */

@@ -1,7 +1,7 @@
 /** Opens the store the settings name (PostgreSQL at DATABASE_URL, else PGlite in the data directory), migrated. */
 import type { Settings } from '../settings';
 import { openDatabase, type Database } from './db';
-import { migrate } from './migrations';
+import { migrate, migrationsUnknownHere } from './migrations';
 import { lockDataDir } from './data-dir-lock';
 import { describeStorePermissions, secureStoreFiles } from './store-permissions';
 import { FREEZE_MAX_AGE, otherDatabasesToFreeze } from './maintenance';
@@ -17,6 +17,8 @@ export interface OpenStore {
   permissions?: string;
   /** The embedded store only: the template databases frozen as it opened (see maintenance.ts), if any. */
   frozenDatabases?: string[];
+  /** Migrations recorded in the store that this version does not have (a newer version used it last), if any. */
+  newerMigrations?: number[];
 }
 
 /** A PostgreSQL URL fit to print: the password replaced. */
@@ -41,11 +43,18 @@ export async function openStore(
 ): Promise<OpenStore> {
   if (settings.databaseUrl) {
     const db = await openDatabase({ databaseUrl: settings.databaseUrl, poolSize: settings.pgPoolSize });
-    await migrate(db).catch(async (error) => {
-      await db.close();
-      throw error;
-    });
-    return { db, location: redactDatabaseUrl(settings.databaseUrl), close: () => db.close() };
+    const newerMigrations = await migrate(db)
+      .then(() => migrationsUnknownHere(db))
+      .catch(async (error) => {
+        await db.close();
+        throw error;
+      });
+    return {
+      db,
+      location: redactDatabaseUrl(settings.databaseUrl),
+      close: () => db.close(),
+      ...(newerMigrations.length > 0 ? { newerMigrations } : {}),
+    };
   }
   // Private before PGlite writes a byte (the directory, and the umask for what it creates), and checked again after.
   const before = secureStoreFiles(settings.dataDir);
@@ -57,6 +66,7 @@ export async function openStore(
   try {
     db = await openDatabase({ dataDir: settings.dataDir, pgliteThread });
     await migrate(db);
+    const newerMigrations = await migrationsUnknownHere(db);
     // The template databases, out of the service's reach, are frozen with the store closed (see maintenance.ts).
     const frozenDatabases = await otherDatabasesToFreeze(db, freezeAge);
     if (frozenDatabases.length > 0) {
@@ -74,6 +84,7 @@ export async function openStore(
       location: settings.dataDir,
       permissions,
       ...(frozenDatabases.length > 0 ? { frozenDatabases } : {}),
+      ...(newerMigrations.length > 0 ? { newerMigrations } : {}),
       async close() {
         try {
           await opened.close();
