@@ -129,7 +129,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.err.write(`cnv: ${(error as Error).message}\n`);
     return EXIT_FAILED;
   }
-  let store: { db: Database; close(): Promise<void> } | undefined;
+  let store: { db: Database; close(): Promise<void>; newerMigrations?: number[] } | undefined;
   try {
     store = io.db
       ? { db: io.db, close: async () => undefined }
@@ -141,6 +141,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           }
           throw explained;
         });
+    if (store.newerMigrations) {
+      io.err.write(
+        `cnv: warning: the store was last used by a newer version of cnv (it holds migrations ${store.newerMigrations.join(', ')}, ` +
+          'which this version does not have); this version runs on it, as migrations only add.\n',
+      );
+    }
     const ctx: CommandContext = { db: store.db, settings, out: io.out, options: values as Record<string, string | undefined> };
     await storeCommand!.run(ctx);
     return EXIT_OK;

@@ -13,6 +13,7 @@ import { MIGRATIONS, migrate, migrationsUnknownHere } from '../../src/server/db/
 import { loadSettings } from '../../src/server/settings';
 import { startService } from '../../src/server/service';
 import { DATABASE_KINDS } from './support/databases';
+import { cnv } from './support/cli-harness';
 import { lockDataDir } from '../../src/server/db/data-dir-lock';
 import { seededDataDir } from '../support/pglite';
 
@@ -99,7 +100,7 @@ describe.each(DATABASE_KINDS)('migrations a newer version recorded ($name)', (ki
 });
 
 describe('a store last used by a newer version', () => {
-  it('opens, and the service warns at start naming the migrations it does not have', { timeout: TIMEOUT }, async () => {
+  it('opens, and the service and the command line warn naming the migrations it does not have', { timeout: TIMEOUT }, async () => {
     const dataDir = await seededDataDir('cnv-newer-store-');
     dirs.push(dataDir);
     let store = await openStore({ dataDir, databaseUrl: undefined }, 'the test');
@@ -109,6 +110,13 @@ describe('a store last used by a newer version', () => {
     store = await openStore({ dataDir, databaseUrl: undefined }, 'the test');
     expect(store.newerMigrations).toEqual([NEWER]);
     await store.close();
+
+    // The command line says it too, on stderr, and does what it was asked.
+    const listed = await cnv(['accounts', 'list'], { env: { CNV_DATA_DIR: dataDir } });
+    expect(listed.code).toBe(0);
+    expect(listed.err).toBe(
+      `cnv: warning: the store was last used by a newer version of cnv (it holds migrations ${NEWER}, which this version does not have); this version runs on it, as migrations only add.\n`,
+    );
 
     const lines: string[] = [];
     const running = await startService(
