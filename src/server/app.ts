@@ -9,6 +9,7 @@ import webhookRoutes from './webhook/routes';
 import dashboardRoutes from './dashboard/routes';
 import mcpRoutes from './mcp/routes';
 import referenceRoutes from './openapi/reference-routes';
+import healthRoutes from './health/routes';
 import { registerOpenApi } from './openapi/document';
 import { createRateLimits, type RateLimits } from './rate-limits';
 
@@ -22,8 +23,10 @@ export interface BuildAppOptions extends Omit<AppContext, 'rateLimits'> {
   rateLimits?: RateLimits;
   /** Fastify's logger option: false in tests, pino options (level, stream, …) in the service. */
   logger?: FastifyServerOptions['logger'];
-  /** Which surfaces to serve; all by default. The webhook-only listener serves just `webhook`. */
+  /** Which surfaces to serve; all by default. The webhook-only listener serves just `webhook`. The health check is on every app. */
   surfaces?: ReadonlyArray<'rest' | 'hosted' | 'collector' | 'loader' | 'webhook' | 'dashboard'>;
+  /** How long GET /healthz lets the store take to answer (health/routes.ts); tests shorten it. */
+  healthStoreTimeoutMs?: number;
 }
 
 /** Builds (does not start) the app. */
@@ -53,5 +56,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   if (surfaces.has('loader')) await app.register(loaderScriptRoute, ctx);
   if (surfaces.has('webhook')) await app.register(webhookRoutes, ctx);
   if (surfaces.has('dashboard')) await app.register(dashboardRoutes, ctx);
+  await app.register(healthRoutes, { db: options.db, ...(options.healthStoreTimeoutMs ? { storeTimeoutMs: options.healthStoreTimeoutMs } : {}) });
   return app;
 }

@@ -1,0 +1,64 @@
+/**
+ * `GET /healthz` (and `HEAD`): whether this process can serve, for a load balancer's or an orchestrator's health check.
+ * No key, and nothing about the data in the answer. 200 `{"status":"ok"}` once the store answers a trivial statement;
+ * 503 with the error envelope (`store_unavailable`) when it fails or does not answer within the timeout: PostgreSQL
+ * unreachable or every connection of the pool stuck, the embedded store's thread gone. Served on every listener (the
+ * webhook-only one too). Checks that arrive together share one statement, so a busy checker adds no load; a change of
+ * state is logged once (a warning when the store stops answering, info when it answers again), not every check.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Queryable } from '../db/db';
+import { ApiError } from '../http/errors';
+
+/** The path of the health check. */
+export const HEALTH_PATH = '/healthz';
+
+/** How long the store may take to answer the check's statement before the process counts as unable to serve, in ms. */
+export const HEALTH_STORE_TIMEOUT_MS = 5_000;
+
+export interface HealthOptions {
+  db: Queryable;
+  /** The store's time limit (tests shorten it). */
+  storeTimeoutMs?: number;
+}
+
+type StoreState = { ok: true } | { ok: false; reason: 'timeout' | 'error'; error?: unknown };
+
+/** Runs `select 1`, settling as a state within `timeoutMs` whatever the store does. */
+function checkStore(db: Queryable, timeoutMs: number): Promise<StoreState> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ ok: false, reason: 'timeout' }), timeoutMs);
+    db.query('select 1').then(
+      () => resolve({ ok: true }),
+      (error: unknown) => resolve({ ok: false, reason: 'error', error }),
+    ).finally(() => clearTimeout(timer));
+  });
+}
+
+export default async function healthRoutes(app: FastifyInstance, options: HealthOptions): Promise<void> {
+  const timeoutMs = options.storeTimeoutMs ?? HEALTH_STORE_TIMEOUT_MS;
+  let inFlight: Promise<StoreState> | null = null;
+  let lastOk: boolean | null = null;
+
+  const check = (): Promise<StoreState> => {
+    inFlight ??= checkStore(options.db, timeoutMs).finally(() => (inFlight = null));
+    return inFlight;
+  };
+
+  app.get(HEALTH_PATH, async (_request, reply) => {
+    const state = await check();
+    if (state.ok !== lastOk) {
+      // The error's own text may name a host or a user: the log says what kind of failure it was, never the text.
+      if (!state.ok) app.log.warn({ reason: state.reason, timeoutMs }, 'health check: the store does not answer');
+      else if (lastOk === false) app.log.info('health check: the store answers again');
+      lastOk = state.ok;
+    }
+    reply.header('cache-control', 'no-store');
+    if (state.ok) return reply.send({ status: 'ok' });
+    const message =
+      state.reason === 'timeout'
+        ? `The store did not answer within ${timeoutMs / 1000} s: this process cannot serve now.`
+        : 'The store answered with an error: this process cannot serve now.';
+    return reply.code(503).send(new ApiError(503, 'api_error', 'store_unavailable', message).toBody());
+  });
+}
