@@ -32,7 +32,8 @@ export interface BuildAppOptions extends Omit<AppContext, 'rateLimits'> {
 /** Builds (does not start) the app. */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook', 'dashboard']);
-  const app = createHttpApp(options.logger, options.settings.trustProxy);
+  const now = options.now;
+  const app = createHttpApp(options.logger, options.settings.trustProxy, now ? () => now().getTime() : Date.now);
   let rateLimits = options.rateLimits;
   if (!rateLimits && (surfaces.has('collector') || surfaces.has('webhook'))) {
     const own = createRateLimits({ settings: options.settings, db: options.db });

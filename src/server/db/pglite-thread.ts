@@ -23,6 +23,7 @@ import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import type { ProtocolEndpoint } from './pglite-connection';
+import { STORE_STOPPED_CODE } from './store-trouble';
 
 export interface PgliteOptions {
   /** Data directory; undefined or 'memory://' keeps the data in memory. */
@@ -271,6 +272,11 @@ export async function freezeDatabases(dataDir: string, databases: readonly strin
   await inChildProcess(dataDir, runs, `the embedded store's databases ${databases.join(', ')} could not be frozen`);
 }
 
+/** The error of a store whose thread is gone: every later statement fails with it (db/store-trouble.ts names it). */
+function stopped(message: string): Error {
+  return Object.assign(new Error(message), { code: STORE_STOPPED_CODE });
+}
+
 async function startWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
@@ -296,7 +302,7 @@ async function startWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
   };
   worker.on('message', (message: FromWorker) => {
     if (message.type === 'ready') onStart?.resolve();
-    else if (message.type === 'failed') fail(new Error(`the embedded database could not start: ${message.error}`));
+    else if (message.type === 'failed') fail(stopped(`the embedded database could not start: ${message.error}`));
     else if (message.type === 'closed') onClosed?.(message.error);
     else {
       const call = pending.get(message.id);
@@ -306,7 +312,7 @@ async function startWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
     }
   });
   worker.on('error', (error) => fail(error));
-  worker.on('exit', (code) => fail(new Error(`the embedded database's thread ended (exit code ${code})`)));
+  worker.on('exit', (code) => fail(stopped(`the embedded database's thread ended (exit code ${code})`)));
   try {
     await started;
   } catch (error) {

@@ -1,14 +1,17 @@
 /**
  * `GET /healthz` (and `HEAD`): whether this process can serve, for a load balancer's or an orchestrator's health check.
  * No key, and nothing about the data in the answer. 200 `{"status":"ok"}` once the store answers a trivial statement;
- * 503 with the error envelope (`store_unavailable`) when it fails or does not answer within the timeout: PostgreSQL
- * unreachable or every connection of the pool stuck, the embedded store's thread gone. Served on every listener (the
+ * 503 with the error envelope (`store_unavailable`) when it fails or does not answer within the timeout (PostgreSQL
+ * unreachable or every connection of the pool stuck, the embedded store's thread gone), and while requests met the
+ * store refusing for lack of resources within the last 30 s (its disk full: reads still work, writes do not; see
+ * db/store-trouble.ts). Served on every listener (the
  * webhook-only one too). Checks that arrive together share one statement, so a busy checker adds no load; a change of
  * state is logged once (a warning when the store stops answering, info when it answers again), not every check.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/db';
 import { ApiError } from '../http/errors';
+import { STORE_TROUBLE_MESSAGES, STORE_TROUBLE_WINDOW_MS, storeTroubleOf, type StoreTroubleReason } from '../db/store-trouble';
 
 /** The path of the health check. */
 export const HEALTH_PATH = '/healthz';
@@ -22,7 +25,7 @@ export interface HealthOptions {
   storeTimeoutMs?: number;
 }
 
-type StoreState = { ok: true } | { ok: false; reason: 'timeout' | 'error'; error?: unknown };
+type StoreState = { ok: true } | { ok: false; reason: 'timeout' | 'error' | 'refusing'; trouble?: StoreTroubleReason | null };
 
 /** Runs `select 1`, settling as a state within `timeoutMs` whatever the store does. */
 function checkStore(db: Queryable, timeoutMs: number): Promise<StoreState> {
@@ -30,7 +33,7 @@ function checkStore(db: Queryable, timeoutMs: number): Promise<StoreState> {
     const timer = setTimeout(() => resolve({ ok: false, reason: 'timeout' }), timeoutMs);
     db.query('select 1').then(
       () => resolve({ ok: true }),
-      (error: unknown) => resolve({ ok: false, reason: 'error', error }),
+      (error: unknown) => resolve({ ok: false, reason: 'error', trouble: storeTroubleOf(error) }),
     ).finally(() => clearTimeout(timer));
   });
 }
@@ -46,10 +49,13 @@ export default async function healthRoutes(app: FastifyInstance, options: Health
   };
 
   app.get(HEALTH_PATH, async (_request, reply) => {
-    const state = await check();
+    let state = await check();
+    // A store that answers a read may still refuse every write (its disk full): what requests met lately counts too.
+    const refusing = state.ok ? app.storeTrouble.recent() : null;
+    if (refusing) state = { ok: false, reason: 'refusing', trouble: refusing };
     if (state.ok !== lastOk) {
       // The error's own text may name a host or a user: the log says what kind of failure it was, never the text.
-      if (!state.ok) app.log.warn({ reason: state.reason, timeoutMs }, 'health check: the store does not answer');
+      if (!state.ok) app.log.warn({ reason: state.trouble ?? state.reason, timeoutMs }, 'health check: the store does not answer');
       else if (lastOk === false) app.log.info('health check: the store answers again');
       lastOk = state.ok;
     }
@@ -58,7 +64,11 @@ export default async function healthRoutes(app: FastifyInstance, options: Health
     const message =
       state.reason === 'timeout'
         ? `The store did not answer within ${timeoutMs / 1000} s: this process cannot serve now.`
-        : 'The store answered with an error: this process cannot serve now.';
+        : state.reason === 'refusing'
+          ? `${STORE_TROUBLE_MESSAGES[state.trouble!]}: requests were refused for it within the last ${STORE_TROUBLE_WINDOW_MS / 1000} s.`
+          : state.trouble
+            ? `${STORE_TROUBLE_MESSAGES[state.trouble]}: this process cannot serve now.`
+            : 'The store answered with an error: this process cannot serve now.';
     return reply.code(503).send(new ApiError(503, 'api_error', 'store_unavailable', message).toBody());
   });
 }

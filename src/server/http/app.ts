@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type onRequestAsyncHookHandler } from 'fastify';
 import type { Database } from '../db/db';
+import { STORE_TROUBLE_MESSAGES, StoreTrouble, storeTroubleOf } from '../db/store-trouble';
 import type { Settings } from '../settings';
 import { ApiError, printable } from './errors';
 import { AJV_OPTIONS, coerceQueryIntegers, schemaError } from './validation';
@@ -26,8 +27,25 @@ export interface PublicLimits {
   hook(app: FastifyInstance, surface: 'collector' | 'webhook'): Promise<onRequestAsyncHookHandler | null>;
 }
 
-/** Builds a Fastify instance with the service's logging and error handling, and no routes. */
-export function createHttpApp(loggerOption: FastifyServerOptions['logger'], trustProxy: Settings['trustProxy'] = true): FastifyInstance {
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The store's refusals for lack of resources or reach, seen by this app's requests (the health check reads them). */
+    storeTrouble: StoreTrouble;
+  }
+}
+
+/** How long a client is asked to wait before it sends again what the store could not take, in seconds. */
+export const STORE_RETRY_AFTER_S = 30;
+
+/**
+ * Builds a Fastify instance with the service's logging and error handling, and no routes. `clockMs`: the clock of the
+ * store's refusals (tests inject one).
+ */
+export function createHttpApp(
+  loggerOption: FastifyServerOptions['logger'],
+  trustProxy: Settings['trustProxy'] = true,
+  clockMs: () => number = Date.now,
+): FastifyInstance {
   const app = Fastify({
     logger: serviceLoggerOptions(loggerOption ?? false),
     // Which X-Forwarded-For hops make request.ip, the client address of the collector and the rate limits (CNV_TRUST_PROXY).
@@ -61,6 +79,8 @@ export function createHttpApp(loggerOption: FastifyServerOptions['logger'], trus
     done();
   });
 
+  app.decorate('storeTrouble', new StoreTrouble(clockMs));
+
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return reply.status(error.status).send(error.toBody());
     if (error.validation) return reply.status(400).send(schemaError(error).toBody());
@@ -79,6 +99,17 @@ export function createHttpApp(loggerOption: FastifyServerOptions['logger'], trus
           ? 'invalid_json'
           : 'invalid_request';
       return reply.status(status).send(new ApiError(status, 'invalid_request_error', code, printable(error.message, 200)).toBody());
+    }
+    // The store cannot work now (its disk full, the server unreachable): nothing was done, and a retry later is welcome.
+    // Logged once, then once a minute with the count: a full disk under load refuses thousands of requests a second.
+    const trouble = storeTroubleOf(error);
+    if (trouble) {
+      const { log, unlogged } = app.storeTrouble.record(trouble);
+      if (log) request.log.error({ err: error, reason: trouble, unlogged }, 'store unavailable: requests answered 503 until it works again');
+      return reply
+        .status(503)
+        .header('retry-after', String(STORE_RETRY_AFTER_S))
+        .send(new ApiError(503, 'api_error', 'store_unavailable', `${STORE_TROUBLE_MESSAGES[trouble]}: nothing was done. Send it again later.`).toBody());
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send(new ApiError(500, 'api_error', 'internal_error', 'Internal error.').toBody());

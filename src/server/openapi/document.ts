@@ -35,6 +35,7 @@ const V1_ERRORS: Record<string, string> = {
   401: 'missing_api_key or invalid_api_key.',
   404: 'resource_missing (not in this account) or route_not_found.',
   500: 'internal_error: a fault of the service.',
+  503: 'store_unavailable: the service\'s store cannot work now (disk full, unreachable, …); nothing was done: send it again after the Retry-After header\'s seconds.',
 };
 /** The errors of a route that takes a body. */
 const BODY_ERRORS: Record<string, string> = {
@@ -49,6 +50,7 @@ const WEBHOOK_ERRORS: Record<string, string> = {
   413: 'payload_too_large: the body is over 64 KB.',
   429: 'rate_limited: too many requests from this address or for this site (CNV_RATE_LIMIT_WEBHOOK_*); retry after the Retry-After header\'s seconds, re-signed.',
   500: 'internal_error: retry with backoff, re-signed.',
+  503: 'store_unavailable: the service\'s store cannot work now (disk full, unreachable, …); nothing was stored: retry after the Retry-After header\'s seconds, re-signed.',
 };
 
 const TAGS = [

@@ -1,0 +1,88 @@
+/**
+ * When the store cannot work, as opposed to a statement being wrong: its disk full, its memory or connections
+ * exhausted, the server unreachable or shutting down, the embedded store's thread gone. A request that meets one is
+ * answered 503 `store_unavailable` with `Retry-After` (nothing was done; the client's retry will be welcome once the
+ * operator has fixed it), not 500; the health check stays 503 for a while after the last one (health/routes.ts); and
+ * the log says so once, then once a minute with a count, not once per request: a full disk under load refused 2,660
+ * snapshots in a few seconds when it was first tried on a 120 MB tmpfs, each with an error line.
+ */
+
+/** Why the store cannot work, as the envelope's message and the log name it. */
+export type StoreTroubleReason = 'disk_full' | 'out_of_memory' | 'too_many_connections' | 'insufficient_resources' | 'unreachable' | 'shutting_down' | 'stopped';
+
+/** Codes the network layer gives a connection that fails (Node's `error.code`). */
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+
+/** The `code` this service gives the error of an embedded store whose thread has ended or could not start. */
+export const STORE_STOPPED_CODE = 'CNV_STORE_STOPPED';
+
+/**
+ * Why `error` says the store cannot work now, or null when it is any other error. PostgreSQL's SQLSTATE classes 53
+ * (insufficient resources) and 08 (connection exception), and 57P01 to 57P03 (the server shutting down or not yet
+ * accepting connections); node-postgres's own words for a connection lost or a pool that found none in time.
+ */
+export function storeTroubleOf(error: unknown): StoreTroubleReason | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (code === '53100') return 'disk_full';
+    if (code === '53200') return 'out_of_memory';
+    if (code === '53300') return 'too_many_connections';
+    if (/^53[0-9A-Z]{3}$/.test(code)) return 'insufficient_resources';
+    if (/^08[0-9A-Z]{3}$/.test(code) || CONNECTION_ERRORS.has(code)) return 'unreachable';
+    if (code === '57P01' || code === '57P02' || code === '57P03') return 'shutting_down';
+    if (code === STORE_STOPPED_CODE) return 'stopped';
+  }
+  if (typeof message === 'string' && /^(Connection terminated unexpectedly|timeout exceeded when trying to connect)/.test(message)) {
+    return 'unreachable';
+  }
+  return null;
+}
+
+/** What the envelope says of each reason. */
+export const STORE_TROUBLE_MESSAGES: Record<StoreTroubleReason, string> = {
+  disk_full: "The service's store has no space left on its disk",
+  out_of_memory: "The service's store is out of memory",
+  too_many_connections: "The service's store has no connection left",
+  insufficient_resources: "The service's store is out of a resource it needs",
+  unreachable: "The service cannot reach its store",
+  shutting_down: "The service's store is shutting down or starting",
+  stopped: "The service's embedded store has stopped",
+};
+
+/** How long after the last refusal the health check still answers 503, in ms. */
+export const STORE_TROUBLE_WINDOW_MS = 30_000;
+/** At most one log line per reason in this time, in ms. */
+export const STORE_TROUBLE_LOG_EVERY_MS = 60_000;
+
+/** The last refusals of one app, for the health check and the log's pace. */
+export class StoreTrouble {
+  readonly #clock: () => number;
+  #last: { reason: StoreTroubleReason; atMs: number } | null = null;
+  readonly #logged = new Map<StoreTroubleReason, { atMs: number; since: number }>();
+
+  constructor(clock: () => number = Date.now) {
+    this.#clock = clock;
+  }
+
+  /**
+   * Records a refusal; returns whether to log it, and how many of the same reason went unlogged before it (0 for the
+   * first, then the count of the minute before).
+   */
+  record(reason: StoreTroubleReason): { log: boolean; unlogged: number } {
+    const now = this.#clock();
+    this.#last = { reason, atMs: now };
+    const logged = this.#logged.get(reason);
+    if (logged && now - logged.atMs < STORE_TROUBLE_LOG_EVERY_MS) {
+      logged.since += 1;
+      return { log: false, unlogged: logged.since };
+    }
+    this.#logged.set(reason, { atMs: now, since: 0 });
+    return { log: true, unlogged: logged?.since ?? 0 };
+  }
+
+  /** The last refusal's reason while it is recent (STORE_TROUBLE_WINDOW_MS), else null. */
+  recent(): StoreTroubleReason | null {
+    return this.#last && this.#clock() - this.#last.atMs < STORE_TROUBLE_WINDOW_MS ? this.#last.reason : null;
+  }
+}

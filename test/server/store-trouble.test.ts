@@ -1,0 +1,133 @@
+/**
+ * A store that cannot work (its disk full, the server unreachable) is told apart from a wrong statement: the request is
+ * answered 503 store_unavailable with Retry-After, the log says so once and then once a minute with a count, and the
+ * health check answers 503 while requests meet it, though the store still answers a read.
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/server/app';
+import type { Database } from '../../src/server/db/db';
+import { StoreTrouble, STORE_STOPPED_CODE, storeTroubleOf } from '../../src/server/db/store-trouble';
+import { HEALTH_PATH } from '../../src/server/health/routes';
+import { loadSettings } from '../../src/server/settings';
+import { snapshotsPath } from '../../src/protocol/collector';
+import { insertAccount } from '../../src/server/accounts/sql';
+import { insertSite } from '../../src/server/api/sites/sql';
+import { DATABASE_KINDS } from './support/databases';
+import { snapshotBody } from './support/fixtures';
+
+/** The error PostgreSQL (and PGlite) gives a write when the disk is full, as node-postgres hands it over. */
+function diskFull(): Error {
+  const error = new pg.DatabaseError('could not extend file "base/5/16411": No space left on device', 0, 'error');
+  error.code = '53100';
+  return error;
+}
+
+describe('storeTroubleOf', () => {
+  const withCode = (code: string) => Object.assign(new Error('x'), { code });
+  it('names the store conditions, and only those', () => {
+    expect(storeTroubleOf(diskFull())).toBe('disk_full');
+    expect(storeTroubleOf(withCode('53200'))).toBe('out_of_memory');
+    expect(storeTroubleOf(withCode('53300'))).toBe('too_many_connections');
+    expect(storeTroubleOf(withCode('53400'))).toBe('insufficient_resources');
+    expect(storeTroubleOf(withCode('08006'))).toBe('unreachable');
+    expect(storeTroubleOf(withCode('ECONNREFUSED'))).toBe('unreachable');
+    expect(storeTroubleOf(new Error('Connection terminated unexpectedly'))).toBe('unreachable');
+    expect(storeTroubleOf(new Error('timeout exceeded when trying to connect'))).toBe('unreachable');
+    expect(storeTroubleOf(withCode('57P01'))).toBe('shutting_down');
+    expect(storeTroubleOf(withCode('57P03'))).toBe('shutting_down');
+    expect(storeTroubleOf(withCode(STORE_STOPPED_CODE))).toBe('stopped');
+    // A statement that is wrong, or anything else, is not the store's condition.
+    for (const other of [withCode('23505'), withCode('22P02'), withCode('57014'), withCode('XX000'), new Error('boom'), null, 'text', 53100]) {
+      expect(storeTroubleOf(other)).toBeNull();
+    }
+  });
+
+  it('paces the log: the first of a reason, then one a minute with the count left out', () => {
+    let now = 1_000_000;
+    const trouble = new StoreTrouble(() => now);
+    expect(trouble.recent()).toBeNull();
+    expect(trouble.record('disk_full')).toEqual({ log: true, unlogged: 0 });
+    expect(trouble.record('disk_full')).toEqual({ log: false, unlogged: 1 });
+    now += 59_999;
+    expect(trouble.record('disk_full')).toEqual({ log: false, unlogged: 2 });
+    expect(trouble.record('unreachable')).toEqual({ log: true, unlogged: 0 }); // each reason its own pace
+    now += 1;
+    expect(trouble.record('disk_full')).toEqual({ log: true, unlogged: 2 });
+    expect(trouble.recent()).toBe('disk_full');
+    now += 29_999;
+    expect(trouble.recent()).toBe('disk_full');
+    now += 1;
+    expect(trouble.recent()).toBeNull();
+  });
+});
+
+describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('answers 503 with Retry-After, logs once a minute, and the health check says so while it lasts', async () => {
+    const store = await kind.open();
+    cleanups.push(() => store.close());
+    const account = await insertAccount(store, 'full');
+    const site = await insertSite(store, account.id, { domain: 'https://example.com' });
+    // Reads work, every write fails as on a full disk.
+    const db: Database = {
+      ...store,
+      query: (sql, params) => (/^\s*(with stored|insert|update|delete)/i.test(sql) ? Promise.reject(diskFull()) : store.query(sql, params)),
+    };
+    let now = Date.parse('2026-11-27T09:00:00Z');
+    const lines: Array<{ level: number; msg: string; reason?: string; unlogged?: number }> = [];
+    const app = await buildApp({
+      db,
+      settings: loadSettings({ CNV_DEMO_PORT: 'off' }),
+      now: () => new Date(now),
+      logger: { level: 'info', stream: { write: (line: string) => void lines.push(JSON.parse(line)) } },
+    });
+    cleanups.push(() => app.close());
+    const post = () =>
+      app.inject({
+        method: 'POST',
+        url: snapshotsPath(site.site_key),
+        headers: { origin: 'https://example.com', 'content-type': 'text/plain' },
+        payload: JSON.stringify(snapshotBody()),
+      });
+    const refusals = () => lines.filter((l) => l.msg.startsWith('store unavailable'));
+
+    expect((await app.inject({ method: 'GET', url: HEALTH_PATH })).statusCode).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const answer = await post();
+      expect(answer.statusCode).toBe(503);
+      expect(answer.headers['retry-after']).toBe('30');
+      expect(answer.json()).toEqual({
+        error: {
+          type: 'api_error',
+          code: 'store_unavailable',
+          message: "The service's store has no space left on its disk: nothing was done. Send it again later.",
+        },
+      });
+    }
+    expect(refusals()).toEqual([expect.objectContaining({ level: 50, reason: 'disk_full', unlogged: 0 })]);
+    expect(lines.filter((l) => l.msg === 'unhandled error')).toEqual([]);
+
+    // The store answers a read, yet the check is 503 while requests meet the full disk.
+    const health = await app.inject({ method: 'GET', url: HEALTH_PATH });
+    expect(health.statusCode).toBe(503);
+    expect(health.json().error.message).toBe("The service's store has no space left on its disk: requests were refused for it within the last 30 s.");
+
+    now += 60_000;
+    expect((await post()).statusCode).toBe(503);
+    expect(refusals()).toEqual([
+      expect.objectContaining({ unlogged: 0 }),
+      expect.objectContaining({ level: 50, reason: 'disk_full', unlogged: 2 }),
+    ]);
+    // No file name or statement of the store in the log.
+    expect(JSON.stringify(refusals())).not.toContain('base/5/16411');
+
+    // Space made: 30 s without a refusal and the check is 200 again.
+    now += 30_000;
+    expect((await app.inject({ method: 'GET', url: HEALTH_PATH })).statusCode).toBe(200);
+  });
+});
