@@ -50,11 +50,11 @@ describe.each(DATABASE_KINDS)('GET /healthz ($name)', (kind) => {
       const answer = await app.inject({ method: 'GET', url: HEALTH_PATH });
       expect(answer.statusCode).toBe(503);
       expect(answer.json()).toEqual({
-        error: { type: 'api_error', code: 'store_unavailable', message: 'The store answered with an error: this process cannot serve now.' },
+        error: { type: 'api_error', code: 'store_unavailable', message: "The service's store is shutting down or starting: this process cannot serve now." },
       });
     }
     const logged = lines.filter((l) => l.msg.startsWith('health check'));
-    expect(logged).toEqual([expect.objectContaining({ level: 40, msg: 'health check: the store does not answer', reason: 'error' })]);
+    expect(logged).toEqual([expect.objectContaining({ level: 40, msg: 'health check: the store does not answer', reason: 'shutting_down' })]);
     expect(JSON.stringify(logged)).not.toMatch(/postgres:|password|Client was closed|ended/i);
   });
 });

@@ -34,6 +34,9 @@ describe('storeTroubleOf', () => {
     expect(storeTroubleOf(withCode('ECONNREFUSED'))).toBe('unreachable');
     expect(storeTroubleOf(new Error('Connection terminated unexpectedly'))).toBe('unreachable');
     expect(storeTroubleOf(new Error('timeout exceeded when trying to connect'))).toBe('unreachable');
+    expect(storeTroubleOf(new Error('Client has encountered a connection error and is not queryable'))).toBe('unreachable');
+    expect(storeTroubleOf(new Error('Client was closed and is not queryable'))).toBe('shutting_down');
+    expect(storeTroubleOf(new Error('Cannot use a pool after calling end on the pool'))).toBe('shutting_down');
     expect(storeTroubleOf(withCode('57P01'))).toBe('shutting_down');
     expect(storeTroubleOf(withCode('57P03'))).toBe('shutting_down');
     expect(storeTroubleOf(withCode(STORE_STOPPED_CODE))).toBe('stopped');

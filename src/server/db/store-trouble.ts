@@ -19,7 +19,8 @@ export const STORE_STOPPED_CODE = 'CNV_STORE_STOPPED';
 /**
  * Why `error` says the store cannot work now, or null when it is any other error. PostgreSQL's SQLSTATE classes 53
  * (insufficient resources) and 08 (connection exception), and 57P01 to 57P03 (the server shutting down or not yet
- * accepting connections); node-postgres's own words for a connection lost or a pool that found none in time.
+ * accepting connections); node-postgres's own words for a connection lost or a pool that found none in time, and for a
+ * store closed under a request (the service stopping).
  */
 export function storeTroubleOf(error: unknown): StoreTroubleReason | null {
   if (typeof error !== 'object' || error === null) return null;
@@ -33,8 +34,12 @@ export function storeTroubleOf(error: unknown): StoreTroubleReason | null {
     if (code === '57P01' || code === '57P02' || code === '57P03') return 'shutting_down';
     if (code === STORE_STOPPED_CODE) return 'stopped';
   }
-  if (typeof message === 'string' && /^(Connection terminated unexpectedly|timeout exceeded when trying to connect)/.test(message)) {
-    return 'unreachable';
+  if (typeof message === 'string') {
+    if (/^(Connection terminated unexpectedly|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)/.test(message)) {
+      return 'unreachable';
+    }
+    // The store closed under a request: the service is stopping.
+    if (/^(Client was closed and is not queryable|Cannot use a pool after calling end on the pool)/.test(message)) return 'shutting_down';
   }
   return null;
 }

@@ -4,9 +4,9 @@
  * 503 with the error envelope (`store_unavailable`) when it fails or does not answer within the timeout (PostgreSQL
  * unreachable or every connection of the pool stuck, the embedded store's thread gone), and while requests met the
  * store refusing for lack of resources within the last 30 s (its disk full: reads still work, writes do not; see
- * db/store-trouble.ts). Served on every listener (the
- * webhook-only one too). Checks that arrive together share one statement, so a busy checker adds no load; a change of
- * state is logged once (a warning when the store stops answering, info when it answers again), not every check.
+ * db/store-trouble.ts). Served on every listener (the webhook-only one too). Checks that arrive together share one
+ * statement, so a busy checker adds no load; a change of state is logged once (a warning when the store stops
+ * answering, info when it answers again), not every check.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/db';
