@@ -14,6 +14,7 @@ import { snapshotsPath } from '../../src/protocol/collector';
 import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { DATABASE_KINDS } from './support/databases';
+import { issueSignInLink } from '../../src/server/dashboard';
 import { snapshotBody } from './support/fixtures';
 
 /** The error PostgreSQL (and PGlite) gives a write when the disk is full, as node-postgres hands it over. */
@@ -128,6 +129,20 @@ describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
     ]);
     // No file name or statement of the store in the log.
     expect(JSON.stringify(refusals())).not.toContain('base/5/16411');
+
+    // A person on the dashboard gets a page that says so, not a JSON envelope or "internal error".
+    const link = await issueSignInLink(store, loadSettings({ CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'http://cnv.test' }), account.id);
+    const page = await app.inject({ method: 'GET', url: new URL(link.url).pathname + new URL(link.url).search });
+    expect(page.statusCode).toBe(503);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['retry-after']).toBe('30');
+    expect(page.body).toContain('The service cannot work now');
+    expect(page.body).toContain('no space left on its disk: nothing was done.');
+    // A new sign-in link would meet the same store: the page says to reload later instead.
+    expect(page.body).toContain('Reload this page in a minute, once the service works again.');
+    expect(page.body).not.toContain('npx cnv dashboard');
+    expect(lines.filter((l) => l.msg === 'dashboard error')).toEqual([]);
+    expect(refusals()).toHaveLength(2); // still within the minute of the last line
 
     // Space made: 30 s without a refusal and the check is 200 again.
     now += 30_000;

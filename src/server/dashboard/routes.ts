@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
-import type { AppContext } from '../http/app';
+import { answerStoreTrouble, type AppContext } from '../http/app';
 import { ApiError } from '../http/errors';
 import { schemaError } from '../http/validation';
 import { SCRIPT, SCRIPT_PATH, type Notice } from './layout';
@@ -130,6 +130,8 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendPage(reply, status, errorPage(status, 'Could not do that', 'The request was not valid.', session));
+    const unavailable = answerStoreTrouble(app, request, reply, error);
+    if (unavailable) return sendPage(reply, 503, errorPage(503, 'The service cannot work now', unavailable, session));
     request.log.error({ err: error }, 'dashboard error');
     return sendPage(reply, 500, errorPage(500, 'Something went wrong', 'The dashboard hit an internal error; the service log has the details.', session));
   });

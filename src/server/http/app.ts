@@ -1,7 +1,15 @@
 /** The Fastify instance every surface is served by: logging without secrets, the error envelope, the 404 envelope. */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type onRequestAsyncHookHandler } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  type onRequestAsyncHookHandler,
+} from 'fastify';
 import type { Database } from '../db/db';
 import { STORE_TROUBLE_MESSAGES, StoreTrouble, storeTroubleOf } from '../db/store-trouble';
 import type { Settings } from '../settings';
@@ -36,6 +44,21 @@ declare module 'fastify' {
 
 /** How long a client is asked to wait before it sends again what the store could not take, in seconds. */
 export const STORE_RETRY_AFTER_S = 30;
+
+/**
+ * When `error` is the store's condition (its disk full, the server unreachable; db/store-trouble.ts), not a fault of
+ * the request or of the code: records it for the health check, logs it once a minute at most (a full disk under load
+ * refuses thousands of requests a second), sets `Retry-After`, and returns the sentence to answer with. Null for any
+ * other error. Every error handler of the service asks it first (the API's, the dashboard's pages).
+ */
+export function answerStoreTrouble(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, error: unknown): string | null {
+  const trouble = storeTroubleOf(error);
+  if (!trouble) return null;
+  const { log, unlogged } = app.storeTrouble.record(trouble);
+  if (log) request.log.error({ err: error, reason: trouble, unlogged }, 'store unavailable: requests answered 503 until it works again');
+  reply.header('retry-after', String(STORE_RETRY_AFTER_S));
+  return `${STORE_TROUBLE_MESSAGES[trouble]}: nothing was done. Send it again later.`;
+}
 
 /**
  * Builds a Fastify instance with the service's logging and error handling, and no routes. `clockMs`: the clock of the
@@ -101,16 +124,8 @@ export function createHttpApp(
       return reply.status(status).send(new ApiError(status, 'invalid_request_error', code, printable(error.message, 200)).toBody());
     }
     // The store cannot work now (its disk full, the server unreachable): nothing was done, and a retry later is welcome.
-    // Logged once, then once a minute with the count: a full disk under load refuses thousands of requests a second.
-    const trouble = storeTroubleOf(error);
-    if (trouble) {
-      const { log, unlogged } = app.storeTrouble.record(trouble);
-      if (log) request.log.error({ err: error, reason: trouble, unlogged }, 'store unavailable: requests answered 503 until it works again');
-      return reply
-        .status(503)
-        .header('retry-after', String(STORE_RETRY_AFTER_S))
-        .send(new ApiError(503, 'api_error', 'store_unavailable', `${STORE_TROUBLE_MESSAGES[trouble]}: nothing was done. Send it again later.`).toBody());
-    }
+    const unavailable = answerStoreTrouble(app, request, reply, error);
+    if (unavailable) return reply.status(503).send(new ApiError(503, 'api_error', 'store_unavailable', unavailable).toBody());
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send(new ApiError(500, 'api_error', 'internal_error', 'Internal error.').toBody());
   });

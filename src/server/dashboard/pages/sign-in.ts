@@ -30,11 +30,19 @@ export function signInNeededPage(signedOut = false): string {
   );
 }
 
-/** An error page (404, 400, 403, 500) with a way back. */
+/**
+ * An error page (404, 400, 403, 500, 503) with a way back: the dashboard when signed in; else how to sign in, unless the
+ * service itself cannot work now (503: a new sign-in link would meet the same store), where reloading later is the way.
+ */
 export function errorPage(status: number, title: string, message: string, session: DashboardSession | null): string {
+  const way = session
+    ? html`<a href="/">Back to the dashboard</a>`
+    : status === 503
+      ? html`Reload this page in a minute, once the service works again.`
+      : HOW;
   return layout(
     { title, nav: null, session },
     html`<section class="card"><h1>${title}</h1><div class="notice bad" role="alert">${message}</div>
-<p>${session ? html`<a href="/">Back to the dashboard</a>` : HOW} <span class="hint">(HTTP ${status})</span></p></section>`,
+<p>${way} <span class="hint">(HTTP ${status})</span></p></section>`,
   );
 }
