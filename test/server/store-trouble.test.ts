@@ -3,11 +3,12 @@
  * answered 503 store_unavailable with Retry-After, the log says so once and then once a minute with a count, and the
  * health check answers 503 while requests meet it, though the store still answers a read.
  */
+import { connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/server/app';
-import type { Database } from '../../src/server/db/db';
-import { StoreTrouble, STORE_STOPPED_CODE, storeTroubleOf } from '../../src/server/db/store-trouble';
+import { openDatabase, type Database } from '../../src/server/db/db';
+import { fromTheStore, StoreTrouble, STORE_STOPPED_CODE, storeTroubleOf } from '../../src/server/db/store-trouble';
 import { HEALTH_PATH } from '../../src/server/health/routes';
 import { loadSettings } from '../../src/server/settings';
 import { snapshotsPath } from '../../src/protocol/collector';
@@ -32,7 +33,11 @@ describe('storeTroubleOf', () => {
     expect(storeTroubleOf(withCode('53300'))).toBe('too_many_connections');
     expect(storeTroubleOf(withCode('53400'))).toBe('insufficient_resources');
     expect(storeTroubleOf(withCode('08006'))).toBe('unreachable');
-    expect(storeTroubleOf(withCode('ECONNREFUSED'))).toBe('unreachable');
+    expect(storeTroubleOf(fromTheStore(withCode('ECONNREFUSED')))).toBe('unreachable');
+    expect(storeTroubleOf(fromTheStore(withCode('ECONNRESET')))).toBe('unreachable');
+    // The same codes from an ad platform's API that cannot be reached say nothing of the store.
+    expect(storeTroubleOf(withCode('ECONNREFUSED'))).toBeNull();
+    expect(storeTroubleOf(fromTheStore(withCode('23505')))).toBeNull();
     expect(storeTroubleOf(new Error('Connection terminated unexpectedly'))).toBe('unreachable');
     expect(storeTroubleOf(new Error('timeout exceeded when trying to connect'))).toBe('unreachable');
     expect(storeTroubleOf(new Error('Client has encountered a connection error and is not queryable'))).toBe('unreachable');
@@ -147,5 +152,55 @@ describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
     // Space made: 30 s without a refusal and the check is 200 again.
     now += 30_000;
     expect((await app.inject({ method: 'GET', url: HEALTH_PATH })).statusCode).toBe(200);
+  });
+});
+
+const serverUrl = process.env.TEST_DATABASE_URL;
+
+describe.skipIf(!serverUrl)('PostgreSQL gone away', () => {
+  it('leaves the service up, and the health check says the store cannot be reached until it is back', async () => {
+    // The service reaches PostgreSQL through a proxy this test can cut, as a network partition or a server restart would.
+    const target = new URL(serverUrl!);
+    const sockets = new Set<Socket>();
+    let cut = false;
+    const proxy = createServer((client) => {
+      if (cut) return client.destroy();
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => sockets.delete(socket));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxied = new URL(serverUrl!);
+    proxied.host = `127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    const db = await openDatabase({ databaseUrl: proxied.toString(), poolSize: 2 });
+    const app = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off' }), surfaces: ['webhook'] });
+    try {
+      expect((await app.inject({ method: 'GET', url: HEALTH_PATH })).statusCode).toBe(200);
+      // Every connection cut while idle in the pool: node-postgres reports it on the pool, which must not end the process.
+      cut = true;
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const down = await app.inject({ method: 'GET', url: HEALTH_PATH });
+      expect(down.statusCode).toBe(503);
+      expect(down.json().error.message).toBe('The service cannot reach its store: this process cannot serve now.');
+      // Nothing listening any more: a new connection is refused (ECONNREFUSED, the same code a platform's API can give).
+      const port = (proxy.address() as { port: number }).port;
+      await new Promise((resolve) => proxy.close(resolve));
+      const refused = await app.inject({ method: 'GET', url: HEALTH_PATH });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json().error.message).toBe('The service cannot reach its store: this process cannot serve now.');
+      // The network is back: the pool connects again.
+      await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
+      cut = false;
+      expect((await app.inject({ method: 'GET', url: HEALTH_PATH })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await db.close();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });

@@ -1,5 +1,6 @@
 /** The database handle: embedded PGlite by default, a real PostgreSQL through `pg` when a URL is given. Same SQL on both. */
 import pg from 'pg';
+import { fromTheStore } from './store-trouble';
 import { pgliteClientConfig } from './pglite-connection';
 import { pgliteHere, pgliteOnWorker } from './pglite-thread';
 
@@ -90,6 +91,10 @@ async function openPglite(dataDir: string | undefined, image: Blob | undefined, 
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // A connection that breaks while idle in the pool (the server restarted, a network partition) is reported on the pool,
+  // and an 'error' event nobody listens to ends the process. The pool has already dropped that connection; the next
+  // statement opens a fresh one, or fails and is answered 503 store_unavailable (store-trouble.ts). Nothing else to do.
+  pool.on('error', () => undefined);
   // Fail at start, not at the first request, when the server is unreachable.
   await pool.query('select 1');
   const names = new StatementNames();
@@ -97,7 +102,9 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     kind: 'postgres',
     query: <T>(sql: string, params: readonly unknown[] = []) => runStatement<T>(pool, names, sql, params),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((error: unknown) => {
+        throw fromTheStore(error);
+      });
       try {
         return await inTransaction(client, names, fn);
       } finally {
@@ -105,7 +112,9 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
       }
     },
     async exec(sql: string) {
-      await pool.query(sql);
+      await pool.query(sql).catch((error: unknown) => {
+        throw fromTheStore(error);
+      });
     },
     close: () => pool.end(),
   };
@@ -113,10 +122,14 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
 
 /** Runs `fn` between BEGIN and COMMIT on one connection; rolls back when it throws. */
 async function inTransaction<T>(client: pg.ClientBase, names: StatementNames, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  await client.query('begin');
+  const control = (sql: string) =>
+    client.query(sql).catch((error: unknown) => {
+      throw fromTheStore(error);
+    });
+  await control('begin');
   try {
     const result = await fn({ query: <R>(sql: string, params: readonly unknown[] = []) => runStatement<R>(client, names, sql, params) });
-    await client.query('commit');
+    await control('commit');
     return result;
   } catch (error) {
     await client.query('rollback').catch(() => undefined);
@@ -135,9 +148,11 @@ async function runStatement<T>(on: pg.Pool | pg.ClientBase, names: StatementName
   try {
     return (await on.query(name ? { name, text: sql, values } : { text: sql, values })).rows as T[];
   } catch (error) {
-    if (!name || !isStalePlan(error)) throw error;
+    if (!name || !isStalePlan(error)) throw fromTheStore(error);
     const fresh = names.rename(sql);
-    return (await on.query(fresh ? { name: fresh, text: sql, values } : { text: sql, values })).rows as T[];
+    return (await on.query(fresh ? { name: fresh, text: sql, values } : { text: sql, values }).catch((again: unknown) => {
+      throw fromTheStore(again);
+    })).rows as T[];
   }
 }
 

@@ -13,13 +13,27 @@ export type StoreTroubleReason = 'disk_full' | 'out_of_memory' | 'too_many_conne
 /** Codes the network layer gives a connection that fails (Node's `error.code`). */
 const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
 
+/** The mark of a network error met talking to the store (a platform's unreachable API has the same codes). */
+const FROM_THE_STORE = 'cnvFromTheStore';
+
+/**
+ * Marks a network error met talking to the store, so that storeTroubleOf names it `unreachable`: the same codes come
+ * from an ad platform's API that cannot be reached, which is no reason to answer 503 for the store. The database
+ * adapter (db.ts) calls it on every error of the store's driver; returns the error.
+ */
+export function fromTheStore(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CONNECTION_ERRORS.has(code)) Object.assign(error as object, { [FROM_THE_STORE]: true });
+  return error;
+}
+
 /** The `code` this service gives the error of an embedded store whose thread has ended or could not start. */
 export const STORE_STOPPED_CODE = 'CNV_STORE_STOPPED';
 
 /**
  * Why `error` says the store cannot work now, or null when it is any other error. PostgreSQL's SQLSTATE classes 53
  * (insufficient resources) and 08 (connection exception), and 57P01 to 57P03 (the server shutting down or not yet
- * accepting connections); node-postgres's own words for a connection lost or a pool that found none in time, and for a
+ * accepting connections); a network error marked by fromTheStore; node-postgres's own words for a connection lost or a pool that found none in time, and for a
  * store closed under a request (the service stopping).
  */
 export function storeTroubleOf(error: unknown): StoreTroubleReason | null {
@@ -30,7 +44,9 @@ export function storeTroubleOf(error: unknown): StoreTroubleReason | null {
     if (code === '53200') return 'out_of_memory';
     if (code === '53300') return 'too_many_connections';
     if (/^53[0-9A-Z]{3}$/.test(code)) return 'insufficient_resources';
-    if (/^08[0-9A-Z]{3}$/.test(code) || CONNECTION_ERRORS.has(code)) return 'unreachable';
+    if (/^08[0-9A-Z]{3}$/.test(code) || (CONNECTION_ERRORS.has(code) && (error as Record<string, unknown>)[FROM_THE_STORE] === true)) {
+      return 'unreachable';
+    }
     if (code === '57P01' || code === '57P02' || code === '57P03') return 'shutting_down';
     if (code === STORE_STOPPED_CODE) return 'stopped';
   }
