@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/server/app';
 import { openDatabase, type Database } from '../../src/server/db/db';
-import { fromTheStore, StoreTrouble, STORE_STOPPED_CODE, storeTroubleOf } from '../../src/server/db/store-trouble';
+import { fromTheStore, storeAwareErrorLog, StoreTrouble, STORE_STOPPED_CODE, storeTroubleOf } from '../../src/server/db/store-trouble';
 import { HEALTH_PATH } from '../../src/server/health/routes';
 import { loadSettings } from '../../src/server/settings';
 import { snapshotsPath } from '../../src/protocol/collector';
@@ -68,6 +68,29 @@ describe('storeTroubleOf', () => {
     expect(trouble.recent()).toBe('disk_full');
     now += 1;
     expect(trouble.recent()).toBeNull();
+  });
+});
+
+describe('storeAwareErrorLog (the background loops)', () => {
+  it('logs other errors every time, and the store\'s condition once a minute with the count left out', () => {
+    let now = 0;
+    const lines: Array<[Record<string, unknown>, string]> = [];
+    const logError = storeAwareErrorLog({ error: (fields, message) => void lines.push([fields as Record<string, unknown>, message]) }, () => now);
+    const bug = new Error('boom');
+    logError(bug, { rows: 3 }, 'delivery round failed');
+    logError(bug, { rows: 3 }, 'delivery round failed');
+    for (let i = 0; i < 240; i++) {
+      logError(diskFull(), {}, 'delivery round failed');
+      now += 250; // a poll every 250 ms: a minute in all
+    }
+    logError(diskFull(), {}, 'delivery round failed');
+    expect(lines.map(([fields, message]) => [message, fields.reason, fields.unlogged, fields.rows])).toEqual([
+      ['delivery round failed', undefined, undefined, 3],
+      ['delivery round failed', undefined, undefined, 3],
+      ['delivery round failed (the store cannot work now: logged once a minute while it lasts)', 'disk_full', 0, undefined],
+      ['delivery round failed (the store cannot work now: logged once a minute while it lasts)', 'disk_full', 239, undefined],
+    ]);
+    expect(lines[0]![0].err).toBe(bug);
   });
 });
 

@@ -11,6 +11,7 @@ import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff';
 import { prepareDeliveryRound, type ConnectionBatch, type DeliveryLogger, type RoundDeps, type RoundResult } from './round';
 import { AccessTokens } from '../destinations';
 import { serviceSecretBox } from '../db/secret-box';
+import { storeAwareErrorLog } from '../db/store-trouble';
 import { checkDiagnostics } from './diagnostics';
 import { runAdjustmentRound } from './adjustments';
 import { INTAKE_BUSY_WINDOW_MS, intakeBusy, onDeliveryRequested } from './wakeup';
@@ -125,6 +126,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   // Batches of one connection go one after another (a lane); lanes run side by side, so a hanging account holds
   // only its own lane while the next rounds keep delivering everyone else's conversions.
   const lanes = new Map<string, Promise<RoundResult[]>>();
+  // A store that cannot work fails every round until it is back: said once a minute, not every round.
+  const logError = storeAwareErrorLog(options.log);
   const dispatch = (batch: ConnectionBatch): Promise<RoundResult[]> => {
     const previous = lanes.get(batch.lane) ?? Promise.resolve([]);
     const run = previous
@@ -132,7 +135,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       .then(() => batch.run())
       .catch((error: unknown): RoundResult[] => {
         // A database fault while recording: the leases expire and the rows are claimed again later.
-        options.log.error({ err: error }, 'delivery batch failed');
+        logError(error, {}, 'delivery batch failed');
         return [];
       });
     lanes.set(batch.lane, run);
@@ -149,7 +152,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     // Adjustments of conversions whose delivery has settled go out beside the round (each is queued behind its original).
     const adjusting = track(
       runAdjustmentRound(deps, { leaseMs, limit: batchSize }).catch((error: unknown): RoundResult[] => {
-        options.log.error({ err: error }, 'adjustment round failed');
+        logError(error, {}, 'adjustment round failed');
         return [];
       }),
     );
@@ -158,7 +161,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       return { settled: prepared.settled, sending: [...prepared.batches.map(dispatch), adjusting], claimed: claims.length };
     } catch (error) {
       // A database fault: the leases expire and the rows are claimed again later.
-      options.log.error({ err: error, rows: claims.length }, 'delivery round failed');
+      logError(error, { rows: claims.length }, 'delivery round failed');
       return { settled: claims.map((c) => ({ eventActionId: c.eventActionId, result: 'error' as const })), sending: [adjusting], claimed: claims.length };
     }
   };
@@ -218,7 +221,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
           pump();
         },
         (error) => {
-          options.log.error({ err: error }, 'delivery round failed');
+          logError(error, {}, 'delivery round failed');
           pump();
         },
       );
@@ -235,7 +238,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     track(checkDiagnostics({ db: options.db, settings: options.settings, box, tokens: deps.tokens, now, signal: stopping.signal, timeoutMs: sendTimeoutMs }));
   const diagnosticsTimer = polling
     ? setInterval(() => {
-        if (!stopping.signal.aborted) diagnose().catch((error: unknown) => options.log.error({ err: error }, 'diagnostics round failed'));
+        if (!stopping.signal.aborted) diagnose().catch((error: unknown) => logError(error, {}, 'diagnostics round failed'));
       }, options.diagnosticsIntervalMs ?? 5 * 60_000)
     : null;
   pump();

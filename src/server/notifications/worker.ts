@@ -7,6 +7,7 @@
 import type { Database } from '../db/db';
 import type { Settings } from '../settings';
 import { serviceSecretBox } from '../db/secret-box';
+import { storeAwareErrorLog } from '../db/store-trouble';
 import { MAX_ATTEMPTS, RECEIVER_TIMEOUT_MS, retryDelayMs } from './kinds';
 import { claimNotifications, recordNotificationAttempt } from './sql';
 import { sendNotification } from './sender';
@@ -86,11 +87,13 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
     }
   };
 
+  // A store that cannot work fails every round until it is back: said once a minute, not every second.
+  const logError = storeAwareErrorLog(options.log);
   const tick = () => {
     if (running || stopping.signal.aborted) return;
     running = drain()
       .catch((error: unknown) => {
-        options.log.error({ err: error }, 'notification round failed');
+        logError(error, {}, 'notification round failed');
         return 0;
       })
       .finally(() => {

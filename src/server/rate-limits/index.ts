@@ -6,6 +6,7 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { Database } from '../db/db';
 import { serviceKeyedHash } from '../db/secret-box';
+import { storeAwareErrorLog } from '../db/store-trouble';
 import type { PeriodicLog } from '../periodic';
 import type { Settings } from '../settings';
 import { bucketOf, limitHook, type LimitedSurface } from './guard';
@@ -72,10 +73,12 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     let stopped = false;
     let pending: ReturnType<typeof setTimeout> | undefined;
     let running: Promise<void> = Promise.resolve();
+    // A store that cannot work fails every sync until it is back: said once a minute, not every sync.
+    const logError = storeAwareErrorLog(l);
     const next = () => {
       if (stopped) return;
       pending = setTimeout(() => {
-        running = sync.sync().catch((error: unknown) => l.error({ err: error }, 'could not share the rate-limit counts')).then(next);
+        running = sync.sync().catch((error: unknown) => logError(error, {}, 'could not share the rate-limit counts')).then(next);
       }, limits.syncMs);
       pending.unref();
     };
