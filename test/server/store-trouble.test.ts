@@ -16,6 +16,7 @@ import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { DATABASE_KINDS } from './support/databases';
 import { issueSignInLink } from '../../src/server/dashboard';
+import { createHandoff } from '../../src/server/api/handoffs/handoffs';
 import { snapshotBody } from './support/fixtures';
 
 /** The error PostgreSQL (and PGlite) gives a write when the disk is full, as node-postgres hands it over. */
@@ -105,10 +106,13 @@ describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
     cleanups.push(() => store.close());
     const account = await insertAccount(store, 'full');
     const site = await insertSite(store, account.id, { domain: 'https://example.com' });
-    // Reads work, every write fails as on a full disk.
+    // Reads work, every write fails as on a full disk (in a transaction too).
+    const writes = /^\s*(with|insert|update|delete)/i;
     const db: Database = {
       ...store,
-      query: (sql, params) => (/^\s*(with stored|insert|update|delete)/i.test(sql) ? Promise.reject(diskFull()) : store.query(sql, params)),
+      query: (sql, params) => (writes.test(sql) ? Promise.reject(diskFull()) : store.query(sql, params)),
+      transaction: (fn) =>
+        store.transaction((tx) => fn({ query: (sql, params) => (writes.test(sql) ? Promise.reject(diskFull()) : tx.query(sql, params)) })),
     };
     let now = Date.parse('2026-11-27T09:00:00Z');
     const lines: Array<{ level: number; msg: string; reason?: string; unlogged?: number }> = [];
@@ -172,9 +176,57 @@ describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
     expect(lines.filter((l) => l.msg === 'dashboard error')).toEqual([]);
     expect(refusals()).toHaveLength(2); // still within the minute of the last line
 
+    // A person completing a hosted step gets a page too, and the same link works once the store does.
+    const handoff = await createHandoff(store, loadSettings({ CNV_DEMO_PORT: 'off' }), account.id, { purpose: 'connect_trigger_source', site_id: site.id });
+    const step = await app.inject({
+      method: 'POST',
+      url: new URL(handoff.url).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    expect(step.statusCode).toBe(503);
+    expect(step.headers['content-type']).toMatch(/^text\/html/);
+    expect(step.headers['retry-after']).toBe('30');
+    expect(step.body).toContain('The service cannot do this now');
+    expect(step.body).toContain('no space left on its disk: nothing was done.');
+    expect(step.body).toContain('This link still works: open it again in a minute.');
+    // A client error on that page keeps the service's envelope (a body over the form limit).
+    const tooLarge = await app.inject({
+      method: 'POST',
+      url: new URL(handoff.url).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `x=${'a'.repeat(2_000_000)}`,
+    });
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.json().error.code).toBe('payload_too_large');
+
     // Space made: 30 s without a refusal and the check is 200 again.
     now += 30_000;
     expect((await app.inject({ method: 'GET', url: HEALTH_PATH })).statusCode).toBe(200);
+  });
+});
+
+describe('a hosted page whose step fails for another reason', () => {
+  it('is a page saying so, logged as an error, not the API\'s JSON', async () => {
+    const store = await DATABASE_KINDS[0]!.open();
+    const account = await insertAccount(store, 'faulty');
+    const site = await insertSite(store, account.id, { domain: 'https://example.com' });
+    const settings = loadSettings({ CNV_DEMO_PORT: 'off' });
+    const handoff = await createHandoff(store, settings, account.id, { purpose: 'connect_trigger_source', site_id: site.id });
+    const db: Database = { ...store, query: () => Promise.reject(new Error('a fault of the code')) };
+    const lines: Array<{ level: number; msg: string }> = [];
+    const app = await buildApp({ db, settings, logger: { level: 'info', stream: { write: (line: string) => void lines.push(JSON.parse(line)) } } });
+    try {
+      const page = await app.inject({ method: 'GET', url: new URL(handoff.url).pathname });
+      expect(page.statusCode).toBe(500);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.body).toContain('Something went wrong');
+      expect(page.body).toContain('This link still works');
+      expect(lines.filter((l) => l.msg === 'hosted page error')).toEqual([expect.objectContaining({ level: 50 })]);
+    } finally {
+      await app.close();
+      await store.close();
+    }
   });
 });
 

@@ -26,6 +26,7 @@ button { margin-top: 24px; padding: 10px 18px; font: inherit; font-weight: 600; 
 .notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; }
 .notice.good { background: #ecfdf3; color: var(--good); }
 .notice.warn { background: #fffaeb; }
+.notice.bad { background: #fef3f2; color: var(--bad); }
 code, pre { font: .875rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 pre { background: #f1f3f7; padding: 12px 14px; border-radius: 8px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
 dt { font-weight: 600; margin-top: 14px; }

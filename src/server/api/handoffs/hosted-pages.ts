@@ -162,6 +162,19 @@ ${backToDashboard('/')}`,
   );
 }
 
+/**
+ * The page of a step that could not be done: the service's store cannot work now (503, with its sentence), or a fault
+ * of the service (500). The link stays good: the same link works once the service does.
+ */
+export function unavailablePage(status: 500 | 503, message: string): string {
+  return page(
+    status === 503 ? 'Try again in a minute' : 'Something went wrong',
+    html`<h1>${status === 503 ? 'The service cannot do this now' : 'Something went wrong'}</h1>
+<div class="notice ${status === 503 ? 'warn' : 'bad'}" role="alert">${message}</div>
+<p>This link still works: open it again in a minute.</p>`,
+  );
+}
+
 /** What every page of a destination handoff says first: what cnv will do, and what it would replace. */
 function destinationIntro(hosted: DestinationHandoff): Html {
   const kind = hosted.destination;

@@ -3,7 +3,8 @@
  * (a form) completes it. Never cached, never leaked through a Referer, never framed.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppContext } from '../../http/app';
+import { answerStoreTrouble, type AppContext } from '../../http/app';
+import { ApiError } from '../../http/errors';
 import { sendHtml } from '../../http/page';
 import { acceptForms } from '../../http/form';
 import {
@@ -23,6 +24,7 @@ import {
   oauthNotConfiguredPage,
   triggerSourceConnectedPage,
   triggerSourceIntroPage,
+  unavailablePage,
 } from './hosted-pages';
 
 type ByToken = { Params: { token: string } };
@@ -42,6 +44,17 @@ function formFields(body: unknown): Record<string, string> {
 
 export default async function hostedRoutes(app: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   acceptForms(app);
+
+  // A person is on these pages: a step that fails gets a page, not the API's JSON envelope. Client errors (a form body
+  // too large, a bad encoding) keep the service's own handling.
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    const unavailable = answerStoreTrouble(app, request, reply, error);
+    if (unavailable) return sendPage(reply, 503, unavailablePage(503, unavailable));
+    const status = error instanceof ApiError ? error.status : (error.statusCode ?? 500);
+    if (status < 500) throw error;
+    request.log.error({ err: error }, 'hosted page error');
+    return sendPage(reply, 500, unavailablePage(500, 'The service hit an internal error; its log has the details.'));
+  });
 
   app.get<ByToken>('/handoffs/:token', async (request, reply) => {
     const hosted = await openHostedHandoff(db, settings, request.params.token);
