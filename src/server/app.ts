@@ -12,6 +12,7 @@ import referenceRoutes from './openapi/reference-routes';
 import healthRoutes from './health/routes';
 import { registerOpenApi } from './openapi/document';
 import { createRateLimits, type RateLimits } from './rate-limits';
+import { StoreTrouble } from './db/store-trouble';
 
 export type { AppContext } from './http/app';
 
@@ -27,13 +28,19 @@ export interface BuildAppOptions extends Omit<AppContext, 'rateLimits'> {
   surfaces?: ReadonlyArray<'rest' | 'hosted' | 'collector' | 'loader' | 'webhook' | 'dashboard'>;
   /** How long GET /healthz lets the store take to answer (health/routes.ts); tests shorten it. */
   healthStoreTimeoutMs?: number;
+  /**
+   * Where the store's refusals are counted (db/store-trouble.ts): the service gives its listeners one, so the health
+   * check of each says what requests met on any; an app of its own when absent.
+   */
+  storeTrouble?: StoreTrouble;
 }
 
 /** Builds (does not start) the app. */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const surfaces = new Set(options.surfaces ?? ['rest', 'hosted', 'collector', 'loader', 'webhook', 'dashboard']);
   const now = options.now;
-  const app = createHttpApp(options.logger, options.settings.trustProxy, now ? () => now().getTime() : Date.now);
+  const storeTrouble = options.storeTrouble ?? new StoreTrouble(now ? () => now().getTime() : Date.now);
+  const app = createHttpApp(options.logger, options.settings.trustProxy, storeTrouble);
   let rateLimits = options.rateLimits;
   if (!rateLimits && (surfaces.has('collector') || surfaces.has('webhook'))) {
     const own = createRateLimits({ settings: options.settings, db: options.db });

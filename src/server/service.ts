@@ -20,6 +20,7 @@ import { startNotificationWorker } from './notifications';
 import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
 import { QUIET_AFTER_BURST_MS, startStoreMaintenance } from './db/maintenance';
+import { StoreTrouble } from './db/store-trouble';
 import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
 import { createRateLimits } from './rate-limits';
@@ -118,7 +119,9 @@ export async function startService(settings: Settings, options: StartServiceOpti
   try {
     // One set of rate limits for the process: the webhook-only listener counts with the main one.
     const rateLimits = createRateLimits({ settings, db });
-    const app = await buildApp({ db, settings, logger, rateLimits });
+    // One count of the store's refusals for the process: each listener's health check says what requests met on any.
+    const storeTrouble = new StoreTrouble();
+    const app = await buildApp({ db, settings, logger, rateLimits, storeTrouble });
     closers.push(() => app.close());
     rateLimits.start(app.log);
     closers.push(() => rateLimits.stop());
@@ -139,7 +142,7 @@ export async function startService(settings: Settings, options: StartServiceOpti
 
     let webhookListening: string | null = null;
     if (settings.webhookPort) {
-      const hooks = await buildApp({ db, settings, logger, surfaces: ['webhook'], rateLimits });
+      const hooks = await buildApp({ db, settings, logger, surfaces: ['webhook'], rateLimits, storeTrouble });
       closers.push(() => hooks.close());
       await hooks.listen({ host: settings.host, port: settings.webhookPort }).catch((error: unknown) => {
         throw explainListenError(error, 'CNV_WEBHOOK_PORT', settings.host, settings.webhookPort!);

@@ -116,13 +116,18 @@ describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
     };
     let now = Date.parse('2026-11-27T09:00:00Z');
     const lines: Array<{ level: number; msg: string; reason?: string; unlogged?: number }> = [];
+    // One count for the process's listeners, as the service makes it: the webhook-only listener's check sees it too.
+    const storeTrouble = new StoreTrouble(() => now);
     const app = await buildApp({
       db,
       settings: loadSettings({ CNV_DEMO_PORT: 'off' }),
       now: () => new Date(now),
       logger: { level: 'info', stream: { write: (line: string) => void lines.push(JSON.parse(line)) } },
+      storeTrouble,
     });
     cleanups.push(() => app.close());
+    const hooks = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off' }), surfaces: ['webhook'], storeTrouble });
+    cleanups.push(() => hooks.close());
     const post = () =>
       app.inject({
         method: 'POST',
@@ -152,6 +157,7 @@ describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
     const health = await app.inject({ method: 'GET', url: HEALTH_PATH });
     expect(health.statusCode).toBe(503);
     expect(health.json().error.message).toBe("The service's store has no space left on its disk: requests were refused for it within the last 30 s.");
+    expect((await hooks.inject({ method: 'GET', url: HEALTH_PATH })).statusCode).toBe(503);
 
     now += 60_000;
     expect((await post()).statusCode).toBe(503);
@@ -203,6 +209,7 @@ describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
     // Space made: 30 s without a refusal and the check is 200 again.
     now += 30_000;
     expect((await app.inject({ method: 'GET', url: HEALTH_PATH })).statusCode).toBe(200);
+    expect((await hooks.inject({ method: 'GET', url: HEALTH_PATH })).statusCode).toBe(200);
   });
 });
 

@@ -61,13 +61,13 @@ export function answerStoreTrouble(app: FastifyInstance, request: FastifyRequest
 }
 
 /**
- * Builds a Fastify instance with the service's logging and error handling, and no routes. `clockMs`: the clock of the
- * store's refusals (tests inject one).
+ * Builds a Fastify instance with the service's logging and error handling, and no routes. `storeTrouble`: where the
+ * store's refusals are counted (one per process, shared by its listeners; a new one when absent).
  */
 export function createHttpApp(
   loggerOption: FastifyServerOptions['logger'],
   trustProxy: Settings['trustProxy'] = true,
-  clockMs: () => number = Date.now,
+  storeTrouble: StoreTrouble = new StoreTrouble(),
 ): FastifyInstance {
   const app = Fastify({
     logger: serviceLoggerOptions(loggerOption ?? false),
@@ -102,7 +102,7 @@ export function createHttpApp(
     done();
   });
 
-  app.decorate('storeTrouble', new StoreTrouble(clockMs));
+  app.decorate('storeTrouble', storeTrouble);
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return reply.status(error.status).send(error.toBody());
