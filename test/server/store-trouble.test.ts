@@ -26,6 +26,15 @@ function diskFull(): Error {
   return error;
 }
 
+/** A page for a person (not the API's JSON) saying the full disk stopped the step, with the retry's wait. */
+function expectUnavailablePage(answer: { statusCode: number; headers: Record<string, unknown>; body: string }, heading: string): void {
+  expect(answer.statusCode).toBe(503);
+  expect(answer.headers['content-type']).toMatch(/^text\/html/);
+  expect(answer.headers['retry-after']).toBe('30');
+  expect(answer.body).toContain(heading);
+  expect(answer.body).toContain('no space left on its disk: nothing was done.');
+}
+
 describe('storeTroubleOf', () => {
   const withCode = (code: string) => Object.assign(new Error('x'), { code });
   it('names the store conditions, and only those', () => {
@@ -171,11 +180,7 @@ describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
     // A person on the dashboard gets a page that says so, not a JSON envelope or "internal error".
     const link = await issueSignInLink(store, loadSettings({ CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'http://cnv.test' }), account.id);
     const page = await app.inject({ method: 'GET', url: new URL(link.url).pathname + new URL(link.url).search });
-    expect(page.statusCode).toBe(503);
-    expect(page.headers['content-type']).toMatch(/^text\/html/);
-    expect(page.headers['retry-after']).toBe('30');
-    expect(page.body).toContain('The service cannot work now');
-    expect(page.body).toContain('no space left on its disk: nothing was done.');
+    expectUnavailablePage(page, 'The service cannot work now');
     // A new sign-in link would meet the same store: the page says to reload later instead.
     expect(page.body).toContain('Reload this page in a minute, once the service works again.');
     expect(page.body).not.toContain('npx cnv dashboard');
@@ -190,11 +195,7 @@ describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: '',
     });
-    expect(step.statusCode).toBe(503);
-    expect(step.headers['content-type']).toMatch(/^text\/html/);
-    expect(step.headers['retry-after']).toBe('30');
-    expect(step.body).toContain('The service cannot do this now');
-    expect(step.body).toContain('no space left on its disk: nothing was done.');
+    expectUnavailablePage(step, 'The service cannot do this now');
     expect(step.body).toContain('This link still works: open it again in a minute.');
     // A client error on that page keeps the service's envelope (a body over the form limit).
     const tooLarge = await app.inject({
