@@ -1,4 +1,5 @@
 /** Background housekeeping of the service: a task run at start and then every interval, and work done in chunks. */
+import { storeAwareErrorLog } from './db/store-trouble';
 
 export interface PeriodicLog {
   error(obj: object, msg?: string): void;
@@ -6,12 +7,14 @@ export interface PeriodicLog {
 
 /**
  * Runs `task` now and then every `intervalMs` (the timer never keeps the process alive); a run never overlaps the
- * previous one, and a failure is logged as `failure` and retried at the next interval. `stop` waits for a run under way.
+ * previous one, and a failure is logged as `failure` and retried at the next interval: every time, except while the
+ * store cannot work (its disk full, unreachable), said once a minute. `stop` waits for a run under way.
  */
 export function startPeriodic(task: () => Promise<void>, intervalMs: number, log: PeriodicLog, failure: string): { stop(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
+  const logError = storeAwareErrorLog({ error: (fields, message) => log.error(fields, message) });
   const run = () => {
-    running = running.then(task).catch((error: unknown) => log.error({ err: error }, failure));
+    running = running.then(task).catch((error: unknown) => logError(error, {}, failure));
   };
   run();
   const timer = setInterval(run, intervalMs);

@@ -114,7 +114,8 @@ export interface ErrorLog {
 }
 
 /**
- * How a background loop (delivery, notifications, the rate limits' sharing) logs a failed round: as it is when the
+ * How a background loop (delivery, notifications, the rate limits' sharing, the periodic housekeeping of periodic.ts:
+ * maintenance and retention) logs a failed round: as it is when the
  * store is not the cause; when it is, once a minute per reason with the count left out, as the request path does.
  * While PostgreSQL was unreachable for 30 s those three loops wrote 207 error lines (measured: 4.6 a second from the
  * delivery worker alone), which would have been some 4,000 over a ten-minute outage.
