@@ -42,6 +42,8 @@ describe('storeTroubleOf', () => {
     expect(storeTroubleOf(withCode('53200'))).toBe('out_of_memory');
     expect(storeTroubleOf(withCode('53300'))).toBe('too_many_connections');
     expect(storeTroubleOf(withCode('53400'))).toBe('insufficient_resources');
+    expect(storeTroubleOf(withCode('58030'))).toBe('disk_error');
+    expect(storeTroubleOf(withCode('58P01'))).toBe('disk_error');
     expect(storeTroubleOf(withCode('08006'))).toBe('unreachable');
     expect(storeTroubleOf(fromTheStore(withCode('ECONNREFUSED')))).toBe('unreachable');
     expect(storeTroubleOf(fromTheStore(withCode('ECONNRESET')))).toBe('unreachable');

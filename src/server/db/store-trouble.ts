@@ -8,7 +8,15 @@
  */
 
 /** Why the store cannot work, as the envelope's message and the log name it. */
-export type StoreTroubleReason = 'disk_full' | 'out_of_memory' | 'too_many_connections' | 'insufficient_resources' | 'unreachable' | 'shutting_down' | 'stopped';
+export type StoreTroubleReason =
+  | 'disk_full'
+  | 'out_of_memory'
+  | 'too_many_connections'
+  | 'insufficient_resources'
+  | 'disk_error'
+  | 'unreachable'
+  | 'shutting_down'
+  | 'stopped';
 
 /** Codes the network layer gives a connection that fails (Node's `error.code`). */
 const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
@@ -32,7 +40,7 @@ export const STORE_STOPPED_CODE = 'CNV_STORE_STOPPED';
 
 /**
  * Why `error` says the store cannot work now, or null when it is any other error. PostgreSQL's SQLSTATE classes 53
- * (insufficient resources) and 08 (connection exception), and 57P01 to 57P03 (the server shutting down or not yet
+ * (insufficient resources), 58 (system error: an I/O error, a file of the store missing) and 08 (connection exception), and 57P01 to 57P03 (the server shutting down or not yet
  * accepting connections); a network error marked by fromTheStore; node-postgres's own words for a connection lost or a pool that found none in time, and for a
  * store closed under a request (the service stopping).
  */
@@ -44,6 +52,7 @@ export function storeTroubleOf(error: unknown): StoreTroubleReason | null {
     if (code === '53200') return 'out_of_memory';
     if (code === '53300') return 'too_many_connections';
     if (/^53[0-9A-Z]{3}$/.test(code)) return 'insufficient_resources';
+    if (/^58[0-9A-Z]{3}$/.test(code)) return 'disk_error';
     if (/^08[0-9A-Z]{3}$/.test(code) || (CONNECTION_ERRORS.has(code) && (error as Record<string, unknown>)[FROM_THE_STORE] === true)) {
       return 'unreachable';
     }
@@ -66,6 +75,7 @@ export const STORE_TROUBLE_MESSAGES: Record<StoreTroubleReason, string> = {
   out_of_memory: "The service's store is out of memory",
   too_many_connections: "The service's store has no connection left",
   insufficient_resources: "The service's store is out of a resource it needs",
+  disk_error: "The service's store cannot read or write its files",
   unreachable: "The service cannot reach its store",
   shutting_down: "The service's store is shutting down or starting",
   stopped: "The service's embedded store has stopped",
