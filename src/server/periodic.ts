@@ -12,7 +12,7 @@ export interface PeriodicLog {
  */
 export function startPeriodic(task: () => Promise<void>, intervalMs: number, log: PeriodicLog, failure: string): { stop(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
-  const logError = storeAwareErrorLog({ error: (fields, message) => log.error(fields, message) });
+  const logError = storeAwareErrorLog(log);
   const run = () => {
     running = running.then(task).catch((error: unknown) => logError(error, {}, failure));
   };

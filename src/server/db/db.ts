@@ -102,9 +102,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     kind: 'postgres',
     query: <T>(sql: string, params: readonly unknown[] = []) => runStatement<T>(pool, names, sql, params),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      const client = await pool.connect().catch((error: unknown) => {
-        throw fromTheStore(error);
-      });
+      const client = await pool.connect().catch(rethrowFromTheStore);
       try {
         return await inTransaction(client, names, fn);
       } finally {
@@ -112,9 +110,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
       }
     },
     async exec(sql: string) {
-      await pool.query(sql).catch((error: unknown) => {
-        throw fromTheStore(error);
-      });
+      await pool.query(sql).catch(rethrowFromTheStore);
     },
     close: () => pool.end(),
   };
@@ -122,10 +118,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
 
 /** Runs `fn` between BEGIN and COMMIT on one connection; rolls back when it throws. */
 async function inTransaction<T>(client: pg.ClientBase, names: StatementNames, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  const control = (sql: string) =>
-    client.query(sql).catch((error: unknown) => {
-      throw fromTheStore(error);
-    });
+  const control = (sql: string) => client.query(sql).catch(rethrowFromTheStore);
   await control('begin');
   try {
     const result = await fn({ query: <R>(sql: string, params: readonly unknown[] = []) => runStatement<R>(client, names, sql, params) });
@@ -150,10 +143,13 @@ async function runStatement<T>(on: pg.Pool | pg.ClientBase, names: StatementName
   } catch (error) {
     if (!name || !isStalePlan(error)) throw fromTheStore(error);
     const fresh = names.rename(sql);
-    return (await on.query(fresh ? { name: fresh, text: sql, values } : { text: sql, values }).catch((again: unknown) => {
-      throw fromTheStore(again);
-    })).rows as T[];
+    return (await on.query(fresh ? { name: fresh, text: sql, values } : { text: sql, values }).catch(rethrowFromTheStore)).rows as T[];
   }
+}
+
+/** Rethrows an error of the store's driver marked as the store's when it is a network error (store-trouble.ts). */
+function rethrowFromTheStore(error: unknown): never {
+  throw fromTheStore(error);
 }
 
 function isStalePlan(error: unknown): boolean {

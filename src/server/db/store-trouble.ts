@@ -40,9 +40,10 @@ export const STORE_STOPPED_CODE = 'CNV_STORE_STOPPED';
 
 /**
  * Why `error` says the store cannot work now, or null when it is any other error. PostgreSQL's SQLSTATE classes 53
- * (insufficient resources), 58 (system error: an I/O error, a file of the store missing) and 08 (connection exception), and 57P01 to 57P03 (the server shutting down or not yet
- * accepting connections); a network error marked by fromTheStore; node-postgres's own words for a connection lost or a pool that found none in time, and for a
- * store closed under a request (the service stopping).
+ * (insufficient resources), 58 (system error: an I/O error, a file of the store missing) and 08 (connection exception),
+ * and 57P01 to 57P03 (the server shutting down or not yet accepting connections); a network error marked by
+ * fromTheStore; node-postgres's own words for a connection lost or a pool that found none in time, and for a store
+ * closed under a request (the service stopping).
  */
 export function storeTroubleOf(error: unknown): StoreTroubleReason | null {
   if (typeof error !== 'object' || error === null) return null;
@@ -86,7 +87,15 @@ export const STORE_TROUBLE_WINDOW_MS = 30_000;
 /** At most one log line per reason in this time, in ms. */
 export const STORE_TROUBLE_LOG_EVERY_MS = 60_000;
 
-/** The last refusals of one app, for the health check and the log's pace. */
+/** A logger's error method, as the service's loggers have it (pino's signature). */
+export interface ErrorLog {
+  error(fields: object, message: string): void;
+}
+
+/**
+ * The store's last refusals, for the health check and the log's pace: one for the process's listeners (the service
+ * shares it), one for each background loop.
+ */
 export class StoreTrouble {
   readonly #clock: () => number;
   #last: { reason: StoreTroubleReason; atMs: number } | null = null;
@@ -112,30 +121,36 @@ export class StoreTrouble {
     return { log: true, unlogged: logged?.since ?? 0 };
   }
 
+  /**
+   * When `error` is the store's condition: records it, and logs it (`fields`, the reason and `unlogged` beside the
+   * error) unless a line of the same reason was written within the minute; returns the reason, or null for any other
+   * error (neither recorded nor logged).
+   */
+  report(error: unknown, log: ErrorLog, fields: object, message: string): StoreTroubleReason | null {
+    const reason = storeTroubleOf(error);
+    if (!reason) return null;
+    const { log: write, unlogged } = this.record(reason);
+    if (write) log.error({ err: error, ...fields, reason, unlogged }, message);
+    return reason;
+  }
+
   /** The last refusal's reason while it is recent (STORE_TROUBLE_WINDOW_MS), else null. */
   recent(): StoreTroubleReason | null {
     return this.#last && this.#clock() - this.#last.atMs < STORE_TROUBLE_WINDOW_MS ? this.#last.reason : null;
   }
 }
 
-/** A logger's error method, as the service's background loops have it (pino's signature). */
-export interface ErrorLog {
-  error(fields: object, message: string): void;
-}
-
 /**
- * How a background loop (delivery, notifications, the rate limits' sharing, the periodic housekeeping of periodic.ts:
- * maintenance and retention) logs a failed round: as it is when the
- * store is not the cause; when it is, once a minute per reason with the count left out, as the request path does.
- * While PostgreSQL was unreachable for 30 s those three loops wrote 207 error lines (measured: 4.6 a second from the
- * delivery worker alone), which would have been some 4,000 over a ten-minute outage.
+ * How a background loop (delivery, notifications, the rate limits' sharing, periodic.ts: maintenance and retention)
+ * logs a failed round: as it is when the store is not the cause; when it is, once a minute per reason with the count
+ * left out, as the request path does. While PostgreSQL was unreachable for 30 s those first three loops wrote 207 error
+ * lines (4.6 a second from the delivery worker alone), which would have been some 4,000 over a ten-minute outage.
  */
 export function storeAwareErrorLog(log: ErrorLog, clock: () => number = Date.now): (error: unknown, fields: object, message: string) => void {
   const trouble = new StoreTrouble(clock);
   return (error, fields, message) => {
-    const reason = storeTroubleOf(error);
-    if (!reason) return log.error({ err: error, ...fields }, message);
-    const { log: write, unlogged } = trouble.record(reason);
-    if (write) log.error({ err: error, ...fields, reason, unlogged }, `${message} (the store cannot work now: logged once a minute while it lasts)`);
+    if (!trouble.report(error, log, fields, `${message} (the store cannot work now: logged once a minute while it lasts)`)) {
+      log.error({ err: error, ...fields }, message);
+    }
   };
 }

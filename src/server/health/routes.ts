@@ -11,7 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/db';
 import { ApiError } from '../http/errors';
-import { STORE_TROUBLE_MESSAGES, STORE_TROUBLE_WINDOW_MS, storeTroubleOf, type StoreTroubleReason } from '../db/store-trouble';
+import { STORE_TROUBLE_MESSAGES, STORE_TROUBLE_WINDOW_MS, storeTroubleOf } from '../db/store-trouble';
 
 /** The path of the health check. */
 export const HEALTH_PATH = '/healthz';
@@ -25,15 +25,26 @@ export interface HealthOptions {
   storeTimeoutMs?: number;
 }
 
-type StoreState = { ok: true } | { ok: false; reason: 'timeout' | 'error' | 'refusing'; trouble?: StoreTroubleReason | null };
+/** What a check found: the store answers, or why it does not (for the log) and what the answer says. */
+type StoreState = { ok: true } | { ok: false; reason: string; message: string };
 
 /** Runs `select 1`, settling as a state within `timeoutMs` whatever the store does. */
 function checkStore(db: Queryable, timeoutMs: number): Promise<StoreState> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ ok: false, reason: 'timeout' }), timeoutMs);
+    const timer = setTimeout(
+      () => resolve({ ok: false, reason: 'timeout', message: `The store did not answer within ${timeoutMs / 1000} s: this process cannot serve now.` }),
+      timeoutMs,
+    );
     db.query('select 1').then(
       () => resolve({ ok: true }),
-      (error: unknown) => resolve({ ok: false, reason: 'error', trouble: storeTroubleOf(error) }),
+      (error: unknown) => {
+        const trouble = storeTroubleOf(error);
+        resolve({
+          ok: false,
+          reason: trouble ?? 'error',
+          message: `${trouble ? STORE_TROUBLE_MESSAGES[trouble] : 'The store answered with an error'}: this process cannot serve now.`,
+        });
+      },
     ).finally(() => clearTimeout(timer));
   });
 }
@@ -52,23 +63,18 @@ export default async function healthRoutes(app: FastifyInstance, options: Health
     let state = await check();
     // A store that answers a read may still refuse every write (its disk full): what requests met lately counts too.
     const refusing = state.ok ? app.storeTrouble.recent() : null;
-    if (refusing) state = { ok: false, reason: 'refusing', trouble: refusing };
+    if (refusing) {
+      const message = `${STORE_TROUBLE_MESSAGES[refusing]}: requests were refused for it within the last ${STORE_TROUBLE_WINDOW_MS / 1000} s.`;
+      state = { ok: false, reason: refusing, message };
+    }
     if (state.ok !== lastOk) {
       // The error's own text may name a host or a user: the log says what kind of failure it was, never the text.
-      if (!state.ok) app.log.warn({ reason: state.trouble ?? state.reason, timeoutMs }, 'health check: the store does not answer');
+      if (!state.ok) app.log.warn({ reason: state.reason, timeoutMs }, 'health check: the store does not answer');
       else if (lastOk === false) app.log.info('health check: the store answers again');
       lastOk = state.ok;
     }
     reply.header('cache-control', 'no-store');
     if (state.ok) return reply.send({ status: 'ok' });
-    const message =
-      state.reason === 'timeout'
-        ? `The store did not answer within ${timeoutMs / 1000} s: this process cannot serve now.`
-        : state.reason === 'refusing'
-          ? `${STORE_TROUBLE_MESSAGES[state.trouble!]}: requests were refused for it within the last ${STORE_TROUBLE_WINDOW_MS / 1000} s.`
-          : state.trouble
-            ? `${STORE_TROUBLE_MESSAGES[state.trouble]}: this process cannot serve now.`
-            : 'The store answered with an error: this process cannot serve now.';
-    return reply.code(503).send(new ApiError(503, 'api_error', 'store_unavailable', message).toBody());
+    return reply.code(503).send(new ApiError(503, 'api_error', 'store_unavailable', state.message).toBody());
   });
 }

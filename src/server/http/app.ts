@@ -11,7 +11,7 @@ import Fastify, {
   type onRequestAsyncHookHandler,
 } from 'fastify';
 import type { Database } from '../db/db';
-import { STORE_TROUBLE_MESSAGES, StoreTrouble, storeTroubleOf } from '../db/store-trouble';
+import { STORE_TROUBLE_MESSAGES, StoreTrouble } from '../db/store-trouble';
 import type { Settings } from '../settings';
 import { ApiError, printable } from './errors';
 import { AJV_OPTIONS, coerceQueryIntegers, schemaError } from './validation';
@@ -37,7 +37,7 @@ export interface PublicLimits {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The store's refusals for lack of resources or reach, seen by this app's requests (the health check reads them). */
+    /** The store's refusals for lack of resources or reach, seen by the process's requests (the health check reads them). */
     storeTrouble: StoreTrouble;
   }
 }
@@ -52,10 +52,8 @@ export const STORE_RETRY_AFTER_S = 30;
  * other error. Every error handler of the service asks it first (the API's, the dashboard's pages).
  */
 export function answerStoreTrouble(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, error: unknown): string | null {
-  const trouble = storeTroubleOf(error);
+  const trouble = app.storeTrouble.report(error, request.log, {}, 'store unavailable: requests answered 503 until it works again');
   if (!trouble) return null;
-  const { log, unlogged } = app.storeTrouble.record(trouble);
-  if (log) request.log.error({ err: error, reason: trouble, unlogged }, 'store unavailable: requests answered 503 until it works again');
   reply.header('retry-after', String(STORE_RETRY_AFTER_S));
   return `${STORE_TROUBLE_MESSAGES[trouble]}: nothing was done. Send it again later.`;
 }
