@@ -105,7 +105,10 @@ export async function startService(settings: Settings, options: StartServiceOpti
   const linkEveryStart = options.dashboardLinkEveryStart ?? terminalDefaults?.dashboardLinkEveryStart ?? false;
   const started = Date.now();
   progress(storeStep(settings));
-  const store = await openStore(settings, 'the cnv service', { pgliteThread: 'worker' }).catch((error: unknown) => {
+  // The embedded store opened again after a failure (db.ts) is logged once the service's logger exists.
+  let logReopened: (event: { reason: string; ms: number }) => void = () => undefined;
+  const onReopened = (event: { reason: string; ms: number }) => logReopened(event);
+  const store = await openStore(settings, 'the cnv service', { pgliteThread: 'worker', onReopened }).catch((error: unknown) => {
     throw explainStoreError(error, settings);
   });
   progress(`store ready (${seconds(started)})`);
@@ -123,6 +126,11 @@ export async function startService(settings: Settings, options: StartServiceOpti
     const storeTrouble = new StoreTrouble();
     const app = await buildApp({ db, settings, logger, rateLimits, storeTrouble });
     closers.push(() => app.close());
+    logReopened = ({ reason, ms }) =>
+      app.log.error(
+        { reason, ms },
+        'the embedded store failed (its thread ended, or a statement was cut short) and was opened again: what was committed is kept; the requests in flight were answered 503',
+      );
     rateLimits.start(app.log);
     closers.push(() => rateLimits.stop());
     if (store.permissions) app.log.info(store.permissions);

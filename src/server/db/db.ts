@@ -1,7 +1,7 @@
 /** The database handle: embedded PGlite by default, a real PostgreSQL through `pg` when a URL is given. Same SQL on both. */
 import pg from 'pg';
-import { fromTheStore } from './store-trouble';
-import { pgliteClientConfig } from './pglite-connection';
+import { fromTheStore, STORE_STOPPED_CODE } from './store-trouble';
+import { pgliteClientConfig, type ProtocolEndpoint } from './pglite-connection';
 import { pgliteHere, pgliteOnWorker } from './pglite-thread';
 
 /** Anything that runs parameterised SQL: the database or a transaction on it. */
@@ -36,6 +36,12 @@ export interface DatabaseOptions {
    * tests clone one migrated database instead of running initdb and the migrations each time.
    */
   image?: Blob | undefined;
+  /**
+   * PGlite on its worker with a data directory on disk only: called after the store was opened again because it had
+   * failed (its thread ended, or a statement's answer lacked its outcome), with the failure's code and how long the
+   * new open took (for the service's log: no statement, no value).
+   */
+  onReopened?: ((event: { reason: string; ms: number }) => void) | undefined;
   /** PostgreSQL only: connections in the pool (settings.pgPoolSize); default 10. */
   poolSize?: number | undefined;
   /**
@@ -52,7 +58,7 @@ export const DEFAULT_PG_POOL_SIZE = 10;
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolSize ?? DEFAULT_PG_POOL_SIZE)
-    : openPglite(options.dataDir, options.image, options.pgliteThread ?? 'main');
+    : openPglite(options.dataDir, options.image, options.pgliteThread ?? 'main', options.onReopened);
 }
 
 /**
@@ -64,27 +70,83 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  * eight tables; the webhook's insert is four data-modifying CTEs): 5 to 15 times the cost of running them on the
  * embedded store (see docs/benchmarks.md).
  */
-async function openPglite(dataDir: string | undefined, image: Blob | undefined, thread: 'worker' | 'main'): Promise<Database> {
-  const endpoint = await (thread === 'worker' ? pgliteOnWorker : pgliteHere)({ dataDir, image });
-  const client = new pg.Client(pgliteClientConfig(endpoint));
-  await client.connect().catch(async (error: unknown) => {
-    await endpoint.close().catch(() => undefined);
-    throw error;
-  });
-  const names = new StatementNames();
+async function openPglite(
+  dataDir: string | undefined,
+  image: Blob | undefined,
+  thread: 'worker' | 'main',
+  onReopened: DatabaseOptions['onReopened'],
+): Promise<Database> {
+  /** One PGlite and its connection; `failure` is set once the connection failed (it then runs nothing more). */
+  interface Session {
+    endpoint: ProtocolEndpoint;
+    client: pg.Client;
+    names: StatementNames;
+    failure: Error | null;
+  }
+  const open = async (): Promise<Session> => {
+    const endpoint = await (thread === 'worker' ? pgliteOnWorker : pgliteHere)({ dataDir, image });
+    const client = new pg.Client(pgliteClientConfig(endpoint));
+    const session: Session = { endpoint, client, names: new StatementNames(), failure: null };
+    // The connection fails when PGlite's thread ended or an answer lacked its statement's outcome (pglite-connection.ts):
+    // the statements in flight have failed with it already, and an 'error' event nobody listens to would end the process.
+    client.on('error', (error: Error) => void (session.failure ??= error));
+    await client.connect().catch(async (error: unknown) => {
+      await endpoint.close().catch(() => undefined);
+      throw error;
+    });
+    return session;
+  };
+  // A store on disk behind a worker is opened again after a failure, as a restart would (PostgreSQL recovers from its
+  // write-ahead log: what was committed is there, what was not is not); one in memory or in this thread cannot be.
+  const reopens = thread === 'worker' && dataDir !== undefined && dataDir !== 'memory://' && image === undefined;
+  let session = await open();
+  /** The session to run the next statement on: this one, or a new one when this one failed. */
+  const usable = async (): Promise<Session> => {
+    const failure = session.failure;
+    if (!failure) return session;
+    if (!reopens || !session.endpoint.abandon) {
+      throw Object.assign(new Error(`the embedded database cannot run statements any more: ${failure.message}`), { code: STORE_STOPPED_CODE });
+    }
+    const started = performance.now();
+    await session.endpoint.abandon();
+    try {
+      session = await open();
+    } catch (error) {
+      // Tried again at the next statement; meanwhile each is answered 503 store_unavailable.
+      throw Object.assign(new Error(`the embedded database could not be opened again: ${(error as Error).message}`), { code: STORE_STOPPED_CODE });
+    }
+    onReopened?.({ reason: (failure as { code?: string }).code ?? 'connection_error', ms: Math.round(performance.now() - started) });
+    return session;
+  };
   // One connection: a transaction holds it from BEGIN to COMMIT, and everything else waits its turn (as PGlite runs
   // one statement at a time anyway).
   const { exclusive, waits } = serialized();
-  const run = <T>(sql: string, params: readonly unknown[]) => runStatement<T>(client, names, sql, params);
   return {
     kind: 'pglite',
-    query: <T>(sql: string, params: readonly unknown[] = []) => exclusive(() => run<T>(sql, params)),
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => exclusive(() => inTransaction(client, names, fn)),
-    exec: (sql: string) => exclusive(async () => void (await client.query(sql))),
+    query: <T>(sql: string, params: readonly unknown[] = []) =>
+      exclusive(async () => {
+        const { client, names } = await usable();
+        return runStatement<T>(client, names, sql, params);
+      }),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
+      exclusive(async () => {
+        const { client, names } = await usable();
+        return inTransaction(client, names, fn);
+      }),
+    exec: (sql: string) =>
+      exclusive(async () => {
+        const { client } = await usable();
+        await client.query(sql);
+      }),
     waits,
     async close() {
-      await exclusive(() => client.end());
-      await endpoint.close();
+      await exclusive(async () => {
+        if (!session.failure) await session.client.end();
+      });
+      // A PGlite that failed is not asked to close (it may never answer): its thread is ended; in this thread it is
+      // left to the garbage collector.
+      if (!session.failure) await session.endpoint.close();
+      else await session.endpoint.abandon?.();
     },
   };
 }

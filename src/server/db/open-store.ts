@@ -1,6 +1,6 @@
 /** Opens the store the settings name (PostgreSQL at DATABASE_URL, else PGlite in the data directory), migrated. */
 import type { Settings } from '../settings';
-import { openDatabase, type Database } from './db';
+import { openDatabase, type Database, type DatabaseOptions } from './db';
 import { migrate, migrationsUnknownHere } from './migrations';
 import { lockDataDir } from './data-dir-lock';
 import { describeStorePermissions, secureStoreFiles } from './store-permissions';
@@ -39,7 +39,11 @@ export function redactDatabaseUrl(url: string): string {
 export async function openStore(
   settings: Pick<Settings, 'databaseUrl' | 'dataDir'> & Partial<Pick<Settings, 'pgPoolSize'>>,
   owner: string,
-  { pgliteThread = 'main', freezeAge = FREEZE_MAX_AGE }: { pgliteThread?: 'worker' | 'main'; freezeAge?: number } = {},
+  {
+    pgliteThread = 'main',
+    freezeAge = FREEZE_MAX_AGE,
+    onReopened,
+  }: { pgliteThread?: 'worker' | 'main'; freezeAge?: number; onReopened?: DatabaseOptions['onReopened'] } = {},
 ): Promise<OpenStore> {
   if (settings.databaseUrl) {
     const db = await openDatabase({ databaseUrl: settings.databaseUrl, poolSize: settings.pgPoolSize });
@@ -64,7 +68,7 @@ export async function openStore(
   // looked free, and an open retried in this process would run a second PGlite on the same files.
   let db: Database | null = null;
   try {
-    db = await openDatabase({ dataDir: settings.dataDir, pgliteThread });
+    db = await openDatabase({ dataDir: settings.dataDir, pgliteThread, onReopened });
     await migrate(db);
     const newerMigrations = await migrationsUnknownHere(db);
     // The template databases, out of the service's reach, are frozen with the store closed (see maintenance.ts).
@@ -74,7 +78,7 @@ export async function openStore(
       db = null;
       await closing.close();
       await freezeDatabases(settings.dataDir, frozenDatabases);
-      db = await openDatabase({ dataDir: settings.dataDir, pgliteThread });
+      db = await openDatabase({ dataDir: settings.dataDir, pgliteThread, onReopened });
     }
     const after = secureStoreFiles(settings.dataDir);
     const permissions = describeStorePermissions(settings.dataDir, { ...after, changed: before.changed + after.changed });

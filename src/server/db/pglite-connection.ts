@@ -12,16 +12,30 @@
  *   answer; each exchange is a round trip to PGlite's thread, which on a busy 2-core machine waits for a core (about
  *   2 ms a trip under the webhook load, more than a small statement takes to run). BEGIN is answered here at once, as
  *   PostgreSQL answers it, and sent ahead of the next messages; its own answer is then taken off theirs.
+ * - **An answer without its statement's outcome is a failure of the store, not a success.** PGlite's main loop catches a
+ *   JavaScript exception thrown inside PostgreSQL (a stack overflow, a failed memory growth, PostgreSQL's own abort()
+ *   after a PANIC), drops it and answers ReadyForQuery as if the statement had ended: node-postgres would then resolve
+ *   an INSERT that never ran, with no rows (reproduced with `jsonb` nested 300,000 deep). Each Parse, Bind, Execute and
+ *   simple Query sent must have its answer (see answerLacksOutcome), or an ErrorResponse; when one is missing the
+ *   exchange fails with the store-stopped code (503 store_unavailable) and so does every later
+ *   one on this connection, as PostgreSQL's state is unknown from then on (db.ts opens the store again).
  * The events emitted are those of node-postgres's Connection (a message's name; `errorMessage` for an ErrorResponse).
  */
 import { EventEmitter } from 'node:events';
 import { parse, serialize } from 'pg-protocol';
 import type pg from 'pg';
+import { STORE_STOPPED_CODE } from './store-trouble';
 
 /** Where protocol messages are run: one or several whole messages in, the backend's answer bytes out. */
 export interface ProtocolEndpoint {
   exec(messages: Uint8Array): Promise<Uint8Array>;
   close(): Promise<void>;
+  /**
+   * Ends a PGlite whose state is unknown without asking it to close (on its worker: the thread is terminated, which
+   * leaves the files as a kill -9 would, and the next open recovers from the write-ahead log). Absent in this thread,
+   * where a PGlite cannot be ended without closing it.
+   */
+  abandon?(): Promise<void>;
 }
 
 type Serialized = Buffer | Uint8Array;
@@ -52,6 +66,55 @@ export function withoutBeginAnswer(answer: Buffer): { rest: Buffer; failed: bool
   return { rest: Buffer.alloc(0), failed: true };
 }
 
+/** Frontend messages that each get their own answer: Parse, Bind, Execute and a simple Query. */
+const PARSE = 0x50;
+const BIND = 0x42;
+const EXECUTE = 0x45;
+const QUERY = 0x51;
+/** Backend messages: ParseComplete, BindComplete, ErrorResponse; and those that end a statement. */
+const PARSE_COMPLETE = 0x31;
+const BIND_COMPLETE = 0x32;
+const ERROR_RESPONSE = 0x45;
+const OUTCOMES = new Set([0x43, 0x49, 0x73]); // CommandComplete, EmptyQueryResponse, PortalSuspended
+
+/** Counts the protocol messages in `bytes` (whole messages, one after another) by type. */
+function countByType(bytes: Uint8Array): Map<number, number> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const counts = new Map<number, number>();
+  for (let offset = 0; offset + 5 <= bytes.length; offset += 1 + view.getInt32(offset + 1)) {
+    counts.set(bytes[offset]!, (counts.get(bytes[offset]!) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * Whether `answer` lacks what PostgreSQL owes the messages `sent`: a ParseComplete per Parse, a BindComplete per Bind,
+ * an outcome per Execute and simple Query. An ErrorResponse excuses the rest (after an error PostgreSQL skips the
+ * remaining messages of an extended exchange). Seen after a swallowed exception: ParseComplete, NoData,
+ * EmptyQueryResponse and ReadyForQuery for a Parse, Bind, Describe, Execute and Sync: the Bind unanswered, the
+ * statement's outcome an empty query.
+ */
+export function answerLacksOutcome(sent: Uint8Array, answer: Uint8Array): boolean {
+  const asked = countByType(sent);
+  const parses = asked.get(PARSE) ?? 0;
+  const binds = asked.get(BIND) ?? 0;
+  const statements = (asked.get(EXECUTE) ?? 0) + (asked.get(QUERY) ?? 0);
+  if (parses + binds + statements === 0) return false;
+  const answered = countByType(answer);
+  if (answered.has(ERROR_RESPONSE)) return false;
+  let outcomes = 0;
+  for (const type of OUTCOMES) outcomes += answered.get(type) ?? 0;
+  return (answered.get(PARSE_COMPLETE) ?? 0) < parses || (answered.get(BIND_COMPLETE) ?? 0) < binds || outcomes < statements;
+}
+
+/** The error of a store whose engine failed in the middle of a statement (see the module's comment). */
+export function storeEngineFailed(): Error {
+  return Object.assign(
+    new Error('the embedded database failed in the middle of a statement (its answer is incomplete): its state is unknown'),
+    { code: STORE_STOPPED_CODE },
+  );
+}
+
 /** A pg Connection look-alike over a ProtocolEndpoint. Only what node-postgres's Client and Query call is here. */
 export class PgliteConnection extends EventEmitter {
   readonly #endpoint: ProtocolEndpoint;
@@ -63,6 +126,8 @@ export class PgliteConnection extends EventEmitter {
   #chain: Promise<unknown> = Promise.resolve();
   /** A BEGIN already answered here, to be sent ahead of the next messages (see query). */
   #heldBegin: Uint8Array | null = null;
+  /** Set once an answer lacked a statement's outcome: every later exchange fails with it. */
+  #broken: Error | null = null;
   _connecting = false;
   readonly stream = { destroy: () => this.end() };
   parsedStatements: Record<string, string> = {};
@@ -93,9 +158,13 @@ export class PgliteConnection extends EventEmitter {
     const messages = this.#outgoing.length === 1 ? this.#outgoing[0]! : Buffer.concat(this.#outgoing);
     this.#outgoing = [];
     this.#chain = this.#chain
-      .then(() => this.#endpoint.exec(messages))
+      .then(() => {
+        if (this.#broken) throw this.#broken;
+        return this.#endpoint.exec(messages);
+      })
       .then((raw) => {
         let answer = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+        if (answerLacksOutcome(messages, answer)) throw (this.#broken = storeEngineFailed());
         if (begun) {
           const { rest, failed } = withoutBeginAnswer(answer);
           // Already answered as begun: a BEGIN that failed cannot be told to its caller any more, so the connection fails.

@@ -339,5 +339,9 @@ async function startWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
       }
       await worker.terminate();
     },
+    async abandon() {
+      gone ??= stopped('the embedded database was abandoned');
+      await worker.terminate();
+    },
   };
 }
