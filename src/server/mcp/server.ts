@@ -3,7 +3,8 @@
  * it is given. The SDK's low-level Server is used because the input schemas are JSON Schema (TypeBox), not zod.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { printable } from '../http/errors';
 import { TOOLS, runTool, toolInputSchema, type CallRest } from './tools';
 
@@ -18,6 +19,14 @@ export const MCP_INSTRUCTIONS =
   'with the API trigger and one action per platform; publish_flow; then list_events and get_event to see conversions ' +
   'arrive. Secrets (the webhook secret, platform credentials) are only ever shown to the user in their browser.';
 
+/**
+ * A tools/call request with its params left to the SDK's own check. Given the SDK's full CallToolRequestSchema, its
+ * Protocol parses the request with it before the Server's check of a tools/call can run, and a call whose `arguments`
+ * is not an object (null, a list, a string) was answered -32603 Internal error with the schema's dump; the Server's
+ * check answers it -32602 Invalid params, and only a valid call reaches the handler.
+ */
+const ToolsCallRequest = z.object({ method: z.literal('tools/call'), params: z.unknown() }).passthrough();
+
 /** A new MCP server whose tools call the REST API through `callRest`. */
 export function createMcpServer(callRest: CallRest): Server {
   const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: MCP_INSTRUCTIONS });
@@ -30,12 +39,14 @@ export function createMcpServer(callRest: CallRest): Server {
       annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = TOOLS.find((t) => t.name === request.params.name);
+  server.setRequestHandler(ToolsCallRequest, async (unchecked) => {
+    // Checked against CallToolRequestSchema by the Server before this runs (see ToolsCallRequest).
+    const { params } = unchecked as unknown as CallToolRequest;
+    const tool = TOOLS.find((t) => t.name === params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${printable(request.params.name)}'; the tools are: ${TOOLS.map((t) => t.name).join(', ')}.`);
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${printable(params.name)}'; the tools are: ${TOOLS.map((t) => t.name).join(', ')}.`);
     }
-    return runTool(tool, request.params.arguments ?? {}, callRest);
+    return runTool(tool, params.arguments ?? {}, callRest);
   });
   return server;
 }

@@ -9,7 +9,8 @@ import { ConnectDestinationBody, ConnectTriggerSourceBody, HandoffIdParams } fro
 import { CreateFlowBody, FlowIdParams, ListFlowsQuery } from '../api/flows';
 import { EventIdParams, ListEventsQuery } from '../api/events';
 import { supportedDestinationTypes } from '../destinations';
-import { missingParam } from '../http/errors';
+import { invalidParam, missingParam } from '../http/errors';
+import { isWellFormedText } from '../http/json-text';
 import type { ErrorBody } from '../../protocol/errors';
 
 /** A tool's arguments as the client sent them (checked by the REST route, not here). */
@@ -61,6 +62,8 @@ class ToolInputError extends Error {
 function withId(input: ToolInput): { id: string; rest: ToolInput } {
   const { id, ...rest } = input;
   if (typeof id !== 'string' || id === '') throw new ToolInputError(missingParam('id').toBody());
+  // A lone UTF-16 surrogate cannot be percent-encoded (encodeURIComponent throws): no id holds one.
+  if (!isWellFormedText(id)) throw new ToolInputError(invalidParam('id', 'id holds an unpaired UTF-16 surrogate: no id does.').toBody());
   return { id: encodeURIComponent(id), rest };
 }
 

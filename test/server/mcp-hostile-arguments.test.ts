@@ -1,0 +1,86 @@
+/**
+ * The agent tools over /mcp given hostile arguments: every tool of the list called with arguments that are not an
+ * object, and with each argument (and an unknown one) replaced by each of some twenty hostile values (wrong types, NUL
+ * bytes, lone surrogates, 20,000 characters, 2,000 items, dates PostgreSQL cannot hold). No call is answered -32603
+ * Internal error or carries the API's internal_error: arguments that are not an object are -32602 Invalid params (the
+ * SDK's Protocol answered them -32603 with a schema dump before), a bad value is the tool's error with the API's
+ * envelope (an id holding a lone surrogate made encodeURIComponent throw: -32603 "URI malformed" before).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DATABASE_KINDS } from './support/databases';
+import { createRestService, type RestService } from './support/rest-harness';
+import { connectApiTrigger, insertApiFlow, setSiteDomain } from './support/fixtures';
+
+const HOSTILE: readonly unknown[] = [
+  null, true, -1, 0, 1.5, 1e308, '', ' ', 'a\u0000b', 'a\ud800b', 'x'.repeat(20_000), [], {}, [[[]]], { a: {} },
+  '9999-12-31T23:59:59Z', '294277-01-01T00:00:00Z', 'NaN', '../x', "' or 1=1", Array.from({ length: 2000 }, (_, i) => `v${i}`),
+];
+
+let svc: RestService;
+let nextId = 1;
+beforeAll(async () => {
+  svc = await createRestService(DATABASE_KINDS[0]!, { CNV_RATE_LIMITS: 'off' });
+  await setSiteDomain(svc.db, svc.site.id, 'https://example.com');
+  await connectApiTrigger(svc.db, svc.site, 'whsec_mcp_hostile_arguments_0123456789');
+  await insertApiFlow(svc.db, svc.site, { triggerKey: 'signup' });
+});
+afterAll(() => svc.close());
+
+/** One JSON-RPC call over the streamable HTTP transport: the HTTP status, the JSON-RPC answer and its raw text. */
+async function rpc(method: string, params: unknown): Promise<{ status: number; answer: any; raw: string }> {
+  const res = await svc.app.inject({
+    method: 'POST', url: '/mcp', payload: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+    headers: { ...svc.auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+  });
+  const event = /^data: (.*)$/m.exec(res.body);
+  return { status: res.statusCode, answer: JSON.parse(event ? event[1]! : res.body), raw: res.body };
+}
+
+/** A value of a JSON Schema: the first of an enum, the minimum of a number, `abc` for text; objects with their required properties. */
+function exampleOf(schema: any): unknown {
+  if (schema.enum) return schema.enum[0];
+  if (schema.anyOf) return exampleOf(schema.anyOf.find((s: any) => s.type !== 'null') ?? schema.anyOf[0]);
+  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
+  if (type === 'object') {
+    const required: string[] = schema.required ?? [];
+    return Object.fromEntries(Object.entries<any>(schema.properties ?? {}).filter(([key]) => required.includes(key)).map(([key, value]) => [key, exampleOf(value)]));
+  }
+  if (type === 'array') return [exampleOf(schema.items)];
+  if (type === 'integer' || type === 'number') return schema.minimum ?? 1;
+  if (type === 'boolean') return true;
+  return 'abc';
+}
+
+it('answers every tool\'s hostile arguments as invalid params or the tool\'s error, never as an internal error', async () => {
+  const { answer } = await rpc('tools/list', {});
+  const tools = answer.result.tools as Array<{ name: string; inputSchema: any }>;
+  expect(tools.length).toBeGreaterThanOrEqual(10);
+  const faults: string[] = [];
+  let calls = 0;
+  for (const tool of tools) {
+    const base = exampleOf(tool.inputSchema) as Record<string, unknown>;
+    if ('site_id' in base) base.site_id = svc.site.id;
+    for (const notAnObject of [null, [], 'x', 1]) {
+      const { answer: refused } = await rpc('tools/call', { name: tool.name, arguments: notAnObject });
+      calls++;
+      if (refused.error?.code !== -32602) faults.push(`${tool.name} arguments ${JSON.stringify(notAnObject)}: ${JSON.stringify(refused).slice(0, 200)}`);
+    }
+    for (const key of [...Object.keys(tool.inputSchema.properties ?? {}), 'unknown_key']) {
+      for (const hostile of HOSTILE) {
+        const { status, answer: called, raw } = await rpc('tools/call', { name: tool.name, arguments: { ...base, [key]: hostile } });
+        calls++;
+        if (status >= 500 || called.error?.code === -32603 || /internal_error/.test(raw)) {
+          faults.push(`${tool.name} ${key}=${JSON.stringify(hostile).slice(0, 40)}: ${status} ${raw.slice(0, 200)}`);
+        }
+      }
+    }
+  }
+  expect(calls).toBeGreaterThan(800);
+  expect(faults).toEqual([]);
+}, 120_000);
+
+it('still runs a well-formed call', async () => {
+  const { answer } = await rpc('tools/call', { name: 'list_sites', arguments: {} });
+  expect(answer.result.isError).toBeUndefined();
+  expect(answer.result.structuredContent.data.map((site: { id: string }) => site.id)).toEqual([svc.site.id]);
+});
