@@ -31,14 +31,18 @@ function restOverInject(app: FastifyInstance, authorization: string): CallRest {
   };
 }
 
-/** The Fastify request as the Web Request the SDK's transport takes (its body is passed parsed, beside it). */
+/**
+ * The Fastify request as the Web Request the SDK's transport takes (its body is passed parsed, beside it). The
+ * transport reads no part of the URL but its path, so the origin is a fixed one: built from the request's Host header,
+ * a Host that is no host name (`Host: a b`) made the URL invalid and the request a 500.
+ */
 function webRequestOf(request: FastifyRequest): Request {
   const headers = new Headers();
   for (const name of TRANSPORT_HEADERS) {
     const value = request.headers[name];
     if (typeof value === 'string') headers.set(name, value);
   }
-  return new Request(`${request.protocol}://${request.host}${request.url}`, { method: 'POST', headers });
+  return new Request(new URL(request.url, 'http://mcp.invalid'), { method: 'POST', headers });
 }
 
 function methodNotAllowed(reply: FastifyReply): FastifyReply {
