@@ -37,6 +37,15 @@ afterAll(() => {
   dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
 });
 
+/** A store on disk behind its worker, as the service opens it, and the reopenings it reports. */
+async function openOnDisk(prefix: string) {
+  const dataDir = await seededDataDir(prefix);
+  dirs.push(dataDir);
+  const reopened: Array<{ reason: string; ms: number }> = [];
+  const db = await openDatabase({ dataDir, pgliteThread: 'worker', onReopened: (event) => reopened.push(event) });
+  return { dataDir, db, reopened };
+}
+
 /** A jsonb value PostgreSQL recurses into deeper than the stack allows. */
 const TOO_DEEP = `${'['.repeat(300_000)}${']'.repeat(300_000)}`;
 
@@ -62,10 +71,7 @@ describe('an answer checked for what PostgreSQL owes the messages sent', () => {
 
 describe('PGlite failing in the middle of a statement', () => {
   it('fails the statement instead of answering it as done, and a store on disk behind its worker opens again with what it committed', async () => {
-    const dataDir = await seededDataDir('cnv-engine-failure-');
-    dirs.push(dataDir);
-    const reopened: Array<{ reason: string; ms: number }> = [];
-    const db = await openDatabase({ dataDir, pgliteThread: 'worker', onReopened: (event) => reopened.push(event) });
+    const { dataDir, db, reopened } = await openOnDisk('cnv-engine-failure-');
     try {
       await db.exec('create table t (id int primary key, v jsonb)');
       await db.query(`insert into t values (1, '[]')`);
@@ -109,11 +115,8 @@ describe('PGlite failing in the middle of a statement', () => {
 
 describe('PGlite\'s thread ending', () => {
   it('fails the statement in flight as the store stopped, leaves the process running, and the next statement opens the store again', async () => {
-    const dataDir = await seededDataDir('cnv-engine-thread-');
-    dirs.push(dataDir);
-    const reopened: Array<{ reason: string; ms: number }> = [];
     const before = started.length;
-    const db = await openDatabase({ dataDir, pgliteThread: 'worker', onReopened: (event) => reopened.push(event) });
+    const { db, reopened } = await openOnDisk('cnv-engine-thread-');
     try {
       await db.exec('create table t (id int primary key)');
       await db.query('insert into t values (1)');
