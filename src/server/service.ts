@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import pretty from 'pino-pretty';
 import { buildApp, type BuildAppOptions } from './app';
 import type { Settings } from './settings';
-import type { Database } from './db/db';
+import type { Database, StoreReopened } from './db/db';
 import { openStore, redactDatabaseUrl } from './db/open-store';
 import { serviceLoggerOptions } from './logging';
 import { oldestSite } from './api/sites';
@@ -106,8 +106,8 @@ export async function startService(settings: Settings, options: StartServiceOpti
   const started = Date.now();
   progress(storeStep(settings));
   // The embedded store opened again after a failure (db.ts) is logged once the service's logger exists.
-  let logReopened: (event: { reason: string; ms: number }) => void = () => undefined;
-  const onReopened = (event: { reason: string; ms: number }) => logReopened(event);
+  let logReopened: (event: StoreReopened) => void = () => undefined;
+  const onReopened = (event: StoreReopened) => logReopened(event);
   const store = await openStore(settings, 'the cnv service', { pgliteThread: 'worker', onReopened }).catch((error: unknown) => {
     throw explainStoreError(error, settings);
   });
@@ -129,7 +129,7 @@ export async function startService(settings: Settings, options: StartServiceOpti
     logReopened = ({ reason, ms }) =>
       app.log.error(
         { reason, ms },
-        'the embedded store failed (its thread ended, or a statement was cut short) and was opened again: what was committed is kept; the requests in flight were answered 503',
+        'the embedded store failed (its thread ended, or a statement was cut short) and was opened again: what was committed is kept; the statements in flight failed (their requests were answered 503 unless their write was tried again)',
       );
     rateLimits.start(app.log);
     closers.push(() => rateLimits.stop());

@@ -38,10 +38,9 @@ export interface DatabaseOptions {
   image?: Blob | undefined;
   /**
    * PGlite on its worker with a data directory on disk only: called after the store was opened again because it had
-   * failed (its thread ended, or a statement's answer lacked its outcome), with the failure's code and how long the
-   * new open took (for the service's log: no statement, no value).
+   * failed (its thread ended, or a statement's answer lacked its outcome).
    */
-  onReopened?: ((event: { reason: string; ms: number }) => void) | undefined;
+  onReopened?: ((event: StoreReopened) => void) | undefined;
   /** PostgreSQL only: connections in the pool (settings.pgPoolSize); default 10. */
   poolSize?: number | undefined;
   /**
@@ -49,6 +48,12 @@ export interface DatabaseOptions {
    * pglite-thread.ts), or in this thread (the default: one-off commands and tests' in-memory stores).
    */
   pgliteThread?: 'worker' | 'main' | undefined;
+}
+
+/** The embedded store opened again after a failure: the failure's code and how long the new open took (no statement, no value). */
+export interface StoreReopened {
+  reason: string;
+  ms: number;
 }
 
 /** Connections per process to a PostgreSQL server when no setting says otherwise. */

@@ -1,6 +1,6 @@
 /** Opens the store the settings name (PostgreSQL at DATABASE_URL, else PGlite in the data directory), migrated. */
 import type { Settings } from '../settings';
-import { openDatabase, type Database, type DatabaseOptions } from './db';
+import { openDatabase, type Database, type StoreReopened } from './db';
 import { migrate, migrationsUnknownHere } from './migrations';
 import { lockDataDir } from './data-dir-lock';
 import { describeStorePermissions, secureStoreFiles } from './store-permissions';
@@ -43,7 +43,7 @@ export async function openStore(
     pgliteThread = 'main',
     freezeAge = FREEZE_MAX_AGE,
     onReopened,
-  }: { pgliteThread?: 'worker' | 'main'; freezeAge?: number; onReopened?: DatabaseOptions['onReopened'] } = {},
+  }: { pgliteThread?: 'worker' | 'main'; freezeAge?: number; onReopened?: (event: StoreReopened) => void } = {},
 ): Promise<OpenStore> {
   if (settings.databaseUrl) {
     const db = await openDatabase({ databaseUrl: settings.databaseUrl, poolSize: settings.pgPoolSize });

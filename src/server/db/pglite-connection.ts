@@ -17,8 +17,8 @@
  *   after a PANIC), drops it and answers ReadyForQuery as if the statement had ended: node-postgres would then resolve
  *   an INSERT that never ran, with no rows (reproduced with `jsonb` nested 300,000 deep). Each Parse, Bind, Execute and
  *   simple Query sent must have its answer (see answerLacksOutcome), or an ErrorResponse; when one is missing the
- *   exchange fails with the store-stopped code (503 store_unavailable) and so does every later
- *   one on this connection, as PostgreSQL's state is unknown from then on (db.ts opens the store again).
+ *   exchange fails with the store-stopped code (503 store_unavailable), and so does every later one on this
+ *   connection, as PostgreSQL's state is unknown from then on (db.ts opens the store again).
  * The events emitted are those of node-postgres's Connection (a message's name; `errorMessage` for an ErrorResponse).
  */
 import { EventEmitter } from 'node:events';
@@ -108,7 +108,7 @@ export function answerLacksOutcome(sent: Uint8Array, answer: Uint8Array): boolea
 }
 
 /** The error of a store whose engine failed in the middle of a statement (see the module's comment). */
-export function storeEngineFailed(): Error {
+function storeEngineFailed(): Error {
   return Object.assign(
     new Error('the embedded database failed in the middle of a statement (its answer is incomplete): its state is unknown'),
     { code: STORE_STOPPED_CODE },
