@@ -145,21 +145,24 @@ describe.each(DATABASE_KINDS)('send-time pairing on $name', (kind) => {
     expect(await db.transaction((tx) => settlePairing(tx, settledEvent))).toEqual({ ready: true, match: null });
   });
 
-  it('makes the held delivery of a waiting report due at once when its snapshot arrives, and only that one', async () => {
-    await insertApiFlow(db, site, { triggerKey: 'late' });
+  // allNew: the snapshot stored by the plain insert the collector's writer tries first for tokens it has not seen.
+  it.each([false, true])('makes the held delivery of a waiting report due at once when its snapshot arrives, and only that one (allNew %s)', async (allNew) => {
+    const trigger = `late-${allNew}`;
+    await insertApiFlow(db, site, { triggerKey: trigger });
     const [late, other] = [newToken(), newToken()];
     for (const [i, token] of [late, other].entries()) {
-      const response = await recordReport(db, site, 'late', { customer_event_id: `late-${i}`, correlation_token: token, identity: {}, allow_uncorrelated: false });
+      const response = await recordReport(db, site, trigger, { customer_event_id: `${trigger}-${i}`, correlation_token: token, identity: {}, allow_uncorrelated: false });
       expect(response).toMatchObject({ status: 'promoted', promoted_count: 1, correlated: true });
     }
     const dueNow = () =>
       db.query<{ customer_event_id: string; due: boolean }>(
         `select r.customer_event_id, o.due_at <= now() as due from outbox o join event_actions a on a.id = o.event_action_id
-         join events e on e.id = a.event_id join reports r on r.id = e.report_id where r.customer_event_id like 'late-%'
+         join events e on e.id = a.event_id join reports r on r.id = e.report_id where r.customer_event_id like $1
          order by r.customer_event_id`,
+        [`${trigger}-%`],
       );
-    expect(await dueNow()).toEqual([{ customer_event_id: 'late-0', due: false }, { customer_event_id: 'late-1', due: false }]);
-    await upsertSnapshots(db, [{ siteId: site.id, snapshot: snapshotBody({ correlation_token: late }) }, { siteId: site.id, snapshot: snapshotBody() }]);
-    expect(await dueNow()).toEqual([{ customer_event_id: 'late-0', due: true }, { customer_event_id: 'late-1', due: false }]);
+    expect(await dueNow()).toEqual([{ customer_event_id: `${trigger}-0`, due: false }, { customer_event_id: `${trigger}-1`, due: false }]);
+    await upsertSnapshots(db, [{ siteId: site.id, snapshot: snapshotBody({ correlation_token: late }) }, { siteId: site.id, snapshot: snapshotBody() }], { allNew });
+    expect(await dueNow()).toEqual([{ customer_event_id: `${trigger}-0`, due: true }, { customer_event_id: `${trigger}-1`, due: false }]);
   });
 });

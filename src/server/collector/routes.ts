@@ -29,7 +29,7 @@ export const CollectorSiteParams = Type.Object(
 export default async function collectorRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sites = new SiteKeyCache(ctx.db);
-  const writer = new SnapshotWriter(ctx.db);
+  const writer = new SnapshotWriter(ctx.db, { insertFirst: ctx.db.kind === 'pglite' });
   // The install check of the dashboard: which page origins were served or refused, and why.
   const traffic = new OriginTraffic(ctx.db, { onError: (error) => fastify.log.warn({ err: error }, 'could not record collector origins') });
   app.addHook('onClose', async () => {
