@@ -24,6 +24,8 @@ export type FakeGoogleAdsRequest = FakeRequest;
 /** The fake: the shared harness (requests, respondWith, reset, waitForRequests, close) with Google Ads' answers. */
 export type FakeGoogleAds = FakeServer<FakeGoogleAdsPlan>;
 
+/** The newest Google Ads API version Google has sunset (v22 on 7 October 2026): requests to it and older ones fail. */
+const LAST_SUNSET_VERSION = 22;
 const PATH = /^\/(v\d+)\/customers\/(\d+):uploadClickConversions$/;
 const ADJUST_PATH = /^\/(v\d+)\/customers\/(\d+):uploadConversionAdjustments$/;
 /** UploadConversionAdjustmentsRequest's fields in the REST mapping. */
@@ -235,7 +237,7 @@ export function startFakeGoogleAds(options: { port?: number } = {}): Promise<Fak
       const upload = PATH.exec(path);
       const adjustment = ADJUST_PATH.exec(path);
       const match = upload ?? adjustment;
-      const version = match?.[1] ?? 'v22';
+      const version = match?.[1] ?? 'v26';
       if (record.method !== 'POST' || !match) {
         record.problems.push(`no such method: ${record.method} ${path}`);
         return answer(404, { error: { code: 404, message: `The requested URL ${path} was not found.`, status: 'NOT_FOUND' } });
@@ -244,9 +246,10 @@ export function startFakeGoogleAds(options: { port?: number } = {}): Promise<Fak
         record.problems.push('missing Authorization: Bearer <access token>');
         return answer(401, googleError(401, 'UNAUTHENTICATED', 'Request is missing required authentication credential. Expected OAuth 2 access token.', version, { authenticationError: 'OAUTH_TOKEN_HEADER_INVALID' }));
       }
-      if (!headers['developer-token']) {
-        record.problems.push('missing developer-token header');
-        return answer(401, googleError(401, 'UNAUTHENTICATED', 'The developer token is not on the request.', version, { authenticationError: 'DEVELOPER_TOKEN_PARAMETER_MISSING' }));
+      // No developer-token check: Google ignores the header since developer tokens were sunset on 9 September 2026.
+      if (Number(version.slice(1)) <= LAST_SUNSET_VERSION) {
+        record.problems.push(`Google Ads API ${version} is sunset`);
+        return answer(404, { error: { code: 404, message: `The requested URL ${path} was not found.`, status: 'NOT_FOUND' } });
       }
       if (headers['login-customer-id'] !== undefined && !/^\d+$/.test(headers['login-customer-id'])) {
         record.problems.push('login-customer-id must be digits only');

@@ -276,7 +276,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     dataDir: resolve(env.CNV_DATA_DIR || '.cnv-data'),
     secretKey: env.CNV_SECRET_KEY || undefined,
     googleAdsApiBase: (env.CNV_GOOGLE_ADS_API_BASE || 'https://googleads.googleapis.com').replace(/\/+$/, ''),
-    googleAdsApiVersion: env.CNV_GOOGLE_ADS_API_VERSION || 'v22',
+    googleAdsApiVersion: env.CNV_GOOGLE_ADS_API_VERSION || 'v26',
     googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',
     google: {
       dataManagerApiBase: baseUrl(env.CNV_GOOGLE_DATA_MANAGER_API_BASE, 'https://datamanager.googleapis.com'),

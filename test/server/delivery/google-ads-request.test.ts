@@ -174,14 +174,19 @@ describe('the Google Ads click conversion upload', () => {
     expect(prepareClickConversion(input({ siteTimezone: 'Nowhere/Special' }), account(), settings)).toMatchObject({ ok: false, error: { code: 'invalid_site_timezone' } });
   });
 
-  it('takes the developer token from the service setting first, else from the destination', () => {
+  it('needs no developer token (Google sunset them), and sends the connection\'s own, else the service\'s, when there is one', () => {
     const none = settingsFor('https://ads.example.test', { CNV_GOOGLE_ADS_DEVELOPER_TOKEN: '' });
-    expect(readAccount({}, none)).toMatchObject({ ok: false, error: { code: 'developer_token_missing' } });
+    const withoutToken = prepareClickConversion(input(), account({}, none), none);
+    expect(withoutToken.ok).toBe(true);
+    expect(withoutToken.ok && withoutToken.prepared.headers).not.toHaveProperty('developer-token');
+    expect(withoutToken.ok && withoutToken.prepared.url).toBe('https://ads.example.test/v26/customers/1234567890:uploadClickConversions');
     const withToken: Connected = { settings: { customer_id: '1234567890' }, credentials: { developer_token: 'dst-dev' }, accessToken: 't' };
     const fromDestination = prepareClickConversion(input(), account(withToken, none), none);
     expect(fromDestination.ok && fromDestination.prepared.headers['developer-token']).toBe('dst-dev');
     const both = prepareClickConversion(input(), account(withToken, settings), settings);
-    expect(both.ok && both.prepared.headers['developer-token']).toBe('test-developer-token');
+    expect(both.ok && both.prepared.headers['developer-token']).toBe('dst-dev');
+    const serviceOnly = prepareClickConversion(input(), account({}, settings), settings);
+    expect(serviceOnly.ok && serviceOnly.prepared.headers['developer-token']).toBe('test-developer-token');
   });
 
   it('puts conversions of one customer and credentials in one request, and another customer in its own', () => {

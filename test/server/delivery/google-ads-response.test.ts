@@ -69,6 +69,21 @@ describe("reading Google Ads' answer to an upload", () => {
     expect(read(200, 'not json')).toMatchObject({ kind: 'retry', error: { code: 'invalid_response' } });
   });
 
+  it.each([
+    ['CUSTOMER_NOT_ALLOWLISTED_FOR_THIS_FEATURE', /Data Manager API/],
+    ['CLOUD_PROJECT_NOT_APPROVED_FOR_PRODUCTION', /Explorer access/],
+    ['ACTION_NOT_PERMITTED', /Explorer access/],
+  ])('fails %s with a hint that says what to do', (code, hint) => {
+    const body = {
+      error: {
+        code: 403, status: 'PERMISSION_DENIED', message: 'The caller does not have permission',
+        details: [{ '@type': 'type.googleapis.com/google.ads.googleads.v26.errors.GoogleAdsFailure', errors: [{ errorCode: { authorizationError: code }, message: 'Not allowed.' }] }],
+      },
+    };
+    expect(read(403, body)).toMatchObject({ kind: 'failed', error: { code, status: 403, hint: expect.stringMatching(hint) } });
+    expect(read(200, failure({ authorizationError: code }, 'Not allowed.'))).toMatchObject({ kind: 'failed', error: { code, hint: expect.stringMatching(hint) } });
+  });
+
   it("reports a refused token on a 401 (delivery refreshes once) and fails other 4xx with the GoogleAdsFailure's code and message", () => {
     const body = {
       error: {

@@ -64,7 +64,7 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
     expect(fake.requests).toHaveLength(1);
     const request = fake.requests[0]!;
     expect(request.problems).toEqual([]);
-    expect(request.path).toBe(`/v22/customers/${CUSTOMER_ID}:uploadClickConversions`);
+    expect(request.path).toBe(`/v26/customers/${CUSTOMER_ID}:uploadClickConversions`);
     expect(request.headers.authorization).toMatch(/^Bearer \S+$/); // an access token the fake Google issued
     expect(request.headers['developer-token']).toBe(DEVELOPER_TOKEN);
     expect(request.body).toEqual({

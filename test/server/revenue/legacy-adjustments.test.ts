@@ -95,7 +95,7 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     const restated = await adjust(conversion.customerEventId, `fix-${kind.name}`, 'restate', 19.9);
     expect(restated.requests).toHaveLength(1);
     const request = restated.requests[0]!;
-    expect(request.path).toBe(`/v22/customers/${CUSTOMER_ID}:uploadConversionAdjustments`);
+    expect(request.path).toBe(`/v26/customers/${CUSTOMER_ID}:uploadConversionAdjustments`);
     expect(request.problems).toEqual([]);
     expect(request.answeredStatus).toBe(200);
     expect(request.headers['developer-token']).toBeTruthy();

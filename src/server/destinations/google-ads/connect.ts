@@ -17,20 +17,16 @@ export const GOOGLE_ADS_FIELDS: readonly ConnectField[] = [
   {
     name: 'api',
     label: 'API (optional)',
-    hint: "Leave empty for Google's Data Manager API. Enter google_ads_api only if your developer token may still call uploadClickConversions (Google refuses it for tokens that had not used it before 15 June 2026).",
+    hint: "Leave empty for Google's Data Manager API. Enter google_ads_api only if your uploads through the Google Ads API's uploadClickConversions still work (Google accepts no new adopters since 15 June 2026).",
     required: false,
     placeholder: 'data_manager',
   },
-  {
-    name: 'developer_token',
-    label: 'Developer token (only with google_ads_api)',
-    hint: 'The Google Ads API developer token of your manager account. The Data Manager API needs none.',
-    required: false,
-    secret: true,
-  },
 ];
 
-/** Checks the form and splits it into settings (account ids, API) and credentials (a developer token). */
+/**
+ * Checks the form into settings (account ids, API). No credential comes from the form: Google's OAuth gives the
+ * tokens, and the Google Ads API no longer uses a developer token (sunset on 9 September 2026; see legacy-request.ts).
+ */
 export function parseGoogleAdsConnectForm(form: Record<string, string>): ConnectResult {
   const errors: Problem[] = [];
   const customerRaw = (form.customer_id ?? '').trim();
@@ -46,18 +42,11 @@ export function parseGoogleAdsConnectForm(form: Record<string, string>): Connect
   if (apiRaw !== 'data_manager' && apiRaw !== 'google_ads_api') {
     errors.push({ param: 'api', message: 'Leave the API empty (Data Manager API) or enter google_ads_api.' });
   }
-  const developerToken = (form.developer_token ?? '').trim();
-  if (apiRaw === 'google_ads_api' && !developerToken) {
-    errors.push({ param: 'developer_token', message: 'The Google Ads API needs your developer token.' });
-  }
-  if (developerToken && (developerToken.length > 256 || /\s/.test(developerToken))) {
-    errors.push({ param: 'developer_token', message: 'A developer token is one word of at most 256 characters.' });
-  }
   if (errors.length > 0 || !customerId) return { ok: false, errors };
   return {
     ok: true,
     settings: { customer_id: customerId, login_customer_id: loginCustomerId, api: apiRaw },
-    credentials: apiRaw === 'google_ads_api' ? { developer_token: developerToken } : {},
+    credentials: {},
     summary: `Google Ads customer ${customerId.replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3')}${apiRaw === 'google_ads_api' ? ' (Google Ads API)' : ''}`,
   };
 }

@@ -2,6 +2,26 @@
  * Builds the Google Ads API click conversion upload (ConversionUploadService.UploadClickConversions, REST JSON mapping):
  * `POST {base}/{version}/customers/{customer_id}:uploadClickConversions` with `{conversions: [ClickConversion],
  * partialFailure: true}`. Pure: no I/O, so the exact request is testable.
+ *
+ * Verified on 2026-11-27 in Google's own pages:
+ * - The version: v22 was sunset on 7 October 2026 ("all v22 API requests will begin to fail", Google Ads developer
+ *   blog, 2026-09-02, "Google Ads API v22 sunset reminder"); "If you are new to the Google Ads API, we recommend that
+ *   you start with v26" (developers.google.com/google-ads/api/docs/sunset-dates); v26 released October 2026, its
+ *   projected sunset November 2027 (blog, 2025-09-04, "More frequent releases"). Default `CNV_GOOGLE_ADS_API_VERSION`
+ *   v26 ("The latest active version is v26", the v23 and v24 reference pages). The v26 reference of ClickConversion
+ *   lists consent, conversion_action, conversion_date_time and conversion_value as before, and v26's
+ *   ClickConversionResult gclid, gbraid, wbraid and user_identifiers.
+ * - The developer token: "Developer tokens were sunset on September 9, 2026 … You can continue to send developer
+ *   tokens in the headers of your API calls, but this is optional and ignored by the API servers. … Your API access
+ *   levels are now determined by the Google Cloud project you used to generate your OAuth credentials"
+ *   (developers.google.com/google-ads/api/docs/api-policy/developer-token; also "Feature deprecations", 2026-09-09).
+ *   So no upload is refused for want of one; a token still configured (CNV_GOOGLE_ADS_DEVELOPER_TOKEN, or one a
+ *   connection stored before) is sent, as Google allows.
+ * - A project with test access calling a production account: CLOUD_PROJECT_NOT_APPROVED_FOR_PRODUCTION from v25,
+ *   ACTION_NOT_PERMITTED before (same page); new adopters of uploadClickConversions since 15 June 2026 get
+ *   CUSTOMER_NOT_ALLOWLISTED_FOR_THIS_FEATURE (blog, 2026-05-15). legacy-response.ts gives each a hint.
+ * Not verified: order_id and currency_code on the v26 page itself (seen on the v19 to v25 pages); the HTTP status and body Google answers for a sunset version (the blog says only that
+ * requests fail).
  */
 import type { Settings } from '../../settings';
 import { adUserDataDenied, consentDenied, type DeliveryError, type DeliveryInput, type RequestSummary, type SendContext } from '../destination';
@@ -61,7 +81,8 @@ export interface GoogleAdsAccount {
   customerId: string;
   loginCustomerId: string | null;
   accessToken: string;
-  developerToken: string;
+  /** Sent as `developer-token` when there is one; Google ignores it since 9 September 2026. */
+  developerToken: string | null;
 }
 
 function text(value: unknown): string | null {
@@ -79,8 +100,9 @@ export function normalizeCustomerId(value: unknown): string | null {
 
 /**
  * Reads the connection's Google Ads account: `customer_id` (required) and `login_customer_id` (manager account,
- * optional) from its settings, the developer token (the service-wide CNV_GOOGLE_ADS_DEVELOPER_TOKEN wins over the
- * connection's `developer_token` credential), and the OAuth access token the caller got from `ctx.accessToken()`.
+ * optional) from its settings, a developer token if one is known (the connection's `developer_token` credential from
+ * before the sunset, else CNV_GOOGLE_ADS_DEVELOPER_TOKEN; optional), and the OAuth access token the caller got from
+ * `ctx.accessToken()`.
  */
 export function readGoogleAdsAccount(
   ctx: Pick<SendContext, 'connection' | 'settings'>,
@@ -100,10 +122,7 @@ export function readGoogleAdsAccount(
   if (token === null) {
     return { ok: false, error: { code: 'destination_credentials_missing', message: 'The connected Google Ads destination has no access_token (the OAuth flow supplies it).' } };
   }
-  const developerToken = text(ctx.settings.googleAdsDeveloperToken) ?? text(ctx.connection.credentials.developer_token);
-  if (developerToken === null) {
-    return { ok: false, error: { code: 'developer_token_missing', message: 'No Google Ads developer token: set CNV_GOOGLE_ADS_DEVELOPER_TOKEN.' } };
-  }
+  const developerToken = text(ctx.connection.credentials.developer_token) ?? text(ctx.settings.googleAdsDeveloperToken);
   return { ok: true, value: { customerId, loginCustomerId, accessToken: token, developerToken } };
 }
 
@@ -208,7 +227,7 @@ export function prepareClickConversion(
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     authorization: `Bearer ${accessToken}`,
-    'developer-token': developerToken,
+    ...(developerToken ? { 'developer-token': developerToken } : {}),
     ...(loginCustomerId ? { 'login-customer-id': loginCustomerId } : {}),
   };
   const summary: RequestSummary = {

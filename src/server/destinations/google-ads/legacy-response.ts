@@ -46,6 +46,26 @@ const ALREADY_RECORDED = new Set(['ORDER_ID_ALREADY_IN_USE', 'CLICK_CONVERSION_A
 const TOO_RECENT = new Set(['TOO_RECENT_CONVERSION_ACTION', 'TOO_RECENT_EVENT']);
 const TOO_RECENT_RETRY_MS = 6 * 60 * 60_000;
 
+/**
+ * What to do about errors that no resend mends (facts and sources: legacy-request.ts). Access to the Google Ads API
+ * belongs to the Google Cloud project of the service's OAuth client (CNV_GOOGLE_OAUTH_CLIENT_ID) since developer
+ * tokens were sunset.
+ */
+const HINTS: Record<string, string> = {
+  CUSTOMER_NOT_ALLOWLISTED_FOR_THIS_FEATURE:
+    "Google no longer accepts uploadClickConversions from this project: connect Google Ads again with the API left empty (Google's Data Manager API).",
+  CLOUD_PROJECT_NOT_APPROVED_FOR_PRODUCTION:
+    "The Google Cloud project of the service's OAuth client has test access only: apply for Explorer access on the Google Ads API Overview page of the Cloud console, or use the Data Manager API.",
+  ACTION_NOT_PERMITTED:
+    "The Google Cloud project of the service's OAuth client may lack production access: apply for Explorer access on the Google Ads API Overview page of the Cloud console, or use the Data Manager API.",
+};
+
+/** A DeliveryError, with the hint for its code when there is one. */
+function deliveryError(code: string, message: string, status: number): DeliveryError {
+  const hint = HINTS[code];
+  return hint ? { code, message, status, hint } : { code, message, status };
+}
+
 function asObject(value: unknown): Record<string, unknown> | null {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
@@ -84,7 +104,7 @@ function describe(status: RpcStatus | null, httpStatus: number): DeliveryError {
   const first = adsErrors(status)[0];
   const code = (first && errorCodeOf(first)) ?? status?.status ?? `http_${httpStatus}`;
   const message = first?.message ?? status?.message ?? `Google Ads answered HTTP ${httpStatus}.`;
-  return { code, message, status: httpStatus };
+  return deliveryError(code, message, httpStatus);
 }
 
 /**
@@ -122,7 +142,7 @@ export function interpretUploadResponse(
       const message = error.message ?? partial?.message ?? 'Google Ads rejected the conversion.';
       if (ALREADY_RECORDED.has(code)) return delivered({ ...summary, ...jobId, deduplicated: code });
       if (TOO_RECENT.has(code)) return retry({ code, message, status: httpStatus }, TOO_RECENT_RETRY_MS, summary);
-      return failed({ code, message, status: httpStatus }, { ...summary, ...jobId });
+      return failed(deliveryError(code, message, httpStatus), { ...summary, ...jobId });
     });
   }
 
