@@ -170,6 +170,15 @@ function databaseUrlSetting(raw: string | undefined): string | undefined {
 }
 
 /** LOG_FORMAT: json, pretty, or unset (decided by whether the output is a terminal). */
+/** pino's levels, and `silent`. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevelSetting(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return 'info';
+  if (LOG_LEVELS.includes(raw)) return raw;
+  throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got '${raw.slice(0, 40)}'`);
+}
+
 function logFormatSetting(raw: string | undefined): Settings['logFormat'] {
   if (raw === undefined || raw === '' || raw === 'auto') return undefined;
   if (raw === 'json' || raw === 'pretty') return raw;
@@ -260,10 +269,13 @@ function trustProxySetting(raw: string | undefined): Settings['trustProxy'] {
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const host = env.HOST || '127.0.0.1';
   const port = intSetting(env, 'PORT', 8787);
-  const publicUrl = (env.CNV_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const urlHost = host.includes(':') ? `[${host}]` : host; // an IPv6 address is bracketed in a URL
+  const publicUrl = (env.CNV_PUBLIC_URL || `http://${urlHost}:${port}`).replace(/\/+$/, '');
   const webhookPort = optionalPort(env, 'CNV_WEBHOOK_PORT', null);
+  // The main port serves the webhook too, so a public URL set for it is one the webhook answers on; the webhook's own
+  // port is the default only where no public URL was set (one machine).
   const webhookBaseUrl = (
-    env.CNV_WEBHOOK_BASE_URL || (webhookPort ? `http://${host}:${webhookPort}` : publicUrl)
+    env.CNV_WEBHOOK_BASE_URL || env.CNV_PUBLIC_URL || (webhookPort ? `http://${urlHost}:${webhookPort}` : publicUrl)
   ).replace(/\/+$/, '');
   return {
     host,
@@ -304,7 +316,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
     identityRetentionDays: identityRetentionDays(env.CNV_IDENTITY_RETENTION_DAYS),
     demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevelSetting(env.LOG_LEVEL),
     logFormat: logFormatSetting(env.LOG_FORMAT),
     rateLimits: rateLimitSettings(env),
     trustProxy: trustProxySetting(env.CNV_TRUST_PROXY),

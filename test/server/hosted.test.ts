@@ -108,6 +108,21 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
     expect(res.body).not.toContain('Sign in with');
   });
 
+  it('names the OAuth client secret when the service has the client id but not its secret', async () => {
+    const halfSet = await createRestService(kind, { CNV_GOOGLE_OAUTH_CLIENT_ID: 'client-id.apps.example' });
+    try {
+      const handoff = json<{ url: string }>(
+        await halfSet.app.inject({ method: 'POST', url: '/v1/handoffs', headers: halfSet.auth, payload: { purpose: 'connect_destination', destination_type: 'google-ads' } }),
+      );
+      const res = await halfSet.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+      expect(res.statusCode).toBe(503);
+      expect(res.body).toContain('CNV_GOOGLE_OAUTH_CLIENT_SECRET');
+      expect(res.body).not.toContain('Sign in with');
+    } finally {
+      await halfSet.close();
+    }
+  });
+
   describe('connecting the API trigger source', () => {
     it('explains the step on GET and shows no secret before the user confirms', async () => {
       const handoff = await newHandoff({ purpose: 'connect_trigger_source' });

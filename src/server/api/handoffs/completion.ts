@@ -155,14 +155,20 @@ export async function beginHandoffOAuth(
   return { kind: 'redirect', url: authorizeUrl(oauth, settings, { state, redirectUri: oauthCallbackUrl(settings), codeChallenge: pkce.challenge }) };
 }
 
-/** The setting to set when the service has no OAuth client for a platform that needs one; null when it has one. */
+/**
+ * The setting to set when the service lacks a part of the OAuth client of a platform that needs one (its id, else its
+ * secret); null when it has both.
+ */
 export function missingOAuthSetting(settings: Settings, platform: DestinationPlatform): string | null {
-  return platform.oauth && !platform.oauth.clientId(settings) ? clientIdSetting(platform.type) : null;
+  if (!platform.oauth) return null;
+  if (!platform.oauth.clientId(settings)) return oauthClientSetting(platform.type, 'ID');
+  if (!platform.oauth.clientSecret(settings)) return oauthClientSetting(platform.type, 'SECRET');
+  return null;
 }
 
-/** The environment variable holding a platform's OAuth client id (named in the page when it is missing). */
-function clientIdSetting(type: string): string {
-  return `CNV_${type.replace(/-ads$/, '').replace(/-/g, '_').toUpperCase()}_OAUTH_CLIENT_ID`;
+/** The environment variable holding a platform's OAuth client id or secret (named in the page when it is missing). */
+function oauthClientSetting(type: string, part: 'ID' | 'SECRET'): string {
+  return `CNV_${type.replace(/-ads$/, '').replace(/-/g, '_').toUpperCase()}_OAUTH_CLIENT_${part}`;
 }
 
 /**

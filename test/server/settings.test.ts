@@ -1,0 +1,53 @@
+/** The settings read from the environment: defaults, how they combine, and refusals that name the setting. */
+import { describe, expect, it } from 'vitest';
+import { loadSettings } from '../../src/server/settings';
+
+const base = { CNV_DEMO_PORT: 'off' };
+
+describe('the webhook base URL', () => {
+  it('is the public URL by default, which the main port serves the webhook on', () => {
+    expect(loadSettings({ ...base, HOST: '127.0.0.1', PORT: '8787' }).webhookBaseUrl).toBe('http://127.0.0.1:8787');
+    expect(loadSettings({ ...base, CNV_PUBLIC_URL: 'https://cnv.example.com/' }).webhookBaseUrl).toBe('https://cnv.example.com');
+  });
+
+  it("is the webhook's own port only where no public URL was set, and a public URL wins over it", () => {
+    expect(loadSettings({ ...base, HOST: '127.0.0.1', CNV_WEBHOOK_PORT: '8790' }).webhookBaseUrl).toBe('http://127.0.0.1:8790');
+    expect(loadSettings({ ...base, CNV_WEBHOOK_PORT: '8790', CNV_PUBLIC_URL: 'https://cnv.example.com' }).webhookBaseUrl).toBe('https://cnv.example.com');
+    expect(
+      loadSettings({ ...base, CNV_WEBHOOK_PORT: '8790', CNV_PUBLIC_URL: 'https://cnv.example.com', CNV_WEBHOOK_BASE_URL: 'https://hooks.example.com//' }).webhookBaseUrl,
+    ).toBe('https://hooks.example.com');
+  });
+
+  it('brackets an IPv6 host, as the public URL does', () => {
+    const settings = loadSettings({ ...base, HOST: '::1', PORT: '8787', CNV_WEBHOOK_PORT: '8790' });
+    expect(settings.publicUrl).toBe('http://[::1]:8787');
+    expect(settings.webhookBaseUrl).toBe('http://[::1]:8790');
+    expect(new URL(settings.webhookBaseUrl).port).toBe('8790');
+  });
+});
+
+describe('LOG_LEVEL', () => {
+  it("takes pino's levels and silent, info by default", () => {
+    expect(loadSettings(base).logLevel).toBe('info');
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) expect(loadSettings({ ...base, LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+
+  it('refuses anything else, naming the setting', () => {
+    expect(() => loadSettings({ ...base, LOG_LEVEL: 'verbose' })).toThrow(/^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got 'verbose'$/);
+  });
+});
+
+describe('the PostgreSQL pool size', () => {
+  it('reads CNV_PG_POOL_SIZE, else the older PG_POOL_SIZE, else 10', () => {
+    expect(loadSettings(base).pgPoolSize).toBe(10);
+    expect(loadSettings({ ...base, PG_POOL_SIZE: '4' }).pgPoolSize).toBe(4);
+    expect(loadSettings({ ...base, PG_POOL_SIZE: '4', CNV_PG_POOL_SIZE: '6' }).pgPoolSize).toBe(6);
+    expect(() => loadSettings({ ...base, CNV_PG_POOL_SIZE: '0' })).toThrow(/CNV_PG_POOL_SIZE must be a whole number of connections from 1 to 1000/);
+  });
+});
+
+describe('the Google Ads API version of the legacy path', () => {
+  it('is v26 by default (Google sunset v22 on 7 October 2026)', () => {
+    expect(loadSettings(base).googleAdsApiVersion).toBe('v26');
+  });
+});
