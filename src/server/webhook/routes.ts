@@ -112,7 +112,7 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
         summary: 'Report a signup (signed)',
         description:
           'Your backend reports a signup: one event per live flow of the site whose API trigger has this key. Checks run in ' +
-          'this order: site key, trigger key, signature (over the raw bytes), body. A repeat of a customer_event_id answers ' +
+          'this order: rate limits, body size, the trigger key\'s shape, site key, signature (over the raw bytes), body. A repeat of a customer_event_id answers ' +
           "the first report's response and counts nothing twice. A 200 means the report is stored; during a burst its " +
           'events are built right after the burst (see docs/webhook.md).',
         params: ReportParams,
