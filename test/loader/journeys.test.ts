@@ -43,18 +43,26 @@ describe('1. a UTM-only visit after an ad click', () => {
 
 describe('2. a newer ad click after an abandoned intent', () => {
   test('gets a fresh token, so the signup token stands for the newer click only', async () => {
-    let page = preparePage('https://www.example.com/?gclid=A', configFor('https://example.com'));
-    boot();
-    const abandoned = await service()!.captureSaasSignupIntent!();
-    page = nextPage(page, 'https://www.example.com/?gclid=B');
-    boot();
-    await service()!.ready;
-    expect(page.jar.get(CORRELATION_COOKIE), 'the newer click ends the older token').toBeUndefined();
-    const signup = await service()!.captureSaasSignupIntent!();
-    await page.flush();
-    expect(signup).toMatch(CORRELATION_TOKEN_PATTERN);
-    expect(signup).not.toBe(abandoned);
-    expect(page.beacons[0]!.snapshot).toMatchObject({ correlation_token: signup, touch: { click_ids: { gclid: 'B' } } });
+    // The clock is the test's: the second click lands a minute later (two landings in one millisecond would tie, and a
+    // tie keeps the stored touch; the unit suite on a busy machine once ran both in one).
+    vi.useFakeTimers({ now: Date.parse('2026-11-21T09:00:00Z'), toFake: ['Date'] });
+    try {
+      let page = preparePage('https://www.example.com/?gclid=A', configFor('https://example.com'));
+      boot();
+      const abandoned = await service()!.captureSaasSignupIntent!();
+      vi.setSystemTime(Date.parse('2026-11-21T09:01:00Z'));
+      page = nextPage(page, 'https://www.example.com/?gclid=B');
+      boot();
+      await service()!.ready;
+      expect(page.jar.get(CORRELATION_COOKIE), 'the newer click ends the older token').toBeUndefined();
+      const signup = await service()!.captureSaasSignupIntent!();
+      await page.flush();
+      expect(signup).toMatch(CORRELATION_TOKEN_PATTERN);
+      expect(signup).not.toBe(abandoned);
+      expect(page.beacons[0]!.snapshot).toMatchObject({ correlation_token: signup, touch: { click_ids: { gclid: 'B' } } });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test('a page view without a new click keeps the token (one signup, one token)', async () => {
