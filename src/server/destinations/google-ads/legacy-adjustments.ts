@@ -7,7 +7,8 @@
  * - `POST {base}/{version}/customers/{customerId}:uploadConversionAdjustments`, body `{conversionAdjustments[],
  *   partialFailure, validateOnly?, jobId?}`; `partialFailure` is "Required … This should always be set to true"
  *   (UploadConversionAdjustmentsRequest). Scope `https://www.googleapis.com/auth/adwords`, the one the legacy upload
- *   already uses; the same developer-token / login-customer-id headers as every Google Ads API call.
+ *   already uses; the same login-customer-id header as every Google Ads API call (and a developer token only when one
+ *   is configured: Google ignores it since 9 September 2026, legacy-request.ts).
  * - ConversionAdjustment: `conversionAction` (resource name; "validation will ignore the customer id and use the
  *   conversion action id"), `adjustmentType` (ConversionAdjustmentType RESTATEMENT, RETRACTION; ENHANCEMENT is for
  *   enhanced conversions, never sent here), `adjustmentDateTime` ("Must be after the conversion_date_time. The timezone

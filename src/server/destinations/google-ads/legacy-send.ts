@@ -1,7 +1,8 @@
 /**
  * The legacy path: the Google Ads API's uploadClickConversions, kept as an explicit choice of a connection
- * (`api: google_ads_api`) for developer tokens Google still allows. Since 15 June 2026 Google refuses it for tokens
- * that had not used it (CUSTOMER_NOT_ALLOWLISTED_FOR_THIS_FEATURE); new connections use the Data Manager API.
+ * (`api: google_ads_api`) for those Google still allows. Since 15 June 2026 Google refuses it to new adopters
+ * (CUSTOMER_NOT_ALLOWLISTED_FOR_THIS_FEATURE; allowlisted then by developer token, whose access Google moved to the
+ * Google Cloud projects when it sunset the tokens on 9 September 2026); new connections use the Data Manager API.
  *
  * Prepares each event action's click conversion, groups them into as few uploadClickConversions requests as Google
  * allows (per customer and credentials, up to 2000 each), sends them to the configured API base, and maps Google's

@@ -5,6 +5,14 @@
  *
  * https://developers.facebook.com/documentation/ads-commerce/conversions-api/using-the-api
  * https://developers.facebook.com/documentation/ads-commerce/conversions-api/parameters/server-event
+ *
+ * The version (CNV_META_GRAPH_API_VERSION, default v24.0), checked on 2026-11-27: the Conversions API follows the Graph
+ * API's schedule, not the Marketing API's ("Marketing and Graph APIs have different version deprecation schedules. Our
+ * release cycle is aligned with the Graph API, so every version is supported for at least two years. This exception is
+ * only valid for the Conversions API", Using the API, updated 6 February 2026: read by a reviewer this session, not
+ * found again by a second search), and the Graph API serves v24.0 until 18 February 2028
+ * (developers.facebook.com/docs/graph-api/changelog/versions, checked). The Marketing API's shorter schedule (90 days
+ * after a newer version) does not apply here. A version Meta stopped serving answers #2635 (response.ts).
  */
 import { isIP } from 'node:net';
 import { httpUrlOrNull } from '../browser-signals';

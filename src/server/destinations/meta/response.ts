@@ -140,6 +140,20 @@ export function classifyMetaAnswer(answer: HttpAnswer, sentCount: number, nowMs:
       },
     };
   }
+  if (code === 2635) {
+    // "(#2635) You are calling a deprecated version of the Ads API. Please update to the latest version" (Meta's
+    // developer blog, 2024-04-16, "Upcoming change in Marketing API version deprecation"): every event of every request
+    // fails alike until the version setting changes, so the batch is not split to look for a bad event.
+    return {
+      kind: 'failed',
+      error: {
+        code: 'api_version_deprecated',
+        message: `${what}: Meta no longer serves the Graph API version cnv calls.`,
+        hint: "Set CNV_META_GRAPH_API_VERSION to a version Meta still serves (Meta's Graph API versions page lists them), restart the service, then send the failed events again (redeliver).",
+        status,
+      },
+    };
+  }
   if (error.is_transient === true || status >= 500 || code === 1 || code === 2) {
     const afterMs = metaWaitMs(headers, nowMs);
     return {

@@ -5,8 +5,9 @@
  * operation". Each OfflineConversionAdjustment (…/offlineconversionadjustment?view=bingads-13) names the conversion as
  * it was applied (ConversionName, ConversionTime, MicrosoftClickId or the hashed email/phone) and carries AdjustmentType
  * `Restate` (with AdjustmentValue and AdjustmentCurrencyCode) or `Retract`, and AdjustmentTime (UTC, "cannot be
- * earlier than the original offline conversion date and time"). Verified: those fields and values. Not verified: the
- * REST path, taken by analogy with ApplyOfflineConversions' `/OfflineConversions/Apply`.
+ * earlier than the original offline conversion date and time"). Verified: those fields and values, and (2026-11-27)
+ * the REST path: Microsoft's own REST SDK (BingAds/BingAds-PHP-REST-SDK v13.0.26, CampaignManagementServiceApi.php)
+ * posts ApplyOfflineConversionAdjustments to `/CampaignManagement/v13/OfflineConversionAdjustments/Apply`.
  */
 import { adjustmentOutcomeOf, type AdjustmentInput, type AdjustmentOutcome, type DeliveryOutcome, type RequestSummary } from '../destination';
 import { prepareConversion } from './request';

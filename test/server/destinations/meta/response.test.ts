@@ -63,6 +63,11 @@ describe("classifying Meta's answer", () => {
     });
   });
 
+  it('fails a deprecated Graph API version (#2635) for good, without splitting the batch, naming the setting to change', () => {
+    const verdict = classifyMetaAnswer(graphError(400, { code: 2635, message: '(#2635) You are calling a deprecated version of the Ads API. Please update to the latest version: v27.0.' }), 5, NOW_MS);
+    expect(verdict).toMatchObject({ kind: 'failed', error: { code: 'api_version_deprecated', status: 400, hint: expect.stringContaining('CNV_META_GRAPH_API_VERSION') } });
+  });
+
   it('fails a permission error for good', () => {
     expect(classifyMetaAnswer(graphError(403, { code: 200 }), 1, NOW_MS)).toMatchObject({
       kind: 'failed',
