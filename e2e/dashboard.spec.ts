@@ -145,7 +145,7 @@ test('signing out ends the session', async ({ page }) => {
   await expect(page.getByRole('status')).toHaveText('You are signed out.');
   const res = await page.goto(`${origin}/`);
   expect(res?.status()).toBe(401);
-  await expect(page.getByText('npx cnv dashboard')).toBeVisible();
+  await expect(page.getByText('CNV_API_KEY=cnv_sk_… npx cnv dashboard')).toBeVisible();
   await shoot(page, 'signed-out');
 });
 

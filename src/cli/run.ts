@@ -113,6 +113,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const env = io.env ?? process.env;
   if (storeCommand?.runWithService && env.CNV_API_KEY?.trim() && !io.db) {
     // Beside a running service that holds the embedded store: ask the service instead of opening the store.
+    if (values.account !== undefined) {
+      io.err.write(`cnv ${command.name}: --account is not taken with CNV_API_KEY set: the key names the account (unset CNV_API_KEY to choose one on the store).\nUsage: cnv ${command.usage}\n`);
+      return EXIT_USAGE;
+    }
     try {
       await storeCommand.runWithService({ env, err: io.err, out: io.out, options: values as Record<string, string | undefined> });
       return EXIT_OK;
@@ -136,7 +140,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       : await openStore(settings, 'the cnv command').catch((error: unknown) => {
           const explained = explainStoreError(error, settings) as Error;
           // The running service holds the embedded store: this command can ask it instead.
-          if (storeCommand!.runWithService && /lock/i.test(explained.message)) {
+          if (storeCommand!.runWithService && /is in use by/.test(explained.message)) {
             throw new Error(`${explained.message}\nWhile the service runs, set CNV_API_KEY (and CNV_API_URL if it is not ${DEFAULT_API_URL}) and run 'cnv ${command.name}' again: the service does it.`);
           }
           throw explained;

@@ -13,10 +13,10 @@ describe('cnv dashboard through the running service', () => {
   });
   afterAll(() => svc.close());
 
-  async function cli(env: Record<string, string>) {
+  async function cli(env: Record<string, string>, args: string[] = []) {
     let out = '';
     let err = '';
-    const code = await runCli(['dashboard'], { out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, env });
+    const code = await runCli(['dashboard', ...args], { out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, env });
     return { code, out, err };
   }
 
@@ -29,6 +29,13 @@ describe('cnv dashboard through the running service', () => {
     expect(String(first.headers['set-cookie'])).toContain('HttpOnly');
     const again = await svc.app.inject({ method: 'GET', url: url.pathname + url.search });
     expect(again.statusCode).not.toBe(303);
+  });
+
+  it('refuses --account beside CNV_API_KEY (the key names the account) rather than ignoring it', async () => {
+    const { code, out, err } = await cli({ CNV_API_KEY: svc.apiKey, CNV_API_URL: base }, ['--account', 'acct_other']);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toContain('--account is not taken with CNV_API_KEY set');
   });
 
   it('says so when the key is wrong or the service does not answer', async () => {

@@ -201,6 +201,10 @@ describe('cnv on the embedded store of CNV_DATA_DIR', () => {
       const { code, err } = await cnv(['sites', 'list'], { env: { CNV_DATA_DIR: dir } });
       expect(code).toBe(1);
       expect(err).toMatch(/is in use by the cnv service/);
+      // A command the running service can do instead says how.
+      const dashboard = await cnv(['dashboard'], { env: { CNV_DATA_DIR: dir } });
+      expect(dashboard.code).toBe(1);
+      expect(dashboard.err).toMatch(/is in use by the cnv service[\s\S]*While the service runs, set CNV_API_KEY/);
     } finally {
       release();
     }

@@ -2,9 +2,9 @@
 import { html, layout } from '../layout';
 import type { DashboardSession } from '../sessions';
 
-const HOW = html`<p>Get a fresh sign-in link on the machine that runs cnv:</p>
-<pre>npx cnv dashboard</pre>
-<p class="hint">It prints a link that works once, for 15 minutes. The service prints one too at its first start, and at every start in a terminal.</p>`;
+const HOW = html`<p>Get a fresh sign-in link on the machine that runs cnv, with one of your API keys:</p>
+<pre>CNV_API_KEY=cnv_sk_… npx cnv dashboard</pre>
+<p class="hint">It prints a link that works once, for 15 minutes. The service prints one too at its first start, and at every start in a terminal. With the service stopped, <code>npx cnv dashboard</code> needs no key.</p>`;
 
 const REASONS = {
   used: 'This sign-in link was already used. Each link works once.',
