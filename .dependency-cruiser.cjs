@@ -1,10 +1,11 @@
 /**
  * The import rules of ARCHITECTURE.md, checked by `npm test` (npm run lint:deps). A feature folder of the service is a
- * step of the flow (api/<resource>, collector, webhook, pairing, fanout, delivery, destinations/<platform>, accounts):
- * from outside, it is reached through its index.ts only.
+ * step of the flow (api/<resource>, collector, webhook, pairing, fanout, delivery, destinations/<platform>, accounts)
+ * or a surface or service beside it (dashboard, mcp, notifications, privacy, rate-limits, health, openapi): from
+ * outside, it is reached through its index.ts only.
  */
 /** Folders whose insides are private: other folders import their index.ts. */
-const FEATURE = '^src/server/(api/[^/]+|collector|webhook|pairing|fanout|delivery|accounts|dashboard|mcp|destinations/[^/]+)/';
+const FEATURE = '^src/server/(api/[^/]+|collector|webhook|pairing|fanout|delivery|accounts|dashboard|mcp|notifications|privacy|rate-limits|health|openapi|destinations/[^/]+)/';
 
 /** The composition roots: they plug each feature's routes into the app. */
 const COMPOSITION = '^src/server/(app|api/routes)\\.ts$';

@@ -20,5 +20,5 @@ export function endpointUrlProblem(value: string): string | null {
   if (url.username || url.password) return 'url must not carry a user name or password.';
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && isLoopback(url.hostname)) return null;
-  return 'url must use https (plain http is accepted only for localhost, 127.0.0.1 or ::1, for development).';
+  return 'url must use https (plain http is accepted only for loopback: localhost, *.localhost, 127.x.x.x or ::1, for development).';
 }
