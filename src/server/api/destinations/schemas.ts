@@ -16,7 +16,7 @@ export const TestDestinationBody = Type.Optional(
           maxLength: 200,
           pattern: '^[^\\u0000-\\u001f]*$',
           description:
-            'For google-ads: the conversion action to validate against (its numeric id). Google checks the whole request, so a test without one cannot tell whether the action exists.',
+            'For google-ads: the conversion action to validate against (its numeric id, or its resource name customers/{customer id}/conversionActions/{id}). Google checks the whole request, so a test without one cannot tell whether the action exists.',
         }),
       ),
     },

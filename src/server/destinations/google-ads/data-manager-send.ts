@@ -7,6 +7,7 @@ import type { ConnectionTestResult, DeliveryError, DeliveryInput, DeliveryOutcom
 import { requestJson } from '../http';
 import {
   buildIngestBody,
+  conversionActionId as conversionActionIdOf,
   groupForIngest,
   ingestDestination,
   ingestUrl,
@@ -116,12 +117,13 @@ export async function testDataManagerConnection(ctx: SendContext, conversionActi
   const account = readDataManagerAccount(ctx.connection.settings);
   if (!account) return { ok: false, message: MISCONFIGURED.message, error: MISCONFIGURED };
   const setting = ctx.connection.settings.test_conversion_action_id;
-  const actionId = (conversionActionId ?? (typeof setting === 'string' ? setting : '')).trim();
-  if (!/^\d+$/.test(actionId)) {
+  // The same forms a flow's action takes: the numeric id, or its resource name customers/{id}/conversionActions/{id}.
+  const actionId = conversionActionIdOf({ conversion: { id: conversionActionId ?? setting } });
+  if (actionId === null) {
     const error: DeliveryError = {
       code: 'conversion_action_missing',
       message: 'A test of a Google Ads connection needs the id of one of its conversion actions.',
-      hint: "Give the numeric id of a conversion action of type 'Import from clicks'.",
+      hint: "Give the id of a conversion action of type 'Import from clicks': its number, or its resource name customers/{customer id}/conversionActions/{id}.",
     };
     return { ok: false, message: error.message, error };
   }

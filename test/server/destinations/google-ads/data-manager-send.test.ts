@@ -90,6 +90,15 @@ describe('testing a connection and reading diagnostics', () => {
     expect(google.ingested().length).toBe(before);
   });
 
+  it("takes the conversion action as a flow's action does: its number or its resource name; anything else is asked for", async () => {
+    const byName = await testDataManagerConnection(ctx(), 'customers/1234567890/conversionActions/555');
+    expect(byName.ok).toBe(true);
+    const sent = ingestRequests().at(-1)!.body as { destinations: Array<{ productDestinationId: string }> };
+    expect(sent.destinations[0]!.productDestinationId).toBe('555');
+    const missing = await testDataManagerConnection(ctx(), 'conversions/555');
+    expect(missing).toMatchObject({ ok: false, error: { code: 'conversion_action_missing', hint: expect.stringContaining('resource name') } });
+  });
+
   it('reports an account problem found by the validate-only request', async () => {
     google.server.respondWith({ kind: 'requestError', status: 403, grpcStatus: 'PERMISSION_DENIED', reason: 'PERMISSION_DENIED' });
     const result = await testDataManagerConnection(ctx(), '555');
