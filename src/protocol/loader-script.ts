@@ -9,6 +9,8 @@
  * definitions to wrap the bundle and to measure the per-site loader; the service uses them to fill it in.
  */
 
+import type { SiteConfig } from './collector';
+
 /** The name of the core loader's one parameter: the site's config, or null in the plain loader. */
 export const LOADER_CONFIG_PARAMETER = 'siteConfig';
 
@@ -43,4 +45,15 @@ export function scriptJson(value: unknown): string {
 export function loaderWithConfig(plainLoader: string, config: object): string {
   if (!plainLoader.endsWith(LOADER_TAIL)) throw new Error(`The core loader must end with ${LOADER_TAIL}`);
   return `${plainLoader.slice(0, -LOADER_TAIL.length)}})(${scriptJson(config)});`;
+}
+
+/**
+ * The config the lean core (dist/site-loader.js) carries inside: the site's config less what it says by default, since
+ * these bytes are on every page. The lean core is served only to sites without form triggers, so `forms` is always
+ * empty and left out (the loader reads a missing `forms` as none); `honor_gpc` is left out when true (the loader
+ * honours GPC unless the config says `"honor_gpc": false`). The config endpoint answers the whole config.
+ */
+export function leanCoreConfig(config: SiteConfig): SiteConfig | Omit<SiteConfig, 'honor_gpc'> {
+  const { forms: _forms, honor_gpc: honorGpc, ...rest } = config;
+  return honorGpc === false ? { ...rest, honor_gpc: false } : rest;
 }

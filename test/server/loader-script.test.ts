@@ -57,15 +57,24 @@ describe('the loader on the wire', () => {
   });
 
   describe('/loader.js?site_key=KEY', () => {
-    it("is the lean loader with the site's config inside: the same JSON as the config endpoint", async () => {
+    it("is the lean loader with the site's config inside: the config endpoint's JSON less what it says by default", async () => {
       const res = await get(`/loader.js?site_key=${svc.site.site_key}`);
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
       const config = await configOf(svc.site.site_key);
-      expect(config.domain).toBe('https://www.example.com');
-      expect(res.body).toBe(loaderWithConfig(servedScript(LEAN), config));
-      expect(res.body).toContain(`})(${JSON.stringify(config)});`);
+      expect(config).toMatchObject({ domain: 'https://www.example.com', honor_gpc: true, forms: [] });
+      const { forms: _forms, honor_gpc: _honorGpc, ...inside } = config;
+      expect(res.body).toBe(loaderWithConfig(servedScript(LEAN), inside));
+      expect(res.body).toContain(`})(${JSON.stringify(inside)});`);
       expect(res.body).not.toContain('sourceMappingURL');
+    });
+
+    it('keeps "honor_gpc": false inside the lean loader (true, the default, is left out)', async () => {
+      const site = await insertSite(svc.db, svc.accountId, { domain: 'https://nogpc.example', honor_gpc: false });
+      const res = await get(`/loader.js?site_key=${site.site_key}`);
+      const { forms: _forms, ...inside } = await configOf(site.site_key);
+      expect(inside.honor_gpc).toBe(false);
+      expect(res.body).toBe(loaderWithConfig(servedScript(LEAN), inside));
     });
 
     it('is cacheable for a minute, revalidated in the background for a day, with an ETag and Vary', async () => {

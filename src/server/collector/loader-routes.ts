@@ -15,7 +15,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { LOADER_PATH, OPTIONAL_SCRIPTS, optionalScriptPath, SITE_KEY_PARAM } from '../../protocol/install';
-import { loaderWithConfig, servedScript } from '../../protocol/loader-script';
+import { leanCoreConfig, loaderWithConfig, servedScript } from '../../protocol/loader-script';
 import type { Database } from '../db/db';
 import { encodeBody, sendEncoded, type EncodedBody } from '../http/encoded-body';
 import { ApiError, printable } from '../http/errors';
@@ -72,7 +72,7 @@ class SiteLoaders {
   constructor(private readonly max: number) {}
 
   /** The per-site loader of a core's text and a config, compressed at its first use. */
-  get(core: string, coreEtag: string, config: LoaderConfig): EncodedBody {
+  get(core: string, coreEtag: string, config: object): EncodedBody {
     const key = `${coreEtag}\n${JSON.stringify(config)}`;
     let entry = this.#entries.get(key);
     if (entry) this.#entries.delete(key);
@@ -148,10 +148,12 @@ export function loaderScriptRoutes(options: LoaderScriptOptions = {}): FastifyPl
     app.get(LOADER_PATH, async (request, reply) => {
       const siteKey = (request.query as Record<string, unknown>)[SITE_KEY_PARAM];
       const config = await configFor(siteKey, request.headers.referer);
-      const core = await scripts.get(config && !config.forms.length ? LEAN_CORE : FULL_CORE)!.current();
+      const lean = config !== null && !config.forms.length;
+      const core = await scripts.get(lean ? LEAN_CORE : FULL_CORE)!.current();
       if (!core) return notBuilt(reply, FULL_CORE);
       scriptHeaders(reply, siteKey === undefined ? PLAIN_CACHE : SITE_CACHE);
-      const body = config ? siteLoaders.get(core.text, core.encoded.etags.identity, config) : core.encoded;
+      const inside = config && (lean ? leanCoreConfig(config) : config);
+      const body = inside ? siteLoaders.get(core.text, core.encoded.etags.identity, inside) : core.encoded;
       return sendEncoded(request, reply, body, JAVASCRIPT);
     });
 
