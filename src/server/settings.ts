@@ -11,6 +11,11 @@ export interface Settings {
   webhookBaseUrl: string;
   /** When set, the webhook bridge also listens on its own port. */
   webhookPort: number | null;
+  /**
+   * CNV_NOTIFICATION_PRIVATE_ADDRESSES: whether notification endpoints may reach this machine and private networks
+   * (and plain http to loopback). Default: only when the service listens on loopback (a developer's machine).
+   */
+  notificationPrivateAddresses: boolean;
   /** A postgres:// URL; unset means the embedded PGlite store. */
   databaseUrl: string | undefined;
   /** Connections per process to DATABASE_URL (CNV_PG_POOL_SIZE; PG_POOL_SIZE is read too, as an older name). */
@@ -170,6 +175,21 @@ function databaseUrlSetting(raw: string | undefined): string | undefined {
 }
 
 /** LOG_FORMAT: json, pretty, or unset (decided by whether the output is a terminal). */
+/** Whether HOST is a loopback address or name: the service is reachable from this machine only. */
+function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
+}
+
+/** An on/off setting (`on`, `off`, `true`, `false`, `1`, `0`); `fallback` when unset. */
+function onOffSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['on', 'true', '1'].includes(raw)) return true;
+  if (['off', 'false', '0'].includes(raw)) return false;
+  throw new Error(`${name} must be on or off, got '${raw.slice(0, 40)}'`);
+}
+
 /** pino's levels, and `silent`. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -283,6 +303,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     publicUrl,
     webhookBaseUrl,
     webhookPort,
+    notificationPrivateAddresses: onOffSetting(env, 'CNV_NOTIFICATION_PRIVATE_ADDRESSES', isLoopbackHost(host)),
     databaseUrl: databaseUrlSetting(env.DATABASE_URL),
     pgPoolSize: poolSize(env),
     dataDir: resolve(env.CNV_DATA_DIR || '.cnv-data'),

@@ -1,16 +1,78 @@
-/** Where notifications may go: https anywhere, plain http only to this machine (development). */
-import { isIP } from 'node:net';
+/**
+ * Where notifications may go. An account chooses the URL, so the service must not become a way into its own machine
+ * or network (server-side request forgery): unless the operator allows private addresses
+ * (`CNV_NOTIFICATION_PRIVATE_ADDRESSES`, on by default only for a service that listens on loopback, i.e. a developer's
+ * machine), an endpoint must be https and reach only public addresses: a host given as such an address is refused when
+ * the endpoint is created, and a name is resolved at every send and refused when any of its addresses is one (the
+ * connection then goes to the address that was checked, so a second DNS answer cannot swap it).
+ */
+import { BlockList, isIP } from 'node:net';
 
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+/** Whether the policy lets notifications reach loopback and private addresses (and plain http to loopback). */
+export interface EndpointPolicy {
+  privateAddresses: boolean;
+  /** How names are resolved (node:dns lookup by default; tests give their own). */
+  lookup?: typeof import('node:dns').lookup;
+}
+
+/**
+ * Addresses that are not on the public internet: this host, private and shared networks, link-local (cloud metadata at
+ * 169.254.169.254), benchmarking, documentation, multicast and reserved ranges, and the IPv6 equivalents (an
+ * IPv4-mapped or NAT64 address is judged by the IPv4 address it carries).
+ */
+const NOT_PUBLIC = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) {
+  NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
+] as const) {
+  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+}
+
+/** The IPv4 address an IPv6 address carries (IPv4-mapped ::ffff:a.b.c.d, or NAT64 64:ff9b::/96), if any. */
+function embeddedIpv4(address: string): string | null {
+  const lower = address.toLowerCase();
+  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1]!;
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (!hex) return null;
+  const high = parseInt(hex[1]!, 16);
+  const low = parseInt(hex[2]!, 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
+/** Whether an IP address is on the public internet. */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return !NOT_PUBLIC.check(address, 'ipv4');
+  if (family !== 6) return false;
+  const v4 = embeddedIpv4(address);
+  return v4 ? isPublicAddress(v4) : !NOT_PUBLIC.check(address, 'ipv6');
+}
+
+/** The host of a URL as an address or name, without IPv6 brackets, lower case. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+}
+
+function isLoopbackName(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost');
+}
+
+function isLoopback(host: string): boolean {
+  if (isLoopbackName(host)) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   if (isIP(host) === 6) return host === '::1';
   return false;
 }
 
-/** Why a URL cannot be a notification endpoint, or null when it can. */
-export function endpointUrlProblem(value: string): string | null {
+/** Why a URL cannot be a notification endpoint under `policy`, or null when it can (its name still checked at send). */
+export function endpointUrlProblem(value: string, policy: EndpointPolicy): string | null {
   let url: URL;
   try {
     url = new URL(value);
@@ -18,7 +80,15 @@ export function endpointUrlProblem(value: string): string | null {
     return 'url must be an absolute URL, e.g. https://example.com/webhooks/cnv.';
   }
   if (url.username || url.password) return 'url must not carry a user name or password.';
-  if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:' && isLoopback(url.hostname)) return null;
-  return 'url must use https (plain http is accepted only for loopback: localhost, *.localhost, 127.x.x.x or ::1, for development).';
+  const host = hostOf(url);
+  if (policy.privateAddresses) {
+    if (url.protocol === 'https:') return null;
+    if (url.protocol === 'http:' && isLoopback(host)) return null;
+    return 'url must use https (plain http is accepted only for loopback: localhost, *.localhost, 127.x.x.x or ::1, for development).';
+  }
+  if (url.protocol !== 'https:') return 'url must use https.';
+  if (isLoopbackName(host) || (isIP(host) !== 0 && !isPublicAddress(host))) {
+    return 'url must reach a public address: this service does not send notifications to its own machine or to private networks.';
+  }
+  return null;
 }

@@ -60,7 +60,7 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
           options.log.error({ notification: claim.messageId }, 'notification endpoint secret cannot be opened');
           return;
         }
-        const outcome = await sendNotification({ url: claim.url, secret, messageId: claim.messageId, body: claim.payload }, { now, timeoutMs, signal: stopping.signal });
+        const outcome = await sendNotification({ url: claim.url, secret, messageId: claim.messageId, body: claim.payload }, { now, timeoutMs, signal: stopping.signal, policy: { privateAddresses: options.settings.notificationPrivateAddresses } });
         if (stopping.signal.aborted && !outcome.ok) return; // interrupted: the lease expires and it is sent again
         const attempts = claim.attempts + 1;
         const delay = outcome.ok ? null : retryDelayMs(attempts, random);
