@@ -33,12 +33,19 @@ export async function issueApiKey(db: Queryable, accountId: string, label = ''):
 
 /** The account a clear API key belongs to, or null for an unknown or revoked key. */
 export async function findAccountByApiKey(db: Queryable, key: string): Promise<Account | null> {
-  const [row] = await db.query<Account>(
-    `select a.id, a.name, a.created_at from api_keys k join accounts a on a.id = k.account_id
+  return (await findApiKeyAccount(db, key))?.account ?? null;
+}
+
+/** A live API key's account and the key's id, or null when the key is unknown or revoked. */
+export async function findApiKeyAccount(db: Queryable, key: string): Promise<{ account: Account; keyId: string } | null> {
+  const [row] = await db.query<Account & { key_id: string }>(
+    `select a.id, a.name, a.created_at, k.id as key_id from api_keys k join accounts a on a.id = k.account_id
      where k.key_hash = $1 and k.revoked_at is null`,
     [hashSecret(key)],
   );
-  return row ?? null;
+  if (!row) return null;
+  const { key_id: keyId, ...account } = row;
+  return { account, keyId };
 }
 
 /** All accounts, oldest first. */
@@ -66,9 +73,20 @@ export async function listApiKeys(db: Queryable, accountId?: string): Promise<Ap
 }
 
 /** Revokes a key by id (from then on it is 401); a key revoked before keeps its first revocation time. Null: no such key. */
+/**
+ * Revokes an API key, and with it the dashboard sign-in links asked for with it and the sessions opened with those
+ * (one statement: a revoked key leaves nothing behind that still works).
+ */
 export async function revokeApiKey(db: Queryable, id: string): Promise<ApiKeyRow | null> {
   const [row] = await db.query<ApiKeyRow>(
-    `update api_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 returning ${API_KEY_COLUMNS}`,
+    `with revoked as (
+       update api_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 returning ${API_KEY_COLUMNS}
+     ), sessions as (
+       delete from dashboard_sessions where api_key_id = $1 and exists (select 1 from revoked)
+     ), links as (
+       delete from dashboard_sign_in_tokens where api_key_id = $1 and used_at is null and exists (select 1 from revoked)
+     )
+     select * from revoked`,
     [id],
   );
   return row ?? null;

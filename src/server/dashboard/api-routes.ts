@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../http/app';
-import { accountOf } from '../http/auth';
+import { accountOf, apiKeyIdOf } from '../http/auth';
 import { issueSignInLink } from './sessions';
 
 export default async function dashboardApiRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
@@ -28,7 +28,8 @@ export default async function dashboardApiRoutes(fastify: FastifyInstance, { db,
         response: { 201: SignInLink },
       },
     }, async (request, reply) => {
-    const link = await issueSignInLink(db, settings, accountOf(request).id);
+    // The link, and the session it opens, end when this key is revoked (accounts/sql.ts, revokeApiKey).
+    const link = await issueSignInLink(db, settings, accountOf(request).id, new Date(), apiKeyIdOf(request));
     return reply.status(201).send({ url: link.url, expires_at: link.expiresAt.toISOString() });
   });
 }

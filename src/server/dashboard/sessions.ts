@@ -24,10 +24,11 @@ export async function issueSignInLink(
   settings: Pick<Settings, 'publicUrl'>,
   accountId: string,
   now: Date = new Date(),
+  apiKeyId: string | null = null,
 ): Promise<{ url: string; expiresAt: Date }> {
   const token = newUrlToken();
   const expiresAt = new Date(now.getTime() + SIGN_IN_TTL_MS);
-  await insertSignInToken(db, hashSecret(token), accountId, expiresAt);
+  await insertSignInToken(db, hashSecret(token), accountId, expiresAt, apiKeyId);
   return { url: `${settings.publicUrl}${SIGN_IN_PATH}?token=${token}`, expiresAt };
 }
 
@@ -42,7 +43,7 @@ export async function signIn(db: Queryable, token: string, now: Date = new Date(
   if (used.kind !== 'ok') return { ok: false, reason: used.kind };
   const sessionToken = newUrlToken();
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  await insertSession(db, hashSecret(sessionToken), used.accountId, expiresAt);
+  await insertSession(db, hashSecret(sessionToken), used.accountId, expiresAt, used.apiKeyId);
   return { ok: true, sessionToken, accountId: used.accountId, expiresAt };
 }
 

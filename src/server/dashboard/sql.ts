@@ -2,11 +2,12 @@
 import type { Queryable } from '../db/db';
 
 /** Stores a sign-in link's token hash for an account, valid until `expiresAt`. */
-export async function insertSignInToken(db: Queryable, tokenHash: string, accountId: string, expiresAt: Date): Promise<void> {
-  await db.query('insert into dashboard_sign_in_tokens (token_hash, account_id, expires_at) values ($1, $2, $3)', [
+export async function insertSignInToken(db: Queryable, tokenHash: string, accountId: string, expiresAt: Date, apiKeyId: string | null = null): Promise<void> {
+  await db.query('insert into dashboard_sign_in_tokens (token_hash, account_id, expires_at, api_key_id) values ($1, $2, $3, $4)', [
     tokenHash,
     accountId,
     expiresAt,
+    apiKeyId,
   ]);
   // Spent and expired links are kept a day (to tell "already used" from "unknown"), then dropped.
   await db.query(`delete from dashboard_sign_in_tokens where expires_at < now() - interval '1 day'`);
@@ -17,21 +18,26 @@ export async function useSignInToken(
   db: Queryable,
   tokenHash: string,
   now: Date,
-): Promise<{ kind: 'ok'; accountId: string } | { kind: 'used' | 'expired' | 'unknown' }> {
-  const [used] = await db.query<{ account_id: string }>(
+): Promise<{ kind: 'ok'; accountId: string; apiKeyId: string | null } | { kind: 'used' | 'expired' | 'unknown' }> {
+  const [used] = await db.query<{ account_id: string; api_key_id: string | null }>(
     `update dashboard_sign_in_tokens set used_at = $2
-     where token_hash = $1 and used_at is null and expires_at > $2 returning account_id`,
+     where token_hash = $1 and used_at is null and expires_at > $2 returning account_id, api_key_id`,
     [tokenHash, now],
   );
-  if (used) return { kind: 'ok', accountId: used.account_id };
+  if (used) return { kind: 'ok', accountId: used.account_id, apiKeyId: used.api_key_id };
   const [row] = await db.query<{ used_at: Date | null }>('select used_at from dashboard_sign_in_tokens where token_hash = $1', [tokenHash]);
   if (!row) return { kind: 'unknown' };
   return { kind: row.used_at ? 'used' : 'expired' };
 }
 
 /** Stores a new session's token hash. */
-export async function insertSession(db: Queryable, tokenHash: string, accountId: string, expiresAt: Date): Promise<void> {
-  await db.query('insert into dashboard_sessions (token_hash, account_id, expires_at) values ($1, $2, $3)', [tokenHash, accountId, expiresAt]);
+export async function insertSession(db: Queryable, tokenHash: string, accountId: string, expiresAt: Date, apiKeyId: string | null = null): Promise<void> {
+  await db.query('insert into dashboard_sessions (token_hash, account_id, expires_at, api_key_id) values ($1, $2, $3, $4)', [
+    tokenHash,
+    accountId,
+    expiresAt,
+    apiKeyId,
+  ]);
   await db.query('delete from dashboard_sessions where expires_at < now()');
 }
 

@@ -505,6 +505,19 @@ create table report_fanouts (
 alter table snapshots drop constraint if exists snapshots_site_id_fkey;
 `,
   },
+  {
+    version: 23,
+    name: 'dashboard sign-in links and sessions remember the API key that asked for them',
+    sql: `
+-- A sign-in link asked for with an API key (POST /v1/dashboard/sign-in-links, what 'cnv dashboard' does beside a
+-- running service), and the session opened with it, name that key: revoking the key ends them, so a leaked key stops
+-- at its revocation instead of living on as a week-long session that can make new keys. Null: issued by the operator
+-- on the store (the first start, 'cnv dashboard' on a stopped service).
+alter table dashboard_sign_in_tokens add column if not exists api_key_id text;
+alter table dashboard_sessions add column if not exists api_key_id text;
+create index if not exists dashboard_sessions_api_key on dashboard_sessions (api_key_id) where api_key_id is not null;
+`,
+  },
 ];
 
 /**

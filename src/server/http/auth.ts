@@ -1,17 +1,17 @@
 /** Bearer-key authentication of the REST API: which account a request acts for. */
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/db';
-import { findAccountByApiKey, type Account } from '../accounts';
+import { findApiKeyAccount, type Account } from '../accounts';
 import { ApiError } from './errors';
 
-const accounts = new WeakMap<FastifyRequest, Account>();
+const accounts = new WeakMap<FastifyRequest, { account: Account; keyId: string }>();
 
 function unauthorized(message: string): ApiError {
   return new ApiError(401, 'authentication_error', 'invalid_api_key', message);
 }
 
-/** Reads `Authorization: Bearer <key>` and returns the key's account, or throws a 401 saying what is wrong. */
-export async function authenticate(db: Queryable, header: string | undefined): Promise<Account> {
+/** Reads `Authorization: Bearer <key>` and returns the key's account and id, or throws a 401 saying what is wrong. */
+export async function authenticate(db: Queryable, header: string | undefined): Promise<{ account: Account; keyId: string }> {
   if (!header) {
     throw new ApiError(
       401,
@@ -22,9 +22,9 @@ export async function authenticate(db: Queryable, header: string | undefined): P
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw unauthorized('The Authorization header must have the form: Bearer <API_KEY>.');
-  const account = await findAccountByApiKey(db, match[1]!);
-  if (!account) throw unauthorized('Invalid API key: it is unknown or was revoked.');
-  return account;
+  const found = await findApiKeyAccount(db, match[1]!);
+  if (!found) throw unauthorized('Invalid API key: it is unknown or was revoked.');
+  return found;
 }
 
 /** An onRequest hook that authenticates every request of the plugin scope it is added to. */
@@ -36,7 +36,14 @@ export function bearerAuthHook(db: Queryable) {
 
 /** The account the current request was authenticated as (only inside a scope with the bearer hook). */
 export function accountOf(request: FastifyRequest): Account {
-  const account = accounts.get(request);
-  if (!account) throw new Error('accountOf() called outside the authenticated REST scope');
-  return account;
+  const found = accounts.get(request);
+  if (!found) throw new Error('accountOf() called outside the authenticated REST scope');
+  return found.account;
+}
+
+/** The id of the API key the current request was authenticated with (only inside a scope with the bearer hook). */
+export function apiKeyIdOf(request: FastifyRequest): string {
+  const found = accounts.get(request);
+  if (!found) throw new Error('apiKeyIdOf() called outside the authenticated REST scope');
+  return found.keyId;
 }
