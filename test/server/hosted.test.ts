@@ -108,6 +108,28 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
     expect(res.body).not.toContain('Sign in with');
   });
 
+  it('refuses a link left unused for more than a day: the page says so (410), nothing is connected, the handoff reads expired', async () => {
+    const TOKEN = 'EAABsecretTokenFromEventsManager123';
+    const age = (id: string) => svc.db.query(`update handoffs set created_at = now() - interval '25 hours' where id = $1`, [id]);
+    const tenant = await svc.addTenant('Expiry');
+    const destination = await newHandoff({ purpose: 'connect_destination', destination_type: 'meta' }, tenant.auth);
+    const source = await newHandoff({ purpose: 'connect_trigger_source' }, tenant.auth);
+    await age(destination.id);
+    await age(source.id);
+    const page = await svc.app.inject({ method: 'GET', url: pathOf(destination.url) });
+    expect(page.statusCode).toBe(410);
+    expect(page.body).toContain('This link has expired');
+    expect(page.body).not.toContain('<form');
+    expect((await submit(destination.url, { pixel_id: '123456789012', access_token: TOKEN })).statusCode).toBe(410);
+    expect((await submit(source.url, {})).statusCode).toBe(410);
+    expect(await svc.db.query('select id from destinations where account_id = $1', [tenant.accountId])).toEqual([]);
+    const polled = await svc.app.inject({ method: 'GET', url: `/v1/handoffs/${destination.id}`, headers: tenant.auth });
+    expect(polled.json()).toMatchObject({ id: destination.id, status: 'expired', completed_at: null });
+    // A fresh handoff works as before.
+    const fresh = await newHandoff({ purpose: 'connect_destination', destination_type: 'meta' }, tenant.auth);
+    expect((await submit(fresh.url, { pixel_id: '123456789012', access_token: TOKEN })).statusCode).toBe(200);
+  });
+
   it('names the OAuth client secret when the service has the client id but not its secret', async () => {
     const halfSet = await createRestService(kind, { CNV_GOOGLE_OAUTH_CLIENT_ID: 'client-id.apps.example' });
     try {

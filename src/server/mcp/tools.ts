@@ -147,7 +147,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Check a handoff',
     description:
       'Read a handoff made by connect_destination or connect_trigger_source, to learn whether the user has finished its ' +
-      "hosted page: status is 'pending' until then and 'completed' after (completed_at says when). Call it when the user " +
+      "hosted page: status is 'pending' until then and 'completed' after (completed_at says when); 'expired' when nobody " +
+      'finished it within a day (make a new handoff for a fresh link). Call it when the user ' +
       'says they are done; do not poll in a tight loop.',
     inputSchema: HandoffIdParams,
     readOnly: true,

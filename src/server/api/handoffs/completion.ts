@@ -4,7 +4,7 @@
  */
 import type { Database, Queryable } from '../../db/db';
 import type { Settings } from '../../settings';
-import { claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HandoffRow } from './sql';
+import { claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HandoffRow } from './sql';
 import { findSite, type SiteRow } from '../sites';
 import { connectTriggerSource } from '../../webhook';
 import { triggerKeysOfSite } from '../flows';
@@ -183,6 +183,8 @@ export async function finishHandoffOAuth(
   if (!query.state || !/^[A-Za-z0-9]{16,64}$/.test(query.state)) return { kind: 'unknown_state' };
   const handoff = await findHandoffByOAuthState(db, query.state);
   if (!handoff || !handoff.oauth_verifier) return { kind: 'unknown_state' };
+  // An expired link's page says so; the platform's code is not exchanged.
+  if (handoffExpired(handoff)) return { kind: 'continue', token: handoff.token };
   const platform = platformFor(handoff.destination_type ?? '');
   if (!platform?.oauth) return { kind: 'unknown_state' };
   if (query.error || !query.code) {

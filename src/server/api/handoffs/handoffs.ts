@@ -1,7 +1,7 @@
 /** Handoffs through the API: create one (its hosted url is where the user authorizes) and poll it. */
 import type { Queryable } from '../../db/db';
 import type { Settings } from '../../settings';
-import { findHandoff, insertHandoff, type HandoffPurpose, type HandoffRow } from './sql';
+import { findHandoff, handoffExpired, insertHandoff, type HandoffPurpose, type HandoffRow } from './sql';
 import { firstSites } from '../sites';
 import { ApiError, invalidParam, notFound, printable } from '../../http/errors';
 import { requireSite } from '../sites';
@@ -14,7 +14,7 @@ export { TRIGGER_SOURCES } from './schemas';
 export interface HandoffRecord {
   id: string;
   url: string;
-  status: 'pending' | 'completed';
+  status: 'pending' | 'completed' | 'expired';
   purpose: HandoffPurpose;
   destination_type: string | null;
   trigger_source: string | null;
@@ -33,7 +33,7 @@ export function toHandoffRecord(settings: Settings, row: HandoffRow): HandoffRec
   return {
     id: row.id,
     url: handoffUrl(settings, row.token),
-    status: row.status,
+    status: handoffExpired(row) ? 'expired' : row.status,
     purpose: row.purpose,
     destination_type: row.destination_type,
     trigger_source: row.trigger_source,

@@ -153,6 +153,17 @@ ${backToDashboard(hosted.kind === 'destination' ? DASHBOARD_DESTINATIONS : DASHB
 }
 
 /** An unknown (or malformed) link. */
+/** A link left unused past its lifetime: nothing can be done with it any more. */
+export function expiredPage(hosted: HostedHandoff): string {
+  return page(
+    'Link expired',
+    html`${hosted.kind === 'destination' ? destinationHeading(hosted.destination, 'This link has expired') : html`<h1>This link has expired</h1>`}
+<p>Connect links work for a day. Nothing was changed through this one, and it cannot change anything any more.</p>
+<p>Start again for a fresh link: ${hosted.kind === 'destination' ? 'Connect on the dashboard\'s Destinations page' : 'Create the webhook secret on the dashboard\'s Flows page'}, or <code>POST /v1/handoffs</code>.</p>
+${backToDashboard(hosted.kind === 'destination' ? DASHBOARD_DESTINATIONS : DASHBOARD_FLOWS)}`,
+  );
+}
+
 export function notFoundPage(): string {
   return page(
     'Link not found',

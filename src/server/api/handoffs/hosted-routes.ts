@@ -15,8 +15,10 @@ import {
   missingOAuthSetting,
   openHostedHandoff,
 } from './completion';
+import { handoffExpired } from './sql';
 import {
   completedPage,
+  expiredPage,
   destinationConnectedPage,
   destinationFormPage,
   destinationSignInPage,
@@ -60,6 +62,7 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     const hosted = await openHostedHandoff(db, settings, request.params.token);
     if (!hosted) return sendPage(reply, 404, notFoundPage());
     if (hosted.handoff.status === 'completed') return sendPage(reply, 200, completedPage(hosted));
+    if (handoffExpired(hosted.handoff)) return sendPage(reply, 410, expiredPage(hosted));
     if (hosted.kind === 'trigger_source') return sendPage(reply, 200, triggerSourceIntroPage(hosted));
     if (hosted.authorized) return sendPage(reply, 200, destinationFormPage(hosted));
     // Say at once when the service cannot run the platform's sign-in, rather than behind the button.
@@ -72,6 +75,7 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     const hosted = await openHostedHandoff(db, settings, request.params.token);
     if (!hosted || hosted.kind !== 'destination') return sendPage(reply, 404, notFoundPage());
     if (hosted.handoff.status === 'completed') return sendPage(reply, 200, completedPage(hosted));
+    if (handoffExpired(hosted.handoff)) return sendPage(reply, 410, expiredPage(hosted));
     const begun = await beginHandoffOAuth(db, settings, hosted);
     if (begun.kind === 'not_configured') return sendPage(reply, 503, oauthNotConfiguredPage(hosted, begun.setting));
     if (begun.kind === 'not_needed') return reply.redirect(`/handoffs/${hosted.handoff.token}`, 303);
@@ -96,6 +100,7 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
   app.post<ByToken>('/handoffs/:token', async (request, reply) => {
     const hosted = await openHostedHandoff(db, settings, request.params.token);
     if (!hosted) return sendPage(reply, 404, notFoundPage());
+    if (handoffExpired(hosted.handoff)) return sendPage(reply, 410, expiredPage(hosted));
     if (hosted.kind === 'trigger_source') {
       const outcome = await completeTriggerSourceHandoff(db, hosted);
       if (outcome.kind === 'already_completed') return sendPage(reply, 409, completedPage(hosted));

@@ -62,7 +62,9 @@ export const Handoff = Type.Object(
   {
     id: Type.String({ description: 'The handoff id (hdf_…).' }),
     url: Type.String({ description: 'The hosted page to send the user to (addressed by an unguessable token).' }),
-    status: StringEnum(['pending', 'completed'] as const, { description: 'completed once the user finished the hosted page.' }),
+    status: StringEnum(['pending', 'completed', 'expired'] as const, {
+      description: 'completed once the user finished the hosted page; expired when nobody did within a day (the link no longer works: create a new handoff).',
+    }),
     purpose: StringEnum(HANDOFF_PURPOSES, { description: 'What the handoff connects.' }),
     destination_type: Nullable(Type.String({ description: 'The platform, for connect_destination.' })),
     trigger_source: Nullable(Type.String({ description: "'api', for connect_trigger_source." })),

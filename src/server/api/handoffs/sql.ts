@@ -40,6 +40,18 @@ export async function findHandoff(db: Queryable, accountId: string, id: string):
 }
 
 /** A handoff by its url token (the hosted page), or null. */
+/**
+ * How long a handoff's link works: a day. A link is a credential (whoever holds it may connect a destination for the
+ * account or get a new webhook secret), and it travels by chat and email and through agents' transcripts; one not used
+ * within a day is dead, and a new handoff gives a fresh one.
+ */
+export const HANDOFF_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Whether a handoff was left pending past its link's lifetime. */
+export function handoffExpired(row: Pick<HandoffRow, 'status' | 'created_at'>, now: Date = new Date()): boolean {
+  return row.status === 'pending' && now.getTime() - row.created_at.getTime() > HANDOFF_TTL_MS;
+}
+
 export async function findHandoffByToken(db: Queryable, token: string): Promise<HandoffRow | null> {
   const [row] = await db.query<HandoffRow>(`select ${COLUMNS} from handoffs where token = $1`, [token]);
   return row ?? null;
@@ -52,8 +64,8 @@ export async function findHandoffByToken(db: Queryable, token: string): Promise<
 export async function claimPendingHandoff(tx: Queryable, token: string, result: Record<string, unknown>): Promise<HandoffRow | null> {
   const [row] = await tx.query<HandoffRow>(
     `update handoffs set status = 'completed', completed_at = now(), result = $2
-     where token = $1 and status = 'pending' returning ${COLUMNS}`,
-    [token, JSON.stringify(result)],
+     where token = $1 and status = 'pending' and created_at > now() - $3 * interval '1 millisecond' returning ${COLUMNS}`,
+    [token, JSON.stringify(result), HANDOFF_TTL_MS],
   );
   return row ?? null;
 }
