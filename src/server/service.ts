@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pretty from 'pino-pretty';
 import { buildApp, type BuildAppOptions } from './app';
-import type { Settings } from './settings';
+import { isLoopbackHost, type Settings } from './settings';
 import type { Database, StoreReopened } from './db/db';
 import { openStore, redactDatabaseUrl } from './db/open-store';
 import { serviceLoggerOptions } from './logging';
@@ -138,6 +138,14 @@ export async function startService(settings: Settings, options: StartServiceOpti
       app.log.warn(
         { migrations: store.newerMigrations },
         'the store was last used by a newer version of cnv (it holds migrations this version does not have): this version runs on it, as migrations only add; start the newer version again, or restore the backup taken before the upgrade',
+      );
+    }
+    if (settings.trustProxy === true && !isLoopbackHost(settings.host)) {
+      // Listening beyond loopback with every X-Forwarded-For hop trusted: fine behind a proxy that every request passes
+      // (the documented setup), but a client that reaches this port directly can choose its own address.
+      app.log.warn(
+        { host: settings.host },
+        'CNV_TRUST_PROXY is true (the default) while the service listens beyond loopback: the client address (rate limits per address, the visitor IP sent to Meta and TikTok) is whatever X-Forwarded-For says. Behind your own proxy that every request passes, set CNV_TRUST_PROXY to its addresses (e.g. 10.0.0.0/8) or its number of hops; without one, set it to false',
       );
     }
     if (store.frozenDatabases) {

@@ -176,7 +176,7 @@ function databaseUrlSetting(raw: string | undefined): string | undefined {
 
 /** LOG_FORMAT: json, pretty, or unset (decided by whether the output is a terminal). */
 /** Whether HOST is a loopback address or name: the service is reachable from this machine only. */
-function isLoopbackHost(host: string): boolean {
+export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
 }

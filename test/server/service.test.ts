@@ -128,3 +128,28 @@ describe.skipIf(!pgUrl)('startService on PostgreSQL (DATABASE_URL)', () => {
     }
   }, TEST_TIMEOUT);
 });
+
+describe('the trusted proxy warning', () => {
+  it('warns once at start when every X-Forwarded-For hop is trusted on a service listening beyond loopback, and not otherwise', async () => {
+    const started: RunningService[] = [];
+    const dirs: string[] = [];
+    const warningsOf = async (env: Record<string, string>) => {
+      const dir = await seededDataDir('cnv-service-proxy-');
+      dirs.push(dir);
+      const lines: Array<{ level: number; msg: string }> = [];
+      const svc = await startService(loadSettings({ PORT: '0', CNV_DATA_DIR: dir, CNV_DEMO_PORT: 'off', ...env }), {
+        logger: { level: 'info', stream: { write: (line: string) => void lines.push(JSON.parse(line)) } },
+      });
+      started.push(svc);
+      return lines.filter((line) => line.level === 40 && /CNV_TRUST_PROXY/.test(line.msg));
+    };
+    try {
+      expect(await warningsOf({ HOST: '0.0.0.0' })).toHaveLength(1);
+      expect(await warningsOf({ HOST: '0.0.0.0', CNV_TRUST_PROXY: '10.0.0.0/8' })).toHaveLength(0);
+      expect(await warningsOf({ HOST: '127.0.0.1' })).toHaveLength(0);
+    } finally {
+      for (const svc of started) await svc.close();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  }, TEST_TIMEOUT);
+});
