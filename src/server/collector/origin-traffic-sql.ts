@@ -22,7 +22,11 @@ export interface OriginTrafficRow {
   last_seen_at: Date;
 }
 
-/** Rows kept per site: the most recently seen; older ones are deleted on the next write. */
+/**
+ * Rows kept per site, the most recently seen, counted apart for served and refused requests: older ones are deleted on
+ * the next write. Apart, so that refusals (which anyone can cause, with any Origin header) never push out the record of
+ * the pages that were served.
+ */
 export const ORIGIN_TRAFFIC_ROWS_PER_SITE = 50;
 
 /** Adds counts to the rows of a batch (one row per distinct key), then trims each site touched to its newest rows. */
@@ -53,7 +57,8 @@ export async function addOriginTraffic(
   await db.query(
     `delete from collector_origins where (site_id, origin, kind, reason) in (
        select site_id, origin, kind, reason from (
-         select site_id, origin, kind, reason, row_number() over (partition by site_id order by last_seen_at desc) as n
+         select site_id, origin, kind, reason,
+           row_number() over (partition by site_id, kind = 'refused' order by last_seen_at desc) as n
          from collector_origins where site_id = any($1::text[])
        ) ranked where n > $2)`,
     [[...new Set(rows.map((r) => r.site_id))], ORIGIN_TRAFFIC_ROWS_PER_SITE],
