@@ -82,6 +82,27 @@ describe('signing in', () => {
     expect(again.headers['set-cookie']).toBeUndefined();
   });
 
+  it("asks before a link of another account replaces this browser's session, and switches only on the session's own form", async () => {
+    const browser = await signedIn();
+    const other = await createTenant(svc.db, 'Someone else');
+    const link = new URL((await issueSignInLink(svc.db, svc.settings, other.accountId)).url);
+    const asked = await browser.get(link.pathname + link.search);
+    expect(asked.statusCode).toBe(200);
+    expect(asked.headers['set-cookie']).toBeUndefined();
+    expect(asked.body).toContain('Switch to another account?');
+    expect(asked.body).toContain('Someone else');
+    // Nothing changed: the session is still the first account's, and the link still unused.
+    expect((await browser.get('/')).statusCode).toBe(200);
+    const token = link.searchParams.get('token')!;
+    expect((await browser.post('/dashboard/sign-in', { token }, false)).statusCode).toBe(403);
+    const switched = await browser.post('/dashboard/sign-in', { token });
+    expect(switched.statusCode).toBe(303);
+    expect(String(switched.headers['set-cookie'])).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9]+;`));
+    // A link of the same account signs in at once, as without a session.
+    const own = new URL((await issueSignInLink(svc.db, svc.settings, svc.accountId)).url);
+    expect((await browser.get(own.pathname + own.search)).statusCode).toBe(303);
+  });
+
   it('refuses an expired link and an unknown one', async () => {
     const issuedAt = new Date(Date.now() - SIGN_IN_TTL_MS - 1000);
     const link = await issueSignInLink(svc.db, svc.settings, svc.accountId, issuedAt);

@@ -9,7 +9,7 @@ import { answerStoreTrouble, type AppContext } from '../http/app';
 import { ApiError } from '../http/errors';
 import { schemaError } from '../http/validation';
 import { SCRIPT, SCRIPT_PATH, type Notice } from './layout';
-import { csrfTokenValid, sessionOf, signIn, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
+import { csrfTokenValid, sessionOf, signIn, signInTarget, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
 import * as views from './views';
 import { sendHtml } from '../http/page';
 import { acceptForms } from '../http/form';
@@ -23,7 +23,7 @@ import { eventsPage } from './pages/events';
 import { eventPage } from './pages/event';
 import { keysPage } from './pages/keys';
 import { privacyPage, type PrivacyPageData } from './pages/privacy';
-import { errorPage, signInNeededPage, signInRefusedPage } from './pages/sign-in';
+import { errorPage, signInNeededPage, signInRefusedPage, switchAccountPage } from './pages/sign-in';
 import { getEvent, redeliverEvent } from '../api/events';
 import { erasureHash } from '../api/erasures';
 import { createEndpoint, listEndpoints, removeEndpoint } from '../api/notification-endpoints';
@@ -166,11 +166,31 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
       if (signedIn) return reply.redirect('/', 303);
       return sendPage(reply, 401, signInNeededPage());
     }
+    // A link of another account than this browser's session: ask first (a link opened from another site must not
+    // switch the dashboard to the sender's account, where the visitor would then connect their own ad platforms).
+    const current = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
+    if (current) {
+      const target = await signInTarget(db, token);
+      if (target && target.accountId !== current.accountId) {
+        return sendPage(reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store'), 200, switchAccountPage(current, target, token));
+      }
+    }
+    return completeSignIn(request, reply, token);
+  });
+
+  // The confirmed switch: a form of the current session (CSRF-checked), carrying the link's token.
+  app.post(SIGN_IN_PATH, post, async (request, reply) => {
+    const token = formOf(request).token;
+    if (typeof token !== 'string' || token === '') return sendPage(reply, 404, signInRefusedPage('unknown'));
+    return completeSignIn(request, reply, token);
+  });
+
+  async function completeSignIn(request: FastifyRequest, reply: FastifyReply, token: string) {
     const result = await signIn(db, token);
     if (!result.ok) return sendPage(reply, result.reason === 'unknown' ? 404 : 410, signInRefusedPage(result.reason));
     reply.header('set-cookie', sessionCookie(result.sessionToken, Math.floor(SESSION_TTL_MS / 1000), isHttps(request, settings.publicUrl)));
     return reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store').redirect('/', 303);
-  });
+  }
 
   app.post('/dashboard/sign-out', post, async (request, reply) => {
     await signOut(db, sessionFor(request));

@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/db';
 import type { Settings } from '../settings';
 import { hashSecret, newUrlToken } from '../db/ids';
-import { deleteSession, findSession, insertSession, insertSignInToken, useSignInToken } from './sql';
+import { deleteSession, findSession, insertSession, insertSignInToken, peekSignInToken, useSignInToken } from './sql';
 
 /** How long a sign-in link works. */
 export const SIGN_IN_TTL_MS = 15 * 60 * 1000;
@@ -37,6 +37,13 @@ export type SignInResult =
   | { ok: false; reason: 'used' | 'expired' | 'unknown' };
 
 /** Spends a sign-in token and opens a session for its account. */
+/** The account a sign-in link would open (id and name), without using the link; null when the link cannot be used. */
+export async function signInTarget(db: Queryable, token: string, now: Date = new Date()): Promise<{ accountId: string; accountName: string } | null> {
+  if (!/^[A-Za-z0-9]{16,64}$/.test(token)) return null;
+  const row = await peekSignInToken(db, hashSecret(token), now);
+  return row && { accountId: row.account_id, accountName: row.account_name };
+}
+
 export async function signIn(db: Queryable, token: string, now: Date = new Date()): Promise<SignInResult> {
   if (!/^[A-Za-z0-9]{16,64}$/.test(token)) return { ok: false, reason: 'unknown' };
   const used = await useSignInToken(db, hashSecret(token), now);

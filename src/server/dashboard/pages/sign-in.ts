@@ -1,6 +1,6 @@
 /** Pages shown without a session: a sign-in link refused, a page that needs a session, an error. */
 import { html, layout } from '../layout';
-import type { DashboardSession } from '../sessions';
+import { SIGN_IN_PATH, type DashboardSession } from '../sessions';
 
 const HOW = html`<p>Get a fresh sign-in link on the machine that runs cnv, with one of your API keys:</p>
 <pre>CNV_API_KEY=cnv_sk_… npx cnv dashboard</pre>
@@ -44,5 +44,20 @@ export function errorPage(status: number, title: string, message: string, sessio
     { title, nav: null, session },
     html`<section class="card"><h1>${title}</h1><div class="notice bad" role="alert">${message}</div>
 <p>${way} <span class="hint">(HTTP ${status})</span></p></section>`,
+  );
+}
+
+/**
+ * A sign-in link for another account than the one this browser is signed in to: nothing changes until the person
+ * confirms (a form of the current session, so another site cannot switch a visitor's dashboard to its own account).
+ */
+export function switchAccountPage(session: DashboardSession, target: { accountName: string }, token: string): string {
+  return layout(
+    { title: 'Switch account', nav: null, session },
+    html`<section class="card sign-in"><h1>Switch to another account?</h1>
+<p>This sign-in link opens the account <strong>${target.accountName}</strong>. This browser is signed in to <strong>${session.accountName}</strong>.</p>
+<p class="hint">Switch only if you asked for this link yourself: anything you connect or change next goes to the account you are signed in to.</p>
+<form method="post" action="${SIGN_IN_PATH}"><input type="hidden" name="_csrf" value="${session.csrfToken}"><input type="hidden" name="token" value="${token}"><button type="submit">Sign in to ${target.accountName}</button></form>
+<p><a href="/">Stay in ${session.accountName}</a></p></section>`,
   );
 }
