@@ -204,6 +204,7 @@ describe('completing the hosted trigger source page', () => {
         handoff: {} as never,
         site: { id: 'site_1', name: 'Demo store', site_key: 'abc' } as never,
         webhook: { urlTemplate: 'http://127.0.0.1:8787/api/webhook-bridge/saas-signup/abc/{trigger_key}', known: [] },
+        accountName: 'Demo',
       },
       'whsec_0123456789abcdefghijABCDEFGHIJ01',
       false,

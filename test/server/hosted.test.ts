@@ -108,6 +108,16 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
     expect(res.body).not.toContain('Sign in with');
   });
 
+  it('names the account that receives the connection on every hosted page', async () => {
+    const tenant = await svc.addTenant('Acme Marketing');
+    const destination = await newHandoff({ purpose: 'connect_destination', destination_type: 'meta' }, tenant.auth);
+    const source = await newHandoff({ purpose: 'connect_trigger_source' }, tenant.auth);
+    for (const url of [destination.url, source.url]) {
+      const page = await svc.app.inject({ method: 'GET', url: pathOf(url) });
+      expect(page.body).toContain('the cnv account <strong>Acme Marketing</strong>');
+    }
+  });
+
   it('refuses a link left unused for more than a day: the page says so (410), nothing is connected, the handoff reads expired', async () => {
     const TOKEN = 'EAABsecretTokenFromEventsManager123';
     const age = (id: string) => svc.db.query(`update handoffs set created_at = now() - interval '25 hours' where id = $1`, [id]);

@@ -4,7 +4,7 @@
  */
 import type { Database, Queryable } from '../../db/db';
 import type { Settings } from '../../settings';
-import { claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HandoffRow } from './sql';
+import { accountNameOf, claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HandoffRow } from './sql';
 import { findSite, type SiteRow } from '../sites';
 import { connectTriggerSource } from '../../webhook';
 import { triggerKeysOfSite } from '../flows';
@@ -46,8 +46,10 @@ export type HostedHandoff =
       signInOffered: boolean;
       /** What the account has connected of this type already (a handoff replaces it), or null. */
       replaces: { status: string } | null;
+      /** The name of the account that receives the connection. */
+      accountName: string;
     }
-  | { kind: 'trigger_source'; handoff: HandoffRow; site: SiteRow; webhook: WebhookTarget };
+  | { kind: 'trigger_source'; handoff: HandoffRow; site: SiteRow; webhook: WebhookTarget; accountName: string };
 
 /** The webhook URL of a site's API trigger (template and the keys in use). */
 export async function webhookTarget(db: Queryable, settings: Settings, site: SiteRow): Promise<WebhookTarget> {
@@ -72,10 +74,15 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
     const authorized = destination.oauth === null || optional || signedIn;
     const signInOffered = optional && !signedIn && missingOAuthSetting(settings, destination) === null;
     const existing = await findConnection(db, handoff.account_id, destination.type);
-    return { kind: 'destination', handoff, destination, authorized, signedIn, signInOffered, replaces: existing ? { status: existing.status } : null };
+    return {
+      kind: 'destination', handoff, destination, authorized, signedIn, signInOffered,
+      replaces: existing ? { status: existing.status } : null, accountName: await accountNameOf(db, handoff.account_id),
+    };
   }
   const site = handoff.site_id ? await findSite(db, handoff.account_id, handoff.site_id) : null;
-  return site ? { kind: 'trigger_source', handoff, site, webhook: await webhookTarget(db, settings, site) } : null;
+  return site
+    ? { kind: 'trigger_source', handoff, site, webhook: await webhookTarget(db, settings, site), accountName: await accountNameOf(db, handoff.account_id) }
+    : null;
 }
 
 type DestinationHandoff = Extract<HostedHandoff, { kind: 'destination' }>;

@@ -111,6 +111,7 @@ export function triggerSourceIntroPage(hosted: TriggerSourceHandoff): string {
     'Connect your backend to cnv',
     html`<h1>Connect your backend to cnv</h1>
 <p class="lead">Your server will report the signups of ${hosted.site.name} to cnv through a signed webhook (the API trigger), and cnv pairs each one with the ad click that brought it.</p>
+<p>The site belongs to the cnv account <strong>${hosted.accountName}</strong>.</p>
 <div class="notice">Continuing creates the webhook secret of this site and shows it <strong>once</strong>, on the next page only.
 If the site already has a secret, it is replaced; the old one keeps working for 24 hours.</div>
 <dl>${webhookUrls(hosted.webhook)}</dl>
@@ -190,6 +191,7 @@ export function unavailablePage(status: 500 | 503, message: string): string {
 function destinationIntro(hosted: DestinationHandoff): Html {
   const kind = hosted.destination;
   return html`<p class="lead">cnv sends the conversions your flows capture to ${kind.label}, with the ad click that brought each one, so ${kind.label} can credit your campaigns.</p>
+<p>This connects ${kind.label} to the cnv account <strong>${hosted.accountName}</strong>. Continue only if that is yours and you asked for this link.</p>
 <div class="notice"><strong>What cnv will send:</strong> ${kind.consent}</div>
 ${replaceWarning(hosted)}`;
 }
