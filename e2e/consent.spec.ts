@@ -117,10 +117,15 @@ test('Google Consent Mode v2: ad_storage denied by default keeps the loader off 
   await expect.poll(async () => (await cookieNamed(context, CLICK_COOKIE)) !== undefined, { message: 'cnv_click after the update' }).toBe(true);
   await expectCapturedWithClick(page, traffic, env, 'consent-mode');
 
-  // A later update that denies again is followed too.
+  // A later update that denies again (the visitor withdrew in the banner) is followed too, and deletes the cookies:
+  // the click kept and the correlation token the backend would otherwise still report.
+  expect(await cookieNamed(context, CORRELATION_COOKIE)).toBeDefined();
   await page.evaluate(() => {
     (window as unknown as { gtag(...args: unknown[]): void }).gtag('consent', 'update', { ad_storage: 'denied' });
   });
+  await expect.poll(async () => [await cookieNamed(context, CLICK_COOKIE), await cookieNamed(context, CORRELATION_COOKIE)], {
+    message: 'both cookies deleted on the denying update',
+  }).toEqual([undefined, undefined]);
   await expectCollectorRequests(traffic, page, async () => expect(await captureIntent(page)).toBeNull(), {
     notSent: [{ kind: 'snapshot' }],
   });

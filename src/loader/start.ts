@@ -67,6 +67,12 @@ export function start(locate: LocateSite, withForms?: typeof formTriggers): void
     if (json) sendBeacon(collectorUrl(install, endpoint), json);
   };
 
+  /** Consent withdrawn: the loader's cookies go (the click kept and the token), as nothing may be kept without it. */
+  const forget = () => {
+    write(CLICK_COOKIE, '', 0);
+    write(CORRELATION_COOKIE, '', 0);
+  };
+
   /**
    * Brings the loader in line with the page's consent after any change of it (or of the touch). The form detectors the
    * config lists run while allowed and stop otherwise. While allowed: the winning touch is stored (this page's is read before consent too), a newer ad click ends the token of
@@ -88,10 +94,13 @@ export function start(locate: LocateSite, withForms?: typeof formTriggers): void
     linkedToken = undefined;
   };
 
-  // Every dataLayer push reports; only a change of ad_storage matters.
-  const followConsent = followConsentMode((denied) => {
+  // Every dataLayer push reports; only a change of ad_storage matters. A denial by an `update` (the visitor's answer in
+  // the banner, now or restored from an earlier page) forgets, as consent(false) does; a `default` (the page's state
+  // before any answer) only stops the loader.
+  const followConsent = followConsentMode((denied, answered) => {
     if (adDenied === denied) return;
     adDenied = denied;
+    if (answered && config) forget();
     apply();
   });
 
@@ -114,9 +123,7 @@ export function start(locate: LocateSite, withForms?: typeof formTriggers): void
     consent: guard((choice: boolean) => {
       granted = choice === true;
       apply();
-      if (granted || !config) return;
-      write(CLICK_COOKIE, '', 0);
-      write(CORRELATION_COOKIE, '', 0);
+      if (!granted && config) forget();
     }),
   });
   const load = optionalScripts(install.api);

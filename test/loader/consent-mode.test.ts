@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { consentAnswer, consentSignals, followConsentMode } from '../../src/loader/consent-mode';
 
 /** Whether the commands deny ad_storage, as the loader decides it. */
-const adStorageDenied = (entries: unknown[]) => consentAnswer(entries, 'ad_storage') === 'denied';
+const adStorageDenied = (entries: unknown[]) => consentAnswer(entries, 'ad_storage')[0] === 'denied';
 
 afterEach(() => {
   delete (window as unknown as Record<string, unknown>).dataLayer;
@@ -68,10 +68,12 @@ describe('following window.dataLayer', () => {
     (window as unknown as { dataLayer: unknown[] }).dataLayer = layer;
     const onChange = vi.fn();
     followConsentMode(onChange)();
-    expect(onChange).toHaveBeenLastCalledWith(true);
+    expect(onChange).toHaveBeenLastCalledWith(true, false);
     expect(layer.push(['consent', 'update', { ad_storage: 'granted' }])).toBe(2);
-    expect(onChange).toHaveBeenLastCalledWith(false);
-    expect(layer).toHaveLength(2);
+    expect(onChange).toHaveBeenLastCalledWith(false, false);
+    layer.push(['consent', 'update', { ad_storage: 'denied' }]);
+    expect(onChange, "the visitor's own denial is told apart from the page's default").toHaveBeenLastCalledWith(true, true);
+    expect(layer).toHaveLength(3);
   });
 
   test('without a dataLayer nothing is reported and none is created; a later one is picked up', () => {
@@ -82,7 +84,7 @@ describe('following window.dataLayer', () => {
     expect('dataLayer' in window).toBe(false);
     (window as unknown as { dataLayer: unknown[] }).dataLayer = [['consent', 'default', { ad_storage: 'denied' }]];
     follow();
-    expect(onChange).toHaveBeenCalledWith(true);
+    expect(onChange).toHaveBeenCalledWith(true, false);
   });
 
   test('following again does not wrap push twice', () => {

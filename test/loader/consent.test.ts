@@ -106,6 +106,44 @@ describe('Google Consent Mode v2', () => {
     expect(await service()!.captureSaasSignupIntent!()).toBeNull();
   });
 
+  test("the visitor's denial in the banner (an update) deletes what the loader kept, as consent(false) does", async () => {
+    (window as unknown as { dataLayer: unknown[] }).dataLayer = [];
+    gtag('consent', 'default', { ad_storage: 'denied' });
+    const page = preparePage('https://www.example.com/?gclid=g', configFor('https://example.com'));
+    boot();
+    await service()!.ready;
+    gtag('consent', 'update', { ad_storage: 'granted' });
+    expect(await service()!.captureSaasSignupIntent!()).not.toBeNull();
+    expect(page.jar.get(CLICK_COOKIE)).toBeDefined();
+    expect(page.jar.get(CORRELATION_COOKIE)).toBeDefined();
+
+    gtag('consent', 'update', { ad_storage: 'denied' });
+    expect(page.jar.get(CLICK_COOKIE), 'the kept click is gone').toBeUndefined();
+    expect(page.jar.get(CORRELATION_COOKIE), 'the token a backend would report is gone').toBeUndefined();
+    expect(await service()!.captureSaasSignupIntent!()).toBeNull();
+  });
+
+  test("a default denial (the page's state before any answer) deletes nothing: an answer restored later finds the click", async () => {
+    const landing = preparePage('https://www.example.com/?gclid=kept', configFor('https://example.com'));
+    boot();
+    await service()!.ready;
+    const kept = landing.jar.all().filter((c) => c.name.startsWith('cnv_'));
+    expect(kept.map((c) => c.name)).toContain(CLICK_COOKIE);
+    resetPage();
+    // The next page: the consent tool sets its default before the loader and restores the visitor's answer after it.
+    (window as unknown as { dataLayer: unknown[] }).dataLayer = [];
+    gtag('consent', 'default', { ad_storage: 'denied' });
+    const next = preparePage('https://www.example.com/pricing', configFor('https://example.com'));
+    for (const c of kept) document.cookie = `${c.name}=${c.value}${c.domain ? `;domain=${c.domain}` : ''}`;
+    boot();
+    await service()!.ready;
+    expect(next.jar.get(CLICK_COOKIE), 'kept through the default').toBeDefined();
+    gtag('consent', 'update', { ad_storage: 'granted' });
+    expect(await service()!.captureSaasSignupIntent!()).not.toBeNull();
+    await next.flush();
+    expect(next.beacons[0]!.snapshot.touch).toMatchObject({ click_ids: { gclid: 'kept' } });
+  });
+
   test('array entries count too, and the page keeps its own push result', async () => {
     const dataLayer: unknown[] = [['consent', 'default', { ad_storage: 'granted' }]];
     (window as unknown as { dataLayer: unknown[] }).dataLayer = dataLayer;
