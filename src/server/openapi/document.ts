@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
+import { OptionalKind } from '@sinclair/typebox';
 import { ErrorEnvelope } from '../http/schemas';
 import type { Settings } from '../settings';
 import { WEBHOOK_PREFIX } from '../../protocol/webhook';
@@ -133,6 +134,8 @@ export function documentRoute(
 
 /** Registers the generator on the app; call it before any route is added. */
 export async function registerOpenApi(app: FastifyInstance, settings: Pick<Settings, 'publicUrl' | 'webhookBaseUrl'>): Promise<void> {
+  // Operations whose body may be left out (a TypeBox Optional body): @fastify/swagger marks every body required.
+  const optionalBodies = new Set<string>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -161,8 +164,21 @@ export async function registerOpenApi(app: FastifyInstance, settings: Pick<Setti
     transform: ({ schema, url, route }) => {
       const method = Array.isArray(route.method) ? route.method[0]! : (route.method as string);
       if (!isDocumentedUrl(url)) return { schema: { ...(schema ?? {}), hide: true } as never, url };
+      const body = (schema as RouteSchema | undefined)?.body;
+      if (body && typeof body === 'object' && OptionalKind in body) optionalBodies.add(`${method.toLowerCase()} ${url}`);
       const config = (route as RouteOptions).config as OpenApiRouteConfig | undefined;
       return { schema: documentRoute(schema as RouteSchema | undefined, url, method, config, settings.webhookBaseUrl) as never, url };
+    },
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      const openapiObject = document.openapiObject;
+      for (const [url, item] of Object.entries(openapiObject.paths ?? {})) {
+        for (const [method, operation] of Object.entries(item as Record<string, { requestBody?: { required?: boolean } }>)) {
+          const path = url.replace(/\{([^}]+)\}/g, ':$1');
+          if (operation.requestBody && optionalBodies.has(`${method} ${path}`)) operation.requestBody.required = false;
+        }
+      }
+      return openapiObject;
     },
   });
 }

@@ -122,11 +122,13 @@ const Identity = (what: string) =>
 /** The body of a saas-signup report. */
 export const ReportBody = Type.Object(
   {
-    correlation_token: Nullable(
-      Type.String({
-        pattern: '^[A-Za-z0-9_-]{22}$',
-        description: 'The value of the cnv_signup_correlation cookie of the signup request (22 base64url characters), or null.',
-      }),
+    correlation_token: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^[A-Za-z0-9_-]{22}$',
+          description: 'The value of the cnv_signup_correlation cookie of the signup request (22 base64url characters), or null; left out, null.',
+        }),
+      ),
     ),
     customer_event_id: Type.String({
       minLength: 1,

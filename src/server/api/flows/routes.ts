@@ -5,6 +5,7 @@ import type { AppContext } from '../../http/app';
 import { accountOf } from '../../http/auth';
 import { createFlow, getFlow, listFlows, patchFlow, publishFlow, unpublishFlow } from './flows';
 import { CreateFlowBody, Flow, FlowIdParams, FlowInvalid, FlowList, ListFlowsQuery, PatchFlowBody } from './schemas';
+import { Type } from '@sinclair/typebox';
 import { ErrorEnvelope } from '../../http/schemas';
 
 export default async function flowRoutes(fastify: FastifyInstance, { db }: AppContext): Promise<void> {
@@ -29,7 +30,10 @@ export default async function flowRoutes(fastify: FastifyInstance, { db }: AppCo
     schema: {
       summary: 'Publish a flow (validated first)',
       params: FlowIdParams,
-      response: { 200: Flow, 400: { ...FlowInvalid, description: 'flow_invalid with every problem in errors (or another 400 of the envelope).' } },
+      response: {
+        200: Flow,
+        400: Type.Union([FlowInvalid, ErrorEnvelope], { description: 'flow_invalid with every problem in errors, or another 400 of the envelope (a malformed id or body).' }),
+      },
     },
   }, async (request) =>
     publishFlow(db, accountOf(request).id, request.params.id),
