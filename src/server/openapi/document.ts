@@ -78,8 +78,45 @@ function tagOf(url: string): string {
   return name || 'API';
 }
 
-/** A stable operationId from the method and path: GET /v1/sites/:id → getSite… (unique per method and path). */
+/** Singular names of the resources, for operationIds (a generated client's method names). */
+const RESOURCE_NAMES: Record<string, string> = {
+  sites: 'Site',
+  handoffs: 'Handoff',
+  flows: 'Flow',
+  events: 'Event',
+  destinations: 'Destination',
+  erasures: 'Erasure',
+  notification_endpoints: 'NotificationEndpoint',
+  'dashboard/sign-in-links': 'DashboardSignInLink',
+};
+
+/** The webhook bridge's operations, named for what the caller does. */
+const WEBHOOK_OPERATIONS: Record<string, string> = { 'saas-signup': 'reportSignup', conversion: 'reportConversion', adjustment: 'reportAdjustment' };
+
+/**
+ * A stable operationId from the method and path, named as a client library would name the call: listSites, getSite,
+ * createSite, updateSite, deleteNotificationEndpoint, publishFlow, redeliverEvent, testDestination, reportSignup…
+ * A path outside these rules falls back to the method and the path's words (unique per method and path).
+ */
 function operationIdOf(method: string, url: string): string {
+  if (url.startsWith(`${WEBHOOK_PREFIX}/`)) {
+    const kind = url.slice(WEBHOOK_PREFIX.length + 1).split('/')[0] ?? '';
+    if (WEBHOOK_OPERATIONS[kind]) return WEBHOOK_OPERATIONS[kind]!;
+  }
+  const rest = url.replace(/^\/v1\//, '');
+  const match = /^(.+?)(?:\/:id(?:\/([a-z-]+))?)?$/.exec(rest);
+  const name = match ? RESOURCE_NAMES[match[1]!] : undefined;
+  if (match && name) {
+    const [, , action] = match;
+    const item = rest.includes('/:id');
+    const verb = method.toLowerCase();
+    if (action && verb === 'post') return `${action.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())}${name}`;
+    if (!action && !item && verb === 'get') return `list${name}s`;
+    if (!action && !item && verb === 'post') return `create${name}`;
+    if (!action && item && verb === 'get') return `get${name}`;
+    if (!action && item && verb === 'patch') return `update${name}`;
+    if (!action && item && verb === 'delete') return `delete${name}`;
+  }
   const words = url
     .replace(/^\/(v1|api)\//, '')
     .split('/')
