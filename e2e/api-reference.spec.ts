@@ -47,9 +47,9 @@ test('renders the OpenAPI document from the service alone, under its CSP', async
   await page.screenshot({ path: join(SHOTS, 'api-reference-desktop.png'), fullPage: false });
 
   // One operation opened: its parameters and its answers, the error envelope among them.
-  await page.locator('#operations-Webhook-postWebhookBridgeSaasSignupBySiteKeyByTriggerKey').click();
+  await page.locator('#operations-Webhook-reportSignup').click();
   await expect(page.getByText('X-Service-Signature').first()).toBeVisible();
-  await expect(page.locator('#operations-Webhook-postWebhookBridgeSaasSignupBySiteKeyByTriggerKey .responses-table')).toContainText('401');
+  await expect(page.locator('#operations-Webhook-reportSignup .responses-table')).toContainText('401');
   await page.screenshot({ path: join(SHOTS, 'api-reference-webhook-desktop.png'), fullPage: false });
 
   await page.setViewportSize({ width: 390, height: 844 });
