@@ -15,6 +15,10 @@ import type { FakeRequest } from '../src/demo/fakes/fake-server';
 import { demoEvents as demoEventsOf, useJourneyService } from './support/journey-service';
 import { cookieNamed, expect, test } from './support/test';
 import type { Page } from '@playwright/test';
+import { join } from 'node:path';
+import { checkAndShoot } from './support/axe';
+
+const SHOTS = join(import.meta.dirname, '..', 'test-results', 'screenshots');
 
 interface ApiEvent {
   id: string;
@@ -77,6 +81,9 @@ test('a user connects Google Ads for their own account through the sign-in in th
   await expect(page).toHaveURL(handoff.url);
   expect(authorizeCalls()).toBe(before + 1);
   await expect(page.locator('body')).toContainText('Signed in with Google Ads');
+  // The form after the sign-in: the account ids and the API, no developer token (Google sunset them).
+  await expect(page.getByLabel(/developer token/i)).toHaveCount(0);
+  await checkAndShoot(page, SHOTS, 'google-ads', 'connect-form');
   await page.getByLabel('Google Ads customer ID').fill('111-222-3333');
   await page.getByRole('button', { name: 'Connect Google Ads' }).click();
   await expect(page.locator('body')).toContainText('Google Ads customer 111-222-3333');

@@ -175,10 +175,15 @@ function databaseUrlSetting(raw: string | undefined): string | undefined {
 }
 
 /** LOG_FORMAT: json, pretty, or unset (decided by whether the output is a terminal). */
-/** Whether HOST is a loopback address or name: the service is reachable from this machine only. */
+/**
+ * Whether a host (an address, in brackets or not, or a name) is this machine's loopback: `localhost` and its
+ * subdomains, 127.x.x.x, ::1. HOST so is reachable from this machine only; a notification URL so reaches it.
+ */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  return bare === '::1';
 }
 
 /** An on/off setting (`on`, `off`, `true`, `false`, `1`, `0`); `fallback` when unset. */

@@ -64,6 +64,7 @@ describe('CNV_NOTIFICATION_PRIVATE_ADDRESSES', () => {
   it('is on by default for a service that listens on loopback only, off otherwise, and can be set either way', () => {
     expect(loadSettings({ CNV_DEMO_PORT: 'off' }).notificationPrivateAddresses).toBe(true);
     expect(loadSettings({ CNV_DEMO_PORT: 'off', HOST: '::1' }).notificationPrivateAddresses).toBe(true);
+    expect(loadSettings({ CNV_DEMO_PORT: 'off', HOST: 'app.localhost' }).notificationPrivateAddresses).toBe(true);
     expect(loadSettings({ CNV_DEMO_PORT: 'off', HOST: '0.0.0.0' }).notificationPrivateAddresses).toBe(false);
     expect(loadSettings({ CNV_DEMO_PORT: 'off', HOST: '0.0.0.0', CNV_NOTIFICATION_PRIVATE_ADDRESSES: 'on' }).notificationPrivateAddresses).toBe(true);
     expect(loadSettings({ CNV_DEMO_PORT: 'off', CNV_NOTIFICATION_PRIVATE_ADDRESSES: 'off' }).notificationPrivateAddresses).toBe(false);

@@ -48,6 +48,12 @@ export async function findApiKeyAccount(db: Queryable, key: string): Promise<{ a
   return { account, keyId };
 }
 
+/** An account's name ('' for an unknown id). */
+export async function accountName(db: Queryable, accountId: string): Promise<string> {
+  const [row] = await db.query<{ name: string }>('select name from accounts where id = $1', [accountId]);
+  return row?.name ?? '';
+}
+
 /** All accounts, oldest first. */
 export async function listAccounts(db: Queryable): Promise<Account[]> {
   return db.query<Account>('select id, name, created_at from accounts order by created_at, id');

@@ -21,9 +21,10 @@ export interface SnapshotWriterOptions {
    * with the token in the server's log; there the upsert's conflict check costs little anyway. Default false.
    */
   insertFirst?: boolean;
-  /** With insertFirst: how many (site, token) keys the writer remembers having stored (see RecentKeys). */
-  recentKeys?: number;
 }
+
+/** Keys a writer remembers having stored: a few MB at most, minutes of the busiest site's snapshots, where repeats come. */
+const RECENT_KEYS = 50_000;
 
 const keyOf = (write: SnapshotWrite) => compositeKey(write.siteId, write.snapshot.correlation_token);
 
@@ -79,8 +80,7 @@ export class SnapshotWriter {
   constructor(db: Queryable, options: SnapshotWriterOptions = {}) {
     this.#db = db;
     this.#upsert = options.upsert ?? upsertSnapshots;
-    // 50,000 keys: a few MB, minutes of the busiest site's snapshots, where a token's repeats come (a form sent again).
-    this.#stored = options.insertFirst ? new RecentKeys(options.recentKeys ?? 50_000) : null;
+    this.#stored = options.insertFirst ? new RecentKeys(RECENT_KEYS) : null;
     this.#commit = new GroupCommit((jobs) => this.#writeBatch(jobs), {
       maxBatch: options.maxBatch ?? 500,
       maxDelayMs: options.maxDelayMs ?? 2,

@@ -7,6 +7,7 @@
  * connection then goes to the address that was checked, so a second DNS answer cannot swap it).
  */
 import { BlockList, isIP } from 'node:net';
+import { isLoopbackHost } from '../settings';
 
 /** Whether the policy lets notifications reach loopback and private addresses (and plain http to loopback). */
 export interface EndpointPolicy {
@@ -56,19 +57,8 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /** The host of a URL as an address or name, without IPv6 brackets, lower case. */
-export function hostOf(url: URL): string {
+function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-}
-
-function isLoopbackName(host: string): boolean {
-  return host === 'localhost' || host.endsWith('.localhost');
-}
-
-function isLoopback(host: string): boolean {
-  if (isLoopbackName(host)) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  if (isIP(host) === 6) return host === '::1';
-  return false;
 }
 
 /** Why a URL cannot be a notification endpoint under `policy`, or null when it can (its name still checked at send). */
@@ -83,11 +73,11 @@ export function endpointUrlProblem(value: string, policy: EndpointPolicy): strin
   const host = hostOf(url);
   if (policy.privateAddresses) {
     if (url.protocol === 'https:') return null;
-    if (url.protocol === 'http:' && isLoopback(host)) return null;
+    if (url.protocol === 'http:' && isLoopbackHost(host)) return null;
     return 'url must use https (plain http is accepted only for loopback: localhost, *.localhost, 127.x.x.x or ::1, for development).';
   }
   if (url.protocol !== 'https:') return 'url must use https.';
-  if (isLoopbackName(host) || (isIP(host) !== 0 && !isPublicAddress(host))) {
+  if (isLoopbackHost(host) || (isIP(host) !== 0 && !isPublicAddress(host))) {
     return 'url must reach a public address: this service does not send notifications to its own machine or to private networks.';
   }
   return null;

@@ -4,8 +4,9 @@
  */
 import type { Database, Queryable } from '../../db/db';
 import type { Settings } from '../../settings';
-import { accountNameOf, claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HandoffRow } from './sql';
+import { claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HandoffRow } from './sql';
 import { findSite, type SiteRow } from '../sites';
+import { accountName } from '../../accounts';
 import { connectTriggerSource } from '../../webhook';
 import { triggerKeysOfSite } from '../flows';
 import { WEBHOOK_PREFIX, saasSignupPath } from '../../../protocol/webhook';
@@ -66,6 +67,8 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
   if (!/^[A-Za-z0-9]{16,64}$/.test(token)) return null;
   const handoff = await findHandoffByToken(db, token);
   if (!handoff) return null;
+  // Every page says whose account receives the connection.
+  const owner = await accountName(db, handoff.account_id);
   if (handoff.purpose === 'connect_destination') {
     const destination = platformFor(handoff.destination_type ?? '');
     if (!destination) return null;
@@ -76,13 +79,11 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
     const existing = await findConnection(db, handoff.account_id, destination.type);
     return {
       kind: 'destination', handoff, destination, authorized, signedIn, signInOffered,
-      replaces: existing ? { status: existing.status } : null, accountName: await accountNameOf(db, handoff.account_id),
+      replaces: existing ? { status: existing.status } : null, accountName: owner,
     };
   }
   const site = handoff.site_id ? await findSite(db, handoff.account_id, handoff.site_id) : null;
-  return site
-    ? { kind: 'trigger_source', handoff, site, webhook: await webhookTarget(db, settings, site), accountName: await accountNameOf(db, handoff.account_id) }
-    : null;
+  return site ? { kind: 'trigger_source', handoff, site, webhook: await webhookTarget(db, settings, site), accountName: owner } : null;
 }
 
 type DestinationHandoff = Extract<HostedHandoff, { kind: 'destination' }>;

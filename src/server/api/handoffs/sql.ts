@@ -98,9 +98,3 @@ export async function handoffGrant(db: Queryable, id: string): Promise<string | 
   const [row] = await db.query<{ oauth_grant: string | null }>('select oauth_grant from handoffs where id = $1', [id]);
   return row?.oauth_grant ?? null;
 }
-
-/** The name of the account a handoff connects for (its hosted pages say whose account receives the connection). */
-export async function accountNameOf(db: Queryable, accountId: string): Promise<string> {
-  const [row] = await db.query<{ name: string }>('select name from accounts where id = $1', [accountId]);
-  return row?.name ?? '';
-}
