@@ -44,6 +44,8 @@ export interface Command {
   summary: string;
   /** Option name (without --) to its description; every option takes a value. */
   options: Record<string, string>;
+  /** The options the command cannot run without: checked before the store is opened (a missing one is exit 2 either way). */
+  required?: readonly string[];
   run(ctx: CommandContext): Promise<void>;
   /** The same through the running service's API, used when CNV_API_KEY is set (the store stays closed). */
   runWithService?(ctx: ServiceCommandContext & { out: Output }): Promise<void>;
@@ -168,6 +170,7 @@ export const COMMANDS: readonly Command[] = [
     usage: 'keys revoke --key key_…',
     summary: 'Revoke an API key: requests with it are refused (401) from now on.',
     options: { key: 'Id of the key (see cnv keys list).' },
+    required: ['key'],
     async run(ctx) {
       const id = required(ctx, 'key');
       const revoked = await revokeApiKey(ctx.db, id);
@@ -185,6 +188,7 @@ export const COMMANDS: readonly Command[] = [
       timezone: 'IANA timezone (default America/New_York).',
       account: 'Owner; optional when there is only one account.',
     },
+    required: ['name'],
     async run(ctx) {
       const name = parseSiteName(required(ctx, 'name'), '--name');
       const domain = ctx.options.domain === undefined ? null : parseSiteDomain(ctx.options.domain, '--domain');
@@ -219,6 +223,7 @@ export const COMMANDS: readonly Command[] = [
     usage: 'accounts create --name …',
     summary: 'Create an account with its first API key (printed once) and a default site.',
     options: { name: 'Account name.' },
+    required: ['name'],
     async run(ctx) {
       const name = nonEmptyString(required(ctx, 'name'), '--name', 200);
       const { account, key, site } = await ctx.db.transaction(async (tx) => {
@@ -250,6 +255,7 @@ export const COMMANDS: readonly Command[] = [
     usage: 'webhook-secret rotate --site site_…',
     summary: "Replace a site's webhook secret (printed once); the previous one keeps verifying for 24 hours.",
     options: { site: 'The site whose API trigger secret to rotate.' },
+    required: ['site'],
     async run(ctx) {
       const siteId = required(ctx, 'site');
       const site = await findSiteAnyAccount(ctx.db, siteId);

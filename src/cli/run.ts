@@ -98,6 +98,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT_USAGE;
   }
 
+  const missing = storeCommand?.required?.find((option) => values[option] === undefined);
+  if (missing !== undefined) {
+    // Before the store is opened: a command line missing a value is exit 2 whether or not the store is free.
+    io.err.write(`cnv ${command.name}: --${missing} is required.\nUsage: cnv ${command.usage}\n`);
+    return EXIT_USAGE;
+  }
+
   if (serviceCommand) {
     // Beside the service: no settings of the store, no store opened (the running service may hold the embedded one).
     try {

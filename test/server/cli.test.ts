@@ -205,6 +205,13 @@ describe('cnv on the embedded store of CNV_DATA_DIR', () => {
       const dashboard = await cnv(['dashboard'], { env: { CNV_DATA_DIR: dir } });
       expect(dashboard.code).toBe(1);
       expect(dashboard.err).toMatch(/is in use by the cnv service[\s\S]*While the service runs, set CNV_API_KEY/);
+      // A command line missing a required value is a usage mistake, told before the store is tried.
+      for (const argv of [['sites', 'create'], ['accounts', 'create'], ['keys', 'revoke'], ['webhook-secret', 'rotate']]) {
+        const missing = await cnv(argv, { env: { CNV_DATA_DIR: dir } });
+        expect(missing.code, argv.join(' ')).toBe(2);
+        expect(missing.err).toMatch(/--\w+ is required\.\nUsage: cnv /);
+        expect(missing.err).not.toMatch(/in use/);
+      }
     } finally {
       release();
     }
