@@ -1,9 +1,12 @@
 /**
  * The REST API's description (DESIGN.md, "The REST API's description"): GET /v1/openapi.json, without a key, is a valid
- * OpenAPI 3.1 document (checked by @seriousme/openapi-schema-validator against the official 3.1 schema), documents every
- * /v1 route and the webhook with a success answer, the error envelope and their security scheme, and the answers the
- * service really gives (sites, handoffs, flows, events, destinations, errors, the webhook) match the document's response
- * schemas (Ajv, JSON Schema 2020-12), with no undocumented field where the document lists an object's fields.
+ * OpenAPI 3.1 document (checked by @seriousme/openapi-schema-validator against the official 3.1 schema, every schema
+ * compiled by Ajv as JSON Schema 2020-12), documents every /v1 route and the webhook with a success answer, the error
+ * envelope and their security scheme, and the answers the service really gives (sites, handoffs, flows, events,
+ * destinations, errors, the webhook, a rate limit's 429) match the document's response schemas and headers, with no
+ * undocumented field where the document lists an object's fields. What a generated client needs besides: Retry-After
+ * as a declared header, shared schemas in components (every $ref resolving, every error the one envelope), no
+ * parameter a route refuses whatever its value, and no if/then/else (a choice of shapes that agrees with the service).
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -13,11 +16,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, type RestService } from './support/rest-harness';
 import { connectApiTrigger, newToken, signedReport, snapshotBody } from './support/fixtures';
+import { ErrorEnvelope } from '../../src/server/http/schemas';
+import { dereferenced, shareSchemas } from '../../src/server/openapi/components';
+
+/** The webhook's per-site limit of the service under test: the 429 check sends one more, to a key nothing else uses. */
+const WEBHOOK_PER_SITE = 20;
 
 type Doc = {
   openapi: string;
   paths: Record<string, Record<string, any>>;
-  components: { securitySchemes: Record<string, any> };
+  components: { securitySchemes: Record<string, any>; schemas: Record<string, any> };
 };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -46,8 +54,32 @@ function strict(schema: unknown): unknown {
   return out;
 }
 
+/** Every operation of a document, as `METHOD path` and the operation. */
+function operationsOf(doc: Doc): Array<[string, any]> {
+  return Object.entries(doc.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m): [string, any] => [`${m.toUpperCase()} ${path}`, item[m]]));
+}
+
+/** Every object (and array) inside a value, with its JSON pointer. */
+function* nodesOf(value: unknown, pointer = ''): Generator<[string, any]> {
+  if (value === null || typeof value !== 'object') return;
+  yield [pointer, value];
+  for (const [key, inner] of Object.entries(value)) yield* nodesOf(inner, `${pointer}/${key}`);
+}
+
+/** The JSON of a value with its keys sorted. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 describe('the OpenAPI document', () => {
   let svc: RestService;
+  /** The document as served. */
+  let raw: Doc;
+  /** The same with every $ref replaced by its target: what the document describes, written out. */
   let doc: Doc;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
@@ -58,6 +90,11 @@ describe('the OpenAPI document', () => {
     const { template, operation } = operationFor(doc, method, url);
     const documented = operation.responses[String(response.statusCode)];
     expect(documented, `${method} ${template} answered ${response.statusCode}, which the document does not list`).toBeDefined();
+    // A header a client must act on is declared where it is sent.
+    if (response.headers['retry-after'] !== undefined) {
+      expect(documented.headers?.['Retry-After'], `${method} ${template} ${response.statusCode} sends Retry-After`).toBeDefined();
+      expect(ajv.validate(documented.headers['Retry-After'].schema, Number(response.headers['retry-after']))).toBe(true);
+    }
     const schema = documented.content?.['application/json']?.schema;
     expect(schema, `${method} ${template} ${response.statusCode} has no JSON schema`).toBeDefined();
     const validate = ajv.compile(strict(schema) as object);
@@ -74,20 +111,172 @@ describe('the OpenAPI document', () => {
   }
 
   beforeAll(async () => {
-    svc = await createRestService(DATABASE_KINDS[0]!);
+    svc = await createRestService(DATABASE_KINDS[0]!, { CNV_RATE_LIMIT_WEBHOOK_PER_SITE: String(WEBHOOK_PER_SITE) });
     const res = await svc.app.inject({ method: 'GET', url: '/v1/openapi.json' });
     expect(res.statusCode).toBe(200);
-    doc = res.json();
+    raw = res.json();
+    doc = dereferenced(raw);
   });
   afterAll(async () => {
     await svc?.close();
   });
 
-  it('is served without a key and is a valid OpenAPI 3.1 document', async () => {
-    expect(doc.openapi).toBe('3.1.0');
-    const result = await new Validator().validate(doc as unknown as Parameters<Validator["validate"]>[0]);
+  it('is served without a key and is a valid OpenAPI 3.1 document whose every schema is valid JSON Schema 2020-12', async () => {
+    expect(raw.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(raw as unknown as Parameters<Validator["validate"]>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
+    // The validator checks the document's structure; Ajv compiles each schema (the components, and each schema of
+    // each operation as the components make it).
+    const schemas = [
+      ...Object.values(doc.components.schemas),
+      ...operationsOf(doc).flatMap(([, op]) => [
+        ...(op.parameters ?? []).map((p: any) => p.schema),
+        op.requestBody?.content['application/json']?.schema,
+        ...Object.values(op.responses).flatMap((r: any) => [r.content?.['application/json']?.schema, ...Object.values(r.headers ?? {}).map((h: any) => h.schema)]),
+      ]),
+    ].filter(Boolean);
+    const strictAjv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(strictAjv);
+    for (const schema of schemas) expect(() => strictAjv.compile(schema)).not.toThrow();
+    expect(schemas.length).toBeGreaterThan(100);
+  });
+
+  it('declares Retry-After (whole seconds, at least 1) on every 429 and 503 of every operation', () => {
+    const problems: string[] = [];
+    for (const [name, op] of operationsOf(raw)) {
+      // Every operation may meet the store's trouble (503); the webhook's also has rate limits (429).
+      const expected = name.includes(' /api/webhook-bridge/') ? ['429', '503'] : ['503'];
+      for (const status of expected) if (!op.responses[status]) problems.push(`${name}: no ${status}`);
+      for (const status of ['429', '503'].filter((s) => op.responses[s])) {
+        const header = op.responses[status].headers?.['Retry-After'];
+        if (!header) problems.push(`${name} ${status}: no Retry-After header`);
+        else {
+          expect(header.schema, `${name} ${status}`).toEqual({ type: 'integer', minimum: 1 });
+          expect(header.description, `${name} ${status}`).toMatch(/seconds/i);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('keeps shared schemas in components: every $ref resolves, every error is the one envelope, nothing repeats inline', () => {
+    // Every $ref points into components.schemas, at a schema that is there.
+    const refs = [...nodesOf(raw)].filter(([, node]) => typeof node.$ref === 'string').map(([, node]) => node.$ref as string);
+    expect(refs.length).toBeGreaterThan(100);
+    for (const ref of new Set(refs)) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(raw.components.schemas[ref.slice('#/components/schemas/'.length)], ref).toBeDefined();
+    }
+    // The error envelope is one component, exactly the TypeBox schema the service's errors are built to.
+    expect(raw.components.schemas.Error).toEqual(JSON.parse(JSON.stringify(ErrorEnvelope)));
+    const envelope = '#/components/schemas/Error';
+    const errors: string[] = [];
+    for (const [name, op] of operationsOf(raw)) {
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        if (Number(status) < 400) continue;
+        const schema = response.content?.['application/json']?.schema;
+        // The envelope, or a choice of bodies each of which is a named envelope (publish's 400: flow_invalid or another).
+        const ok = schema?.$ref === envelope || (Array.isArray(schema?.anyOf) && schema.anyOf.some((s: any) => s.$ref === envelope) && schema.anyOf.every((s: any) => typeof s.$ref === 'string'));
+        if (!ok) errors.push(`${name} ${status}: ${JSON.stringify(schema).slice(0, 120)}`);
+      }
+    }
+    expect(errors).toEqual([]);
+    // The records are components; no object schema is written out in two operations, and no titled one in any.
+    for (const name of ['Site', 'SiteFields', 'Handoff', 'Flow', 'TriggerConfig', 'Event', 'EventAction', 'Destination', 'Erasure', 'NotificationEndpoint']) {
+      expect(raw.components.schemas[name], name).toBeDefined();
+    }
+    const seen = new Map<string, Set<string>>();
+    for (const [name, op] of operationsOf(raw)) {
+      for (const [pointer, node] of nodesOf(op)) {
+        if (typeof node.title === 'string' && !Array.isArray(node)) errors.push(`${name} ${pointer}: titled schema ${node.title} inline`);
+        if (node.type !== 'object' || !node.properties || Object.keys(node.properties).length === 0) continue;
+        const { description: _d, ...shape } = node;
+        const key = canonical(shape);
+        seen.set(key, (seen.get(key) ?? new Set()).add(name));
+      }
+    }
+    const repeated = [...seen].filter(([, ops]) => ops.size > 1).map(([key, ops]) => `${key.slice(0, 120)} in ${[...ops].join(', ')}`);
+    expect([...errors, ...repeated]).toEqual([]);
+    // Sharing never changes what the document says: written out again, the shared document is the one it was made from.
+    const inline = dereferenced(raw);
+    const shared = JSON.parse(JSON.stringify({ ...inline, components: { ...inline.components, schemas: {} } }));
+    shareSchemas(shared, {});
+    expect(Object.keys(shared.components.schemas).length).toBeGreaterThan(10);
+    expect(dereferenced(shared).paths).toEqual(inline.paths);
+  });
+
+  it('does not offer the events list\'s ending_before, says it is refused, and the service refuses it so', async () => {
+    const parameters = [...nodesOf(raw.paths)].filter(([pointer]) => /\/parameters\/\d+$/.test(pointer)).map(([, p]) => p);
+    // No parameter a generated client would offer that no value can satisfy.
+    expect(parameters.filter((p) => p.schema?.not !== undefined)).toEqual([]);
+    const list = raw.paths['/v1/events']!.get;
+    expect(list.parameters.map((p: any) => p.name)).not.toContain('ending_before');
+    expect(list.parameters.map((p: any) => p.name)).toContain('starting_after');
+    expect(list.description).toMatch(/ending_before.*400 parameter_unsupported/);
+    // The other lists walk both ways.
+    expect(raw.paths['/v1/sites']!.get.parameters.find((p: any) => p.name === 'ending_before')?.schema.type).toBe('string');
+    const refused = await call('GET', '/v1/events?ending_before=2026-01-01T00:00:00Z');
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toMatchObject({ code: 'parameter_unsupported', param: 'ending_before' });
+  });
+
+  it('writes no if/then/else: the flow trigger and the handoff body are choices of named shapes that agree with the service', async () => {
+    const conditionals = [...nodesOf(raw)].filter(([, node]) => !Array.isArray(node) && ('if' in node || 'then' in node || 'else' in node)).map(([pointer]) => pointer);
+    expect(conditionals).toEqual([]);
+    const handoffBody = raw.paths['/v1/handoffs']!.post.requestBody.content['application/json'].schema;
+    expect(handoffBody.oneOf).toEqual([{ $ref: '#/components/schemas/ConnectDestinationBody' }, { $ref: '#/components/schemas/ConnectTriggerSourceBody' }]);
+    expect(handoffBody.discriminator).toEqual({
+      propertyName: 'purpose',
+      mapping: { connect_destination: '#/components/schemas/ConnectDestinationBody', connect_trigger_source: '#/components/schemas/ConnectTriggerSourceBody' },
+    });
+    for (const path of ['/v1/flows', '/v1/flows/{id}']) {
+      const item = raw.paths[path]!;
+      const body = (item.post ?? item.patch).requestBody.content['application/json'].schema;
+      expect(body.properties.trigger_config).toEqual({ $ref: '#/components/schemas/TriggerConfig' });
+    }
+    const trigger = raw.components.schemas.TriggerConfig;
+    expect(trigger.oneOf).toEqual([{ $ref: '#/components/schemas/ApiTriggerConfig' }, { $ref: '#/components/schemas/FormTriggerConfig' }]);
+    expect(trigger.description).toContain('Checked as ApiTriggerConfig when it has type, or it has key, or its integrationId is "api"; otherwise as FormTriggerConfig.');
+
+    // What the document accepts is what the service accepts, body by body (Ajv over the document's schema).
+    const site = svc.site;
+    const actions = [{ integrationId: 'google-ads', config: { conversion: { id: '987654321' } } }];
+    const samples: Array<{ url: string; body: Record<string, unknown> }> = [
+      { url: '/v1/handoffs', body: { purpose: 'connect_destination', destination_type: 'meta' } },
+      { url: '/v1/handoffs', body: { purpose: 'connect_trigger_source', trigger_source: 'api', site_id: site.id } },
+      { url: '/v1/handoffs', body: { purpose: 'connect_trigger_source' } },
+      { url: '/v1/handoffs', body: { purpose: 'connect_destination' } },
+      { url: '/v1/handoffs', body: { purpose: 'connect_trigger_source', destination_type: 'meta' } },
+      { url: '/v1/handoffs', body: { purpose: 'nothing' } },
+      { url: '/v1/handoffs', body: { destination_type: 'meta' } },
+      ...[
+        { type: 'saas_signup', integrationId: 'api', key: 'signup' },
+        { type: 'conversion', integrationId: 'api', key: 'trial_started' },
+        { integrationId: 'gravity-forms', pageFilter: 'all' },
+        { type: 'saas_signup', integrationId: 'api' },
+        { integrationId: 'api', key: 'signup' },
+        { type: 'purchase', integrationId: 'api', key: 'signup' },
+        { type: 'saas_signup', integrationId: 'hubspot', key: 'signup' },
+        { integrationId: 'gravity-forms' },
+        { integrationId: 'gravity-forms', pageFilter: 'all', key: 'signup' },
+        'api',
+      ].map((trigger_config) => ({ url: '/v1/flows', body: { site_id: site.id, name: 'Sample', trigger_config, actions_config: actions } })),
+    ];
+    const disagreements: string[] = [];
+    for (const { url, body } of samples) {
+      const schema = doc.paths[url]!.post.requestBody.content['application/json'].schema;
+      const documented = ajv.validate(schema, body);
+      const answer = await svc.app.inject({ method: 'POST', url, headers: svc.auth, payload: body });
+      expect([200, 201, 400], `${url} ${JSON.stringify(body)}: ${answer.body}`).toContain(answer.statusCode);
+      if (documented !== (answer.statusCode < 300)) disagreements.push(`${url} ${JSON.stringify(body)}: document ${documented}, service ${answer.statusCode}`);
+    }
+    expect(disagreements).toEqual([]);
+    // The one body the choice of shapes lets through and the service refuses is the one the rule in words names: a
+    // form trigger whose integrationId is "api" is checked as the API trigger.
+    const apiForm = { site_id: site.id, name: 'Sample', trigger_config: { integrationId: 'api', pageFilter: 'all' }, actions_config: actions };
+    expect(ajv.validate(doc.paths['/v1/flows']!.post.requestBody.content['application/json'].schema, apiForm)).toBe(true);
+    expect((await svc.app.inject({ method: 'POST', url: '/v1/flows', headers: svc.auth, payload: apiForm })).statusCode).toBe(400);
   });
 
   it('documents every REST path of the spec and the webhook, with their security schemes', () => {
@@ -200,6 +389,13 @@ describe('the OpenAPI document', () => {
     expect(unsigned.statusCode).toBe(401);
     const unknownSite = signedReport('no-such-site', 'signup', reportBody, 'whsec_openapi_test_secret');
     conforms('POST', unknownSite.url, await svc.app.inject(unknownSite));
+    // Over the per-site limit (a key only this uses): 429 with Retry-After, as documented.
+    const limited = signedReport('openapi-rate-limited', 'signup', reportBody, 'whsec_openapi_test_secret');
+    for (let i = 0; i < WEBHOOK_PER_SITE; i++) expect((await svc.app.inject(limited)).statusCode).toBe(404);
+    const overLimit = await svc.app.inject(limited);
+    expect(overLimit.statusCode).toBe(429);
+    expect(Number(overLimit.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    conforms('POST', limited.url, overLimit);
 
     const events = await call('GET', '/v1/events?limit=5');
     const event = events.json().data[0];

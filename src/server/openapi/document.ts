@@ -3,15 +3,21 @@
  * routes validate with, so it cannot drift. Registered before any route (it collects them through Fastify's onRoute
  * hook), it documents every route under /v1 and the webhook bridge, whoever adds them later, and hides the rest
  * (hosted pages, collector, dashboard, MCP). What every route shares is added here: the bearer or signature scheme, the
- * error envelope of the errors any route can answer, a tag, an operationId.
+ * error envelope of the errors any route can answer, the Retry-After header of a 429 or 503, a tag, an operationId.
+ * The finished document names its shared schemas in components.schemas (components.ts) and writes if/then/else as the
+ * choice it makes (conditionals.ts).
  */
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import { OptionalKind } from '@sinclair/typebox';
 import { ErrorEnvelope } from '../http/schemas';
+import { STORE_RETRY_AFTER_S } from '../http/app';
 import type { Settings } from '../settings';
 import { WEBHOOK_PREFIX } from '../../protocol/webhook';
 import { SIGNATURE_SCHEME_DESCRIPTION } from '../webhook';
+import { shareSchemas } from './components';
+import { describeConditionals } from './conditionals';
+import { isSchema, operationsOf, type OpenApiDocument } from './schema-walk';
 
 /** Where the document is served (no key needed). */
 export const OPENAPI_PATH = '/v1/openapi.json';
@@ -52,6 +58,31 @@ const WEBHOOK_ERRORS: Record<string, string> = {
   429: 'rate_limited: too many requests from this address or for this site (CNV_RATE_LIMIT_WEBHOOK_*); retry after the Retry-After header\'s seconds, re-signed.',
   500: 'internal_error: retry with backoff, re-signed.',
   503: 'store_unavailable: the service\'s store cannot work now (disk full, unreachable, …); nothing was stored: retry after the Retry-After header\'s seconds, re-signed.',
+};
+
+/**
+ * The Retry-After header of the answers that send it: a 429 (the rate limiter, rate-limits/guard.ts) and a 503 (the
+ * store cannot work now, answerStoreTrouble in http/app.ts; no documented route answers 503 otherwise).
+ */
+const RETRY_AFTER: Record<string, string> = {
+  429: 'Whole seconds until the rate-limit window ends: send the request again after them (a webhook report re-signed).',
+  503: `Seconds to wait before sending the request again (the service asks for ${STORE_RETRY_AFTER_S}).`,
+};
+
+/**
+ * Names of the untitled schemas several operations share (a titled one is named by its title): where the first copy
+ * sits (schema-walk.ts, locationOf) → its name in components.schemas. A new shared shape is better given a `title`
+ * in its TypeBox schema; test/server/openapi.test.ts fails while one is repeated inline.
+ */
+const SHARED_SHAPES: Record<string, string> = {
+  'createSite body': 'SiteFields',
+  'getNotificationEndpoint 200': 'NotificationEndpoint',
+  'createFlow body properties.trigger_config': 'TriggerConfig',
+  'createFlow body properties.trigger_config.then': 'ApiTriggerConfig',
+  'createFlow body properties.trigger_config.else': 'FormTriggerConfig',
+  'createFlow body properties.actions_config.items': 'ActionConfig',
+  'createHandoff body allOf.1.then': 'ConnectDestinationBody',
+  'createHandoff body allOf.1.else': 'ConnectTriggerSourceBody',
 };
 
 const TAGS = [
@@ -143,6 +174,26 @@ function withExtensions(value: unknown): unknown {
 
 type RouteSchema = Record<string, unknown> & { response?: Record<string, unknown> };
 
+/**
+ * The query string without the parameters a route refuses whatever their value (a TypeBox Never, `not: {}`: the
+ * events list's ending_before): a generated client must not offer them. The operation's description says instead
+ * that they are refused, with the error code the schema answers.
+ */
+function withoutRefusedParameters(schema: RouteSchema): RouteSchema {
+  const query = schema.querystring;
+  if (!isSchema(query) || !isSchema(query.properties)) return schema;
+  const refused = Object.entries(query.properties).filter(([, value]) => isSchema(value) && isSchema(value.not) && Object.keys(value.not).length === 0);
+  if (refused.length === 0) return schema;
+  const sentences = refused.map(([name, value]) => {
+    const { description, 'x-error-code': code } = value as { description?: string; 'x-error-code'?: string };
+    return `Not accepted: ${name} (answered 400 ${code ?? 'parameter_invalid'}, error.param "${name}").${description ? ` ${description}` : ''}`;
+  });
+  const properties = Object.fromEntries(Object.entries(query.properties).filter(([name]) => !refused.some(([r]) => r === name)));
+  const required = Array.isArray(query.required) ? (query.required as string[]).filter((name) => name in properties) : undefined;
+  const description = [schema.description, ...sentences].filter((text) => typeof text === 'string' && text.length > 0).join(' ');
+  return { ...schema, description, querystring: { ...query, properties, ...(required ? { required } : {}) } };
+}
+
 /** Adds what every documented route shares to its schema (a copy: the route's own schema is never changed). */
 export function documentRoute(
   schema: RouteSchema | undefined,
@@ -152,12 +203,13 @@ export function documentRoute(
   webhookBaseUrl: string,
 ): RouteSchema {
   const webhook = url.startsWith(`${WEBHOOK_PREFIX}/`);
-  const out = withExtensions(schema ?? {}) as RouteSchema;
+  const out = withoutRefusedParameters(withExtensions(schema ?? {}) as RouteSchema);
   const response: Record<string, unknown> = { ...(out.response ?? {}) };
   const takesBody = out.body !== undefined || config?.openapiBody !== undefined || method === 'POST' || method === 'PATCH';
   const errors = webhook ? WEBHOOK_ERRORS : { ...V1_ERRORS, ...(takesBody ? BODY_ERRORS : {}) };
   for (const [status, description] of Object.entries(errors)) {
-    if (!(status in response)) response[status] = { ...ErrorEnvelope, description };
+    // The response's description is the status's; the schema stays the envelope itself (one shared component).
+    if (!(status in response)) response[status] = { ...ErrorEnvelope, 'x-response-description': description };
   }
   return {
     ...out,
@@ -215,6 +267,15 @@ export async function registerOpenApi(app: FastifyInstance, settings: Pick<Setti
           if (operation.requestBody && optionalBodies.has(`${method} ${path}`)) operation.requestBody.required = false;
         }
       }
+      const described = openapiObject as unknown as OpenApiDocument;
+      for (const { operation } of operationsOf(described)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          const description = RETRY_AFTER[status];
+          if (description) response.headers = { ...response.headers, 'Retry-After': { description, schema: { type: 'integer', minimum: 1 } } };
+        }
+      }
+      shareSchemas(described, SHARED_SHAPES);
+      describeConditionals(described);
       return openapiObject;
     },
   });
