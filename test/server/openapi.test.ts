@@ -160,6 +160,21 @@ describe('the OpenAPI document', () => {
     expect(problems).toEqual([]);
   });
 
+  it('says what each success answer means (no generator default such as "Default Response")', () => {
+    const said = new Map<string, string>();
+    for (const [name, op] of operationsOf(raw)) {
+      for (const [status, answer] of Object.entries<any>(op.responses)) {
+        if (!/^2/.test(status)) continue;
+        expect(answer.description, `${name} ${status}`).not.toMatch(/default response/i);
+        said.set(`${name} ${status}`, answer.description);
+      }
+    }
+    expect(said.get('POST /v1/sites 201')).toBe('Created.');
+    expect(said.get('GET /v1/events 200')).toBe('One page of the list.');
+    expect(said.get('DELETE /v1/notification_endpoints/{id} 200')).toBe('Deleted.');
+    expect([...said].find(([key]) => key.startsWith('POST /api/webhook-bridge/saas-signup/'))?.[1]).toMatch(/^Stored/);
+  });
+
   it('keeps shared schemas in components: every $ref resolves, every error is the one envelope, nothing repeats inline', () => {
     // Every $ref points into components.schemas, at a schema that is there.
     const refs = [...nodesOf(raw)].filter(([, node]) => typeof node.$ref === 'string').map(([, node]) => node.$ref as string);

@@ -194,6 +194,20 @@ function withoutRefusedParameters(schema: RouteSchema): RouteSchema {
   return { ...schema, description, querystring: { ...query, properties, ...(required ? { required } : {}) } };
 }
 
+/**
+ * What a success answer means, in a word or two, for a response without a description of its own (@fastify/swagger
+ * would write "Default Response"): by the operation's kind. A webhook report answered 200 is stored.
+ */
+function successDescription(method: string, status: string, schema: unknown, webhook: boolean): string {
+  if (webhook) return 'Stored: a 200 means the report is kept; the body says what becomes of it.';
+  if (status === '201') return 'Created.';
+  const properties = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  if (method === 'GET') return properties && 'has_more' in properties ? 'One page of the list.' : 'Found.';
+  if (method === 'PATCH') return 'Updated.';
+  if (method === 'DELETE') return 'Deleted.';
+  return 'Done.';
+}
+
 /** Adds what every documented route shares to its schema (a copy: the route's own schema is never changed). */
 export function documentRoute(
   schema: RouteSchema | undefined,
@@ -207,6 +221,10 @@ export function documentRoute(
   const response: Record<string, unknown> = { ...(out.response ?? {}) };
   const takesBody = out.body !== undefined || config?.openapiBody !== undefined || method === 'POST' || method === 'PATCH';
   const errors = webhook ? WEBHOOK_ERRORS : { ...V1_ERRORS, ...(takesBody ? BODY_ERRORS : {}) };
+  for (const [status, answer] of Object.entries(response)) {
+    if (!/^2\d\d$/.test(status) || answer === null || typeof answer !== 'object' || 'x-response-description' in answer) continue;
+    response[status] = { ...answer, 'x-response-description': successDescription(method.toUpperCase(), status, answer, webhook) };
+  }
   for (const [status, description] of Object.entries(errors)) {
     // The response's description is the status's; the schema stays the envelope itself (one shared component).
     if (!(status in response)) response[status] = { ...ErrorEnvelope, 'x-response-description': description };
