@@ -1,5 +1,6 @@
 /** The one way a platform adapter calls its API: JSON (or a form) over fetch, with the timeout, the shutdown signal and transport faults classified. */
 import type { DeliveryError, SendContext } from './destination';
+import { deadline } from '../http/deadline';
 
 /** The platform answered (any status), or the request never got an answer (a transient fault to retry). */
 export type HttpAnswer =
@@ -16,7 +17,7 @@ export async function requestJson(
   init: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: unknown; /** Sent form-encoded instead of a JSON body (an OAuth token endpoint). */ form?: Record<string, string> },
   ctx: Pick<SendContext, 'signal' | 'timeoutMs'>,
 ): Promise<HttpAnswer> {
-  const timeout = AbortSignal.timeout(ctx.timeoutMs);
+  const request = deadline(ctx.signal, ctx.timeoutMs);
   try {
     const body = init.form ? new URLSearchParams(init.form).toString() : init.body === undefined ? undefined : JSON.stringify(init.body);
     const contentType = init.form ? 'application/x-www-form-urlencoded' : init.body === undefined ? undefined : 'application/json';
@@ -24,12 +25,12 @@ export async function requestJson(
       method: init.method ?? 'POST',
       headers: contentType ? { 'content-type': contentType, ...init.headers } : init.headers,
       ...(body === undefined ? {} : { body }),
-      signal: AbortSignal.any([ctx.signal, timeout]),
+      signal: request.signal,
     });
     return { answered: true, status: response.status, headers: response.headers, text: await response.text() };
   } catch (error) {
     if (ctx.signal.aborted) return { answered: false, error: { code: 'interrupted', message: 'The send was interrupted by a shutdown.' } };
-    if (timeout.aborted) {
+    if (request.timedOut) {
       return { answered: false, error: { code: 'timeout', message: `${platformLabel} did not answer within ${ctx.timeoutMs} ms.` } };
     }
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -41,6 +42,8 @@ export async function requestJson(
       // keep the url as given
     }
     return { answered: false, error: { code: 'network_error', message: `Could not reach ${platformLabel} at ${origin}: ${detail}.` } };
+  } finally {
+    request.end();
   }
 }
 

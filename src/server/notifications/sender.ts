@@ -7,6 +7,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { deadline } from '../http/deadline';
 import { signedHeaders } from './signing';
 import { endpointUrlProblem, isPublicAddress, type EndpointPolicy } from './url';
 import type { AttemptOutcome } from './sql';
@@ -71,10 +72,10 @@ export async function sendNotification(
   const duration = () => Math.round(performance.now() - started);
   const problem = endpointUrlProblem(message.url, ctx.policy);
   if (problem) return { ok: false, status: null, error: problem, durationMs: 0 };
-  const timeout = AbortSignal.timeout(ctx.timeoutMs);
+  const request = deadline(ctx.signal, ctx.timeoutMs);
   try {
     const headers = { 'content-type': 'application/json', 'user-agent': 'cnv-notifications', ...signedHeaders(message.secret, message.messageId, ctx.now(), message.body) };
-    const status = await post(new URL(message.url), headers, message.body, AbortSignal.any([ctx.signal, timeout]), ctx.policy);
+    const status = await post(new URL(message.url), headers, message.body, request.signal, ctx.policy);
     const ok = status >= 200 && status < 300;
     const error = ok
       ? null
@@ -83,12 +84,14 @@ export async function sendNotification(
         : `The endpoint answered HTTP ${status}.`;
     return { ok, status, error, durationMs: duration() };
   } catch (error) {
-    if (timeout.aborted) return { ok: false, status: null, error: `The endpoint did not answer within ${ctx.timeoutMs / 1000} s.`, durationMs: duration() };
+    if (request.timedOut) return { ok: false, status: null, error: `The endpoint did not answer within ${ctx.timeoutMs / 1000} s.`, durationMs: duration() };
     if (ctx.signal.aborted) return { ok: false, status: null, error: 'interrupted', durationMs: duration() };
     const cause = causeOf(error);
     if (cause === PRIVATE_ADDRESS) {
       return { ok: false, status: null, error: 'The endpoint\'s name resolves to a private address, where this service does not send notifications.', durationMs: duration() };
     }
     return { ok: false, status: null, error: `Could not reach the endpoint: ${cause}.`, durationMs: duration() };
+  } finally {
+    request.end();
   }
 }

@@ -11,6 +11,7 @@
 import type { DeliveryError, DeliveryInput, DeliveryOutcome, RequestSummary, SendContext } from '../destination';
 import { planUploadRequests, prepareClickConversion, readGoogleAdsAccount, uploadBody, type PreparedConversion } from './legacy-request';
 import { interpretUploadResponse } from './legacy-response';
+import { deadline } from '../../http/deadline';
 
 /**
  * Posts one Google Ads API request whose repeated field `rowField` holds the rows `summaries` describe (conversions of
@@ -24,21 +25,23 @@ export async function postGoogleAdsRows(
   ctx: SendContext,
   rowField: string,
 ): Promise<DeliveryOutcome[]> {
-  const timeout = AbortSignal.timeout(ctx.timeoutMs);
+  const request = deadline(ctx.signal, ctx.timeoutMs);
   try {
-    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.any([ctx.signal, timeout]) });
+    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: request.signal });
     const text = await response.text();
     return interpretUploadResponse(response.status, response.headers.get('retry-after'), text, summaries, ctx.now(), rowField);
   } catch (error) {
     let fault: DeliveryError;
     if (ctx.signal.aborted) fault = { code: 'interrupted', message: 'The send was interrupted by a shutdown.' };
-    else if (timeout.aborted) fault = { code: 'timeout', message: `Google Ads did not answer within ${ctx.timeoutMs} ms.` };
+    else if (request.timedOut) fault = { code: 'timeout', message: `Google Ads did not answer within ${ctx.timeoutMs} ms.` };
     else {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const detail = cause?.code ?? cause?.message ?? (error as Error).message;
       fault = { code: 'network_error', message: `Could not reach Google Ads at ${new URL(url).origin}: ${detail}.` };
     }
     return summaries.map((summary) => ({ kind: 'retry', error: fault, request: summary }));
+  } finally {
+    request.end();
   }
 }
 
