@@ -11,6 +11,7 @@ import { schemaError } from '../http/validation';
 import { SCRIPT, SCRIPT_PATH, type Notice } from './layout';
 import { csrfTokenValid, sessionOf, signIn, signInTarget, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
 import * as views from './views';
+import { ChartData } from './chart-data';
 import { sendHtml } from '../http/page';
 import { acceptForms } from '../http/form';
 import { installCheckSection, sitesPage, type SiteView } from './pages/sites';
@@ -108,6 +109,7 @@ function idParam(request: FastifyRequest): string {
 /** Registers the dashboard. */
 export default async function dashboardRoutes(app: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   acceptForms(app, FORM_MAX_BYTES);
+  const chartData = new ChartData(db);
 
   /** Runs a REST route's schema with the app's own validator (same options, same messages). */
   const validatorOf = (request: FastifyRequest): views.Validate => (schema: TSchema, value: unknown, context) => {
@@ -313,7 +315,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   app.get('/dashboard/events', page, async (request, reply) => {
     const session = sessionFor(request);
     const { filters, cursor, chartView } = views.eventFiltersOf((request.query ?? {}) as Record<string, unknown>);
-    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor, settings.identityRetentionDays, new Date(), chartView);
+    const data = await views.eventsView(db, validatorOf(request), session.accountId, filters, cursor, settings.identityRetentionDays, new Date(), chartView, chartData);
     return sendPage(reply, data.error ? 400 : 200, eventsPage(session, data));
   });
   app.get('/dashboard/events/:id', page, async (request, reply) => {

@@ -73,19 +73,25 @@ export interface DailyActionCount {
   count: number;
 }
 
-/** Per UTC day since `since`, how many event actions of the account ended in each status (queued, delivered, failed). */
+/**
+ * How many event actions of the account's events of [from, to) ended in each status (queued, delivered, failed), per
+ * UTC day. The range is on `sort_at` (the account's index on it reads only those days): sort_at is occurred_at's
+ * millisecond plus a tie-breaker under a millisecond, so it falls in the same UTC day, and a day's bounds hold the same
+ * events either way. The chart reads a day at a time (chart-data.ts).
+ */
 export async function dailyActionCounts(
   db: Queryable,
   accountId: string,
-  since: Date,
+  from: Date,
+  to: Date,
   siteId: string | undefined,
 ): Promise<DailyActionCount[]> {
   const rows = await db.query<{ day: string; status: string; count: string | number }>(
     `select to_char(date_trunc('day', e.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day, a.status, count(*) as count
      from events e join event_actions a on a.event_id = e.id
-     where e.account_id = $1 and e.occurred_at >= $2 and ($3::text is null or e.site_id = $3)
+     where e.account_id = $1 and e.sort_at >= $2 and e.sort_at < $3 and ($4::text is null or e.site_id = $4)
      group by 1, 2 order by 1, 2`,
-    [accountId, since, siteId ?? null],
+    [accountId, from, to, siteId ?? null],
   );
   return rows.map((r) => ({ day: r.day, status: r.status, count: Number(r.count) }));
 }
@@ -101,17 +107,17 @@ export interface DailyValue {
 }
 
 /**
- * The value of the account's conversions per day and currency since `since`: each report counted once (however many
+ * The value of the account's conversions of [from, to) per day and currency: each report counted once (however many
  * flows it fired), at its latest adjustment (a restatement's value and currency replace it, a retraction makes it 0),
  * form conversions (no report) each on their own. Conversions without a value are left out; currencies are never added
- * together.
+ * together. The range is on `sort_at`, as in dailyActionCounts.
  */
-export async function dailyValues(db: Queryable, accountId: string, since: Date, siteId: string | undefined): Promise<DailyValue[]> {
+export async function dailyValues(db: Queryable, accountId: string, from: Date, to: Date, siteId: string | undefined): Promise<DailyValue[]> {
   const rows = await db.query<{ day: string; currency: string; value: string | number; conversions: string | number }>(
     `with conversions as (
        select distinct on (coalesce(e.report_id, e.id)) e.id, e.report_id, e.occurred_at, e.value, e.currency
        from events e
-       where e.account_id = $1 and e.occurred_at >= $2 and ($3::text is null or e.site_id = $3)
+       where e.account_id = $1 and e.sort_at >= $2 and e.sort_at < $3 and ($4::text is null or e.site_id = $4)
        order by coalesce(e.report_id, e.id), e.id
      )
      select to_char(date_trunc('day', c.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
@@ -127,7 +133,7 @@ export async function dailyValues(db: Queryable, accountId: string, since: Date,
      ) j on true
      where coalesce(j.currency, c.currency) is not null and (c.value is not null or j.type is not null)
      group by 1, 2 order by 1, 2`,
-    [accountId, since, siteId ?? null],
+    [accountId, from, to, siteId ?? null],
   );
   return rows.map((r) => ({ day: r.day, currency: r.currency, value: Number(r.value), conversions: Number(r.conversions) }));
 }

@@ -22,7 +22,8 @@ import { FORM_INTEGRATIONS } from '../../protocol/forms';
 import { conversionPath, saasSignupPath } from '../../protocol/webhook';
 import { installCheckOf, loaderSeen } from './install-check';
 import { actionFieldOf } from './action-fields';
-import { dailyActionCounts, dailyValues, deliveredEventId } from './sql';
+import { deliveredEventId } from './sql';
+import type { ChartData } from './chart-data';
 import type { SetupState } from './setup';
 import { triggerOf } from './flow-trigger';
 import { conversionsChart, daysBetween, valueChart, type ChartView } from './chart';
@@ -307,8 +308,9 @@ export async function eventsView(
   filters: EventFilterForm,
   cursor: string | undefined,
   retentionDays: number,
-  now = new Date(),
-  chartView: ChartView = 'conversions',
+  now: Date,
+  chartView: ChartView,
+  chartData: ChartData,
 ): Promise<EventsPageData> {
   const [sites, flows, awaitingEvents] = await Promise.all([
     accountSites(db, accountId),
@@ -318,10 +320,11 @@ export async function eventsView(
   const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (CHART_DAYS - 1)));
   const siteForChart = filters.site_id && sites.some((s) => s.id === filters.site_id) ? filters.site_id : undefined;
   const days = daysBetween(since, now);
+  const today = days[days.length - 1]!;
   const chart =
     chartView === 'value'
-      ? valueChart(await dailyValues(db, accountId, since, siteForChart), days)
-      : conversionsChart(await dailyActionCounts(db, accountId, since, siteForChart), days);
+      ? valueChart(await chartData.value(accountId, siteForChart, days, today), days)
+      : conversionsChart(await chartData.conversions(accountId, siteForChart, days, today), days);
   const base = { filters, cursor, sites, flows, statuses: EVENT_STATUSES, chart, chartView, awaitingEvents };
   try {
     const query = eventsQueryOf(filters, cursor);
