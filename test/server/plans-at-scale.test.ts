@@ -12,9 +12,16 @@ import type { Database, Queryable } from '../../src/server/db/db';
 import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { upsertSnapshots } from '../../src/server/collector/sql';
+import { deliveredEventId } from '../../src/server/dashboard/sql';
+import { reportsAwaitingEvents } from '../../src/server/webhook/report-sql';
+import { selectEvents } from '../../src/server/api/events/sql';
+import { clearIdentityBefore } from '../../src/server/privacy/sql';
 
 /** Reports in the table, each with identity fields as a report stores them: a size at which PostgreSQL chose to hash the whole table. */
 const REPORTS = 10_000;
+/** Events of the busy account, each with one delivered action, over 180 days. */
+const EVENTS = 20_000;
+const DAY = 86_400_000;
 
 interface Statement {
   sql: string;
@@ -58,15 +65,34 @@ async function planOf(db: Database, statement: Statement, mode: 'force_generic_p
 describe.each(DATABASE_KINDS)('plans with big tables on $name', (kind) => {
   let db: Database;
   let siteId: string;
+  let accountId: string;
+  /** An account with a site and nothing else yet (the setup checklist polls for its first delivered event). */
+  let newAccountId: string;
   beforeAll(async () => {
     db = await kind.open();
-    siteId = (await insertSite(db, (await insertAccount(db, 'plans')).id, { domain: 'https://example.com' })).id;
+    accountId = (await insertAccount(db, 'plans')).id;
+    siteId = (await insertSite(db, accountId, { domain: 'https://example.com' })).id;
+    newAccountId = (await insertAccount(db, 'new')).id;
+    await insertSite(db, newAccountId, { domain: 'https://new.example.com' });
+    const now = Date.now();
+    await db.query(
+      `insert into events (id, account_id, site_id, site_key, occurred_at, sort_at, status, email, created_at, data)
+       select 'evt_plan' || i, $1, $2, 'k', t, t, 'completed', 'person' || i || '@example.com', t, jsonb_build_object('page_url', 'https://example.com/signup')
+       from (select i, to_timestamp(${now / 1000} - i * ${(180 * DAY) / 1000 / EVENTS}) as t from generate_series(1, ${EVENTS}) i) x`,
+      [accountId, siteId],
+    );
+    await db.query(
+      `insert into event_actions (id, event_id, position, destination, status, request, delivered_at)
+       select 'act_plan' || i, 'evt_plan' || i, 0, 'google_ads', 'delivered', jsonb_build_object('platform_request_id', 'req' || i), now()
+       from generate_series(1, ${EVENTS}) i`,
+    );
     await db.query(
       `insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity)
        select 'rpt_plan' || i, $1, 'cev-' || i, 'signup', md5(i::text), jsonb_build_object('email', 'person' || i || '@example.com', 'first_name', 'Ada', 'last_name', 'Lovelace', 'phone', '+15550100' || i, 'customer_id', 'cus_' || md5(i::text)) from generate_series(1, ${REPORTS}) i`,
       [siteId],
     );
-    await db.exec('analyze reports');
+    await db.query(`insert into report_fanouts (report_id, received_at) select 'rpt_plan' || i, now() from generate_series(1, 5) i`);
+    await db.exec('analyze');
   }, 120_000);
   afterAll(() => db.close());
 
@@ -84,5 +110,52 @@ describe.each(DATABASE_KINDS)('plans with big tables on $name', (kind) => {
         expect(plan, `${mode}\n${plan}`).toMatch(/Index (Only )?Scan using reports_site_token/);
       }
     }
+  });
+
+  /** Both plans of every statement `run` sends, none reading the whole of `tables`. */
+  async function expectNoWholeTable(run: (q: Queryable) => Promise<unknown>, tables: readonly string[]): Promise<void> {
+    const statements = await statementsOf(db, run);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      for (const mode of ['force_generic_plan', 'force_custom_plan'] as const) {
+        const plan = await planOf(db, statement, mode);
+        for (const table of tables) expect(plan, `${mode}\n${statement.sql}\n${plan}`).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
+      }
+    }
+  }
+
+  it("finds a new account's first delivered event without reading every action (the setup checklist polls it)", async () => {
+    await expectNoWholeTable((q) => deliveredEventId(q, newAccountId), ['event_actions', 'events']);
+    expect(await deliveredEventId(db, newAccountId)).toBeNull();
+    expect(await deliveredEventId(db, accountId)).toMatch(/^evt_plan/);
+  });
+
+  it('counts the reports waiting for their events from the queue, not from every report', async () => {
+    await expectNoWholeTable((q) => reportsAwaitingEvents(q, accountId), ['reports']);
+  });
+
+  it("reads only the events of a date range, by the account's index", async () => {
+    const after = new Date(Date.now() - 3 * DAY);
+    const before = new Date(Date.now() - 2 * DAY);
+    await expectNoWholeTable((q) => selectEvents(q, accountId, { occurredAfter: after, occurredBefore: before }, 50), ['events']);
+    const statements = await statementsOf(db, (q) => selectEvents(q, accountId, { occurredAfter: after }, 50));
+    const plan = await planOf(db, statements[0]!, 'force_generic_plan');
+    expect(plan).toMatch(/Index Cond: .*sort_at >=/);
+    // The range holds exactly the events of those days: the bound on sort_at loses none.
+    const rows = await selectEvents(db, accountId, { occurredAfter: after, occurredBefore: before }, 1000);
+    const [{ n }] = await db.query<{ n: number }>('select count(*)::int as n from events where account_id = $1 and occurred_at >= $2 and occurred_at <= $3', [accountId, after, before]);
+    expect(rows.length).toBe(n);
+    expect(n).toBeGreaterThan(0);
+  });
+
+  it("clears identities past the retention without reading every event and action, even with nothing due", async () => {
+    const long = new Date(Date.now() - 365 * DAY);
+    await expectNoWholeTable((q) => clearIdentityBefore(q, 'events', long, 500), ['events', 'event_actions']);
+    await expectNoWholeTable((q) => clearIdentityBefore(q, 'reports', long, 500), ['reports']);
+    // A day due is cleared, with its actions' hashed identifiers.
+    const cleared = await clearIdentityBefore(db, 'events', new Date(Date.now() - 179 * DAY), 500);
+    expect(cleared).toBeGreaterThan(0);
+    const [{ n }] = await db.query<{ n: number }>("select count(*)::int as n from events where account_id = $1 and email is not null and created_at < $2", [accountId, new Date(Date.now() - 179 * DAY)]);
+    expect(n).toBe(0);
   });
 });

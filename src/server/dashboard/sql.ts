@@ -138,11 +138,17 @@ export async function dailyValues(db: Queryable, accountId: string, from: Date, 
   return rows.map((r) => ({ day: r.day, currency: r.currency, value: Number(r.value), conversions: Number(r.conversions) }));
 }
 
-/** One event of the account with a delivered action (the setup checklist's last step), or null. */
+/**
+ * One event of the account with a delivered action (the setup checklist's last step), or null. Walked from the account's
+ * events by its sort_at index, each asked for a delivered action: as a join, the plan a prepared statement settles on
+ * read the whole event_actions table for an account that has none delivered yet (the very accounts whose checklist
+ * polls this every few seconds): 1.9 s on the embedded store with 585,000 actions, against 0.06 ms.
+ */
 export async function deliveredEventId(db: Queryable, accountId: string): Promise<string | null> {
   const [row] = await db.query<{ id: string }>(
-    `select e.id from events e join event_actions a on a.event_id = e.id
-     where e.account_id = $1 and a.status = 'delivered' limit 1`,
+    `select e.id from events e
+     where e.account_id = $1 and exists (select 1 from event_actions a where a.event_id = e.id and a.status = 'delivered')
+     order by e.sort_at limit 1`,
     [accountId],
   );
   return row?.id ?? null;

@@ -33,6 +33,9 @@ export const IDENTITY_TABLES = Object.keys(TABLES) as Array<keyof typeof TABLES>
 const withoutHashes = (column: string) =>
   `regexp_replace(${column}::text, '"[0-9a-fA-F]{64}"', '"(removed past the identity retention)"', 'g')::jsonb`;
 
+/** The ids of the actions of the events a chunk cleared. */
+const ACTIONS_OF_CLEARED = 'select a.id from event_actions a where a.event_id = any(array(select id from cleared))';
+
 /**
  * What delivery recorded of the events a chunk cleared (their actions' and attempts' request summaries, their
  * adjustments' summaries) loses its hashed identifiers in the same statement.
@@ -40,24 +43,29 @@ const withoutHashes = (column: string) =>
 const EVENT_SUMMARIES = `,
   actions as (
     update event_actions a set request = ${withoutHashes('a.request')}
-    from cleared c where a.event_id = c.id and a.request is not null
+    where a.event_id = any(array(select id from cleared)) and a.request is not null
   ),
   attempts as (
     update delivery_attempts d set request = ${withoutHashes('d.request')}
-    from event_actions a, cleared c where d.event_action_id = a.id and a.event_id = c.id and d.request is not null
+    where d.event_action_id = any(array(${ACTIONS_OF_CLEARED})) and d.request is not null
   ),
   adjusted as (
     update adjustment_results r set request = ${withoutHashes('r.request')}
-    from event_actions a, cleared c where r.event_action_id = a.id and a.event_id = c.id and r.request is not null
+    where r.event_action_id = any(array(${ACTIONS_OF_CLEARED})) and r.request is not null
   )`;
 
-/** Clears the identity of up to `limit` rows of `table` stored before `cutoff`, oldest first; returns how many. */
+/**
+ * Clears the identity of up to `limit` rows of `table` stored before `cutoff`, oldest first; returns how many. Every
+ * set of rows is given to the next step as an array of ids (`= any(array(…))`), never joined: as joins, the plan a
+ * prepared statement settles on read the whole events and event_actions tables twice per chunk, even with nothing due
+ * (0.6 s an hour at 300,000 events on the embedded store, 0.9 s with a day due), against 13 ms and 0.3 s so.
+ */
 export async function clearIdentityBefore(db: Queryable, table: keyof typeof TABLES, cutoff: Date, limit: number): Promise<number> {
   const { clear, due, stored } = TABLES[table];
   const rows = await db.query(
     `with cleared as (
        update ${table} set ${clear}
-       where id in (select id from ${table} where ${due} and ${stored} < $1 order by ${stored} limit $2)
+       where id = any(array(select id from ${table} where ${due} and ${stored} < $1 order by ${stored} limit $2))
        returning id
      )${table === 'events' ? EVENT_SUMMARIES : ''}
      select id from cleared`,

@@ -68,8 +68,11 @@ export async function selectEvents(db: Queryable, accountId: string, filters: Ev
   add((n) => `flow_id = ${n}`, filters.flowId);
   add((n) => `email = ${n}`, filters.email);
   add((n) => `status = ${n}`, filters.status);
-  add((n) => `occurred_at >= ${n}::timestamptz`, filters.occurredAfter);
-  add((n) => `occurred_at <= ${n}::timestamptz`, filters.occurredBefore);
+  // Each date bound also bounds sort_at (occurred_at's millisecond plus a tie-breaker under a millisecond, so implied:
+  // no event is lost), which the account's index reads as a range; on occurred_at alone it read every event of the
+  // account newer than the range (56 ms at 300,000 events on the embedded store for a range 60 days back, 0.5 ms so).
+  add((n) => `occurred_at >= ${n}::timestamptz and sort_at >= date_trunc('milliseconds', ${n}::timestamptz)`, filters.occurredAfter);
+  add((n) => `occurred_at <= ${n}::timestamptz and sort_at < date_trunc('milliseconds', ${n}::timestamptz) + interval '1 millisecond'`, filters.occurredBefore);
   add((n) => `sort_at < ${n}::timestamptz`, filters.sortBefore);
   add((n) => `created_at >= ${n}::timestamptz`, filters.storedSince);
   params.push(limit);
