@@ -16,6 +16,7 @@ import { deliveredEventId } from '../../src/server/dashboard/sql';
 import { reportsAwaitingEvents } from '../../src/server/webhook/report-sql';
 import { selectEvents } from '../../src/server/api/events/sql';
 import { clearIdentityBefore } from '../../src/server/privacy/sql';
+import { claimDeliveries } from '../../src/server/delivery/outbox-sql';
 
 /** Reports in the table, each with identity fields as a report stores them: a size at which PostgreSQL chose to hash the whole table. */
 const REPORTS = 10_000;
@@ -146,6 +147,23 @@ describe.each(DATABASE_KINDS)('plans with big tables on $name', (kind) => {
     const n = (await db.query<{ n: number }>('select count(*)::int as n from events where account_id = $1 and occurred_at >= $2 and occurred_at <= $3', [accountId, after, before]))[0]!.n;
     expect(rows.length).toBe(n);
     expect(n).toBeGreaterThan(0);
+  });
+
+  it('claims deliveries from a backlog without hashing the whole queue', async () => {
+    await db.query(`insert into outbox (event_action_id, due_at) select 'act_plan' || i, now() - interval '1 minute' from generate_series(1, ${EVENTS}) i`);
+    await db.exec('analyze outbox');
+    try {
+      const statements = await statementsOf(db, (q) => claimDeliveries(q, { now: new Date(), leaseMs: 60_000, limit: 20 }));
+      for (const mode of ['force_generic_plan', 'force_custom_plan'] as const) {
+        const plan = await planOf(db, statements[0]!, mode);
+        expect(plan, `${mode}\n${plan}`).not.toMatch(/Hash Join|Seq Scan on outbox o\b/);
+      }
+      const claimed = await claimDeliveries(db, { now: new Date(), leaseMs: 60_000, limit: 20 });
+      expect(claimed).toHaveLength(20);
+      expect(await claimDeliveries(db, { now: new Date(), leaseMs: 60_000, limit: 20 })).not.toEqual(expect.arrayContaining([claimed[0]]));
+    } finally {
+      await db.query(`delete from outbox where event_action_id like 'act_plan%'`);
+    }
   });
 
   it("clears identities past the retention without reading every event and action, even with nothing due", async () => {
