@@ -28,7 +28,9 @@ export async function insertFormSubmission(
 /** Deletes up to `limit` submissions received before `cutoff` (their raw identity fields go with them). */
 export async function purgeFormSubmissionsBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
   const rows = await db.query(
-    'delete from form_submissions where id in (select id from form_submissions where received_at < $1 order by received_at limit $2) returning id',
+    // The chunk's ids as an array: as `id in (…)`, PostgreSQL hashed the whole table for every chunk (8.6 ms at 15,000
+    // submissions on the embedded store, 1.9 ms so).
+    'delete from form_submissions where id = any(array(select id from form_submissions where received_at < $1 order by received_at limit $2)) returning id',
     [cutoff, limit],
   );
   return rows.length;

@@ -89,6 +89,7 @@ export interface ClaimedNotification {
 /** Claims due messages under a lease (`for update skip locked`: several processes never take the same one). */
 export async function claimNotifications(db: Queryable, options: { now: Date; leaseMs: number; limit: number }): Promise<ClaimedNotification[]> {
   const lease = new Date(options.now.getTime() + options.leaseMs);
+  // The claimed ids as an array, not joined: as delivery's claims (claimDeliveries), a join hashed the whole queue.
   const rows = await db.query<{ id: string | number; message_id: string; url: string; secret: string; payload: unknown; attempts: number }>(
     `with due as (
        select id from notifications
@@ -97,8 +98,8 @@ export async function claimNotifications(db: Queryable, options: { now: Date; le
        for update skip locked
      )
      update notifications n set locked_until = $2
-     from due, notification_endpoints e
-     where n.id = due.id and e.id = n.endpoint_id
+     from notification_endpoints e
+     where n.id = any(array(select id from due)) and e.id = n.endpoint_id
      returning n.id, n.message_id, e.url, e.secret, n.payload, n.attempts`,
     [options.now, lease, options.limit],
   );
