@@ -17,6 +17,7 @@ import { reportsAwaitingEvents } from '../../src/server/webhook/report-sql';
 import { selectEvents } from '../../src/server/api/events/sql';
 import { clearIdentityBefore } from '../../src/server/privacy/sql';
 import { claimDeliveries } from '../../src/server/delivery/outbox-sql';
+import { claimAdjustments } from '../../src/server/delivery/adjustment-sql';
 
 /** Reports in the table, each with identity fields as a report stores them: a size at which PostgreSQL chose to hash the whole table. */
 const REPORTS = 10_000;
@@ -164,6 +165,27 @@ describe.each(DATABASE_KINDS)('plans with big tables on $name', (kind) => {
     } finally {
       await db.query(`delete from outbox where event_action_id like 'act_plan%'`);
     }
+  });
+
+  it('claims queued adjustments without walking the finished ones', async () => {
+    // 12,000 finished adjustment results of delivered actions, and a few queued.
+    await db.query(
+      `insert into adjustments (id, site_id, adjustment_id, report_id, type, occurred_at, events)
+       select 'adj_plan' || i, $1, 'a-' || i, 'rpt_plan' || (1 + i % ${REPORTS}), 'retract', now(), 1 from generate_series(1, 12000) i`,
+      [siteId],
+    );
+    await db.query(
+      `insert into adjustment_results (id, adjustment_id, event_action_id, destination, status)
+       select 'adr_plan' || i, 'adj_plan' || i, 'act_plan' || i, 'google_ads', case when i > 11990 then 'queued' else 'adjusted' end
+       from generate_series(1, 12000) i`,
+    );
+    await db.exec('analyze adjustment_results');
+    const statements = await statementsOf(db, (q) => claimAdjustments(q, { now: new Date(Date.now() + 60_000), leaseMs: 60_000, limit: 20 }));
+    for (const mode of ['force_generic_plan', 'force_custom_plan'] as const) {
+      const plan = await planOf(db, statements[0]!, mode);
+      expect(plan, `${mode}\n${plan}`).not.toMatch(/Seq Scan on adjustment_results r(_1)?\b|Index Scan using adjustment_results_seq_key/);
+    }
+    expect(await claimAdjustments(db, { now: new Date(Date.now() + 60_000), leaseMs: 60_000, limit: 20 })).toHaveLength(10);
   });
 
   it("clears identities past the retention without reading every event and action, even with nothing due", async () => {
