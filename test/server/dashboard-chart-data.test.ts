@@ -1,12 +1,12 @@
 /**
  * The Events chart's figures (dashboard/chart-data.ts): read a day at a time, so no statement reads more than one day
- * of the account's events; today's figures live on every view, a past day's reused for a minute at most.
+ * of the account's events; today's figures reused for 10 s at most, a past day's for a minute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRevenueService, type RevenueService } from './revenue/support';
 import { DEMO } from '../../src/demo/setup';
 import { conversionPath, saasSignupPath } from '../../src/protocol/webhook';
-import { ChartData, PAST_DAY_TTL_MS } from '../../src/server/dashboard/chart-data';
+import { ChartData, PAST_DAY_TTL_MS, TODAY_TTL_MS } from '../../src/server/dashboard/chart-data';
 import { daysBetween } from '../../src/server/dashboard/chart';
 import type { Queryable } from '../../src/server/db/db';
 
@@ -19,7 +19,7 @@ describe('the Events chart, a day at a time', () => {
   });
   afterAll(() => r.close());
 
-  it('counts every day, reads one day per statement, and shows a past day anew once its minute is over', async () => {
+  it('counts every day, reads one day per statement, and shows today anew after 10 s and a past day after its minute', async () => {
     const statements: Array<{ sql: string; params: readonly unknown[] }> = [];
     const observed: Queryable = {
       query: (sql, params = []) => {
@@ -55,16 +55,19 @@ describe('the Events chart, a day at a time', () => {
     expect(statements).toHaveLength(days.length);
     for (const { params } of statements) expect((params[2] as Date).getTime() - (params[1] as Date).getTime()).toBe(DAY);
 
-    // More conversions: today's show at once, the past day's after its minute.
+    // More conversions: views within 10 s read nothing; then today's show, the past day's after its minute.
     await signupToday();
     await stageEarlier();
     statements.length = 0;
+    expect(await perDay()).toEqual(first);
+    expect(statements).toHaveLength(0);
+    clock += TODAY_TTL_MS + 1;
     const second = await perDay();
     expect(second[today]).toBeGreaterThan(first[today]!);
     expect(second[earlier]).toBe(first[earlier]);
     expect(statements).toHaveLength(1); // today only
 
-    clock += PAST_DAY_TTL_MS + 1;
+    clock += PAST_DAY_TTL_MS;
     const third = await perDay();
     expect(third[earlier]).toBeGreaterThan(first[earlier]!);
     expect(third[today]).toBe(second[today]);
