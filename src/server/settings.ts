@@ -174,7 +174,6 @@ function databaseUrlSetting(raw: string | undefined): string | undefined {
   return raw.trim();
 }
 
-/** LOG_FORMAT: json, pretty, or unset (decided by whether the output is a terminal). */
 /**
  * Whether a host (an address, in brackets or not, or a name) is this machine's loopback: `localhost` and its
  * subdomains, 127.x.x.x, ::1. HOST so is reachable from this machine only; a notification URL so reaches it.
@@ -204,6 +203,7 @@ function logLevelSetting(raw: string | undefined): string {
   throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got '${raw.slice(0, 40)}'`);
 }
 
+/** LOG_FORMAT: json, pretty, or unset (decided by whether the output is a terminal). */
 function logFormatSetting(raw: string | undefined): Settings['logFormat'] {
   if (raw === undefined || raw === '' || raw === 'auto') return undefined;
   if (raw === 'json' || raw === 'pretty') return raw;

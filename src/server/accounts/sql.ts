@@ -78,10 +78,10 @@ export async function listApiKeys(db: Queryable, accountId?: string): Promise<Ap
     : db.query<ApiKeyRow>(`select ${API_KEY_COLUMNS} from api_keys order by created_at, id`);
 }
 
-/** Revokes a key by id (from then on it is 401); a key revoked before keeps its first revocation time. Null: no such key. */
 /**
- * Revokes an API key, and with it the dashboard sign-in links asked for with it and the sessions opened with those
- * (one statement: a revoked key leaves nothing behind that still works).
+ * Revokes a key by id (from then on it is 401; a key revoked before keeps its first revocation time), and with it the
+ * dashboard sign-in links asked for with it and the sessions opened with those (one statement: a revoked key leaves
+ * nothing behind that still works). Null: no such key.
  */
 export async function revokeApiKey(db: Queryable, id: string): Promise<ApiKeyRow | null> {
   const [row] = await db.query<ApiKeyRow>(

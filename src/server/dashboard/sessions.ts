@@ -36,7 +36,6 @@ export type SignInResult =
   | { ok: true; sessionToken: string; accountId: string; expiresAt: Date }
   | { ok: false; reason: 'used' | 'expired' | 'unknown' };
 
-/** Spends a sign-in token and opens a session for its account. */
 /** The account a sign-in link would open (id and name), without using the link; null when the link cannot be used. */
 export async function signInTarget(db: Queryable, token: string, now: Date = new Date()): Promise<{ accountId: string; accountName: string } | null> {
   if (!/^[A-Za-z0-9]{16,64}$/.test(token)) return null;
@@ -44,6 +43,7 @@ export async function signInTarget(db: Queryable, token: string, now: Date = new
   return row && { accountId: row.account_id, accountName: row.account_name };
 }
 
+/** Spends a sign-in token and opens a session for its account. */
 export async function signIn(db: Queryable, token: string, now: Date = new Date()): Promise<SignInResult> {
   if (!/^[A-Za-z0-9]{16,64}$/.test(token)) return { ok: false, reason: 'unknown' };
   const used = await useSignInToken(db, hashSecret(token), now);
