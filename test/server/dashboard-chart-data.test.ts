@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRevenueService, type RevenueService } from './revenue/support';
 import { DEMO } from '../../src/demo/setup';
-import { conversionPath, saasSignupPath } from '../../src/protocol/webhook';
+import { adjustmentPath, conversionPath, saasSignupPath } from '../../src/protocol/webhook';
+import { dailyActionCounts, dailyValues } from '../../src/server/dashboard/sql';
 import { ChartData, PAST_DAY_TTL_MS, TODAY_TTL_MS } from '../../src/server/dashboard/chart-data';
 import { daysBetween } from '../../src/server/dashboard/chart';
 import type { Queryable } from '../../src/server/db/db';
@@ -75,5 +76,70 @@ describe('the Events chart, a day at a time', () => {
     // The site filter and the value view are their own figures.
     expect(await chart.conversions(r.setup.accountId, 'site_other', days, today)).toEqual([]);
     expect(await chart.value(r.setup.accountId, undefined, days, today)).toEqual([]);
+  });
+});
+
+describe('the Events chart, a page of events at a time', () => {
+  let r: RevenueService;
+  beforeAll(async () => {
+    r = await startRevenueService();
+  });
+  afterAll(() => r.close());
+
+  it('gives the same figures whatever the page size, a report with two events counted once, and no statement reads more than a page', async () => {
+    // A second live flow on the signup trigger: every signup report then makes two events (one per flow).
+    const flow = await r.api('POST', '/v1/flows', {
+      site_id: r.setup.site.id,
+      name: 'Second signup flow',
+      trigger_config: { type: 'saas_signup', integrationId: 'api', key: DEMO.triggerKey },
+      actions_config: DEMO.actions,
+    });
+    await r.api('POST', `/v1/flows/${encodeURIComponent(flow.id)}/publish`);
+    const earlier = new Date(Date.now() - 2 * DAY).toISOString();
+    let n = 0;
+    const signup = async (body: Record<string, unknown>) =>
+      expect((await r.post(saasSignupPath(r.setup.site.site_key, DEMO.triggerKey), { allow_uncorrelated: true, customer_event_id: `pg-${n++}`, customer_id: `cus_${n}`, ...body })).status).toBe(200);
+    await signup({ value: 10.1, currency: 'EUR' });
+    await signup({ value: 0.2, currency: 'EUR' });
+    await signup({ value: 5, currency: 'USD' });
+    await signup({});
+    const stage = async (body: Record<string, unknown>) =>
+      expect((await r.post(conversionPath(r.setup.site.site_key, DEMO.stageTriggerKey), { customer_event_id: `pg-${n++}`, customer_id: 'cus_1', occurred_at: earlier, ...body })).status).toBe(200);
+    await stage({ value: 1.000001, currency: 'EUR' });
+    await stage({ value: 7, currency: 'EUR' });
+    await stage({ value: 99.99, currency: 'EUR' });
+    expect((await r.post(adjustmentPath(r.setup.site.site_key), { adjustment_id: 'pg-fix', customer_event_id: 'pg-1', type: 'restate', value: 0.3, currency: 'EUR' })).status).toBe(200);
+    await r.drain();
+    const twice = await r.svc.db.query<{ n: number }>(`select count(*)::int as n from (select report_id from events where report_id is not null group by 1 having count(*) = 2) x`);
+    expect(twice[0]!.n).toBe(4);
+
+    const since = new Date(Date.now() - 3 * DAY);
+    const until = new Date(Date.now() + DAY);
+    const read = async (pageEvents: number) => {
+      const statements: string[] = [];
+      const observed: Queryable = { query: (sql, params = []) => (statements.push(sql), r.svc.db.query(sql, params)) };
+      const conversions = await dailyActionCounts(observed, r.setup.accountId, since, until, undefined, pageEvents);
+      const value = await dailyValues(observed, r.setup.accountId, since, until, undefined, pageEvents);
+      return { conversions, value, statements: statements.length };
+    };
+    const whole = await read(1000);
+    expect(whole.statements).toBe(2);
+    const total = whole.conversions.reduce((sum, c) => sum + c.count, 0);
+    expect(total).toBe(8 * DEMO.actions.length + 3 * DEMO.stageActions.length);
+    const today = new Date().toISOString().slice(0, 10);
+    const day2 = earlier.slice(0, 10);
+    // Each report once (not once per flow), the restatement applied, six decimals exact.
+    expect(whole.value).toEqual([
+      { day: day2, currency: 'EUR', value: 107.990001, conversions: 3 },
+      { day: today, currency: 'EUR', value: 10.4, conversions: 2 },
+      { day: today, currency: 'USD', value: 5, conversions: 1 },
+    ]);
+    for (const pageEvents of [1, 2, 3, 11]) {
+      const paged = await read(pageEvents);
+      expect(paged.conversions).toEqual(whole.conversions);
+      expect(paged.value).toEqual(whole.value);
+      // 11 events: a statement per page of each view, and one more where the last page came out full.
+      expect(paged.statements).toBe(2 * (Math.floor(11 / pageEvents) + 1));
+    }
   });
 });

@@ -74,10 +74,56 @@ export interface DailyActionCount {
 }
 
 /**
+ * Most events one statement of the chart reads. A range is read in pages of this many events (by the account's index
+ * on sort_at, each page after the last one's sort_at), so no statement holds the store longer than a page takes,
+ * however busy the day: the embedded store runs one statement at a time, and a whole day of 86,000 events held it for
+ * 0.46 to 0.56 s, during which snapshots, reports and /healthz waited (docs/benchmarks.md, the third soak). A page
+ * takes a few milliseconds; a day with fewer events is one statement, as before.
+ */
+export const CHART_PAGE_EVENTS = 2_000;
+
+/**
+ * The sort_at bounds of one page: [from, to) and after the previous page's last sort_at (exact, microseconds kept).
+ * What each page's statement looks up per event is kept a lookup by index (`offset 0` on the lateral and the `not
+ * exists`): as joins, PostgreSQL may hash the whole table (or the whole range) for every page, which with a page
+ * a small part of the table it judged cheaper (test/server/plans-at-scale.test.ts checks both plans).
+ */
+const PAGE_OF_EVENTS = `select e.id, e.report_id, e.occurred_at, e.sort_at, e.value, e.currency from events e
+       where e.account_id = $1 and e.sort_at >= $2 and e.sort_at < $3 and e.sort_at > $5::timestamptz
+         and ($4::text is null or e.site_id = $4)
+       order by e.sort_at limit $6`;
+
+/** One page's figures: how many events it read, its last sort_at as text (the next page's bound) and its rows. */
+interface Page<Row> {
+  events: number;
+  last: string | null;
+  rows: Row[] | null;
+}
+
+/**
+ * Reads [from, to) of the account's events a page at a time (CHART_PAGE_EVENTS each, see above) and hands each page's
+ * rows to `add`. `statement` must select `events`, `last` and `rows` from a CTE `page` built on PAGE_OF_EVENTS.
+ */
+async function readInPages<Row>(
+  db: Queryable,
+  statement: string,
+  params: { accountId: string; from: Date; to: Date; siteId: string | undefined; pageEvents: number },
+  add: (rows: Row[]) => void,
+): Promise<void> {
+  let after = '-infinity';
+  for (;;) {
+    const [page] = await db.query<Page<Row>>(statement, [params.accountId, params.from, params.to, params.siteId ?? null, after, params.pageEvents]);
+    add(page?.rows ?? []);
+    if (!page || page.events < params.pageEvents || page.last === null) return;
+    after = page.last;
+  }
+}
+
+/**
  * How many event actions of the account's events of [from, to) ended in each status (queued, delivered, failed), per
  * UTC day. The range is on `sort_at` (the account's index on it reads only those days): sort_at is occurred_at's
  * millisecond plus a tie-breaker under a millisecond, so it falls in the same UTC day, and a day's bounds hold the same
- * events either way. The chart reads a day at a time (chart-data.ts).
+ * events either way. Read in pages of `pageEvents` events; the chart reads a day at a time (chart-data.ts).
  */
 export async function dailyActionCounts(
   db: Queryable,
@@ -85,15 +131,30 @@ export async function dailyActionCounts(
   from: Date,
   to: Date,
   siteId: string | undefined,
+  pageEvents = CHART_PAGE_EVENTS,
 ): Promise<DailyActionCount[]> {
-  const rows = await db.query<{ day: string; status: string; count: string | number }>(
-    `select to_char(date_trunc('day', e.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day, a.status, count(*) as count
-     from events e join event_actions a on a.event_id = e.id
-     where e.account_id = $1 and e.sort_at >= $2 and e.sort_at < $3 and ($4::text is null or e.site_id = $4)
-     group by 1, 2 order by 1, 2`,
-    [accountId, from, to, siteId ?? null],
+  const counts = new Map<string, DailyActionCount>();
+  await readInPages<DailyActionCount>(
+    db,
+    `with page as (${PAGE_OF_EVENTS}),
+     counts as (
+       select to_char(date_trunc('day', p.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day, a.status, count(*)::int as count
+       from page p cross join lateral (select a.status from event_actions a where a.event_id = p.id offset 0) a
+       group by 1, 2
+     )
+     select (select count(*)::int from page) as events, (select max(sort_at)::text from page) as last,
+            (select jsonb_agg(jsonb_build_object('day', day, 'status', status, 'count', count)) from counts) as rows`,
+    { accountId, from, to, siteId, pageEvents },
+    (rows) => {
+      for (const row of rows) {
+        const key = `${row.day} ${row.status}`;
+        const seen = counts.get(key);
+        if (seen) seen.count += row.count;
+        else counts.set(key, { ...row });
+      }
+    },
   );
-  return rows.map((r) => ({ day: r.day, status: r.status, count: Number(r.count) }));
+  return [...counts.values()].sort((a, b) => compareText(a.day, b.day) || compareText(a.status, b.status));
 }
 
 /** Reported value per day and currency (UTC days), once per report, as adjusted: what the chart's value view shows. */
@@ -108,34 +169,80 @@ export interface DailyValue {
 
 /**
  * The value of the account's conversions of [from, to) per day and currency: each report counted once (however many
- * flows it fired), at its latest adjustment (a restatement's value and currency replace it, a retraction makes it 0),
- * form conversions (no report) each on their own. Conversions without a value are left out; currencies are never added
- * together. The range is on `sort_at`, as in dailyActionCounts.
+ * flows it fired: at the first of its events in the range, by id), at its latest adjustment (a restatement's value and
+ * currency replace it, a retraction makes it 0), form conversions (no report) each on their own. Conversions without a
+ * value are left out; currencies are never added together. The range is on `sort_at`, read in pages, as in
+ * dailyActionCounts; each page's sums come back as exact decimals (values have six decimals) and are added exactly.
  */
-export async function dailyValues(db: Queryable, accountId: string, from: Date, to: Date, siteId: string | undefined): Promise<DailyValue[]> {
-  const rows = await db.query<{ day: string; currency: string; value: string | number; conversions: string | number }>(
-    `with conversions as (
-       select distinct on (coalesce(e.report_id, e.id)) e.id, e.report_id, e.occurred_at, e.value, e.currency
-       from events e
-       where e.account_id = $1 and e.sort_at >= $2 and e.sort_at < $3 and ($4::text is null or e.site_id = $4)
-       order by coalesce(e.report_id, e.id), e.id
+export async function dailyValues(
+  db: Queryable,
+  accountId: string,
+  from: Date,
+  to: Date,
+  siteId: string | undefined,
+  pageEvents = CHART_PAGE_EVENTS,
+): Promise<DailyValue[]> {
+  const sums = new Map<string, { day: string; currency: string; micros: bigint; conversions: number }>();
+  await readInPages<{ day: string; currency: string; value: string; conversions: number }>(
+    db,
+    `with page as (${PAGE_OF_EVENTS}),
+     conversions as (
+       select p.id, p.report_id, p.occurred_at, p.value, p.currency from page p
+       where p.report_id is null or not exists (
+         select 1 from events o
+         where o.report_id = p.report_id and o.id < p.id
+           and o.account_id = $1 and o.sort_at >= $2 and o.sort_at < $3 and ($4::text is null or o.site_id = $4) offset 0)
+     ),
+     sums as (
+       select to_char(date_trunc('day', c.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
+              coalesce(j.currency, c.currency) as currency,
+              coalesce(sum(case when j.type = 'retract' then 0 when j.type = 'restate' then j.value else c.value end), 0)::text as value,
+              count(*)::int as conversions
+       from conversions c
+       left join lateral (
+         select a.type, a.value, a.currency from adjustments a
+         where a.report_id = c.report_id
+         order by a.occurred_at desc, a.created_at desc
+         limit 1
+       ) j on true
+       where coalesce(j.currency, c.currency) is not null and (c.value is not null or j.type is not null)
+       group by 1, 2
      )
-     select to_char(date_trunc('day', c.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
-            coalesce(j.currency, c.currency) as currency,
-            sum(case when j.type = 'retract' then 0 when j.type = 'restate' then j.value else c.value end) as value,
-            count(*) as conversions
-     from conversions c
-     left join lateral (
-       select a.type, a.value, a.currency from adjustments a
-       where a.report_id = c.report_id
-       order by a.occurred_at desc, a.created_at desc
-       limit 1
-     ) j on true
-     where coalesce(j.currency, c.currency) is not null and (c.value is not null or j.type is not null)
-     group by 1, 2 order by 1, 2`,
-    [accountId, from, to, siteId ?? null],
+     select (select count(*)::int from page) as events, (select max(sort_at)::text from page) as last,
+            (select jsonb_agg(jsonb_build_object('day', day, 'currency', currency, 'value', value, 'conversions', conversions)) from sums) as rows`,
+    { accountId, from, to, siteId, pageEvents },
+    (rows) => {
+      for (const row of rows) {
+        const key = `${row.day} ${row.currency}`;
+        const seen = sums.get(key);
+        if (seen) {
+          seen.micros += micros(row.value);
+          seen.conversions += row.conversions;
+        } else sums.set(key, { day: row.day, currency: row.currency, micros: micros(row.value), conversions: row.conversions });
+      }
+    },
   );
-  return rows.map((r) => ({ day: r.day, currency: r.currency, value: Number(r.value), conversions: Number(r.conversions) }));
+  return [...sums.values()]
+    .sort((a, b) => compareText(a.day, b.day) || compareText(a.currency, b.currency))
+    .map(({ day, currency, micros: total, conversions }) => ({ day, currency, value: Number(decimalOfMicros(total)), conversions }));
+}
+
+/** Code-point order, as the statements' `order by` on the store's C collation. */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A numeric(16, 6) sum's text ("-12.5", "39.900000", "0") as millionths. */
+function micros(decimal: string): bigint {
+  const negative = decimal.startsWith('-');
+  const [whole = '0', fraction = ''] = (negative ? decimal.slice(1) : decimal).split('.');
+  const value = BigInt(whole) * 1_000_000n + BigInt((fraction + '000000').slice(0, 6));
+  return negative ? -value : value;
+}
+
+/** Millionths as a decimal text, for Number(): the same double as the sum's own text would give. */
+function decimalOfMicros(value: bigint): string {
+  const negative = value < 0n;
+  const digits = (negative ? -value : value).toString().padStart(7, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -6)}.${digits.slice(-6)}`;
 }
 
 /**
