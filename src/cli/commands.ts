@@ -46,6 +46,12 @@ export interface Command {
   options: Record<string, string>;
   /** The options the command cannot run without: checked before the store is opened (a missing one is exit 2 either way). */
   required?: readonly string[];
+  /**
+   * Checks the options' values that need no store (a name's length, a domain's form, an erasure's fields), before the
+   * store is opened, so a mistyped value is exit 2 with its reason even while the service holds the embedded store;
+   * throws as `run` would (CommandLineError, or the API's 400 of the same value).
+   */
+  check?(options: Record<string, string | undefined>): void;
   run(ctx: CommandContext): Promise<void>;
   /** The same through the running service's API, used when CNV_API_KEY is set (the store stays closed). */
   runWithService?(ctx: ServiceCommandContext & { out: Output }): Promise<void>;
@@ -138,9 +144,10 @@ export const COMMANDS: readonly Command[] = [
     usage: 'keys create [--account acct_…] [--label …]',
     summary: 'Issue a new API key (printed once).',
     options: { account: 'Account of the key; optional when there is only one.', label: 'A note to tell keys apart.' },
+    check: (options) => void keyLabelOf(options),
     async run(ctx) {
+      const label = keyLabelOf(ctx.options);
       const account = await resolveAccount(ctx.db, ctx.options.account);
-      const label = ctx.options.label === undefined ? '' : nonEmptyString(ctx.options.label, '--label', 200);
       const { key } = await issueApiKey(ctx.db, account.id, label);
       printKey(ctx.out, account, key);
     },
@@ -189,10 +196,9 @@ export const COMMANDS: readonly Command[] = [
       account: 'Owner; optional when there is only one account.',
     },
     required: ['name'],
+    check: (options) => void siteFieldsOf(options),
     async run(ctx) {
-      const name = parseSiteName(required(ctx, 'name'), '--name');
-      const domain = ctx.options.domain === undefined ? null : parseSiteDomain(ctx.options.domain, '--domain');
-      const timezone = ctx.options.timezone === undefined ? undefined : parseTimezone(ctx.options.timezone, '--timezone');
+      const { name, domain, timezone } = siteFieldsOf(ctx.options);
       const account = await resolveAccount(ctx.db, ctx.options.account);
       const site = await insertSite(ctx.db, account.id, { name, domain, ...(timezone ? { timezone } : {}) });
       ctx.out.write(`Site created for ${account.id}:\n${describeSite(ctx.settings, site)}\n`);
@@ -224,8 +230,9 @@ export const COMMANDS: readonly Command[] = [
     summary: 'Create an account with its first API key (printed once) and a default site.',
     options: { name: 'Account name.' },
     required: ['name'],
+    check: (options) => void accountNameOf(options),
     async run(ctx) {
-      const name = nonEmptyString(required(ctx, 'name'), '--name', 200);
+      const name = accountNameOf(ctx.options);
       const { account, key, site } = await ctx.db.transaction(async (tx) => {
         const account = await insertAccount(tx, name);
         const { key } = await issueApiKey(tx, account.id, 'first key');
@@ -287,6 +294,7 @@ export const COMMANDS: readonly Command[] = [
       'customer-id': 'Your id of the customer, as your backend reported it.',
       account: 'Account to erase in; optional when there is only one (not with CNV_API_KEY: the key names it).',
     },
+    check: (options) => void erasureTarget(erasureBodyOf(options)),
     async runWithService(ctx) {
       const { apiUrl, apiKey } = serviceAddress(ctx.env);
       const answer = await fetch(`${apiUrl}/v1/erasures`, {
@@ -311,6 +319,27 @@ export const COMMANDS: readonly Command[] = [
     },
   },
 ];
+
+/** `cnv keys create`'s label ('' when not given). */
+function keyLabelOf(options: Record<string, string | undefined>): string {
+  return options.label === undefined ? '' : nonEmptyString(options.label, '--label', 200);
+}
+
+/** `cnv sites create`'s fields, checked as the API checks them. */
+function siteFieldsOf(options: Record<string, string | undefined>): { name: string; domain: string | null; timezone: string | undefined } {
+  if (options.name === undefined) throw new CommandLineError('--name is required.');
+  return {
+    name: parseSiteName(options.name, '--name'),
+    domain: options.domain === undefined ? null : parseSiteDomain(options.domain, '--domain'),
+    timezone: options.timezone === undefined ? undefined : parseTimezone(options.timezone, '--timezone'),
+  };
+}
+
+/** `cnv accounts create`'s name. */
+function accountNameOf(options: Record<string, string | undefined>): string {
+  if (options.name === undefined) throw new CommandLineError('--name is required.');
+  return nonEmptyString(options.name, '--name', 200);
+}
 
 /** The body of an erasure from `cnv erase`'s options; at least one is required. */
 function erasureBodyOf(options: Record<string, string | undefined>): { email?: string; phone?: string; customer_id?: string } {

@@ -104,6 +104,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.err.write(`cnv ${command.name}: --${missing} is required.\nUsage: cnv ${command.usage}\n`);
     return EXIT_USAGE;
   }
+  try {
+    storeCommand?.check?.(values as Record<string, string | undefined>);
+  } catch (error) {
+    // A value the command would refuse anyway: exit 2 now, whether or not the store is free.
+    if (error instanceof CommandLineError) {
+      io.err.write(`cnv ${command.name}: ${error.message}\nUsage: cnv ${command.usage}\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof ApiError && error.status === 400) {
+      io.err.write(`cnv ${command.name}: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
 
   if (serviceCommand) {
     // Beside the service: no settings of the store, no store opened (the running service may hold the embedded one).

@@ -212,6 +212,25 @@ describe('cnv on the embedded store of CNV_DATA_DIR', () => {
         expect(missing.err).toMatch(/--\w+ is required\.\nUsage: cnv /);
         expect(missing.err).not.toMatch(/in use/);
       }
+      // So is a value the command would refuse, with its reason.
+      for (const [argv, reason] of [
+        [['sites', 'create', '--name', 'Shop', '--domain', 'example.com/path'], /--domain/],
+        [['sites', 'create', '--name', 'Shop', '--timezone', 'Mars/Olympus'], /--timezone 'Mars\/Olympus' is not an IANA timezone name/],
+        [['sites', 'create', '--name', '   '], /--name/],
+        [['accounts', 'create', '--name', 'x'.repeat(201)], /--name must be at most 200 characters/],
+        [['keys', 'create', '--label', ''], /--label must not be empty/],
+        [['erase'], /Name the person/],
+        [['erase', '--email', 'x'.repeat(600)], /email must be a string of at most/],
+      ] as const) {
+        const refused = await cnv([...argv], { env: { CNV_DATA_DIR: dir } });
+        expect(refused.code, argv.join(' ')).toBe(2);
+        expect(refused.err, argv.join(' ')).toMatch(reason);
+        expect(refused.err).not.toMatch(/in use/);
+      }
+      // A valid command line still meets the held store.
+      const valid = await cnv(['sites', 'create', '--name', 'Shop', '--domain', 'https://shop.example'], { env: { CNV_DATA_DIR: dir } });
+      expect(valid.code).toBe(1);
+      expect(valid.err).toMatch(/in use/);
     } finally {
       release();
     }
