@@ -106,39 +106,61 @@ export function measure(code) {
   };
 }
 
+/** What both passes of a loader bundle target. */
+const LOADER_TARGET = {
+  // Evergreen browsers and Safari 14+ run this without polyfills.
+  target: ['chrome80', 'firefox78', 'safari14', 'edge88'],
+  // esbuild lists destructuring as unsupported before Safari 14.1 for one engine bug: an array rest pattern
+  // (`[a, ...rest] =`) can yield a non-array (babel/babel#17773). esbuild cannot lower destructuring, so it is allowed
+  // here and the loader's code uses no array rest pattern.
+  supported: { destructuring: true },
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
 /**
  * Builds one loader bundle to dist/<file> and returns its served text (servedScript). A core is one function of the
  * site's config, called with null (LOADER_HEAD … LOADER_TAIL of
  * src/protocol/loader-script.ts), which the service calls with the site's config instead.
+ *
+ * Two passes: esbuild bundles and minifies each module, then minifies the bundle again as one file, which merges what
+ * it cannot merge across modules (each module's top-level `var` statements become one) and names the whole bundle's
+ * identifiers at once. The source map of the first pass (inline) is carried through the second, so dist/<file>.map
+ * still maps to the TypeScript sources.
  */
 async function buildLoaderBundle(file, { entry, withConfig }, { LOADER_HEAD, LOADER_TAIL, servedScript }) {
-  await build({
+  const outfile = join(dist, file);
+  const { outputFiles } = await build({
+    ...LOADER_TARGET,
     entryPoints: [join(root, entry)],
-    outfile: join(dist, file),
+    outfile,
     bundle: true,
     // A core is a classic script (pasted tags and tag managers load it so): the bundle's statements inside the function
-    // of the config (banner and footer). The optional scripts are ES modules, which the core imports.
+    // of the config (banner and footer, added by the second pass). The optional scripts are ES modules, which the core
+    // imports.
     format: 'esm',
     platform: 'browser',
-    // Evergreen browsers and Safari 14+ run this without polyfills.
-    target: ['chrome80', 'firefox78', 'safari14', 'edge88'],
-    // esbuild lists destructuring as unsupported before Safari 14.1 for one engine bug: an array rest pattern
-    // (`[a, ...rest] =`) can yield a non-array (babel/babel#17773). esbuild cannot lower destructuring, so it is allowed
-    // here and the loader's code uses no array rest pattern.
-    supported: { destructuring: true },
     // An IIFE of our own code needs no "use strict" prologue (tsconfig's strict would add one to every bundle).
     tsconfigRaw: { compilerOptions: { alwaysStrict: false } },
-    minify: true,
+    sourcemap: 'inline',
+    write: false,
+  });
+  await build({
+    ...LOADER_TARGET,
+    // The bundle, as one module: its top-level names are the bundle's own (a core's end up inside the function of the
+    // config), so they are renamed too.
+    stdin: { contents: outputFiles[0].text, sourcefile: outfile, loader: 'js' },
+    outfile,
+    format: 'esm',
     sourcemap: 'linked',
-    legalComments: 'none',
     // V8's compile hint (Chrome 136+): compile every function of the file eagerly, off the main thread, instead of
     // lazily on it when each is first called. The core's functions run at load; the optional scripts' mostly on events.
     banner: withConfig ? { js: `//# allFunctionsCalledOnLoad\n${LOADER_HEAD}` } : {},
     footer: withConfig ? { js: LOADER_TAIL } : {},
     write: true,
-    logLevel: 'warning',
   });
-  return servedScript(readFileSync(join(dist, file), 'utf8'));
+  return servedScript(readFileSync(outfile, 'utf8'));
 }
 
 /**
