@@ -19,15 +19,15 @@ export interface Service {
 type ServiceWindow = { [SERVICE_GLOBAL]?: unknown };
 
 /** The window.__service the page set (its siteKey, q and a first loader's ready), or a new object if it set none. */
-export function pageService(): Service {
+export const pageService = (): Service => {
   const service = (window as ServiceWindow)[SERVICE_GLOBAL];
   return service && typeof service === 'object' ? (service as Service) : {};
-}
+};
 
 /** Adds the loader's methods to the page's window.__service object (keeping its siteKey and q) and makes it the global. */
-export function publishService(
+export const publishService = (
   page: Service,
   api: Required<Pick<Service, 'captureSaasSignupIntent' | 'consent'>>,
-): Service {
+): Service => {
   return ((window as ServiceWindow)[SERVICE_GLOBAL] = Object.assign(page, api));
-}
+};

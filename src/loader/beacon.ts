@@ -4,10 +4,10 @@
  * POSTs body with navigator.sendBeacon, or fetch with keepalive when the beacon is refused; never throws or rejects. A
  * string body goes as `text/plain;charset=UTF-8` either way.
  */
-export function sendBeacon(url: string, body: string): void {
+export const sendBeacon = (url: string, body: string): void => {
   try {
     navigator.sendBeacon(url, body) || fetch(url, { method: 'POST', body, keepalive: true }).catch(() => {});
   } catch {
     // Neither can send from here: the snapshot is lost, the page is not.
   }
-}
+};

@@ -14,18 +14,18 @@ import { start } from './start';
  * The full loader (dist/loader.js): with the site's config inside when the service put it there, else the plain
  * loader, which finds the site key (DESIGN.md, Install snippet) and makes one config request.
  */
-export function boot(embedded: SiteConfig | null = null): void {
+export const boot = (embedded: SiteConfig | null = null): void => {
   if (embedded) return bootWithConfig(embedded, formTriggers);
   start((pageKey) => {
     const install = findInstall(document, pageKey);
     return install && { install, config: (decide) => loadConfig(collectorUrl(install, 'config')).then(decide) };
   }, formTriggers);
-}
+};
 
 /** A loader with its site's config inside: no key to discover, no config to wait for. */
-export function bootWithConfig(config: SiteConfig, withForms?: typeof formTriggers): void {
+export const bootWithConfig = (config: SiteConfig, withForms?: typeof formTriggers): void => {
   start(() => {
     const install = servedInstall(document, config.site_key);
     return install && { install, config: (decide) => decide(config) };
   }, withForms);
-}
+};

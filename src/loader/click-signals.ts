@@ -10,34 +10,34 @@ export const TOUCH_MAX = 3800;
  * A signal value as stored: trimmed and capped at SIGNAL_VALUE_MAX characters (UTF-16 code units, as the collector
  * counts them) without splitting a surrogate pair: a high surrogate the cap left alone at the end goes too.
  */
-export function cleanValue(value: string): string {
+export const cleanValue = (value: string): string => {
   return value.trim().slice(0, SIGNAL_VALUE_MAX).replace(/[\ud800-\udbff]$/, '');
-}
+};
 
 /** A URL without its query and fragment, capped like a signal value: what remains when its details must go. */
-export function withoutQuery(url: string): string {
+export const withoutQuery = (url: string): string => {
   return cleanValue(url.split(/[?#]/)[0]!);
-}
+};
 
 /**
  * The query parameters of a URL string, read with URLSearchParams (no URL parsing needed): the URL less everything
  * up to its `?` and less its fragment.
  */
-export function queryOf(url: string): URLSearchParams {
+export const queryOf = (url: string): URLSearchParams => {
   return new URLSearchParams(url.replace(/^[^?#]*\??|#.*/g, ''));
-}
+};
 
 /** Whether a touch carries a click id: an ad touch, which no UTM-only visit ever replaces. */
-export function isAdTouch(touch: Touch | null | undefined): boolean {
+export const isAdTouch = (touch: Touch | null | undefined): boolean => {
   return !!touch && Object.keys(touch.click_ids).length > 0;
-}
+};
 
 /**
  * The touch a URL carries: its click ids and UTM parameters (keys matched case-insensitively and stored lower-case,
  * the first of a repeated key wins, empty values skipped), or null when it carries none. A touch too big for a cookie
  * loses its referrer, then its landing URL's query, then its UTM set; one whose click ids alone are too big is dropped.
  */
-export function readTouch(url: string): Touch | null {
+export const readTouch = (url: string): Touch | null => {
   const touch: Touch = {
     click_ids: {},
     utm: {},
@@ -62,4 +62,4 @@ export function readTouch(url: string): Touch | null {
     ])
     ? touch
     : null;
-}
+};

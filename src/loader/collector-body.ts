@@ -10,7 +10,7 @@ import { shrink } from './shrink';
 export type PageContext = Pick<Snapshot, 'occurred_at' | 'page_url' | 'referrer' | 'touch' | 'cookies'> & Required<Pick<Snapshot, 'consent'>>;
 
 /** body with this page's context added now. */
-export function withPageContext<T extends object>(body: T, touch: Touch | null): T & PageContext {
+export const withPageContext = <T extends object>(body: T, touch: Touch | null): T & PageContext => {
   return {
     ...body,
     occurred_at: new Date().toISOString(),
@@ -20,7 +20,7 @@ export function withPageContext<T extends object>(body: T, touch: Touch | null):
     cookies: readPlatformCookies(),
     consent: consentSignals(),
   };
-}
+};
 
 /**
  * The post as a JSON string of at most SNAPSHOT_MAX_BYTES bytes (UTF-8). Sent as a string, sendBeacon and fetch both
@@ -28,10 +28,10 @@ export function withPageContext<T extends object>(body: T, touch: Touch | null):
  * touch is at most TOUCH_MAX and the rest of a body is small, so dropping the referrer, then the page URL's query, then
  * the platform cookies always fits; null only if that ever fails.
  */
-export function collectorBody(post: PageContext): string | null {
+export const collectorBody = (post: PageContext): string | null => {
   return shrink(post, SNAPSHOT_MAX_BYTES, (json) => new Blob([json]).size, [
     (p) => (p.referrer = null),
     (p) => (p.page_url = withoutQuery(p.page_url)),
     (p) => (p.cookies = {}),
   ]);
-}
+};

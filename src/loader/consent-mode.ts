@@ -9,7 +9,7 @@ import { notifyAfter } from './notify-after';
  * denied counts even when region-scoped, as the visitor's region is unknown; undefined when no command mentions it.
  * Second, what the `update` commands alone said (the visitor's answer, or none yet).
  */
-export function consentAnswer(entries: readonly unknown[], key: string): [said: unknown, answered: unknown] {
+export const consentAnswer = (entries: readonly unknown[], key: string): [said: unknown, answered: unknown] => {
   let byDefault: unknown;
   let updated: unknown;
   for (const entry of entries as ArrayLike<any>[]) {
@@ -19,24 +19,24 @@ export function consentAnswer(entries: readonly unknown[], key: string): [said: 
     else if (entry[1] === 'default' && byDefault !== 'denied') byDefault = value;
   }
   return [updated || byDefault, updated];
-}
+};
 
 /** The Consent Mode signals a conversion carries to the ad platform, as the page's dataLayer last set them. */
-export function consentSignals(layer: unknown = (window as { dataLayer?: unknown }).dataLayer): ConsentSignals {
+export const consentSignals = (layer: unknown = (window as { dataLayer?: unknown }).dataLayer): ConsentSignals => {
   const signals = {} as Record<keyof ConsentSignals, ConsentAnswer>;
   for (const key of ['ad_user_data', 'ad_personalization'] as const) {
     const [value] = consentAnswer(Array.isArray(layer) ? layer : [], key);
     signals[key] = value === 'granted' || value === 'denied' ? value : null;
   }
   return signals;
-}
+};
 
 /**
  * Tells onChange whether ad_storage is denied, now and after every later dataLayer.push (push is wrapped, its own
  * behaviour kept), and whether the visitor said so (an `update` denying it: `answered`), rather than only the page's
  * `default`. Returns a function to call again to pick up a dataLayer the page creates later.
  */
-export function followConsentMode(onChange: (denied: boolean, answered: boolean) => void): () => void {
+export const followConsentMode = (onChange: (denied: boolean, answered: boolean) => void): () => void => {
   let followed: unknown;
   return () => {
     const layer = (window as { dataLayer?: unknown }).dataLayer;
@@ -49,4 +49,4 @@ export function followConsentMode(onChange: (denied: boolean, answered: boolean)
     notifyAfter(layer, 'push', report);
     report();
   };
-}
+};

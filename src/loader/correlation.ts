@@ -5,18 +5,18 @@ import { randomId } from './random-id';
 import { readCookies } from './read-cookie';
 
 /** The still-valid token in the correlation cookie, or undefined. */
-export function currentToken(): string | undefined {
+export const currentToken = (): string | undefined => {
   const current = readCookies()[CORRELATION_COOKIE];
   return isCorrelationToken(current) ? current : undefined;
-}
+};
 
 /**
  * Writes the correlation cookie synchronously and returns its token: the still-valid one already in the cookie (one
  * signup, one token), its expiry refreshed, or a new one. A newer ad click deletes the cookie (see boot), so one token
  * never stands for two clicks.
  */
-export function correlate(ttlSeconds: number, write: WriteCookie): string {
+export const correlate = (ttlSeconds: number, write: WriteCookie): string => {
   const token = currentToken() || randomId();
   write(CORRELATION_COOKIE, token, ttlSeconds);
   return token;
-}
+};

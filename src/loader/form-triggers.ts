@@ -11,11 +11,11 @@ import type { LoadOptional, OptionalExports, Send } from './optional';
 export type FormTriggers = (on: boolean, config: SiteConfig, send: Send) => void;
 
 /** The form triggers of a page, fetching the detectors' script through load. */
-export function formTriggers(load: LoadOptional): FormTriggers {
+export const formTriggers = (load: LoadOptional): FormTriggers => {
   let script: Promise<OptionalExports['forms'] | undefined> | undefined;
   return (on, config, send) => {
     if (script || (on && config.forms && config.forms[0])) {
       (script = script || load('forms')).then((run) => run && run(on, config.forms!, send));
     }
   };
-}
+};

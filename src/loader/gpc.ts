@@ -2,6 +2,6 @@
 import type { SiteConfig } from '../protocol/collector';
 
 /** Whether GPC refuses on this page: the browser sends it and the site config does not say `"honor_gpc": false`. */
-export function gpcRefuses(config: SiteConfig): boolean {
+export const gpcRefuses = (config: SiteConfig): boolean => {
   return (navigator as { globalPrivacyControl?: unknown }).globalPrivacyControl === true && config.honor_gpc !== false;
-}
+};

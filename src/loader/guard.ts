@@ -3,7 +3,7 @@
  * reaches the host page: the wrapper returns undefined instead. Entry points are guarded, helpers are not: one
  * try/catch per way into the loader, not one per function.
  */
-export function guard<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R | undefined {
+export const guard = <A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R | undefined => {
   return (...args) => {
     try {
       return fn(...args);
@@ -11,4 +11,4 @@ export function guard<A extends unknown[], R>(fn: (...args: A) => R): (...args: 
       return undefined;
     }
   };
-}
+};

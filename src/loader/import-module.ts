@@ -4,6 +4,6 @@
  * `Access-Control-Allow-Origin: *`), under the same CSP `script-src` that allows the loader. A module of its own so the
  * unit tests can stand in for it (happy-dom has no module loader for URLs); the browser tests use the real one.
  */
-export function importModule(url: string): Promise<{ default?: unknown }> {
+export const importModule = (url: string): Promise<{ default?: unknown }> => {
   return import(/* @vite-ignore */ url);
-}
+};

@@ -12,9 +12,9 @@ const BUTTONS = 'button,[type=submit],[type=image]';
  * The innermost element of an event's composed path that matches `selector`: composedPath() reaches into open shadow
  * roots, so a button inside a web component is found where event.target (retargeted to the host) is not.
  */
-export function pathElement<E extends Element>(event: Event, selector: string): E | undefined {
+export const pathElement = <E extends Element>(event: Event, selector: string): E | undefined => {
   return event.composedPath().find((node) => (node as Element).matches && (node as Element).matches(selector)) as E | undefined;
-}
+};
 
 /**
  * Calls onIntent once per user action on a form carrying data-service-signup-intent, including forms added later and
@@ -22,7 +22,7 @@ export function pathElement<E extends Element>(event: Event, selector: string): 
  * The submit a click causes is dispatched in the same task as the click, so it is recognised as the same action and
  * not counted again.
  */
-export function watchIntent(onIntent: () => void): void {
+export const watchIntent = (onIntent: () => void): void => {
   let current: unknown;
   const handle = (form: HTMLFormElement | null | undefined) => {
     if (!form || form === current || !form.hasAttribute(SIGNUP_INTENT_ATTRIBUTE)) return;
@@ -39,4 +39,4 @@ export function watchIntent(onIntent: () => void): void {
     }),
     true,
   );
-}
+};

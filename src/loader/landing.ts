@@ -4,7 +4,7 @@
  */
 
 /** The navigation entry's URL, or '' when the browser has none. */
-export function navigationUrl(): string {
+export const navigationUrl = (): string => {
   const entry = performance.getEntriesByType('navigation')[0];
   return (entry && entry.name) || '';
-}
+};

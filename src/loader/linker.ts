@@ -13,25 +13,25 @@ export interface Carried {
 }
 
 /** The domains a data-linker value lists, separated by spaces or commas, lower-case (none for null or ''). */
-export function linkerDomains(value: string | null): string[] {
+export const linkerDomains = (value: string | null): string[] => {
   return (value || '').toLowerCase().split(/[\s,]+/).filter(Boolean);
-}
+};
 
 /** Whether url is an http(s) URL on one of the (lower-case) domains or a subdomain of one. */
-export function linksTo(url: URL, domains: string[]): boolean {
+export const linksTo = (url: URL, domains: string[]): boolean => {
   return /^https?:$/.test(url.protocol) && domains.some((domain) => ('.' + url.hostname).endsWith('.' + domain));
-}
+};
 
 /** Adds `_cnv` to url: `[expiry in epoch seconds, token or null, touch or null]` as JSON (URLSearchParams encodes it). */
-export function addLinker(url: URL, carried: Carried, nowMs: number): void {
+export const addLinker = (url: URL, carried: Carried, nowMs: number): void => {
   url.searchParams.set(LINKER_PARAM, JSON.stringify([nowMs / 1000 + LINKER_TTL_SECONDS, carried.token || null, carried.touch]));
-}
+};
 
 /**
  * What a `_cnv` value carries, or null when it has expired, expires later than one written now would (so a link cannot
  * be crafted to last), or is not one the loader wrote.
  */
-export function readLinker(value: string, nowMs: number): Carried | null {
+export const readLinker = (value: string, nowMs: number): Carried | null => {
   try {
     const carried = JSON.parse(value);
     const left = carried[0] - nowMs / 1000;
@@ -43,11 +43,11 @@ export function readLinker(value: string, nowMs: number): Carried | null {
   } catch {
     return null;
   }
-}
+};
 
 /** Removes `_cnv` from the address bar (history.replaceState: no navigation, no new history entry). */
-export function removeLinkerFromAddress(): void {
+export const removeLinkerFromAddress = (): void => {
   const url = new URL(location.href);
   url.searchParams.delete(LINKER_PARAM);
   history.replaceState(history.state, '', url.href);
-}
+};

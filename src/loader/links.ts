@@ -15,18 +15,18 @@ import type { OptionalExports } from './optional';
 import { passThrough } from './passthrough';
 
 /** Lets decorate change a URL the visitor is about to follow; the link or form is updated when it did. */
-function follow(current: string, decorate: (url: URL) => void, apply: (href: string) => void): void {
+const follow = (current: string, decorate: (url: URL) => void, apply: (href: string) => void): void => {
   const url = new URL(current);
   decorate(url);
   if (url.href !== current) apply(url.href);
-}
+};
 
 /**
  * Calls decorate with the URL of every link clicked and every form action submitted, before the browser follows it
  * (capture-phase listeners on document, so links and forms added later count; composedPath() finds links inside open
  * shadow roots). A GET form replaces its action's query with its fields, so only other methods keep what is added.
  */
-export function watchFollows(decorate: (url: URL) => void): void {
+export const watchFollows = (decorate: (url: URL) => void): void => {
   document.addEventListener(
     'submit',
     guard((event: Event) => {
@@ -43,7 +43,7 @@ export function watchFollows(decorate: (url: URL) => void): void {
     }),
     true,
   );
-}
+};
 
 /** Starts decorating followed links for the core (see OptionalExports.links); returns what the landing's `_cnv` carried. */
 export const startLinks: OptionalExports['links'] = (install, config, allowed, touch, landing, token) => {

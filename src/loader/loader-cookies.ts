@@ -15,7 +15,7 @@ export type WriteCookie = (name: string, value: string, seconds: number) => void
  * origin check passed), so app.example.com reads what www.example.com wrote; host-only when it is null (localhost, IP
  * addresses). Does nothing when cookies cannot be written (private modes make document.cookie throw).
  */
-export function loaderCookies(loc: Location, cookieDomain?: string | null): WriteCookie {
+export const loaderCookies = (loc: Location, cookieDomain?: string | null): WriteCookie => {
   const https = loc.protocol === 'https:';
   const jar = Cookies.withAttributes({ sameSite: https ? 'None' : 'Lax', secure: https, domain: cookieDomain || undefined });
   return (name, value, seconds) => {
@@ -28,4 +28,4 @@ export function loaderCookies(loc: Location, cookieDomain?: string | null): Writ
       // cookies blocked: the loader runs on without them
     }
   };
-}
+};

@@ -3,8 +3,8 @@ import { guard } from './guard';
 import { notifyAfter } from './notify-after';
 
 /** Calls onNavigate (guarded) after every history.pushState and on popstate (a replaceState keeps the page it replaces). */
-export function watchNavigation(onNavigate: () => void): void {
+export const watchNavigation = (onNavigate: () => void): void => {
   const notify = guard(onNavigate);
   notifyAfter(history, 'pushState', notify);
   addEventListener('popstate', notify);
-}
+};

@@ -52,10 +52,10 @@ export type LoadOptional = <K extends OptionalScript>(name: K) => Promise<Option
  * like the config, at `/loader-<name>.js` beside `/loader.js`: it resolves the module's default export, or undefined
  * when the script did not load (a network error, a CSP refusal) or does not export one.
  */
-export function optionalScripts(api: string): LoadOptional {
+export const optionalScripts = (api: string): LoadOptional => {
   return ((name: OptionalScript) =>
     importModule(new URL(optionalScriptPath(name), api).href).then(
       (module) => module.default,
       () => undefined,
     )) as LoadOptional;
-}
+};

@@ -6,8 +6,8 @@
 import type { Touch } from '../protocol/collector';
 
 /** Adds the touch's click ids and UTM parameters to url, leaving any parameter the URL already has alone. */
-export function passThrough(url: URL, touch: Touch): void {
+export const passThrough = (url: URL, touch: Touch): void => {
   const params = url.searchParams;
   const signals: Record<string, string> = { ...touch.click_ids, ...touch.utm };
   for (const key in signals) if (!params.has(key)) params.set(key, signals[key]!);
-}
+};

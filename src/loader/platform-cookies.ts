@@ -5,7 +5,7 @@ import { cleanValue } from './click-signals';
 import { readCookies } from './read-cookie';
 
 /** The platform cookies present on the page, values as the platform wrote them, trimmed and capped like URL signals. */
-export function readPlatformCookies(): Snapshot['cookies'] {
+export const readPlatformCookies = (): Snapshot['cookies'] => {
   const found: Snapshot['cookies'] = {};
   const jar = readCookies();
   for (const name of PLATFORM_COOKIES) {
@@ -13,4 +13,4 @@ export function readPlatformCookies(): Snapshot['cookies'] {
     if (value) found[name] = value;
   }
   return found;
-}
+};

@@ -8,7 +8,7 @@ export type QueuedCall = [method: string, args?: unknown[]];
  * Runs the calls queued in api.q in order against api (unknown methods are skipped), then makes every later push run at
  * once; creates q when the page set none.
  */
-export function drainQueue(api: { q?: QueuedCall[] }): void {
+export const drainQueue = (api: { q?: QueuedCall[] }): void => {
   const queue = api.q || (api.q = []);
   const run = guard((call: QueuedCall) => {
     (api as Record<string, (...args: unknown[]) => unknown>)[call[0]]!.apply(api, call[1] || []);
@@ -18,4 +18,4 @@ export function drainQueue(api: { q?: QueuedCall[] }): void {
     return queue.length;
   };
   queue.splice(0).forEach(run);
-}
+};

@@ -6,10 +6,10 @@ import Cookies from 'js-cookie';
  * js-cookie (%XX sequences; a cookie that does not decode is left out); {} when cookies are unreadable: private modes
  * and blocked storage make document.cookie throw. One read of document.cookie serves every cookie a caller needs.
  */
-export function readCookies(): Record<string, string> {
+export const readCookies = (): Record<string, string> => {
   try {
     return Cookies.get();
   } catch {
     return {};
   }
-}
+};

@@ -36,7 +36,7 @@ const keyOf = (tag: HTMLScriptElement) => tag.getAttribute(SITE_KEY_ATTRIBUTE) |
 const isLoaderTag = (tag: HTMLScriptElement) => withoutQuery(tag.src).endsWith(LOADER_PATH);
 
 /** The install a loader tag describes, for the site with key siteKey. */
-function installOf(tag: HTMLScriptElement, siteKey: string): Install {
+const installOf = (tag: HTMLScriptElement, siteKey: string): Install => {
   return {
     siteKey,
     api: tag.getAttribute(API_ATTRIBUTE) || tag.src,
@@ -44,17 +44,17 @@ function installOf(tag: HTMLScriptElement, siteKey: string): Install {
     passthrough: tag.hasAttribute(URL_PASSTHROUGH_ATTRIBUTE),
     linker: tag.getAttribute(LINKER_ATTRIBUTE),
   };
-}
+};
 
 /**
  * The install of a loader served with its site's config inside (`/loader.js?site_key=KEY`): the key is the config's,
  * so only the tag is needed, for the base URL and options: document.currentScript, which a browser sets while a
  * classic script from a script element runs (pasted, or inserted by a tag manager). Null without one.
  */
-export function servedInstall(doc: Document, siteKey: string): Install | null {
+export const servedInstall = (doc: Document, siteKey: string): Install | null => {
   const tag = doc.currentScript as HTMLScriptElement | null;
   return tag && installOf(tag, siteKey);
-}
+};
 
 /**
  * Finds the install of the plain loader (the older snippet): the site key of document.currentScript (the usual case:
@@ -62,7 +62,7 @@ export function servedInstall(doc: Document, siteKey: string): Install | null {
  * else `pageKey` (window.__service.siteKey). The base URL and options come from the same tag (the running loader's
  * when the key came from the page). Null without a key or without a tag to take the base URL from.
  */
-export function findInstall(doc: Document, pageKey: unknown): Install | null {
+export const findInstall = (doc: Document, pageKey: unknown): Install | null => {
   const current = doc.currentScript as HTMLScriptElement | null;
   let tag = current && keyOf(current) ? current : undefined;
   if (!tag) {
@@ -71,9 +71,9 @@ export function findInstall(doc: Document, pageKey: unknown): Install | null {
   }
   const siteKey = (tag && keyOf(tag)) || pageKey;
   return typeof siteKey === 'string' && siteKey && tag ? installOf(tag, siteKey) : null;
-}
+};
 
 /** The URL of one of the site's collector endpoints, resolved against the install's service base URL. */
-export function collectorUrl(install: Install, endpoint: CollectorEndpoint): string {
+export const collectorUrl = (install: Install, endpoint: CollectorEndpoint): string => {
   return new URL(collectorPath(install.siteKey, endpoint), install.api).href;
-}
+};

@@ -7,7 +7,12 @@ export type Reduction<T> = (value: T) => void;
  * Serializes value, applying the reductions in order (least important part first) until `size(json) <= max`;
  * null when it is still too big after the last one. Mutates value.
  */
-export function shrink<T>(value: T, max: number, size: (json: string) => number, reductions: Reduction<T>[]): string | null {
+export const shrink = <T>(
+  value: T,
+  max: number,
+  size: (json: string) => number,
+  reductions: Reduction<T>[],
+): string | null => {
   for (let i = 0; ; i++) {
     const json = JSON.stringify(value);
     if (size(json) <= max) return json;
@@ -15,4 +20,4 @@ export function shrink<T>(value: T, max: number, size: (json: string) => number,
     if (!reduce) return null;
     reduce(value);
   }
-}
+};

@@ -5,11 +5,11 @@
 import type { SiteConfig } from '../protocol/collector';
 
 /** The site's config from its URL (`{api}/collect/v1/sites/{key}/config`); null on 404, network errors or a body that is not JSON. */
-export async function loadConfig(url: string): Promise<SiteConfig | null> {
+export const loadConfig = async (url: string): Promise<SiteConfig | null> => {
   try {
     const response = await fetch(url);
     return response.ok ? await response.json() : null;
   } catch {
     return null;
   }
-}
+};

@@ -35,7 +35,7 @@ export type LocateSite = (
  * before the visitor can leave; a fetched one once it arrives. `withForms` (formTriggers) runs the form detectors
  * the config lists; a loader for a site without form triggers leaves it out.
  */
-export function start(locate: LocateSite, withForms?: typeof formTriggers): void {
+export const start = (locate: LocateSite, withForms?: typeof formTriggers): void => {
   // First act, before anything async: a router may strip the query as soon as it runs (the navigation entry keeps it).
   let touch = readTouch(location.href) || readTouch(navigationUrl());
 
@@ -171,4 +171,4 @@ export function start(locate: LocateSite, withForms?: typeof formTriggers): void
   // A config inside the script is decided on now, in this task; a fetched one once it arrives. Each step is guarded,
   // so no rejection ever reaches the page and ready always settles.
   service.ready = Promise.resolve(site.config(decide)).then(decided);
-}
+};

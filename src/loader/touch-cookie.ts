@@ -10,25 +10,28 @@ import { readCookies } from './read-cookie';
  * came later: ad platforms credit the last ad click, not the newsletter visit after it. Between two of the same kind the
  * newer `captured_at` wins, whole (a new click never mixes with an old campaign's UTMs); a tie keeps the stored one.
  */
-export function preferredTouch<T extends Touch>(stored: T | null | undefined, fresh: T | null | undefined): T | null {
+export const preferredTouch = <T extends Touch>(
+  stored: T | null | undefined,
+  fresh: T | null | undefined,
+): T | null => {
   if (!stored || !fresh) return stored || fresh || null;
   const lead = +isAdTouch(fresh) - +isAdTouch(stored);
   return lead > 0 || (!lead && fresh.captured_at > stored.captured_at) ? fresh : stored;
-}
+};
 
 /** Writes the touch to cnv_click for CLICK_COOKIE_DAYS, replacing what was there. */
-export function storeTouch(touch: Touch, write: WriteCookie): void {
+export const storeTouch = (touch: Touch, write: WriteCookie): void => {
   write(CLICK_COOKIE, JSON.stringify(touch), CLICK_COOKIE_DAYS * 86400);
-}
+};
 
 /**
  * The stored touch, from the page's cookies (read now unless a caller already read them); undefined when there is none
  * or it does not parse (the collector validates its shape).
  */
-export function storedTouch(cookies: Record<string, string> = readCookies()): Touch | undefined {
+export const storedTouch = (cookies: Record<string, string> = readCookies()): Touch | undefined => {
   try {
     return JSON.parse(cookies[CLICK_COOKIE]!);
   } catch {
     return undefined;
   }
-}
+};

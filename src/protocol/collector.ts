@@ -8,19 +8,19 @@ export const COLLECT_PREFIX = '/collect/v1';
 export type CollectorEndpoint = 'config' | 'snapshots' | 'form-submissions';
 
 /** Path of one of a site's collector endpoints. */
-export function collectorPath(siteKey: string, endpoint: CollectorEndpoint): string {
+export const collectorPath = (siteKey: string, endpoint: CollectorEndpoint): string => {
   return `${COLLECT_PREFIX}/sites/${encodeURIComponent(siteKey)}/${endpoint}`;
-}
+};
 
 /** Path of a site's public loader config. */
-export function configPath(siteKey: string): string {
+export const configPath = (siteKey: string): string => {
   return collectorPath(siteKey, 'config');
-}
+};
 
 /** Path to which the loader posts signup snapshots. */
-export function snapshotsPath(siteKey: string): string {
+export const snapshotsPath = (siteKey: string): string => {
   return collectorPath(siteKey, 'snapshots');
-}
+};
 
 /** Largest snapshot body the collector accepts, in bytes. */
 export const SNAPSHOT_MAX_BYTES = 16 * 1024;
@@ -36,9 +36,9 @@ export const FORM_INTEGRATIONS = [
 export type FormIntegration = (typeof FORM_INTEGRATIONS)[number];
 
 /** Whether value names a known form integration (the config and the collector both check with this). */
-export function isFormIntegration(value: unknown): value is FormIntegration {
+export const isFormIntegration = (value: unknown): value is FormIntegration => {
   return typeof value === 'string' && (FORM_INTEGRATIONS as readonly string[]).includes(value);
-}
+};
 
 /** One entry of the site config's `forms`: an integration a live form-trigger flow watches, and on which pages. */
 export interface FormWatch {

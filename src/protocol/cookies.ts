@@ -16,6 +16,6 @@ export const DEFAULT_CORRELATION_TTL_SECONDS = 1800;
 export const CORRELATION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 
 /** Whether a string has the shape of a correlation token. */
-export function isCorrelationToken(value: unknown): value is string {
+export const isCorrelationToken = (value: unknown): value is string => {
   return typeof value === 'string' && CORRELATION_TOKEN_PATTERN.test(value);
-}
+};

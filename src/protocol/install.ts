@@ -10,10 +10,10 @@ export const LOADER_PATH = '/loader.js';
  * The install snippet (DESIGN.md, Install snippet): the loader with the site's key in its URL, which the service
  * answers with the loader with the site's config inside. `serviceUrl` is the service's public base URL.
  */
-export function installSnippet(serviceUrl: string, siteKey: string): string {
+export const installSnippet = (serviceUrl: string, siteKey: string): string => {
   const src = `${serviceUrl}${LOADER_PATH}?${SITE_KEY_PARAM}=${encodeURIComponent(siteKey)}`;
   return `<script async src="${src.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"></script>`;
-}
+};
 
 /** Script tag attribute carrying the site key (the older snippet). */
 export const SITE_KEY_ATTRIBUTE = 'data-site-key';
@@ -40,6 +40,6 @@ export const OPTIONAL_SCRIPTS = ['links', 'forms'] as const;
 export type OptionalScript = (typeof OPTIONAL_SCRIPTS)[number];
 
 /** Path under which the service serves an optional script, beside LOADER_PATH. */
-export function optionalScriptPath(name: OptionalScript): string {
+export const optionalScriptPath = (name: OptionalScript): string => {
   return `/loader-${name}.js`;
-}
+};

@@ -5,7 +5,10 @@
  * with the same scheme and port. A null domain covers nothing. Uses the URL parser (lower-cased host, default port
  * dropped) so the browser bundle stays small; domains are validated as bare origins when they are saved.
  */
-export function originMatchesDomain(domain: string | null | undefined, pageOrigin: string | null | undefined): boolean {
+export const originMatchesDomain = (
+  domain: string | null | undefined,
+  pageOrigin: string | null | undefined,
+): boolean => {
   try {
     const site = new URL(domain!);
     const page = new URL(pageOrigin!);
@@ -20,4 +23,4 @@ export function originMatchesDomain(domain: string | null | undefined, pageOrigi
     // null, 'null' (opaque origins) and anything unparseable cover nothing
     return false;
   }
-}
+};
