@@ -8,7 +8,7 @@ export const guard = <A extends unknown[], R>(fn: (...args: A) => R): (...args: 
     try {
       return fn(...args);
     } catch {
-      return undefined;
+      // the entry point failed: its caller gets undefined
     }
   };
 };

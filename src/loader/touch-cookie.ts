@@ -32,6 +32,6 @@ export const storedTouch = (cookies: Record<string, string> = readCookies()): To
   try {
     return JSON.parse(cookies[CLICK_COOKIE]!);
   } catch {
-    return undefined;
+    // no cookie, or not JSON: undefined
   }
 };
