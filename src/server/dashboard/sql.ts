@@ -74,35 +74,54 @@ export interface DailyActionCount {
 }
 
 /**
- * Most events one statement of the chart reads. A range is read in pages of this many events (by the account's index
- * on sort_at, each page after the last one's sort_at), so no statement holds the store longer than a page takes,
- * however busy the day: the embedded store runs one statement at a time, and a whole day of 86,000 events held it for
- * 0.46 to 0.56 s, during which snapshots, reports and /healthz waited (docs/benchmarks.md, the third soak). A page
- * takes a few milliseconds; a day with fewer events is one statement, as before.
+ * About how many events one statement of the chart reads. A range is read in pages of this many events (by the
+ * account's index on sort_at), so no statement holds the store longer than a page takes, however busy the day: the
+ * embedded store runs one statement at a time, and a whole day of 90,000 events held it for 0.6 to 1.0 s, during which
+ * snapshots, reports and /healthz waited (docs/benchmarks.md, the fourth soak). A page takes tens of milliseconds; a
+ * day with fewer events is one statement, as before.
  */
 export const CHART_PAGE_EVENTS = 2_000;
 
 /**
- * The sort_at bounds of one page: [from, to) and after the previous page's last sort_at (exact, microseconds kept).
- * What each page's statement looks up per event is kept a lookup by index (`offset 0` on the lateral and the `not
- * exists`): as joins, PostgreSQL may hash the whole table (or the whole range) for every page, which with a page
- * a small part of the table it judged cheaper (test/server/plans-at-scale.test.ts checks both plans).
+ * One page of [from, to): the first `$6` events from `$5` on (a millisecond bound, or -infinity), and the rest of the
+ * last one's millisecond, so a page ends on a millisecond bound, which the next page starts from (`$5`, passed back as
+ * the text of a timestamp: exact). Every event of one report shares its occurred_at (fanout: one per flow, all at once),
+ * hence its millisecond of sort_at, so a report's events are always in one page: the value view counts each report
+ * once by a `distinct on` within the page, as it did within the whole range. A millisecond holds at most 1,000 events
+ * of an account, so a page is at most that many above `$6`.
+ *
+ * Each event's actions are looked up by index (`offset 0` on the lateral): as a join, PostgreSQL may hash the whole
+ * action table for every page, which with a page a small part of it it judged cheaper
+ * (test/server/plans-at-scale.test.ts checks both plans).
  */
-const PAGE_OF_EVENTS = `select e.id, e.report_id, e.occurred_at, e.sort_at, e.value, e.currency from events e
-       where e.account_id = $1 and e.sort_at >= $2 and e.sort_at < $3 and e.sort_at > $5::timestamptz
+const PAGE_OF_EVENTS = `head as (
+       select e.id, e.report_id, e.occurred_at, e.sort_at, e.value, e.currency from events e
+       where e.account_id = $1 and e.sort_at >= $2 and e.sort_at < $3 and e.sort_at >= $5::timestamptz
          and ($4::text is null or e.site_id = $4)
-       order by e.sort_at limit $6`;
+       order by e.sort_at limit $6
+     ),
+     bound as (select max(sort_at) as last, date_trunc('milliseconds', max(sort_at)) + interval '1 millisecond' as next from head),
+     page as (
+       select * from head
+       union all
+       select e.id, e.report_id, e.occurred_at, e.sort_at, e.value, e.currency from events e, bound b
+       where e.account_id = $1 and e.sort_at > b.last and e.sort_at < least(b.next, $3)
+         and ($4::text is null or e.site_id = $4)
+     )`;
 
-/** One page's figures: how many events it read, its last sort_at as text (the next page's bound) and its rows. */
+/** What every page's statement selects besides its rows: how many events its head read, and where the next page starts. */
+const PAGE_PROGRESS = `(select count(*)::int from head) as events, (select next::text from bound) as next`;
+
+/** One page's figures: how many events its head read, the next page's start (text of a timestamp) and its rows. */
 interface Page<Row> {
   events: number;
-  last: string | null;
+  next: string | null;
   rows: Row[] | null;
 }
 
 /**
- * Reads [from, to) of the account's events a page at a time (CHART_PAGE_EVENTS each, see above) and hands each page's
- * rows to `add`. `statement` must select `events`, `last` and `rows` from a CTE `page` built on PAGE_OF_EVENTS.
+ * Reads [from, to) of the account's events a page at a time (PAGE_OF_EVENTS, CHART_PAGE_EVENTS each) and hands each
+ * page's rows to `add`. `statement` must select PAGE_PROGRESS and `rows` over PAGE_OF_EVENTS's CTEs.
  */
 async function readInPages<Row>(
   db: Queryable,
@@ -110,12 +129,12 @@ async function readInPages<Row>(
   params: { accountId: string; from: Date; to: Date; siteId: string | undefined; pageEvents: number },
   add: (rows: Row[]) => void,
 ): Promise<void> {
-  let after = '-infinity';
+  let start = '-infinity';
   for (;;) {
-    const [page] = await db.query<Page<Row>>(statement, [params.accountId, params.from, params.to, params.siteId ?? null, after, params.pageEvents]);
+    const [page] = await db.query<Page<Row>>(statement, [params.accountId, params.from, params.to, params.siteId ?? null, start, params.pageEvents]);
     add(page?.rows ?? []);
-    if (!page || page.events < params.pageEvents || page.last === null) return;
-    after = page.last;
+    if (!page || page.events < params.pageEvents || page.next === null) return;
+    start = page.next;
   }
 }
 
@@ -136,13 +155,13 @@ export async function dailyActionCounts(
   const counts = new Map<string, DailyActionCount>();
   await readInPages<DailyActionCount>(
     db,
-    `with page as (${PAGE_OF_EVENTS}),
+    `with ${PAGE_OF_EVENTS},
      counts as (
        select to_char(date_trunc('day', p.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day, a.status, count(*)::int as count
        from page p cross join lateral (select a.status from event_actions a where a.event_id = p.id offset 0) a
        group by 1, 2
      )
-     select (select count(*)::int from page) as events, (select max(sort_at)::text from page) as last,
+     select ${PAGE_PROGRESS},
             (select jsonb_agg(jsonb_build_object('day', day, 'status', status, 'count', count)) from counts) as rows`,
     { accountId, from, to, siteId, pageEvents },
     (rows) => {
@@ -169,7 +188,7 @@ export interface DailyValue {
 
 /**
  * The value of the account's conversions of [from, to) per day and currency: each report counted once (however many
- * flows it fired: at the first of its events in the range, by id), at its latest adjustment (a restatement's value and
+ * flows it fired: its events are in one page, see PAGE_OF_EVENTS), at its latest adjustment (a restatement's value and
  * currency replace it, a retraction makes it 0), form conversions (no report) each on their own. Conversions without a
  * value are left out; currencies are never added together. The range is on `sort_at`, read in pages, as in
  * dailyActionCounts; each page's sums come back as exact decimals (values have six decimals) and are added exactly.
@@ -185,13 +204,11 @@ export async function dailyValues(
   const sums = new Map<string, { day: string; currency: string; micros: bigint; conversions: number }>();
   await readInPages<{ day: string; currency: string; value: string; conversions: number }>(
     db,
-    `with page as (${PAGE_OF_EVENTS}),
+    `with ${PAGE_OF_EVENTS},
      conversions as (
-       select p.id, p.report_id, p.occurred_at, p.value, p.currency from page p
-       where p.report_id is null or not exists (
-         select 1 from events o
-         where o.report_id = p.report_id and o.id < p.id
-           and o.account_id = $1 and o.sort_at >= $2 and o.sort_at < $3 and ($4::text is null or o.site_id = $4) offset 0)
+       select distinct on (coalesce(p.report_id, p.id)) p.id, p.report_id, p.occurred_at, p.value, p.currency
+       from page p
+       order by coalesce(p.report_id, p.id), p.id
      ),
      sums as (
        select to_char(date_trunc('day', c.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
@@ -208,7 +225,7 @@ export async function dailyValues(
        where coalesce(j.currency, c.currency) is not null and (c.value is not null or j.type is not null)
        group by 1, 2
      )
-     select (select count(*)::int from page) as events, (select max(sort_at)::text from page) as last,
+     select ${PAGE_PROGRESS},
             (select jsonb_agg(jsonb_build_object('day', day, 'currency', currency, 'value', value, 'conversions', conversions)) from sums) as rows`,
     { accountId, from, to, siteId, pageEvents },
     (rows) => {
