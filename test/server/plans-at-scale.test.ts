@@ -155,12 +155,19 @@ describe.each(DATABASE_KINDS)('plans with big tables on $name', (kind) => {
     const to = new Date(Date.now() - 10 * DAY);
     await expectNoWholeTable((q) => dailyActionCounts(q, accountId, from, to, undefined, 500), ['events', 'event_actions']);
     await expectNoWholeTable((q) => dailyValues(q, accountId, from, to, siteId, 500), ['events']);
-    // Per page, each event's own lookups, never the whole range hashed for every page.
-    for (const statement of [
-      ...(await statementsOf(db, (q) => dailyActionCounts(q, accountId, from, to, undefined, 500))),
-      ...(await statementsOf(db, (q) => dailyValues(q, accountId, from, to, siteId, 500))),
-    ]) {
-      for (const mode of ['force_generic_plan', 'force_custom_plan'] as const) expect(await planOf(db, statement, mode)).not.toMatch(/Hash (Anti |Semi )?Join/);
+    // Every page walks an index of the events (never the table) and finds its actions by their event ids on the
+    // actions' index. On PostgreSQL 15 an index condition on sort_at alone would read the whole of the sites' index;
+    // PGlite's PostgreSQL 18 can skip-scan that index by site instead, and picks it where sites are few (this store has
+    // two), so the check is for the server only.
+    const counts = await statementsOf(db, (q) => dailyActionCounts(q, accountId, from, to, undefined, 500));
+    const values = await statementsOf(db, (q) => dailyValues(q, accountId, from, to, siteId, 500));
+    for (const mode of ['force_generic_plan', 'force_custom_plan'] as const) {
+      for (const statement of [...counts, ...values]) {
+        const plan = await planOf(db, statement, mode);
+        if (kind.name === 'postgres') expect(plan, `${mode}\n${plan}`).not.toMatch(/Index Cond: \(\(?sort_at/);
+        expect(plan, `${mode}\n${plan}`).not.toMatch(/Seq Scan on (events|event_actions)\b/);
+      }
+      expect(await planOf(db, counts[0]!, mode)).toMatch(/Index Cond: \(event_id = ANY/);
     }
     const whole = await dailyActionCounts(db, accountId, from, to, undefined, 1_000_000);
     const total = whole.reduce((sum, c) => sum + c.count, 0);
