@@ -61,8 +61,8 @@ export interface Command {
 class CommandLineError extends Error {}
 export { CommandLineError };
 
-function required(ctx: CommandContext, option: string): string {
-  const value = ctx.options[option];
+function required(options: Record<string, string | undefined>, option: string): string {
+  const value = options[option];
   if (value === undefined) throw new CommandLineError(`--${option} is required.`);
   return value;
 }
@@ -179,7 +179,7 @@ export const COMMANDS: readonly Command[] = [
     options: { key: 'Id of the key (see cnv keys list).' },
     required: ['key'],
     async run(ctx) {
-      const id = required(ctx, 'key');
+      const id = required(ctx.options, 'key');
       const revoked = await revokeApiKey(ctx.db, id);
       if (!revoked) throw new Error(`No such API key: '${id}'. See 'cnv keys list'.`);
       ctx.out.write(`API key ${revoked.id} (${revoked.prefix}…) of ${revoked.account_id} is revoked since ${revoked.revoked_at!.toISOString()}.\n`);
@@ -264,7 +264,7 @@ export const COMMANDS: readonly Command[] = [
     options: { site: 'The site whose API trigger secret to rotate.' },
     required: ['site'],
     async run(ctx) {
-      const siteId = required(ctx, 'site');
+      const siteId = required(ctx.options, 'site');
       const site = await findSiteAnyAccount(ctx.db, siteId);
       if (!site) throw new Error(`No such site: '${siteId}'. See 'cnv sites list'.`);
       const now = new Date();
@@ -327,9 +327,8 @@ function keyLabelOf(options: Record<string, string | undefined>): string {
 
 /** `cnv sites create`'s fields, checked as the API checks them. */
 function siteFieldsOf(options: Record<string, string | undefined>): { name: string; domain: string | null; timezone: string | undefined } {
-  if (options.name === undefined) throw new CommandLineError('--name is required.');
   return {
-    name: parseSiteName(options.name, '--name'),
+    name: parseSiteName(required(options, 'name'), '--name'),
     domain: options.domain === undefined ? null : parseSiteDomain(options.domain, '--domain'),
     timezone: options.timezone === undefined ? undefined : parseTimezone(options.timezone, '--timezone'),
   };
@@ -337,8 +336,7 @@ function siteFieldsOf(options: Record<string, string | undefined>): { name: stri
 
 /** `cnv accounts create`'s name. */
 function accountNameOf(options: Record<string, string | undefined>): string {
-  if (options.name === undefined) throw new CommandLineError('--name is required.');
-  return nonEmptyString(options.name, '--name', 200);
+  return nonEmptyString(required(options, 'name'), '--name', 200);
 }
 
 /** The body of an erasure from `cnv erase`'s options; at least one is required. */

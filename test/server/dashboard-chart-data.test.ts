@@ -118,8 +118,8 @@ describe('the Events chart, a page of events at a time', () => {
     const read = async (pageEvents: number) => {
       const statements: string[] = [];
       const observed: Queryable = { query: (sql, params = []) => (statements.push(sql), r.svc.db.query(sql, params)) };
-      const conversions = await dailyActionCounts(observed, r.setup.accountId, since, until, undefined, pageEvents);
-      const value = await dailyValues(observed, r.setup.accountId, since, until, undefined, pageEvents);
+      const conversions = await dailyActionCounts(observed, { accountId: r.setup.accountId, from: since, to: until, pageEvents });
+      const value = await dailyValues(observed, { accountId: r.setup.accountId, from: since, to: until, pageEvents });
       return { conversions, value, statements: statements.length };
     };
     const whole = await read(1000);

@@ -153,14 +153,14 @@ describe.each(DATABASE_KINDS)('plans with big tables on $name', (kind) => {
   it("reads the chart's figures a page of events at a time, by the account's index, the same whatever the page size", async () => {
     const from = new Date(Date.now() - 40 * DAY);
     const to = new Date(Date.now() - 10 * DAY);
-    await expectNoWholeTable((q) => dailyActionCounts(q, accountId, from, to, undefined, 500), ['events', 'event_actions']);
-    await expectNoWholeTable((q) => dailyValues(q, accountId, from, to, siteId, 500), ['events']);
+    await expectNoWholeTable((q) => dailyActionCounts(q, { accountId, from, to, pageEvents: 500 }), ['events', 'event_actions']);
+    await expectNoWholeTable((q) => dailyValues(q, { accountId, from, to, siteId, pageEvents: 500 }), ['events']);
     // Every page walks an index of the events (never the table) and finds its actions by their event ids on the
     // actions' index. On PostgreSQL 15 an index condition on sort_at alone would read the whole of the sites' index;
     // PGlite's PostgreSQL 18 can skip-scan that index by site instead, and picks it where sites are few (this store has
     // two), so the check is for the server only.
-    const counts = await statementsOf(db, (q) => dailyActionCounts(q, accountId, from, to, undefined, 500));
-    const values = await statementsOf(db, (q) => dailyValues(q, accountId, from, to, siteId, 500));
+    const counts = await statementsOf(db, (q) => dailyActionCounts(q, { accountId, from, to, pageEvents: 500 }));
+    const values = await statementsOf(db, (q) => dailyValues(q, { accountId, from, to, siteId, pageEvents: 500 }));
     for (const mode of ['force_generic_plan', 'force_custom_plan'] as const) {
       for (const statement of [...counts, ...values]) {
         const plan = await planOf(db, statement, mode);
@@ -169,14 +169,14 @@ describe.each(DATABASE_KINDS)('plans with big tables on $name', (kind) => {
       }
       expect(await planOf(db, counts[0]!, mode)).toMatch(/Index Cond: \(event_id = ANY/);
     }
-    const whole = await dailyActionCounts(db, accountId, from, to, undefined, 1_000_000);
+    const whole = await dailyActionCounts(db, { accountId, from, to, pageEvents: 1_000_000 });
     const total = whole.reduce((sum, c) => sum + c.count, 0);
     // The events' sort_at carry microseconds: the pages' bounds must keep them to lose and repeat none.
     const n = (await db.query<{ n: number }>('select count(*)::int as n from events where account_id = $1 and sort_at >= $2 and sort_at < $3', [accountId, from, to]))[0]!.n;
     expect(total).toBe(n);
     expect(n).toBeGreaterThan(1000);
-    expect(await dailyActionCounts(db, accountId, from, to, undefined, 500)).toEqual(whole);
-    expect(await dailyActionCounts(db, accountId, from, to, siteId, 333)).toEqual(whole);
+    expect(await dailyActionCounts(db, { accountId, from, to, pageEvents: 500 })).toEqual(whole);
+    expect(await dailyActionCounts(db, { accountId, from, to, siteId, pageEvents: 333 })).toEqual(whole);
   });
 
   it('claims deliveries from a backlog without hashing the whole queue', async () => {

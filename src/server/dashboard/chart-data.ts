@@ -66,9 +66,7 @@ export class ChartData {
 
   #readDay(view: View, accountId: string, siteId: string | null, day: string): Promise<Figures[View]> {
     const from = new Date(`${day}T00:00:00.000Z`);
-    const to = new Date(from.getTime() + DAY_MS);
-    return view === 'conversions'
-      ? dailyActionCounts(this.#db, accountId, from, to, siteId ?? undefined)
-      : dailyValues(this.#db, accountId, from, to, siteId ?? undefined);
+    const range = { accountId, from, to: new Date(from.getTime() + DAY_MS), siteId: siteId ?? undefined };
+    return view === 'conversions' ? dailyActionCounts(this.#db, range) : dailyValues(this.#db, range);
   }
 }

@@ -1,5 +1,7 @@
 /** SQL of the dashboard: one-time sign-in links, sessions (both stored as SHA-256 hashes), and the events chart. */
+import { compareText, compositeKey } from '../db/composite-key';
 import type { Queryable } from '../db/db';
+import { VALUE_MAX_DECIMALS } from '../../protocol/webhook';
 
 /** Stores a sign-in link's token hash for an account, valid until `expiresAt`. */
 export async function insertSignInToken(db: Queryable, tokenHash: string, accountId: string, expiresAt: Date, apiKeyId: string | null = null): Promise<void> {
@@ -117,19 +119,26 @@ interface Page<Row> {
   rows: Row[] | null;
 }
 
+/** Which of an account's events the chart's figures are of: [from, to) on sort_at, of one site or all. */
+export interface ChartRange {
+  accountId: string;
+  from: Date;
+  to: Date;
+  /** Only this site's events; undefined: every site of the account. */
+  siteId?: string | undefined;
+  /** Events per page (default CHART_PAGE_EVENTS); tests use small pages. */
+  pageEvents?: number;
+}
+
 /**
- * Reads [from, to) of the account's events a page at a time (PAGE_OF_EVENTS, CHART_PAGE_EVENTS each) and hands each
- * page's rows to `add`. `statement` must select PAGE_PROGRESS and `rows` over PAGE_OF_EVENTS's CTEs.
+ * Reads the range's events a page at a time (PAGE_OF_EVENTS) and hands each page's rows to `add`. `statement` must
+ * select PAGE_PROGRESS and `rows` over PAGE_OF_EVENTS's CTEs.
  */
-async function readInPages<Row>(
-  db: Queryable,
-  statement: string,
-  params: { accountId: string; from: Date; to: Date; siteId: string | undefined; pageEvents: number },
-  add: (rows: Row[]) => void,
-): Promise<void> {
+async function readInPages<Row>(db: Queryable, statement: string, range: ChartRange, add: (rows: Row[]) => void): Promise<void> {
+  const { accountId, from, to, siteId, pageEvents = CHART_PAGE_EVENTS } = range;
   let start = '-infinity';
   for (;;) {
-    const [page] = await db.query<Page<Row>>(statement, [params.accountId, params.from, params.to, params.siteId ?? null, start, params.pageEvents]);
+    const [page] = await db.query<Page<Row>>(statement, [accountId, from, to, siteId ?? null, start, pageEvents]);
     add(page?.rows ?? []);
     if (!page || page.next === null) return;
     start = page.next;
@@ -140,16 +149,9 @@ async function readInPages<Row>(
  * How many event actions of the account's events of [from, to) ended in each status (queued, delivered, failed), per
  * UTC day. The range is on `sort_at` (the account's index on it reads only those days): sort_at is occurred_at's
  * millisecond plus a tie-breaker under a millisecond, so it falls in the same UTC day, and a day's bounds hold the same
- * events either way. Read in pages of `pageEvents` events; the chart reads a day at a time (chart-data.ts).
+ * events either way. Read in pages (ChartRange.pageEvents); the chart reads a day at a time (chart-data.ts).
  */
-export async function dailyActionCounts(
-  db: Queryable,
-  accountId: string,
-  from: Date,
-  to: Date,
-  siteId: string | undefined,
-  pageEvents = CHART_PAGE_EVENTS,
-): Promise<DailyActionCount[]> {
+export async function dailyActionCounts(db: Queryable, range: ChartRange): Promise<DailyActionCount[]> {
   const counts = new Map<string, DailyActionCount>();
   await readInPages<DailyActionCount>(
     db,
@@ -162,10 +164,10 @@ export async function dailyActionCounts(
      )
      select ${PAGE_PROGRESS},
             (select jsonb_agg(jsonb_build_object('day', day, 'status', status, 'count', count)) from counts) as rows`,
-    { accountId, from, to, siteId, pageEvents },
+    range,
     (rows) => {
       for (const row of rows) {
-        const key = `${row.day} ${row.status}`;
+        const key = compositeKey(row.day, row.status);
         const seen = counts.get(key);
         if (seen) seen.count += row.count;
         else counts.set(key, { ...row });
@@ -190,17 +192,11 @@ export interface DailyValue {
  * flows it fired: its events are in one page, see PAGE_OF_EVENTS), at its latest adjustment (a restatement's value and
  * currency replace it, a retraction makes it 0), form conversions (no report) each on their own. Conversions without a
  * value are left out; currencies are never added together. The range is on `sort_at`, read in pages, as in
- * dailyActionCounts; each page's sums come back as exact decimals (values have six decimals) and are added exactly.
+ * dailyActionCounts; each page's sums come back as exact decimals (values have VALUE_MAX_DECIMALS decimals) and are
+ * added exactly.
  */
-export async function dailyValues(
-  db: Queryable,
-  accountId: string,
-  from: Date,
-  to: Date,
-  siteId: string | undefined,
-  pageEvents = CHART_PAGE_EVENTS,
-): Promise<DailyValue[]> {
-  const sums = new Map<string, { day: string; currency: string; micros: bigint; conversions: number }>();
+export async function dailyValues(db: Queryable, range: ChartRange): Promise<DailyValue[]> {
+  const sums = new Map<string, { day: string; currency: string; units: bigint; conversions: number }>();
   await readInPages<{ day: string; currency: string; value: string; conversions: number }>(
     db,
     `with ${PAGE_OF_EVENTS},
@@ -226,39 +222,36 @@ export async function dailyValues(
      )
      select ${PAGE_PROGRESS},
             (select jsonb_agg(jsonb_build_object('day', day, 'currency', currency, 'value', value, 'conversions', conversions)) from sums) as rows`,
-    { accountId, from, to, siteId, pageEvents },
+    range,
     (rows) => {
       for (const row of rows) {
-        const key = `${row.day} ${row.currency}`;
+        const key = compositeKey(row.day, row.currency);
         const seen = sums.get(key);
         if (seen) {
-          seen.micros += micros(row.value);
+          seen.units += valueUnits(row.value);
           seen.conversions += row.conversions;
-        } else sums.set(key, { day: row.day, currency: row.currency, micros: micros(row.value), conversions: row.conversions });
+        } else sums.set(key, { day: row.day, currency: row.currency, units: valueUnits(row.value), conversions: row.conversions });
       }
     },
   );
   return [...sums.values()]
     .sort((a, b) => compareText(a.day, b.day) || compareText(a.currency, b.currency))
-    .map(({ day, currency, micros: total, conversions }) => ({ day, currency, value: Number(decimalOfMicros(total)), conversions }));
+    .map(({ day, currency, units, conversions }) => ({ day, currency, value: Number(decimalOfUnits(units)), conversions }));
 }
 
-/** Code-point order, as the statements' `order by` on the store's C collation. */
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** A numeric(16, 6) sum's text ("-12.5", "39.900000", "0") as millionths. */
-function micros(decimal: string): bigint {
+/** A value sum's text ("-12.5", "39.900000", "0"; VALUE_MAX_DECIMALS decimals at most) in units of its last decimal. */
+function valueUnits(decimal: string): bigint {
   const negative = decimal.startsWith('-');
   const [whole = '0', fraction = ''] = (negative ? decimal.slice(1) : decimal).split('.');
-  const value = BigInt(whole) * 1_000_000n + BigInt((fraction + '000000').slice(0, 6));
+  const value = BigInt(whole + fraction.padEnd(VALUE_MAX_DECIMALS, '0').slice(0, VALUE_MAX_DECIMALS));
   return negative ? -value : value;
 }
 
-/** Millionths as a decimal text, for Number(): the same double as the sum's own text would give. */
-function decimalOfMicros(value: bigint): string {
+/** Units of the last decimal as a decimal text, for Number(): the same double as the sum's own text would give. */
+function decimalOfUnits(value: bigint): string {
   const negative = value < 0n;
-  const digits = (negative ? -value : value).toString().padStart(7, '0');
-  return `${negative ? '-' : ''}${digits.slice(0, -6)}.${digits.slice(-6)}`;
+  const digits = (negative ? -value : value).toString().padStart(VALUE_MAX_DECIMALS + 1, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -VALUE_MAX_DECIMALS)}.${digits.slice(-VALUE_MAX_DECIMALS)}`;
 }
 
 /**

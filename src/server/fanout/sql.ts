@@ -1,7 +1,7 @@
 /** SQL that writes events (captured conversions) with their per-destination actions, queued for delivery. */
 import type { Queryable } from '../db/db';
 import { newId } from '../db/ids';
-import { compositeKey } from '../db/composite-key';
+import { compareText, compositeKey } from '../db/composite-key';
 import { enqueueDeliveries, type EventStatus } from '../delivery';
 
 
@@ -92,7 +92,7 @@ async function insertEventRows(tx: Queryable, events: readonly NewEvent[], ids: 
   for (const row of counted) nextSlot.set(groups[Number(row.n) - 1]![0], Number(row.taken));
 
   // Sorted by account and sort_at, so concurrent writers on one PostgreSQL take the unique index's locks in one order.
-  let pending = events.map((_, i) => i).sort((a, b) => compare(groupOf[a]!, groupOf[b]!) || a - b);
+  let pending = events.map((_, i) => i).sort((a, b) => compareText(groupOf[a]!, groupOf[b]!) || a - b);
   while (pending.length > 0) {
     const slots = pending.map((i) => {
       const slot = nextSlot.get(groupOf[i]!)!;
@@ -138,8 +138,4 @@ async function insertEventRows(tx: Queryable, events: readonly NewEvent[], ids: 
     const done = new Set(inserted.map((row) => row.id));
     pending = pending.filter((i) => !done.has(ids[i]!));
   }
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -4,6 +4,7 @@
  * millisecond of its thread, whatever its size.
  */
 import type { Queryable } from '../db/db';
+import { compareText } from '../db/composite-key';
 import { newId } from '../db/ids';
 import { insertEvents, type NewEvent } from '../fanout';
 import type { EventStatus } from '../delivery';
@@ -32,10 +33,6 @@ export interface ReportWriteMode {
 
 function eventStatus(event: NewEvent): EventStatus {
   return event.actions.length > 0 ? 'queued' : 'completed';
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The fields of the reports' JSON document. */
@@ -78,12 +75,12 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
   if (reports.length === 0) return new Map();
   const sorted = [...reports]
     .map((report) => ({ report, key: reportKey(report.siteId, report.customerEventId), id: existing ? report.id! : newId('rpt') }))
-    .sort((a, b) => compare(a.key, b.key));
+    .sort((a, b) => compareText(a.key, b.key));
   const events = sorted
     .flatMap(({ report, id }) => report.events.map((event): NewEvent & { id: string; recordedAt: Date | null } => ({
       ...event, reportId: id, id: newId('evt'), recordedAt: report.eventsRecordedAt ?? null,
     })))
-    .sort((a, b) => compare(a.accountId, b.accountId) || a.occurredAt.getTime() - b.occurredAt.getTime());
+    .sort((a, b) => compareText(a.accountId, b.accountId) || a.occurredAt.getTime() - b.occurredAt.getTime());
   const actions = events.flatMap((event) =>
     event.actions.map((action, position) => ({ id: newId('act'), eventId: event.id, position, action, dueAt: event.deliverAt ?? new Date() })),
   );

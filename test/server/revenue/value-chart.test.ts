@@ -30,7 +30,7 @@ describe('value per day on the dashboard chart', () => {
   it('sums each currency per day once per report, at its latest adjustment, and never across currencies', async () => {
     const since = new Date(Date.now() - 3 * DAY);
     const until = new Date(Date.now() + DAY);
-    expect(await dailyValues(r.svc.db, r.setup.accountId, since, until, undefined)).toEqual([]);
+    expect(await dailyValues(r.svc.db, { accountId: r.setup.accountId, from: since, to: until })).toEqual([]);
 
     expect((await signup({ customer_event_id: 'chart-a', customer_id: 'cus_a', value: 29, currency: 'EUR' })).status).toBe(200);
     expect((await signup({ customer_event_id: 'chart-b', customer_id: 'cus_b', value: 49.9, currency: 'EUR' })).status).toBe(200);
@@ -47,15 +47,15 @@ describe('value per day on the dashboard chart', () => {
     const today = await dayOf('chart-a');
     const earlier = await dayOf('chart-a-paid');
     expect(earlier).not.toBe(today);
-    const values = await dailyValues(r.svc.db, r.setup.accountId, since, until, undefined);
+    const values = await dailyValues(r.svc.db, { accountId: r.setup.accountId, from: since, to: until });
     expect(values).toEqual([
       { day: earlier, currency: 'EUR', value: 100, conversions: 1 },
       { day: today, currency: 'EUR', value: 68.9, conversions: 2 },
       { day: today, currency: 'USD', value: 0, conversions: 1 },
     ]);
     // The site filter applies; another site has nothing.
-    expect(await dailyValues(r.svc.db, r.setup.accountId, since, until, r.setup.site.id)).toEqual(values);
-    expect(await dailyValues(r.svc.db, r.setup.accountId, since, until, 'site_other')).toEqual([]);
+    expect(await dailyValues(r.svc.db, { accountId: r.setup.accountId, from: since, to: until, siteId: r.setup.site.id })).toEqual(values);
+    expect(await dailyValues(r.svc.db, { accountId: r.setup.accountId, from: since, to: until, siteId: 'site_other' })).toEqual([]);
 
     const days = daysBetween(since, new Date());
     const chart = valueChart(values, days).value;
