@@ -2,12 +2,12 @@
  * The Events chart's figures (dashboard/chart-data.ts): read a day at a time, so no statement reads more than one day
  * of the account's events; today's figures reused for 10 s at most, a past day's for a minute.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRevenueService, type RevenueService } from './revenue/support';
 import { DEMO } from '../../src/demo/setup';
 import { adjustmentPath, conversionPath, saasSignupPath } from '../../src/protocol/webhook';
 import { dailyActionCounts, dailyValues } from '../../src/server/dashboard/sql';
-import { ChartData, PAST_DAY_TTL_MS, TODAY_TTL_MS } from '../../src/server/dashboard/chart-data';
+import { ChartData, PAST_DAY_TTL_MS, SLOW_READ_MS, STALE_TODAY_MS, TODAY_TTL_MS } from '../../src/server/dashboard/chart-data';
 import { daysBetween } from '../../src/server/dashboard/chart';
 import type { Queryable } from '../../src/server/db/db';
 
@@ -76,6 +76,74 @@ describe('the Events chart, a day at a time', () => {
     // The site filter and the value view are their own figures.
     expect(await chart.conversions(r.setup.accountId, 'site_other', days, today)).toEqual([]);
     expect(await chart.value(r.setup.accountId, undefined, days, today)).toEqual([]);
+  });
+});
+
+describe('the Events chart of a busy account', () => {
+  let r: RevenueService;
+  beforeAll(async () => {
+    r = await startRevenueService();
+  });
+  afterAll(() => r.close());
+
+  it('shows a slow day from its last read while reading it again, one read of the account at a time', async () => {
+    let clock = 1_000_000;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    let reads = 0;
+    // Every statement takes SLOW_READ_MS on the chart's clock: each day's read is a slow one.
+    const slow: Queryable = {
+      query: async (sql, params = []) => {
+        reads++;
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
+        try {
+          return await r.svc.db.query(sql, params);
+        } finally {
+          inFlight--;
+          clock += SLOW_READ_MS;
+        }
+      },
+    };
+    const chart = new ChartData(slow, { clock: () => clock });
+    const now = new Date();
+    const days = daysBetween(new Date(now.getTime() - 13 * DAY), now);
+    const today = days[days.length - 1]!;
+    let n = 0;
+    const signupToday = async () =>
+      expect((await r.post(saasSignupPath(r.setup.site.site_key, DEMO.triggerKey), { allow_uncorrelated: true, customer_event_id: `busy-${n++}` })).status).toBe(200);
+    const todays = async () => (await chart.conversions(r.setup.accountId, undefined, days, today)).filter((c) => c.day === today).reduce((sum, c) => sum + c.count, 0);
+
+    await signupToday();
+    const first = await todays();
+    expect(first).toBeGreaterThan(0);
+    await signupToday();
+
+    // Past today's reuse period: the view answers from the last read at once, and one read of today starts behind it.
+    clock += TODAY_TTL_MS + 1;
+    reads = 0;
+    expect(await todays()).toBe(first);
+    expect(await todays()).toBe(first);
+    await vi.waitFor(async () => expect(await todays()).toBeGreaterThan(first)); // the background read's figures
+    const readsOfOneDay = reads;
+    expect(readsOfOneDay).toBeGreaterThan(0);
+    expect(await todays()).toBeGreaterThan(first);
+    expect(reads).toBe(readsOfOneDay); // one background read for all those views
+
+    // Past the stale period, a view waits for a new read.
+    clock += TODAY_TTL_MS + STALE_TODAY_MS;
+    await signupToday();
+    const before = reads;
+    const third = await todays();
+    expect(reads).toBeGreaterThan(before);
+    expect(third).toBeGreaterThan(first + 1);
+
+    // Every past day expired at once: their background reads ran one after the other.
+    clock += PAST_DAY_TTL_MS + 1;
+    const beforePast = reads;
+    await todays();
+    await vi.waitFor(() => expect(reads - beforePast).toBeGreaterThanOrEqual(days.length - 1));
+    await vi.waitFor(() => expect(inFlight).toBe(0));
+    expect(mostInFlight).toBe(1);
   });
 });
 

@@ -67,3 +67,114 @@ describe('TtlCache', () => {
     expect(loads).toEqual(['a', 'a']);
   });
 });
+
+describe('TtlCache serving slow values stale while it reloads them', () => {
+  /** A cache whose loads take `tookMs` on its clock (each load moves the clock), and resolve when the test says so. */
+  function slowSetup(tookMs: () => number) {
+    let now = 0;
+    let version = 0;
+    let failNext = false;
+    const pending: Array<() => void> = [];
+    const loads: number[] = [];
+    const cache = new TtlCache<string, string>(
+      (key) => {
+        const started = now;
+        loads.push(started);
+        return new Promise<string | null>((resolve, reject) => {
+          pending.push(() => {
+            now = Math.max(now, started + tookMs());
+            if (failNext) {
+              failNext = false;
+              reject(new Error('down'));
+            } else resolve(key === 'gone' ? null : `${key}${++version}`);
+          });
+        });
+      },
+      { ttlMs: 1000, serveStale: { forMs: 5000, ifLoadTookMs: 100 }, clock: () => now },
+    );
+    /** Lets every pending load finish, and the cache see it. */
+    const settle = async () => {
+      while (pending.length > 0) pending.shift()!();
+      await new Promise((r) => setTimeout(r, 0));
+    };
+    const first = async (key: string) => {
+      const value = cache.get(key);
+      await settle();
+      return value;
+    };
+    return { cache, loads, settle, first, advance: (ms: number) => (now += ms), failNextLoad: () => (failNext = true) };
+  }
+
+  it('answers a slow value at once after its TTL, reloads it once in the background, then answers the new one', async () => {
+    const { cache, loads, settle, first, advance } = slowSetup(() => 300);
+    expect(await first('a')).toBe('a1');
+    advance(1500); // past the TTL, within the stale period
+    expect(await cache.get('a')).toBe('a1'); // answered without waiting: no load has finished
+    expect(await cache.get('a')).toBe('a1');
+    expect(loads).toHaveLength(2); // one reload for both
+    await settle();
+    expect(await cache.get('a')).toBe('a2');
+    expect(loads).toHaveLength(2);
+  });
+
+  it('waits for a fresh load once the stale period has passed', async () => {
+    const { cache, loads, settle, first, advance } = slowSetup(() => 300);
+    await first('a');
+    advance(300 + 1000 + 5000);
+    const value = cache.get('a');
+    await settle();
+    expect(await value).toBe('a2');
+    expect(loads).toHaveLength(2);
+  });
+
+  it('never serves stale a value that loaded faster than the rule', async () => {
+    const { cache, settle, first, advance } = slowSetup(() => 20);
+    await first('a');
+    advance(1500);
+    const value = cache.get('a');
+    await settle();
+    expect(await value).toBe('a2');
+  });
+
+  it('keeps the stale value when a background reload fails, and retries at the next read', async () => {
+    const { cache, loads, settle, first, advance, failNextLoad } = slowSetup(() => 300);
+    await first('a');
+    advance(1500);
+    failNextLoad();
+    expect(await cache.get('a')).toBe('a1');
+    await settle();
+    expect(await cache.get('a')).toBe('a1');
+    expect(loads).toHaveLength(3);
+    await settle();
+    expect(await cache.get('a')).toBe('a2');
+  });
+
+  it('forgets a key whose background reload finds nothing', async () => {
+    let gone = false;
+    let now = 0;
+    const cache = new TtlCache<string, string>(
+      async () => {
+        now += 200;
+        return gone ? null : 'A';
+      },
+      { ttlMs: 1000, serveStale: { forMs: 5000, ifLoadTookMs: 100 }, clock: () => now },
+    );
+    expect(await cache.get('a')).toBe('A');
+    now += 1500;
+    gone = true;
+    expect(await cache.get('a')).toBe('A'); // stale, while the reload finds nothing
+    await new Promise((r) => setTimeout(r, 0));
+    expect(await cache.get('a')).toBeNull();
+  });
+
+  it('keeps a newer value loaded meanwhile over the background reload that finishes after it', async () => {
+    const { cache, settle, first, advance } = slowSetup(() => 300);
+    await first('a');
+    advance(1500);
+    expect(await cache.get('a')).toBe('a1'); // starts the background reload (a2, still pending)
+    const refreshed = cache.refresh('a'); // a3, pending
+    await settle();
+    expect(await refreshed).toBe('a3');
+    expect(await cache.get('a')).toBe('a3');
+  });
+});
