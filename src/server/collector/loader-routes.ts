@@ -3,7 +3,8 @@
  * - `/loader.js?site_key=KEY`: the loader with that site's config inside (the same JSON as the config endpoint), so
  *   it decides at its first act: the lean core (dist/site-loader.js) for a site without form triggers, the full core
  *   (dist/loader.js) for a site with them. `Cache-Control: public, max-age=60, stale-while-revalidate=86400`, so a
- *   domain changed in the service reaches browsers within a minute. An unknown key gets the plain loader.
+ *   domain changed in the service reaches browsers within a minute. An unknown key gets the plain loader. The config
+ *   comes from memory (site-configs.ts), so a page view costs the store nothing.
  * - `/loader.js` without a key: the plain loader (the full core with no config: it discovers its key and fetches the
  *   config; the older snippet with data-site-key).
  * - the optional scripts `/loader-<name>.js`, fetched by the core only on pages that use them.
@@ -20,8 +21,8 @@ import type { Database } from '../db/db';
 import { encodeBody, sendEncoded, type EncodedBody } from '../http/encoded-body';
 import { ApiError, printable } from '../http/errors';
 import { packageRoot, StaticFile } from '../http/static-file';
-import { findSiteByKey } from '../api/sites';
-import { loadSiteConfig, type LoaderConfig } from './config';
+import type { LoaderConfig } from './config';
+import { SiteConfigs } from './site-configs';
 import { OriginTraffic } from './origin-traffic';
 
 export interface LoaderScriptOptions {
@@ -119,6 +120,7 @@ export function loaderScriptRoutes(options: LoaderScriptOptions = {}): FastifyPl
     const scripts = new Map([FULL_CORE, LEAN_CORE, ...OPTIONAL_FILES].map((name) => [name, new BuiltScript(join(distDir, name))]));
     const siteLoaders = new SiteLoaders(options.maxSiteLoaders ?? 5_000);
     const db = ctx.db;
+    const siteConfigs = db && new SiteConfigs(db);
     // The install check: a per-site loader is the config request of the new snippet, counted per page origin.
     const traffic = db && new OriginTraffic(db, { onError: (error) => app.log.warn({ err: error }, 'could not record loader origins') });
     if (traffic) app.addHook('onClose', () => traffic.flush());
@@ -129,15 +131,15 @@ export function loaderScriptRoutes(options: LoaderScriptOptions = {}): FastifyPl
 
     /** The site's config for a site_key query value, or null (no key, an unknown one, or the lookup failed). */
     async function configFor(siteKey: unknown, referer: string | undefined): Promise<LoaderConfig | null> {
-      if (!db || typeof siteKey !== 'string' || !siteKey || siteKey.length > SITE_KEY_MAX || printable(siteKey, SITE_KEY_MAX) !== siteKey) {
+      if (!siteConfigs || typeof siteKey !== 'string' || !siteKey || siteKey.length > SITE_KEY_MAX || printable(siteKey, SITE_KEY_MAX) !== siteKey) {
         return null;
       }
       try {
-        // Read fresh (like the config endpoint): a domain changed a moment ago is in the next loader served.
-        const site = await findSiteByKey(db, siteKey);
-        if (!site) return null;
-        traffic!.config(site, originOf(referer));
-        return await loadSiteConfig(db, site);
+        // Kept a few seconds, and read again after a change made through this process (site-configs.ts).
+        const found = await siteConfigs.get(siteKey);
+        if (!found) return null;
+        traffic!.config(found.site, originOf(referer));
+        return found.config;
       } catch (error) {
         // The plain loader fetches the config itself: a page still gets a working loader.
         app.log.warn({ err: error }, 'could not read a site config for its loader; serving the plain loader');

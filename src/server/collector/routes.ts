@@ -9,12 +9,13 @@ import type { AppContext } from '../http/app';
 import { PlainText } from '../http/schemas';
 import { printable } from '../http/errors';
 import { COLLECT_PREFIX, SNAPSHOT_MAX_BYTES } from '../../protocol/collector';
-import { loadSiteConfig, originAllowed, originRefused, siteNotFound } from './config';
+import { originAllowed, originRefused, siteNotFound } from './config';
 import { snapshotClientOf } from './snapshot-client';
 import { parseSnapshotBody } from './snapshot-input';
 import { parseFormSubmissionBody } from './form-submission-input';
 import { recordFormSubmission } from './form-submissions';
 import { SiteKeyCache } from './site-cache';
+import { SiteConfigs } from './site-configs';
 import { SnapshotWriter } from './snapshot-writer';
 import { OriginTraffic } from './origin-traffic';
 import type { SiteRow } from '../api/sites';
@@ -29,6 +30,7 @@ export const CollectorSiteParams = Type.Object(
 export default async function collectorRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sites = new SiteKeyCache(ctx.db);
+  const siteConfigs = new SiteConfigs(ctx.db);
   const writer = new SnapshotWriter(ctx.db, { insertFirst: ctx.db.kind === 'pglite' });
   // The install check of the dashboard: which page origins were served or refused, and why.
   const traffic = new OriginTraffic(ctx.db, { onError: (error) => fastify.log.warn({ err: error }, 'could not record collector origins') });
@@ -70,11 +72,11 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
   const limits = limited ? { onRequest: limited } : {};
 
   app.get(`${COLLECT_PREFIX}/sites/:site_key/config`, { schema }, async (request, reply) => {
-    // Once per page view at most: read fresh, which also refreshes the cache the snapshots use.
-    const site = await sites.refresh(request.params.site_key);
-    if (!site) throw siteNotFound(request.params.site_key);
-    traffic.config(site, request.headers.origin);
-    return reply.header('cache-control', 'public, max-age=60').send(await loadSiteConfig(ctx.db, site));
+    // Once per page view at most, from memory (site-configs.ts: a change made through this process is in the next one).
+    const found = await siteConfigs.get(request.params.site_key);
+    if (!found) throw siteNotFound(request.params.site_key);
+    traffic.config(found.site, request.headers.origin);
+    return reply.header('cache-control', 'public, max-age=60').send(found.config);
   });
 
   // Preflights of the two POST endpoints (a page may send them with fetch and a JSON content type).

@@ -2,6 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../../src/server/db/db';
 import { newId } from '../../../src/server/db/ids';
+import { updateSite } from '../../../src/server/api/sites/sql';
+import { insertFlow, transitionFlow } from '../../../src/server/api/flows/sql';
 import { generateTestSignatureHeader } from '../../../src/protocol/hmac-node';
 import { saasSignupPath, SIGNATURE_HEADER } from '../../../src/protocol/webhook';
 import type { Snapshot } from '../../../src/protocol/collector';
@@ -11,9 +13,10 @@ export function newToken(): string {
   return randomBytes(16).toString('base64url');
 }
 
-/** Sets a site's domain straight in the table. */
+/** Sets a site's domain through the sites SQL, as the API and the dashboard do (so the loader's config cache sees it). */
 export async function setSiteDomain(db: Queryable, siteId: string, domain: string | null): Promise<void> {
-  await db.query('update sites set domain = $2 where id = $1', [siteId, domain]);
+  const [site] = await db.query<{ account_id: string }>('select account_id from sites where id = $1', [siteId]);
+  await updateSite(db, site!.account_id, siteId, { domain });
 }
 
 /** Connects the site's API trigger source with a given secret (and optionally a previous one still valid until). */
@@ -59,17 +62,15 @@ export async function insertApiFlow(db: Queryable, site: { id: string; account_i
 
 /** Inserts a live flow with a form trigger for `integrationId` on every page; returns its id. */
 export async function insertFormFlow(db: Queryable, site: { id: string; account_id: string }, integrationId: string): Promise<string> {
-  const id = newId('flow');
-  await db.query(
-    `insert into flows (id, account_id, site_id, name, trigger_config, actions_config, status, published_at)
-     values ($1, $2, $3, $4, $5, $6, 'live', now())`,
-    [
-      id, site.account_id, site.id, `Leads ${integrationId}`,
-      JSON.stringify({ type: 'form_submission', integrationId, pageFilter: 'all' }),
-      JSON.stringify([{ integrationId: 'google-ads', config: { conversion: { id: '123456789' } } }]),
-    ],
-  );
-  return id;
+  // Through the flows SQL, which notes the write (the loader's config cache and the webhook's live flows see it at once).
+  const flow = await insertFlow(db, site.account_id, site.id, {
+    name: `Leads ${integrationId}`,
+    triggerConfig: { type: 'form_submission', integrationId, pageFilter: 'all' },
+    actionsConfig: [{ integrationId: 'google-ads', config: { conversion: { id: '123456789' } } }],
+    triggerKey: null,
+  });
+  await transitionFlow(db, site.account_id, flow.id, 'draft', 'live');
+  return flow.id;
 }
 
 /** A signed webhook request for `app.inject`: exact body bytes and a header signed over them. */

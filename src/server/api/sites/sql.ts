@@ -3,6 +3,7 @@ import type { Queryable } from '../../db/db';
 import { newId, newSiteKey } from '../../db/ids';
 import type { PageRequest, PageResult } from '../../http/pagination';
 import { selectPageBySeq } from '../../db/keyset';
+import { noteTableChanged } from '../../db/table-changes';
 
 /** A site row as stored. */
 export interface SiteRow {
@@ -20,13 +21,23 @@ export interface SiteRow {
 export const SITE_COLUMNS =
   'id, account_id, name, domain, timezone, site_key, correlation_ttl_seconds, honor_gpc, created_at';
 
+/** A write to sites, noted before and after (see table-changes.ts: the loader's cache of site configs). */
+async function writeSites(db: Queryable, sql: string, params: readonly unknown[]): Promise<SiteRow[]> {
+  noteTableChanged('sites');
+  try {
+    return await db.query<SiteRow>(sql, params);
+  } finally {
+    noteTableChanged('sites');
+  }
+}
+
 /** Creates a site with the spec's defaults for whatever is not given. */
 export async function insertSite(
   db: Queryable,
   accountId: string,
   fields: SitePatch = {},
 ): Promise<SiteRow> {
-  const [row] = await db.query<SiteRow>(
+  const [row] = await writeSites(db,
     `insert into sites (id, account_id, name, domain, timezone, site_key, honor_gpc, correlation_ttl_seconds)
      values ($1, $2, coalesce($3, 'My Website'), $4, coalesce($5, 'America/New_York'), $6, coalesce($7, true), coalesce($8, 1800))
      returning ${SITE_COLUMNS}`,
@@ -66,7 +77,7 @@ export interface SitePatch {
 
 /** Applies a patch to a site of an account; null when there is no such site. */
 export async function updateSite(db: Queryable, accountId: string, id: string, patch: SitePatch): Promise<SiteRow | null> {
-  const [row] = await db.query<SiteRow>(
+  const [row] = await writeSites(db,
     `update sites set
        name = case when $3::boolean then $4::text else name end,
        domain = case when $5::boolean then $6::text else domain end,
