@@ -6,8 +6,9 @@
  *   `params`, `parameters`, `detail`, `where`, `internalQuery`, `hint`, …). Double-quoted spans of an error's message
  *   are replaced, unless they are one of those names: PostgreSQL quotes the offending value there
  *   (`invalid input syntax for type uuid: "ada@example.com"`), and so does JSON.parse.
- * - `req`: method, url without its credentials (hosted handoff tokens, OAuth codes and states, sign-in tokens), address.
- *   Headers (Authorization, X-Service-Signature, Cookie) are never logged.
+ * - `req`: method and url, without its credentials (hosted handoff tokens, OAuth codes and states, sign-in tokens) and
+ *   with only the query values known harmless (an `email` filter is not). Headers (Authorization, X-Service-Signature,
+ *   Cookie) and the client's address are never logged.
  * - anything else: the `redact` paths below, at the top level of a log object and one level down.
  */
 import type { FastifyServerOptions } from 'fastify';
@@ -78,17 +79,38 @@ export function serializeError(value: unknown, depth = 0): unknown {
 
 /** A hosted handoff path: its token (a credential until it completes), and the OAuth callback's code and state. */
 const HOSTED_PATH = /^\/handoffs\/.*/s;
-/** A dashboard sign-in link's one-time token. */
-const TOKEN_QUERY = /([?&](?:token|code|state)=)[^&#]*/g;
 
-/** Hides credentials in a logged url: hosted handoff tokens, OAuth codes and states, sign-in tokens. */
+/**
+ * Query parameters whose values a logged url keeps: ids, cursors, public site keys and options, none of them personal
+ * data or a credential. Every other value (an `email` filter, a sign-in `token`, OAuth's `code` and `state`, a name
+ * added later) is logged as [redacted], its name kept.
+ */
+const LOGGED_QUERY_VALUES = new Set([
+  'limit', 'starting_after', 'ending_before', 'site_id', 'flow_id', 'report_id', 'event_id', 'status', 'occurred_after',
+  'occurred_before', 'chart', 'site_key', 'done', 'error', 'view', 'page', 'from', 'to', 'platform', 'integration',
+]);
+
+/** Hides credentials and personal data in a logged url: hosted handoff tokens, every query value not known harmless. */
 export function redactUrl(url: string): string {
-  return url.replace(HOSTED_PATH, '/handoffs/[redacted]').replace(TOKEN_QUERY, '$1[redacted]');
+  if (HOSTED_PATH.test(url)) return '/handoffs/[redacted]';
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  const query = url
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals < 0) return pair;
+      const name = pair.slice(0, equals);
+      return LOGGED_QUERY_VALUES.has(name) ? pair : `${name}=${REDACTED}`;
+    })
+    .join('&');
+  return `${url.slice(0, mark)}?${query}`;
 }
 
-/** The `req` serializer: no headers, no credentials in the url. */
-function serializeRequest(req: { method: string; url: string; ip?: string }) {
-  return { method: req.method, url: redactUrl(req.url), remoteAddress: req.ip };
+/** The `req` serializer: no headers, no client address (personal data), no credentials or personal data in the url. */
+function serializeRequest(req: { method: string; url: string }) {
+  return { method: req.method, url: redactUrl(req.url) };
 }
 
 /**

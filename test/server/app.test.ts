@@ -62,6 +62,27 @@ describe('the app shell', () => {
     expect(redactUrl('/v1/handoffs/hdf_1')).toBe('/v1/handoffs/hdf_1');
   });
 
+  it('logs a query value only when it is known harmless: an email filter, a token or a new parameter is redacted', () => {
+    expect(redactUrl('/v1/events?email=ada%40example.org&limit=5&site_id=site_1')).toBe('/v1/events?email=[redacted]&limit=5&site_id=site_1');
+    expect(redactUrl('/dashboard/sign-in?token=abc')).toBe('/dashboard/sign-in?token=[redacted]');
+    expect(redactUrl('/x?code=c&state=s&new_thing=v&flag')).toBe('/x?code=[redacted]&state=[redacted]&new_thing=[redacted]&flag');
+    expect(redactUrl('/v1/sites')).toBe('/v1/sites');
+  });
+
+  it("never logs a request's email filter nor the client's address, at debug level either", async () => {
+    const lines: string[] = [];
+    const stream = { write: (line: string) => lines.push(line) };
+    const debugApp = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off' }), logger: { level: 'debug', stream } });
+    await debugApp.inject({
+      method: 'GET', url: '/v1/events?email=private.person%40example.org', remoteAddress: '203.0.113.77',
+      headers: { ...auth, 'x-forwarded-for': '198.51.100.66' },
+    });
+    await debugApp.close();
+    const logged = lines.join('');
+    expect(logged).toContain('/v1/events?email=[redacted]');
+    for (const secret of ['private.person', '203.0.113.77', '198.51.100.66']) expect(logged).not.toContain(secret);
+  });
+
   it('answers an unknown route with the error envelope', async () => {
     const res = await app.inject({ method: 'GET', url: '/nowhere?a=b' });
     expect(res.statusCode).toBe(404);

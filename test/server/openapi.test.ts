@@ -448,5 +448,11 @@ describe('the OpenAPI document', () => {
       expect(asset.body.length).toBeGreaterThan(100);
     }
     expect((await svc.app.inject({ method: 'GET', url: '/docs/api/nothing.js' })).statusCode).toBe(404);
+    // Names every object has are not assets either (they were a 500).
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) {
+      const res = await svc.app.inject({ method: 'GET', url: `/docs/api/${name}` });
+      expect(res.statusCode, name).toBe(404);
+      expect(res.json().error.code, name).toBe('route_not_found');
+    }
   });
 });

@@ -58,7 +58,8 @@ const PAGE = htmlDocument({
 });
 
 async function sendAsset(request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) {
-  const asset = ASSETS[request.params.file];
+  // Own names only: `constructor`, `__proto__` and the like are not assets.
+  const asset = Object.hasOwn(ASSETS, request.params.file) ? ASSETS[request.params.file] : undefined;
   if (!asset) return reply.callNotFound();
   const version = typeof asset.file === 'string' ? { body: Buffer.from(asset.file), etag: null } : await asset.file.current();
   if (!version) return reply.callNotFound();
