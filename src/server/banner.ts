@@ -6,6 +6,14 @@ function clock(date: Date): string {
   return date.toISOString().slice(11, 16) + ' UTC';
 }
 
+/**
+ * What `cnv` needs to find this service beside the API key: nothing at its default address (the CLI's DEFAULT_API_URL,
+ * http://127.0.0.1:8787), else CNV_API_URL, so the printed command works as it is with another PORT or HOST.
+ */
+function cliEnvOf(apiUrl: string): string {
+  return apiUrl === 'http://127.0.0.1:8787' ? '' : `CNV_API_URL=${apiUrl} `;
+}
+
 /** The start-up text of a running service. */
 export function startupBanner(service: Pick<RunningService, 'urls' | 'apiKey' | 'site' | 'storeLocation' | 'dashboardLink'>): string {
   const { urls, site } = service;
@@ -40,11 +48,11 @@ export function startupBanner(service: Pick<RunningService, 'urls' | 'apiKey' | 
       '',
       `  ${service.dashboardLink.url}`,
       '',
-      '  A fresh one while the service runs: CNV_API_KEY=<API key> npx cnv dashboard',
+      `  A fresh one while the service runs: ${cliEnvOf(urls.api)}CNV_API_KEY=<API key> npx cnv dashboard`,
       '',
     );
   } else {
-    lines.push(`Dashboard: ${urls.api}/ (sign in with a link from \`CNV_API_KEY=<API key> npx cnv dashboard\`; every start on a terminal prints one too).`, '');
+    lines.push(`Dashboard: ${urls.api}/ (sign in with a link from \`${cliEnvOf(urls.api)}CNV_API_KEY=<API key> npx cnv dashboard\`; every start on a terminal prints one too).`, '');
   }
   lines.push(
     `Site "${site.name}" (${site.id})`,

@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/server/app';
-import { redactUrl } from '../../src/server/http/app';
+import { createHttpApp, redactUrl, REQUEST_TIMEOUT_MS } from '../../src/server/http/app';
+import { connect } from 'node:net';
 import { openDatabase, type Database } from '../../src/server/db/db';
 import { migrate } from '../../src/server/db/migrations';
 import { loadSettings } from '../../src/server/settings';
@@ -95,5 +96,37 @@ describe('the app shell', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json' });
+  });
+});
+
+describe('a request that stops arriving', () => {
+  it('is answered 408 with the envelope once its time is up, and its connection closed', async () => {
+    // The service's own timeouts are 30 s (checked every 5 s); the same app with shorter ones.
+    expect(REQUEST_TIMEOUT_MS).toBe(30_000);
+    const app = createHttpApp(false, true, undefined, { requestTimeoutMs: 300, checkEveryMs: 100 });
+    let handled = false;
+    app.post('/slow', async () => {
+      handled = true;
+      return { ok: true };
+    });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = new URL(address);
+      const answer = await new Promise<string>((resolve, reject) => {
+        // Says 100 bytes, sends 12, then nothing.
+        const socket = connect(Number(port), '127.0.0.1', () =>
+          socket.write('POST /slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"ab'),
+        );
+        let data = '';
+        socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+        socket.on('close', () => resolve(data));
+        socket.on('error', (error) => (data ? resolve(data) : reject(error)));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ type: 'invalid_request_error', code: 'request_timeout' });
+      expect(handled).toBe(false);
+    } finally {
+      await app.close();
+    }
   });
 });

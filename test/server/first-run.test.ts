@@ -112,6 +112,11 @@ describe('the first start', () => {
     await later.close();
     const onTerminal = await started(startService(settingsFor(dir), { dashboardLinkEveryStart: true }));
     expect(startupBanner(onTerminal)).toContain(onTerminal.dashboardLink!.url);
+    // The command printed works as it is: `cnv` is told where the service is unless it runs at cnv's default address.
+    const elsewhere = { ...onTerminal, urls: { ...onTerminal.urls, api: 'http://127.0.0.1:18787' } };
+    expect(startupBanner(elsewhere)).toContain('CNV_API_URL=http://127.0.0.1:18787 CNV_API_KEY=<API key> npx cnv dashboard');
+    const atDefault = { ...onTerminal, urls: { ...onTerminal.urls, api: 'http://127.0.0.1:8787' } };
+    expect(startupBanner(atDefault)).toContain(': CNV_API_KEY=<API key> npx cnv dashboard');
   }, TIMEOUT);
 });
 

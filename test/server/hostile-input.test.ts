@@ -12,6 +12,8 @@ import { snapshotsPath, SNAPSHOT_CONTENT_TYPE, type Snapshot } from '../../src/p
 import { findSnapshot } from '../../src/server/collector/sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { upsertDestination } from '../../src/server/destinations/sql';
+import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
+import { SIGNATURE_HEADER } from '../../src/protocol/webhook';
 
 const SECRET = 'whsec_hostile_input_test_secret_0123456789';
 const ORIGIN = 'https://www.example.com';
@@ -184,9 +186,18 @@ describe.each(DATABASE_KINDS)('hostile input on $name', (kind) => {
       },
     );
 
-    it('a query value with malformed percent-encoding is read as the text it is, answered with a 4xx', async () => {
-      const res = await rest('GET', '/v1/sites?starting_after=%E0%A4%A');
-      expectEnvelope(res, 400, 'invalid_cursor', 'starting_after');
+    it('a query parameter with malformed percent-encoding or bytes that are not UTF-8 is 400 parameter_invalid, naming it', async () => {
+      for (const [url, param] of [
+        ['/v1/sites?starting_after=%E0%A4%A', 'starting_after'], ['/v1/events?email=%zz', 'email'], ['/v1/events?email=%', 'email'],
+        ['/v1/events?email=%C0%AF', 'email'], ['/v1/events?email=%ED%A0%80', 'email'], ['/v1/flows?site_id=%FF', 'site_id'],
+        ['/v1/events?limit=5&email=a%2', 'email'],
+      ] as const) {
+        const res = await rest('GET', url);
+        const { message } = expectEnvelope(res, 400, 'parameter_invalid', param);
+        expect(message, url).toMatch(/not well percent-encoded UTF-8/);
+      }
+      // Well-encoded text is still read as it is (an email filter with its @ encoded).
+      expect((await rest('GET', '/v1/events?email=ada%40example.com&limit=1')).statusCode).toBe(200);
     });
 
     it('an over-long path id is 414 path_too_long, saying so', async () => {
@@ -196,7 +207,7 @@ describe.each(DATABASE_KINDS)('hostile input on $name', (kind) => {
       expect(message).not.toMatch(/Bad Request/);
     });
 
-    it('oversized headers are 431 and invalid headers 400, with the envelope, on a real socket', async () => {
+    it('oversized headers are 431, invalid headers 400 and CONNECT 405, with the envelope, on a real socket', async () => {
       const address = await svc.app.listen({ port: 0, host: '127.0.0.1' });
       try {
         const { port } = new URL(address);
@@ -214,9 +225,79 @@ describe.each(DATABASE_KINDS)('hostile input on $name', (kind) => {
         const bad = await send('GET /v1/sites HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n');
         expect(bad).toMatch(/^HTTP\/1\.1 400 /);
         expect(JSON.parse(bad.slice(bad.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request' });
+        // CONNECT, which Node would close unanswered: 405 with the envelope.
+        const tunnel = await send('CONNECT /v1/sites HTTP/1.1\r\nHost: x\r\n\r\n');
+        expect(tunnel).toMatch(/^HTTP\/1\.1 405 /);
+        expect(JSON.parse(tunnel.slice(tunnel.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
       } finally {
         await svc.app.server.close();
       }
+    });
+  });
+
+  describe('bodies that are not UTF-8, a declared charset, a limit with spaces', () => {
+    /** Bytes that are no UTF-8 (an overlong `/`, a byte UTF-8 never uses), which a lenient decoder makes U+FFFD. */
+    const notUtf8 = (before: string, after: string) => Buffer.concat([Buffer.from(before), Buffer.from([0xc0, 0xaf, 0xff]), Buffer.from(after)]);
+
+    it('refuses a REST body that is not UTF-8 with 400 invalid_json, and one declared in another charset with 415, creating nothing', async () => {
+      const before = await counts();
+      const bytes = await svc.app.inject({
+        method: 'POST', url: '/v1/sites', payload: notUtf8('{"name":"', '"}'), headers: { ...svc.auth, 'content-type': 'application/json' },
+      });
+      expect(expectEnvelope(bytes, 400, 'invalid_json').message).toMatch(/not valid UTF-8/);
+      for (const charset of ['latin1', 'ISO-8859-1', 'utf-16', '"windows-1252"']) {
+        const res = await svc.app.inject({
+          method: 'POST', url: '/v1/sites', payload: '{"name":"cafe"}', headers: { ...svc.auth, 'content-type': `application/json; charset=${charset}` },
+        });
+        expect(expectEnvelope(res, 415, 'unsupported_media_type').message, charset).toMatch(/UTF-8/);
+      }
+      expect(await counts()).toBe(before);
+      // UTF-8, declared or not, is taken.
+      for (const contentType of ['application/json; charset=utf-8', 'application/json; charset=UTF8', 'application/json']) {
+        const res = await svc.app.inject({ method: 'POST', url: '/v1/sites', payload: '{"name":"café"}', headers: { ...svc.auth, 'content-type': contentType } });
+        expect(res.statusCode, contentType).toBe(201);
+        expect(res.json().name).toBe('café');
+      }
+    });
+
+    it('refuses a signed report whose body is not UTF-8, so two such reports can never read as one customer_event_id', async () => {
+      const before = await counts();
+      for (const tail of [[0xc0, 0xaf], [0xff], [0xed, 0xa0, 0x80]]) {
+        const payload = Buffer.concat([Buffer.from('{"customer_event_id":"u-'), Buffer.from(tail), Buffer.from('","allow_uncorrelated":true}')]);
+        const request = signedReport(svc.site.site_key, 'signup', null, SECRET);
+        const signature = generateTestSignatureHeader({ secret: SECRET, path: request.url, body: payload });
+        const res = await svc.app.inject({ ...request, payload, headers: { ...request.headers, [SIGNATURE_HEADER]: signature } });
+        expect(expectEnvelope(res, 400, 'invalid_json').message).toMatch(/not valid UTF-8/);
+      }
+      expect(await counts()).toBe(before);
+    });
+
+    it('refuses a snapshot and a form post that are not UTF-8, storing nothing', async () => {
+      const before = await counts();
+      const snapshot = await svc.app.inject({
+        method: 'POST', url: snapshotsPath(svc.site.site_key), payload: notUtf8(JSON.stringify(snapshotBody()).slice(0, -1) + ',"x":"', '"}'),
+        headers: { origin: 'https://example.com', 'content-type': SNAPSHOT_CONTENT_TYPE },
+      });
+      expectEnvelope(snapshot, 400, 'invalid_json');
+      const form = await svc.app.inject({
+        method: 'POST', url: '/handoffs/hof_no_such_token', payload: notUtf8('pixel_id=', ''), headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(form.statusCode).toBe(400);
+      expect(form.body).toMatch(/not valid UTF-8/);
+      expect(await counts()).toBe(before);
+    });
+
+    it('refuses a JSON-RPC body for the agent tools that is not UTF-8', async () => {
+      const res = await svc.app.inject({
+        method: 'POST', url: '/mcp', payload: notUtf8('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"', '"}}'),
+        headers: { ...svc.auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      });
+      expectEnvelope(res, 400, 'invalid_json');
+    });
+
+    it("refuses a limit written with spaces around its digits, as any value that is not just digits", async () => {
+      for (const url of ['/v1/sites?limit=%205', '/v1/sites?limit=5%20', '/v1/sites?limit=+5']) expectEnvelope(await rest('GET', url), 400, 'parameter_invalid', 'limit');
+      expect((await rest('GET', '/v1/sites?limit=5')).statusCode).toBe(200);
     });
   });
 

@@ -84,3 +84,23 @@ it('still runs a well-formed call', async () => {
   expect(answer.result.isError).toBeUndefined();
   expect(answer.result.structuredContent.data.map((site: { id: string }) => site.id)).toEqual([svc.site.id]);
 });
+
+it("refuses an id of `.` or `..` (which would name another route once the path is normalized) and an id that is no string", async () => {
+  const { answer } = await rpc('tools/list', {});
+  const withIds = (answer.result.tools as Array<{ name: string; inputSchema: any }>).filter((tool) => 'id' in (tool.inputSchema.properties ?? {}));
+  expect(withIds.map((tool) => tool.name)).toEqual(expect.arrayContaining(['get_event', 'publish_flow', 'redeliver_event']));
+  for (const tool of withIds) {
+    const base = exampleOf(tool.inputSchema) as Record<string, unknown>;
+    for (const id of ['.', '..', 5, {}]) {
+      const { raw, answer: called } = await rpc('tools/call', { name: tool.name, arguments: { ...base, id } });
+      const refusal = `${tool.name} id=${JSON.stringify(id)}: ${raw.slice(0, 300)}`;
+      // Refused before any request: as invalid params by the schema, or as the tool's own parameter_invalid on `id`.
+      if (called.error) expect(called.error.code, refusal).toBe(-32602);
+      else {
+        expect(called.result.isError, refusal).toBe(true);
+        expect(called.result.structuredContent?.error ?? JSON.parse(called.result.content[0].text).error, refusal).toMatchObject({ code: 'parameter_invalid', param: 'id' });
+      }
+      expect(raw, refusal).not.toContain('route_not_found');
+    }
+  }
+});

@@ -1,7 +1,7 @@
 /** The REST API under /v1: Bearer authentication for every route here, then one plugin per resource. */
 import type { FastifyInstance } from 'fastify';
 import { OptionalKind } from '@sinclair/typebox';
-import { parseJsonText } from '../http/json-text';
+import { parseJsonText, utf8JsonBodyText } from '../http/json-text';
 import type { AppContext } from '../http/app';
 import { bearerAuthHook } from '../http/auth';
 import siteRoutes from './sites/routes';
@@ -22,11 +22,12 @@ export default async function restRoutes(app: FastifyInstance, ctx: AppContext):
       v1.removeContentTypeParser('application/json');
       // The REST API takes JSON only: a text/plain body is a 415 that says which Content-Type to send.
       v1.removeContentTypeParser('text/plain');
-      v1.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-        if (body === '') return done(null, undefined);
+      v1.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+        if ((body as Buffer).length === 0) return done(null, undefined);
         try {
-          // Every unknown key of a REST body is refused, `__proto__` too; so is text PostgreSQL cannot store.
-          done(null, parseJsonText(body as string, { protoKeys: 'refuse', unpairedSurrogates: 'refuse' }));
+          // UTF-8 only; every unknown key of a REST body is refused, `__proto__` too; so is text PostgreSQL cannot store.
+          const text = utf8JsonBodyText(body as Buffer, request.headers['content-type']);
+          done(null, parseJsonText(text, { protoKeys: 'refuse', unpairedSurrogates: 'refuse' }));
         } catch (error) {
           done(error as Error);
         }

@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../http/app';
 import { PlainText } from '../http/schemas';
+import { utf8Text } from '../http/json-text';
 import { printable } from '../http/errors';
 import { COLLECT_PREFIX, SNAPSHOT_MAX_BYTES } from '../../protocol/collector';
 import { originAllowed, originRefused, siteNotFound } from './config';
@@ -41,7 +42,13 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
 
   // The beacon sends JSON as text/plain (CORS-simple); take every body as a string and parse it ourselves.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: SNAPSHOT_MAX_BYTES }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: SNAPSHOT_MAX_BYTES }, (_request, body, done) => {
+    try {
+      done(null, utf8Text(body as Buffer, 'The body'));
+    } catch (error) {
+      done(error as Error);
+    }
+  });
 
   // Any page may read the config and the error envelopes; a successful snapshot echoes the accepted origin instead.
   app.addHook('onRequest', (request, reply, done) => {

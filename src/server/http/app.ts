@@ -14,7 +14,8 @@ import type { Database } from '../db/db';
 import { STORE_TROUBLE_MESSAGES, StoreTrouble } from '../db/store-trouble';
 import type { Settings } from '../settings';
 import { ApiError, printable } from './errors';
-import { AJV_OPTIONS, coerceQueryIntegers, schemaError } from './validation';
+import { AJV_OPTIONS, coerceQueryIntegers, refuseMalformedQuery, schemaError } from './validation';
+import { parseJsonText, utf8JsonBodyText } from './json-text';
 import { lazyChildLogger, serviceLoggerOptions } from '../logging';
 
 /** Kept here for its importers: the url redaction of request logs lives with the other log rules in ../logging. */
@@ -59,6 +60,21 @@ export function answerStoreTrouble(app: FastifyInstance, request: FastifyRequest
 }
 
 /**
+ * How long a request may take to arrive whole (its headers and body): past it the answer is a 408 and the connection is
+ * closed, so a client that stops sending mid-body (or sends a byte now and then) cannot hold a connection for ever.
+ * Fastify's default is no limit. The longest body the service takes is 1 MB; at 30 s that is a 35 KB/s link.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** How often Node looks for requests past that time (its default is 30 s, which would double the wait). */
+export const REQUEST_TIMEOUT_CHECK_MS = 5_000;
+
+/** What createHttpApp's timeouts are (tests use shorter ones). */
+export interface RequestTimeouts {
+  requestTimeoutMs: number;
+  checkEveryMs: number;
+}
+
+/**
  * Builds a Fastify instance with the service's logging and error handling, and no routes. `storeTrouble`: where the
  * store's refusals are counted (one per process, shared by its listeners; a new one when absent).
  */
@@ -66,8 +82,12 @@ export function createHttpApp(
   loggerOption: FastifyServerOptions['logger'],
   trustProxy: Settings['trustProxy'] = true,
   storeTrouble: StoreTrouble = new StoreTrouble(),
+  timeouts: RequestTimeouts = { requestTimeoutMs: REQUEST_TIMEOUT_MS, checkEveryMs: REQUEST_TIMEOUT_CHECK_MS },
 ): FastifyInstance {
   const app = Fastify({
+    requestTimeout: timeouts.requestTimeoutMs,
+    // Node enforces the request's time only while the headers' time (60 s by default) is not longer (measured).
+    http: { connectionsCheckingInterval: timeouts.checkEveryMs, headersTimeout: timeouts.requestTimeoutMs },
     logger: serviceLoggerOptions(loggerOption ?? false),
     // Which X-Forwarded-For hops make request.ip, the client address of the collector and the rate limits (CNV_TRUST_PROXY).
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
@@ -86,9 +106,30 @@ export function createHttpApp(
     // Requests Node's HTTP parser refuses (oversized or invalid headers) never reach Fastify: answer them on the socket.
     clientErrorHandler: answerClientError,
   });
+  // CONNECT (a proxy's tunnel) is nothing this service serves; unheard, Node closes the connection without an answer.
+  app.server.on('connect', (_request: unknown, socket: Socket) =>
+    answerOnSocket(socket, 405, 'method_not_allowed', 'CONNECT is not served here: this is an HTTP API, not a proxy.'),
+  );
+  // JSON bodies outside /v1 (the agent tools' JSON-RPC, the dashboard's own calls) are read as /v1's are
+  // (api/routes.ts): UTF-8 only, nested 32 levels at most, `__proto__` refused.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    try {
+      const text = utf8JsonBodyText(body as Buffer, request.headers['content-type']);
+      if (text === '') throw new ApiError(400, 'invalid_request_error', 'invalid_json', 'The request body is empty: send JSON.');
+      done(null, parseJsonText(text, { protoKeys: 'refuse', unpairedSurrogates: 'keep' }));
+    } catch (error) {
+      done(error as Error);
+    }
+  });
   // The service's hooks run on every request: callback-style, as no hook here awaits anything (an async hook costs a
   // promise and a turn of the microtask queue each, three times per snapshot).
   app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      refuseMalformedQuery(request.url);
+    } catch (error) {
+      return done(error as Error);
+    }
     coerceQueryIntegers(request);
     done();
   });
@@ -160,6 +201,11 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'request_timeout', 'The request took too long to arrive.']
         : [400, 'invalid_request', 'The request is not valid HTTP (a malformed request line or header).'];
+  answerOnSocket(socket, status, code, message, error);
+}
+
+/** Writes an error envelope straight on a socket (no request reached Fastify) and closes it. */
+function answerOnSocket(socket: Socket, status: number, code: string, message: string, error?: Error): void {
   const body = JSON.stringify(new ApiError(status, 'invalid_request_error', code, message).toBody());
   if (socket.writable) {
     socket.write(

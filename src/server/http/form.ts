@@ -1,6 +1,7 @@
 /** HTML form bodies (application/x-www-form-urlencoded) of the server-rendered pages: hosted handoffs and the dashboard. */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors';
+import { utf8Text } from './json-text';
 
 /** Largest form accepted, in bytes. */
 export const FORM_MAX_BYTES = 16 * 1024;
@@ -23,9 +24,9 @@ export function parseFormBody(body: string): Record<string, string> {
 
 /** Makes the plugin scope `app` read form bodies with parseFormBody, up to `maxBytes`. */
 export function acceptForms(app: FastifyInstance, maxBytes: number = FORM_MAX_BYTES): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: maxBytes }, (_request, body, done) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: maxBytes }, (_request, body, done) => {
     try {
-      done(null, parseFormBody(body as string));
+      done(null, parseFormBody(utf8Text(body as Buffer, 'The form', 'invalid_form')));
     } catch (error) {
       done(error as Error);
     }

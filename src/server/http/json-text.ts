@@ -1,5 +1,37 @@
 /** Parsing a JSON request body into values PostgreSQL can store, naming the first value it could not. */
+import { isUtf8 } from 'node:buffer';
 import { ApiError, invalidParam, printable } from './errors';
+
+/**
+ * The text of a request body's bytes, which must be UTF-8: any other byte sequence is a 400 `invalid_json`. Decoded
+ * leniently, every invalid sequence became U+FFFD, so two different bodies could read as one text (two reports' distinct
+ * `customer_event_id`s as one, the second then answered as a repeat of the first and never stored).
+ */
+export function utf8Text(bytes: Buffer, what = 'The request body', code = 'invalid_json'): string {
+  if (!isUtf8(bytes)) throw new ApiError(400, 'invalid_request_error', code, `${what} is not valid UTF-8: send it encoded as UTF-8.`);
+  return bytes.toString('utf8');
+}
+
+/** The charset a Content-Type declares, lowercased, or null when it declares none. */
+function declaredCharset(contentType: string | undefined): string | null {
+  const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
+  return match ? match[1]!.toLowerCase() : null;
+}
+
+/**
+ * The text of a JSON body whose Content-Type may declare only UTF-8 (`charset=utf-8`, or none: JSON exchanged between
+ * systems is UTF-8, RFC 8259): another charset is a 415 that says so, bytes that are not UTF-8 a 400.
+ */
+export function utf8JsonBodyText(bytes: Buffer, contentType: string | undefined, what = 'The request body'): string {
+  const charset = declaredCharset(contentType);
+  if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ApiError(
+      415, 'invalid_request_error', 'unsupported_media_type',
+      `The body is declared as charset '${printable(charset, 40)}': send JSON encoded as UTF-8 (Content-Type: application/json, or application/json; charset=utf-8).`,
+    );
+  }
+  return utf8Text(bytes, what);
+}
 
 /** How a reader treats what JSON allows but the service cannot keep. */
 export interface JsonTextOptions {

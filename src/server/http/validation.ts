@@ -3,7 +3,7 @@
  * values, and how a schema failure becomes the one error envelope naming the parameter.
  */
 import type { FastifyError, FastifyRequest, FastifySchemaValidationError, FastifyServerOptions } from 'fastify';
-import { ApiError, printable } from './errors';
+import { ApiError, invalidParam, printable } from './errors';
 import { isStorableTimestamp } from './timestamps';
 
 /** The one pattern that keeps control characters (NUL first of all: PostgreSQL cannot store it) out of path and query values. */
@@ -29,8 +29,31 @@ export const AJV_OPTIONS: NonNullable<FastifyServerOptions['ajv']> = {
 /** The pattern of text that must hold something besides spaces. */
 export const NOT_BLANK = '\\S';
 
-/** A query value that is an integer written in decimal digits, and nothing else (no `1e2`, `0x10`, `1.0`). */
-const DECIMAL_INTEGER = /^\s*\d{1,15}\s*$/;
+/** A query value that is an integer written in decimal digits, and nothing else (no `1e2`, `0x10`, `1.0`, ` 5`). */
+const DECIMAL_INTEGER = /^\d{1,15}$/;
+
+/**
+ * 400 `parameter_invalid` for a query parameter whose name or value is not well percent-encoded UTF-8 (`%zz`, a lone
+ * `%`, `%C0%AF`, `%FF`): the query parser would keep a bad escape as text and make U+FFFD of bytes that are not UTF-8,
+ * so a filter would quietly match something else than what was sent. (The same bytes in the path are a 400 from the
+ * router.) Only a query holding `%` is looked at.
+ */
+export function refuseMalformedQuery(url: string): void {
+  const mark = url.indexOf('?');
+  if (mark < 0 || !url.includes('%', mark)) return;
+  for (const pair of url.slice(mark + 1).split('&')) {
+    const equals = pair.indexOf('=');
+    const name = equals < 0 ? pair : pair.slice(0, equals);
+    for (const part of equals < 0 ? [pair] : [name, pair.slice(equals + 1)]) {
+      try {
+        decodeURIComponent(part.replaceAll('+', ' '));
+      } catch {
+        const shown = printable(name, 100);
+        throw invalidParam(shown, `The query parameter '${shown}' is not well percent-encoded UTF-8 (escape each byte as %XX).`);
+      }
+    }
+  }
+}
 
 /**
  * A preValidation hook: a query parameter the route's schema declares as an integer becomes a number when it is

@@ -61,9 +61,12 @@ class ToolInputError extends Error {
 /** Splits the `{id}` of a path from the rest of the input. */
 function withId(input: ToolInput): { id: string; rest: ToolInput } {
   const { id, ...rest } = input;
-  if (typeof id !== 'string' || id === '') throw new ToolInputError(missingParam('id').toBody());
+  if (id === undefined || id === null || id === '') throw new ToolInputError(missingParam('id').toBody());
+  if (typeof id !== 'string') throw new ToolInputError(invalidParam('id', `id must be a string, not ${Array.isArray(id) ? 'an array' : typeof id}.`).toBody());
   // A lone UTF-16 surrogate cannot be percent-encoded (encodeURIComponent throws): no id holds one.
   if (!isWellFormedText(id)) throw new ToolInputError(invalidParam('id', 'id holds an unpaired UTF-16 surrogate: no id does.').toBody());
+  // `.` and `..` are left as they are by encodeURIComponent, and a path normalized with them names another route.
+  if (id === '.' || id === '..') throw new ToolInputError(invalidParam('id', `'${id}' is no id.`).toBody());
   return { id: encodeURIComponent(id), rest };
 }
 

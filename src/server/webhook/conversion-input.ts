@@ -4,7 +4,7 @@
  * currency, occurred_at within 90 days, no unpaired surrogates). Unknown fields are ignored.
  */
 import { OCCURRED_AT_MAX_AGE_DAYS, type AdjustmentType } from '../../protocol/webhook';
-import { parseJsonText } from '../http/json-text';
+import { parseJsonText, utf8Text } from '../http/json-text';
 import { ApiError, invalidParam } from '../http/errors';
 import { isStorableTimestamp } from '../http/timestamps';
 import { bodyChecker } from '../http/body-check';
@@ -35,7 +35,7 @@ export interface ValidAdjustment {
 
 /** The raw body as a JSON object, or the 400 that says it is not one. */
 export function parseBodyObject(raw: Buffer): Record<string, unknown> {
-  const value = parseJsonText(raw.toString('utf8'), { what: 'The body', protoKeys: 'drop', unpairedSurrogates: 'keep' });
+  const value = parseJsonText(utf8Text(raw, 'The body'), { what: 'The body', protoKeys: 'drop', unpairedSurrogates: 'keep' });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ApiError(400, 'invalid_request_error', 'invalid_json', 'The body must be a JSON object.');
   }

@@ -1,7 +1,7 @@
 /** Validation of a webhook report body, after its signature has been verified over the raw bytes. */
 import { isCorrelationToken } from '../../protocol/cookies';
 import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, type SaasSignupReport } from '../../protocol/webhook';
-import { isWellFormedText, parseJsonText } from '../http/json-text';
+import { isWellFormedText, parseJsonText, utf8Text } from '../http/json-text';
 import { ApiError, invalidParam, missingParam } from '../http/errors';
 import { bodyChecker } from '../http/body-check';
 import { SignupValueBody, checkValueRules } from './schemas';
@@ -34,7 +34,7 @@ export function validateValueFields(body: Record<string, unknown>): { value: num
 /** Parses the raw body (UTF-8 JSON) of a report; throws a 400 ApiError naming the first fault. Unknown fields are ignored. */
 export function parseReportBody(raw: Buffer): ValidReport {
   // Unknown fields are ignored, so only the fields read below are checked for unpaired surrogates.
-  const value = parseJsonText(raw.toString('utf8'), { what: 'The body', protoKeys: 'drop', unpairedSurrogates: 'keep' });
+  const value = parseJsonText(utf8Text(raw, 'The body'), { what: 'The body', protoKeys: 'drop', unpairedSurrogates: 'keep' });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ApiError(400, 'invalid_request_error', 'invalid_json', 'The body must be a JSON object.');
   }
