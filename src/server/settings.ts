@@ -210,6 +210,27 @@ function logFormatSetting(raw: string | undefined): Settings['logFormat'] {
   throw new Error(`LOG_FORMAT must be json or pretty (or unset: pretty on a terminal, JSON otherwise), got '${raw.slice(0, 40)}'`);
 }
 
+/**
+ * Each ad platform's API: the setting that may point it elsewhere, and its real address. `npm start`'s demo points
+ * every one at a local fake; a test or a staging proxy may too.
+ */
+export const PLATFORM_API_BASES = {
+  'google-ads': { setting: 'CNV_GOOGLE_DATA_MANAGER_API_BASE', real: 'https://datamanager.googleapis.com', of: (s: Settings) => s.google.dataManagerApiBase },
+  meta: { setting: 'CNV_META_GRAPH_API_BASE', real: 'https://graph.facebook.com', of: (s: Settings) => s.meta.graphApiBase },
+  'microsoft-ads': { setting: 'CNV_MICROSOFT_ADS_API_BASE', real: 'https://campaign.api.bingads.microsoft.com', of: (s: Settings) => s.microsoft.adsApiBase },
+  linkedin: { setting: 'CNV_LINKEDIN_API_BASE', real: 'https://api.linkedin.com', of: (s: Settings) => s.linkedin.apiBase },
+  reddit: { setting: 'CNV_REDDIT_API_BASE', real: 'https://ads-api.reddit.com', of: (s: Settings) => s.reddit.apiBase },
+  tiktok: { setting: 'CNV_TIKTOK_API_BASE', real: 'https://business-api.tiktok.com', of: (s: Settings) => s.tiktok.apiBase },
+} as const;
+
+/** Where a destination type's API calls go when a setting points them somewhere else than the platform, or null. */
+export function platformApiElsewhere(settings: Settings, type: string): { setting: string; url: string } | null {
+  const base = Object.hasOwn(PLATFORM_API_BASES, type) ? PLATFORM_API_BASES[type as keyof typeof PLATFORM_API_BASES] : null;
+  if (!base) return null;
+  const url = base.of(settings);
+  return url === base.real ? null : { setting: base.setting, url };
+}
+
 /** A base URL setting without trailing slashes. */
 function baseUrl(raw: string | undefined, fallback: string): string {
   return (raw || fallback).replace(/\/+$/, '');
@@ -317,28 +338,28 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     googleAdsApiVersion: env.CNV_GOOGLE_ADS_API_VERSION || 'v26',
     googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',
     google: {
-      dataManagerApiBase: baseUrl(env.CNV_GOOGLE_DATA_MANAGER_API_BASE, 'https://datamanager.googleapis.com'),
+      dataManagerApiBase: baseUrl(env.CNV_GOOGLE_DATA_MANAGER_API_BASE, PLATFORM_API_BASES['google-ads'].real),
       ...oauthClient(env, 'GOOGLE', 'https://accounts.google.com/o/oauth2/v2/auth', 'https://oauth2.googleapis.com/token'),
     },
     meta: {
-      graphApiBase: baseUrl(env.CNV_META_GRAPH_API_BASE, 'https://graph.facebook.com'),
+      graphApiBase: baseUrl(env.CNV_META_GRAPH_API_BASE, PLATFORM_API_BASES.meta.real),
       apiVersion: env.CNV_META_GRAPH_API_VERSION || 'v24.0',
     },
     microsoft: {
-      adsApiBase: baseUrl(env.CNV_MICROSOFT_ADS_API_BASE, 'https://campaign.api.bingads.microsoft.com'),
+      adsApiBase: baseUrl(env.CNV_MICROSOFT_ADS_API_BASE, PLATFORM_API_BASES['microsoft-ads'].real),
       ...oauthClient(env, 'MICROSOFT', 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize', 'https://login.microsoftonline.com/common/oauth2/v2.0/token'),
       developerToken: env.CNV_MICROSOFT_ADS_DEVELOPER_TOKEN || '',
     },
     linkedin: {
-      apiBase: baseUrl(env.CNV_LINKEDIN_API_BASE, 'https://api.linkedin.com'),
+      apiBase: baseUrl(env.CNV_LINKEDIN_API_BASE, PLATFORM_API_BASES.linkedin.real),
       apiVersion: env.CNV_LINKEDIN_API_VERSION || '202607',
       ...oauthClient(env, 'LINKEDIN', 'https://www.linkedin.com/oauth/v2/authorization', 'https://www.linkedin.com/oauth/v2/accessToken'),
     },
     reddit: {
-      apiBase: baseUrl(env.CNV_REDDIT_API_BASE, 'https://ads-api.reddit.com'),
+      apiBase: baseUrl(env.CNV_REDDIT_API_BASE, PLATFORM_API_BASES.reddit.real),
       ...oauthClient(env, 'REDDIT', 'https://www.reddit.com/api/v1/authorize', 'https://www.reddit.com/api/v1/access_token'),
     },
-    tiktok: { apiBase: baseUrl(env.CNV_TIKTOK_API_BASE, 'https://business-api.tiktok.com') },
+    tiktok: { apiBase: baseUrl(env.CNV_TIKTOK_API_BASE, PLATFORM_API_BASES.tiktok.real) },
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
     identityRetentionDays: identityRetentionDays(env.CNV_IDENTITY_RETENTION_DAYS),
     demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),

@@ -2,6 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestService, type TestService } from './support/harness';
+import { platformsElsewhere } from '../../src/server/dashboard/views';
+import { loadSettings } from '../../src/server/settings';
 import { createTenant } from './support/rest-harness';
 import { issueSignInLink } from '../../src/server/dashboard';
 import { signIn, SESSION_COOKIE, SIGN_IN_TTL_MS } from '../../src/server/dashboard/sessions';
@@ -374,6 +376,17 @@ describe('the Destinations page', () => {
     expect(page).toContain('reauthorization required');
     expect(page).toContain('1234567890123456');
     expect(page).toContain('Connect Google Ads');
+    expect(page).not.toContain('Not the real platforms'); // this service talks to the platforms themselves
+  });
+
+  it('warns on the Destinations page when the platforms\' calls go elsewhere (the demo\'s fakes), naming each', () => {
+    expect(platformsElsewhere(loadSettings({}))).toBeNull();
+    const notice = platformsElsewhere(loadSettings({ CNV_META_GRAPH_API_BASE: 'http://127.0.0.1:9', CNV_TIKTOK_API_BASE: 'http://127.0.0.1:10/' }));
+    expect(notice?.kind).toBe('warn');
+    const text = String(notice?.text);
+    expect(text).toContain('Meta to <code>http://127.0.0.1:9</code>, TikTok to <code>http://127.0.0.1:10</code>');
+    expect(text).not.toContain('Google Ads');
+    expect(text).toContain('CNV_DEMO_PORT=off');
   });
 });
 

@@ -45,6 +45,23 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
       expect(page).toContain('name="pixel_id"');
       expect(page).toContain('type="password" id="access_token"');
       expect(page).toContain('<form method="post">');
+      // The platform's real API: no word of a fake.
+      expect(page).not.toContain('Not the real Meta');
+    });
+
+    it("says so when this service sends the platform's calls elsewhere (the demo's fake), naming the setting and the way out", async () => {
+      const faked = await createRestService(kind, { CNV_META_GRAPH_API_BASE: 'http://127.0.0.1:9/' });
+      try {
+        const handoff = json<{ url: string }>(
+          await faked.app.inject({ method: 'POST', url: '/v1/handoffs', headers: faked.auth, payload: { purpose: 'connect_destination', destination_type: 'meta' } }),
+        );
+        const page = (await faked.app.inject({ method: 'GET', url: pathOf(handoff.url) })).body;
+        expect(page).toContain('Not the real Meta');
+        expect(page).toContain('<code>http://127.0.0.1:9</code> (set by <code>CNV_META_GRAPH_API_BASE</code>)');
+        expect(page).toContain('CNV_DEMO_PORT=off');
+      } finally {
+        await faked.close();
+      }
     });
 
     it('re-shows the form with the reason for a bad dataset id, never echoing the token, and connects nothing', async () => {

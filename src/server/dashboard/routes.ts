@@ -243,10 +243,12 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   });
 
   // Destinations
+  const elsewhere = views.platformsElsewhere(settings);
   const renderDestinations = async (request: FastifyRequest, reply: FastifyReply, outcome?: Parameters<typeof destinationsPage>[3]) => {
     const session = sessionFor(request);
     const [records, googleConversionIds] = await Promise.all([views.destinationsView(db, session.accountId), views.liveGoogleConversionIds(db, session.accountId)]);
-    return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, noticesOf(request), googleConversionIds));
+    const notices = [...noticesOf(request), ...(elsewhere ? [elsewhere] : [])];
+    return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, notices, googleConversionIds));
   };
   app.get('/dashboard/destinations', page, async (request, reply) => renderDestinations(request, reply));
   app.get(DESTINATIONS_FRAGMENT_PATH, page, async (request, reply) => {

@@ -5,7 +5,9 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { Database } from '../db/db';
-import type { Settings } from '../settings';
+import { platformApiElsewhere, type Settings } from '../settings';
+import { html } from '../http/page';
+import type { Notice } from './layout';
 import { ApiError, notFound } from '../http/errors';
 import { listSites, patchSite, createSite, requireSite, SiteFields, type SiteRecord } from '../api/sites';
 import { listDestinationRecords, testDestination, type DestinationRecord } from '../api/destinations';
@@ -106,6 +108,23 @@ export async function addSite(db: Database, validate: Validate, accountId: strin
 /** Platforms cnv can connect. */
 export function platformChoices(): PlatformChoice[] {
   return supportedDestinationTypes().map((type) => ({ type, label: platformFor(type)?.label ?? type }));
+}
+
+/**
+ * A warning for the Destinations page when this service sends platforms' calls somewhere else than the platforms
+ * (`npm start`'s demo points every one at its local fake), or null: a real connection made now would be refused there.
+ */
+export function platformsElsewhere(settings: Settings): Notice | null {
+  const elsewhere = platformChoices().flatMap((p) => {
+    const to = platformApiElsewhere(settings, p.type);
+    return to ? [{ label: p.label, ...to }] : [];
+  });
+  if (elsewhere.length === 0) return null;
+  const list = elsewhere.map((e, i) => html`${i > 0 ? ', ' : ''}${e.label} to <code>${e.url}</code>`);
+  return {
+    kind: 'warn',
+    text: html`<strong>Not the real platforms.</strong> This service sends ${list} (their <code>CNV_…_API_BASE</code> settings). While <code>npm start</code>’s demo runs, those are its local fakes, which take only the demo’s credentials: to connect and deliver to your own ad accounts, restart the service with <code>CNV_DEMO_PORT=off</code>.`,
+  };
 }
 
 /** The account's destinations. */

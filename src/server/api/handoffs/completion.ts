@@ -3,7 +3,7 @@
  * trigger source and reveal its webhook secret once). Exactly one completion wins; a completed handoff changes nothing.
  */
 import type { Database, Queryable } from '../../db/db';
-import type { Settings } from '../../settings';
+import { platformApiElsewhere, type Settings } from '../../settings';
 import { claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HandoffRow } from './sql';
 import { findSite, type SiteRow } from '../sites';
 import { accountName } from '../../accounts';
@@ -49,6 +49,8 @@ export type HostedHandoff =
       replaces: { status: string } | null;
       /** The name of the account that receives the connection. */
       accountName: string;
+      /** Where this service sends the platform's API calls when a setting points them elsewhere (the demo's fake), or null. */
+      apiElsewhere: { setting: string; url: string } | null;
     }
   | { kind: 'trigger_source'; handoff: HandoffRow; site: SiteRow; webhook: WebhookTarget; accountName: string };
 
@@ -80,6 +82,7 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
     return {
       kind: 'destination', handoff, destination, authorized, signedIn, signInOffered,
       replaces: existing ? { status: existing.status } : null, accountName: owner,
+      apiElsewhere: platformApiElsewhere(settings, destination.type),
     };
   }
   const site = handoff.site_id ? await findSite(db, handoff.account_id, handoff.site_id) : null;

@@ -193,7 +193,20 @@ function destinationIntro(hosted: DestinationHandoff): Html {
   return html`<p class="lead">cnv sends the conversions your flows capture to ${kind.label}, with the ad click that brought each one, so ${kind.label} can credit your campaigns.</p>
 <p>This connects ${kind.label} to the cnv account <strong>${hosted.accountName}</strong>. Continue only if that is yours and you asked for this link.</p>
 <div class="notice"><strong>What cnv will send:</strong> ${kind.consent}</div>
-${replaceWarning(hosted)}`;
+${elsewhereNotice(hosted)}${replaceWarning(hosted)}`;
+}
+
+/**
+ * Said when this service sends the platform's calls somewhere else than the platform (a setting points them at the
+ * demo's local fake, a test's or a proxy): real credentials would be refused there, and the refusal would read like
+ * the platform's own.
+ */
+function elsewhereNotice(hosted: DestinationHandoff): Html | string {
+  const elsewhere = hosted.apiElsewhere;
+  if (!elsewhere) return '';
+  const label = hosted.destination.label;
+  return html`<div class="notice warn" role="note"><strong>Not the real ${label}.</strong> This service sends ${label}’s calls to <code>${elsewhere.url}</code> (set by <code>${elsewhere.setting}</code>), not to ${label}. While <code>npm start</code>’s demo runs, that is its local fake ${label}, which takes only the demo’s credentials: to connect your own ${label} account, restart the service with <code>CNV_DEMO_PORT=off</code>.</div>
+`;
 }
 
 /** A warning when this handoff would replace what the account has connected of this type already. */
