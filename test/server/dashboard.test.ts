@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestService, type TestService } from './support/harness';
 import { platformsElsewhere } from '../../src/server/dashboard/views';
+import { insertSite } from '../../src/server/api/sites/sql';
+import { insertApiFlow } from './support/fixtures';
 import { loadSettings } from '../../src/server/settings';
 import { createTenant } from './support/rest-harness';
 import { issueSignInLink } from '../../src/server/dashboard';
@@ -27,6 +29,11 @@ interface Browser {
   csrf: string;
   get(url: string): Promise<LightMyRequestResponse>;
   post(url: string, form: Record<string, string>, withCsrf?: boolean): Promise<LightMyRequestResponse>;
+}
+
+/** A page's text with the HTML escapes of quotes, ampersands and angle brackets read back. */
+function decodeEntities(text: string): string {
+  return text.replace(/&#39;|&#x27;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
 async function signedIn(accountId = svc.accountId): Promise<Browser> {
@@ -353,6 +360,14 @@ describe('the Flows page', () => {
     expect(none.statusCode).toBe(400);
     expect(none.body).toContain('Tick at least one destination');
     expect(none.body).toContain('value="Leads"');
+    // A page filter the flow could never publish with is refused now (the dashboard cannot edit a flow later).
+    const badPages = await browser.post('/dashboard/flows', {
+      site_id: svc.site.id, name: 'Leads', trigger_type: 'form', integration: 'hubspot', page_filter: 'signup page', action_meta: 'on', value_meta: '',
+    });
+    expect(badPages.statusCode).toBe(400);
+    expect(badPages.body).toContain('Pages: The page filter');
+    expect(badPages.body).toContain('value="signup page"');
+    expect(await svc.db.query('select id from flows')).toEqual([]);
     const made = await browser.post('/dashboard/flows', {
       site_id: svc.site.id, name: 'Leads', trigger_type: 'form', integration: 'hubspot', page_filter: '/contact', action_meta: 'on', value_meta: '',
     });
@@ -377,6 +392,35 @@ describe('the Destinations page', () => {
     expect(page).toContain('1234567890123456');
     expect(page).toContain('Connect Google Ads');
     expect(page).not.toContain('Not the real platforms'); // this service talks to the platforms themselves
+  });
+
+  it("gives a later stage's flow the client snippet that reports a stage (reportConversion), a signup's reportSignup", async () => {
+    const site = await insertSite(svc.db, svc.accountId, { name: 'Stages' });
+    await insertApiFlow(svc.db, site, { triggerKey: 'paid_plan', triggerType: 'conversion' });
+    await insertApiFlow(svc.db, site, { triggerKey: 'signup_key' });
+    const body = decodeEntities((await (await signedIn()).get('/dashboard/flows')).body);
+    expect(body).toContain("await cnv.reportConversion('paid_plan', { customerEventId: invoice.id, customerId: customer.id");
+    expect(body).toContain("triggerKey: 'signup_key',");
+    expect(body.match(/await cnv\.reportSignup\(/g)?.length).toBeGreaterThanOrEqual(1);
+    expect(body).not.toContain("triggerKey: 'paid_plan'");
+  });
+
+  it('answers an address under /dashboard that is no page with a dashboard page that says so, never the API\'s JSON', async () => {
+    const browser = await signedIn();
+    for (const url of ['/dashboard/nowhere', `/dashboard/sites/${svc.site.id}/webhook-secret`, '/dashboard/destinations/connect']) {
+      const res = await browser.get(url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toMatch(/text\/html/);
+      expect(res.body, url).toContain('Not found');
+      expect(res.body, url).toContain('pick the page from the menu');
+      expect(res.body, url).toContain('href="/dashboard/events"'); // the menu: signed in
+    }
+    const anonymous = await svc.app.inject({ method: 'GET', url: '/dashboard/nowhere' });
+    expect(anonymous.statusCode).toBe(404);
+    expect(anonymous.headers['content-type']).toMatch(/text\/html/);
+    expect(anonymous.body).not.toContain('href="/dashboard/events"');
+    // Outside the dashboard, the API's envelope as before.
+    expect((await svc.app.inject({ method: 'GET', url: '/v1/nowhere' })).json().error.code).toBe('route_not_found');
   });
 
   it('warns on the Destinations page when the platforms\' calls go elsewhere (the demo\'s fakes), naming each', () => {
@@ -420,6 +464,12 @@ describe('the Events page', () => {
     const res = await browser.get('/dashboard/events?starting_after=yesterday');
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('starting_after');
+    // A refusal names the fields as the page labels them.
+    const dates = await browser.get('/dashboard/events?from=2026-11-20&to=2026-11-10');
+    expect(dates.statusCode).toBe(400);
+    expect(dates.body).toContain('From must not be later than To.');
+    expect(dates.body).not.toContain('occurred_after');
+    expect(dates.body).toContain('Searches the last 90 days');
   });
 
   it("says how many reports of a burst wait for their events, and says nothing when none waits", async () => {

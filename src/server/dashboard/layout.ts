@@ -64,7 +64,7 @@ button:disabled { background: #e4e7ec; border-color: #e4e7ec; color: #475467; cu
 button.link { background: none; border: 0; color: var(--accent); padding: 0; font-weight: 500; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin-top: 14px; }
 .actions form { margin: 0; }
-.notice { padding: 10px 14px; border-radius: 8px; background: #eef4ff; margin: 0 0 16px; }
+.notice { padding: 10px 14px; border-radius: 8px; background: #eef4ff; margin: 0 0 16px; overflow-wrap: anywhere; }
 .notice.good { background: var(--good-bg); color: var(--good); }
 .notice.bad { background: var(--bad-bg); color: var(--bad); }
 .notice.warn { background: var(--warn-bg); color: var(--warn); }
@@ -125,8 +125,8 @@ ol.checklist .go { align-self: center; white-space: nowrap; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
 ul.places { margin: 0; padding-left: 18px; }
 ul.connect-list { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(250px, 1fr)); gap: 10px; }
-ul.connect-list li { display: flex; align-items: center; gap: 10px; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
-ul.connect-list li span { flex: 1; font-weight: 600; }
+ul.connect-list li { display: flex; flex-wrap: wrap; align-items: center; gap: 10px; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
+ul.connect-list li span { flex: 1; min-width: 8rem; font-weight: 600; }
 ul.connect-list form { margin: 0; }
 ul.places li { margin: 4px 0; }
 .chart { overflow-x: auto; }

@@ -138,6 +138,22 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     return sendPage(reply, 500, errorPage(500, 'Something went wrong', 'The dashboard hit an internal error; the service log has the details.', session));
   });
 
+  // An address under /dashboard that is no page (mistyped, or a form's address opened again after reloading the page
+  // it answered) is a dashboard page that says so, with the menu when signed in: never the API's JSON.
+  await app.register(
+    async (scope) => {
+      scope.setNotFoundHandler(async (request, reply) => {
+        const session = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
+        const message =
+          request.method === 'GET' || request.method === 'HEAD'
+            ? 'There is no dashboard page at this address. If you opened again the address a form had answered (a reload, a bookmark), pick the page from the menu.'
+            : 'This form no longer exists at this address: reload the page it is on and send it again.';
+        return sendPage(reply, 404, errorPage(404, 'Not found', message, session));
+      });
+    },
+    { prefix: '/dashboard' },
+  );
+
   // Every page but sign-in and the script needs a session; every post needs the session's CSRF token.
   const needsSession = async (request: FastifyRequest, reply: FastifyReply) => {
     const session = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));

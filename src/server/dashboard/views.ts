@@ -21,6 +21,7 @@ import { connectTriggerSource, findTriggerSource, reportsAwaitingEvents, revokeP
 import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../accounts';
 import { platformFor, supportedDestinationTypes, type Problem } from '../destinations';
 import { FORM_INTEGRATIONS } from '../../protocol/forms';
+import { parsePageFilter } from '../../protocol/page-filter';
 import { conversionPath, saasSignupPath } from '../../protocol/webhook';
 import { installCheckOf, loaderSeen } from './install-check';
 import { actionFieldOf } from './action-fields';
@@ -211,7 +212,13 @@ export async function addFlow(db: Database, validate: Validate, accountId: strin
     throw new ApiError(400, 'invalid_request_error', 'parameter_missing', 'Tick at least one destination for the flow to send to.', 'actions_config');
   }
   validate(CreateFlowBody, body, 'body');
-  // The dashboard cannot edit a flow's actions later, so what would keep it from publishing is said now.
+  // The dashboard cannot edit a flow later, so what would keep it from publishing is said now: its page filter…
+  const pages = (body.trigger_config as { pageFilter?: unknown }).pageFilter;
+  if (pages !== undefined) {
+    const filter = parsePageFilter(pages);
+    if (!filter.ok) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', `Pages: ${filter.error}`, 'page_filter');
+  }
+  // …and its actions.
   const trigger = (body.trigger_config as { integrationId?: string }).integrationId === 'api' ? 'saas_signup' : 'form_submission';
   for (const [i, action] of (body.actions_config as { integrationId: string; config: Record<string, unknown> }[]).entries()) {
     const platform = platformFor(action.integrationId);
@@ -344,16 +351,28 @@ export async function eventsView(
     chartView === 'value'
       ? valueChart(await chartData.value(accountId, siteForChart, days, today), days)
       : conversionsChart(await chartData.conversions(accountId, siteForChart, days, today), days);
-  const base = { filters, cursor, sites, flows, statuses: EVENT_STATUSES, chart, chartView, awaitingEvents };
+  const base = { filters, cursor, sites, flows, statuses: EVENT_STATUSES, chart, chartView, awaitingEvents, identityDays: retentionDays };
   try {
     const query = eventsQueryOf(filters, cursor);
     validate(ListEventsQuery, query, 'querystring');
     const page = await listEvents(db, accountId, query as ListEventsQuery, identityWindowStart(retentionDays, now));
     return { ...base, events: page.data, nextCursor: page.next_cursor };
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) return { ...base, events: [], nextCursor: null, error: error.message };
+    if (error instanceof ApiError && error.status < 500) return { ...base, events: [], nextCursor: null, error: inFilterWords(error.message) };
     throw error;
   }
+}
+
+/** The filters' API names in a refusal, as the Events page labels its fields. */
+const FILTER_WORDS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/occurred_after/g, 'From'],
+  [/occurred_before/g, 'To'],
+  [/site_id/g, 'Site'],
+  [/flow_id/g, 'Flow'],
+];
+
+function inFilterWords(message: string): string {
+  return FILTER_WORDS.reduce((text, [name, label]) => text.replace(name, label), message);
 }
 
 /** The account's API keys. */
@@ -365,7 +384,8 @@ export async function keysView(db: Database, accountId: string): Promise<ApiKeyR
 export async function addApiKey(db: Database, accountId: string, form: Form): Promise<{ id: string; key: string }> {
   const label = (form.label ?? '').trim();
   if (label.length > 200) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', 'The label is longer than 200 characters.', 'label');
-  return issueApiKey(db, accountId, label || 'dashboard');
+  // Without a label, one that still tells keys apart: when it was made.
+  return issueApiKey(db, accountId, label || `Made in the dashboard, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`);
 }
 
 /** Revokes one of the account's keys (another account's key is not found). */

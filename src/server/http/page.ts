@@ -15,7 +15,7 @@ label { display: block; font-weight: 600; margin-top: 18px; }
 .hint { display: block; font-weight: 400; color: var(--muted); font-size: .875rem; }
 input[type=text], input[type=password] { width: 100%; padding: 10px 12px; margin-top: 6px; font: inherit; border: 1px solid var(--line); border-radius: 8px; }
 input[aria-invalid=true] { border-color: var(--bad); }
-.field-error { color: var(--bad); font-size: .875rem; margin: 4px 0 0; }
+.field-error { color: var(--bad); font-size: .875rem; margin: 4px 0 0; overflow-wrap: anywhere; }
 a.button { display: inline-block; padding: 10px 18px; font-weight: 600; color: #fff; background: var(--accent); border: 1px solid var(--accent); border-radius: 8px; text-decoration: none; }
 a.button.secondary { background: #fff; color: var(--accent); }
 .brandline { display: flex; align-items: center; gap: 14px; margin: 0 0 12px; }
@@ -23,7 +23,7 @@ a.button.secondary { background: #fff; color: var(--accent); }
 svg.logo { flex: none; }
 p.back { margin: 28px 0 0; padding-top: 20px; border-top: 1px solid var(--line); }
 button { margin-top: 24px; padding: 10px 18px; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; }
-.notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; }
+.notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; overflow-wrap: anywhere; }
 .notice.good { background: #ecfdf3; color: var(--good); }
 .notice.warn { background: #fffaeb; }
 .notice.bad { background: #fef3f2; color: var(--bad); }
@@ -49,7 +49,7 @@ ${body}
 }
 
 /** Content-Security-Policy of the hosted pages: no script at all. */
-export const HOSTED_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const HOSTED_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
  * Sends a server-rendered page: never cached, never leaked through a Referer, never framed, no MIME sniffing, and the

@@ -79,7 +79,7 @@ function report(event: EventRecord): Html {
   const form = event.trigger === 'form_submission';
   return html`<li><h3>${form ? 'Form submission' : event.trigger_type === 'conversion' ? `Later stage from your backend: ${text(event.stage) ?? ''}` : 'Report from your backend'}</h3>
 <dl class="facts">
-${fact('Trigger', triggerLabel(event.trigger))}
+${fact('Trigger', event.trigger_type === 'conversion' ? `Later stage from your backend (${text(event.stage) ?? 'stage'})` : triggerLabel(event.trigger))}
 ${fact('Flow', event.flow_name ? html`${event.flow_name} <span class="hint">${event.flow_id ?? ''}</span>` : null)}
 ${form ? fact('Form', html`${text(event.integration) ?? ''} ${text(event.form_id) ? html`<code>${text(event.form_id)}</code>` : ''}`) : fact('Trigger key', text(event.trigger_key) ? html`<code>${text(event.trigger_key)}</code>` : null)}
 ${form ? fact('Submission id', text(event.submission_id)) : fact('customer_event_id', event.customer_event_id ? html`<code>${event.customer_event_id}</code>` : null)}

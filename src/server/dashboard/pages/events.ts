@@ -35,6 +35,8 @@ export interface EventsPageData {
   chartView: ChartView;
   /** Reports of a burst stored and answered, whose events are being built (webhook/deferred-fanout.ts). */
   awaitingEvents?: number;
+  /** How many days back the email and status filters search (CNV_IDENTITY_RETENTION_DAYS). */
+  identityDays?: number;
   error?: string | undefined;
 }
 
@@ -112,7 +114,7 @@ ${data.chart}
 ${select('site_id', 'Site', f.site_id, data.sites.map((s) => [s.id, s.name] as const))}
 ${select('flow_id', 'Flow', f.flow_id, data.flows.map((fl) => [fl.id, fl.name] as const))}
 ${select('status', 'Status', f.status, data.statuses.map((s) => [s, s] as const))}
-<div><label for="f-email">Email</label><input type="search" id="f-email" name="email" value="${f.email ?? ''}" placeholder="recent events only"></div>
+<div><label for="f-email">Email</label><input type="search" id="f-email" name="email" value="${f.email ?? ''}" placeholder="name@example.com" aria-describedby="f-email-hint"><span class="hint" id="f-email-hint">${data.identityDays ? `Searches the last ${data.identityDays} days` : 'Searches recent events'}</span></div>
 <div><label for="f-from">From (UTC)</label><input type="date" id="f-from" name="from" value="${f.from ?? ''}"></div>
 <div><label for="f-to">To (UTC)</label><input type="date" id="f-to" name="to" value="${f.to ?? ''}"></div>
 </div>

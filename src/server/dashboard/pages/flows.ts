@@ -60,16 +60,22 @@ function actionSummary(action: Record<string, unknown>): Html {
   return html`<li>${platformLogo(type, field.platformLabel, 18)}<span><strong>${field.platformLabel}</strong>${value ? html` · ${field.label.toLowerCase()} <code>${value}</code>` : ''}</span></li>`;
 }
 
-function clientSnippet(data: FlowsPageData, site: SiteRecord, key: string): string {
-  return `import { createCnvClient } from 'cnv/client';
+function clientSnippet(data: FlowsPageData, site: SiteRecord, trigger: { key: string; type: 'saas_signup' | 'conversion' }): string {
+  const client = (triggerKey: string) => `import { createCnvClient } from 'cnv/client';
 
 const cnv = createCnvClient({
   webhookBaseUrl: '${data.webhookBaseUrl}',
   siteKey: '${site.site_key}',
-  triggerKey: '${key}',
+  triggerKey: ${triggerKey},
   secret: process.env.CNV_WEBHOOK_SECRET, // the webhook secret, kept on the server
 });
-
+`;
+  if (trigger.type === 'conversion') {
+    return `${client(`'signup', // the key of your signup flow's trigger`)}
+// When a customer reaches this stage (a payment, a renewal…), with the customerId you sent with their signup:
+await cnv.reportConversion('${trigger.key}', { customerEventId: invoice.id, customerId: customer.id, value: 29, currency: 'EUR' });`;
+  }
+  return `${client(`'${trigger.key}'`)}
 // In your signup handler, after the user is created:
 await cnv.reportSignup({ request: req, customerEventId: user.id, email: user.email });`;
 }
@@ -120,7 +126,7 @@ ${
 ${
   trigger.kind === 'api' && site
     ? html`<h3>Webhook URL</h3>${copyable(`url-${flow.id}`, data.webhookUrlOf(site, trigger.key, trigger.type))}
-<details><summary>Client snippet (Node, <code>cnv/client</code>)</summary>${copyable(`client-${flow.id}`, clientSnippet(data, site, trigger.key))}</details>
+<details><summary>Client snippet (Node, <code>cnv/client</code>)</summary>${copyable(`client-${flow.id}`, clientSnippet(data, site, trigger))}</details>
 <p class="hint">Signed with the webhook secret of ${site.name}: <a href="#backend-${site.id}">Your backend</a>.</p>`
     : ''
 }
