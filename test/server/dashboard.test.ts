@@ -469,7 +469,7 @@ describe('the Events page', () => {
     expect(dates.statusCode).toBe(400);
     expect(dates.body).toContain('From must not be later than To.');
     expect(dates.body).not.toContain('occurred_after');
-    expect(dates.body).toContain('Searches the last 90 days');
+    expect(dates.body).toContain('The last 90 days');
   });
 
   it("says how many reports of a burst wait for their events, and says nothing when none waits", async () => {

@@ -87,8 +87,8 @@ export function conversionsChart(counts: readonly DailyActionCount[], days: read
   };
   const total = counts.reduce((a, c) => a + c.count, 0);
   return html`<figure class="chart" style="margin:0" tabindex="0">
-${bars(days, segmentsOf, { height: 200, label: `Conversions per day by delivery status: ${total} in ${days.length} days`, axis: formatCount })}
-<figcaption class="legend">${STATUS_COLOURS.map(([s, c]) => html`<span><i style="background:${c}"></i>${s}</span>`)}<span>per destination, per day (UTC)</span></figcaption>
+${bars(days, segmentsOf, { height: 200, label: `Deliveries per day by status (each conversion once per destination): ${total} in ${days.length} days`, axis: formatCount })}
+<figcaption class="legend">${STATUS_COLOURS.map(([s, c]) => html`<span><i style="background:${c}"></i>${s}</span>`)}<span>each conversion once per destination it goes to, per day (UTC)</span></figcaption>
 </figure>`;
 }
 

@@ -139,7 +139,7 @@ ul.places li { margin: 4px 0; }
 .value-charts { display: grid; gap: 14px; }
 .chart-head { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; font-size: .95rem; margin-bottom: 2px; }
 .chart svg { width: 100%; min-width: 540px; height: auto; display: block; }
-.grid.filters { grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); }
+.grid.filters { grid-template-columns: repeat(auto-fit, minmax(140px, 1fr)); }
 .legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: .85rem; color: var(--muted); margin-top: 6px; }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 5px; vertical-align: -1px; }
 .pager { display: flex; justify-content: space-between; align-items: center; margin-top: 12px; }
@@ -191,6 +191,8 @@ ul.plain { list-style: none; margin: 0; padding: 0; }
 export interface Notice {
   kind: 'good' | 'bad' | 'warn' | 'info';
   text: Html | string;
+  /** `status` (the default): the outcome of what was just done; `note`: standing information about the page. */
+  role?: 'status' | 'note';
 }
 
 export interface LayoutOptions {
@@ -249,7 +251,7 @@ export function layout(options: LayoutOptions, body: Html): string {
 <div class="who"><span>${session.accountName}</span>${postButton(session, '/dashboard/sign-out', 'Sign out', 'link')}</div>
 </div></header>`
     : html`<header class="top"><div class="top-inner"><span class="brand">cnv</span></div></header>`;
-  const notices = (options.notices ?? []).map((n) => html`<div class="notice ${n.kind}" role="status">${n.text}</div>`);
+  const notices = (options.notices ?? []).map((n) => html`<div class="notice ${n.kind}" role="${n.role ?? 'status'}">${n.text}</div>`);
   return htmlDocument({
     title: `${options.title} · cnv`,
     style: STYLE,

@@ -124,6 +124,7 @@ export function platformsElsewhere(settings: Settings): Notice | null {
   const list = elsewhere.map((e, i) => html`${i > 0 ? ', ' : ''}${e.label} to <code>${e.url}</code>`);
   return {
     kind: 'warn',
+    role: 'note',
     text: html`<strong>Not the real platforms.</strong> This service sends ${list} (their <code>CNV_…_API_BASE</code> settings). While <code>npm start</code>’s demo runs, those are its local fakes, which take only the demo’s credentials: to connect and deliver to your own ad accounts, restart the service with <code>CNV_DEMO_PORT=off</code>.`,
   };
 }

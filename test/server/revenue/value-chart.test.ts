@@ -77,7 +77,7 @@ describe('value per day on the dashboard chart', () => {
   it('offers both views on the Events page, keeps the view across filters and pages, and marks the current one', () => {
     const data = { events: [], nextCursor: '2026-11-20T00:00:00.000Z', filters: { status: 'failed' }, sites: [], flows: [], statuses: ['failed'], chart: html`<svg></svg>` };
     const counts = eventsPage(session, { ...data, chartView: 'conversions' });
-    expect(counts).toContain('<h2>Conversions per day</h2>');
+    expect(counts).toContain('<h2>Deliveries per day</h2>');
     expect(counts).toContain('href="/dashboard/events?status=failed#chart" aria-current="true">Conversions</a>');
     expect(counts).toContain('href="/dashboard/events?status=failed&amp;chart=value#chart">Value</a>');
     const value = eventsPage(session, { ...data, chartView: 'value' });

@@ -102,7 +102,7 @@ export function eventsPage(session: DashboardSession, data: EventsPageData, noti
 <p class="lead">Every conversion cnv captured, newest first, with each destination's result.</p>
 ${data.awaitingEvents ? html`<div class="notice" role="status" id="awaiting-events">${awaitingText(data.awaitingEvents)}</div>` : ''}
 <section class="card" id="chart">
-<div class="chart-title"><h2>${data.chartView === 'value' ? 'Value per day' : 'Conversions per day'}</h2>
+<div class="chart-title"><h2>${data.chartView === 'value' ? 'Value per day' : 'Deliveries per day'}</h2>
 <nav class="segmented" aria-label="Chart shows">${(['conversions', 'value'] as const).map(
     (view) => html`<a href="/dashboard/events${eventsQuery(f, data.cursor, view)}#chart"${view === data.chartView ? html` aria-current="true"` : ''}>${view === 'value' ? 'Value' : 'Conversions'}</a>`,
   )}</nav></div>
@@ -114,7 +114,7 @@ ${data.chart}
 ${select('site_id', 'Site', f.site_id, data.sites.map((s) => [s.id, s.name] as const))}
 ${select('flow_id', 'Flow', f.flow_id, data.flows.map((fl) => [fl.id, fl.name] as const))}
 ${select('status', 'Status', f.status, data.statuses.map((s) => [s, s] as const))}
-<div><label for="f-email">Email</label><input type="search" id="f-email" name="email" value="${f.email ?? ''}" placeholder="name@example.com" aria-describedby="f-email-hint"><span class="hint" id="f-email-hint">${data.identityDays ? `Searches the last ${data.identityDays} days` : 'Searches recent events'}</span></div>
+<div><label for="f-email">Email</label><input type="search" id="f-email" name="email" value="${f.email ?? ''}" placeholder="an email" aria-describedby="f-email-hint"><span class="hint" id="f-email-hint">${data.identityDays ? `The last ${data.identityDays} days` : 'Recent events'}</span></div>
 <div><label for="f-from">From (UTC)</label><input type="date" id="f-from" name="from" value="${f.from ?? ''}"></div>
 <div><label for="f-to">To (UTC)</label><input type="date" id="f-to" name="to" value="${f.to ?? ''}"></div>
 </div>
