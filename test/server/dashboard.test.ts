@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestService, type TestService } from './support/harness';
 import { platformsElsewhere } from '../../src/server/dashboard/views';
+import { attentionSection } from '../../src/server/dashboard/pages/overview';
+import { ATTENTION_COUNT_CAP } from '../../src/server/dashboard/sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { insertApiFlow } from './support/fixtures';
 import { loadSettings } from '../../src/server/settings';
@@ -59,13 +61,14 @@ async function signedIn(accountId = svc.accountId): Promise<Browser> {
   return browser;
 }
 
-async function insertEvent(db: Queryable, site: { id: string; site_key: string; account_id: string }, action: { status: string; error?: unknown; request?: unknown }) {
+/** Inserts an event with one action; it happened `agoSeconds` ago (events of one account need distinct times). */
+async function insertEvent(db: Queryable, site: { id: string; site_key: string; account_id: string }, action: { status: string; error?: unknown; request?: unknown }, agoSeconds = 0) {
   const id = newId('evt');
   await db.query(
     `insert into events (id, account_id, site_id, site_key, flow_name, trigger, occurred_at, sort_at, status, match_quality, email, click_ids, data)
-     values ($1, $2, $3, $4, 'Signups', 'saas_signup', now(), now(), $5, 'high', 'ada@example.com', '{"gclid":"TeSt-gclid"}', $6)`,
+     values ($1, $2, $3, $4, 'Signups', 'saas_signup', now() - make_interval(secs => $7), now() - make_interval(secs => $7), $5, 'high', 'ada@example.com', '{"gclid":"TeSt-gclid"}', $6)`,
     [id, site.account_id, site.id, site.site_key, action.status === 'delivered' ? 'completed' : action.status,
-      JSON.stringify({ match_reason: 'paired', correlation_token: 'tok_abc', utm: { utm_source: 'google' }, landing_page_url: 'https://www.example.com/?gclid=TeSt-gclid', customer_event_id: 'user-1' })],
+      JSON.stringify({ match_reason: 'paired', correlation_token: 'tok_abc', utm: { utm_source: 'google' }, landing_page_url: 'https://www.example.com/?gclid=TeSt-gclid', customer_event_id: 'user-1' }), agoSeconds],
   );
   await db.query(
     `insert into event_actions (id, event_id, position, destination, conversion_id, status, attempts, error, request)
@@ -505,5 +508,32 @@ describe('the API keys page', () => {
     const [row] = await svc.db.query<{ id: string }>(`select id from api_keys where label = 'backend'`);
     expect((await browser.post(`/dashboard/keys/${row!.id}/revoke`, {})).statusCode).toBe(303);
     expect((await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(401);
+  });
+});
+
+describe('the Overview', () => {
+  it('says what needs attention: a platform to reconnect, failed conversions, conversions stuck in the queue; nothing when all is well', async () => {
+    const browser = await signedIn();
+    expect((await browser.get('/')).body).not.toContain('Needs your attention');
+    const row = await upsertDestination(svc.db, svc.accountId, 'meta', { pixel_id: '1234567890123456' });
+    await svc.db.query(`update destinations set status = 'reauthorization_required' where id = $1`, [row.id]);
+    await insertEvent(svc.db, svc.site, { status: 'failed' }, 60);
+    await insertEvent(svc.db, svc.site, { status: 'failed' }, 120);
+    await insertEvent(svc.db, svc.site, { status: 'queued' }, 2 * 3600); // waiting for two hours: stuck
+    await insertEvent(svc.db, svc.site, { status: 'queued' }, 10); // just now: on its way, not stuck
+    await insertEvent(svc.db, svc.site, { status: 'failed' }, 8 * 86_400); // before the 7 days
+    const page = decodeEntities((await browser.get('/')).body);
+    expect(page).toContain('Needs your attention');
+    expect(page).toContain('<strong>Meta</strong> needs to be connected again');
+    expect(page).toContain('<strong>2 conversions</strong> failed to reach an ad platform in the last 7 days');
+    expect(page).toContain('<strong>1 conversion has</strong> waited more than an hour');
+    expect(page).toContain('href="/dashboard/events?status=failed"');
+    expect(page).toContain('href="/dashboard/events?status=queued"');
+  });
+
+  it('caps what it counts, and says so', () => {
+    const text = decodeEntities(String(attentionSection({ reconnect: [], failed: ATTENTION_COUNT_CAP, waiting: 0, days: 7 })));
+    expect(text).toContain('<strong>1,000 or more conversions</strong> failed');
+    expect(attentionSection({ reconnect: [], failed: 0, waiting: 0, days: 7 })).toBe('');
   });
 });

@@ -129,6 +129,11 @@ ul.connect-list li { display: flex; flex-wrap: wrap; align-items: center; gap: 1
 ul.connect-list li span { flex: 1; min-width: 8rem; font-weight: 600; }
 ul.connect-list form { margin: 0; }
 ul.places li { margin: 4px 0; }
+.card.attention { border-left: 4px solid var(--warn); }
+ul.attention-list { list-style: none; margin: 0; padding: 0; }
+ul.attention-list li { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px 16px; padding: 10px 0; border-top: 1px solid var(--line); }
+ul.attention-list li:first-child { border-top: 0; padding-top: 4px; }
+ul.attention-list li span { flex: 1 1 20rem; }
 .chart { overflow-x: auto; }
 .chart-title { display: flex; align-items: center; justify-content: space-between; gap: 12px; flex-wrap: wrap; margin-bottom: 8px; }
 .chart-title h2 { margin: 0; }

@@ -221,7 +221,8 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   // Overview: the setup checklist (and its live fragment)
   app.get('/', page, async (request, reply) => {
     const session = sessionFor(request);
-    return sendPage(reply, 200, overviewPage(session, setupSteps(await views.setupView(db, session.accountId)), noticesOf(request)));
+    const [setup, attention] = await Promise.all([views.setupView(db, session.accountId), views.attentionView(db, session.accountId)]);
+    return sendPage(reply, 200, overviewPage(session, setupSteps(setup), noticesOf(request), attention));
   });
   app.get('/dashboard/setup', page, async (_request, reply) => reply.redirect('/#setup', 303));
   app.get(SETUP_FRAGMENT_PATH, page, async (request, reply) =>

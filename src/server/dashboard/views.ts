@@ -25,7 +25,7 @@ import { parsePageFilter } from '../../protocol/page-filter';
 import { conversionPath, saasSignupPath } from '../../protocol/webhook';
 import { installCheckOf, loaderSeen } from './install-check';
 import { actionFieldOf } from './action-fields';
-import { deliveredEventId } from './sql';
+import { attentionCounts, deliveredEventId } from './sql';
 import type { ChartData } from './chart-data';
 import type { SetupState } from './setup';
 import { triggerOf } from './flow-trigger';
@@ -80,6 +80,31 @@ export async function setupView(db: Database, accountId: string): Promise<SetupS
     flows: flows.map((f) => ({ id: f.id, status: f.status, trigger: triggerOf(f).kind })),
     firstDeliveredEventId: delivered,
   };
+}
+
+/** What the Overview asks the account's people to look at (pages/overview.ts). */
+export interface Attention {
+  /** Platforms whose connection needs a new authorization (their conversions wait for it). */
+  reconnect: string[];
+  /** Events that failed in the last ATTENTION_DAYS days. */
+  failed: number;
+  /** Events of those days still queued an hour after they happened. */
+  waiting: number;
+  days: number;
+}
+
+/** How far back the Overview looks for failures. */
+export const ATTENTION_DAYS = 7;
+const HOUR_MS = 3_600_000;
+
+/** What needs the account's attention now: destinations to reconnect, failed conversions, conversions stuck in the queue. */
+export async function attentionView(db: Database, accountId: string, now: Date = new Date()): Promise<Attention> {
+  const since = new Date(now.getTime() - ATTENTION_DAYS * 24 * HOUR_MS);
+  const [destinations, counts] = await Promise.all([
+    destinationsView(db, accountId),
+    attentionCounts(db, accountId, since, new Date(now.getTime() - HOUR_MS)),
+  ]);
+  return { reconnect: destinations.filter((d) => d.status === 'reauthorization_required').map((d) => d.label), ...counts, days: ATTENTION_DAYS };
 }
 
 /** The site fields a form sends: an empty domain clears it. Only fields present in the form are sent. */

@@ -6,6 +6,8 @@
 import { html, layout, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import type { SetupStep } from '../setup';
+import type { Attention } from '../views';
+import { ATTENTION_COUNT_CAP } from '../sql';
 
 /** Path of the checklist's live fragment. */
 export const SETUP_FRAGMENT_PATH = '/dashboard/setup/checklist';
@@ -35,8 +37,34 @@ ${complete ? '' : html`<p class="live-note">This list updates by itself while it
 </section>`;
 }
 
+/** A count as the Overview says it: past the cap, "1,000 or more". */
+function howMany(n: number, one: string, many: string): string {
+  return n >= ATTENTION_COUNT_CAP ? `${ATTENTION_COUNT_CAP.toLocaleString('en')} or more ${many}` : `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+}
+
+/** What needs a person's attention, each with the place that deals with it; nothing when all is well. */
+export function attentionSection(attention: Attention | undefined): Html | string {
+  if (!attention) return '';
+  const items: Html[] = [
+    ...attention.reconnect.map(
+      (label) => html`<li><span><strong>${label}</strong> needs to be connected again: its conversions wait until it is.</span><a class="button small" href="/dashboard/destinations">Reconnect</a></li>`,
+    ),
+    ...(attention.failed > 0
+      ? [html`<li><span><strong>${howMany(attention.failed, 'conversion', 'conversions')}</strong> failed to reach an ad platform in the last ${attention.days} days; each says what to change.</span><a class="button small secondary" href="/dashboard/events?status=failed">See them</a></li>`]
+      : []),
+    ...(attention.waiting > 0
+      ? [html`<li><span><strong>${howMany(attention.waiting, 'conversion has', 'conversions have')}</strong> waited more than an hour to be sent (a platform to reconnect, a snapshot that never came, a platform that keeps refusing).</span><a class="button small secondary" href="/dashboard/events?status=queued">See them</a></li>`]
+      : []),
+  ];
+  if (items.length === 0) return '';
+  return html`<section class="card attention" aria-labelledby="attention-title">
+<h2 id="attention-title">Needs your attention</h2>
+<ul class="attention-list">${items}</ul>
+</section>`;
+}
+
 /** The Overview page. */
-export function overviewPage(session: DashboardSession, steps: readonly SetupStep[], notices: Notice[] = []): string {
+export function overviewPage(session: DashboardSession, steps: readonly SetupStep[], notices: Notice[] = [], attention?: Attention): string {
   const complete = steps.every((s) => s.done);
   return layout(
     { title: 'Overview', nav: 'overview', session, notices },
@@ -46,6 +74,7 @@ export function overviewPage(session: DashboardSession, steps: readonly SetupSte
         ? 'Your conversions reach your ad platforms with the click that brought them.'
         : 'cnv sends the signups of your site to your ad platforms with the ad click that brought each one. Seven steps, a few minutes.'
     }</p>
+${attentionSection(attention)}
 ${checklistSection(steps)}`,
   );
 }
