@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createTestService, type TestService } from './support/harness';
 import { platformsElsewhere } from '../../src/server/dashboard/views';
 import { attentionSection } from '../../src/server/dashboard/pages/overview';
+import { currentValue } from '../../src/server/dashboard/pages/events';
 import { ATTENTION_COUNT_CAP } from '../../src/server/dashboard/sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { insertApiFlow } from './support/fixtures';
@@ -535,5 +536,19 @@ describe('the Overview', () => {
     const text = decodeEntities(String(attentionSection({ reconnect: [], failed: ATTENTION_COUNT_CAP, waiting: 0, days: 7 })));
     expect(text).toContain('<strong>1,000 or more conversions</strong> failed');
     expect(attentionSection({ reconnect: [], failed: 0, waiting: 0, days: 7 })).toBe('');
+  });
+});
+
+describe('an adjusted conversion in the list', () => {
+  const event = (adjustments: unknown[]) =>
+    ({ id: 'evt_1', value: 29, currency: 'EUR', adjustments, actions: [] }) as unknown as Parameters<typeof currentValue>[0];
+  it('shows the value as it now stands: struck and retracted, or restated with what was reported', () => {
+    expect(String(currentValue(event([])))).toBe('EUR 29.00');
+    const retracted = String(currentValue(event([{ type: 'retract', adjustment_id: 'a1' }])));
+    expect(retracted).toContain('<s>EUR 29.00</s>');
+    expect(retracted).toContain('retracted');
+    const restated = String(currentValue(event([{ type: 'restate', adjustment_id: 'a1', value: 19, currency: 'EUR' }])));
+    expect(restated).toMatch(/^EUR 19\.00 <span class="badge">restated<\/span>/);
+    expect(restated).toContain('reported EUR 29.00');
   });
 });

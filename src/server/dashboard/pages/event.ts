@@ -182,7 +182,7 @@ export function eventPage(session: DashboardSession, event: EventRecord, notices
   return layout(
     { title: `Event ${event.id}`, nav: 'events', session, notices },
     html`<p><a href="/dashboard/events">← Events</a></p>
-<h1>Conversion ${badge(event.status)}</h1>
+<h1>Conversion ${badge(event.status)}${event.adjustments?.at(-1)?.type === 'retract' ? html` <span class="badge bad">retracted</span>` : event.adjustments?.at(-1)?.type === 'restate' ? html` <span class="badge">restated</span>` : ''}</h1>
 <p class="lead"><code>${event.id}</code> · ${event.flow_name ?? 'no flow'} · ${when(event.occurred_at)}</p>
 <section class="card">
 <ol class="trace">

@@ -69,8 +69,25 @@ function who(event: EventRecord): Html {
   return html`${email ? html`<span title="Email, masked">${email}</span>` : ''}${typeof customerId === 'string' && customerId ? html`<span class="hint">customer <code>${customerId}</code></span>` : ''}`;
 }
 
+/**
+ * The value as the conversion now stands: after a retraction the reported value struck through and "retracted", after
+ * a restatement the new value and "restated" (the trace shows every step).
+ */
+export function currentValue(event: EventRecord): Html | string | null {
+  const reported = moneyOf(extra(event, 'value'), extra(event, 'currency'));
+  const latest = event.adjustments?.[event.adjustments.length - 1];
+  if (latest?.type === 'retract') {
+    return html`${reported ? html`<s>${reported}</s> ` : ''}<span class="badge bad">retracted</span>`;
+  }
+  if (latest?.type === 'restate') {
+    const now = moneyOf(latest.value, latest.currency);
+    return html`${now ?? reported ?? ''} <span class="badge">restated</span>${reported ? html`<div class="hint">reported ${reported}</div>` : ''}`;
+  }
+  return reported;
+}
+
 function eventRow(event: EventRecord): Html {
-  const money = moneyOf(extra(event, 'value'), extra(event, 'currency'));
+  const money = currentValue(event);
   return html`<tr>
 <td data-label="Occurred"><a href="/dashboard/events/${event.id}">${when(event.occurred_at)}</a></td>
 <td data-label="Who" class="who-cell">${who(event)}</td>
