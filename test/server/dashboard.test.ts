@@ -256,6 +256,23 @@ describe('the Sites page', () => {
     expect((await browser.get(saved.headers.location as string)).body).toContain('Site saved.');
   });
 
+  it('adds a site, and shows a refused one in the Add site form with its reason and the values typed', async () => {
+    const browser = await signedIn();
+    const bad = await browser.post('/dashboard/sites', { name: 'Second shop', domain: 'https://shop.example.com/path' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('<h1>Sites</h1>');
+    expect(bad.body).toMatch(/id="add-site">\s*<h2>Add a site<\/h2>\s*<div class="notice bad" role="alert">/);
+    expect(bad.body).toContain('value="Second shop"');
+    expect(bad.body).toContain('value="https://shop.example.com/path" aria-invalid="true"');
+    const unnamed = await browser.post('/dashboard/sites', { name: ' ', domain: '' });
+    expect(unnamed.statusCode).toBe(400);
+    expect(unnamed.body).toContain('Give the site a name');
+    expect(await svc.db.query('select id from sites')).toHaveLength(1);
+    const added = await browser.post('/dashboard/sites', { name: 'Second shop', domain: 'https://shop.example.com' });
+    expect(added.statusCode).toBe(303);
+    expect(await svc.db.query('select id from sites')).toHaveLength(2);
+  });
+
   it('shows why a domain is refused, with the values sent kept in the form', async () => {
     const browser = await signedIn();
     const res = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com/path', timezone: 'Europe/Paris' });

@@ -14,7 +14,7 @@ import * as views from './views';
 import { ChartData } from './chart-data';
 import { sendHtml } from '../http/page';
 import { acceptForms } from '../http/form';
-import { installCheckSection, sitesPage, type SiteView } from './pages/sites';
+import { installCheckSection, sitesPage, type NewSiteError, type SiteView } from './pages/sites';
 import { destinationsPage, destinationsSection, DESTINATIONS_FRAGMENT_PATH } from './pages/destinations';
 import { flowsPage, revokeSecretPage } from './pages/flows';
 import { checklistSection, overviewPage, SETUP_FRAGMENT_PATH } from './pages/overview';
@@ -230,19 +230,26 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   );
 
   // Sites
-  const renderSites = async (request: FastifyRequest, reply: FastifyReply, status = 200, override?: SiteView) => {
+  const renderSites = async (request: FastifyRequest, reply: FastifyReply, status = 200, override?: SiteView, newSiteError?: NewSiteError) => {
     const session = sessionFor(request);
     const list = await views.sitesView(db, session.accountId);
     const shown = override ? list.map((v) => (v.site.id === override.site.id ? { ...v, error: override.error } : v)) : list;
-    return sendPage(reply, status, sitesPage(session, settings.publicUrl, shown, noticesOf(request)));
+    return sendPage(reply, status, sitesPage(session, settings.publicUrl, shown, noticesOf(request), newSiteError));
   };
   app.get('/dashboard/sites', page, async (request, reply) => renderSites(request, reply));
   app.get('/dashboard/sites/:id/install-check', page, async (request, reply) =>
     sendFragment(reply, installCheckSection(await views.siteView(db, sessionFor(request).accountId, idParam(request)))),
   );
   app.post('/dashboard/sites', post, async (request, reply) => {
-    const site = await views.addSite(db, validatorOf(request), sessionFor(request).accountId, formOf(request));
-    return reply.redirect(`/dashboard/sites?done=site_added#${site.id}`, 303);
+    const form = formOf(request);
+    try {
+      const site = await views.addSite(db, validatorOf(request), sessionFor(request).accountId, form);
+      return reply.redirect(`/dashboard/sites?done=site_added#${site.id}`, 303);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      const values = { name: form.name ?? '', domain: form.domain ?? '' };
+      return renderSites(request, reply, 400, undefined, { message: error.message, ...(error.param ? { param: error.param } : {}), values });
+    }
   });
   app.post('/dashboard/sites/:id', post, async (request, reply) => {
     const id = idParam(request);

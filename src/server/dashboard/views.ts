@@ -126,7 +126,10 @@ export async function saveSite(db: Database, validate: Validate, accountId: stri
 /** Creates a site from the form (POST /v1/sites); a blank name takes the default. */
 export async function addSite(db: Database, validate: Validate, accountId: string, form: Form): Promise<SiteRecord> {
   const fields = siteFieldsOf(form);
-  if (typeof fields.name === 'string' && fields.name.trim() === '') delete fields.name;
+  // The API names a site without a name "My Website"; here that would make a second site of the same name.
+  if (typeof fields.name !== 'string' || fields.name.trim() === '') {
+    throw new ApiError(400, 'invalid_request_error', 'parameter_missing', 'Give the site a name, to tell it from your other sites.', 'name');
+  }
   validate(SiteFields, fields, 'body');
   return createSite(db, accountId, fields as SiteFields);
 }

@@ -98,20 +98,29 @@ ${installCheckSection(view)}
 </section>`;
 }
 
-/** The Sites page. */
-export function sitesPage(session: DashboardSession, publicUrl: string, views: readonly SiteView[], notices: Notice[] = []): string {
+/** A refused Add site form: what was wrong, and what was typed (shown again). */
+export interface NewSiteError {
+  message: string;
+  param?: string;
+  values: { name: string; domain: string };
+}
+
+/** The Sites page; `newSiteError` shows a refused Add site form again with its values and the reason beside its field. */
+export function sitesPage(session: DashboardSession, publicUrl: string, views: readonly SiteView[], notices: Notice[] = [], newSiteError?: NewSiteError): string {
+  const invalid = (name: string) => (newSiteError?.param === name ? html` aria-invalid="true"` : '');
   return layout(
     { title: 'Sites', nav: 'sites', session, notices },
     html`<h1>Sites</h1>
 <p class="lead">A site is where the loader runs: its domain decides which pages may send click data.</p>
 ${views.map((view) => siteCard(session, publicUrl, view))}
-<section class="card">
+<section class="card" id="add-site">
 <h2>Add a site</h2>
-<form method="post" action="/dashboard/sites">
+${newSiteError ? html`<div class="notice bad" role="alert">${newSiteError.message}</div>` : ''}
+<form method="post" action="/dashboard/sites#add-site">
 ${csrfField(session)}
 <div class="grid">
-<div><label for="new-site-name">Name</label><input type="text" id="new-site-name" name="name" placeholder="My Website"></div>
-<div><label for="new-site-domain">Domain</label><input type="text" id="new-site-domain" name="domain" placeholder="https://www.example.com" aria-describedby="new-site-domain-hint">
+<div><label for="new-site-name">Name</label><input type="text" id="new-site-name" name="name" placeholder="Shop, or app.example.com" required value="${newSiteError?.values.name ?? ''}"${invalid('name')}></div>
+<div><label for="new-site-domain">Domain</label><input type="text" id="new-site-domain" name="domain" placeholder="https://www.example.com" value="${newSiteError?.values.domain ?? ''}"${invalid('domain')} aria-describedby="new-site-domain-hint">
 <span class="hint" id="new-site-domain-hint">Optional: no page can send anything until it is set.</span></div>
 </div>
 <div class="actions"><button type="submit" class="secondary">Add site</button></div>
