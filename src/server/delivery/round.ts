@@ -265,7 +265,7 @@ function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Dat
       error: {
         code: 'reauthorization_required',
         message: `${platform.label} refused cnv's authorization (it was revoked or expired). This conversion waits; it is sent once the connection is authorized again.`,
-        hint: `Open a new connect_destination handoff for ${platform.type} and sign in again.`,
+        hint: `Connect ${platform.label} again: Reconnect on the dashboard's Destinations page (or a connect_destination handoff for ${platform.type} through the API).`,
         retrying: true,
       },
       request: null,
@@ -373,7 +373,7 @@ export async function prepareDeliveryRound(claims: readonly ClaimedDelivery[], d
             error: {
               code: 'destination_not_connected',
               message: `No ${platform.label} account is connected for this account.`,
-              hint: `Complete a connect_destination handoff for ${platform.type}, then the flow's next conversions are delivered.`,
+              hint: `Connect ${platform.label} (the dashboard's Destinations page, or a connect_destination handoff for ${platform.type} through the API); the flow's next conversions are then delivered.`,
             },
           },
           deps,

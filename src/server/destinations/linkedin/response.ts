@@ -81,7 +81,7 @@ export function verdictOf(status: number, code: string | null, message: string |
       error: {
         ...base,
         code: 'token_refused',
-        hint: 'The LinkedIn authorization expired or was revoked: open a new connect_destination handoff for linkedin and sign in again.',
+        hint: "The LinkedIn authorization expired or was revoked: connect LinkedIn again (Reconnect on the dashboard's Destinations page, or a connect_destination handoff for linkedin through the API).",
       },
     };
   }

@@ -45,7 +45,7 @@ export async function testLinkedInConnection(ctx: SendContext): Promise<Connecti
   } catch (error) {
     const reauth = error instanceof ReauthorizationRequired;
     const e = reauth
-      ? { code: 'reauthorization_required', message: 'LinkedIn refused the stored refresh token.', hint: 'Open a new connect_destination handoff for linkedin.' }
+      ? { code: 'reauthorization_required', message: 'LinkedIn refused the stored refresh token.', hint: "Connect LinkedIn again: Reconnect on the dashboard's Destinations page (or a connect_destination handoff for linkedin through the API)." }
       : { code: 'token_unavailable', message: 'No LinkedIn access token could be obtained right now.' };
     return { ok: false, message: e.message, error: e };
   }
