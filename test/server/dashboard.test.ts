@@ -264,6 +264,12 @@ describe('the Sites page', () => {
     expect(bad.body).toMatch(/id="add-site">\s*<h2>Add a site<\/h2>\s*<div class="notice bad" role="alert">/);
     expect(bad.body).toContain('value="Second shop"');
     expect(bad.body).toContain('value="https://shop.example.com/path" aria-invalid="true"');
+    // In the form's words: its field's label, not the API's parameter.
+    expect(bad.body).toMatch(/role="alert">Domain must not contain a path/);
+    const badKey = await browser.post('/dashboard/flows', { site_id: svc.site.id, name: 'Signups', trigger_type: 'api', key: 'not a key!', 'action_google-ads': 'on', 'value_google-ads': '987654321' });
+    expect(badKey.statusCode).toBe(400);
+    expect(badKey.body).toContain('Trigger key: ');
+    expect(badKey.body).not.toContain("'trigger_config.key'");
     const unnamed = await browser.post('/dashboard/sites', { name: ' ', domain: '' });
     expect(unnamed.statusCode).toBe(400);
     expect(unnamed.body).toContain('Give the site a name');

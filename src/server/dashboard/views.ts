@@ -107,6 +107,38 @@ export async function attentionView(db: Database, accountId: string, now: Date =
   return { reconnect: destinations.filter((d) => d.status === 'reauthorization_required').map((d) => d.label), ...counts, days: ATTENTION_DAYS };
 }
 
+/** The dashboard's labels of the API's parameters, by form. */
+const SITE_LABELS: Readonly<Record<string, string>> = { name: 'Name', domain: 'Domain', timezone: 'Time zone' };
+const FLOW_LABELS: Readonly<Record<string, string>> = {
+  name: 'Name', site_id: 'Site', 'trigger_config.key': 'Trigger key', 'trigger_config.integrationId': 'Form tool',
+  'trigger_config.pageFilter': 'Pages', actions_config: 'Sends to',
+};
+
+/**
+ * A refusal of the API's validation in the words of the dashboard's form: `Invalid parameter 'trigger_config.key': it
+ * …` becomes `Trigger key: it …`, `Missing required parameter: name.` becomes `Name is missing.`, `domain must …` becomes
+ * `Domain must …`. Anything else as it is.
+ */
+export function inFormWords(error: unknown, labels: Readonly<Record<string, string>>): unknown {
+  if (!(error instanceof ApiError) || error.status !== 400 || !error.param || !Object.hasOwn(labels, error.param)) return error;
+  const label = labels[error.param]!;
+  const named = error.message.startsWith(`${error.param} `) ? `${label}${error.message.slice(error.param.length)}` : error.message;
+  const message = named
+    .replace(`Invalid parameter '${error.param}': `, `${label}: `)
+    .replace(`Invalid parameter '${error.param}'. `, `${label}: `)
+    .replace(`Missing required parameter: ${error.param}.`, `${label} is missing.`);
+  return new ApiError(error.status, error.type, error.code, message, error.param);
+}
+
+/** Runs `fn`, its 400 refusals put in the form's words (inFormWords). */
+async function inFormTerms<T>(labels: Readonly<Record<string, string>>, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw inFormWords(error, labels);
+  }
+}
+
 /** The site fields a form sends: an empty domain clears it. Only fields present in the form are sent. */
 function siteFieldsOf(form: Form): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
@@ -118,13 +150,19 @@ function siteFieldsOf(form: Form): Record<string, unknown> {
 
 /** Saves a site's settings form (PATCH /v1/sites/{id}). */
 export async function saveSite(db: Database, validate: Validate, accountId: string, siteId: string, form: Form): Promise<SiteRecord> {
-  const fields = siteFieldsOf(form);
-  validate(SiteFields, fields, 'body');
-  return patchSite(db, accountId, siteId, fields as SiteFields);
+  return inFormTerms(SITE_LABELS, async () => {
+    const fields = siteFieldsOf(form);
+    validate(SiteFields, fields, 'body');
+    return patchSite(db, accountId, siteId, fields as SiteFields);
+  });
 }
 
 /** Creates a site from the form (POST /v1/sites); a blank name takes the default. */
 export async function addSite(db: Database, validate: Validate, accountId: string, form: Form): Promise<SiteRecord> {
+  return inFormTerms(SITE_LABELS, () => createSiteOf(db, validate, accountId, form));
+}
+
+async function createSiteOf(db: Database, validate: Validate, accountId: string, form: Form): Promise<SiteRecord> {
   const fields = siteFieldsOf(form);
   // The API names a site without a name "My Website"; here that would make a second site of the same name.
   if (typeof fields.name !== 'string' || fields.name.trim() === '') {
@@ -236,6 +274,10 @@ export function flowBodyOf(form: Form): Record<string, unknown> {
 
 /** Creates a draft flow from the form (POST /v1/flows). */
 export async function addFlow(db: Database, validate: Validate, accountId: string, form: Form): Promise<FlowRecord> {
+  return inFormTerms(FLOW_LABELS, () => createFlowOf(db, validate, accountId, form));
+}
+
+async function createFlowOf(db: Database, validate: Validate, accountId: string, form: Form): Promise<FlowRecord> {
   const body = flowBodyOf(form);
   if ((body.actions_config as unknown[]).length === 0) {
     throw new ApiError(400, 'invalid_request_error', 'parameter_missing', 'Tick at least one destination for the flow to send to.', 'actions_config');
