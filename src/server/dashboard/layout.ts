@@ -52,7 +52,7 @@ p.lead { color: var(--muted); margin: 0 0 20px; }
 label { display: block; font-weight: 600; font-size: .9rem; }
 label .hint { display: block; font-weight: 400; }
 input[type=text], input[type=url], input[type=search], input[type=date], select {
-  width: 100%; padding: 8px 10px; margin-top: 4px; font: inherit; border: 1px solid var(--line); border-radius: 7px; background: #fff; }
+  width: 100%; padding: 8px 10px; margin-top: 4px; font: inherit; font-weight: 400; border: 1px solid var(--line); border-radius: 7px; background: #fff; }
 input[aria-invalid=true] { border-color: var(--bad); }
 button, a.button { display: inline-block; padding: 8px 14px; font: inherit; font-weight: 600; color: #fff; background: var(--accent);
   border: 1px solid var(--accent); border-radius: 7px; cursor: pointer; text-decoration: none; line-height: 1.3; }
@@ -70,6 +70,7 @@ button.link { background: none; border: 0; color: var(--accent); padding: 0; fon
 .notice.warn { background: var(--warn-bg); color: var(--warn); }
 code, pre, .mono { font: .82rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 code { background: #f1f3f7; padding: 1px 4px; border-radius: 4px; overflow-wrap: anywhere; }
+code.nowrap { white-space: nowrap; overflow-wrap: normal; }
 pre { background: #f1f3f7; padding: 10px 12px; border-radius: 8px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: 6px 0; }
 .copyable { position: relative; }
 .copyable pre { padding-right: 70px; }

@@ -31,10 +31,17 @@ function connectButton(session: DashboardSession, type: string, label: string, c
   return postButton(session, '/dashboard/destinations/connect', text, className, html`<input type="hidden" name="destination_type" value="${type}">`);
 }
 
+/** Google's `api` setting in words (which of Google's APIs cnv sends through). */
+const GOOGLE_API_WORDS: Readonly<Record<string, string>> = { data_manager: 'Data Manager API', google_ads_api: 'Google Ads API' };
+
 function account(record: DestinationRecord): Html {
   const entries = Object.entries(record.account).filter(([, v]) => v !== null && v !== undefined && v !== '');
   if (entries.length === 0) return html`<span class="muted">—</span>`;
-  return html`${entries.map(([k, v]) => html`<div><span class="hint">${k.replace(/_/g, ' ')}:</span> <code>${typeof v === 'string' ? v : JSON.stringify(v)}</code></div>`)}`;
+  return html`${entries.map(([k, v]) =>
+    k === 'api' && typeof v === 'string' && Object.hasOwn(GOOGLE_API_WORDS, v)
+      ? html`<div><span class="hint">sends through:</span> ${GOOGLE_API_WORDS[v]}</div>`
+      : html`<div><span class="hint">${k.replace(/_/g, ' ')}:</span> <code>${typeof v === 'string' ? v : JSON.stringify(v)}</code></div>`,
+  )}`;
 }
 
 function testResult(outcome: TestOutcome | undefined, label: string): Html {
