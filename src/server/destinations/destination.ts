@@ -197,6 +197,8 @@ export interface ConnectField {
   secret?: boolean;
   /** Only when the platform's optional sign-in was not used (the credential the sign-in would have given). */
   withoutSignIn?: boolean;
+  /** The values the field takes, with their words: the hosted page shows a choice (the first chosen unless sent). */
+  choices?: ReadonlyArray<{ value: string; label: string }>;
 }
 
 /** What the hosted page knows besides the submitted fields. */

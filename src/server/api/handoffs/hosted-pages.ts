@@ -34,11 +34,16 @@ export function destinationFormPage(hosted: DestinationHandoff, values: Record<s
     const error = errors.find((e) => e.param === field.name);
     const value = field.secret ? '' : (values[field.name] ?? '');
     const described = [field.hint ? `${field.name}-hint` : '', error ? `${field.name}-error` : ''].filter(Boolean).join(' ');
+    const control = field.choices
+      ? html`<select id="${field.name}" name="${field.name}"${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}>
+${field.choices.map((choice) => html`<option value="${choice.value}"${choice.value === value ? html` selected` : ''}>${choice.label}</option>`)}
+</select>`
+      : html`<input type="${field.secret ? 'password' : 'text'}" id="${field.name}" name="${field.name}" value="${value}"
+  placeholder="${field.placeholder ?? ''}" autocomplete="off"${field.required ? html` required` : ''}${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}>`;
     return html`
 <label for="${field.name}">${field.label}</label>
 ${field.hint ? html`<span class="hint" id="${field.name}-hint">${field.hint}</span>` : ''}
-<input type="${field.secret ? 'password' : 'text'}" id="${field.name}" name="${field.name}" value="${value}"
-  placeholder="${field.placeholder ?? ''}" autocomplete="off"${field.required ? html` required` : ''}${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}>
+${control}
 ${error ? html`<p class="field-error" id="${field.name}-error">${error.message}</p>` : ''}`;
   });
   return page(

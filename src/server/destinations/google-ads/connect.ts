@@ -16,10 +16,13 @@ export const GOOGLE_ADS_FIELDS: readonly ConnectField[] = [
   { name: 'login_customer_id', label: 'Manager account ID (optional)', hint: 'Only when you reach this account through a manager (MCC) account.', required: false, placeholder: '987-654-3210' },
   {
     name: 'api',
-    label: 'API (optional)',
-    hint: "Leave empty for Google's Data Manager API. Enter google_ads_api only if your uploads through the Google Ads API's uploadClickConversions still work (Google accepts no new adopters since 15 June 2026).",
+    label: 'Send through',
+    hint: "Google's Data Manager API, unless your uploads through the Google Ads API's uploadClickConversions still work (Google accepts no new adopters since 15 June 2026).",
     required: false,
-    placeholder: 'data_manager',
+    choices: [
+      { value: 'data_manager', label: "Google's Data Manager API (recommended)" },
+      { value: 'google_ads_api', label: 'Google Ads API (uploadClickConversions)' },
+    ],
   },
 ];
 
@@ -40,7 +43,7 @@ export function parseGoogleAdsConnectForm(form: Record<string, string>): Connect
   }
   const apiRaw = (form.api ?? '').trim() || 'data_manager';
   if (apiRaw !== 'data_manager' && apiRaw !== 'google_ads_api') {
-    errors.push({ param: 'api', message: 'Leave the API empty (Data Manager API) or enter google_ads_api.' });
+    errors.push({ param: 'api', message: "Choose Google's Data Manager API or the Google Ads API." });
   }
   if (errors.length > 0 || !customerId) return { ok: false, errors };
   return {

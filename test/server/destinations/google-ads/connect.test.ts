@@ -28,7 +28,7 @@ describe('the Google Ads connect form', () => {
       errors: [
         { param: 'customer_id', message: 'A customer ID has 10 digits, for example 123-456-7890.' },
         { param: 'login_customer_id', message: 'A manager account ID has 10 digits, for example 987-654-3210.' },
-        { param: 'api', message: 'Leave the API empty (Data Manager API) or enter google_ads_api.' },
+        { param: 'api', message: "Choose Google's Data Manager API or the Google Ads API." },
       ],
     });
     expect(parseGoogleAdsConnectForm({})).toMatchObject({ ok: false, errors: [{ param: 'customer_id', message: 'Enter the Google Ads customer ID.' }] });
