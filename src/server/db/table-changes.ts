@@ -4,6 +4,8 @@
  * after each write; a cache keeps what it read only when the count did not move while it read, so a read that
  * overlapped a write is used once and never kept.
  */
+import type { Queryable } from './db';
+
 const counts = new Map<string, number>();
 
 /** Notes a write to `table` (call before and after it). */
@@ -14,4 +16,14 @@ export function noteTableChanged(table: string): void {
 /** How many writes to `table` this process has noted. */
 export function tableChanges(table: string): number {
   return counts.get(table) ?? 0;
+}
+
+/** Runs one write to `table`, noted before and after it. */
+export async function writeNoted<T>(db: Queryable, table: string, sql: string, params: readonly unknown[]): Promise<T[]> {
+  noteTableChanged(table);
+  try {
+    return await db.query<T>(sql, params);
+  } finally {
+    noteTableChanged(table);
+  }
 }

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/db';
 import { newId } from '../../db/ids';
 import type { PageRequest, PageResult } from '../../http/pagination';
 import { selectPageBySeq } from '../../db/keyset';
-import { noteTableChanged } from '../../db/table-changes';
+import { writeNoted } from '../../db/table-changes';
 
 export type FlowStatus = 'draft' | 'live';
 
@@ -34,14 +34,7 @@ export interface FlowFields {
 }
 
 /** A write to flows, noted before and after (see table-changes.ts: the webhook's cache of live flows). */
-async function writeFlows(db: Queryable, sql: string, params: readonly unknown[]): Promise<FlowRow[]> {
-  noteTableChanged('flows');
-  try {
-    return await db.query<FlowRow>(sql, params);
-  } finally {
-    noteTableChanged('flows');
-  }
-}
+const writeFlows = (db: Queryable, sql: string, params: readonly unknown[]) => writeNoted<FlowRow>(db, 'flows', sql, params);
 
 /** Creates a draft flow. */
 export async function insertFlow(db: Queryable, accountId: string, siteId: string, fields: FlowFields): Promise<FlowRow> {

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/db';
 import { newId, newSiteKey } from '../../db/ids';
 import type { PageRequest, PageResult } from '../../http/pagination';
 import { selectPageBySeq } from '../../db/keyset';
-import { noteTableChanged } from '../../db/table-changes';
+import { writeNoted } from '../../db/table-changes';
 
 /** A site row as stored. */
 export interface SiteRow {
@@ -22,14 +22,7 @@ export const SITE_COLUMNS =
   'id, account_id, name, domain, timezone, site_key, correlation_ttl_seconds, honor_gpc, created_at';
 
 /** A write to sites, noted before and after (see table-changes.ts: the loader's cache of site configs). */
-async function writeSites(db: Queryable, sql: string, params: readonly unknown[]): Promise<SiteRow[]> {
-  noteTableChanged('sites');
-  try {
-    return await db.query<SiteRow>(sql, params);
-  } finally {
-    noteTableChanged('sites');
-  }
-}
+const writeSites = (db: Queryable, sql: string, params: readonly unknown[]) => writeNoted<SiteRow>(db, 'sites', sql, params);
 
 /** Creates a site with the spec's defaults for whatever is not given. */
 export async function insertSite(
