@@ -279,6 +279,23 @@ describe('Reddit and TikTok through the service', () => {
     expect(event.status).toBe('completed');
     expect(tiktok.counted()).toHaveLength(1);
   });
+  it('marks TikTok reauthorization_required at once when a connection test finds its token refused', async () => {
+    const statusOf = async () =>
+      json(await svc.app.inject({ method: 'GET', url: '/v1/destinations', headers: svc.auth })).data.find((d: { type: string }) => d.type === 'tiktok');
+    const destination = await statusOf();
+    expect(destination.status).toBe('connected');
+    tiktok.respondWith('invalid_token');
+    const tested = json(await svc.app.inject({ method: 'POST', url: `/v1/destinations/${destination.id}/test`, headers: svc.auth }));
+    expect(tested.ok).toBe(false);
+    expect(tested.error.code).toBe('invalid_token');
+    expect(tested).not.toHaveProperty('credentialRefused');
+    expect((await statusOf()).status).toBe('reauthorization_required');
+    // A new token through a handoff makes it connected again (the planned refusal answered the test only).
+    const handoff = json(await svc.app.inject({ method: 'POST', url: '/v1/handoffs', headers: svc.auth, payload: { purpose: 'connect_destination', destination_type: 'tiktok' } }));
+    expect((await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: `pixel_code=${FAKE_TIKTOK_PIXEL}&access_token=${FAKE_TIKTOK_TOKEN}` })).statusCode).toBe(200);
+    expect((await statusOf()).status).toBe('connected');
+  });
+
   it('carries a signup’s value and customer id to both, each in its own documented fields', async () => {
     const { eventId } = await reportSignup(null, { value: 49.9, currency: 'EUR', customer_id: 'Acct_42' });
     await worker().drain();

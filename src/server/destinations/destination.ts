@@ -249,6 +249,11 @@ export interface ConnectionTestResult {
   message: string;
   /** The error, when not ok. */
   error?: DeliveryError;
+  /**
+   * The platform refused the connection's own credential, one no refresh can replace (a pasted access token): the
+   * connection is then marked `reauthorization_required`, as a delivery refused the same way would mark it.
+   */
+  credentialRefused?: boolean;
 }
 
 /** One ad platform: how it is connected, how a flow action is checked, how a batch is sent and a connection tested. */

@@ -78,7 +78,11 @@ export async function testDestination(
   const signal = AbortSignal.timeout(30_000);
   try {
     const result = await platform.testConnection(sendContextFor(platform, connection, { settings, tokens, signal, timeoutMs: 10_000, now: () => new Date() }));
-    return { destination: id, ...result };
+    // A credential the test proved refused: every delivery would be refused the same way, so say so now (status,
+    // notification), not at the next conversion.
+    if (result.credentialRefused && result.error) await tokens.requireReauthorization(stored, result.error);
+    const { credentialRefused: _refused, ...answer } = result;
+    return { destination: id, ...answer };
   } catch (error) {
     if (error instanceof ReauthorizationRequired || error instanceof TokenUnavailable) {
       const detail = error instanceof TokenUnavailable ? error.error : { code: 'reauthorization_required', message: error.message };

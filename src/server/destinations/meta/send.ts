@@ -132,5 +132,6 @@ export async function testMetaConnection(ctx: SendContext): Promise<ConnectionTe
         `${verdict.fbtraceId ? `, fbtrace_id ${verdict.fbtraceId}` : ''}); with your own code it shows in Events Manager → Test events.`,
     };
   }
-  return { ok: false, message: verdict.error.message, error: verdict.error };
+  // Meta's token is pasted (no sign-in, nothing to refresh): a refused one stays refused.
+  return { ok: false, message: verdict.error.message, error: verdict.error, ...(verdict.kind === 'token_refused' ? { credentialRefused: true } : {}) };
 }

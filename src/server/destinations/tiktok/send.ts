@@ -71,5 +71,6 @@ export async function testTikTokConnection(ctx: SendContext): Promise<Connection
         `${verdict.platformRequestId ? `, request_id ${verdict.platformRequestId}` : ''}); with your own code it shows in Events Manager → Test events.`,
     };
   }
-  return { ok: false, message: verdict.error.message, error: verdict.error };
+  // TikTok's Events API token is pasted (nothing to refresh): a refused one stays refused.
+  return { ok: false, message: verdict.error.message, error: verdict.error, ...(verdict.kind === 'token_refused' ? { credentialRefused: true } : {}) };
 }

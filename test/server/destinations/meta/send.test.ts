@@ -122,5 +122,7 @@ describe('testing a Meta connection', () => {
     expect(result.ok).toBe(false);
     expect(result.error?.code).toBe('invalid_token');
     expect(result.message).not.toContain('EAAwrong');
+    // A pasted token nothing can refresh: the test says the connection's credential is refused (it is then marked).
+    expect(result.credentialRefused).toBe(true);
   });
 });
