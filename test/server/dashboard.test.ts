@@ -546,6 +546,11 @@ describe('the Overview', () => {
     await insertEvent(svc.db, svc.site, { status: 'queued' }, 2 * 3600); // waiting for two hours: stuck
     await insertEvent(svc.db, svc.site, { status: 'queued' }, 10); // just now: on its way, not stuck
     await insertEvent(svc.db, svc.site, { status: 'failed' }, 8 * 86_400); // before the 7 days
+    // An erased person's conversion is never sent, by design: nothing to fix, so not counted; the list says "erased".
+    const erased = await insertEvent(svc.db, svc.site, { status: 'failed' }, 180);
+    await svc.db.query(`update events set erased_at = now(), data = data || '{"erased": true}' where id = $1`, [erased]);
+    const list = (await browser.get('/dashboard/events')).body;
+    expect(list).toContain('>erased</span>');
     const page = decodeEntities((await browser.get('/')).body);
     expect(page).toContain('Needs your attention');
     expect(page).toContain('<strong>Meta</strong> needs to be connected again');

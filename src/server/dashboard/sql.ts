@@ -276,13 +276,14 @@ export const ATTENTION_COUNT_CAP = 1000;
 /**
  * For the Overview's "needs your attention": the account's events that failed since `since`, and those still queued
  * that happened between `since` and `stuckBefore` (waiting longer than delivery takes). Both by the account's index of
- * open statuses (events_open_status_sort), each count capped at ATTENTION_COUNT_CAP.
+ * open statuses (events_open_status_sort), each count capped at ATTENTION_COUNT_CAP. An erased person's events are left out:
+ * they are never sent, by design, and nothing is there to fix.
  */
 export async function attentionCounts(db: Queryable, accountId: string, since: Date, stuckBefore: Date): Promise<{ failed: number; waiting: number }> {
   const [row] = await db.query<{ failed: number; waiting: number }>(
     `select
-       (select count(*)::int from (select 1 from events where account_id = $1 and status = 'failed' and sort_at >= $2 limit $4) f) as failed,
-       (select count(*)::int from (select 1 from events where account_id = $1 and status = 'queued' and sort_at >= $2 and sort_at < $3 limit $4) q) as waiting`,
+       (select count(*)::int from (select 1 from events where account_id = $1 and status = 'failed' and sort_at >= $2 and erased_at is null limit $4) f) as failed,
+       (select count(*)::int from (select 1 from events where account_id = $1 and status = 'queued' and sort_at >= $2 and sort_at < $3 and erased_at is null limit $4) q) as waiting`,
     [accountId, since, stuckBefore, ATTENTION_COUNT_CAP],
   );
   return { failed: row?.failed ?? 0, waiting: row?.waiting ?? 0 };

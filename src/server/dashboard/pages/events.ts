@@ -94,7 +94,7 @@ function eventRow(event: EventRecord): Html {
 <td data-label="Value">${money ?? html`<span class="muted">—</span>`}</td>
 <td data-label="Flow">${event.flow_name ?? html`<span class="muted">—</span>`}<div class="hint">${event.trigger_type === 'conversion' ? `stage ${String(event.stage ?? '')}` : triggerLabel(event.trigger)}</div></td>
 <td data-label="Match">${badge(event.match_quality)}</td>
-<td data-label="Status">${badge(event.status)}</td>
+<td data-label="Status">${(event as { erased?: unknown }).erased === true ? html`<span class="badge" title="Its person was erased: it is never sent again">erased</span>` : badge(event.status)}</td>
 <td data-label="Destinations">${
     event.actions.length === 0
       ? html`<span class="muted">none</span>`

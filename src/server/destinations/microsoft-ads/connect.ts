@@ -25,7 +25,7 @@ export const microsoftAdsFields: readonly ConnectField[] = [
   {
     name: 'developer_token',
     label: 'Developer token (optional)',
-    hint: 'Only if this cnv installation has no developer token of its own: a Microsoft Advertising developer token from Settings > Developer settings.',
+    hint: 'Leave this empty unless whoever runs your cnv service asks you for one (then: Microsoft Advertising → Settings → Developer settings).',
     required: false,
     secret: true,
   },
