@@ -1,6 +1,6 @@
 /** The commands of `cnv`: each names its options and runs against the store. */
 import type { Database } from '../server/db/db';
-import type { Settings } from '../server/settings';
+import { DEFAULT_SERVICE_URL, type Settings } from '../server/settings';
 import { insertAccount, issueApiKey, listAccounts, listApiKeys, revokeApiKey, type Account } from '../server/accounts/sql';
 import { findSiteAnyAccount, insertSite, listAllSites, type SiteRow } from '../server/api/sites/sql';
 import { PREVIOUS_SECRET_GRACE_MS, rotateWebhookSecret } from '../server/webhook/secret-sql';
@@ -36,7 +36,7 @@ export interface ServiceCommand {
 }
 
 /** Where `cnv mcp` finds the service when CNV_API_URL is not set: the local one, at its default port. */
-export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
+export const DEFAULT_API_URL = DEFAULT_SERVICE_URL;
 
 export interface Command {
   name: string;

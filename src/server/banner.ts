@@ -1,17 +1,18 @@
 /** What `npm start` prints: the first-run API key, the dashboard sign-in link, the site key and snippet, the URLs, and how to use `cnv`. */
 import { installSnippet } from '../protocol/install';
 import type { RunningService } from './service';
+import { DEFAULT_SERVICE_URL } from './settings';
 
 function clock(date: Date): string {
   return date.toISOString().slice(11, 16) + ' UTC';
 }
 
 /**
- * What `cnv` needs to find this service beside the API key: nothing at its default address (the CLI's DEFAULT_API_URL,
- * http://127.0.0.1:8787), else CNV_API_URL, so the printed command works as it is with another PORT or HOST.
+ * What `cnv` needs to find this service beside the API key: nothing at the default address (where `cnv` looks), else
+ * CNV_API_URL, so the printed command works as it is with another PORT or HOST.
  */
 function cliEnvOf(apiUrl: string): string {
-  return apiUrl === 'http://127.0.0.1:8787' ? '' : `CNV_API_URL=${apiUrl} `;
+  return apiUrl === DEFAULT_SERVICE_URL ? '' : `CNV_API_URL=${apiUrl} `;
 }
 
 /** The start-up text of a running service. */

@@ -210,6 +210,11 @@ function logFormatSetting(raw: string | undefined): Settings['logFormat'] {
   throw new Error(`LOG_FORMAT must be json or pretty (or unset: pretty on a terminal, JSON otherwise), got '${raw.slice(0, 40)}'`);
 }
 
+/** The address the service listens on when HOST and PORT are not set, and its URL (where `cnv` finds it by default). */
+const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_PORT = 8787;
+export const DEFAULT_SERVICE_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
+
 /**
  * Each ad platform's API: the setting that may point it elsewhere, and its real address. `npm start`'s demo points
  * every one at a local fake; a test or a staging proxy may too.
@@ -234,6 +239,11 @@ export function platformApiElsewhere(settings: Settings, type: string): { settin
 /** A base URL setting without trailing slashes. */
 function baseUrl(raw: string | undefined, fallback: string): string {
   return (raw || fallback).replace(/\/+$/, '');
+}
+
+/** A platform's API base URL: its setting (PLATFORM_API_BASES), else the platform's real address. */
+function platformBase(env: NodeJS.ProcessEnv, type: keyof typeof PLATFORM_API_BASES): string {
+  return baseUrl(env[PLATFORM_API_BASES[type].setting], PLATFORM_API_BASES[type].real);
 }
 
 /** A platform's OAuth endpoints and client from `CNV_<PLATFORM>_OAUTH_*` (the endpoints default to the platform's own). */
@@ -313,8 +323,8 @@ function trustProxySetting(raw: string | undefined): Settings['trustProxy'] {
 
 /** Reads the settings from an environment (process.env by default). */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const host = env.HOST || '127.0.0.1';
-  const port = intSetting(env, 'PORT', 8787);
+  const host = env.HOST || DEFAULT_HOST;
+  const port = intSetting(env, 'PORT', DEFAULT_PORT);
   const urlHost = host.includes(':') ? `[${host}]` : host; // an IPv6 address is bracketed in a URL
   const publicUrl = (env.CNV_PUBLIC_URL || `http://${urlHost}:${port}`).replace(/\/+$/, '');
   const webhookPort = optionalPort(env, 'CNV_WEBHOOK_PORT', null);
@@ -338,28 +348,28 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     googleAdsApiVersion: env.CNV_GOOGLE_ADS_API_VERSION || 'v26',
     googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',
     google: {
-      dataManagerApiBase: baseUrl(env.CNV_GOOGLE_DATA_MANAGER_API_BASE, PLATFORM_API_BASES['google-ads'].real),
+      dataManagerApiBase: platformBase(env, 'google-ads'),
       ...oauthClient(env, 'GOOGLE', 'https://accounts.google.com/o/oauth2/v2/auth', 'https://oauth2.googleapis.com/token'),
     },
     meta: {
-      graphApiBase: baseUrl(env.CNV_META_GRAPH_API_BASE, PLATFORM_API_BASES.meta.real),
+      graphApiBase: platformBase(env, 'meta'),
       apiVersion: env.CNV_META_GRAPH_API_VERSION || 'v24.0',
     },
     microsoft: {
-      adsApiBase: baseUrl(env.CNV_MICROSOFT_ADS_API_BASE, PLATFORM_API_BASES['microsoft-ads'].real),
+      adsApiBase: platformBase(env, 'microsoft-ads'),
       ...oauthClient(env, 'MICROSOFT', 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize', 'https://login.microsoftonline.com/common/oauth2/v2.0/token'),
       developerToken: env.CNV_MICROSOFT_ADS_DEVELOPER_TOKEN || '',
     },
     linkedin: {
-      apiBase: baseUrl(env.CNV_LINKEDIN_API_BASE, PLATFORM_API_BASES.linkedin.real),
+      apiBase: platformBase(env, 'linkedin'),
       apiVersion: env.CNV_LINKEDIN_API_VERSION || '202607',
       ...oauthClient(env, 'LINKEDIN', 'https://www.linkedin.com/oauth/v2/authorization', 'https://www.linkedin.com/oauth/v2/accessToken'),
     },
     reddit: {
-      apiBase: baseUrl(env.CNV_REDDIT_API_BASE, PLATFORM_API_BASES.reddit.real),
+      apiBase: platformBase(env, 'reddit'),
       ...oauthClient(env, 'REDDIT', 'https://www.reddit.com/api/v1/authorize', 'https://www.reddit.com/api/v1/access_token'),
     },
-    tiktok: { apiBase: baseUrl(env.CNV_TIKTOK_API_BASE, PLATFORM_API_BASES.tiktok.real) },
+    tiktok: { apiBase: platformBase(env, 'tiktok') },
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
     identityRetentionDays: identityRetentionDays(env.CNV_IDENTITY_RETENTION_DAYS),
     demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),

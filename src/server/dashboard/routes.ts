@@ -106,6 +106,12 @@ function idParam(request: FastifyRequest): string {
   return id;
 }
 
+/** A form's 400 refusal as its page shows it again (the message, and the field when known); anything else is thrown on. */
+function formRefusal(error: unknown): { message: string; param?: string } {
+  if (!(error instanceof ApiError) || error.status !== 400) throw error;
+  return { message: error.message, ...(error.param ? { param: error.param } : {}) };
+}
+
 /** Registers the dashboard. */
 export default async function dashboardRoutes(app: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   acceptForms(app, FORM_MAX_BYTES);
@@ -246,9 +252,8 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
       const site = await views.addSite(db, validatorOf(request), sessionFor(request).accountId, form);
       return reply.redirect(`/dashboard/sites?done=site_added#${site.id}`, 303);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
       const values = { name: form.name ?? '', domain: form.domain ?? '' };
-      return renderSites(request, reply, 400, undefined, { message: error.message, ...(error.param ? { param: error.param } : {}), values });
+      return renderSites(request, reply, 400, undefined, { ...formRefusal(error), values });
     }
   });
   app.post('/dashboard/sites/:id', post, async (request, reply) => {
@@ -257,11 +262,11 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     try {
       await views.saveSite(db, validatorOf(request), sessionFor(request).accountId, id, form);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      const refused = formRefusal(error);
       const current = (await views.sitesView(db, sessionFor(request).accountId)).find((v) => v.site.id === id);
       if (!current) throw error;
       const values = { name: form.name ?? '', domain: form.domain ?? '', timezone: form.timezone ?? '' };
-      return renderSites(request, reply, 400, { ...current, error: { message: error.message, ...(error.param ? { param: error.param } : {}), values } });
+      return renderSites(request, reply, 400, { ...current, error: { ...refused, values } });
     }
     return reply.redirect(`/dashboard/sites?done=site_saved#${id}`, 303);
   });
@@ -302,9 +307,9 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
       const flow = await views.addFlow(db, validatorOf(request), sessionFor(request).accountId, form);
       return reply.redirect(`/dashboard/flows?done=flow_created#${flow.id}`, 303);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      const { message } = formRefusal(error);
       const { _csrf, ...values } = form;
-      return renderFlows(request, reply, 400, { error: { message: error.message, values } });
+      return renderFlows(request, reply, 400, { error: { message, values } });
     }
   });
   for (const [action, live] of [['publish', true], ['unpublish', false]] as const) {
@@ -404,8 +409,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
         const counts = await views.previewPersonErasure(db, validatorOf(request), hash, accountId, values);
         return renderPrivacy(request, reply, 200, { confirm: { values, counts } });
       } catch (error) {
-        if (!(error instanceof ApiError) || error.status !== 400) throw error;
-        return renderPrivacy(request, reply, 400, { error: { message: error.message, ...(error.param ? { param: error.param } : {}), values } });
+        return renderPrivacy(request, reply, 400, { error: { ...formRefusal(error), values } });
       }
     });
   }

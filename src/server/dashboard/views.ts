@@ -157,7 +157,7 @@ export async function saveSite(db: Database, validate: Validate, accountId: stri
   });
 }
 
-/** Creates a site from the form (POST /v1/sites); a blank name takes the default. */
+/** Creates a site from the form (POST /v1/sites); unlike the API, a name is required. */
 export async function addSite(db: Database, validate: Validate, accountId: string, form: Form): Promise<SiteRecord> {
   return inFormTerms(SITE_LABELS, () => createSiteOf(db, validate, accountId, form));
 }

@@ -7,7 +7,7 @@ import type { EventActionRecord, EventRecord } from '../../api/events';
 import { platformFor } from '../../destinations';
 import { badge, html, layout, postButton, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
-import { moneyOf } from './events';
+import { adjustedBadge, isErased, moneyOf } from './events';
 import { triggerLabel } from '../labels';
 
 const MATCH_REASONS: Record<string, string> = {
@@ -178,11 +178,11 @@ ${a.results.map((r) => fact(platformFor(r.destination)?.label ?? r.destination, 
 /** An event's trace. */
 export function eventPage(session: DashboardSession, event: EventRecord, notices: Notice[] = []): string {
   // An erased event is never sent again (POST /v1/events/{id}/redeliver answers 409 event_erased).
-  const failed = event.actions.some((a) => a.status === 'failed') && (event as { erased?: unknown }).erased !== true;
+  const failed = event.actions.some((a) => a.status === 'failed') && !isErased(event);
   return layout(
     { title: `Event ${event.id}`, nav: 'events', session, notices },
     html`<p><a href="/dashboard/events">← Events</a></p>
-<h1>Conversion ${badge(event.status)}${event.adjustments?.at(-1)?.type === 'retract' ? html` <span class="badge bad">retracted</span>` : event.adjustments?.at(-1)?.type === 'restate' ? html` <span class="badge">restated</span>` : ''}</h1>
+<h1>Conversion ${badge(event.status)} ${adjustedBadge(event)}</h1>
 <p class="lead"><code>${event.id}</code> · ${event.flow_name ?? 'no flow'} · ${when(event.occurred_at)}</p>
 <section class="card">
 <ol class="trace">

@@ -69,19 +69,28 @@ function who(event: EventRecord): Html {
   return html`${email ? html`<span title="Email, masked">${email}</span>` : ''}${typeof customerId === 'string' && customerId ? html`<span class="hint">customer <code>${customerId}</code></span>` : ''}`;
 }
 
+/** Whether the event's person was erased: it is never sent again (redeliver answers 409 event_erased). */
+export function isErased(event: EventRecord): boolean {
+  return (event as { erased?: unknown }).erased === true;
+}
+
+/** The badge of the conversion's latest adjustment (retracted, restated), or '' when it was never adjusted. */
+export function adjustedBadge(event: EventRecord): Html | string {
+  const latest = event.adjustments?.at(-1)?.type;
+  return latest === 'retract' ? html`<span class="badge bad">retracted</span>` : latest === 'restate' ? html`<span class="badge">restated</span>` : '';
+}
+
 /**
  * The value as the conversion now stands: after a retraction the reported value struck through and "retracted", after
  * a restatement the new value and "restated" (the trace shows every step).
  */
 export function currentValue(event: EventRecord): Html | string | null {
   const reported = moneyOf(extra(event, 'value'), extra(event, 'currency'));
-  const latest = event.adjustments?.[event.adjustments.length - 1];
-  if (latest?.type === 'retract') {
-    return html`${reported ? html`<s>${reported}</s> ` : ''}<span class="badge bad">retracted</span>`;
-  }
+  const latest = event.adjustments?.at(-1);
+  if (latest?.type === 'retract') return html`${reported ? html`<s>${reported}</s> ` : ''}${adjustedBadge(event)}`;
   if (latest?.type === 'restate') {
     const now = moneyOf(latest.value, latest.currency);
-    return html`${now ?? reported ?? ''} <span class="badge">restated</span>${reported ? html`<div class="hint">reported ${reported}</div>` : ''}`;
+    return html`${now ?? reported ?? ''} ${adjustedBadge(event)}${reported ? html`<div class="hint">reported ${reported}</div>` : ''}`;
   }
   return reported;
 }
@@ -94,7 +103,7 @@ function eventRow(event: EventRecord): Html {
 <td data-label="Value">${money ?? html`<span class="muted">—</span>`}</td>
 <td data-label="Flow">${event.flow_name ?? html`<span class="muted">—</span>`}<div class="hint">${event.trigger_type === 'conversion' ? `stage ${String(event.stage ?? '')}` : triggerLabel(event.trigger)}</div></td>
 <td data-label="Match">${badge(event.match_quality)}</td>
-<td data-label="Status">${(event as { erased?: unknown }).erased === true ? html`<span class="badge" title="Its person was erased: it is never sent again">erased</span>` : badge(event.status)}</td>
+<td data-label="Status">${isErased(event) ? html`<span class="badge" title="Its person was erased: it is never sent again">erased</span>` : badge(event.status)}</td>
 <td data-label="Destinations">${
     event.actions.length === 0
       ? html`<span class="muted">none</span>`

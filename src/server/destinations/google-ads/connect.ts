@@ -20,8 +20,8 @@ export const GOOGLE_ADS_FIELDS: readonly ConnectField[] = [
     hint: "Google's Data Manager API, unless your uploads through the Google Ads API's uploadClickConversions still work (Google accepts no new adopters since 15 June 2026).",
     required: false,
     choices: [
-      { value: 'data_manager', label: "Google's Data Manager API (recommended)" },
-      { value: 'google_ads_api', label: 'Google Ads API (uploadClickConversions)' },
+      { value: 'data_manager', label: 'Data Manager API (recommended)' },
+      { value: 'google_ads_api', label: 'Google Ads API (legacy)' },
     ],
   },
 ];
