@@ -8,7 +8,7 @@ import { DEMO } from '../../src/demo/setup';
 import { adjustmentPath, conversionPath, saasSignupPath } from '../../src/protocol/webhook';
 import { dailyActionCounts, dailyValues } from '../../src/server/dashboard/sql';
 import { ChartData, PAST_DAY_TTL_MS, SLOW_READ_MS, STALE_TODAY_MS, TODAY_TTL_MS } from '../../src/server/dashboard/chart-data';
-import { daysBetween } from '../../src/server/dashboard/chart';
+import { conversionsChart, daysBetween } from '../../src/server/dashboard/chart';
 import type { Queryable } from '../../src/server/db/db';
 
 const DAY = 86_400_000;
@@ -211,5 +211,26 @@ describe('the Events chart, a page of events at a time', () => {
       expect(paged.statements).toBeGreaterThan(2);
       expect(paged.statements).toBeLessThanOrEqual(2 * (Math.floor(11 / pageEvents) + 1));
     }
+  });
+
+  it("counts a conversion that an erasure stopped as erased, not failed, and shows it in the legend only then", async () => {
+    const since = new Date(Date.now() - 3 * DAY);
+    const until = new Date(Date.now() + DAY);
+    const countOf = async (status: string) =>
+      (await dailyActionCounts(r.svc.db, { accountId: r.setup.accountId, from: since, to: until, pageEvents: 1000 }))
+        .filter((c) => c.status === status).reduce((sum, c) => sum + c.count, 0);
+    const failedBefore = await countOf('failed');
+    const legendBefore = conversionsChart(await dailyActionCounts(r.svc.db, { accountId: r.setup.accountId, from: since, to: until, pageEvents: 1000 }), daysBetween(since, until)).toString();
+    expect(legendBefore).not.toContain('erased');
+    // Reported, not yet sent (no drain), then its person erased: its actions are stored as failed with code 'erased'.
+    expect((await r.post(saasSignupPath(r.setup.site.site_key, DEMO.triggerKey), { allow_uncorrelated: true, customer_event_id: 'erase-me', customer_id: 'cus_erase_me' })).status).toBe(200);
+    expect((await r.api('POST', '/v1/erasures', { customer_id: 'cus_erase_me' })).matched.events).toBeGreaterThan(0);
+    await r.drain();
+    const stopped = await r.svc.db.query<{ n: number }>(`select count(*)::int as n from event_actions where status = 'failed' and error ->> 'code' = 'erased'`);
+    expect(stopped[0]!.n).toBeGreaterThan(0);
+    const counts = await dailyActionCounts(r.svc.db, { accountId: r.setup.accountId, from: since, to: until, pageEvents: 1000 });
+    expect(await countOf('erased')).toBe(stopped[0]!.n);
+    expect(await countOf('failed')).toBe(failedBefore);
+    expect(conversionsChart(counts, daysBetween(since, until)).toString()).toContain('erased</span>');
   });
 });

@@ -11,6 +11,8 @@ export const STATUS_COLOURS: ReadonlyArray<readonly [string, string]> = [
   ['delivered', '#12b76a'],
   ['queued', '#f79009'],
   ['failed', '#f04438'],
+  // Not sent because its person was erased: stored as failed, but nothing to fix. In the legend only when present.
+  ['erased', '#98a2b3'],
 ];
 
 /** The colour of value bars. */
@@ -86,9 +88,11 @@ export function conversionsChart(counts: readonly DailyActionCount[], days: read
     ].map(([status, colour, n]) => ({ colour, value: n, title: `${day}: ${n} ${status}` }));
   };
   const total = counts.reduce((a, c) => a + c.count, 0);
+  const shown = new Set(counts.filter((c) => c.count > 0).map((c) => c.status));
+  const legend = STATUS_COLOURS.filter(([s]) => s !== 'erased' || shown.has(s));
   return html`<figure class="chart" style="margin:0" tabindex="0">
 ${bars(days, segmentsOf, { height: 200, label: `Deliveries per day by status (each conversion once per destination): ${total} in ${days.length} days`, axis: formatCount })}
-<figcaption class="legend">${STATUS_COLOURS.map(([s, c]) => html`<span><i style="background:${c}"></i>${s}</span>`)}<span>each conversion once per destination it goes to, per day (UTC)</span></figcaption>
+<figcaption class="legend">${legend.map(([s, c]) => html`<span><i style="background:${c}"></i>${s}</span>`)}<span>each conversion once per destination it goes to, per day (UTC)</span></figcaption>
 </figure>`;
 }
 

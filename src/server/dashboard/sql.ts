@@ -2,6 +2,7 @@
 import { compareText, compositeKey } from '../db/composite-key';
 import type { Queryable } from '../db/db';
 import { VALUE_MAX_DECIMALS } from '../../protocol/webhook';
+import { ERASED_ERROR_CODE } from '../api/erasures';
 
 /** Stores a sign-in link's token hash for an account, valid until `expiresAt`. */
 export async function insertSignInToken(db: Queryable, tokenHash: string, accountId: string, expiresAt: Date, apiKeyId: string | null = null): Promise<void> {
@@ -146,8 +147,8 @@ async function readInPages<Row>(db: Queryable, statement: string, range: ChartRa
 }
 
 /**
- * How many event actions of the account's events of [from, to) ended in each status (queued, delivered, failed), per
- * UTC day. The range is on `sort_at` (the account's index on it reads only those days): sort_at is occurred_at's
+ * How many event actions of the account's events of [from, to) ended in each status (queued, delivered, failed, and
+ * `erased` for an action an erasure stopped: stored as failed, but nothing to fix), per UTC day. The range is on `sort_at` (the account's index on it reads only those days): sort_at is occurred_at's
  * millisecond plus a tie-breaker under a millisecond, so it falls in the same UTC day, and a day's bounds hold the same
  * events either way. Read in pages (ChartRange.pageEvents); the chart reads a day at a time (chart-data.ts).
  */
@@ -157,7 +158,9 @@ export async function dailyActionCounts(db: Queryable, range: ChartRange): Promi
     db,
     `with ${PAGE_OF_EVENTS},
      counts as (
-       select to_char(date_trunc('day', p.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day, a.status, count(*)::int as count
+       select to_char(date_trunc('day', p.occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
+              case when a.status = 'failed' and a.error ->> 'code' = '${ERASED_ERROR_CODE}' then 'erased' else a.status end as status,
+              count(*)::int as count
        from event_actions a join page p on p.id = a.event_id
        where a.event_id = any(array(select id from page))
        group by 1, 2

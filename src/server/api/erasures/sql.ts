@@ -191,14 +191,17 @@ export async function anonymiseFormSubmissions(tx: Queryable, ids: readonly stri
 }
 
 /** The error an action not yet sent carries once its event is erased. */
+/** The error code of an action that an erasure stopped (never sent, or its send's outcome never written). */
+export const ERASED_ERROR_CODE = 'erased';
+
 export const ERASED_ACTION_ERROR = {
-  code: 'erased',
+  code: ERASED_ERROR_CODE,
   message: "Not sent: the person's data was erased (an erasure request) before this conversion was delivered.",
 };
 
 /** The error of an action whose send was under way when its event was erased: the platform may have it. */
 export const ERASED_IN_FLIGHT_ERROR = {
-  code: 'erased',
+  code: ERASED_ERROR_CODE,
   message:
     "The person's data was erased while this conversion was being sent: the platform may have received it. cnv keeps no " +
     "record of what was sent; the platform's own deletion path applies (docs/personal-data.md).",
