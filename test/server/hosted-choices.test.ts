@@ -1,13 +1,18 @@
-/** A connect field with choices (Google's API) is a select on the hosted page, the sent value chosen again after an error. */
+/**
+ * A connect field with choices (Google's API) is a select on the hosted page, the sent value chosen again after an error;
+ * a field the service's operator set for everyone (Microsoft's developer token) is left out.
+ */
 import { describe, expect, it } from 'vitest';
 import { destinationFormPage } from '../../src/server/api/handoffs/hosted-pages';
+import { providedFields } from '../../src/server/api/handoffs/completion';
 import { platformFor } from '../../src/server/destinations';
+import { loadSettings } from '../../src/server/settings';
 
 describe("the hosted connect form's choices", () => {
   const google = platformFor('google-ads')!;
   const hosted = {
     kind: 'destination', handoff: { token: 'tok' }, destination: google, authorized: true, signedIn: true, signInOffered: false,
-    replaces: null, accountName: 'My Account', apiElsewhere: null,
+    replaces: null, accountName: 'My Account', apiElsewhere: null, provided: [],
   } as unknown as Parameters<typeof destinationFormPage>[0];
 
   it('offers Google\u2019s two APIs as a choice, the Data Manager API first', () => {
@@ -21,5 +26,15 @@ describe("the hosted connect form's choices", () => {
     const page = destinationFormPage(hosted, { customer_id: 'x', api: 'google_ads_api' }, [{ param: 'customer_id', message: 'A customer ID has 10 digits.' }]);
     expect(page).toContain('<option value="google_ads_api" selected>');
     expect(page).not.toContain('<option value="data_manager" selected>');
+  });
+
+  it("leaves Microsoft's developer token out when the service has one for every account, and shows it otherwise", () => {
+    const microsoft = platformFor('microsoft-ads')!;
+    const pageWith = (env: Record<string, string>) =>
+      destinationFormPage({ ...hosted, destination: microsoft, provided: providedFields(loadSettings(env), microsoft) } as typeof hosted);
+    const withToken = pageWith({ CNV_MICROSOFT_ADS_DEVELOPER_TOKEN: 'service-token' });
+    expect(withToken).not.toContain('id="developer_token"');
+    expect(withToken).toContain('id="account_id"');
+    expect(pageWith({ CNV_MICROSOFT_ADS_DEVELOPER_TOKEN: '' })).toContain('<input type="password" id="developer_token"');
   });
 });

@@ -199,6 +199,8 @@ export interface ConnectField {
   withoutSignIn?: boolean;
   /** The values the field takes, with their words: the hosted page shows a choice (the first chosen unless sent). */
   choices?: ReadonlyArray<{ value: string; label: string }>;
+  /** Whether this service's operator set the value for every account (then the hosted page leaves the field out). */
+  providedBy?: (settings: Settings) => boolean;
 }
 
 /** What the hosted page knows besides the submitted fields. */

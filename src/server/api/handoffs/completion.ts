@@ -51,6 +51,8 @@ export type HostedHandoff =
       accountName: string;
       /** Where this service sends the platform's API calls when a setting points them elsewhere (the demo's fake), or null. */
       apiElsewhere: { setting: string; url: string } | null;
+      /** The names of the form's fields this service's operator set for every account (not shown: ConnectField.providedBy). */
+      provided: string[];
     }
   | { kind: 'trigger_source'; handoff: HandoffRow; site: SiteRow; webhook: WebhookTarget; accountName: string };
 
@@ -61,6 +63,11 @@ export async function webhookTarget(db: Queryable, settings: Settings, site: Sit
     urlTemplate: `${settings.webhookBaseUrl}${WEBHOOK_PREFIX}/saas-signup/${encodeURIComponent(site.site_key)}/{trigger_key}`,
     known: keys.map((key) => ({ key, url: `${settings.webhookBaseUrl}${saasSignupPath(site.site_key, key)}` })),
   };
+}
+
+/** The connect form's fields that this service's operator set for every account (ConnectField.providedBy). */
+export function providedFields(settings: Settings, destination: DestinationPlatform): string[] {
+  return destination.fields.filter((field) => field.providedBy?.(settings) === true).map((field) => field.name);
 }
 
 /** The handoff behind a hosted url token, with what its page needs; null for an unknown token. */
@@ -83,6 +90,7 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
       kind: 'destination', handoff, destination, authorized, signedIn, signInOffered,
       replaces: existing ? { status: existing.status } : null, accountName: owner,
       apiElsewhere: platformApiElsewhere(settings, destination.type),
+      provided: providedFields(settings, destination),
     };
   }
   const site = handoff.site_id ? await findSite(db, handoff.account_id, handoff.site_id) : null;

@@ -29,7 +29,7 @@ function destinationHeading(kind: DestinationPlatform, title: string): Html {
 /** The consent screen of a destination, with the form (and, after a bad submit, its errors and non-secret values). */
 export function destinationFormPage(hosted: DestinationHandoff, values: Record<string, string> = {}, errors: Problem[] = []): string {
   const kind = hosted.destination;
-  const shown = kind.fields.filter((field) => !(field.withoutSignIn && hosted.signedIn));
+  const shown = kind.fields.filter((field) => !(field.withoutSignIn && hosted.signedIn) && !hosted.provided.includes(field.name));
   const fields = shown.map((field) => {
     const error = errors.find((e) => e.param === field.name);
     const value = field.secret ? '' : (values[field.name] ?? '');

@@ -28,6 +28,8 @@ export const microsoftAdsFields: readonly ConnectField[] = [
     hint: 'Leave this empty unless whoever runs your cnv service asks you for one (then: Microsoft Advertising → Settings → Developer settings).',
     required: false,
     secret: true,
+    // Left out of the page when the service has one for every account (CNV_MICROSOFT_ADS_DEVELOPER_TOKEN).
+    providedBy: (settings) => settings.microsoft.developerToken !== '',
   },
 ];
 
