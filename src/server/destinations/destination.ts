@@ -256,6 +256,11 @@ export interface ConnectionTestResult {
    * connection is then marked `reauthorization_required`, as a delivery refused the same way would mark it.
    */
   credentialRefused?: boolean;
+  /**
+   * Names the platform knows that a flow action's config field must match exactly (Microsoft's offline conversion
+   * goals for `conversion_name`): the test then names each of the account's flow actions that matches none.
+   */
+  actionNames?: { field: string; names: string[]; what: string };
 }
 
 /** One ad platform: how it is connected, how a flow action is checked, how a batch is sent and a connection tested. */

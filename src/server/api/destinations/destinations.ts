@@ -7,6 +7,7 @@ import type { Settings } from '../../settings';
 import { serviceSecretBox } from '../../db/secret-box';
 import { notFound } from '../../http/errors';
 import { notifyReauthorizationRequired } from '../../notifications';
+import { actionConfigsOf } from '../flows';
 import {
   AccessTokens,
   ReauthorizationRequired,
@@ -59,6 +60,26 @@ export async function getDestination(db: Database, accountId: string, id: string
   return toRecord(row);
 }
 
+/** At most this many flow actions are named by a connection test whose names they do not match. */
+const UNMATCHED_SHOWN = 5;
+
+/**
+ * What a connection test adds when flow actions of the account name something the platform does not have (a Microsoft
+ * conversion_name that is no goal's): each such flow and value, or '' when all match. The platform would drop or
+ * refuse those conversions; the test is where the user looks first.
+ */
+async function unmatchedActions(db: Database, accountId: string, type: string, known: NonNullable<ConnectionTestResult['actionNames']>): Promise<string> {
+  const names = new Set(known.names);
+  const unmatched = (await actionConfigsOf(db, accountId, type)).filter((a) => {
+    const value = a.config[known.field];
+    return typeof value === 'string' && value.trim() !== '' && !names.has(value);
+  });
+  if (unmatched.length === 0) return '';
+  const listed = unmatched.slice(0, UNMATCHED_SHOWN).map((a) => `flow '${a.flow_name}' (${a.status}) has ${known.field} '${String(a.config[known.field])}'`);
+  const more = unmatched.length > UNMATCHED_SHOWN ? `, and ${unmatched.length - UNMATCHED_SHOWN} more` : '';
+  return ` But no ${known.what} has the name a flow action uses, so its conversions would not be accepted: ${listed.join('; ')}${more}. Correct the flow's ${known.field} (exact spelling, spaces and capitals) or create that ${known.what}.`;
+}
+
 /** POST /v1/destinations/{id}/test: asks the platform whether the connection works, without recording a conversion. */
 export async function testDestination(
   db: Database,
@@ -81,7 +102,8 @@ export async function testDestination(
     // A credential the test proved refused: every delivery would be refused the same way, so say so now (status,
     // notification), not at the next conversion.
     if (result.credentialRefused && result.error) await tokens.requireReauthorization(stored, result.error);
-    const { credentialRefused: _refused, ...answer } = result;
+    const { credentialRefused: _refused, actionNames, ...answer } = result;
+    if (answer.ok && actionNames) answer.message += await unmatchedActions(db, accountId, row.type, actionNames);
     return { destination: id, ...answer };
   } catch (error) {
     if (error instanceof ReauthorizationRequired || error instanceof TokenUnavailable) {

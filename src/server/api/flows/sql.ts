@@ -98,6 +98,25 @@ export async function updateFlow(
   return row ?? null;
 }
 
+/** A flow action's config of one destination type, with its flow's name and status. */
+export interface FlowActionConfig {
+  flow_id: string;
+  flow_name: string;
+  status: FlowStatus;
+  config: Record<string, unknown>;
+}
+
+/** The configs of every action of the account's flows (draft and live) that sends to `integrationId`, live flows first. */
+export async function actionConfigsOf(db: Queryable, accountId: string, integrationId: string): Promise<FlowActionConfig[]> {
+  return db.query<FlowActionConfig>(
+    `select f.id as flow_id, f.name as flow_name, f.status, a -> 'config' as config
+     from flows f cross join lateral jsonb_array_elements(f.actions_config) as a
+     where f.account_id = $1 and a ->> 'integrationId' = $2 and jsonb_typeof(a -> 'config') = 'object'
+     order by f.status = 'live' desc, f.seq`,
+    [accountId, integrationId],
+  );
+}
+
 /** Moves a flow from one status to the other (publish: draft to live; unpublish: live to draft). Null when it was not in `from`. */
 export async function transitionFlow(db: Queryable, accountId: string, id: string, from: FlowStatus, to: FlowStatus): Promise<FlowRow | null> {
   const [row] = await writeFlows(db,

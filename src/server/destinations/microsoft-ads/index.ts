@@ -123,17 +123,19 @@ async function testConnection(ctx: SendContext): Promise<ConnectionTestResult> {
   const fault = callFault(answer.status, answer.text);
   if (fault) return { ok: false, message: fault.message, error: fault };
   const goals = (parseJson(answer.text) as { ConversionGoals?: unknown } | null)?.ConversionGoals;
-  const names = (Array.isArray(goals) ? goals : [])
-    .filter((g): g is { Name: string; Status?: unknown } => typeof g === 'object' && g !== null && typeof (g as { Name?: unknown }).Name === 'string')
-    .map((g) => `'${g.Name}'${typeof g.Status === 'string' && g.Status !== 'Active' ? ` (${g.Status})` : ''}`);
+  const named = (Array.isArray(goals) ? goals : [])
+    .filter((g): g is { Name: string; Status?: unknown } => typeof g === 'object' && g !== null && typeof (g as { Name?: unknown }).Name === 'string');
+  const names = named.map((g) => `'${g.Name}'${typeof g.Status === 'string' && g.Status !== 'Active' ? ` (${g.Status})` : ''}`);
+  const actionNames = { field: 'conversion_name', names: named.map((g) => g.Name), what: 'offline conversion goal' };
   const where = `Microsoft Advertising account ${setup.ids.accountId} (customer ${setup.ids.customerId})`;
   if (names.length === 0) {
     return {
       ok: true,
       message: `Connected to ${where}, which has no offline conversion goal yet: create one, and use its exact name as the flow's conversion_name (conversions for it are accepted two hours after it is created).`,
+      actionNames,
     };
   }
-  return { ok: true, message: `Connected to ${where}. Offline conversion goals: ${names.join(', ')}.` };
+  return { ok: true, message: `Connected to ${where}. Offline conversion goals: ${names.join(', ')}.`, actionNames };
 }
 
 /** Microsoft Advertising offline conversions as a destination platform. */

@@ -102,7 +102,11 @@ describe('sending a batch to Microsoft Advertising', () => {
 describe('testing a Microsoft Advertising connection', () => {
   it('lists the offline conversion goals without recording a conversion', async () => {
     const result = await microsoftAdsPlatform.testConnection(ctx());
-    expect(result).toEqual({ ok: true, message: "Connected to Microsoft Advertising account 987654321 (customer 123456789). Offline conversion goals: 'Signup', 'Fresh goal'." });
+    expect(result).toEqual({
+      ok: true,
+      message: "Connected to Microsoft Advertising account 987654321 (customer 123456789). Offline conversion goals: 'Signup', 'Fresh goal'.",
+      actionNames: { field: 'conversion_name', names: ['Signup', 'Fresh goal'], what: 'offline conversion goal' },
+    });
     expect(fake.requests.map((r) => r.path)).toEqual(['/CampaignManagement/v13/ConversionGoals/QueryByIds']);
     expect(fake.requests[0]!.problems).toEqual([]);
     expect(fake.applied).toHaveLength(0);
