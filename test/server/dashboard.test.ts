@@ -521,14 +521,30 @@ describe('the Events page', () => {
 });
 
 describe('the API keys page', () => {
-  it('creates a key shown once that works on the REST API, lists it by its first characters, and revokes it', async () => {
+  it('creates a key shown once that works on the REST API, lists it by its first characters with its last use, and revokes it', async () => {
     const browser = await signedIn();
     const res = await browser.post('/dashboard/keys', { label: 'backend' });
     const key = /cnv_sk_[A-Za-z0-9]{32}/.exec(res.body)![0];
+    const rowOf = () => /<tr id="key_[^"]+"><td data-label="Key"><code class="nowrap">([^<]+)<\/code>[\s\S]*?<\/tr>/g;
+    const keyRow = (page: string) => [...page.matchAll(rowOf())].find((m) => m[1] === `${key.slice(0, 12)}…`)![0];
+    expect(keyRow((await browser.get('/dashboard/keys')).body)).toMatch(/data-label="Last used"><span class="muted">never<\/span>/);
     expect((await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
     const list = (await browser.get('/dashboard/keys')).body;
     expect(list).not.toContain(key);
     expect(list).toContain(`${key.slice(0, 12)}…`);
+    expect(keyRow(list)).not.toContain('never');
+    // Written once a minute at most: a second request within the minute leaves the time as it was.
+    const [used] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend'`);
+    expect(used!.last_used_at).toBeInstanceOf(Date);
+    await svc.db.query(`update api_keys set last_used_at = now() - interval '30 seconds' where label = 'backend'`);
+    const [pinned] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend'`);
+    expect((await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
+    const [same] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend'`);
+    expect(same!.last_used_at.getTime()).toBe(pinned!.last_used_at.getTime());
+    await svc.db.query(`update api_keys set last_used_at = now() - interval '2 minutes' where label = 'backend'`);
+    expect((await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
+    const [again] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend'`);
+    expect(again!.last_used_at.getTime()).toBeGreaterThan(pinned!.last_used_at.getTime());
     const [row] = await svc.db.query<{ id: string }>(`select id from api_keys where label = 'backend'`);
     expect((await browser.post(`/dashboard/keys/${row!.id}/revoke`, {})).statusCode).toBe(303);
     expect((await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(401);

@@ -36,12 +36,23 @@ export async function findAccountByApiKey(db: Queryable, key: string): Promise<A
   return (await findApiKeyAccount(db, key))?.account ?? null;
 }
 
+/** How precisely an API key's last use is kept: written again only once it is older than this. */
+export const KEY_USE_RESOLUTION_SECONDS = 60;
+
 /** A live API key's account and the key's id, or null when the key is unknown or revoked. */
 export async function findApiKeyAccount(db: Queryable, key: string): Promise<{ account: Account; keyId: string } | null> {
+  // The key's last use is written at most once a minute (KEY_USE_RESOLUTION_SECONDS): the update matches no row
+  // otherwise, so a busy key costs no write per request.
   const [row] = await db.query<Account & { key_id: string }>(
-    `select a.id, a.name, a.created_at, k.id as key_id from api_keys k join accounts a on a.id = k.account_id
-     where k.key_hash = $1 and k.revoked_at is null`,
-    [hashSecret(key)],
+    `with found as (
+       select a.id, a.name, a.created_at, k.id as key_id, k.last_used_at from api_keys k join accounts a on a.id = k.account_id
+       where k.key_hash = $1 and k.revoked_at is null
+     ), used as (
+       update api_keys set last_used_at = now() where id = (select key_id from found)
+         and (last_used_at is null or last_used_at < now() - make_interval(secs => $2))
+     )
+     select id, name, created_at, key_id from found`,
+    [hashSecret(key), KEY_USE_RESOLUTION_SECONDS],
   );
   if (!row) return null;
   const { key_id: keyId, ...account } = row;
@@ -67,9 +78,11 @@ export interface ApiKeyRow {
   prefix: string;
   created_at: Date;
   revoked_at: Date | null;
+  /** When the key last authenticated a request, to the minute (KEY_USE_RESOLUTION_SECONDS); null: never. */
+  last_used_at: Date | null;
 }
 
-const API_KEY_COLUMNS = 'id, account_id, label, prefix, created_at, revoked_at';
+const API_KEY_COLUMNS = 'id, account_id, label, prefix, created_at, revoked_at, last_used_at';
 
 /** The API keys of every account (or of one), oldest first. */
 export async function listApiKeys(db: Queryable, accountId?: string): Promise<ApiKeyRow[]> {

@@ -518,6 +518,15 @@ alter table dashboard_sessions add column if not exists api_key_id text;
 create index if not exists dashboard_sessions_api_key on dashboard_sessions (api_key_id) where api_key_id is not null;
 `,
   },
+  {
+    version: 24,
+    name: 'API keys remember when they were last used',
+    sql: `
+-- When the key last authenticated a request (REST, MCP), to the minute: the dashboard's keys page shows it, so a key
+-- can be revoked knowing whether anything still uses it. Null: never used (or not since this version).
+alter table api_keys add column if not exists last_used_at timestamptz;
+`,
+  },
 ];
 
 /**
