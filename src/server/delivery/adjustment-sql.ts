@@ -109,3 +109,26 @@ export async function recordAdjustmentResults(tx: Queryable, updates: readonly A
   );
   return new Set(rows.map((r) => r.id));
 }
+
+/** An adjustment a first send of its conversion carried (round.ts: folded in, or the conversion retracted unsent). */
+export interface FoldedAdjustment {
+  eventActionId: string;
+  /** The adjustment's row id (adjustments.id). */
+  adjustmentId: string;
+  reason: string;
+}
+
+/**
+ * Settles the results of adjustments that the first send of their conversion already carried: `adjusted`, with the
+ * reason, in the transaction that records that send. A result still queued (it waited behind the send) or failed (the
+ * conversion's earlier delivery had failed, and this was a redelivery) is settled; one already sent is left as it is.
+ */
+export async function settleFoldedAdjustments(tx: Queryable, folded: readonly FoldedAdjustment[], at: Date): Promise<void> {
+  if (folded.length === 0) return;
+  await tx.query(
+    `update adjustment_results r set status = 'adjusted', reason = t.reason, error = null, locked_until = null, updated_at = $4::timestamptz
+     from unnest($1::text[], $2::text[], $3::text[]) as t(event_action_id, adjustment_id, reason)
+     where r.event_action_id = t.event_action_id and r.adjustment_id = t.adjustment_id and r.status in ('queued', 'failed')`,
+    [folded.map((f) => f.eventActionId), folded.map((f) => f.adjustmentId), folded.map((f) => f.reason), at],
+  );
+}

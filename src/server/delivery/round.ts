@@ -9,6 +9,7 @@ import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
 import { recordOutcomes, type ClaimedDelivery, type Reschedule } from './outbox-sql';
 import { SETTLED_ACTION_STATUSES, loadDeliveryRecords, lockEvents, type ActionResult, type DeliveryRecord } from './sql';
+import { settleFoldedAdjustments } from './adjustment-sql';
 import { settlePairing, type Settlement } from '../pairing';
 import {
   AccessTokens,
@@ -98,6 +99,16 @@ interface Settled {
   action?: ActionResult;
   /** A failure for good, told to the account's endpoints (`event.failed`) in the transaction that records it. */
   failure?: { accountId: string; data: NotificationData };
+  /** The report's adjustments this send carried (see foldedAdjustments): settled with it once it is delivered. */
+  folded?: Folded;
+}
+
+/** Adjustments a first send folded in, and what their results say once it is delivered (or skipped as retracted). */
+interface Folded {
+  ids: readonly string[];
+  reason: string;
+  /** Settled only with this action status: `delivered` (a restated value sent), `skipped` (retracted, nothing sent). */
+  when: 'delivered' | 'skipped';
 }
 
 /** A batch for one connection, ready to send. */
@@ -160,6 +171,49 @@ export function valueOf(record: Pick<DeliveryRecord, 'value' | 'currency' | 'cus
 }
 
 /**
+ * The input of a send, with the report's latest restatement folded in: a conversion adjusted before it first went out
+ * (still waiting for its snapshot, a connection to reauthorize, a failure sent again) goes out at its current value,
+ * so a platform without an adjustment operation gets the right number too. (A retracted one is never sent.)
+ */
+export function sendInput(record: DeliveryRecord, clickIds: Record<string, string> | null): DeliveryInput {
+  const input = deliveryInput(record, clickIds);
+  const latest = record.latest_adjustment;
+  if (latest?.type !== 'restate') return input;
+  const value = numericOf(latest.value);
+  return value !== null && latest.currency ? { ...input, value, currency: latest.currency } : input;
+}
+
+/** What a send of `record` folds in of its report's adjustments, or undefined when it has none. */
+function foldedAdjustments(record: DeliveryRecord, label: string): Folded | undefined {
+  if (record.adjustment_ids.length === 0) return undefined;
+  return record.latest_adjustment?.type === 'retract'
+    ? { ids: record.adjustment_ids, when: 'skipped', reason: `The conversion was retracted before it was sent, so ${label} never received it.` }
+    : {
+        ids: record.adjustment_ids,
+        when: 'delivered',
+        reason: `Applied before the conversion was first sent: ${label} received it as adjusted, so nothing more was sent.`,
+      };
+}
+
+/** A row whose report was retracted before its first send: skipped, nothing sent (no attempt counted). */
+function retractedBeforeSend(row: Row, platform: DestinationPlatform): Settled {
+  return {
+    claim: row.claim,
+    eventId: row.record.event_id,
+    result: 'skipped',
+    finish: true,
+    action: {
+      actionId: row.record.action_id,
+      status: 'skipped',
+      attempts: row.claim.attempts,
+      error: { code: 'retracted', message: `Not sent: the conversion was retracted (an adjustment) before it went out to ${platform.label}.` },
+      request: null,
+    },
+    folded: foldedAdjustments(row.record, platform.label),
+  };
+}
+
+/**
  * Writes rows' fates, each fenced by its claim's lease, with their events' statuses; returns the claim ids still held.
  * A transaction of two statements (the events locked, then the outcomes) per `outcomesPerTransaction` rows. Each
  * event's status is computed from all its actions in the transaction that writes one of them, so an event whose
@@ -194,6 +248,12 @@ async function writeTogether(db: Database, rows: readonly Settled[], at: Date): 
     for (const row of rows) {
       if (row.action && row.failure && kept.has(row.claim.id)) await enqueueNotification(tx, row.failure.accountId, 'event.failed', row.failure.data, at);
     }
+    const folded = rows.flatMap((r) =>
+      r.folded && r.action && r.action.status === r.folded.when && kept.has(r.claim.id)
+        ? r.folded.ids.map((adjustmentId) => ({ eventActionId: r.action!.actionId, adjustmentId, reason: r.folded!.reason }))
+        : [],
+    );
+    await settleFoldedAdjustments(tx, folded, at);
     return kept;
   });
 }
@@ -298,7 +358,7 @@ async function sendHealing(platform: DestinationPlatform, connection: Connection
   const healed = await sendWithHealing(platform, connection, rows, (batch) => platform.sendBatch(batch.map((r) => r.input), ctx), deps, `${platform.type} sendBatch`);
   return rows.map((row, i) => {
     const fate = healed[i]!;
-    if (fate.kind === 'outcome') return afterSend(row, fate.outcome, deps, fate.at);
+    if (fate.kind === 'outcome') return { ...afterSend(row, fate.outcome, deps, fate.at), folded: foldedAdjustments(row.record, platform.label) };
     if (fate.kind === 'thrown') return afterThrow(fate.error, platform, [row], deps, fate.at)[0]!;
     if (fate.kind === 'interrupted') return interrupted(row, fate.at);
     return waitForReauthorization(row, platform, fate.at);
@@ -364,6 +424,10 @@ export async function prepareDeliveryRound(claims: readonly ClaimedDelivery[], d
       early.push(afterSend(row, { kind: 'failed', error: { code: 'destination_unsupported', message: `cnv does not deliver to '${record.destination}'.` } }, deps, now));
       continue;
     }
+    if (record.latest_adjustment?.type === 'retract') {
+      early.push(retractedBeforeSend(row, platform));
+      continue;
+    }
     if (!record.destination_id) {
       early.push(
         afterSend(
@@ -387,7 +451,7 @@ export async function prepareDeliveryRound(claims: readonly ClaimedDelivery[], d
       continue;
     }
     const group = byConnection.get(record.destination_id) ?? { platform, rows: [] };
-    group.rows.push({ ...row, input: deliveryInput(record, settled.match ? settled.match.clickIds : record.click_ids) });
+    group.rows.push({ ...row, input: sendInput(record, settled.match ? settled.match.clickIds : record.click_ids) });
     byConnection.set(record.destination_id, group);
   }
 

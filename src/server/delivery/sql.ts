@@ -44,6 +44,20 @@ export interface DeliveryRecord {
   /** The account's connection of the destination's type: id and status (credentials are loaded by id when sending). */
   destination_id: string | null;
   destination_status: string | null;
+  /**
+   * The report's adjustments so far (their row ids, oldest first) and the latest of them (by `occurred_at`, then
+   * arrival: the one the dashboard and the chart show): a first send carries the conversion as it stands now.
+   */
+  adjustment_ids: string[];
+  latest_adjustment: LatestAdjustment | null;
+}
+
+/** A report's latest adjustment, as a send folds it in (see DeliveryRecord.latest_adjustment). */
+export interface LatestAdjustment {
+  adjustment_id: string;
+  type: 'restate' | 'retract';
+  value: number | string | null;
+  currency: string | null;
 }
 
 /** Loads event actions with their event, site, report, snapshot and connection, in one read, by action id. */
@@ -64,7 +78,11 @@ export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonl
             coalesce(sn.page_url, fs.page_url) as snapshot_page_url,
             coalesce(sn.user_agent, fs.user_agent) as snapshot_user_agent, coalesce(sn.ip_address, fs.ip_address) as snapshot_ip_address,
             coalesce(sn.consent, fs.consent) as snapshot_consent,
-            d.id as destination_id, d.status as destination_status
+            d.id as destination_id, d.status as destination_status,
+            coalesce((select array_agg(j.id order by j.created_at, j.id) from adjustments j where j.report_id = e.report_id), '{}') as adjustment_ids,
+            (select jsonb_build_object('adjustment_id', j.adjustment_id, 'type', j.type, 'value', j.value, 'currency', j.currency)
+             from adjustments j where j.report_id = e.report_id
+             order by j.occurred_at desc, j.created_at desc, j.id desc limit 1) as latest_adjustment
      from event_actions a
      join events e on e.id = a.event_id
      join sites s on s.id = e.site_id

@@ -81,22 +81,66 @@ describe('adjustments: restate and retract a reported conversion', () => {
     expect(adjustment.results[0].reason).toMatch(/Data Manager API/);
   });
 
-  it('waits behind the original delivery, then applies adjustments in order', async () => {
-    const order = await paidSignup();
-    const first = id('adj');
-    expect((await adjust({ adjustment_id: first, customer_event_id: order, type: 'restate', value: 25, currency: 'EUR' })).status).toBe(200);
-    expect((await adjust({ adjustment_id: id('refund'), customer_event_id: order, type: 'retract' })).status).toBe(200);
+  it('sends a conversion restated before it first went out at its restated value, on every platform, and settles the restatement with it', async () => {
+    const order = await paidSignup(29);
+    const restate = id('adj');
+    expect((await adjust({ adjustment_id: restate, customer_event_id: order, type: 'restate', value: 15, currency: 'USD' })).status).toBe(200);
     const queued = await eventOf(order);
     expect(queued.status).toBe('queued');
-    expect(queued.adjustments.map((a: any) => four(a.results).map((x: any) => x.status))).toEqual([
-      ['queued', 'queued', 'queued', 'queued'], ['queued', 'queued', 'queued', 'queued'],
-    ]);
+    expect(four(queued.adjustments[0].results).map((x: any) => x.status)).toEqual(['queued', 'queued', 'queued', 'queued']);
+    const before = { google: r.fakes.google.adjusted().length, microsoft: r.fakes.microsoft.adjustments.length };
     await r.drain();
+    // The first send carries the conversion as it stands: Meta, LinkedIn, Reddit and TikTok have no adjustment operation.
+    expect(r.fakes.google.ingested().at(-1)!.event).toMatchObject({ conversionValue: 15, currency: 'USD' });
+    expect(r.fakes.meta.requests.at(-1)!.body.data[0].custom_data).toMatchObject({ value: 15, currency: 'USD' });
+    expect(r.fakes.linkedin.events.at(-1)!.conversionValue).toEqual({ currencyCode: 'USD', amount: '15' });
+    expect(r.fakes.reddit.requests.at(-1)!.body.data.events[0].metadata).toMatchObject({ value: 15, currency: 'USD' });
+    expect(r.fakes.tiktok.requests.at(-1)!.body.data[0].properties).toMatchObject({ value: 15, currency: 'USD' });
+    // Nothing more is sent for it: no adjustment call.
+    expect(r.fakes.google.adjusted().length).toBe(before.google);
+    expect(r.fakes.microsoft.adjustments.length).toBe(before.microsoft);
     const done = await eventOf(order);
     expect(done.status).toBe('completed');
+    for (const result of done.adjustments[0].results) {
+      expect(result).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/Applied before the conversion was first sent/) });
+    }
+  });
+
+  it('never sends a conversion retracted before it first went out; its adjustments say so', async () => {
+    const order = await paidSignup();
+    expect((await adjust({ adjustment_id: id('adj'), customer_event_id: order, type: 'restate', value: 25, currency: 'EUR' })).status).toBe(200);
+    expect((await adjust({ adjustment_id: id('refund'), customer_event_id: order, type: 'retract' })).status).toBe(200);
+    const sent = { meta: r.fakes.meta.requests.length, microsoft: r.fakes.microsoft.requests.length, google: r.fakes.google.ingested().length };
+    await r.drain();
+    expect(r.fakes.meta.requests.length).toBe(sent.meta);
+    expect(r.fakes.microsoft.requests.length).toBe(sent.microsoft);
+    expect(r.fakes.google.ingested().length).toBe(sent.google);
+    const done = await r.api('GET', `/v1/events/${(await eventOf(order)).id}`);
+    expect(done.status).toBe('completed');
+    expect(done.actions.length).toBeGreaterThan(0);
+    for (const action of done.actions) {
+      expect(action).toMatchObject({ status: 'skipped', error: { code: 'retracted' } });
+    }
     expect(done.adjustments.map((a: any) => a.type)).toEqual(['restate', 'retract']);
-    const microsoft = r.fakes.microsoft.adjustments.slice(-2).map((a) => a.adjustmentType);
-    expect(microsoft).toEqual(['Restate', 'Retract']);
+    for (const adjustment of done.adjustments) {
+      for (const result of adjustment.results) expect(result).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/retracted before it was sent/) });
+    }
+  });
+
+  it('sends a failed conversion again at its restated value when it is redelivered, and settles the adjustment that had failed', async () => {
+    const order = await paidSignup(40);
+    r.fakes.meta.respondWith('invalid_parameter');
+    await r.drain();
+    const event = await eventOf(order);
+    expect(event.status).toBe('failed');
+    expect((await adjust({ adjustment_id: id('adj'), customer_event_id: order, type: 'restate', value: 55, currency: 'EUR' })).status).toBe(200);
+    await r.drain();
+    const metaResult = () => eventOf(order).then((e: any) => e.adjustments[0].results.find((x: any) => x.destination === 'meta'));
+    expect(await metaResult()).toMatchObject({ status: 'failed', reason: expect.stringMatching(/never reached Meta/) });
+    await r.api('POST', `/v1/events/${event.id}/redeliver`, {});
+    await r.drain();
+    expect(r.fakes.meta.requests.at(-1)!.body.data[0].custom_data).toMatchObject({ value: 55, currency: 'EUR' });
+    expect(await metaResult()).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/Applied before the conversion was first sent/) });
   });
 
   it('applies the same adjustment sent 20 times at once exactly once', async () => {
