@@ -105,29 +105,34 @@ export interface SignupOfCustomer {
   customer_event_id: string;
   correlation_token: string | null;
   identity: ReportIdentity;
+  /** When the signup was received. */
+  created_at: Date;
 }
 
-/** The key of findLatestSignups' answer: (site, customer_id), as one string. */
-export function customerKey(siteId: string, customerId: string): string {
-  return compositeKey(siteId, customerId);
+/** The key of a later stage's search for its signup: (site, customer_id, the latest time the signup may have). */
+export function customerKey(siteId: string, customerId: string, before: Date): string {
+  return compositeKey(siteId, customerId, before.toISOString());
 }
 
-/** The latest signup report of each (site, customer_id), by customerKey (index reports_site_customer). */
+/**
+ * The latest signup report of each (site, customer_id) received at or before `before` (the stage's own time: a signup
+ * after the stage cannot hold the click that led to it), by customerKey (index reports_site_customer).
+ */
 export async function findLatestSignups(
   db: Queryable,
-  keys: ReadonlyArray<{ siteId: string; customerId: string }>,
+  keys: ReadonlyArray<{ siteId: string; customerId: string; before: Date }>,
 ): Promise<Map<string, SignupOfCustomer>> {
   if (keys.length === 0) return new Map();
-  const rows = await db.query<SignupOfCustomer>(
-    `select s.* from unnest($1::text[], $2::text[]) as k(site_id, customer_id)
+  const rows = await db.query<SignupOfCustomer & { before: Date }>(
+    `select k.before, s.* from unnest($1::text[], $2::text[], $3::timestamptz[]) as k(site_id, customer_id, before)
      cross join lateral (
-       select r.site_id, r.customer_id, r.customer_event_id, r.correlation_token, r.identity from reports r
-       where r.site_id = k.site_id and r.customer_id = k.customer_id and r.kind = 'saas_signup'
+       select r.site_id, r.customer_id, r.customer_event_id, r.correlation_token, r.identity, r.created_at from reports r
+       where r.site_id = k.site_id and r.customer_id = k.customer_id and r.kind = 'saas_signup' and r.created_at <= k.before
        order by r.created_at desc limit 1
      ) s`,
-    [keys.map((k) => k.siteId), keys.map((k) => k.customerId)],
+    [keys.map((k) => k.siteId), keys.map((k) => k.customerId), keys.map((k) => k.before)],
   );
-  return new Map(rows.map((row) => [customerKey(row.site_id, row.customer_id), row]));
+  return new Map(rows.map(({ before, ...row }) => [customerKey(row.site_id, row.customer_id, new Date(before)), row]));
 }
 
 /**

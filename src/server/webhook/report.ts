@@ -19,6 +19,7 @@ import { insertReportsWithEvents, isEventSlotTaken, type ReportWithEvents } from
 import { liveFlowsOf } from './live-flows';
 import { describeMatch, pairingDeadline } from '../pairing';
 import type { ValidReport } from './report-input';
+import { OCCURRED_AT_FUTURE_SKEW_MS } from './conversion-input';
 import type { ActionConfig } from '../api/flows';
 
 /** The site fields a report needs. */
@@ -278,26 +279,42 @@ interface ResolvedClick {
  * same batch that come before it (the group commit may carry both).
  */
 async function signupsOfStages(db: Queryable, firsts: readonly ReportSubmission[]): Promise<Map<string, SignupOfCustomer>> {
-  const wanted = firsts.filter((s) => s.kind === 'conversion' && !s.report.correlation_token && s.report.customer_id);
-  const found = await findLatestSignups(db, distinct(wanted.map((s) => ({ siteId: s.site.id, customerId: s.report.customer_id! })), (k) => customerKey(k.siteId, k.customerId)));
+  const wanted = firsts.flatMap((s) =>
+    s.kind === 'conversion' && !s.report.correlation_token && s.report.customer_id ? [{ siteId: s.site.id, customerId: s.report.customer_id, before: signupDeadline(s) }] : [],
+  );
+  const found = await findLatestSignups(db, distinct(wanted, (k) => customerKey(k.siteId, k.customerId, k.before)));
+  // A signup of this batch is the customer's latest, for each stage it does not come after.
   for (const s of firsts) {
     if ((s.kind ?? 'saas_signup') !== 'saas_signup' || !s.report.customer_id) continue;
-    found.set(customerKey(s.site.id, s.report.customer_id), {
-      site_id: s.site.id,
-      customer_id: s.report.customer_id,
-      customer_event_id: s.report.customer_event_id,
-      correlation_token: s.report.correlation_token,
-      identity: s.report.identity,
-    });
+    for (const k of wanted) {
+      if (k.siteId !== s.site.id || k.customerId !== s.report.customer_id || s.now.getTime() > k.before.getTime()) continue;
+      found.set(customerKey(k.siteId, k.customerId, k.before), {
+        site_id: s.site.id,
+        customer_id: s.report.customer_id,
+        customer_event_id: s.report.customer_event_id,
+        correlation_token: s.report.correlation_token,
+        identity: s.report.identity,
+        created_at: s.now,
+      });
+    }
   }
   return found;
+}
+
+/**
+ * The latest a later stage's signup may have been received: the stage's own time (a signup after the stage cannot hold
+ * the click that led to it: Google refuses a conversion dated before its click, CONVERSION_PRECEDES_EVENT), with the
+ * clock skew a stage's occurred_at is allowed into the future.
+ */
+function signupDeadline(s: ReportSubmission): Date {
+  return new Date((s.occurredAt ?? s.now).getTime() + OCCURRED_AT_FUTURE_SKEW_MS);
 }
 
 /** A signup: its own token. A later stage: its token when given, else its customer's latest signup's, else none. */
 function resolveClick(s: ReportSubmission, signups: Map<string, SignupOfCustomer>): ResolvedClick {
   const own = s.report.correlation_token;
   if (s.kind !== 'conversion' || own) return { token: own, identity: s.report.identity, via: own ? 'click' : 'none', signup: null };
-  const signup = s.report.customer_id ? (signups.get(customerKey(s.site.id, s.report.customer_id)) ?? null) : null;
+  const signup = s.report.customer_id ? (signups.get(customerKey(s.site.id, s.report.customer_id, signupDeadline(s))) ?? null) : null;
   if (!signup) return { token: null, identity: s.report.identity, via: 'none', signup: null };
   const identity: ValidReport['identity'] = {};
   for (const [field, value] of Object.entries({ ...signup.identity, ...s.report.identity })) {

@@ -83,6 +83,19 @@ describe('later stages of a customer (the conversion trigger)', () => {
     expect(unknown.body).toMatchObject({ match: 'none', correlated: false, promoted_count: 1 });
   });
 
+  it('never takes the click of a signup received after the stage happened', async () => {
+    const token = newToken();
+    await beacon(token, clicks);
+    expect((await signup({ customer_event_id: id('signup'), correlation_token: token, customer_id: 'cus_late', email: 'late@example.com' })).status).toBe(200);
+    await r.drain();
+    // Dated 89 days ago, before the signup (received now): that signup's click came after it.
+    const old = await stage({ customer_event_id: id('paid'), customer_id: 'cus_late', value: 5, currency: 'EUR', occurred_at: new Date(Date.now() - 89 * DAY).toISOString() });
+    expect(old.body).toMatchObject({ status: 'promoted', correlated: false, match: 'none' });
+    // Within the 5 minutes of allowed clock skew of the signup: still that signup's.
+    const now = await stage({ customer_event_id: id('paid'), customer_id: 'cus_late', value: 5, currency: 'EUR', occurred_at: new Date(Date.now() - 60_000).toISOString() });
+    expect(now.body).toMatchObject({ status: 'promoted', correlated: true, match: 'identity' });
+  });
+
   it('counts a repeated stage once and answers it the same', async () => {
     const body = { customer_event_id: id('renewal'), customer_id: 'cus_A', value: 29, currency: 'EUR' };
     const [a, b] = await Promise.all([stage(body), stage(body)]);
