@@ -156,6 +156,37 @@ describe('the agent tools over POST /mcp', () => {
     expect(logs.join('\n')).not.toContain('EAABsecretTokenFromEventsManager123');
   });
 
+  it('tells the assistant, for each status of a handoff, what to do next: an expired one’s link is dead, make a new one', async () => {
+    const client = await connect(svc.auth.authorization);
+    const age = (id: string) => svc.db.query(`update handoffs set created_at = now() - interval '25 hours' where id = $1`, [id]);
+
+    const destination = await call(client, 'connect_destination', { destination_type: 'tiktok' });
+    const trigger = await call(client, 'connect_trigger_source', { site_id: svc.site.id });
+    for (const made of [destination, trigger]) {
+      expect(made.structuredContent.status).toBe('pending');
+      expect(made.content[1]!.text).toContain(`open it in their browser: ${made.structuredContent.url}`);
+      const pending = await call(client, 'get_handoff', { id: made.structuredContent.id });
+      expect(pending.content[1]!.text).toContain('still pending');
+      expect(pending.content[1]!.text).toContain(made.structuredContent.url);
+      await age(made.structuredContent.id);
+    }
+
+    const expiredDestination = await call(client, 'get_handoff', { id: destination.structuredContent.id });
+    expect(expiredDestination.structuredContent.status).toBe('expired');
+    const destinationStep = expiredDestination.content[1]!.text!;
+    expect(destinationStep).not.toContain('pending');
+    expect(destinationStep).toContain('no longer works');
+    expect(destinationStep).toContain("call connect_destination with destination_type 'tiktok' for a fresh link");
+    // The link is indeed dead: its hosted page answers 410.
+    expect((await fetch(`${base}${new URL(expiredDestination.structuredContent.url).pathname}`)).status).toBe(410);
+
+    const expiredTrigger = await call(client, 'get_handoff', { id: trigger.structuredContent.id });
+    expect(expiredTrigger.structuredContent.status).toBe('expired');
+    expect(expiredTrigger.content[1]!.text).toContain('no longer works');
+    expect(expiredTrigger.content[1]!.text).toContain(`call connect_trigger_source with site_id '${svc.site.id}' for a fresh link`);
+    expect(expiredTrigger.content[1]!.text).not.toContain('pending');
+  });
+
   it('answers a bad input with a tool error carrying the envelope’s code and message', async () => {
     const client = await connect(svc.auth.authorization);
 

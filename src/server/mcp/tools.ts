@@ -77,12 +77,36 @@ function propertiesOf(schema: TSchema): Record<string, TSchema> {
 
 const NEXT_PAGE = 'To read the next page, call again with starting_after set to next_cursor, while has_more is true.';
 
-function pendingHandoffStep(body: Record<string, unknown>): string | undefined {
-  if (body.status === 'completed') return `Handoff ${String(body.id)} is completed.`;
-  return (
-    `Handoff ${String(body.id)} is pending. Give the user this url and ask them to open it in their browser: ${String(body.url)} . ` +
-    'Nothing is connected until they finish that page. When they say they are done, call get_handoff with this id.'
-  );
+/** The connect tool call that makes a fresh handoff like this one (for one that expired). */
+function freshHandoffCall(body: Record<string, unknown>): string {
+  if (body.purpose === 'connect_destination') return `connect_destination with destination_type '${String(body.destination_type)}'`;
+  return body.site_id ? `connect_trigger_source with site_id '${String(body.site_id)}'` : 'connect_trigger_source';
+}
+
+/**
+ * What to do next with a handoff, by its status: a pending one's url goes to the user (`fresh`: just made by a connect
+ * tool) or is still awaited (read again by get_handoff); a completed one needs nothing; an expired one's url is dead
+ * (its hosted page answers 410), so a new handoff is made.
+ */
+function handoffStep(body: Record<string, unknown>, fresh: boolean): string {
+  const id = String(body.id);
+  switch (body.status) {
+    case 'completed':
+      return `Handoff ${id} is completed: the user finished the hosted page.`;
+    case 'expired':
+      return (
+        `Handoff ${id} has expired: nobody finished its hosted page within a day, and its url no longer works (do not give ` +
+        `it to the user). Nothing was connected. To try again, call ${freshHandoffCall(body)} for a fresh link.`
+      );
+    case 'pending':
+      return fresh
+        ? `Handoff ${id} is pending. Give the user this url and ask them to open it in their browser: ${String(body.url)} . ` +
+            'Nothing is connected until they finish that page. When they say they are done, call get_handoff with this id.'
+        : `Handoff ${id} is still pending: the user has not finished ${String(body.url)} yet. Ask them to open it in their ` +
+            'browser and finish it, and call get_handoff again when they say they are done.';
+    default:
+      return `Handoff ${id} has status '${String(body.status)}'; its url is not known to work: do not give it to the user.`;
+  }
 }
 
 const DESTINATION_TYPES = supportedDestinationTypes().join(', ');
@@ -129,7 +153,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     inputSchema: Type.Omit(ConnectDestinationBody, ['purpose'], { additionalProperties: false }),
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: '/v1/handoffs', body: { purpose: 'connect_destination', ...input } }),
-    nextStep: pendingHandoffStep,
+    nextStep: (body) => handoffStep(body, true),
   },
   {
     name: 'connect_trigger_source',
@@ -143,7 +167,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     inputSchema: Type.Omit(ConnectTriggerSourceBody, ['purpose'], { additionalProperties: false }),
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: '/v1/handoffs', body: { purpose: 'connect_trigger_source', ...input } }),
-    nextStep: pendingHandoffStep,
+    nextStep: (body) => handoffStep(body, true),
   },
   {
     name: 'get_handoff',
@@ -151,15 +175,13 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Read a handoff made by connect_destination or connect_trigger_source, to learn whether the user has finished its ' +
       "hosted page: status is 'pending' until then and 'completed' after (completed_at says when); 'expired' when nobody " +
-      'finished it within a day (make a new handoff for a fresh link). Call it when the user ' +
+      'finished it within a day: its url no longer works, so call connect_destination or connect_trigger_source again for ' +
+      'a fresh link. Call it when the user ' +
       'says they are done; do not poll in a tight loop.',
     inputSchema: HandoffIdParams,
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: `/v1/handoffs/${withId(input).id}` }),
-    nextStep: (body) =>
-      body.status === 'completed'
-        ? `Handoff ${String(body.id)} is completed: the user finished the hosted page.`
-        : `Handoff ${String(body.id)} is still pending: the user has not finished ${String(body.url)} yet.`,
+    nextStep: (body) => handoffStep(body, false),
   },
   {
     name: 'list_flows',
