@@ -104,3 +104,38 @@ it("refuses an id of `.` or `..` (which would name another route once the path i
     }
   }
 });
+
+it('refuses, on every tool, an argument its input schema does not declare, as update_site does (parameter_unknown)', async () => {
+  const { answer } = await rpc('tools/list', {});
+  const tools = answer.result.tools as Array<{ name: string; inputSchema: any }>;
+  const refusals: Record<string, unknown> = {};
+  for (const tool of tools) {
+    expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+    const base = exampleOf(tool.inputSchema) as Record<string, unknown>;
+    const { answer: called } = await rpc('tools/call', { name: tool.name, arguments: { ...base, undeclared_argument: 1 } });
+    refusals[tool.name] = called.result?.isError && called.result.structuredContent.error;
+  }
+  const expected = {
+    type: 'invalid_request_error', code: 'parameter_unknown', param: 'undeclared_argument',
+    message: expect.stringMatching(/^Unknown parameter: undeclared_argument\. Allowed here: /),
+  };
+  expect(refusals).toEqual(Object.fromEntries(tools.map((tool) => [tool.name, expected])));
+
+  // Arguments that a REST route would take but the tool's schema left out, or that the tool sets itself.
+  const draft = await insertApiFlow(svc.db, svc.site, { triggerKey: 'undeclared', status: 'draft' });
+  const handoff = await rpc('tools/call', { name: 'connect_trigger_source', arguments: {} });
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    ['list_sites', { ending_before: svc.site.id }, 'ending_before'],
+    ['list_flows', { ending_before: draft }, 'ending_before'],
+    ['list_events', { ending_before: '2024-01-01T00:00:00Z' }, 'ending_before'],
+    ['connect_destination', { destination_type: 'meta', purpose: 'connect_trigger_source' }, 'purpose'],
+    ['get_handoff', { id: handoff.answer.result.structuredContent.id, extra: 1 }, 'extra'],
+    ['publish_flow', { id: draft, foo: 'bar' }, 'foo'],
+  ];
+  for (const [name, args, param] of cases) {
+    const { answer: called } = await rpc('tools/call', { name, arguments: args });
+    expect(called.result.structuredContent.error, `${name} ${JSON.stringify(args)}`).toMatchObject({ code: 'parameter_unknown', param });
+  }
+  const rows = await svc.db.query<{ status: string }>('select status from flows where id = $1', [draft]);
+  expect(rows[0]!.status).toBe('draft');
+});

@@ -9,11 +9,11 @@ import { ConnectDestinationBody, ConnectTriggerSourceBody, HandoffIdParams } fro
 import { CreateFlowBody, FlowIdParams, ListFlowsQuery } from '../api/flows';
 import { EventIdParams, ListEventsQuery } from '../api/events';
 import { supportedDestinationTypes } from '../destinations';
-import { invalidParam, missingParam } from '../http/errors';
+import { invalidParam, missingParam, printable } from '../http/errors';
 import { isWellFormedText } from '../http/json-text';
 import type { ErrorBody } from '../../protocol/errors';
 
-/** A tool's arguments as the client sent them (checked by the REST route, not here). */
+/** A tool's arguments as the client sent them (checked by the REST route, not here, but for undeclared names). */
 export type ToolInput = Record<string, unknown>;
 
 export type RestMethod = 'GET' | 'POST' | 'PATCH';
@@ -72,7 +72,7 @@ function withId(input: ToolInput): { id: string; rest: ToolInput } {
 
 /** The properties of an object schema, for composing a tool input from the REST schemas. */
 function propertiesOf(schema: TSchema): Record<string, TSchema> {
-  return (schema as unknown as { properties: Record<string, TSchema> }).properties;
+  return (schema as unknown as { properties?: Record<string, TSchema> }).properties ?? {};
 }
 
 const NEXT_PAGE = 'To read the next page, call again with starting_after set to next_cursor, while has_more is true.';
@@ -292,8 +292,26 @@ export function toolError(envelope: ErrorBody): ToolResult {
   };
 }
 
+/**
+ * 400 `parameter_unknown` (the envelope a REST route gives an unknown body field) for an argument the tool's input
+ * schema does not declare. Every tool schema says additionalProperties: false, but not every argument reaches a REST
+ * schema that would refuse it: an id tool sends only the id in its path, a list tool's schema leaves out some of its
+ * route's query parameters, and a connect tool sets `purpose` itself.
+ */
+function undeclaredArgument(tool: ToolDefinition, input: ToolInput): ErrorBody | undefined {
+  const declared = propertiesOf(tool.inputSchema);
+  const unknown = Object.keys(input).find((name) => !Object.prototype.hasOwnProperty.call(declared, name));
+  if (unknown === undefined) return undefined;
+  const param = printable(unknown);
+  const allowed = Object.keys(declared);
+  const hint = allowed.length > 0 ? ` Allowed here: ${allowed.join(', ')}.` : ' No parameters are allowed here.';
+  return invalidParam(param, `Unknown parameter: ${param}.${hint}`, 'parameter_unknown').toBody();
+}
+
 /** Runs a tool: its REST request through `callRest`, the answer as a tool result. */
 export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest): Promise<ToolResult> {
+  const undeclared = undeclaredArgument(tool, input);
+  if (undeclared) return toolError(undeclared);
   let request: RestRequest;
   try {
     request = tool.toRequest(input);
