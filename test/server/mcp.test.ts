@@ -242,6 +242,32 @@ describe('the agent tools over POST /mcp', () => {
     expect(get.status).toBe(405);
   });
 
+  it('answers every method but POST with 405 method_not_allowed and Allow: POST, with or without a key', async () => {
+    const methods = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY'] as const;
+    const answers: Record<string, unknown> = {};
+    for (const method of methods) {
+      for (const headers of [{ authorization: svc.auth.authorization }, {}, { 'content-type': 'text/plain' }, { origin: 'https://a.example', 'access-control-request-method': 'POST' }]) {
+        const withBody = method !== 'GET' && method !== 'HEAD' && method !== 'TRACE';
+        const res = await svc.app.inject({ method, url: '/mcp?x=1', headers, ...(withBody ? { payload: '{"jsonrpc":' } : {}) });
+        const key = `${method} ${JSON.stringify(headers)}`;
+        answers[key] = {
+          status: res.statusCode,
+          allow: res.headers.allow,
+          error: method === 'HEAD' ? undefined : (res.json() as any).error?.code,
+        };
+      }
+    }
+    for (const [key, answer] of Object.entries(answers)) {
+      expect(answer, key).toEqual({ status: 405, allow: 'POST', error: key.startsWith('HEAD') ? undefined : 'method_not_allowed' });
+    }
+    // Over a real connection too (HEAD answers no body; Node's fetch refuses TRACE, inject covers it).
+    for (const method of ['HEAD', 'PUT', 'OPTIONS']) {
+      const res = await fetch(`${base}/mcp`, { method });
+      expect([method, res.status, res.headers.get('allow')]).toEqual([method, 405, 'POST']);
+      if (method !== 'HEAD') expect(((await res.json()) as any).error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
+    }
+  });
+
   it("scopes the tools to the key's account: another account's ids are not found", async () => {
     const other: Tenant = await svc.addTenant('Other');
     const mine = await connect(svc.auth.authorization);

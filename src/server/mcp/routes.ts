@@ -1,7 +1,7 @@
 /**
  * POST /mcp: the agent tools over Streamable HTTP, stateless (a fresh MCP server per request). The Bearer key is checked
  * as on /v1 (401 with the envelope), and each tool runs its REST route in process with the caller's Authorization
- * header, so it sees exactly the account, validation and logic the REST API has.
+ * header, so it sees exactly the account, validation and logic the REST API has. Any other method on /mcp is 405.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -69,7 +69,16 @@ export default async function mcpRoutes(fastify: FastifyInstance, { db }: AppCon
         await server.close();
       }
     });
-    app.get('/mcp', async (_request, reply) => methodNotAllowed(reply));
-    app.delete('/mcp', async (_request, reply) => methodNotAllowed(reply));
+  });
+
+  // Every other method the router knows (GET, HEAD, PUT, PATCH, DELETE, OPTIONS, TRACE, QUERY) is 405 with Allow: POST,
+  // with or without a key (it says nothing of an account), answered on arrival: a body is neither read nor parsed. No
+  // CORS preflight is served for /mcp, so OPTIONS is one of them.
+  fastify.route({
+    method: fastify.supportedMethods.filter((method) => method !== 'POST'),
+    url: '/mcp',
+    exposeHeadRoute: false,
+    onRequest: async (_request, reply) => methodNotAllowed(reply),
+    handler: async (_request, reply) => methodNotAllowed(reply),
   });
 }
