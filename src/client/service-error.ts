@@ -34,8 +34,20 @@ export function describeRejection(httpStatus: number, error: ServiceError | null
       `current webhook secret (it may have been rotated) and that this machine's clock is correct.`
     );
   }
-  if (httpStatus === 404) {
-    return `The service found no such webhook (HTTP 404${said ? `,${said}` : ''}). Check siteKey, triggerKey and webhookBaseUrl.`;
+  if (httpStatus === 404 && isWrongAddress(error)) {
+    return `The service found no such webhook (HTTP 404${said ? `,${said}` : ''}). Check siteKey and webhookBaseUrl.`;
   }
   return `The service rejected the report (HTTP ${httpStatus}${said ? `,${said}` : ''}).`;
+}
+
+/**
+ * The 404 codes that mean the request went to the wrong address: no site with that key (`site_not_found`), or no such
+ * route on that host (`route_not_found`). Any other 404 (an adjustment's `resource_missing`: no report with that
+ * customer_event_id) is about the report, and its own message says so.
+ */
+const WRONG_ADDRESS_CODES: ReadonlySet<string> = new Set(['site_not_found', 'route_not_found']);
+
+/** Whether a 404 says the address is wrong: one of those codes, or a body that is not the service's envelope at all. */
+function isWrongAddress(error: ServiceError | null): boolean {
+  return error === null || WRONG_ADDRESS_CODES.has(error.code);
 }

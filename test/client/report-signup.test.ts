@@ -325,7 +325,23 @@ describe('reportSignup: fails fast on other client errors', () => {
     hook.script({ status: 404, body: 'not here' });
     const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
     expect(result).toMatchObject({ reason: 'rejected', httpStatus: 404, error: null });
-    expect(!result.ok && result.message).toMatch(/siteKey, triggerKey and webhookBaseUrl/);
+    expect(!result.ok && result.message).toMatch(/no such webhook.*Check siteKey and webhookBaseUrl/);
+  });
+
+  it.each(['site_not_found', 'route_not_found'])('points a 404 %s at the address (siteKey, webhookBaseUrl)', async (code) => {
+    hook.script({ status: 404, body: { error: { type: 'not_found_error', code, message: 'No such thing.' } } });
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(!result.ok && result.message).toMatch(new RegExp(`no such webhook \\(HTTP 404, ${code}: No such thing\\.\\)\\. Check siteKey and webhookBaseUrl`));
+  });
+
+  it("passes any other 404 on as the service said it, without the address hint (an adjustment's unknown customer_event_id)", async () => {
+    const error = { type: 'not_found_error', code: 'resource_missing', message: "No conversion was reported with customer_event_id 'x1'.", param: 'customer_event_id' };
+    hook.script({ status: 404, body: { error } });
+    const result = await client().adjustConversion({ adjustmentId: 'a1', customerEventId: 'x1', type: 'retract' });
+    expect(result).toMatchObject({ ok: false, sent: true, reason: 'rejected', httpStatus: 404, error });
+    const message = !result.ok ? result.message : '';
+    expect(message).toBe(`The service rejected the report (HTTP 404, resource_missing: ${error.message}).`);
+    expect(message).not.toMatch(/webhook|siteKey|webhookBaseUrl/);
   });
 
   it('does not follow a redirect, which would change the signed path', async () => {

@@ -29,7 +29,10 @@ describe('the client: value, later stages, adjustments', () => {
     const retract = await client.adjustConversion({ adjustmentId: 'c-adj-2', customerEventId: 'c-paid-1', type: 'retract' });
     expect(retract.ok).toBe(true);
     const unknown = await client.adjustConversion({ adjustmentId: 'c-adj-3', customerEventId: 'nope', type: 'retract' });
-    expect(unknown).toMatchObject({ ok: false, sent: true, reason: 'rejected', httpStatus: 404 });
+    expect(unknown).toMatchObject({ ok: false, sent: true, reason: 'rejected', httpStatus: 404, error: { code: 'resource_missing', param: 'customer_event_id' } });
+    // The service's own message, not the hint at a wrong address.
+    expect(!unknown.ok && unknown.message).toMatch(/resource_missing: No conversion was reported with customer_event_id 'nope'/);
+    expect(!unknown.ok && unknown.message).not.toMatch(/siteKey|webhookBaseUrl/);
   });
 
   it('checks the input before sending anything', async () => {
