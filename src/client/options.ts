@@ -117,23 +117,38 @@ export function resolveOptions(options: CnvClientOptions): ResolvedOptions {
   };
 }
 
-/** The origin of the webhook base URL; the signed path starts at /api/webhook-bridge/, so no other path may precede it. */
+/**
+ * The origin of the webhook base URL; the signed path starts at /api/webhook-bridge/, so no other path may precede it.
+ * The messages never repeat credentials, a query or a fragment of the value: they end up in logs.
+ */
 function webhookOrigin(value: unknown): string {
   let url: URL;
   try {
     url = new URL(String(value));
   } catch {
-    throw new CnvConfigError(`webhookBaseUrl must be an absolute http(s) URL; got ${JSON.stringify(value)}.`);
+    throw new CnvConfigError(`webhookBaseUrl must be an absolute http(s) URL; got ${JSON.stringify(withoutUserInfo(String(value)))}.`);
+  }
+  if (url.username || url.password) {
+    throw new CnvConfigError(
+      `webhookBaseUrl must not contain credentials (a user name or password before the host); got ${url.protocol}//***@${url.host}. ` +
+        'The webhook is authenticated by its signature (secret), not by the URL.',
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new CnvConfigError(`webhookBaseUrl must use http or https; got ${url.protocol}`);
   }
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
+    const extra = url.search || url.hash ? ' (query and fragment not shown)' : '';
     throw new CnvConfigError(
-      `webhookBaseUrl must be an origin such as https://hooks.example.com (no path, query or credentials); got ${JSON.stringify(value)}.`,
+      `webhookBaseUrl must be an origin such as https://hooks.example.com (no path, query or fragment); got ${url.origin}${url.pathname}${extra}.`,
     );
   }
   return url.origin;
+}
+
+/** A URL-ish string with anything between `//` and `@` (user info) masked. */
+function withoutUserInfo(text: string): string {
+  return text.replace(/\/\/[^/?#]*@/, '//***@');
 }
 
 function integerOption(name: string, value: number | undefined, fallback: number, min: number, max: number): number {

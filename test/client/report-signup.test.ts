@@ -180,6 +180,29 @@ describe('createCnvClient: configuration errors throw', () => {
     expect(() => createCnvClient({ ...base, ...override })).toThrow(message);
   });
 
+  it.each([
+    ['a user and password', 'https://u:s3cr3tpw@h.example.com'],
+    ['a user only', 'https://s3cr3tpw@h.example.com/'],
+    ['credentials and a path', 'https://u:s3cr3tpw@h.example.com/api?x=1'],
+  ])('refuses credentials in the base URL (%s) without repeating them', (_name, webhookBaseUrl) => {
+    let thrown: unknown;
+    try {
+      createCnvClient({ ...base, webhookBaseUrl });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(CnvConfigError);
+    const message = (thrown as Error).message;
+    expect(message).toMatch(/must not contain credentials/);
+    expect(message).toContain('https://***@h.example.com');
+    expect(message).not.toContain('s3cr3tpw');
+  });
+
+  it('does not repeat the query of a base URL it refuses, nor user info of one it cannot parse', () => {
+    expect(() => createCnvClient({ ...base, webhookBaseUrl: 'https://h.example.com/?token=s3cr3tpw' })).toThrow(/^(?!.*s3cr3tpw).*origin.*query and fragment not shown/);
+    expect(() => createCnvClient({ ...base, webhookBaseUrl: 'https://u:s3cr3tpw@' })).toThrow(/^(?!.*s3cr3tpw).*absolute/);
+  });
+
   it('accepts a base URL with a trailing slash', () => {
     expect(() => createCnvClient({ ...base, webhookBaseUrl: 'https://hooks.example.com/' })).not.toThrow();
   });
