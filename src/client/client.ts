@@ -144,7 +144,11 @@ async function send(config: ResolvedOptions, bytes: Uint8Array<ArrayBuffer>, loo
         lastFailure = outcome.failure;
         if (attempt === config.maxAttempts) break;
         const delayMs = retryDelayMs(attempt, outcome.retryAfterMs, config, config.random);
-        config.onRetry?.({ attempt, delayMs, failure: outcome.failure });
+        try {
+          config.onRetry?.({ attempt, delayMs, failure: outcome.failure });
+        } catch {
+          // The hook only observes (a log line): its failure must not end the retries nor reject the report.
+        }
         await config.sleep(delayMs);
       }
     }

@@ -6,8 +6,10 @@
  * (for example a host-only and a domain cookie), hence a list.
  */
 export function cookieValues(header: string | readonly string[] | null | undefined, name: string): string[] {
-  if (!header) return [];
-  const text = typeof header === 'string' ? header : header.join('; ');
+  // Typed callers pass a string or strings; anything else (from untyped code) holds no cookie rather than throwing.
+  const given: unknown = header;
+  const text = typeof given === 'string' ? given : Array.isArray(given) ? given.filter((v) => typeof v === 'string').join('; ') : '';
+  if (!text) return [];
   const values: string[] = [];
   for (const pair of text.split(';')) {
     const eq = pair.indexOf('=');

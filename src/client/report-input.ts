@@ -13,7 +13,7 @@ import {
   type ConversionReport,
   type SaasSignupReport,
 } from '../protocol/webhook';
-import type { RequestLike } from './correlation';
+import { cookieHeaderOf, type RequestLike } from './correlation';
 
 /** What the customer's backend knows about one signup. */
 export interface ReportSignupInput {
@@ -88,11 +88,44 @@ export function checkInput(input: Omit<ReportSignupInput, 'customerId'> & { cust
       return { param: field, message: `${field} must be a string of at most ${IDENTITY_VALUE_MAX} characters, or null (got ${describe(value)}).` };
     }
   }
+  const source = checkTokenSources(input);
+  if (source) return source;
   const allow: unknown = input.allowUncorrelated;
   if (allow !== undefined && typeof allow !== 'boolean') {
     return { param: 'allowUncorrelated', message: `allowUncorrelated must be a boolean (got ${describe(allow)}).` };
   }
   return checkValue(input) ?? checkCustomerId(input.customerId, false);
+}
+
+/**
+ * Where the token comes from, checked for untyped callers: `correlationToken` a string or null, `cookieHeader` a string,
+ * strings or null, `request` an object with headers whose cookie header is one of those.
+ */
+function checkTokenSources(input: Pick<ReportSignupInput, 'correlationToken' | 'cookieHeader' | 'request'>): InputProblem | null {
+  const token: unknown = input.correlationToken;
+  if (token !== undefined && token !== null && typeof token !== 'string') {
+    return { param: 'correlationToken', message: `correlationToken must be a string or null (got ${describe(token)}).` };
+  }
+  const header: unknown = input.cookieHeader;
+  if (!isCookieHeader(header)) {
+    return { param: 'cookieHeader', message: `cookieHeader must be the Cookie header: a string, an array of strings, or null (got ${describe(header)}).` };
+  }
+  const request: unknown = input.request;
+  if (request === undefined || request === null) return null;
+  const headers: unknown = typeof request === 'object' ? (request as { headers?: unknown }).headers : undefined;
+  if (!headers || typeof headers !== 'object') {
+    return { param: 'request', message: `request must be a request with headers (Node IncomingMessage, Fetch Request or { headers: { cookie } }) (got ${describe(request)}).` };
+  }
+  const cookie: unknown = cookieHeaderOf(request as RequestLike);
+  if (!isCookieHeader(cookie)) {
+    return { param: 'request', message: `request's cookie header must be a string or strings (got ${describe(cookie)}).` };
+  }
+  return null;
+}
+
+function isCookieHeader(value: unknown): boolean {
+  if (value === undefined || value === null || typeof value === 'string') return true;
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }
 
 /** value and currency: both or neither; the value 0 to 1e9 with at most 6 decimals, the currency three capital letters. */
@@ -194,5 +227,6 @@ export function encodeBody(body: SaasSignupReport | ConversionReport | Adjustmen
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return `a string of ${value.length} characters`;
+  if (Array.isArray(value)) return 'an array';
   return value === null ? 'null' : typeof value;
 }

@@ -88,6 +88,12 @@ describe('readCorrelationToken: from what a backend has at hand', () => {
     expect(readCorrelationToken({ headers: { Cookie: `${CORRELATION_COOKIE}=${TOKEN}` } })).toBe(TOKEN);
     expect(readCorrelationToken({ headers: {} })).toBeNull();
   });
+
+  it('answers null, never throws, for what untyped code may pass', () => {
+    expect(readCorrelationToken(5 as never)).toBeNull();
+    expect(readCorrelationToken({ headers: { cookie: 5 } } as never)).toBeNull();
+    expect(readCorrelationToken({ headers: { cookie: [5, `${CORRELATION_COOKIE}=${TOKEN}`] } } as never)).toBe(TOKEN);
+  });
 });
 
 describe('reportSignup: the token travels from the signup request to the webhook', () => {

@@ -381,3 +381,49 @@ describe('reportSignup: fails fast on other client errors', () => {
     expect(result).toMatchObject({ ok: false, sent: true, reason: 'unexpected_response', httpStatus: 200, attempts: 1 });
   });
 });
+
+describe('reportSignup: wrongly typed options from untyped callers', () => {
+  const untyped = (input: Record<string, unknown>) => client().reportSignup(input as never);
+  it.each([
+    ['cookieHeader', { cookieHeader: 5 }],
+    ['cookieHeader', { cookieHeader: { cookie: COOKIE } }],
+    ['cookieHeader', { cookieHeader: [COOKIE, 5] }],
+    ['correlationToken', { correlationToken: 5 }],
+    ['correlationToken', { correlationToken: { token: TOKEN } }],
+    ['request', { request: 'GET /' }],
+    ['request', { request: {} }],
+    ['request', { request: { headers: { cookie: 5 } } }],
+    ['request', { request: { headers: { get: () => 5 } } }],
+  ])('returns invalid_input for param %s (%j), sending nothing', async (param, wrong) => {
+    const result = await untyped({ customerEventId: 'x1', ...wrong });
+    expect(result).toMatchObject({ ok: false, sent: false, reason: 'invalid_input', param });
+    expect(hook.requests).toHaveLength(0);
+  });
+
+  it('checks them for reportConversion too', async () => {
+    const result = await client().reportConversion('paid', { customerEventId: 'x1', customerId: 'c1', cookieHeader: 5 } as never);
+    expect(result).toMatchObject({ ok: false, sent: false, reason: 'invalid_input', param: 'cookieHeader' });
+  });
+
+  it('still accepts a null cookie header and a request without a cookie', async () => {
+    expect(await untyped({ customerEventId: 'x1', cookieHeader: null })).toMatchObject({ reason: 'no_correlation_token' });
+    expect(await untyped({ customerEventId: 'x1', request: { headers: {} } })).toMatchObject({ reason: 'no_correlation_token' });
+    expect(await untyped({ customerEventId: 'x1', request: new Request('https://x.example', { headers: { cookie: COOKIE } }) })).toMatchObject({ ok: true });
+  });
+});
+
+describe('reportSignup: an onRetry hook that throws', () => {
+  it('is ignored: the retries go on and the report resolves', async () => {
+    hook.script({ status: 503 }, { status: 503 });
+    let calls = 0;
+    const result = await client({
+      onRetry: () => {
+        calls++;
+        throw new Error('logger down');
+      },
+    }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ ok: true, attempts: 3 });
+    expect(calls).toBe(2);
+    expect(hook.requests).toHaveLength(3);
+  });
+});
