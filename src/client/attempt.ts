@@ -91,7 +91,12 @@ function parseResponseBody(text: string): SaasSignupResponse | null {
   if (!body || typeof body !== 'object') return null;
   // An adjustment's answer: {status: 'accepted', adjustment_id, events}.
   if ((body.status as string | undefined) === 'accepted' && typeof body.adjustment_id === 'string' && typeof body.events === 'number') return body as unknown as SaasSignupResponse;
-  if (typeof body.status !== 'string' || typeof body.promoted_count !== 'number' || typeof body.customer_event_id !== 'string') {
+  if (
+    typeof body.status !== 'string' ||
+    typeof body.promoted_count !== 'number' ||
+    typeof body.customer_event_id !== 'string' ||
+    typeof body.correlated !== 'boolean'
+  ) {
     return null;
   }
   return body as SaasSignupResponse;

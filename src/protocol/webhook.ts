@@ -106,8 +106,11 @@ export interface SaasSignupResponse {
   status: SaasSignupStatus;
   promoted_count: number;
   customer_event_id: string;
-  /** Whether the report was paired with a browser snapshot (or is waiting for one); false when sent without a token. */
-  correlated?: boolean;
+  /**
+   * Whether the report was paired with a browser snapshot (or is waiting for one); false when sent without a token.
+   * Always sent (a repeat's stored first response has it too).
+   */
+  correlated: boolean;
 }
 
 /** The body of a later stage's report (`POST …/conversion/{site_key}/{trigger_key}`). */

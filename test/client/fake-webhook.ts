@@ -68,7 +68,7 @@ export async function startFakeWebhook(secret: string): Promise<FakeWebhook> {
       if (reply === 'hang') return;
       if (reply === 'reset') return req.socket.destroy();
       if (reply === 'ok') {
-        return send(200, { status: 'promoted', promoted_count: 1, customer_event_id: json.customer_event_id });
+        return send(200, { status: 'promoted', promoted_count: 1, customer_event_id: json.customer_event_id, correlated: json.correlation_token != null });
       }
       send(reply.status, reply.body, reply.headers);
     });

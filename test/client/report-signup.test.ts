@@ -45,7 +45,7 @@ describe('reportSignup: a correlated report', () => {
       ok: true,
       sent: true,
       attempts: 1,
-      response: { status: 'promoted', promoted_count: 1, customer_event_id: 'user_42' },
+      response: { status: 'promoted', promoted_count: 1, customer_event_id: 'user_42', correlated: true },
       correlationToken: TOKEN,
       tokenProblem: null,
     });
@@ -425,5 +425,18 @@ describe('reportSignup: an onRetry hook that throws', () => {
     expect(result).toMatchObject({ ok: true, attempts: 3 });
     expect(calls).toBe(2);
     expect(hook.requests).toHaveLength(3);
+  });
+});
+
+describe('reportSignup: the response', () => {
+  it("has the service's correlated flag", async () => {
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result.ok && result.response.correlated).toBe(true);
+  });
+
+  it('is not taken as a webhook response without it', async () => {
+    hook.script({ status: 200, body: { status: 'promoted', promoted_count: 1, customer_event_id: 'u' } });
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ ok: false, reason: 'unexpected_response' });
   });
 });

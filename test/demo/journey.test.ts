@@ -14,7 +14,7 @@ function signup(report: ReportSignupResult | null, correlationToken: string | nu
 const promoted = (count = 1): ReportSignupResult => ({
   ok: true,
   sent: true,
-  response: { status: count > 0 ? 'promoted' : 'no_matching_flow', promoted_count: count, customer_event_id: 'usr_1' },
+  response: { status: count > 0 ? 'promoted' : 'no_matching_flow', promoted_count: count, customer_event_id: 'usr_1', correlated: true },
   attempts: 1,
   correlationToken: TOKEN,
   tokenProblem: null,
@@ -188,7 +188,7 @@ describe('the paid plan of a signup', () => {
       id: 'usr_1.paid',
       at: new Date(),
       error: null,
-      result: { ok: true, sent: true, response: { status: 'promoted', promoted_count: 1, customer_event_id: 'usr_1.paid', match: 'identity' }, attempts: 1, correlationToken: null, tokenProblem: 'missing' },
+      result: { ok: true, sent: true, response: { status: 'promoted', promoted_count: 1, customer_event_id: 'usr_1.paid', correlated: false, match: 'identity' }, attempts: 1, correlationToken: null, tokenProblem: 'missing' },
     },
     refund: null,
   });

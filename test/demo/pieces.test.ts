@@ -75,7 +75,7 @@ describe('the demo backend', () => {
         return {
           ok: true,
           sent: true,
-          response: { status: 'promoted', promoted_count: 1, customer_event_id: input.customerEventId },
+          response: { status: 'promoted', promoted_count: 1, customer_event_id: input.customerEventId, correlated: true },
           attempts: 1,
           correlationToken: 'AAAAAAAAAAAAAAAAAAAAAA',
           tokenProblem: null,
@@ -109,10 +109,10 @@ describe('the demo backend', () => {
     const conversions: Array<[string, ReportConversionInput]> = [];
     const adjustments: AdjustConversionInput[] = [];
     const client: CnvClient = {
-      reportSignup: async (input) => ({ ok: true, sent: true, response: { status: 'promoted', promoted_count: 1, customer_event_id: input.customerEventId }, attempts: 1, correlationToken: null, tokenProblem: null }),
+      reportSignup: async (input) => ({ ok: true, sent: true, response: { status: 'promoted', promoted_count: 1, customer_event_id: input.customerEventId, correlated: false }, attempts: 1, correlationToken: null, tokenProblem: null }),
       reportConversion: async (key, input) => {
         conversions.push([key, input]);
-        return { ok: true, sent: true, response: { status: 'promoted', promoted_count: 1, customer_event_id: input.customerEventId, match: 'identity' }, attempts: 1, correlationToken: null, tokenProblem: 'missing' };
+        return { ok: true, sent: true, response: { status: 'promoted', promoted_count: 1, customer_event_id: input.customerEventId, correlated: false, match: 'identity' }, attempts: 1, correlationToken: null, tokenProblem: 'missing' };
       },
       adjustConversion: async (input) => {
         adjustments.push(input);
