@@ -3,8 +3,8 @@
 // Usage: node build.mjs [--if-missing] [--loader-only]
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
@@ -219,10 +219,35 @@ async function buildNode() {
   chmodSync(join(dist, 'cli/cnv.js'), 0o755);
 }
 
-function buildTypes() {
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.types.json')], {
+/**
+ * The declarations of the published entry points (cnv/client, cnv/protocol) in `outDir` (default dist/types): tsc's,
+ * with every relative import given the `.js` of the file it names (addJsExtensions). The sources import without an
+ * extension (moduleResolution Bundler), which a consumer under node16/nodenext cannot resolve: every export became
+ * `any` (or TS2834 without skipLibCheck). With the extension they resolve under node16, nodenext and bundler alike.
+ */
+export function buildTypes(outDir = join(dist, 'types')) {
+  rmSync(outDir, { recursive: true, force: true });
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.types.json'), '--outDir', outDir], {
     stdio: 'inherit',
   });
+  addJsExtensions(outDir);
+}
+
+/** Rewrites each relative specifier of the .d.ts files under `dir` (`./x`, `../x/y`) to `./x.js`, or `./x/index.js` for a folder. */
+function addJsExtensions(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.d.ts')) continue;
+    const file = join(entry.parentPath ?? entry.path, entry.name);
+    const text = readFileSync(file, 'utf8');
+    const rewritten = text.replace(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]*)\2/g, (whole, lead, quote, specifier) => {
+      if (/\.(?:m|c)?js$/.test(specifier)) return whole;
+      const target = join(dirname(file), specifier);
+      if (existsSync(`${target}.d.ts`)) return `${lead}${quote}${specifier}.js${quote}`;
+      if (existsSync(join(target, 'index.d.ts'))) return `${lead}${quote}${specifier}/index.js${quote}`;
+      throw new Error(`${file}: cannot resolve the declaration import ${specifier}`);
+    });
+    if (rewritten !== text) writeFileSync(file, rewritten);
+  }
 }
 
 // Run as a script, build; imported (the benchmark uses `measure`), do nothing.
