@@ -52,14 +52,24 @@ const root = new URL('.', import.meta.url).pathname;
 const dist = join(root, 'dist');
 const args = new Set(process.argv.slice(2));
 
-const NODE_ENTRIES = {
+/** The Node programs: each starts with a `#!/usr/bin/env node` line (the `cnv` bin runs as a command). */
+const NODE_PROGRAMS = {
   'server/main': 'src/server/main.ts',
   'demo/main': 'src/demo/main.ts',
   'launch/main': 'src/launch/main.ts',
   'cli/cnv': 'src/cli/cnv.ts',
+};
+
+/**
+ * The published libraries (package.json's exports): ES modules without a `#!` line, since cnv/client's bundle is also
+ * copied into customers' backends as one file (docs/backend.md).
+ */
+const NODE_LIBRARIES = {
   'client/index': 'src/client/index.ts',
   'protocol/index': 'src/protocol/index.ts',
 };
+
+const NODE_ENTRIES = { ...NODE_PROGRAMS, ...NODE_LIBRARIES };
 
 function newestMtime(dir) {
   let newest = 0;
@@ -202,21 +212,31 @@ async function buildLoader() {
   }
 }
 
+/** What every Node bundle is built with: ESM for Node 20, the dependencies left to node_modules. */
+const NODE_BUILD = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+};
+
+/** Builds the published libraries (NODE_LIBRARIES) into `outdir` (default dist). */
+export async function buildNodeLibraries(outdir = dist) {
+  await build({ ...NODE_BUILD, entryPoints: entryPoints(NODE_LIBRARIES), outdir });
+}
+
 async function buildNode() {
-  await build({
-    entryPoints: Object.fromEntries(Object.entries(NODE_ENTRIES).map(([out, src]) => [out, join(root, src)])),
-    outdir: dist,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-    banner: { js: '#!/usr/bin/env node' },
-  });
+  await build({ ...NODE_BUILD, entryPoints: entryPoints(NODE_PROGRAMS), outdir: dist, banner: { js: '#!/usr/bin/env node' } });
+  await buildNodeLibraries();
   // The `cnv` bin runs straight from a checkout too, not only after npm links it.
   chmodSync(join(dist, 'cli/cnv.js'), 0o755);
+}
+
+function entryPoints(entries) {
+  return Object.fromEntries(Object.entries(entries).map(([out, src]) => [out, join(root, src)]));
 }
 
 /**
