@@ -151,14 +151,18 @@ export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[],
 }
 
 /**
- * Makes the waiting deliveries of an account's destination type due now (a new handoff connected it again): its queued
- * conversions, and its queued adjustments (those a worker holds right now are left to it). Returns how many of both.
+ * Makes the deliveries of an account's destination type that wait for its authorization due now (a new handoff, or a
+ * connection test that passed, connected it again): its queued conversions whose outbox row waits for reauthorization
+ * (`last_error` 'reauthorization_required') and its queued adjustments waiting the same way. Rows a worker holds
+ * right now are left to it, and rows waiting for anything else (a platform's rate-limit wait, a retry's backoff, a
+ * browser snapshot) keep their time. Returns how many of both.
  */
 export async function resumeDeliveries(tx: Queryable, accountId: string, destinationType: string): Promise<number> {
   const rows = await tx.query(
     `update outbox o set due_at = now(), locked_until = null
      from event_actions a join events e on e.id = a.event_id
      where o.event_action_id = a.id and a.destination = $2 and e.account_id = $1 and a.status = 'queued'
+       and o.last_error = 'reauthorization_required' and (o.locked_until is null or o.locked_until < now())
      returning o.id`,
     [accountId, destinationType],
   );
@@ -166,6 +170,7 @@ export async function resumeDeliveries(tx: Queryable, accountId: string, destina
     `update adjustment_results r set due_at = now()
      from event_actions a join events e on e.id = a.event_id
      where r.event_action_id = a.id and a.destination = $2 and e.account_id = $1 and r.status = 'queued'
+       and r.error->>'code' = 'reauthorization_required'
        and (r.locked_until is null or r.locked_until < now())
      returning r.id`,
     [accountId, destinationType],

@@ -1,0 +1,78 @@
+/**
+ * A connection's authorization against what happens around a send: a reconnect while a send is in flight never
+ * turns the new grant `reauthorization_required` (nor tells anyone so) and never loses the new credentials to the old
+ * grant's rotated refresh token; a connection test that passes recovers a waiting connection exactly as a reconnect
+ * does; and a reconnect makes due only the deliveries that waited for it, never one a worker holds nor one waiting on
+ * a platform's rate limit.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../support/databases';
+import type { Database } from '../../../src/server/db/db';
+import { secretBox } from '../../../src/server/db/secret-box';
+import { startDeliveryWorker } from '../../../src/server/delivery/worker';
+import { resumeDeliveries } from '../../../src/server/delivery/outbox-sql';
+import { testDestination } from '../../../src/server/api/destinations';
+import { insertEndpoint } from '../../../src/server/notifications';
+import { loadSettings, type Settings } from '../../../src/server/settings';
+import {
+  AccessTokens, findConnection, openCredentials, platformFor, sealCredentials, toConnection, upsertDestination,
+} from '../../../src/server/destinations';
+import { startFakeGoogle, type FakeGoogle } from '../../../src/demo/fakes/google';
+import { TEST_SECRET_KEY, createDeliveryFixture, insertReportedEvent, memoryLog, readOutcome, settingsFor, steppableClock } from './fixtures';
+import { connect, createPlatformAccount, reportSignup, startPlatform, type PlatformFake } from './platforms';
+
+const box = secretBox(Buffer.from(TEST_SECRET_KEY, 'hex'));
+const KINDS = ['destination.reauthorization_required', 'destination.recovered'];
+
+describe.each(DATABASE_KINDS)('authorization races on $name', (kind) => {
+  let db: Database;
+  let google: FakeGoogle;
+  let meta: PlatformFake;
+  let microsoft: PlatformFake;
+  const workers: Array<{ stop(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    [db, google, meta, microsoft] = await Promise.all([kind.open(), startFakeGoogle(), startPlatform('meta'), startPlatform('microsoft-ads')]);
+  });
+  afterAll(async () => {
+    await Promise.all([db.close(), google.close(), meta.close(), microsoft.close()]);
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+  });
+
+  function worker(settings: Settings) {
+    const clock = steppableClock(new Date(Date.now() + 60_000));
+    const w = startDeliveryWorker({ db, settings, log: memoryLog(), now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 5000 });
+    workers.push(w);
+    return Object.assign(w, { clock });
+  }
+  const platformSettings = (p: PlatformFake) => loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: TEST_SECRET_KEY, ...p.env });
+  const notificationKinds = async (accountId: string) =>
+    (await db.query<{ kind: string }>('select kind from notifications where account_id = $1 order by id', [accountId])).map((r) => r.kind);
+  const storedCredentials = async (accountId: string, type: string) => {
+    const row = await findConnection(db, accountId, type);
+    return { status: row!.status, credentials: openCredentials(box, row!.credentials) };
+  };
+
+  it('a reconnect makes due only the conversions that waited for it: not one waiting on a rate limit, not one a worker holds', async () => {
+    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken() });
+    const [waiting, limited, held] = await Promise.all(['waiting', 'limited', 'held'].map((id) => insertReportedEvent(db, fx, { customerEventId: id })));
+    const later = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+    const set = (actionId: string, lastError: string, dueAt: Date, lockedUntil: Date | null) =>
+      db.query('update outbox set last_error = $2, due_at = $3, locked_until = $4 where event_action_id = $1', [actionId, lastError, dueAt, lockedUntil]);
+    await set(waiting!.actionIds[0]!, 'reauthorization_required', later(10), null);
+    await set(limited!.actionIds[0]!, 'rate_limited: Quota exceeded.', later(30), null);
+    await set(held!.actionIds[0]!, 'reauthorization_required', later(10), later(5));
+
+    expect(await resumeDeliveries(db, fx.accountId, 'google-ads')).toBe(1);
+    const rows = await db.query<{ event_action_id: string; due: boolean; locked_until: Date | null }>(
+      'select event_action_id, due_at <= now() as due, locked_until from outbox where event_action_id = any($1::text[])',
+      [[waiting!, limited!, held!].map((e) => e.actionIds[0]!)],
+    );
+    const of = (e: { actionIds: string[] }) => rows.find((r) => r.event_action_id === e.actionIds[0])!;
+    expect(of(waiting!).due).toBe(true);
+    expect(of(limited!).due).toBe(false);
+    expect(of(held!)).toMatchObject({ due: false, locked_until: expect.any(Date) });
+  });
+});
