@@ -2,13 +2,18 @@
  * A connection at send time: its decrypted credentials and a valid OAuth access token, refreshed before it expires
  * and cached per connection. A refused refresh token (`invalid_grant`) marks the connection
  * `reauthorization_required` and throws `ReauthorizationRequired`: its conversions wait for a new handoff.
+ *
+ * Every write a send makes to its connection (marking it, storing a rotated refresh token) is made only while the
+ * stored credentials are still the ones the send loaded: a send that started before a reconnect never marks nor
+ * overwrites the new grant. Refused with credentials a reconnect replaced meanwhile, a send takes the new ones and
+ * refreshes again at once.
  */
 import type { Database, Queryable } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
 import { ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
 import { refreshAccessToken } from './oauth';
-import { markReauthorizationRequired, replaceCredentials, type ConnectionRow } from './sql';
+import { findConnectionsById, markReauthorizationRequired, replaceCredentials, type ConnectionRow, type GuardedWrite } from './sql';
 
 /** Refresh a cached access token this long before it expires. */
 export const ACCESS_TOKEN_MARGIN_MS = 5 * 60_000;
@@ -34,10 +39,25 @@ export function sealCredentials(box: SecretBox, credentials: Record<string, stri
   return Object.keys(credentials).length === 0 ? null : box.seal(JSON.stringify(credentials));
 }
 
+/**
+ * What each connection was loaded with: its row's sealed credentials (each seal is unique, so they tell whether a
+ * new handoff replaced them) and settings. Keyed by the connection's credentials object, which copies of the
+ * connection (a test's extra settings) share and which a refresh updates in place.
+ */
+const loadedFrom = new WeakMap<Record<string, string>, { sealed: string | null; settings: string }>();
+
+/** The sealed credentials the connection was loaded with, or undefined for one not loaded from its row. */
+function sealedOf(connection: Connection): string | null | undefined {
+  return loadedFrom.get(connection.credentials)?.sealed;
+}
+
 /** The connection as a platform sees it. */
 export function toConnection(row: ConnectionRow, box: SecretBox): Connection {
-  return { id: row.id, settings: row.settings, credentials: openCredentials(box, row.credentials) };
+  const credentials = openCredentials(box, row.credentials);
+  loadedFrom.set(credentials, { sealed: row.credentials, settings: JSON.stringify(row.settings) });
+  return { id: row.id, settings: row.settings, credentials };
 }
+
 
 /** The context a platform's calls for one connection run in: settings, credentials, a fresh access token on demand. */
 export function sendContextFor(
@@ -82,10 +102,12 @@ export class AccessTokens {
     const cached = this.cache.get(connection.id);
     const now = this.deps.now().getTime();
     if (cached && cached.refreshToken === refreshToken && cached.expiresAt - ACCESS_TOKEN_MARGIN_MS > now) return cached.token;
-    let pending = this.pending.get(connection.id);
+    // One refresh at a time per refresh token (not per connection: a send loaded before a reconnect holds the old one).
+    const key = `${connection.id} ${refreshToken}`;
+    let pending = this.pending.get(key);
     if (!pending) {
-      pending = this.refresh(platform, connection, refreshToken, ctx).finally(() => this.pending.delete(connection.id));
-      this.pending.set(connection.id, pending);
+      pending = this.refresh(platform, connection, refreshToken, ctx, false).finally(() => this.pending.delete(key));
+      this.pending.set(key, pending);
     }
     return pending;
   }
@@ -102,14 +124,33 @@ export class AccessTokens {
 
   /**
    * Marks the connection `reauthorization_required` (its conversions wait for a new handoff) and tells the hook when
-   * it was `connected` until now, so the notification goes out once.
+   * it was `connected` until now, so the notification goes out once. Nothing is marked when a new handoff replaced
+   * the credentials the refused send used (`replaced`): the new grant was never refused.
    */
-  async requireReauthorization(connection: Connection, reason: DeliveryError): Promise<void> {
+  async requireReauthorization(connection: Connection, reason: DeliveryError): Promise<GuardedWrite> {
     this.cache.delete(connection.id);
     const hook = this.deps.onReauthorizationRequired;
-    await this.deps.db.transaction(async (tx) => {
-      if ((await markReauthorizationRequired(tx, connection.id)) && hook) await hook(tx, connection.id, reason);
+    return this.deps.db.transaction(async (tx) => {
+      const marked = await markReauthorizationRequired(tx, connection.id, sealedOf(connection));
+      if (marked === 'written' && hook) await hook(tx, connection.id, reason);
+      return marked;
     });
+  }
+
+  /**
+   * Takes into `connection` (in place: every batch and context holding it sees them) the credentials a new handoff
+   * stored while it was in flight, when the connection is `connected` with the same settings. False otherwise (then
+   * its rows wait and are loaded afresh later).
+   */
+  private async adopt(connection: Connection): Promise<boolean> {
+    const loaded = loadedFrom.get(connection.credentials);
+    const row = (await findConnectionsById(this.deps.db, [connection.id])).get(connection.id);
+    if (!loaded || !row || row.status !== 'connected' || JSON.stringify(row.settings) !== loaded.settings) return false;
+    const credentials = connection.credentials;
+    for (const key of Object.keys(credentials)) delete credentials[key];
+    Object.assign(credentials, openCredentials(this.deps.box, row.credentials));
+    loadedFrom.set(credentials, { sealed: row.credentials, settings: loaded.settings });
+    return true;
   }
 
   private async refresh(
@@ -117,20 +158,29 @@ export class AccessTokens {
     connection: Connection,
     refreshToken: string,
     ctx: { signal: AbortSignal; timeoutMs: number },
+    adopted: boolean,
   ): Promise<string> {
     const result = await refreshAccessToken(platform.oauth!, this.deps.settings, refreshToken, { ...ctx, now: this.deps.now });
     if (result.ok) {
       const rotated = result.tokens.refreshToken;
       if (rotated && rotated !== refreshToken) {
-        // Microsoft rotates refresh tokens: keep the newest, or the next refresh after a restart would fail.
+        // Microsoft rotates refresh tokens: keep the newest, or the next refresh after a restart would fail. Stored
+        // only over the credentials it came from: a new handoff's grant stays (this send still uses the old one).
+        const loaded = loadedFrom.get(connection.credentials);
+        const sealed = sealCredentials(this.deps.box, { ...connection.credentials, refresh_token: rotated });
+        const write = await replaceCredentials(this.deps.db, connection.id, sealed, sealedOf(connection));
         connection.credentials.refresh_token = rotated;
-        await replaceCredentials(this.deps.db, connection.id, sealCredentials(this.deps.box, connection.credentials));
+        if (loaded && write === 'written') loadedFrom.set(connection.credentials, { ...loaded, sealed });
       }
       this.cache.set(connection.id, { token: result.tokens.accessToken, expiresAt: result.tokens.expiresAt.getTime(), refreshToken: rotated ?? refreshToken });
       return result.tokens.accessToken;
     }
     if (result.kind === 'invalid_grant') {
-      await this.requireReauthorization(connection, result.error);
+      // Refused credentials that a new handoff replaced meanwhile: the new grant was not refused; refresh with it now.
+      if ((await this.requireReauthorization(connection, result.error)) === 'replaced' && !adopted && (await this.adopt(connection))) {
+        const next = connection.credentials.refresh_token;
+        if (next) return this.refresh(platform, connection, next, ctx, true);
+      }
       throw new ReauthorizationRequired(platform.type);
     }
     throw new TokenUnavailable(result.error);

@@ -79,18 +79,48 @@ export async function findConnectionsById(db: Queryable, ids: readonly string[])
 }
 
 /**
- * Marks a connection as needing a new authorization; its conversions wait until a new handoff connects it. True when
- * it was `connected` until now (so one refusal seen by several workers tells the account once).
+ * What became of a write a send asked for on the credentials it was loaded with: `written`; `unchanged` (already in
+ * that state, e.g. another worker marked the same refusal first, or the connection is gone); or `replaced`: a new
+ * handoff stored other credentials meanwhile, so the send's view is stale and nothing was written.
  */
-export async function markReauthorizationRequired(db: Queryable, id: string): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    `update destinations set status = 'reauthorization_required', updated_at = now() where id = $1 and status <> 'reauthorization_required' returning id`,
-    [id],
-  );
-  return rows.length > 0;
+export type GuardedWrite = 'written' | 'unchanged' | 'replaced';
+
+/**
+ * `credentials` still what a send loaded (`used`: the sealed value, each seal being unique). `undefined` skips the
+ * check (a connection not loaded from its row).
+ */
+function sameCredentials(used: string | null | undefined, param: string): string {
+  return used === undefined ? 'true' : `credentials is not distinct from ${param}::text`;
 }
 
-/** Replaces a connection's sealed credentials (a rotated refresh token). */
-export async function replaceCredentials(db: Queryable, id: string, sealedCredentials: string | null): Promise<void> {
-  await db.query('update destinations set credentials = $2, updated_at = now() where id = $1', [id, sealedCredentials]);
+async function classify(db: Queryable, id: string, used: string | null | undefined): Promise<GuardedWrite> {
+  if (used === undefined) return 'unchanged';
+  const [row] = await db.query<{ same: boolean }>('select credentials is not distinct from $2::text as same from destinations where id = $1', [id, used]);
+  return row && !row.same ? 'replaced' : 'unchanged';
+}
+
+/**
+ * Marks a connection as needing a new authorization; its conversions wait until a new handoff connects it. `written`
+ * when it was `connected` with the credentials the refused send used (`used`) until now, so one refusal seen by
+ * several workers tells the account once, and a send that started before a reconnect never marks the new grant.
+ */
+export async function markReauthorizationRequired(db: Queryable, id: string, used?: string | null): Promise<GuardedWrite> {
+  const rows = await db.query<{ id: string }>(
+    `update destinations set status = 'reauthorization_required', updated_at = now()
+     where id = $1 and status <> 'reauthorization_required' and ${sameCredentials(used, '$2')} returning id`,
+    used === undefined ? [id] : [id, used],
+  );
+  return rows.length > 0 ? 'written' : classify(db, id, used);
+}
+
+/**
+ * Replaces a connection's sealed credentials (a rotated refresh token) when they are still those the refresh started
+ * from (`used`): a rotation of an old grant never overwrites what a new handoff stored meanwhile.
+ */
+export async function replaceCredentials(db: Queryable, id: string, sealedCredentials: string | null, used?: string | null): Promise<GuardedWrite> {
+  const rows = await db.query<{ id: string }>(
+    `update destinations set credentials = $2, updated_at = now() where id = $1 and ${sameCredentials(used, '$3')} returning id`,
+    used === undefined ? [id, sealedCredentials] : [id, sealedCredentials, used],
+  );
+  return rows.length > 0 ? 'written' : classify(db, id, used);
 }

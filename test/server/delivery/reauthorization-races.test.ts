@@ -55,6 +55,65 @@ describe.each(DATABASE_KINDS)('authorization races on $name', (kind) => {
     return { status: row!.status, credentials: openCredentials(box, row!.credentials) };
   };
 
+  it('a send in flight across a reconnect keeps the new grant connected, tells nobody, and delivers with the new grant', async () => {
+    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken() });
+    await insertEndpoint(db, fx.accountId, 'https://hooks.example.com/cnv', KINDS, box.seal('whsec'));
+    const w = worker(settingsFor('http://legacy.invalid', {}, google));
+    await insertReportedEvent(db, fx, { customerEventId: 'warm' });
+    expect(await w.drain()).toEqual([expect.objectContaining({ result: 'delivered' })]); // an access token is cached
+
+    const { eventId } = await insertReportedEvent(db, fx, { customerEventId: 'in-flight' });
+    let release!: () => void;
+    google.server.respondWith({ kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)) });
+    const isIngest = (r: { path: string }) => r.path === '/v1/events:ingest';
+    const sent = google.server.requests.filter(isIngest).length;
+    w.clock.advance(1000);
+    const draining = w.drain();
+    await google.server.waitForRequests(sent + 1, { filter: isIngest });
+
+    // Meanwhile the user reconnects Google: the old grant is revoked, a new one stored. The held send then gets a 401.
+    google.revokeAccessTokens();
+    google.revokeRefreshTokens();
+    const newRefreshToken = google.issueRefreshToken();
+    await db.transaction(async (tx) => {
+      await upsertDestination(tx, fx.accountId, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' }, sealCredentials(box, { refresh_token: newRefreshToken }));
+      await resumeDeliveries(tx, fx.accountId, 'google-ads');
+    });
+    release();
+
+    expect(await draining).toEqual([expect.objectContaining({ result: 'delivered' })]);
+    expect(google.server.requests.filter(isIngest).slice(sent).map((r) => r.answeredStatus)).toEqual([401, 200]);
+    expect(await storedCredentials(fx.accountId, 'google-ads')).toEqual({ status: 'connected', credentials: { refresh_token: newRefreshToken } });
+    expect(await notificationKinds(fx.accountId)).toEqual([]);
+    const { event, actions } = await readOutcome(db, eventId);
+    expect(event.status).toBe('completed');
+    expect(actions[0]).toMatchObject({ status: 'delivered', attempts: 1, error: null });
+  });
+
+  it("stores a rotated refresh token only over the credentials it came from, never over a reconnect's new grant", async () => {
+    const acct = await createPlatformAccount(db, microsoft);
+    const settings = platformSettings(microsoft);
+    const platform = platformFor('microsoft-ads')!;
+    const ctx = () => ({ signal: AbortSignal.timeout(10_000), timeoutMs: 5000 });
+    const tokens = new AccessTokens({ db, settings, box, now: () => new Date() });
+
+    // Unchanged credentials: Microsoft's rotated refresh token is kept.
+    const current = toConnection((await findConnection(db, acct.accountId, 'microsoft-ads'))!, box);
+    const first = current.credentials.refresh_token;
+    await tokens.get(platform, current, ctx());
+    const rotated = (await storedCredentials(acct.accountId, 'microsoft-ads')).credentials.refresh_token;
+    expect(rotated).toBeTruthy();
+    expect(rotated).not.toBe(first);
+
+    // A send loaded the connection, then a reconnect stored a new grant before the send refreshed.
+    const stale = toConnection((await findConnection(db, acct.accountId, 'microsoft-ads'))!, box);
+    await connect(db, acct.accountId, microsoft);
+    const reconnected = await storedCredentials(acct.accountId, 'microsoft-ads');
+    tokens.forget(stale.id);
+    await tokens.get(platform, stale, ctx());
+    expect(await storedCredentials(acct.accountId, 'microsoft-ads')).toEqual(reconnected);
+  });
+
   it('a reconnect makes due only the conversions that waited for it: not one waiting on a rate limit, not one a worker holds', async () => {
     const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken() });
     const [waiting, limited, held] = await Promise.all(['waiting', 'limited', 'held'].map((id) => insertReportedEvent(db, fx, { customerEventId: id })));
