@@ -13,7 +13,7 @@ import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
 import { ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
 import { refreshAccessToken } from './oauth';
-import { findConnectionsById, markReauthorizationRequired, replaceCredentials, type ConnectionRow, type GuardedWrite } from './sql';
+import { findConnectionsById, markConnectedAgain, markReauthorizationRequired, replaceCredentials, type ConnectionRow, type GuardedWrite } from './sql';
 
 /** Refresh a cached access token this long before it expires. */
 export const ACCESS_TOKEN_MARGIN_MS = 5 * 60_000;
@@ -58,6 +58,20 @@ export function toConnection(row: ConnectionRow, box: SecretBox): Connection {
   return { id: row.id, settings: row.settings, credentials };
 }
 
+/**
+ * Marks the connection `connected` again after a check proved its stored credentials work (a connection test), when
+ * it was `reauthorization_required` and its credentials are still those the check used; `onRecovered` runs in the
+ * same transaction (notification, waiting deliveries made due). True when it was marked.
+ */
+export async function markRecovered(db: Database, connection: Connection, onRecovered: (tx: Queryable) => Promise<void>): Promise<boolean> {
+  const used = sealedOf(connection);
+  if (used === undefined) return false;
+  return db.transaction(async (tx) => {
+    if ((await markConnectedAgain(tx, connection.id, used)) !== 'written') return false;
+    await onRecovered(tx);
+    return true;
+  });
+}
 
 /** The context a platform's calls for one connection run in: settings, credentials, a fresh access token on demand. */
 export function sendContextFor(

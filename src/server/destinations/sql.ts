@@ -114,6 +114,19 @@ export async function markReauthorizationRequired(db: Queryable, id: string, use
 }
 
 /**
+ * Marks a connection `connected` again when the credentials a connection test proved working (`used`) are still the
+ * stored ones; `written` when it was `reauthorization_required` until now.
+ */
+export async function markConnectedAgain(db: Queryable, id: string, used: string | null): Promise<GuardedWrite> {
+  const rows = await db.query<{ id: string }>(
+    `update destinations set status = 'connected', updated_at = now()
+     where id = $1 and status = 'reauthorization_required' and credentials is not distinct from $2::text returning id`,
+    [id, used],
+  );
+  return rows.length > 0 ? 'written' : classify(db, id, used);
+}
+
+/**
  * Replaces a connection's sealed credentials (a rotated refresh token) when they are still those the refresh started
  * from (`used`): a rotation of an old grant never overwrites what a new handoff stored meanwhile.
  */

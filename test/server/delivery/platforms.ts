@@ -42,6 +42,8 @@ export interface PlatformFake {
   revokeGrant(): void;
   /** Credentials a new handoff stores (a new refresh token, or a new Meta token). */
   newCredentials(): Record<string, string>;
+  /** The platform accepts the stored credentials again after `revokeGrant` (Meta: the system user's access restored), where it can. */
+  acceptStoredCredentials?(): void;
   /** The connection's non-secret settings, as the connect form stores them. */
   settings: Record<string, unknown>;
   /** The flow action's config. */
@@ -109,6 +111,7 @@ export async function startPlatform(type: PlatformFake['type']): Promise<Platfor
           meta.setAccessToken(token);
           return { access_token: token };
         },
+        acceptStoredCredentials: () => meta.setAccessToken(token),
         settings: { pixel_id: '1234567890123456' },
         actionConfig: {},
         clickIds: { fbclid: 'IwAR2F4-dbP0l7Mn' },

@@ -114,6 +114,36 @@ describe.each(DATABASE_KINDS)('authorization races on $name', (kind) => {
     expect(await storedCredentials(acct.accountId, 'microsoft-ads')).toEqual(reconnected);
   });
 
+  it('a connection test that passes recovers a waiting connection as a reconnect does: connected, destination.recovered, the waiting conversions sent', async () => {
+    const acct = await createPlatformAccount(db, meta);
+    await insertEndpoint(db, acct.accountId, 'https://hooks.example.com/cnv', KINDS, box.seal('whsec'));
+    const settings = platformSettings(meta);
+    const w = worker(settings);
+    const waiting = await reportSignup(db, acct, meta);
+    meta.revokeGrant();
+    expect((await w.drain()).find((r) => r.eventActionId === waiting.actionId)?.result).toBe('waiting_for_reauthorization');
+    expect((await storedCredentials(acct.accountId, 'meta')).status).toBe('reauthorization_required');
+
+    // The user restores the token's access at Meta and tests the connection.
+    meta.acceptStoredCredentials!();
+    const { id } = (await findConnection(db, acct.accountId, 'meta'))!;
+    const result = await testDestination(db, settings, acct.accountId, id);
+    expect(result).toMatchObject({ destination: id, ok: true, message: expect.stringContaining('connected again') });
+    expect((await storedCredentials(acct.accountId, 'meta')).status).toBe('connected');
+    expect(await notificationKinds(acct.accountId)).toEqual(KINDS);
+
+    // The waiting conversion is due now, not at its next 10-minute look.
+    w.clock.advance(1000);
+    expect((await w.drain()).find((r) => r.eventActionId === waiting.actionId)?.result).toBe('delivered');
+    expect((await readOutcome(db, waiting.eventId)).event.status).toBe('completed');
+
+    // A test of a connection that was not waiting recovers nothing and tells nobody.
+    const again = await testDestination(db, settings, acct.accountId, id);
+    expect(again.ok).toBe(true);
+    expect(again.message).not.toContain('connected again');
+    expect(await notificationKinds(acct.accountId)).toEqual(KINDS);
+  });
+
   it('a reconnect makes due only the conversions that waited for it: not one waiting on a rate limit, not one a worker holds', async () => {
     const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken() });
     const [waiting, limited, held] = await Promise.all(['waiting', 'limited', 'held'].map((id) => insertReportedEvent(db, fx, { customerEventId: id })));

@@ -6,7 +6,8 @@ import type { Database } from '../../db/db';
 import type { Settings } from '../../settings';
 import { serviceSecretBox } from '../../db/secret-box';
 import { notFound } from '../../http/errors';
-import { notifyReauthorizationRequired } from '../../notifications';
+import { enqueueDestinationNotification, notifyReauthorizationRequired } from '../../notifications';
+import { resumeDeliveries } from '../../delivery';
 import { actionConfigsOf } from '../flows';
 import {
   AccessTokens,
@@ -14,6 +15,7 @@ import {
   TokenUnavailable,
   findConnectionsById,
   listDestinations,
+  markRecovered,
   platformFor,
   sendContextFor,
   toConnection,
@@ -104,6 +106,15 @@ export async function testDestination(
     if (result.credentialRefused && result.error) await tokens.requireReauthorization(stored, result.error);
     const { credentialRefused: _refused, actionNames, ...answer } = result;
     if (answer.ok && actionNames) answer.message += await unmatchedActions(db, accountId, row.type, actionNames);
+    // The stored credential works again: connected, and what a reconnect does (destination.recovered, the conversions
+    // that waited sent now), unless a new handoff replaced the credential meanwhile (it did all that itself).
+    if (answer.ok && row.status === 'reauthorization_required') {
+      const recovered = await markRecovered(db, stored, async (tx) => {
+        await enqueueDestinationNotification(tx, id, 'destination.recovered', `${platform.label} works again (a connection test passed); the conversions that waited are being sent.`);
+        await resumeDeliveries(tx, accountId, row.type);
+      });
+      if (recovered) answer.message += ' The connection is marked connected again; the conversions that waited are being sent.';
+    }
     return { destination: id, ...answer };
   } catch (error) {
     if (error instanceof ReauthorizationRequired || error instanceof TokenUnavailable) {
