@@ -57,6 +57,19 @@ export const OCCURRED_AT_MAX_AGE_DAYS = 90;
 /** An ISO 4217 code as written: three capital letters (the service also checks it names a real currency). */
 export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
 
+/** The ISO 4217 codes of current currencies (the runtime's ICU list), built on first use. */
+let currencies: ReadonlySet<string> | null = null;
+
+/**
+ * Whether a code names a real ISO 4217 currency as a report must write it: three capital letters (CURRENCY_PATTERN)
+ * that the runtime's list of current currencies holds ('XXX', 'usd' and 'ABC' do not qualify).
+ */
+export function isCurrencyCode(code: unknown): code is string {
+  if (typeof code !== 'string' || !CURRENCY_PATTERN.test(code)) return false;
+  currencies ??= new Set(Intl.supportedValuesOf('currency'));
+  return currencies.has(code);
+}
+
 /** A value as JavaScript writes it, with at most VALUE_MAX_DECIMALS (6) decimals. */
 const VALUE_TEXT = /^\d+(\.\d{1,6})?$/;
 

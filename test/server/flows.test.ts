@@ -151,6 +151,25 @@ describe.each(DATABASE_KINDS)('flows API on $name', (kind) => {
       expect(errorOf(res).message).toMatch(message);
     });
 
+    it.each([
+      ['microsoft-ads', { customer_id: '123456789', account_id: '987654321' }, { conversion_name: 'Signup', value: 5, currency: 'XXX' }, 'currency'],
+      ['microsoft-ads', { customer_id: '123456789', account_id: '987654321' }, { conversion_name: 'Signup', value: 5, currency: 'usd' }, 'currency'],
+      ['microsoft-ads', { customer_id: '123456789', account_id: '987654321' }, { conversion_name: 'Signup', value: 1.1234567, currency: 'USD' }, 'value'],
+      ['linkedin', { ad_account_id: '507404993', ad_account_urn: 'urn:li:sponsoredAccount:507404993' }, { conversion_rule: '104012', value: 5, currency: 'XXX' }, 'currency'],
+      ['linkedin', { ad_account_id: '507404993', ad_account_urn: 'urn:li:sponsoredAccount:507404993' }, { conversion_rule: '104012', value: 2e9, currency: 'EUR' }, 'value'],
+    ])("refuses a %s action whose fixed value or currency a report could not carry (%j, naming %j)", async (type, settings, config, field) => {
+      const tenant = await connectedTenant('Fixed value');
+      await upsertDestination(svc.db, tenant.accountId, type, settings);
+      const flow = await createFlow(tenant, { actions_config: [{ integrationId: type, config }] });
+      const res = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+      expect(res.statusCode).toBe(400);
+      expect(errorOf(res)).toMatchObject({ code: 'flow_invalid', param: `actions_config[0].config.${field}` });
+      expect(json(await call('GET', `/v1/flows/${flow.id}`, undefined, tenant)).status).toBe('draft');
+      const fixed = await call('PATCH', `/v1/flows/${flow.id}`, { actions_config: [{ integrationId: type, config: { ...config, value: 5, currency: 'USD' } }] }, tenant);
+      expect(fixed.statusCode, fixed.body).toBe(200);
+      expect(json(await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant)).status).toBe('live');
+    });
+
     it('refuses a destination that is not supported', async () => {
       const tenant = await connectedTenant('Unsupported');
       const flow = await createFlow(tenant, { actions_config: [ADS_ACTION, { integrationId: 'myspace-ads', config: {} }] });

@@ -1,9 +1,11 @@
 /**
  * A flow action's config for LinkedIn: the conversion rule to credit (`conversion_rule`, its id or its URN
- * `urn:lla:llaPartnerConversion:<id>`), and optionally a fixed conversion value (`value` with a `currency`).
+ * `urn:lla:llaPartnerConversion:<id>`), and optionally a fixed conversion value (`value` with a `currency`, by the
+ * rules of a report's value and currency: ../fixed-value.ts).
  * https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
  */
 import type { Problem } from '../destination';
+import { fixedValueProblems } from '../fixed-value';
 
 export const CONVERSION_URN_PREFIX = 'urn:lla:llaPartnerConversion:';
 
@@ -28,9 +30,12 @@ export function parseConversionRule(value: unknown): ConversionRule | null {
   return /^[1-9][0-9]{0,18}$/.test(id) ? { id, urn: `${CONVERSION_URN_PREFIX}${id}` } : null;
 }
 
+const given = (field: unknown) => field !== undefined && field !== null;
+
+/** The fixed value as published (checkLinkedInAction held it to a report's rules); read by shape only. */
 function parseValue(config: Record<string, unknown>): { ok: true; value: LinkedInActionConfig['conversionValue'] } | { ok: false } {
   const { value, currency } = config;
-  if (value === undefined && currency === undefined) return { ok: true, value: null };
+  if (!given(value) && !given(currency)) return { ok: true, value: null };
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return { ok: false };
   if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) return { ok: false };
   return { ok: true, value: { currencyCode: currency, amount: String(value) } };
@@ -47,10 +52,13 @@ export function checkLinkedInAction(config: Record<string, unknown>, param: stri
         '"urn:lla:llaPartnerConversion:104012": Campaign Manager > Analyze > Conversion tracking, a rule whose source is the Conversions API.',
     });
   }
-  if (!parseValue(config).ok) {
+  const valueProblems = fixedValueProblems(config, param);
+  problems.push(...valueProblems);
+  if (valueProblems.length === 0 && given(config.value) !== given(config.currency)) {
+    const missing = given(config.value) ? 'currency' : 'value';
     problems.push({
-      param: `${param}.value`,
-      message: 'value (a number of at least 0) and currency (an ISO 4217 code such as "USD") go together, or are both left out.',
+      param: `${param}.${missing}`,
+      message: `${param}.${missing} is missing: value and currency (an ISO 4217 code such as "USD") go together, or are both left out.`,
     });
   }
   const known = new Set(['conversion_rule', 'value', 'currency']);

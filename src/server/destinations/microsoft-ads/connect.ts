@@ -4,6 +4,7 @@
  * identifier" (https://learn.microsoft.com/en-us/advertising/guides/get-started#get-ids).
  */
 import type { ConnectField, ConnectResult, EventTrigger, Problem } from '../destination';
+import { fixedValueProblems } from '../fixed-value';
 import { MAX_GOAL_NAME_LENGTH } from './request';
 
 /** The fields of the hosted page, shown after the Microsoft sign-in. */
@@ -62,7 +63,8 @@ export function parseConnectForm(form: Record<string, string>): ConnectResult {
 
 /**
  * Problems of a flow action's config: `conversion_name` (required: the exact name of an offline conversion goal),
- * `value` (optional, at least 0) and `currency` (optional ISO 4217 code, only with a value).
+ * `value` (optional) and `currency` (optional, only with a value), by the rules of a report's value and currency
+ * (0 to 1e9 with at most 6 decimals; a real ISO 4217 code in capitals): see ../fixed-value.ts.
  */
 export function checkAction(config: Record<string, unknown>, param: string, _trigger: EventTrigger): Problem[] {
   const problems: Problem[] = [];
@@ -77,17 +79,12 @@ export function checkAction(config: Record<string, unknown>, param: string, _tri
   } else if (name.length > MAX_GOAL_NAME_LENGTH) {
     problems.push({ param: `${param}.conversion_name`, message: `${param}.conversion_name is longer than ${MAX_GOAL_NAME_LENGTH} characters, the longest goal name Microsoft Advertising allows.` });
   }
-  const value = config.value;
-  if (value !== undefined && value !== null && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) {
-    problems.push({ param: `${param}.value`, message: `${param}.value must be a number of at least 0 (the conversion's worth), or left out to use the goal's value.` });
-  }
-  const currency = config.currency;
-  if (currency !== undefined && currency !== null) {
-    if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency)) {
-      problems.push({ param: `${param}.currency`, message: `${param}.currency must be a three-letter currency code such as USD or EUR.` });
-    } else if (value === undefined || value === null) {
-      problems.push({ param: `${param}.currency`, message: `${param}.currency only applies with a value: set value too, or remove currency.` });
-    }
+  const valueProblems = fixedValueProblems(config, param);
+  problems.push(...valueProblems);
+  const { value, currency } = config;
+  const currencyRefused = valueProblems.some((p) => p.param === `${param}.currency`);
+  if (currency !== undefined && currency !== null && (value === undefined || value === null) && !currencyRefused) {
+    problems.push({ param: `${param}.currency`, message: `${param}.currency only applies with a value: set value too, or remove currency.` });
   }
   return problems;
 }

@@ -78,9 +78,23 @@ describe('LinkedIn action config and connect form', () => {
     const problems = checkLinkedInAction({ value: 10, colour: 'red' }, 'actions_config[0].config');
     expect(problems.map((p) => p.param)).toEqual([
       'actions_config[0].config.conversion_rule',
-      'actions_config[0].config.value',
+      'actions_config[0].config.currency',
       'actions_config[0].config.colour',
     ]);
+  });
+
+  it("holds a fixed value and currency to a report's rules: a real ISO 4217 code in capitals, 0 to 1e9, at most 6 decimals", () => {
+    const paramsOf = (config: Record<string, unknown>) => checkLinkedInAction({ conversion_rule: '1', ...config }, 'p').map((p) => p.param);
+    expect(paramsOf({ value: 49.5, currency: 'EUR' })).toEqual([]);
+    expect(paramsOf({ value: 0.123456, currency: 'JPY' })).toEqual([]);
+    expect(paramsOf({ value: 5, currency: 'XXX' })).toEqual(['p.currency']);
+    expect(paramsOf({ value: 5, currency: 'ABC' })).toEqual(['p.currency']);
+    expect(paramsOf({ value: 5, currency: 'usd' })).toEqual(['p.currency']);
+    expect(paramsOf({ value: 1.1234567, currency: 'USD' })).toEqual(['p.value']);
+    expect(paramsOf({ value: 1_000_000_001, currency: 'USD' })).toEqual(['p.value']);
+    expect(paramsOf({ value: -1, currency: 'USD' })).toEqual(['p.value']);
+    expect(paramsOf({ currency: 'USD' })).toEqual(['p.value']);
+    expect(checkLinkedInAction({ conversion_rule: '1', value: 5, currency: 'XXX' }, 'p')[0]!.message).toMatch(/ISO 4217/);
   });
 
   it('stores the ad account from the connect form as an id and a URN', () => {

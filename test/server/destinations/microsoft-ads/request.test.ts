@@ -122,6 +122,18 @@ describe('connecting Microsoft Advertising', () => {
     expect(checkAction({ conversion_name: 'x'.repeat(101) }, 'p', 'saas_signup').map((p) => p.param)).toEqual(['p.conversion_name']);
   });
 
+  it("holds a fixed value and currency to a report's rules: a real ISO 4217 code in capitals, 0 to 1e9, at most 6 decimals", () => {
+    const paramsOf = (config: Record<string, unknown>) => checkAction({ conversion_name: 'Signup', ...config }, 'p', 'saas_signup').map((p) => p.param);
+    expect(paramsOf({ value: 0.123456, currency: 'EUR' })).toEqual([]);
+    expect(paramsOf({ value: 1_000_000_000 })).toEqual([]);
+    expect(paramsOf({ value: 5, currency: 'XXX' })).toEqual(['p.currency']);
+    expect(paramsOf({ value: 5, currency: 'ABC' })).toEqual(['p.currency']);
+    expect(paramsOf({ value: 5, currency: 'usd' })).toEqual(['p.currency']);
+    expect(paramsOf({ value: 1.1234567, currency: 'USD' })).toEqual(['p.value']);
+    expect(paramsOf({ value: 1_000_000_001, currency: 'USD' })).toEqual(['p.value']);
+    expect(checkAction({ conversion_name: 'Signup', value: 5, currency: 'XXX' }, 'p', 'saas_signup')[0]!.message).toMatch(/ISO 4217/);
+  });
+
   it("signs in through Microsoft's identity platform with the Advertising scope and offline_access", () => {
     const settings = loadSettings({ CNV_MICROSOFT_OAUTH_CLIENT_ID: 'app', CNV_MICROSOFT_OAUTH_CLIENT_SECRET: 'secret' });
     expect(microsoftOAuth.authorizeUrl(settings)).toBe('https://login.microsoftonline.com/common/oauth2/v2.0/authorize');
