@@ -22,6 +22,13 @@ export const DEMO_ACCOUNTS = {
   tiktok: { pixelCode: FAKE_TIKTOK_PIXEL, accessToken: FAKE_TIKTOK_TOKEN, eventName: 'CompleteRegistration' },
 } as const;
 
+/**
+ * The platforms the demo connects by signing in (OAuth). Their fakes run in this process and keep the grants they
+ * issue in memory only, so a refresh token stored at an earlier start is unknown to them (as a revoked one would be to
+ * the real platform): the demo signs in to these again on every start.
+ */
+export const DEMO_SIGN_IN_PLATFORMS: readonly string[] = ['google-ads', 'microsoft-ads', 'linkedin'];
+
 /** The six fakes, running. */
 export interface DemoAdPlatforms {
   google: FakeGoogle;

@@ -1,6 +1,7 @@
 /**
  * The first-run demo setup, run on every start and idempotent: it looks at what exists and creates only what is
- * missing. The demo lives in an account of its own, so nothing a user does with the account the first start printed
+ * missing (and signs in again to the platforms whose in-process fakes forgot, with the last process, the grants they
+ * issued). The demo lives in an account of its own, so nothing a user does with the account the first start printed
  * (connecting their own Google Ads, editing flows) can break it, and the demo's events never mix with theirs.
  *
  * Creating an account is an operator's act, not an API call (the CLI's `cnv accounts create` writes it to the store),
@@ -12,7 +13,7 @@
 import type { Database } from '../server/db/db';
 import { findAccountByApiKey, insertAccount, issueApiKey, listAccounts, listApiKeys, revokeApiKey, type Account } from '../server/accounts';
 import { activeWebhookSecrets } from '../server/webhook';
-import { DEMO_ACCOUNTS } from './ad-platforms';
+import { DEMO_ACCOUNTS, DEMO_SIGN_IN_PLATFORMS } from './ad-platforms';
 import { readCredentials, writeCredentials } from './credentials';
 import { completeDestinationHandoff, submitHostedForm, localHandoffUrl, webhookSecretOnPage } from './hosted-handoff';
 import { ServiceApi, type FlowRecord, type HandoffRecord, type SiteRecord } from './service-api';
@@ -89,6 +90,8 @@ export interface DemoSetup {
   webhookSecret: string;
   /** What this run created (empty when everything existed). */
   created: string[];
+  /** The platforms connected at an earlier start that this run signed in to again (their fakes forgot the grants). */
+  reconnected: string[];
 }
 
 interface DestinationRecord {
@@ -151,18 +154,34 @@ async function expectCompleted(api: ServiceApi, handoff: HandoffRecord): Promise
   if (after.status !== 'completed') throw new Error(`Handoff ${handoff.id} is still ${after.status} after its hosted page was completed.`);
 }
 
-/** Connects every platform the demo flow delivers to that GET /v1/destinations does not list as connected. */
-async function ensureDestinations(api: ServiceApi, created: string[]): Promise<void> {
+/** Connects a platform through a connect_destination handoff, as a user does (signing in first where it asks). */
+async function connectDestination(api: ServiceApi, integrationId: string): Promise<void> {
+  const handoff = await api.call<HandoffRecord>('POST', '/v1/handoffs', { purpose: 'connect_destination', destination_type: integrationId });
+  await completeDestinationHandoff(handoff.url, api.baseUrl, DEMO.connectForms[integrationId] ?? {});
+  await expectCompleted(api, handoff);
+}
+
+/**
+ * Connects every platform the demo flow delivers to that GET /v1/destinations does not list as connected, and signs in
+ * again to those connected by signing in (DEMO_SIGN_IN_PLATFORMS): their fakes started with this process and do not
+ * know the refresh tokens of an earlier start, which would turn the first conversions `reauthorization_required`.
+ * Returns the platforms signed in to again.
+ */
+async function ensureDestinations(api: ServiceApi, created: string[]): Promise<string[]> {
   const connected = new Set(
     (await api.call<{ data: DestinationRecord[] }>('GET', '/v1/destinations')).data.filter((d) => d.status === 'connected').map((d) => d.type),
   );
+  const reconnected: string[] = [];
   for (const { integrationId } of DEMO.actions) {
-    if (connected.has(integrationId)) continue;
-    const handoff = await api.call<HandoffRecord>('POST', '/v1/handoffs', { purpose: 'connect_destination', destination_type: integrationId });
-    await completeDestinationHandoff(handoff.url, api.baseUrl, DEMO.connectForms[integrationId] ?? {});
-    await expectCompleted(api, handoff);
-    created.push(`the ${integrationId} destination`);
+    if (!connected.has(integrationId)) {
+      await connectDestination(api, integrationId);
+      created.push(`the ${integrationId} destination`);
+    } else if (DEMO_SIGN_IN_PLATFORMS.includes(integrationId)) {
+      await connectDestination(api, integrationId);
+      reconnected.push(integrationId);
+    }
   }
+  return reconnected;
 }
 
 async function ensureWebhookSecret(options: DemoSetupOptions, api: ServiceApi, site: SiteRecord, created: string[]): Promise<string> {
@@ -220,16 +239,20 @@ async function ensureFlow(api: ServiceApi, site: SiteRecord, wantedFlow: DemoFlo
   return flow;
 }
 
-/** Makes sure the demo's account, site, six destinations, trigger source and two live flows (signups, paid plans) exist; creates only what is missing. */
+/**
+ * Makes sure the demo's account, site, six destinations, trigger source and two live flows (signups, paid plans) exist;
+ * creates only what is missing, and signs in again to the platforms whose fakes forget their grants on a restart.
+ */
 export async function ensureDemoSetup(options: DemoSetupOptions): Promise<DemoSetup> {
   const created: string[] = [];
   const { account, apiKey } = await ensureAccount(options, created);
   const api = new ServiceApi(options.apiBase, apiKey);
   const site = await ensureSite(api, options.demoOrigin, created);
-  await ensureDestinations(api, created);
+  const reconnected = await ensureDestinations(api, created);
   const webhookSecret = await ensureWebhookSecret(options, api, site, created);
   const flow = await ensureFlow(api, site, { name: DEMO.flowName, type: 'saas_signup', key: DEMO.triggerKey, actions: DEMO.actions }, created);
   const stageFlow = await ensureFlow(api, site, { name: DEMO.stageFlowName, type: 'conversion', key: DEMO.stageTriggerKey, actions: DEMO.stageActions }, created);
   if (created.length > 0) options.log.info(`demo setup created ${created.join(', ')}`);
-  return { accountId: account.id, api, site, flow, stageFlow, webhookSecret, created };
+  if (reconnected.length > 0) options.log.info(`demo setup signed in again with ${reconnected.join(', ')} (their local fakes started without the grants of the last start)`);
+  return { accountId: account.id, api, site, flow, stageFlow, webhookSecret, created, reconnected };
 }
