@@ -79,7 +79,7 @@ test('signup → upgrade to paid (29 EUR) → refund on the demo: the stage and 
   const microsoftStage = fakes.microsoft.requests.find(
     (r) => r.path.endsWith('/OfflineConversions/Apply') && r.body.OfflineConversions.some((c: Record<string, unknown>) => c.MicrosoftClickId === clicks.msclkid && c.ConversionValue === 29),
   );
-  expect(microsoftStage?.body.OfflineConversions[0]).toMatchObject({ ConversionName: DEMO_ACCOUNTS.microsoft.goalName, ConversionCurrencyCode: 'EUR' });
+  expect(microsoftStage?.body.OfflineConversions[0]).toMatchObject({ ConversionName: DEMO_ACCOUNTS.microsoft.paidGoalName, ConversionCurrencyCode: 'EUR' });
   expect(microsoftStage?.problems).toEqual([]);
   await checkAndShoot(page, SHOTS, 'demo-revenue', 'upgraded');
 
@@ -108,7 +108,7 @@ test('signup → upgrade to paid (29 EUR) → refund on the demo: the stage and 
   expect(retraction).toHaveLength(1);
   expect(retraction[0]!.problems).toEqual([]);
   expect(retraction[0]!.body.OfflineConversionAdjustments).toEqual([
-    expect.objectContaining({ AdjustmentType: 'Retract', ConversionName: DEMO_ACCOUNTS.microsoft.goalName, MicrosoftClickId: clicks.msclkid }),
+    expect.objectContaining({ AdjustmentType: 'Retract', ConversionName: DEMO_ACCOUNTS.microsoft.paidGoalName, MicrosoftClickId: clicks.msclkid }),
   ]);
   await checkAndShoot(page, SHOTS, 'demo-revenue', 'refunded');
 

@@ -12,12 +12,15 @@ import { FAKE_REDDIT_PIXEL, FAKE_REDDIT_TOKEN, startFakeReddit, type FakeReddit 
 import { FAKE_TIKTOK_PIXEL, FAKE_TIKTOK_TOKEN, startFakeTikTok, type FakeTikTok } from './fakes/tiktok';
 import type { FakeServer } from './fakes/fake-server';
 
-/** The pretend ad accounts the demo connects, and what its flow fires in each. The fakes know exactly these. */
+/**
+ * The pretend ad accounts the demo connects, and what its flows fire in each: the signup flow one conversion, the paid
+ * plan flow another (a purchase counted as a signup would inflate the signups). The fakes know exactly these.
+ */
 export const DEMO_ACCOUNTS = {
-  google: { customerId: '123-456-7890', conversionActionId: '987654321' },
+  google: { customerId: '123-456-7890', conversionActionId: '987654321', paidConversionActionId: '987654322' },
   meta: { pixelId: FAKE_META_PIXEL_ID, accessToken: FAKE_META_TOKEN, eventName: 'CompleteRegistration' },
-  microsoft: { customerId: '123456789', accountId: '987654321', goalName: 'Signup' },
-  linkedin: { adAccountId: '507404993', conversionRuleId: '104012' },
+  microsoft: { customerId: '123456789', accountId: '987654321', goalName: 'Signup', paidGoalName: 'Paid plan' },
+  linkedin: { adAccountId: '507404993', conversionRuleId: '104012', paidConversionRuleId: '104013' },
   reddit: { pixelId: FAKE_REDDIT_PIXEL, accessToken: FAKE_REDDIT_TOKEN, eventName: 'SIGN_UP' },
   tiktok: { pixelCode: FAKE_TIKTOK_PIXEL, accessToken: FAKE_TIKTOK_TOKEN, eventName: 'CompleteRegistration' },
 } as const;
@@ -57,13 +60,19 @@ export async function startDemoAdPlatforms(metaApiVersion: string): Promise<Demo
         customerId: DEMO_ACCOUNTS.microsoft.customerId,
         accountId: DEMO_ACCOUNTS.microsoft.accountId,
         // Created long ago: Microsoft refuses conversions for two hours after a goal is created.
-        goals: [{ name: DEMO_ACCOUNTS.microsoft.goalName, createdAt: new Date(0) }],
+        goals: [
+          { name: DEMO_ACCOUNTS.microsoft.goalName, createdAt: new Date(0) },
+          { name: DEMO_ACCOUNTS.microsoft.paidGoalName, createdAt: new Date(0) },
+        ],
       }),
     );
     const linkedin = track(
       await startLinkedInFake({
         adAccounts: [{ id: DEMO_ACCOUNTS.linkedin.adAccountId, role: 'ACCOUNT_MANAGER' }],
-        conversionRules: [{ id: DEMO_ACCOUNTS.linkedin.conversionRuleId, account: DEMO_ACCOUNTS.linkedin.adAccountId }],
+        conversionRules: [
+          { id: DEMO_ACCOUNTS.linkedin.conversionRuleId, account: DEMO_ACCOUNTS.linkedin.adAccountId },
+          { id: DEMO_ACCOUNTS.linkedin.paidConversionRuleId, account: DEMO_ACCOUNTS.linkedin.adAccountId },
+        ],
       }),
     );
     const reddit = track(await startFakeReddit({ accessToken: DEMO_ACCOUNTS.reddit.accessToken, pixelIds: [DEMO_ACCOUNTS.reddit.pixelId] }));

@@ -55,12 +55,15 @@ export const DEMO = {
     { integrationId: 'reddit', config: { event_name: DEMO_ACCOUNTS.reddit.eventName } },
     { integrationId: 'tiktok', config: { event_name: DEMO_ACCOUNTS.tiktok.eventName } },
   ] as readonly DemoAction[],
-  /** The paid-plan flow's actions: the same conversions, named as a purchase where the platform names events. */
+  /**
+   * The paid-plan flow's actions: a conversion of its own on each platform (Google's conversion action, Microsoft's
+   * goal, LinkedIn's rule; a purchase event where the platform names events), so payments never count as signups.
+   */
   stageActions: [
-    { integrationId: 'google-ads', config: { conversion: { id: DEMO_ACCOUNTS.google.conversionActionId } } },
+    { integrationId: 'google-ads', config: { conversion: { id: DEMO_ACCOUNTS.google.paidConversionActionId } } },
     { integrationId: 'meta', config: { event_name: 'Purchase' } },
-    { integrationId: 'microsoft-ads', config: { conversion_name: DEMO_ACCOUNTS.microsoft.goalName } },
-    { integrationId: 'linkedin', config: { conversion_rule: DEMO_ACCOUNTS.linkedin.conversionRuleId } },
+    { integrationId: 'microsoft-ads', config: { conversion_name: DEMO_ACCOUNTS.microsoft.paidGoalName } },
+    { integrationId: 'linkedin', config: { conversion_rule: DEMO_ACCOUNTS.linkedin.paidConversionRuleId } },
     { integrationId: 'reddit', config: { event_name: 'PURCHASE' } },
     { integrationId: 'tiktok', config: { event_name: 'Purchase' } },
   ] as readonly DemoAction[],

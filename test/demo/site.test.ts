@@ -126,6 +126,9 @@ describe('the demo site served beside the service', () => {
     expect(sent()).toBe(uploadsBefore);
   });
 
+  /** The signup the delivery test made, for the paid plan after it. */
+  let signedUp: { userId: string; clicks: ReturnType<typeof newDemoClickIds> } | null = null;
+
   it('delivers a signup whose visit carried all six click ids to the six fakes, and the welcome page shows each request', async () => {
     const { fakes, setup } = running.demo!;
     const clicks = newDemoClickIds();
@@ -156,6 +159,7 @@ describe('the demo site served beside the service', () => {
     });
     const location = res.headers.get('location')!;
     const userId = new URL(location, demo).searchParams.get('user')!;
+    signedUp = { userId, clicks };
     let welcome = '';
     await expect.poll(async () => (welcome = await (await fetch(`${demo}${location}`)).text()), { timeout: 20_000 }).toContain('data-final="true"');
 
@@ -230,6 +234,32 @@ describe('the demo site served beside the service', () => {
     for (const token of [DEMO_ACCOUNTS.meta.accessToken, DEMO_ACCOUNTS.reddit.accessToken, DEMO_ACCOUNTS.tiktok.accessToken]) expect(welcome).not.toContain(token);
     expect(welcome).not.toContain('access_token');
   });
+
+  it('sends the paid plan to a conversion of its own on Google, Microsoft and LinkedIn, never counted as a signup', async () => {
+    const { fakes } = running.demo!;
+    const { userId, clicks } = signedUp!;
+    const res = await fetch(`${demo}/welcome/upgrade`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ user: userId }).toString(), redirect: 'manual',
+    });
+    expect(res.status).toBe(303);
+    const paid = () => ({
+      google: fakes.google.ingested().filter((e) => e.event.adIdentifiers?.gclid === clicks.gclid && e.event.conversionValue === 29),
+      microsoft: fakes.microsoft.applied.filter((c) => c.microsoftClickId === clicks.msclkid && c.conversionValue === 29),
+      linkedin: fakes.linkedin.events.filter((e) => e.userIds.some((u) => u.idValue === clicks.li_fat_id) && e.conversionValue?.amount === '29'),
+    });
+    await expect.poll(() => Object.values(paid()).map((found) => found.length), { timeout: 15_000 }).toEqual([1, 1, 1]);
+    const { google, microsoft, linkedin } = paid();
+    expect(google[0]!.destination.productDestinationId).toBe(DEMO_ACCOUNTS.google.paidConversionActionId);
+    expect(microsoft[0]).toMatchObject({ conversionName: DEMO_ACCOUNTS.microsoft.paidGoalName, duplicate: false });
+    expect(linkedin[0]!.conversion).toBe(`urn:lla:llaPartnerConversion:${DEMO_ACCOUNTS.linkedin.paidConversionRuleId}`);
+    // Not the signup's conversion action, goal and rule.
+    expect([DEMO_ACCOUNTS.google.paidConversionActionId, DEMO_ACCOUNTS.microsoft.paidGoalName, DEMO_ACCOUNTS.linkedin.paidConversionRuleId]).toEqual([
+      expect.not.stringMatching(`^${DEMO_ACCOUNTS.google.conversionActionId}$`),
+      expect.not.stringMatching(`^${DEMO_ACCOUNTS.microsoft.goalName}$`),
+      expect.not.stringMatching(`^${DEMO_ACCOUNTS.linkedin.conversionRuleId}$`),
+    ]);
+    for (const fake of [fakes.google.server, fakes.microsoft, fakes.linkedin]) expect(fake.requests.flatMap((r) => r.problems)).toEqual([]);
+  }, 30_000);
 
   it('answers 404 for the welcome page of a user it does not know', async () => {
     expect((await fetch(`${demo}/welcome?user=usr_nobody`)).status).toBe(404);

@@ -23,7 +23,7 @@ describe("a Microsoft connection test and the flows' goal names", () => {
   it('says nothing more when every flow action names a goal', async () => {
     const result = await testMicrosoft();
     expect(result.ok).toBe(true);
-    expect(result.message).toBe("Connected to Microsoft Advertising account 987654321 (customer 123456789). Offline conversion goals: 'Signup'.");
+    expect(result.message).toBe("Connected to Microsoft Advertising account 987654321 (customer 123456789). Offline conversion goals: 'Signup', 'Paid plan'.");
     expect(result).not.toHaveProperty('actionNames');
   });
 
