@@ -17,11 +17,13 @@ describe('public addresses', () => {
     '127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
     '0.0.0.0', '198.18.0.1', '224.0.0.1', '255.255.255.255', '::1', '::', 'fc00::1', 'fd12:3456::1', 'fe80::1',
     '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '64:ff9b::10.0.0.1', 'not an address',
+    // 6to4 of 127.0.0.1 and of 10.0.0.1 (RFC 3056), Teredo, NAT64's local-use prefix, a full-length mapped address.
+    '2002:7f00:1::', '2002:0a00:0001:1::5', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '64:ff9b:1::a00:1', '0:0:0:0:0:ffff:7f00:1',
   ])('%s is not public', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (address) => {
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::1'])('%s is public', (address) => {
     expect(isPublicAddress(address)).toBe(true);
   });
 });
@@ -35,6 +37,9 @@ describe('an endpoint URL', () => {
     }
     expect(endpointUrlProblem('http://hooks.example.com/', closed)).toBe('url must use https.');
     expect(endpointUrlProblem('http://127.0.0.1:9000/', closed)).toBe('url must use https.');
+    expect(endpointUrlProblem('https://[2002:7f00:1::]/h', closed)).toMatch(/public address/);
+    expect(endpointUrlProblem('https://localhost./h', closed)).toMatch(/public address/);
+    expect(endpointUrlProblem('https://example.com:0/h', closed)).toMatch(/port 0/);
   });
 
   it('may reach loopback over http and private networks over https where they are allowed (development)', () => {

@@ -31,20 +31,43 @@ for (const [network, prefix] of [
 }
 for (const [network, prefix] of [
   ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
+  // Teredo (its client's IPv4 address is hidden in the last 32 bits) and NAT64's local-use prefix (RFC 8215).
+  ['2001::', 32], ['64:ff9b:1::', 48],
 ] as const) {
   NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
 
-/** The IPv4 address an IPv6 address carries (IPv4-mapped ::ffff:a.b.c.d, or NAT64 64:ff9b::/96), if any. */
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail counted as two), or null when it is not one. */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.toLowerCase();
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (tail) {
+    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const part = (half: string) => (half === '' ? [] : half.split(':').map((g) => parseInt(g, 16)));
+  const head = part(halves[0]!);
+  const rest = halves.length === 2 ? part(halves[1]!) : [];
+  const groups = halves.length === 2 ? [...head, ...Array<number>(8 - head.length - rest.length).fill(0), ...rest] : head;
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+const dotted = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+
+/**
+ * The IPv4 address an IPv6 address carries and leads to, if any: IPv4-mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::/96)
+ * and 6to4 (2002:aabb:ccdd::/48, RFC 3056: the relay delivers to a.b.c.d).
+ */
 function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return null;
-  const high = parseInt(hex[1]!, 16);
-  const low = parseInt(hex[2]!, 16);
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  const g = ipv6Groups(address);
+  if (!g) return null;
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && g[5] === 0xffff) return dotted(g[6]!, g[7]!);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return dotted(g[6]!, g[7]!);
+  if (g[0] === 0x2002) return dotted(g[1]!, g[2]!);
+  return null;
 }
 
 /** Whether an IP address is on the public internet. */
@@ -56,9 +79,9 @@ export function isPublicAddress(address: string): boolean {
   return v4 ? isPublicAddress(v4) : !NOT_PUBLIC.check(address, 'ipv6');
 }
 
-/** The host of a URL as an address or name, without IPv6 brackets, lower case. */
+/** The host of a URL as an address or name, without IPv6 brackets or a final dot (`localhost.`), lower case. */
 function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
 }
 
 /** Why a URL cannot be a notification endpoint under `policy`, or null when it can (its name still checked at send). */
@@ -70,6 +93,7 @@ export function endpointUrlProblem(value: string, policy: EndpointPolicy): strin
     return 'url must be an absolute URL, e.g. https://example.com/webhooks/cnv.';
   }
   if (url.username || url.password) return 'url must not carry a user name or password.';
+  if (url.port === '0') return 'url must not use port 0: nothing can listen there.';
   const host = hostOf(url);
   if (policy.privateAddresses) {
     if (url.protocol === 'https:') return null;
