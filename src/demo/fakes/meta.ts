@@ -9,7 +9,16 @@ import { isIP } from 'node:net';
 import { startFakeServer, type FakeAnswer, type FakeRequest, type FakeServer } from './fake-server';
 
 /** A planned answer for the next request: a fault, or `accept` to force success. */
-export type MetaPlan = 'accept' | 'server_error' | 'rate_limit' | 'invalid_token' | 'invalid_parameter' | 'dataset_not_found' | 'hang';
+export type MetaPlan =
+  | 'accept'
+  | 'server_error'
+  | 'rate_limit'
+  | 'invalid_token'
+  | 'invalid_parameter'
+  /** Refuses the next request as invalid with these words (Meta's error_user_title, message and error_user_msg may quote what was sent). */
+  | { kind: 'invalid_parameter'; title?: string; message?: string; detail?: string }
+  | 'dataset_not_found'
+  | 'hang';
 
 export interface FakeMetaOptions {
   /** The only access token the fake accepts. */
@@ -183,6 +192,15 @@ function handle(request: FakeRequest, plan: MetaPlan | undefined, options: Resol
   }
   if (body.test_event_code !== undefined && typeof body.test_event_code !== 'string') request.problems.push('test_event_code must be a string');
   if (plan === 'invalid_parameter') return invalidParameter('Invalid event', 'The fake was told to refuse this request.');
+  if (typeof plan === 'object' && plan.kind === 'invalid_parameter') {
+    return graphError(400, {
+      message: plan.message ?? 'Invalid parameter',
+      code: 100,
+      error_subcode: 2804003,
+      error_user_title: plan.title ?? 'Invalid event',
+      error_user_msg: plan.detail ?? 'The fake was told to refuse this request.',
+    });
+  }
   if (request.problems.length > 0 && plan !== 'accept') {
     // One bad event refuses the whole request, as Meta documents.
     return invalidParameter('Invalid server event', request.problems[0] ?? 'invalid');

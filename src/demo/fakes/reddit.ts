@@ -29,6 +29,8 @@ export type RedditPlan =
   | PixelFakePlan
   | 'forbidden'
   | 'invalid_event'
+  /** Refuses the next request as invalid with this message (Reddit's message may quote what was sent). */
+  | { kind: 'invalid_event'; message: string }
   /** The token endpoint refuses the next grant (a revoked app or refresh token). */
   | 'invalid_grant';
 
@@ -216,6 +218,7 @@ export async function startFakeReddit(options: FakeRedditOptions = {}): Promise<
       return problems.length > 0;
     }).length;
     if (plan === 'invalid_event') return error(400, `There were ${events.length} invalid conversion events. None were processed.`);
+    if (typeof plan === 'object' && plan.kind === 'invalid_event') return error(400, plan.message);
     if (invalid > 0 && plan !== 'accept') return error(400, `There were ${invalid} invalid conversion events. None were processed.`);
     for (const event of events as Record<string, any>[]) {
       // Reddit deduplicates on the conversion ID within one event type (custom events: one name).

@@ -22,6 +22,8 @@ export type TikTokPlan =
   /** HTTP 429 from the gateway. */
   | 'http_429'
   | 'invalid_parameter'
+  /** Code 40002 with this message (TikTok's message may quote what was sent). */
+  | { kind: 'invalid_parameter'; message: string }
   | 'no_permission';
 
 export interface FakeTikTokOptions extends PixelFakeOptions {
@@ -151,6 +153,7 @@ export async function startFakeTikTok(options: FakeTikTokOptions = {}): Promise<
     if (!Array.isArray(data) || data.length === 0 || data.length > 1000) request.problems.push('data must be an array of 1 to 1,000 events');
     else data.forEach((event, i) => request.problems.push(...eventProblems(event, i, nowS)));
     if (plan === 'invalid_parameter') return answer(40002, 'Invalid parameters: the fake was told to refuse this request.');
+    if (typeof plan === 'object' && plan.kind === 'invalid_parameter') return answer(40002, plan.message);
     if (request.problems.length > 0 && plan !== 'accept') return answer(40002, `Invalid parameters: ${request.problems[0]}`);
     const nowMs = now().getTime();
     for (const event of Array.isArray(data) ? (data as Record<string, any>[]) : []) {
