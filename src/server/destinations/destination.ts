@@ -153,7 +153,10 @@ export interface SendContext {
 export interface DeliveryError {
   /** Stable machine code, e.g. `click_too_old`, `rate_limited`, `network_error`. */
   code: string;
-  /** What happened, in a sentence. Never contains an identity value, a token or a secret. */
+  /**
+   * What happened, in a sentence. Never contains an identity value, a token or a secret: a platform's words quoted in it
+   * (or in `hint`) go through `platform-text.ts`, which every platform is served through (registry.ts).
+   */
   message: string;
   /** For a permanent failure: what the user should change, in plain words. */
   hint?: string;

@@ -1,5 +1,9 @@
-/** The ad platforms cnv delivers to, registered once: a new platform is one folder and one line here. */
+/**
+ * The ad platforms cnv delivers to, registered once: a new platform is one folder and one line here. Each is served
+ * through `cleanPlatform`, so no error it returns quotes a value cnv sent or any other identity value (platform-text.ts).
+ */
 import type { DestinationPlatform } from './destination';
+import { cleanPlatform } from './platform-text';
 import { googleAdsPlatform } from './google-ads';
 import { metaPlatform } from './meta';
 import { microsoftAdsPlatform } from './microsoft-ads';
@@ -14,7 +18,7 @@ const PLATFORMS: readonly DestinationPlatform[] = [
   linkedinPlatform,
   redditPlatform,
   tiktokPlatform,
-];
+].map(cleanPlatform);
 
 /** The platform of a destination type, or null when cnv does not deliver to it. */
 export function platformFor(type: string): DestinationPlatform | null {

@@ -182,6 +182,9 @@ export async function startPlatform(type: PlatformFake['type']): Promise<Platfor
   }
 }
 
+/** What connecting a platform and reporting a conversion for it need (any platform cnv delivers to, fake or not). */
+export type PlatformSetup = Pick<PlatformFake, 'settings' | 'actionConfig' | 'clickIds' | 'cookies' | 'newCredentials'> & { type: string };
+
 /** An account with a site, a live flow with one action for the platform, and the platform connected. */
 export interface PlatformAccount {
   accountId: string;
@@ -192,7 +195,7 @@ export interface PlatformAccount {
 const box = () => secretBox(Buffer.from(TEST_SECRET_KEY, 'hex'));
 
 /** Stores the connection as a completed handoff does (settings, sealed credentials, status connected). */
-export async function connect(db: Database, accountId: string, platform: PlatformFake): Promise<string> {
+export async function connect(db: Database, accountId: string, platform: PlatformSetup): Promise<string> {
   const row = await upsertDestination(db, accountId, platform.type, platform.settings, sealCredentials(box(), platform.newCredentials()));
   return row.id;
 }
@@ -203,7 +206,7 @@ export async function reconnect(db: Database, accountId: string, platform: Platf
   return resumeDeliveries(db, accountId, platform.type);
 }
 
-export async function createPlatformAccount(db: Database, platform: PlatformFake): Promise<PlatformAccount> {
+export async function createPlatformAccount(db: Database, platform: PlatformSetup): Promise<PlatformAccount> {
   const account = await insertAccount(db, `${platform.type} account`);
   const site = await insertSite(db, account.id, { timezone: 'Europe/Berlin', domain: 'https://shop.example' });
   const flow = await insertFlow(db, account.id, site.id, {
@@ -224,7 +227,7 @@ export async function createPlatformAccount(db: Database, platform: PlatformFake
 export async function reportSignup(
   db: Database,
   acct: PlatformAccount,
-  platform: PlatformFake,
+  platform: PlatformSetup,
   options: { customerEventId?: string; adUserData?: 'granted' | 'denied' | null } = {},
 ): Promise<{ eventId: string; actionId: string; customerEventId: string }> {
   const customerEventId = options.customerEventId ?? `signup-${randomBytes(4).toString('hex')}`;

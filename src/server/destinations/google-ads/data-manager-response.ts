@@ -7,6 +7,7 @@
  */
 import type { DeliveryError } from '../destination';
 import { parseJson, type HttpAnswer } from '../http';
+import { platformText } from '../platform-text';
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
 
 /** What an answer means for the events of the request that got it, before per-event summaries are attached. */
@@ -46,7 +47,7 @@ export interface GoogleError {
 }
 
 const PLATFORM = 'Google Ads (Data Manager API)';
-/** Google's messages may quote our (hashed, id-only) input: short, never more. */
+/** Google's messages quote the values it refuses (a gclid, an email, a hash): cleaned, then cut short. */
 const MAX_DETAIL = 200;
 
 function text(value: unknown): string {
@@ -54,7 +55,7 @@ function text(value: unknown): string {
 }
 
 function clip(value: string): string {
-  return value.length > MAX_DETAIL ? `${value.slice(0, MAX_DETAIL)}…` : value;
+  return platformText(value, MAX_DETAIL);
 }
 
 /** google.protobuf.Duration in JSON ("3s", "1.5s") as milliseconds; null when malformed. */
@@ -175,7 +176,7 @@ const INVALID_ARGUMENT_RULE: Rule = {
 };
 
 function errorFrom(rule: Rule, status: number, detail?: string): DeliveryError {
-  return { code: rule.code, message: detail ? `${rule.message} Google said: ${detail}` : rule.message, hint: rule.hint, status };
+  return { code: rule.code, message: detail ? `${rule.message} Google said: ${platformText(detail, MAX_DETAIL * 2)}` : rule.message, hint: rule.hint, status };
 }
 
 function retryOutcome(code: string, message: string, status: number | undefined, afterMs: number | null): GroupOutcome {

@@ -6,6 +6,7 @@
 import type { DeliveryError, DeliveryOutcome, RequestSummary } from '../destination';
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
 import { durationMs as parseDuration } from './data-manager-response';
+import { platformText } from '../platform-text';
 
 function delivered(request: RequestSummary): DeliveryOutcome {
   return { kind: 'delivered', request };
@@ -103,8 +104,8 @@ function retryDelayOf(status: RpcStatus | null): number | null {
 function describe(status: RpcStatus | null, httpStatus: number): DeliveryError {
   const first = adsErrors(status)[0];
   const code = (first && errorCodeOf(first)) ?? status?.status ?? `http_${httpStatus}`;
-  const message = first?.message ?? status?.message ?? `Google Ads answered HTTP ${httpStatus}.`;
-  return deliveryError(code, message, httpStatus);
+  const said = first?.message ?? status?.message;
+  return deliveryError(code, said ? platformText(said) : `Google Ads answered HTTP ${httpStatus}.`, httpStatus);
 }
 
 /**
@@ -139,7 +140,8 @@ export function interpretUploadResponse(
       if (errors.length === 0) return delivered({ ...summary, ...jobId });
       const error = errors[0]!;
       const code = errorCodeOf(error) ?? 'partial_failure';
-      const message = error.message ?? partial?.message ?? 'Google Ads rejected the conversion.';
+      const said = error.message ?? partial?.message;
+      const message = said ? platformText(said) : 'Google Ads rejected the conversion.';
       if (ALREADY_RECORDED.has(code)) return delivered({ ...summary, ...jobId, deduplicated: code });
       if (TOO_RECENT.has(code)) return retry({ code, message, status: httpStatus }, TOO_RECENT_RETRY_MS, summary);
       return failed(deliveryError(code, message, httpStatus), { ...summary, ...jobId });

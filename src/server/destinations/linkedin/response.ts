@@ -7,6 +7,7 @@
  */
 import type { DeliveryError } from '../destination';
 import { parseJson } from '../http';
+import { platformText } from '../platform-text';
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
 
 /** What LinkedIn said about one element of a batch. */
@@ -28,8 +29,14 @@ function asObject(value: unknown): Record<string, unknown> | null {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
-function text(value: unknown, max = 300): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, max) : null;
+/** LinkedIn's words, cleaned of what identifies a person (a Rest.li validation error quotes the value it refused). */
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? platformText(value, 300) : null;
+}
+
+/** LinkedIn's error code when it looks like one (`INVALID_ARGUMENT`), else null: a code is never free text. */
+function codeOf(value: unknown): string | null {
+  return typeof value === 'string' && /^[A-Za-z0-9_.-]{1,80}$/.test(value) ? value : null;
 }
 
 /** LinkedIn's error body, read leniently: its `code` (or service error code) and `message`. */
@@ -37,7 +44,7 @@ export function readErrorBody(body: unknown): { code: string | null; message: st
   const error = asObject(body);
   if (error === null) return { code: null, message: null };
   const serviceCode = typeof error.serviceErrorCode === 'number' ? `service_error_${error.serviceErrorCode}` : null;
-  return { code: text(error.code, 80) ?? serviceCode, message: text(error.message) };
+  return { code: codeOf(error.code) ?? serviceCode, message: text(error.message) };
 }
 
 /** The per-element results of a batch answer, in request order; null when the answer does not have one per element. */
@@ -117,11 +124,4 @@ export function verdictOf(status: number, code: string | null, message: string |
     kind: 'failed',
     error: { ...base, code: code ?? 'rejected', hint: 'LinkedIn refused this event as sent; see the message for the field it names.' },
   };
-}
-
-/** Replaces every occurrence of the given values (names sent in userInfo) so a LinkedIn message never carries them. */
-export function redact(message: string, values: readonly string[]): string {
-  let out = message;
-  for (const value of values) if (value.length > 0) out = out.split(value).join('[redacted]');
-  return out;
 }

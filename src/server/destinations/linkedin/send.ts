@@ -6,7 +6,7 @@
 import { type DeliveryError, type DeliveryInput, type DeliveryOutcome, type RequestSummary, type SendContext } from '../destination';
 import { parseJson, requestJson } from '../http';
 import { batchCreateHeaders, buildConversionEvent, CONVERSION_EVENTS_PATH, LINKEDIN_LABEL, type ConversionEventElement } from './request';
-import { readElementResults, readErrorBody, redact, verdictOf, type Verdict } from './response';
+import { readElementResults, readErrorBody, verdictOf, type Verdict } from './response';
 
 /** Calls one batch may make while isolating refused events; past it, the unresolved events are retried later. */
 const ISOLATION_BUDGET = 64;
@@ -17,18 +17,20 @@ interface Item {
   summary: RequestSummary;
 }
 
+/**
+ * The outcome of one event. LinkedIn's words were cleaned when read (response.ts); the names and other values sent are
+ * removed from the message for every platform alike (platform-text.ts, applied by the registry).
+ */
 function outcomeOf(verdict: Verdict, item: Item): DeliveryOutcome {
-  const names = item.element.user.userInfo ? [item.element.user.userInfo.firstName, item.element.user.userInfo.lastName] : [];
-  const clean = (error: DeliveryError): DeliveryError => ({ ...error, message: redact(error.message, names) });
   switch (verdict.kind) {
     case 'delivered':
       return verdict.duplicate ? { kind: 'delivered', request: item.summary, duplicate: true } : { kind: 'delivered', request: item.summary };
     case 'retry':
-      return { kind: 'retry', error: clean(verdict.error), request: item.summary, ...(verdict.afterMs === undefined ? {} : { afterMs: verdict.afterMs }) };
+      return { kind: 'retry', error: verdict.error, request: item.summary, ...(verdict.afterMs === undefined ? {} : { afterMs: verdict.afterMs }) };
     case 'failed':
-      return { kind: 'failed', error: clean(verdict.error), request: item.summary };
+      return { kind: 'failed', error: verdict.error, request: item.summary };
     case 'token_refused':
-      return { kind: 'token_refused', error: clean(verdict.error), request: item.summary };
+      return { kind: 'token_refused', error: verdict.error, request: item.summary };
   }
 }
 

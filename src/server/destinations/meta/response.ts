@@ -9,6 +9,7 @@
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
 import type { DeliveryError } from '../destination';
 import { parseJson, type HttpAnswer } from '../http';
+import { platformText } from '../platform-text';
 
 /** The classification of one answer, for every event of the request alike. */
 export type MetaVerdict =
@@ -61,11 +62,8 @@ export function metaWaitMs(headers: Headers, nowMs: number): number | undefined 
 /** A short, safe description of Meta's error: its codes and title, never more than Meta's own words cut short. */
 function describe(error: GraphError): string {
   const codes = [error.code, error.error_subcode].filter((c) => c !== undefined).join('/');
-  // Long opaque runs (a token, a hash) are cut out: a message must never carry a credential or an identifier's hash.
-  const words = (error.error_user_title || error.message || 'an error')
-    .replace(/\s+/g, ' ')
-    .replace(/[A-Za-z0-9_\-]{32,}/g, '…')
-    .slice(0, 160);
+  // Meta's words may quote what it refused (an email, a hash, an fbclid, a token): cleaned before they are kept.
+  const words = platformText(error.error_user_title || error.message || 'an error', 160);
   return `Meta answered ${codes ? `error ${codes}` : 'an error'} (${words})`;
 }
 

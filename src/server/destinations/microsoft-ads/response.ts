@@ -4,11 +4,13 @@
  * (https://learn.microsoft.com/en-us/advertising/campaign-management-service/batcherror?view=bingads-13). A failed call
  * carries a fault: `AdApiFaultDetail` (`Errors`) or `ApiFaultDetail` (`BatchErrors`, `OperationErrors`), each error
  * with a numeric `Code` and a symbolic `ErrorCode` (https://learn.microsoft.com/en-us/advertising/guides/operation-error-codes).
- * Microsoft's own message text is never copied into ours: it may echo a submitted value.
+ * Microsoft's own message text is never copied into ours: it may echo a submitted value. Its symbolic error code is
+ * quoted, cleaned as every platform's words are (platform-text.ts).
  */
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
 import type { DeliveryError, DeliveryOutcome, RequestSummary } from '../destination';
 import { parseJson } from '../http';
+import { platformText } from '../platform-text';
 
 /** One error as Microsoft reports it (BatchError, AdApiError or OperationError). */
 export interface MicrosoftError {
@@ -164,7 +166,8 @@ function goalNotFound(name: string): Verdict {
 /** The verdict for one Microsoft error; unknown codes are permanent and named, so the user can look them up. */
 export function verdictFor(error: MicrosoftError): Verdict {
   const code = error.code ?? (error.errorCode !== null ? CODE_BY_NAME[error.errorCode] : undefined) ?? null;
-  const name = error.errorCode ?? (code !== null ? String(code) : 'unknown error');
+  // The symbolic name is the only text of Microsoft's that a message quotes: cleaned like every platform's words.
+  const name = error.errorCode !== null ? platformText(error.errorCode, 80) : code !== null ? String(code) : 'unknown error';
   const known = code !== null ? VERDICTS[code] : undefined;
   if (known) return known(name);
   return {

@@ -4,9 +4,10 @@
  */
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
 import { parseJson, type HttpAnswer } from '../http';
+import { platformText } from '../platform-text';
 import { refusedVerdict, retryVerdict, type BatchVerdict } from '../split-batch';
 
-/** Reddit's words from an answer, cut short, without long opaque runs (a token or a hash never reaches a message). */
+/** Reddit's words from an answer, cleaned of what identifies a person or a credential (platform-text.ts), cut short. */
 function said(text: string): string {
   const body = parseJson(text) as { error?: { message?: unknown } | string; message?: unknown; data?: { message?: unknown } } | null;
   const raw =
@@ -16,7 +17,7 @@ function said(text: string): string {
     (body?.data && typeof body.data.message === 'string' && body.data.message) ||
     (body === null ? text : '') ||
     'no message';
-  return raw.replace(/\s+/g, ' ').replace(/[A-Za-z0-9_\-.]{32,}/g, '…').slice(0, 200);
+  return platformText(raw, 200);
 }
 
 /** Classifies Reddit's answer to one request. */

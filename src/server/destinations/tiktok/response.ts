@@ -4,6 +4,7 @@
  */
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
 import { parseJson, type HttpAnswer } from '../http';
+import { platformText } from '../platform-text';
 import { refusedVerdict, retryVerdict, type BatchVerdict } from '../split-batch';
 
 /** TikTok's rate limit ("Too many requests"). */
@@ -15,10 +16,10 @@ const NO_PERMISSION = new Set([40001, 40300]);
 /** Invalid parameters in the request. */
 const INVALID_PARAMETERS = 40002;
 
-/** TikTok's own words, cut short and without long opaque runs (a token or a hash never reaches a message). */
+/** TikTok's own words, cleaned of what identifies a person or a credential (platform-text.ts), cut short. */
 function said(message: unknown): string {
   const text = typeof message === 'string' && message.trim() !== '' ? message : 'no message';
-  return text.replace(/\s+/g, ' ').replace(/[A-Za-z0-9_\-]{32,}/g, '…').slice(0, 200);
+  return platformText(text, 200);
 }
 
 /** Classifies TikTok's answer to one track request. */

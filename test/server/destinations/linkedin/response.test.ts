@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readElementResults, redact, verdictOf } from '../../../../src/server/destinations/linkedin/response';
+import { readElementResults, readErrorBody, verdictOf } from '../../../../src/server/destinations/linkedin/response';
 
 const NOW_MS = Date.parse('2026-11-20T12:00:00Z');
 
@@ -51,7 +51,10 @@ describe('LinkedIn answer classification', () => {
     expect(readElementResults('not json', 1)).toBeNull();
   });
 
-  it('redacts the names it sent from a message LinkedIn echoes back', () => {
-    expect(redact('firstName Jane is invalid for Jane Doe', ['Jane', 'Doe'])).toBe('firstName [redacted] is invalid for [redacted] [redacted]');
+  it('reads a validation error that quotes an email and a hash without them, keeping the field path', () => {
+    const hash = 'e814ff'.padEnd(64, '0a');
+    const said = readErrorBody({ status: 400, code: 'INVALID_VALUE', message: `Field /elements/0/user/userIds/0/idValue value ${hash} of member ada.lovelace@example.com is invalid` });
+    expect(said).toEqual({ code: 'INVALID_VALUE', message: 'Field /elements/0/user/userIds/0/idValue value [removed] of member [removed] is invalid' });
+    expect(readErrorBody({ code: 'not a code: ada@example.com', serviceErrorCode: 100 }).code).toBe('service_error_100');
   });
 });

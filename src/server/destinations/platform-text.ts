@@ -1,0 +1,191 @@
+/**
+ * What an ad platform says, made safe to keep. Platforms quote the values they refuse (Google's field violations, a
+ * LinkedIn Rest.li validation error, Meta's error_user_msg, …), and what they say ends in a `DeliveryError` that is
+ * stored on the event action, logged ("delivery failed") and sent in `event.failed` notifications. The contract
+ * (destination.ts) is that such a message never holds an identity value; this module is the one place that keeps it,
+ * the same for every platform:
+ *
+ * - `platformText(raw, max)`: every quote of a platform's words (each platform's response.ts) goes through it. It cuts
+ *   out what identifies a person whatever was sent (email-shaped text, SHA-256 and other long hex runs, long opaque
+ *   id-like runs such as click ids and tokens, IPv4 addresses, `+` phone numbers), then shortens the text.
+ * - `cleanPlatform(platform)`: the registry wraps every platform with it, so every error of a conversion send, an
+ *   adjustment, a connection test or a diagnosis is cleaned once more with, in addition, every value cnv sent in that
+ *   batch removed (plain and normalised identity fields, the customer id, click ids, cookies, IP address, user agent,
+ *   page address), wherever it appears in the message or the hint.
+ *
+ * Each removal leaves `[removed]`: short codes (`INVALID_GCLID`), field paths (`/elements/0/user/userIds/0/idValue`,
+ * `events[0].adIdentifiers.gclid`) and account or conversion ids stay, so the message still says what went wrong.
+ */
+import type {
+  AdjustmentInput,
+  AdjustmentOutcome,
+  ConnectionTestResult,
+  DeliveryError,
+  DeliveryInput,
+  DeliveryOutcome,
+  DestinationPlatform,
+  Diagnosis,
+} from './destination';
+
+/** What replaces a removed value. */
+export const REMOVED = '[removed]';
+
+/** How long a quote of a platform may be, by default. */
+export const MAX_PLATFORM_TEXT = 300;
+
+/** Values shorter than this are never searched for (a two-letter name would cut words of the message). */
+const MIN_SENT_LENGTH = 3;
+
+/** An email address, or what is left of one (no top-level domain needed); also URL-encoded (`%40`). */
+const EMAIL = /[\w.!#$%&'*+=?^`{|}~-]+(?:@|%40)[\w-]+(?:\.[\w-]+)*/gi;
+/** A run of 32 or more hex digits: a SHA-256 (64) or MD5 (32) hash, a hex click id. */
+const HEX_RUN = /[0-9a-f]{32,}/gi;
+/** A run of id-like characters long enough to be opaque (a click id, a token, a base64 hash). */
+const ID_RUN = /[A-Za-z0-9_\-+=~]{24,}/g;
+/** An IPv4 address. */
+const IPV4 = /(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])/g;
+/** A phone number in international form (a `+`, then at least eight digits, spaces or separators). */
+const PHONE = /\+\d[\d\s().-]{6,}\d/g;
+
+/**
+ * A part of a long id-like run that reads as a word: an upper-case code word (`DESTINATION`), a lower- or camel-case
+ * word (`conversionHappenedAt`, `OfflineConversionNameInvalid`), or a short number.
+ */
+const WORD = /^(?:[A-Z]{1,20}|(?:[a-z]{1,20}|[A-Z][a-z]{1,20})(?:[A-Z][a-z]{0,20})*|\d{1,10})$/;
+
+/** A long id-like run stays when it reads as words (`DESTINATION_ACCOUNT_NOT_ENABLED_…`); else it is opaque (an id, a token). */
+function opaque(run: string): string {
+  return run.split(/[_-]+/).every((part) => part === '' || WORD.test(part)) ? run : REMOVED;
+}
+
+function escapeRegExp(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Removes every occurrence of the given values (any case, not inside a longer word), longest first. */
+function removeValues(text: string, values: readonly string[]): string {
+  let out = text;
+  let lower = out.toLowerCase();
+  for (const value of values) {
+    if (!lower.includes(value.toLowerCase())) continue;
+    const pattern = new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(value)}(?![A-Za-z0-9])`, 'gi');
+    out = out.replace(pattern, REMOVED);
+    lower = out.toLowerCase();
+  }
+  return out;
+}
+
+/** Cuts out what identifies a person in any text: emails, long hex runs, opaque ids, IPv4 addresses, phone numbers. */
+function removePatterns(text: string): string {
+  return text.replace(EMAIL, REMOVED).replace(HEX_RUN, REMOVED).replace(ID_RUN, opaque).replace(IPV4, REMOVED).replace(PHONE, REMOVED);
+}
+
+/** Distinct values to search for, longest first (so a value is removed whole before a shorter one inside it). */
+function prepared(values: Iterable<string>): string[] {
+  const set = new Set<string>();
+  for (const value of values) {
+    const trimmed = value.trim();
+    if (trimmed.length >= MIN_SENT_LENGTH) set.add(trimmed.toLowerCase());
+  }
+  return [...set].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * A platform's words as cnv may keep them: one line, without what identifies a person (and without `sent`, values cnv
+ * sent), at most `max` characters (cut after cleaning, so half a value is never left behind).
+ */
+export function platformText(raw: string, max = MAX_PLATFORM_TEXT, sent: readonly string[] = []): string {
+  const cleaned = removePatterns(removeValues(raw.replace(/\s+/g, ' ').trim(), prepared(sent)));
+  return cleaned.length > max ? `${cleaned.slice(0, max)}…` : cleaned;
+}
+
+/**
+ * Every value cnv may have sent for one conversion, in the forms a platform may quote it: identity fields as given,
+ * trimmed and lower-cased (a phone also as its digits and `+` digits), the customer id, click ids, cookies, IP address,
+ * user agent and page address. Hashes of them are long hex runs, which `platformText` removes anyway.
+ */
+export function sentValues(input: DeliveryInput): string[] {
+  const values: string[] = [];
+  for (const [field, raw] of Object.entries(input.identity)) {
+    if (typeof raw !== 'string') continue;
+    values.push(raw, raw.replace(/\s+/g, ''));
+    if (field === 'phone') {
+      const digits = raw.replace(/\D/g, '');
+      values.push(digits, `+${digits}`, digits.replace(/^00/, ''));
+    }
+  }
+  for (const value of [input.customerId, input.ipAddress, input.userAgent, input.pageUrl]) if (value) values.push(value);
+  values.push(...Object.values(input.clickIds), ...Object.values(input.cookies));
+  return values.filter((v): v is string => typeof v === 'string');
+}
+
+/** A delivery error with its message and hint cleaned (the code and status are cnv's or numeric). */
+export function cleanError(error: DeliveryError, sent: readonly string[] = []): DeliveryError {
+  const message = platformText(error.message, Number.MAX_SAFE_INTEGER, sent);
+  const hint = error.hint === undefined ? undefined : platformText(error.hint, Number.MAX_SAFE_INTEGER, sent);
+  return { ...error, message, ...(hint === undefined ? {} : { hint }) };
+}
+
+/** Cleans errors of a batch; an error shared by many outcomes (a refused request) is cleaned once. */
+function errorCleaner(sent: readonly string[]): (error: DeliveryError) => DeliveryError {
+  const values = prepared(sent);
+  const done = new Map<DeliveryError, DeliveryError>();
+  return (error) => {
+    let clean = done.get(error);
+    if (!clean) {
+      clean = cleanError(error, values);
+      done.set(error, clean);
+    }
+    return clean;
+  };
+}
+
+function cleanOutcome<O extends DeliveryOutcome | AdjustmentOutcome>(outcome: O, clean: (error: DeliveryError) => DeliveryError, sent: readonly string[]): O {
+  if ('error' in outcome) return { ...outcome, error: clean(outcome.error) };
+  if (outcome.kind === 'skipped') return { ...outcome, reason: clean(outcome.reason) };
+  if (outcome.kind === 'unsupported') return { ...outcome, reason: platformText(outcome.reason, Number.MAX_SAFE_INTEGER, sent) };
+  return outcome;
+}
+
+function cleanTest(result: ConnectionTestResult): ConnectionTestResult {
+  if (result.ok) return result;
+  return { ...result, message: platformText(result.message, Number.MAX_SAFE_INTEGER), ...(result.error ? { error: cleanError(result.error) } : {}) };
+}
+
+/**
+ * The platform with every error it returns cleaned: conversion sends and adjustments (with every value sent in the
+ * batch removed, since a refused request's message may quote any of its events), connection tests and diagnoses.
+ */
+export function cleanPlatform(platform: DestinationPlatform): DestinationPlatform {
+  const { adjustBatch, diagnose } = platform;
+  return {
+    ...platform,
+    async sendBatch(inputs, ctx) {
+      const outcomes = await platform.sendBatch(inputs, ctx);
+      const sent = prepared(inputs.flatMap(sentValues));
+      const clean = errorCleaner(sent);
+      return outcomes.map((outcome) => cleanOutcome(outcome, clean, sent));
+    },
+    async testConnection(ctx) {
+      return cleanTest(await platform.testConnection(ctx));
+    },
+    ...(adjustBatch
+      ? {
+          async adjustBatch(inputs: readonly AdjustmentInput[], ctx) {
+            const outcomes = await adjustBatch(inputs, ctx);
+            const sent = prepared(inputs.flatMap((input) => sentValues(input.original)));
+            const clean = errorCleaner(sent);
+            return outcomes.map((outcome) => cleanOutcome(outcome, clean, sent));
+          },
+        }
+      : {}),
+    ...(diagnose
+      ? {
+          async diagnose(requestId: string, ctx) {
+            const diagnosis: Diagnosis = await diagnose(requestId, ctx);
+            return diagnosis.ok ? diagnosis : { ok: false, error: cleanError(diagnosis.error) };
+          },
+        }
+      : {}),
+  };
+}
