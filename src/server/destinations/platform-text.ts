@@ -162,6 +162,7 @@ export function cleanPlatform(platform: DestinationPlatform): DestinationPlatfor
     ...platform,
     async sendBatch(inputs, ctx) {
       const outcomes = await platform.sendBatch(inputs, ctx);
+      if (outcomes.every((outcome) => outcome.kind === 'delivered')) return outcomes;
       const sent = prepared(inputs.flatMap(sentValues));
       const clean = errorCleaner(sent);
       return outcomes.map((outcome) => cleanOutcome(outcome, clean, sent));
@@ -173,6 +174,7 @@ export function cleanPlatform(platform: DestinationPlatform): DestinationPlatfor
       ? {
           async adjustBatch(inputs: readonly AdjustmentInput[], ctx) {
             const outcomes = await adjustBatch(inputs, ctx);
+            if (outcomes.every((outcome) => outcome.kind === 'adjusted')) return outcomes;
             const sent = prepared(inputs.flatMap((input) => sentValues(input.original)));
             const clean = errorCleaner(sent);
             return outcomes.map((outcome) => cleanOutcome(outcome, clean, sent));
