@@ -24,6 +24,9 @@ function event(fields: Partial<EventRecord> = {}): EventRecord {
 describe('value and adjustments on the dashboard', () => {
   it('formats values with their currency', () => {
     expect(moneyOf(29.9, 'EUR')).toBe('EUR 29.90');
+    // More decimals than the currency has: shown as reported (and sent), never rounded.
+    expect(moneyOf(12.5, 'JPY')).toBe('JPY 12.5');
+    expect(moneyOf(1.000001, 'EUR')).toBe('EUR 1.000001');
     expect(moneyOf(null, null)).toBeNull();
   });
 
