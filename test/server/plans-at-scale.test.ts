@@ -7,13 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
-import { snapshotBody } from './support/fixtures';
+import { insertApiFlow, snapshotBody } from './support/fixtures';
 import type { Database, Queryable } from '../../src/server/db/db';
 import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { upsertSnapshots } from '../../src/server/collector/sql';
 import { dailyActionCounts, dailyValues, deliveredEventId } from '../../src/server/dashboard/sql';
-import { reportsAwaitingEvents } from '../../src/server/webhook/report-sql';
+import { findErasedReportResponses, reportsAwaitingEvents } from '../../src/server/webhook/report-sql';
+import { insertReportsWithEvents, type ReportWithEvents } from '../../src/server/webhook/report-batch-sql';
 import { selectEvents } from '../../src/server/api/events/sql';
 import { clearIdentityBefore } from '../../src/server/privacy/sql';
 import { claimDeliveries } from '../../src/server/delivery/outbox-sql';
@@ -112,6 +113,34 @@ describe.each(DATABASE_KINDS)('plans with big tables on $name', (kind) => {
         expect(plan, `${mode}\n${plan}`).toMatch(/Index (Only )?Scan using reports_site_token/);
       }
     }
+  });
+
+  it("stores a batch of reports checking each for an erased report of its id by the erased reports' index only", async () => {
+    await db.query(`update reports set erased_id_hash = md5('erased' || id) where id in (select 'rpt_plan' || i from generate_series(1, 50) i)`);
+    await db.exec('analyze reports');
+    const flowId = await insertApiFlow(db, { id: siteId, account_id: accountId }, { triggerKey: 'signup' });
+    const report = (i: number, events: ReportWithEvents['events']): ReportWithEvents => ({
+      siteId, customerEventId: `plan-new-${i}`, triggerKey: 'signup', correlationToken: null, identity: {}, allowUncorrelated: true,
+      value: null, currency: null, customerId: null, kind: 'saas_signup', occurredAt: null, erasedIdHash: `hash-${i}`,
+      response: { status: 'promoted', promoted_count: 1, customer_event_id: `plan-new-${i}`, correlated: false }, events,
+    });
+    const event = (i: number): ReportWithEvents['events'][number] => ({
+      accountId, siteId, siteKey: 'k', flowId, flowName: 'Plan', trigger: 'api', occurredAt: new Date(Date.now() + i),
+      matchQuality: 'low', email: null, clickIds: null, data: {}, actions: [],
+    });
+    const statements = [
+      ...(await statementsOf(db, (q) => insertReportsWithEvents(q, Array.from({ length: 25 }, (_, i) => report(i, []))))),
+      ...(await statementsOf(db, (q) => insertReportsWithEvents(q, Array.from({ length: 25 }, (_, i) => report(i, [event(i)]))))),
+    ];
+    expect(statements.length).toBeGreaterThanOrEqual(2);
+    for (const statement of statements) {
+      for (const mode of ['force_generic_plan', 'force_custom_plan'] as const) {
+        const plan = await planOf(db, statement, mode);
+        expect(plan, `${mode}\n${plan}`).not.toMatch(/Seq Scan on reports/);
+        if (statement.sql.includes('erased_id_hash')) expect(plan, `${mode}\n${plan}`).toMatch(/Index (Only )?Scan using reports_erased_id_hash/);
+      }
+    }
+    await expectNoWholeTable((q) => findErasedReportResponses(q, [{ siteId, erasedIdHash: 'hash-1' }]), ['reports']);
   });
 
   /** Both plans of every statement `run` sends, none reading the whole of `tables`. */

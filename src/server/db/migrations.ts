@@ -527,6 +527,20 @@ create index if not exists dashboard_sessions_api_key on dashboard_sessions (api
 alter table api_keys add column if not exists last_used_at timestamptz;
 `,
   },
+  {
+    version: 25,
+    name: 'erased reports and adjustments keep a keyed hash of their caller id',
+    sql: `
+-- An erasure replaces a customer_event_id (or adjustment_id) that holds the person's email, phone or customer id. So that
+-- a retry of the erased report or adjustment is still answered as a repeat (and writes nothing), the erased row keeps a
+-- keyed hash of the caller's id (HMAC under the service's secret, as the erasure audit: nobody learns the id from it).
+-- Set on every erased report (it also marks the report erased: adjustments of it are refused). Null: not erased.
+alter table reports add column if not exists erased_id_hash text;
+create index if not exists reports_erased_id_hash on reports (site_id, erased_id_hash) where erased_id_hash is not null;
+alter table adjustments add column if not exists erased_id_hash text;
+create index if not exists adjustments_erased_id_hash on adjustments (site_id, erased_id_hash) where erased_id_hash is not null;
+`,
+  },
 ];
 
 /**

@@ -1,6 +1,8 @@
 /**
  * SQL of adjustments: one per (site, adjustment_id), written with one queued result per event action of the report it
- * adjusts, in one transaction; a repeat (or a concurrent copy, which waits on the unique index) writes nothing.
+ * adjusts, in one transaction; a repeat (or a concurrent copy, which waits on the unique index) writes nothing, and an
+ * adjustment_id reused for another adjustment is refused. An erased adjustment (its adjustment_id maybe replaced by the
+ * erasure) is found by the keyed hash it keeps; an erased conversion takes no new adjustment.
  */
 import type { Queryable } from '../db/db';
 import { newId } from '../db/ids';
@@ -15,24 +17,84 @@ export interface NewAdjustment {
   value: number | null;
   currency: string | null;
   occurredAt: Date;
+  /**
+   * The keyed hashes under which an erased report keeps its customer_event_id and an erased adjustment its
+   * adjustment_id (ErasedIdHash of src/server/api/erasures); absent: erased rows whose id was replaced are not found.
+   */
+  erasedIdHashes?: { customerEventId: string; adjustmentId: string };
 }
 
-/** What became of it: the number of events it applies to, or `unknown_report` when no report has that customer_event_id. */
-export type AdjustmentRecorded = { ok: true; events: number; inserted: boolean } | { ok: false; reason: 'unknown_report' };
+/** What of an adjustment's body differs from the stored adjustment of its adjustment_id. */
+export type AdjustmentField = 'customer_event_id' | 'type' | 'value' | 'currency';
+
+/**
+ * What became of it: the number of events it applies to (a repeat: the first one's); `unknown_report` when no report has
+ * that customer_event_id; `erased_report` when that report's person was erased; `reused` when the adjustment_id is
+ * stored for another adjustment (`differs` says what differs). Nothing is written unless `inserted`.
+ */
+export type AdjustmentRecorded =
+  | { ok: true; events: number; inserted: boolean }
+  | { ok: false; reason: 'unknown_report' | 'erased_report' }
+  | { ok: false; reason: 'reused'; differs: AdjustmentField[] };
+
+interface StoredAdjustment {
+  events: number;
+  type: string;
+  value: string | number | null;
+  currency: string | null;
+  /** Whether its report is the one the new body names (by customer_event_id, or the keyed hash an erased one keeps). */
+  same_report: boolean;
+}
+
+/**
+ * The stored adjustment of the body's adjustment_id, or of an erased one that keeps its keyed hash (looked for only
+ * when none has the id itself), with whether its report is the body's.
+ */
+async function storedAdjustment(tx: Queryable, adjustment: NewAdjustment): Promise<StoredAdjustment | null> {
+  const hashes = adjustment.erasedIdHashes;
+  const select = (where: string, id: string) =>
+    tx.query<StoredAdjustment>(
+      `select j.events, j.type, j.value, j.currency,
+         (r.customer_event_id = $3 or ($4::text is not null and r.erased_id_hash = $4::text)) as same_report
+       from adjustments j join reports r on r.id = j.report_id where j.site_id = $1 and ${where} limit 1`,
+      [adjustment.siteId, id, adjustment.customerEventId, hashes?.customerEventId ?? null],
+    );
+  const [byId] = await select('j.adjustment_id = $2', adjustment.adjustmentId);
+  if (byId || !hashes) return byId ?? null;
+  const [erased] = await select('j.erased_id_hash = $2', hashes.adjustmentId);
+  return erased ?? null;
+}
+
+/** A repeat: the first one's count when the body is the same, else what differs. */
+function repeatOf(stored: StoredAdjustment, adjustment: NewAdjustment): AdjustmentRecorded {
+  const differs: AdjustmentField[] = [];
+  if (!stored.same_report) differs.push('customer_event_id');
+  if (stored.type !== adjustment.type) differs.push('type');
+  if ((stored.value === null ? null : Number(stored.value)) !== adjustment.value) differs.push('value');
+  if ((stored.currency ?? null) !== adjustment.currency) differs.push('currency');
+  return differs.length > 0 ? { ok: false, reason: 'reused', differs } : { ok: true, events: Number(stored.events), inserted: false };
+}
 
 /** Records an adjustment and its results, in the caller's transaction; a repeat answers with the first one's count. */
 export async function insertAdjustment(tx: Queryable, adjustment: NewAdjustment): Promise<AdjustmentRecorded> {
-  const existing = await tx.query<{ events: number }>('select events from adjustments where site_id = $1 and adjustment_id = $2', [
-    adjustment.siteId,
-    adjustment.adjustmentId,
-  ]);
-  if (existing[0]) return { ok: true, events: Number(existing[0].events), inserted: false };
+  const existing = await storedAdjustment(tx, adjustment);
+  if (existing) return repeatOf(existing, adjustment);
   // Locked: a writer building its events (deferred-fanout.ts, another process on one PostgreSQL) commits them first.
-  const [report] = await tx.query<{ id: string }>('select id from reports where site_id = $1 and customer_event_id = $2 for update', [
-    adjustment.siteId,
-    adjustment.customerEventId,
-  ]);
+  // Erased: it keeps the keyed hash of its customer_event_id (migration 25), or (erased before that) its events say so.
+  const erasedTest = `(r.erased_id_hash is not null or exists (select 1 from events e where e.report_id = r.id and e.erased_at is not null))`;
+  let [report] = await tx.query<{ id: string; erased: boolean }>(
+    `select r.id, ${erasedTest} as erased from reports r where r.site_id = $1 and r.customer_event_id = $2 for update`,
+    [adjustment.siteId, adjustment.customerEventId],
+  );
+  if (!report && adjustment.erasedIdHashes) {
+    // Not found by its id: an erased report whose id was replaced, looked for only then.
+    [report] = await tx.query<{ id: string; erased: boolean }>(
+      'select r.id, true as erased from reports r where r.site_id = $1 and r.erased_id_hash = $2 limit 1',
+      [adjustment.siteId, adjustment.erasedIdHashes.customerEventId],
+    );
+  }
   if (!report) return { ok: false, reason: 'unknown_report' };
+  if (report.erased) return { ok: false, reason: 'erased_report' };
   const actions = await tx.query<{ id: string; destination: string; event_id: string }>(
     `select a.id, a.destination, a.event_id from events e join event_actions a on a.event_id = e.id
      where e.report_id = $1 order by e.sort_at, a.position`,
@@ -47,12 +109,8 @@ export async function insertAdjustment(tx: Queryable, adjustment: NewAdjustment)
     [id, adjustment.siteId, adjustment.adjustmentId, report.id, adjustment.type, adjustment.value, adjustment.currency, adjustment.occurredAt, events],
   );
   if (inserted.length === 0) {
-    // A concurrent copy committed first (it held the unique index until then): answer with its count.
-    const [first] = await tx.query<{ events: number }>('select events from adjustments where site_id = $1 and adjustment_id = $2', [
-      adjustment.siteId,
-      adjustment.adjustmentId,
-    ]);
-    return { ok: true, events: Number(first!.events), inserted: false };
+    // A concurrent copy committed first (it held the unique index until then): answer as a repeat of it.
+    return repeatOf((await storedAdjustment(tx, adjustment))!, adjustment);
   }
   if (actions.length > 0) {
     await tx.query(

@@ -38,7 +38,15 @@ function eventStatus(event: NewEvent): EventStatus {
 /** The fields of the reports' JSON document. */
 const REPORT_FIELDS = `id text, site_id text, customer_event_id text, trigger_key text, correlation_token text, identity jsonb,
          allow_uncorrelated boolean, response jsonb, value numeric, currency text, customer_id text, kind text, occurred_at timestamptz,
-         fanout_pending_since timestamptz, n int`;
+         fanout_pending_since timestamptz, erased_id_hash text, n int`;
+
+/**
+ * The test that keeps a report out when its site has an erased report of the same caller id (NewReport.erasedIdHash):
+ * one probe per report of a partial index that holds erased reports only. A scalar subquery, not NOT EXISTS: that one
+ * PostgreSQL turns into an anti-join that reads the whole reports table (test/server/plans-at-scale.test.ts).
+ */
+const NOT_ERASED = `(select 1 from reports x where x.site_id = t.site_id and x.erased_id_hash = t.erased_id_hash
+         and x.erased_id_hash is not null limit 1) is null`;
 
 /**
  * The text of the error an insertion `alone` raises when an event of a report it inserts found its slot taken: the
@@ -53,7 +61,8 @@ export function isEventSlotTaken(error: unknown): boolean {
 }
 
 /**
- * Inserts reports, each unless its site already has one with its customer_event_id, and for each report inserted its
+ * Inserts reports, each unless its site already has one with its customer_event_id (or an erased one that was given
+ * it: NewReport.erasedIdHash), and for each report inserted its
  * events, their actions and their outbox rows; a repeat's events are not written. Returns the ids of the reports
  * inserted, by reportKey. Keys must be distinct within one call.
  *
@@ -90,7 +99,7 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
     n, id, site_id: r.siteId, customer_event_id: r.customerEventId, trigger_key: r.triggerKey, correlation_token: r.correlationToken,
     identity: r.identity, allow_uncorrelated: r.allowUncorrelated, response: r.response,
     value: r.value, currency: r.currency, customer_id: r.customerId, kind: r.kind, occurred_at: r.occurredAt,
-    fanout_pending_since: r.fanoutPendingSince ?? null,
+    fanout_pending_since: r.fanoutPendingSince ?? null, erased_id_hash: r.erasedIdHash ?? null,
   })));
   if (!existing && events.length === 0) {
     // Reports without events (a burst's, whose events are built later, or reports that fire no flow): the reports
@@ -102,7 +111,7 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
            value, currency, customer_id, kind, occurred_at)
          select id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
            value, currency, customer_id, kind, occurred_at
-         from t order by n
+         from t where ${NOT_ERASED} order by n
          on conflict (site_id, customer_event_id) do nothing
          returning id
        ),
@@ -142,6 +151,7 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
        select id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
          value, currency, customer_id, kind, occurred_at
        from json_to_recordset($1::json) as t(${REPORT_FIELDS})
+       where ${NOT_ERASED}
        order by n
        on conflict (site_id, customer_event_id) do nothing
        returning id`}

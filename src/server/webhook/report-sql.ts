@@ -33,6 +33,12 @@ export interface NewReport {
    * (deferred-fanout.ts); null or absent: its events are written with it, or it has none.
    */
   fanoutPendingSince?: Date | null;
+  /**
+   * The keyed hash of its customer_event_id under which an erased report of the site keeps it (ErasedIdHash of
+   * src/server/api/erasures): a report whose hash an erased report holds is a retry of it, answered as a repeat and
+   * not written (its customer_event_id was replaced by the erasure). Not stored. Absent: not looked for.
+   */
+  erasedIdHash?: string | null;
 }
 
 /** The key of a report in the unique constraint: (site, customer_event_id), as one string. */
@@ -53,6 +59,29 @@ export async function findReportResponses(
     [keys.map((k) => k.siteId), keys.map((k) => k.customerEventId)],
   );
   return new Map(rows.map((row) => [reportKey(row.site_id, row.customer_event_id), row.response]));
+}
+
+/** The key of findErasedReportResponses' answer: (site, keyed hash of the caller's customer_event_id), as one string. */
+export function erasedReportKey(siteId: string, erasedIdHash: string): string {
+  return compositeKey(siteId, erasedIdHash);
+}
+
+/**
+ * The responses of erased reports that keep these keyed hashes of their caller's customer_event_id (NewReport.erasedIdHash),
+ * by erasedReportKey: read only for repeats not found by their customer_event_id (index reports_erased_id_hash).
+ */
+export async function findErasedReportResponses(
+  db: Queryable,
+  keys: ReadonlyArray<{ siteId: string; erasedIdHash: string }>,
+): Promise<Map<string, SaasSignupResponse | null>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.query<{ site_id: string; erased_id_hash: string; response: SaasSignupResponse | null }>(
+    `select r.site_id, r.erased_id_hash, r.response from reports r
+     join unnest($1::text[], $2::text[]) as k(site_id, erased_id_hash)
+       on r.site_id = k.site_id and r.erased_id_hash = k.erased_id_hash`,
+    [keys.map((k) => k.siteId), keys.map((k) => k.erasedIdHash)],
+  );
+  return new Map(rows.map((row) => [erasedReportKey(row.site_id, row.erased_id_hash), row.response]));
 }
 
 /** A live flow with an API trigger, as the fan-out needs it. */

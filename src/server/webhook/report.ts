@@ -8,6 +8,8 @@ import { findSnapshots, snapshotKey } from '../pairing';
 import {
   customerKey,
   findLatestSignups,
+  erasedReportKey,
+  findErasedReportResponses,
   findReportResponses,
   reportKey,
   siteTriggerKey,
@@ -40,6 +42,11 @@ export interface ReportSubmission {
   kind?: ReportKind;
   /** A later stage's own time, as reported; null or absent: when received. */
   occurredAt?: Date | null;
+  /**
+   * The keyed hash of its customer_event_id under which an erased report keeps it (ErasedIdHash, see
+   * NewReport.erasedIdHash): a retry of an erased report is then a repeat. The webhook's routes always give it.
+   */
+  erasedIdHash?: string;
 }
 
 /** A report's answer: a signup's, or a later stage's (which also says how its click was found). */
@@ -53,7 +60,7 @@ export type ReportOutcome = { ok: true; response: ReportResponse; queuedNow: boo
 
 /**
  * Records a report and returns its response; a repeated customer_event_id returns the first report's response and
- * writes nothing.
+ * writes nothing (so does a retry of an erased report, found by ReportSubmission.erasedIdHash).
  */
 export async function recordReport(
   db: Database,
@@ -109,6 +116,10 @@ export async function recordReports(db: Database, submissions: readonly ReportSu
   const keyOf = (s: ReportSubmission) => reportKey(s.site.id, s.report.customer_event_id);
   const repeats = planned.filter((p) => !inserted.has(keyOf(p.submission)));
   const stored = await findReportResponses(db, repeats.map((p) => ({ siteId: p.submission.site.id, customerEventId: p.submission.report.customer_event_id })));
+  // A repeat not found by its customer_event_id is a retry of an erased report (its id replaced): one more read, only then.
+  const erasedKeyOf = (s: ReportSubmission) => (s.erasedIdHash ? erasedReportKey(s.site.id, s.erasedIdHash) : null);
+  const unseen = repeats.filter((p) => !stored.has(keyOf(p.submission)) && p.submission.erasedIdHash);
+  const erased = await findErasedReportResponses(db, unseen.map((p) => ({ siteId: p.submission.site.id, erasedIdHash: p.submission.erasedIdHash! })));
   const outcomes = new Map<string, ReportOutcome>();
   for (const { submission: s, response, queuedNow, deferred } of planned) {
     const key = keyOf(s);
@@ -116,7 +127,10 @@ export async function recordReports(db: Database, submissions: readonly ReportSu
       outcomes.set(key, { ok: true, response, queuedNow, deferred });
       continue;
     }
-    const first = stored.get(key);
+    const erasedKey = erasedKeyOf(s);
+    const erasedFirst = erasedKey === null ? undefined : erased.get(erasedKey);
+    // The erased report's answer, with the caller's own id (the stored one is the erasure's replacement).
+    const first = stored.get(key) ?? (erasedFirst ? { ...erasedFirst, customer_event_id: s.report.customer_event_id } : undefined);
     outcomes.set(key, first
       ? { ok: true, response: first, queuedNow: false, deferred: false }
       : { ok: false, error: new Error(`report ${s.report.customer_event_id} of site ${s.site.id} has no stored response`) });
@@ -168,6 +182,7 @@ function reportRow(s: ReportSubmission, response: ReportResponse, token: string 
     occurredAt: kind === 'conversion' ? (s.occurredAt ?? null) : null,
     response,
     events,
+    erasedIdHash: s.erasedIdHash ?? null,
   };
 }
 

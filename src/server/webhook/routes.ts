@@ -10,7 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../http/app';
 import { SIGNATURE_HEADER, TRIGGER_KEY_PATTERN, WEBHOOK_MAX_BYTES, WEBHOOK_PREFIX } from '../../protocol/webhook';
 import { ApiError } from '../http/errors';
-import { PlainText } from '../http/schemas';
+import { ErrorEnvelope, PlainText } from '../http/schemas';
 import { siteNotFound } from '../collector';
 import { SiteKeyCache } from '../collector';
 import { parseReportBody } from './report-input';
@@ -23,6 +23,7 @@ import { recordAdjustment } from './adjustment';
 import type { ConversionResponse as ConversionAnswer } from '../../protocol/webhook';
 import { AdjustmentBody, AdjustmentResponse, ConversionBody, ConversionResponse, ReportBody, ReportResponse } from './schemas';
 import type { SiteRow } from '../api/sites';
+import { erasedIdHash, erasureHash } from '../api/erasures';
 
 /** How often the webhook looks for reports left waiting for their events (see ReportWriter.sweep). */
 export const FANOUT_SWEEP_MS = 30_000;
@@ -54,6 +55,8 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sites = new SiteKeyCache(ctx.db);
   const secrets = new WebhookSecretCache(ctx.db);
+  // The keyed hash an erased report or adjustment keeps of its caller's id: a retry of one is still a repeat.
+  const idHash = erasedIdHash(erasureHash(ctx.settings));
   // Reports are recorded in batches (group commit); anything still buffered is written before the app closes.
   const writer = new ReportWriter(ctx.db, {
     onDeliveriesQueued: requestDelivery,
@@ -125,7 +128,7 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
       const { site_key: siteKey, trigger_key: triggerKey } = request.params;
       const { site, rawBody } = await verified(request, siteKey);
       const report = parseReportBody(rawBody);
-      return writer.submit({ site, triggerKey, report, now: new Date() });
+      return writer.submit({ site, triggerKey, report, now: new Date(), erasedIdHash: idHash(site.id, 'customer_event_id', report.customer_event_id) });
     },
   );
 
@@ -151,7 +154,10 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
       const at = now();
       const report = validateConversion(parseBodyObject(rawBody), at);
       // A later stage's submission is answered with a ConversionResponse (with `match`), see report.ts.
-      return writer.submit({ site, triggerKey, report, now: new Date(), kind: 'conversion', occurredAt: report.occurred_at }) as Promise<ConversionAnswer>;
+      return writer.submit({
+        site, triggerKey, report, now: new Date(), kind: 'conversion', occurredAt: report.occurred_at,
+        erasedIdHash: idHash(site.id, 'customer_event_id', report.customer_event_id),
+      }) as Promise<ConversionAnswer>;
     },
   );
 
@@ -164,10 +170,17 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
         summary: 'Restate or retract a reported conversion (signed)',
         description:
           'Applies to every event the report with this customer_event_id created, on every destination, after the original ' +
-          'delivery; each platform gets what its documents define, else the result says unsupported. Deduped on adjustment_id; ' +
-          'an unknown customer_event_id is 404.',
+          'delivery; each platform gets what its documents define, else the result says unsupported. Deduped on adjustment_id ' +
+          '(a repeat must be the same adjustment); an unknown customer_event_id is 404.',
         params: AdjustmentParams,
-        response: { 200: AdjustmentResponse },
+        response: {
+          200: AdjustmentResponse,
+          409: {
+            ...ErrorEnvelope,
+            description: 'adjustment_id_reused: the adjustment_id was used for another conversion, type, value or currency; ' +
+              "conversion_erased: the conversion's person was erased. Nothing is recorded.",
+          },
+        },
       },
       config: { openapiBody: AdjustmentBody },
     },
@@ -175,7 +188,7 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
       const { site, rawBody } = await verified(request, request.params.site_key);
       const at = now();
       const adjustment = validateAdjustment(parseBodyObject(rawBody), at);
-      return recordAdjustment(ctx.db, site.id, adjustment, at, requestDelivery);
+      return recordAdjustment(ctx.db, site.id, adjustment, at, requestDelivery, idHash);
     },
   );
 }

@@ -22,7 +22,7 @@ import {
   linkedEvents,
   listErasuresPage,
   lockPersonalDataWrites,
-  renameAdjustments,
+  anonymiseAdjustments,
   reportAdjustmentIds,
   reportCandidates,
   reportEventIds,
@@ -34,6 +34,7 @@ import {
   type ErasureRow,
   type IdentityCandidate,
 } from './sql';
+import { erasedIdHash } from './keyed-hash';
 import { CUSTOMER_ID_MAX, type ErasureBody, type ListErasuresQuery } from './schemas';
 
 /** The identity kinds an erasure may name, in the order the audit lists them. */
@@ -120,19 +121,25 @@ function erasedValues(target: ErasureTarget, identities: readonly RawIdentity[],
   return [...values];
 }
 
+/** A row whose caller id (customer_event_id, adjustment_id) an erasure may replace. */
+interface CallerIdRow {
+  id: string;
+  customer_event_id: string;
+  /** What the replacement is made of: the row's own id, or (an event) its report's, so both get the same one. */
+  key?: string | null;
+}
+
 /**
  * A caller's customer_event_id that holds an erased value (say `signup-ada@example.com`) cannot stay: it is replaced
- * by an opaque `erased_…` id (keyed hash), the same for the report and its events. Others are kept: they dedupe retries.
+ * by an opaque `erased_…` id, the same for the report and its events. The replacement is a keyed hash of the row's own
+ * id (unique), never of the caller's id: two rows of one caller id (a retry stored before erased reports were
+ * recognised) must not collide on the unique index. Others are kept: they dedupe retries.
  */
-function renamedIds(
-  rows: ReadonlyArray<{ id: string; customer_event_id: string }>,
-  values: readonly string[],
-  hash: (value: string) => string,
-): Map<string, string> {
+function renamedIds(rows: readonly CallerIdRow[], values: readonly string[], hash: (value: string) => string): Map<string, string> {
   const renamed = new Map<string, string>();
   for (const row of rows) {
     const text = row.customer_event_id.toLowerCase();
-    if (values.some((value) => text.includes(value.toLowerCase()))) renamed.set(row.id, `erased_${hash(row.customer_event_id).slice(0, 24)}`);
+    if (values.some((value) => text.includes(value.toLowerCase()))) renamed.set(row.id, `erased_${hash(`replacement of ${row.key ?? row.id}`).slice(0, 24)}`);
   }
   return renamed;
 }
@@ -188,11 +195,24 @@ async function eraseInTransaction(
   }
 
   const values = erasedValues(target, await storedIdentities(tx, [...reports], [...submissions], [...events.keys()]), customerIds);
-  const renamedReports = renamedIds(await reportEventIds(tx, [...reports]), values, hash);
+  // Each erased report and adjustment keeps a keyed hash of its caller's id, so that a retry is still a repeat.
+  const idHash = erasedIdHash(hash);
+  const reportIds = await reportEventIds(tx, [...reports]);
+  const renamedReports = renamedIds(reportIds, values, hash);
   const renamedEvents = renamedIds(await eventCustomerEventIds(tx, [...events.keys()]), values, hash);
-  await renameAdjustments(tx, renamedIds(await reportAdjustmentIds(tx, [...reports]), values, hash));
+  const adjustments = await reportAdjustmentIds(tx, [...reports]);
+  await anonymiseAdjustments(
+    tx,
+    renamedIds(adjustments, values, hash),
+    new Map(adjustments.map((a) => [a.id, idHash(a.site_id, 'adjustment_id', a.customer_event_id)])),
+  );
   return {
-    reports: await anonymiseReports(tx, [...reports], renamedReports),
+    reports: await anonymiseReports(
+      tx,
+      [...reports],
+      renamedReports,
+      new Map(reportIds.map((r) => [r.id, idHash(r.site_id, 'customer_event_id', r.customer_event_id)])),
+    ),
     events: await anonymiseEvents(tx, [...events.keys()], KEPT_EVENT_DATA, renamedEvents, now),
     snapshots: await deleteSnapshots(tx, [...tokens.values()]),
     form_submissions: await anonymiseFormSubmissions(tx, [...submissions]),

@@ -3,4 +3,4 @@ export { ErasureBody, ListErasuresQuery } from './schemas';
 export { erasePerson, erasureTarget, listErasures, previewErasure, ERASURE_FIELDS, type ErasureRecord, type ErasureTarget } from './erasures';
 export type { ErasureCounts } from './sql';
 export { ERASED_ERROR_CODE } from './sql';
-export { erasureHash } from './keyed-hash';
+export { erasureHash, erasedIdHash, type ErasedIdHash } from './keyed-hash';

@@ -156,26 +156,33 @@ export async function deleteSnapshots(tx: Queryable, keys: ReadonlyArray<{ site_
  * Anonymises reports: no identity, no correlation token (a late snapshot pairs with nothing), and a customer_event_id
  * that holds an erased value replaced (`renamed`: id to its replacement). A report stored during a burst and still
  * waiting for its events gets none (as an erased event's unsent actions are taken out of the outbox). The row stays,
- * so a retry of the same report is still answered as a repeat and writes nothing new.
+ * with the keyed hash of its caller's customer_event_id (`hashes`, by id; one kept from an earlier erasure stays), so
+ * a retry of the same report is still answered as a repeat and writes nothing new (report-batch-sql.ts).
  */
-export async function anonymiseReports(tx: Queryable, ids: readonly string[], renamed: ReadonlyMap<string, string>): Promise<number> {
+export async function anonymiseReports(
+  tx: Queryable,
+  ids: readonly string[],
+  renamed: ReadonlyMap<string, string>,
+  hashes: ReadonlyMap<string, string> = new Map(),
+): Promise<number> {
   if (ids.length === 0) return 0;
   const rows = await tx.query(
     `with unbuilt as (delete from report_fanouts where report_id = any($1::text[]))
      update reports r set identity = '{}'::jsonb, correlation_token = null, customer_id = null,
        customer_event_id = coalesce(k.renamed, r.customer_event_id),
+       erased_id_hash = coalesce(r.erased_id_hash, k.hash),
        response = case when k.renamed is null then r.response else jsonb_set(r.response, '{customer_event_id}', to_jsonb(k.renamed)) end
-     from unnest($1::text[], $2::text[]) as k(id, renamed)
+     from unnest($1::text[], $2::text[], $3::text[]) as k(id, renamed, hash)
      where r.id = k.id returning r.id`,
-    [ids, ids.map((id) => renamed.get(id) ?? null)],
+    [ids, ids.map((id) => renamed.get(id) ?? null), ids.map((id) => hashes.get(id) ?? null)],
   );
   return rows.length;
 }
 
-/** The customer_event_id of some reports, by report id. */
-export async function reportEventIds(tx: Queryable, ids: readonly string[]): Promise<Array<{ id: string; customer_event_id: string }>> {
+/** The customer_event_id of some reports, by report id, with their site. */
+export async function reportEventIds(tx: Queryable, ids: readonly string[]): Promise<Array<{ id: string; site_id: string; customer_event_id: string }>> {
   if (ids.length === 0) return [];
-  return tx.query('select id, customer_event_id from reports where id = any($1::text[])', [ids]);
+  return tx.query('select id, site_id, customer_event_id from reports where id = any($1::text[])', [ids]);
 }
 
 /** Anonymises form submissions: fields, touch, cookies, consent, page, referrer, user agent and IP address cleared. */
@@ -295,25 +302,31 @@ export async function anonymiseEvents(
 }
 
 /** The adjustments of some reports, their caller's adjustment_id as `customer_event_id` (renamed the same way). */
-export async function reportAdjustmentIds(tx: Queryable, reportIds: readonly string[]): Promise<Array<{ id: string; customer_event_id: string }>> {
+export async function reportAdjustmentIds(tx: Queryable, reportIds: readonly string[]): Promise<Array<{ id: string; site_id: string; customer_event_id: string }>> {
   if (reportIds.length === 0) return [];
-  return tx.query('select id, adjustment_id as customer_event_id from adjustments where report_id = any($1::text[])', [reportIds]);
+  return tx.query('select id, site_id, adjustment_id as customer_event_id from adjustments where report_id = any($1::text[])', [reportIds]);
 }
 
-/** Replaces adjustment_ids that hold an erased value (id to its replacement); a retry is then a new adjustment of nothing. */
-export async function renameAdjustments(tx: Queryable, renamed: ReadonlyMap<string, string>): Promise<void> {
-  if (renamed.size === 0) return;
+/**
+ * Marks adjustments erased: each keeps the keyed hash of its caller's adjustment_id (`hashes`, by id; one kept from an
+ * earlier erasure stays), and one that holds an erased value is replaced (`renamed`). A retry of it is still a repeat.
+ */
+export async function anonymiseAdjustments(tx: Queryable, renamed: ReadonlyMap<string, string>, hashes: ReadonlyMap<string, string>): Promise<void> {
+  if (hashes.size === 0) return;
+  const ids = [...hashes.keys()];
   await tx.query(
-    `update adjustments j set adjustment_id = k.renamed from unnest($1::text[], $2::text[]) as k(id, renamed) where j.id = k.id`,
-    [[...renamed.keys()], [...renamed.values()]],
+    `update adjustments j set adjustment_id = coalesce(k.renamed, j.adjustment_id), erased_id_hash = coalesce(j.erased_id_hash, k.hash)
+     from unnest($1::text[], $2::text[], $3::text[]) as k(id, renamed, hash) where j.id = k.id`,
+    [ids, ids.map((id) => renamed.get(id) ?? null), ids.map((id) => hashes.get(id)!)],
   );
 }
 
-/** The customer_event_id held in some events' data, by event id. */
-export async function eventCustomerEventIds(tx: Queryable, ids: readonly string[]): Promise<Array<{ id: string; customer_event_id: string }>> {
+/** The customer_event_id held in some events' data, by event id, with what its replacement is made of. */
+export async function eventCustomerEventIds(tx: Queryable, ids: readonly string[]): Promise<Array<{ id: string; customer_event_id: string; key: string }>> {
   if (ids.length === 0) return [];
+  // key: what its replacement is made of, its report's id (the report's replacement is the same).
   return tx.query(
-    `select id, data ->> 'customer_event_id' as customer_event_id from events
+    `select id, data ->> 'customer_event_id' as customer_event_id, coalesce(report_id, id) as key from events
      where id = any($1::text[]) and data ->> 'customer_event_id' is not null`,
     [ids],
   );
