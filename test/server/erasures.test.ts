@@ -402,6 +402,11 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
       [{ email: 'not an address' }, 'email'],
       [{ email: '' }, 'email'],
       [{ email: 42 }, 'email'],
+      // Not an address: a mailto: link, a domain without a dot.
+      [{ email: 'mailto:a@example.com' }, 'email'],
+      [{ email: 'a@b' }, 'email'],
+      [{ email: 'a@localhost' }, 'email'],
+      [{ email: 'a@example.' }, 'email'],
       [{ phone: '020 7946 0958' }, 'phone'],
       [{ phone: '+12' }, 'phone'],
       [{ customer_id: '   ' }, 'customer_id'],
@@ -414,6 +419,7 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
       expect(errorOf(res).param, JSON.stringify(body)).toBe(param);
       expect(res.body).not.toContain('7946');
     }
+    expect(errorOf(await erase(tenant, { email: 'mailto:a@example.com' })).message).toContain('without a mailto: prefix');
     const noBody = await svc.app.inject({ method: 'POST', url: '/v1/erasures', headers: tenant.auth });
     expect(noBody.statusCode).toBe(400);
     expect(json(await svc.app.inject({ method: 'GET', url: '/v1/erasures', headers: tenant.auth })).data).toEqual([]);

@@ -77,7 +77,9 @@ export function erasureTarget(body: ErasureBody): ErasureTarget {
   let email: string | null = null;
   if (body.email !== undefined) {
     email = normalizeEmail(body.email);
-    if (email === null) throw invalidParam('email', 'email must be one email address (name@domain).');
+    if (email?.startsWith('mailto:')) throw invalidParam('email', 'email must be the address alone, without a mailto: prefix (name@example.com).');
+    // An address reachable on the internet has a dot in its domain (a@b matches nobody, and a typo erases no one).
+    if (email === null || !/@[^@.]+(\.[^@.]+)+$/.test(email)) throw invalidParam('email', 'email must be one email address (name@domain, the domain with a dot: name@example.com).');
   }
   let phone: string | null = null;
   if (body.phone !== undefined) {
