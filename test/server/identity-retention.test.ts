@@ -1,7 +1,7 @@
 /**
  * Identity retention on both stores: the purge clears email, phone and names past CNV_IDENTITY_RETENTION_DAYS from
- * events, reports and form submissions (and the hashed identifiers from what delivery recorded of those events), in
- * chunks, and changes nothing else; the email and status filters of
+ * events, reports and form submissions (and the hashed identifiers from what delivery recorded of those events, and
+ * the platform cookies an event shows), in chunks, and changes nothing else; the email and status filters of
  * GET /v1/events search only that window; the setting's default and floor.
  */
 import { createHash } from 'node:crypto';
@@ -128,6 +128,17 @@ describe.each(DATABASE_KINDS)('identity retention on $name', (kind) => {
     const kept = await seed('kept', daysAgo(120));
     expect(await clearExpiredIdentity(svc.db, 180, now)).toEqual({ events: 0, reports: 0, form_submissions: 0 });
     expect((await rows('events', [kept.event]))[0]!.email).toBe('kept@example.com');
+  });
+
+  it("clears an event's platform cookies (_fbc, _fbp: they identify a browser) with its identity, and keeps the rest of its data", async () => {
+    const old = await seed('cookies-old', daysAgo(92));
+    const recent = await seed('cookies-recent', daysAgo(10));
+    const data = { customer_event_id: 'x', match_reason: 'paired', platform_cookies: { _fbp: 'fb.1.1700000000000.987654321', _fbc: 'fb.1.1700000000000.IwAR-x' } };
+    await svc.db.query('update events set data = $2 where id = any($1::text[])', [[old.event, recent.event], JSON.stringify(data)]);
+    await clearExpiredIdentity(svc.db, 90, now);
+    const [cleared] = await rows('events', [old.event]);
+    expect(cleared!.data).toEqual({ customer_event_id: 'x', match_reason: 'paired' });
+    expect((await rows('events', [recent.event]))[0]!.data).toEqual(data);
   });
 
   it('runs hourly on the injected clock and logs counts, never a value', async () => {

@@ -2,8 +2,9 @@
  * Retention of identity: email, phone and names (and the customer id) are what ad platforms match on, needed while a
  * conversion and its later stages may still be delivered, and not after. Past CNV_IDENTITY_RETENTION_DAYS (at least
  * 90: later stages look back 90 days) they are cleared from events, reports and form submissions, in chunks so the
- * embedded store never stalls the hot paths. Everything else of the row (the conversion, its click ids, its delivery
- * results) stays. The email and status filters of GET /v1/events search the same window.
+ * embedded store never stalls the hot paths, with the platform cookies (_fbc, _fbp…) an event shows: they identify a
+ * browser. Everything else of the row (the conversion, its click ids, its delivery results) stays. The email and
+ * status filters of GET /v1/events search the same window.
  */
 import type { Database } from '../db/db';
 import { clearIdentityBefore, IDENTITY_TABLES } from './sql';

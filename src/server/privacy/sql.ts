@@ -12,7 +12,8 @@ import type { Queryable } from '../db/db';
  */
 const TABLES = {
   events: {
-    clear: 'email = null, customer_id = null, identity_cleared_at = now()',
+    // The platform cookies the event shows (_fbc, _fbp…, from its snapshot) identify a browser: they go too.
+    clear: `email = null, customer_id = null, data = data - 'platform_cookies', identity_cleared_at = now()`,
     due: 'identity_cleared_at is null',
     stored: 'created_at',
   },
