@@ -217,7 +217,7 @@ export async function dailyValues(db: Queryable, range: ChartRange): Promise<Dai
        left join lateral (
          select a.type, a.value, a.currency from adjustments a
          where a.report_id = c.report_id
-         order by a.occurred_at desc, a.created_at desc
+         order by a.created_at desc, a.id desc
          limit 1
        ) j on true
        where coalesce(j.currency, c.currency) is not null and (c.value is not null or j.type is not null)

@@ -60,6 +60,8 @@ describe('adjustments: restate and retract a reported conversion', () => {
     const event = await eventOf(order);
     expect(event.adjustments).toHaveLength(1);
     expect(event.adjustments[0]).toMatchObject({ adjustment_id: adjustmentId, type: 'restate', value: 19, currency: 'EUR' });
+    // The reported value stays; current_value says what it is worth now.
+    expect(event).toMatchObject({ value: 29, currency: 'EUR', current_value: 19, current_currency: 'EUR' });
     expect(four(event.adjustments[0].results)).toEqual([
       { destination: 'google-ads', status: 'adjusted', reason: null },
       { destination: 'meta', status: 'unsupported', reason: expect.stringMatching(/Meta/) },
@@ -74,6 +76,7 @@ describe('adjustments: restate and retract a reported conversion', () => {
     expect((await adjust({ adjustment_id: id('refund'), customer_event_id: order, type: 'retract' })).status).toBe(200);
     await r.drain();
     expect(r.fakes.microsoft.adjustments.at(-1)).toMatchObject({ adjustmentType: 'Retract', adjustmentValue: null });
+    expect(await eventOf(order)).toMatchObject({ value: 29, current_value: 0, current_currency: 'EUR' });
     const [adjustment] = (await eventOf(order)).adjustments;
     expect(four(adjustment.results).map((x: any) => [x.destination, x.status])).toEqual([
       ['google-ads', 'unsupported'], ['meta', 'unsupported'], ['microsoft-ads', 'adjusted'], ['linkedin', 'unsupported'],

@@ -10,7 +10,7 @@ function event(fields: Partial<EventRecord> = {}): EventRecord {
   return {
     id: 'evt_1', site_id: 'site_1', site_key: 'k', occurred_at: '2026-11-21T09:30:00.000Z', flow_id: 'flow_1', flow_name: 'Paid',
     trigger: 'api', trigger_type: 'conversion', status: 'completed', match_quality: 'high', email: null, customer_event_id: 'inv_1',
-    value: 29.9, currency: 'EUR', customer_id: 'acct_42', click_ids: { gclid: 'g' }, utm: null, created_at: '2026-11-21T09:30:01.000Z',
+    value: 29.9, currency: 'EUR', current_value: 0, current_currency: 'EUR', customer_id: 'acct_42', click_ids: { gclid: 'g' }, utm: null, created_at: '2026-11-21T09:30:01.000Z',
     stage: 'paid', match: 'identity', signup_customer_event_id: 'user_1',
     actions: [{ destination: 'google-ads', status: 'delivered', conversion_id: '1', attempts: 1, error: null, request: null, delivered_at: '2026-11-21T09:30:02.000Z' }],
     adjustments: [{

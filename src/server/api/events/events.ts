@@ -41,6 +41,9 @@ export interface EventRecord {
   /** What the conversion is worth (major unit of `currency`), or null; the reporter's customer id, or null. */
   value: number | null;
   currency: string | null;
+  /** The value as it stands after its adjustments (currentValueOf). */
+  current_value: number | null;
+  current_currency: string | null;
   customer_id: string | null;
   click_ids: Record<string, string> | null;
   utm: unknown;
@@ -70,9 +73,26 @@ function triggerTypeOf(row: EventRow): string | null {
   return row.trigger === 'api' ? 'saas_signup' : row.trigger;
 }
 
+/**
+ * A conversion's value as it stands after its adjustments (the last to arrive wins, as the platforms apply them and a
+ * first send folds them in): a restatement's value and currency, 0 once retracted (in the reported currency), else the
+ * reported value.
+ */
+export function currentValueOf(
+  reported: { value: number | null; currency: string | null },
+  adjustments: ReadonlyArray<{ type: string; value: number | null; currency: string | null }>,
+): { value: number | null; currency: string | null } {
+  const latest = adjustments.at(-1);
+  if (latest?.type === 'retract') return { value: 0, currency: reported.currency };
+  if (latest?.type === 'restate' && latest.value !== null) return { value: latest.value, currency: latest.currency };
+  return reported;
+}
+
 /** The API view of an event and its actions. */
 export function toEventRecord(row: EventRow, actions: readonly EventActionRow[], adjustments: readonly AdjustmentView[] = []): EventRecord {
   const data = row.data ?? {};
+  const reported = { value: row.value === null ? null : Number(row.value), currency: row.currency };
+  const current = currentValueOf(reported, adjustments);
   return {
     ...data,
     id: row.id,
@@ -87,8 +107,10 @@ export function toEventRecord(row: EventRow, actions: readonly EventActionRow[],
     match_quality: row.match_quality,
     email: row.email,
     customer_event_id: typeof data.customer_event_id === 'string' ? data.customer_event_id : null,
-    value: row.value === null ? null : Number(row.value),
-    currency: row.currency,
+    value: reported.value,
+    currency: reported.currency,
+    current_value: current.value,
+    current_currency: current.currency,
     customer_id: row.customer_id,
     click_ids: row.click_ids,
     utm: data.utm ?? null,
