@@ -1,7 +1,7 @@
 /** The input of `reportSignup`, its checks, and the webhook request body built from it. */
 import {
+  isCurrencyCode,
   ADJUSTMENT_ID_MAX,
-  CURRENCY_PATTERN,
   CUSTOMER_EVENT_ID_MAX,
   CUSTOMER_ID_MAX,
   IDENTITY_VALUE_MAX,
@@ -128,15 +128,15 @@ function isCookieHeader(value: unknown): boolean {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }
 
-/** value and currency: both or neither; the value 0 to 1e9 with at most 6 decimals, the currency three capital letters. */
+/** value and currency: both or neither; the value 0 to 1e9 with at most 6 decimals, the currency a real ISO 4217 code. */
 export function checkValue(input: { value?: number | null; currency?: string | null }): InputProblem | null {
   const value: unknown = input.value;
   const currency: unknown = input.currency;
   if (value !== undefined && value !== null && !isConversionValue(value)) {
     return { param: 'value', message: `value must be a number from 0 to 1000000000 with at most 6 decimals (got ${describe(value)}).` };
   }
-  if (currency !== undefined && currency !== null && (typeof currency !== 'string' || !CURRENCY_PATTERN.test(currency))) {
-    return { param: 'currency', message: `currency must be an ISO 4217 code of three capital letters, such as "EUR" (got ${describe(currency)}).` };
+  if (currency !== undefined && currency !== null && !isCurrencyCode(currency)) {
+    return { param: 'currency', message: `currency must be an ISO 4217 currency code of three capital letters, such as "EUR" (got ${describe(currency)}).` };
   }
   if (value !== undefined && value !== null && (currency === undefined || currency === null)) {
     return { param: 'currency', message: 'currency is required with a value (an ISO 4217 code such as "EUR").' };

@@ -9,6 +9,7 @@ import {
   ADJUSTMENT_ID_MAX,
   ADJUSTMENT_TYPES,
   CURRENCY_PATTERN,
+  isCurrencyCode,
   CUSTOMER_EVENT_ID_MAX,
   CUSTOMER_ID_MAX,
   IDENTITY_VALUE_MAX,
@@ -92,13 +93,6 @@ export const AdjustmentBody = Type.Object({
   occurred_at: OccurredAt,
 });
 
-/** The ISO 4217 codes the runtime knows (ICU's list of current currencies). */
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-
-/** Whether a code names a real ISO 4217 currency. */
-export function isCurrencyCode(code: string): boolean {
-  return CURRENCY_PATTERN.test(code) && CURRENCIES.has(code);
-}
 
 /**
  * What a schema cannot say about value and currency: at most 6 decimals, a currency that exists, and a currency with

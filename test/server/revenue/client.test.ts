@@ -38,6 +38,8 @@ describe('the client: value, later stages, adjustments', () => {
   it('checks the input before sending anything', async () => {
     expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 1.1234567, currency: 'EUR' })).toMatchObject({ ok: false, sent: false, param: 'value' });
     expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 5 })).toMatchObject({ ok: false, sent: false, param: 'currency' });
+    // Three capital letters that name no currency: refused before sending, as the service would refuse it.
+    expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 5, currency: 'ZZZ' })).toMatchObject({ ok: false, sent: false, param: 'currency' });
     expect(await client.reportConversion('paid', { customerEventId: 'x', customerId: '' })).toMatchObject({ ok: false, sent: false, param: 'customerId' });
     expect(await client.reportConversion('bad key!', { customerEventId: 'x', customerId: 'c' })).toMatchObject({ ok: false, sent: false, param: 'stageKey' });
     expect(await client.adjustConversion({ adjustmentId: 'a', customerEventId: 'x', type: 'restate' })).toMatchObject({ ok: false, sent: false, param: 'value' });
