@@ -285,8 +285,9 @@ export const COMMANDS: readonly Command[] = [
     name: 'erase',
     usage: 'erase --email … | --phone … | --customer-id … [--account acct_…]',
     summary:
-      'Erase a person: everything stored of them in every site of the account (reports, events, browser snapshots, form\n' +
-      '      submissions) removed or anonymised at once, as POST /v1/erasures does. Conversions already delivered to ad\n' +
+      'Erase a person: what is stored under the given values in every site of the account (reports, events, browser\n' +
+      '      snapshots, form submissions) removed or anonymised at once, as POST /v1/erasures does; give every email, phone\n' +
+      '      and customer id you hold for them. Conversions already delivered to ad\n' +
       '      platforms are not called back. With CNV_API_KEY set, the running service does it for the key\'s account.',
     options: {
       email: 'The email address of the person (matched trimmed and lower-cased).',

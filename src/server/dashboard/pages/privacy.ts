@@ -60,7 +60,7 @@ function confirmation(session: DashboardSession, data: NonNullable<PrivacyPageDa
 ${
   total === 0
     ? html`<p>Nothing of this person (${named}) is stored in any site of this account. Erasing still records that the request was made, without the values.</p>`
-    : html`<p>This removes, in every site of this account, everything stored of the person with this ${named}:</p>
+    : html`<p>This removes, in every site of this account, what is stored under this ${named}:</p>
 <ul>
 <li><strong>${plural(counts.reports, 'report', 'reports')}</strong> from your backend: email, phone, names and customer id cleared.</li>
 <li><strong>${plural(counts.events, 'event', 'events')}</strong>: email, click ids, page and landing addresses, and what was sent to ad platforms cleared. They stay as anonymous conversions; sends not made yet are cancelled.</li>
@@ -68,7 +68,7 @@ ${
 <li><strong>${plural(counts.form_submissions, 'form submission', 'form submissions')}</strong>: form fields, IP address and browser cleared.</li>
 </ul>`
 }
-<p class="hint">It cannot be undone. Conversions already delivered to ad platforms are not called back: ask each platform to delete them (see docs/personal-data.md).</p>
+<p class="hint">It cannot be undone. Rows found only under another email or phone number of the person are not matched: erase each value you hold (you may give email, phone and customer id together). Conversions already delivered to ad platforms are not called back: ask each platform to delete them (see docs/personal-data.md).</p>
 <form method="post" action="/dashboard/privacy/erase">
 ${csrfField(session)}
 <input type="hidden" name="email" value="${values.email}">
