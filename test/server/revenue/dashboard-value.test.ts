@@ -35,6 +35,9 @@ describe('value and adjustments on the dashboard', () => {
     expect(page).toContain('Later stage from your backend: paid');
     expect(page).toContain('EUR 29.90');
     expect(page).toContain('identity (the signup user_1)');
+    // A signup found by customer id, but without a click: said so, not "none (the signup …)".
+    const unpaired = eventPage(session, event({ match: 'none' }));
+    expect(unpaired).toContain('none: the signup user_1 (same customer id) had no click; its email and phone were sent with the stage');
     expect(page).toContain('Retracted');
     expect(page).toContain('No retraction in the Data Manager API.');
   });

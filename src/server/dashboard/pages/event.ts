@@ -85,7 +85,7 @@ ${form ? fact('Form', html`${text(event.integration) ?? ''} ${text(event.form_id
 ${form ? fact('Submission id', text(event.submission_id)) : fact('customer_event_id', event.customer_event_id ? html`<code>${event.customer_event_id}</code>` : null)}
 ${fact('Email', event.email)}
 ${customerFacts(event)}
-${event.trigger_type === 'conversion' ? fact('Click found by', text(event.match) ? `${text(event.match)}${text(event.signup_customer_event_id) ? ` (the signup ${text(event.signup_customer_event_id)})` : ''}` : null) : ''}
+${event.trigger_type === 'conversion' ? fact('Click found by', stageMatch(text(event.match), text(event.signup_customer_event_id))) : ''}
 ${fact('Occurred', when(event.occurred_at))}
 ${fact('Recorded', when(event.created_at))}
 </dl></li>`;
@@ -198,4 +198,14 @@ ${adjustmentsOf(event)}
 </ol>
 </section>`,
   );
+}
+
+/**
+ * How a later stage found its click, in words: through its own token, through its customer's signup, or not at all
+ * (when a signup was found without a click, its email and phone still completed the stage's identity).
+ */
+function stageMatch(match: string | null, signup: string | null): string | null {
+  if (!match) return null;
+  if (match === 'none') return signup ? `none: the signup ${signup} (same customer id) had no click; its email and phone were sent with the stage` : 'none';
+  return signup ? `${match} (the signup ${signup})` : match;
 }
