@@ -142,6 +142,11 @@ describe('the OpenAPI document', () => {
     expect(schemas.length).toBeGreaterThan(100);
   });
 
+  it('declares the 408 of a request that does not arrive whole in time on every operation', () => {
+    const missing = operationsOf(raw).filter(([, op]) => !op.responses['408']).map(([name]) => name);
+    expect(missing).toEqual([]);
+  });
+
   it('declares Retry-After (whole seconds, at least 1) on every 429 and 503 of every operation', () => {
     const problems: string[] = [];
     for (const [name, op] of operationsOf(raw)) {

@@ -11,7 +11,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import { OptionalKind } from '@sinclair/typebox';
 import { ErrorEnvelope } from '../http/schemas';
-import { STORE_RETRY_AFTER_S } from '../http/app';
+import { REQUEST_TIMEOUT_MS, STORE_RETRY_AFTER_S } from '../http/app';
 import type { Settings } from '../settings';
 import { WEBHOOK_PREFIX } from '../../protocol/webhook';
 import { SIGNATURE_SCHEME_DESCRIPTION } from '../webhook';
@@ -41,6 +41,7 @@ const V1_ERRORS: Record<string, string> = {
   400: 'Invalid input: parameter_missing, parameter_invalid, parameter_unknown, invalid_json, invalid_cursor, … (error.param names the parameter).',
   401: 'missing_api_key or invalid_api_key.',
   404: 'resource_missing (not in this account) or route_not_found.',
+  408: `request_timeout: the request (headers and body) did not arrive whole within ${REQUEST_TIMEOUT_MS / 1000} seconds; the connection is closed.`,
   500: 'internal_error: a fault of the service.',
   503: 'store_unavailable: the service\'s store cannot work now (disk full, unreachable, …); nothing was done: send it again after the Retry-After header\'s seconds.',
 };
@@ -54,6 +55,7 @@ const WEBHOOK_ERRORS: Record<string, string> = {
   400: 'The trigger key or the body is invalid (error.param names the field).',
   401: 'A signature fault: no_signature_header, malformed_header, no_signature_match, timestamp_outside_tolerance, no_webhook_secret.',
   404: 'site_not_found: no site has this key.',
+  408: `request_timeout: the request did not arrive whole within ${REQUEST_TIMEOUT_MS / 1000} seconds; nothing was stored: retry, re-signed.`,
   413: 'payload_too_large: the body is over 64 KB.',
   429: 'rate_limited: too many requests from this address or for this site (CNV_RATE_LIMIT_WEBHOOK_*); retry after the Retry-After header\'s seconds, re-signed.',
   500: 'internal_error: retry with backoff, re-signed.',
