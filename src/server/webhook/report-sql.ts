@@ -51,14 +51,26 @@ export async function findReportResponses(
   db: Queryable,
   keys: ReadonlyArray<{ siteId: string; customerEventId: string }>,
 ): Promise<Map<string, SaasSignupResponse | null>> {
+  return responsesBy(db, 'customer_event_id', keys.map((k) => ({ siteId: k.siteId, value: k.customerEventId })));
+}
+
+/**
+ * The responses of the reports of these sites whose `column` has these values, by compositeKey(site, value): one
+ * statement, through the index on (site_id, column).
+ */
+async function responsesBy(
+  db: Queryable,
+  column: 'customer_event_id' | 'erased_id_hash',
+  keys: ReadonlyArray<{ siteId: string; value: string }>,
+): Promise<Map<string, SaasSignupResponse | null>> {
   if (keys.length === 0) return new Map();
-  const rows = await db.query<{ site_id: string; customer_event_id: string; response: SaasSignupResponse | null }>(
-    `select r.site_id, r.customer_event_id, r.response from reports r
-     join unnest($1::text[], $2::text[]) as k(site_id, customer_event_id)
-       on r.site_id = k.site_id and r.customer_event_id = k.customer_event_id`,
-    [keys.map((k) => k.siteId), keys.map((k) => k.customerEventId)],
+  const rows = await db.query<{ site_id: string; value: string; response: SaasSignupResponse | null }>(
+    `select r.site_id, r.${column} as value, r.response from reports r
+     join unnest($1::text[], $2::text[]) as k(site_id, value)
+       on r.site_id = k.site_id and r.${column} = k.value`,
+    [keys.map((k) => k.siteId), keys.map((k) => k.value)],
   );
-  return new Map(rows.map((row) => [reportKey(row.site_id, row.customer_event_id), row.response]));
+  return new Map(rows.map((row) => [compositeKey(row.site_id, row.value), row.response]));
 }
 
 /** The key of findErasedReportResponses' answer: (site, keyed hash of the caller's customer_event_id), as one string. */
@@ -74,14 +86,7 @@ export async function findErasedReportResponses(
   db: Queryable,
   keys: ReadonlyArray<{ siteId: string; erasedIdHash: string }>,
 ): Promise<Map<string, SaasSignupResponse | null>> {
-  if (keys.length === 0) return new Map();
-  const rows = await db.query<{ site_id: string; erased_id_hash: string; response: SaasSignupResponse | null }>(
-    `select r.site_id, r.erased_id_hash, r.response from reports r
-     join unnest($1::text[], $2::text[]) as k(site_id, erased_id_hash)
-       on r.site_id = k.site_id and r.erased_id_hash = k.erased_id_hash`,
-    [keys.map((k) => k.siteId), keys.map((k) => k.erasedIdHash)],
-  );
-  return new Map(rows.map((row) => [erasedReportKey(row.site_id, row.erased_id_hash), row.response]));
+  return responsesBy(db, 'erased_id_hash', keys.map((k) => ({ siteId: k.siteId, value: k.erasedIdHash })));
 }
 
 /** A live flow with an API trigger, as the fan-out needs it. */
