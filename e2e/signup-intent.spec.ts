@@ -1,5 +1,5 @@
 /** What counts as one signup intent: framework forms, script submits, submit buttons; one action is one snapshot. */
-import { CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../src/protocol/cookies';
+import { CLICK_COOKIE, CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../src/protocol/cookies';
 import { expectCollectorRequests, snapshotBody } from './support/collector-traffic';
 import { fixtureUrl } from './support/env';
 import { recordedRequests } from './support/fixture-server';
@@ -87,4 +87,24 @@ test('pressing Enter in a signup form field (implicit submission clicks the defa
     () => Promise.all([page.waitForURL(/\/signup$/), page.getByLabel('Email').press('Enter')]),
     { sent: [{ kind: 'snapshot', siteKey: env.sites.main.key, times: 1 }] },
   );
+});
+
+test('a route change that keeps the landing query after the intent (an SPA, a sign-on redirect back) keeps the token', async ({
+  page,
+  context,
+  traffic,
+}) => {
+  await page.goto(fixtureUrl('www', '/framework-form.html?gclid=spa-same-click'));
+  await loaderReady(page, traffic);
+  const token = await page.evaluate(() => (window as unknown as { __service: { captureSaasSignupIntent(): Promise<string | null> } }).__service.captureSaasSignupIntent());
+  expect(token).toMatch(CORRELATION_TOKEN_PATTERN);
+  // The app moves on, keeping the query (the same click read again): the token and the landing page stay.
+  await page.evaluate(() => history.pushState({}, '', `/welcome${location.search}`));
+  await page.evaluate(() => history.pushState({}, '', `/account${location.search}`));
+  expect((await cookieNamed(context, CORRELATION_COOKIE))?.value).toBe(token);
+  const click = JSON.parse(decodeURIComponent((await cookieNamed(context, CLICK_COOKIE))!.value));
+  expect(click.landing_page_url).toContain('/framework-form.html');
+  // A new click on the way (another gclid) is another click: its token goes.
+  await page.evaluate(() => history.pushState({}, '', '/pricing?gclid=spa-new-click'));
+  expect(await cookieNamed(context, CORRELATION_COOKIE)).toBeUndefined();
 });

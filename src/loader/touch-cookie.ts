@@ -5,10 +5,14 @@ import { isAdTouch } from './click-signals';
 import type { WriteCookie } from './loader-cookies';
 import { readCookies } from './read-cookie';
 
+/** A touch's click ids and UTMs (never the same keys), in one order whatever the URL's: the same click, the same text. */
+const signals = (touch: Touch): string => JSON.stringify(Object.entries({ ...touch.click_ids, ...touch.utm }).sort());
+
 /**
  * Which of the stored touch and a fresh one to keep. An ad touch (any click id) beats a touch without one, whatever
  * came later: ad platforms credit the last ad click, not the newsletter visit after it. Between two of the same kind the
- * newer `captured_at` wins, whole (a new click never mixes with an old campaign's UTMs); a tie keeps the stored one.
+ * newer `captured_at` wins, whole (a new click never mixes with an old campaign's UTMs); a tie keeps the stored one, and
+ * so does the same click read again (a reload, a route change that keeps the query: its token and landing page stay).
  */
 export const preferredTouch = <T extends Touch>(
   stored: T | null | undefined,
@@ -16,7 +20,7 @@ export const preferredTouch = <T extends Touch>(
 ): T | null => {
   if (!stored || !fresh) return stored || fresh || null;
   const lead = +isAdTouch(fresh) - +isAdTouch(stored);
-  return lead > 0 || (!lead && fresh.captured_at > stored.captured_at) ? fresh : stored;
+  return lead > 0 || (!lead && fresh.captured_at > stored.captured_at && signals(fresh) !== signals(stored)) ? fresh : stored;
 };
 
 /** Writes the touch to cnv_click for CLICK_COOKIE_DAYS, replacing what was there. */

@@ -92,6 +92,21 @@ describe('which touch is kept', () => {
     expect(preferredTouch(stored, at(touch('B'), '2026-11-21T10:00:00.000Z'))).toBe(stored);
   });
 
+  test('the same click read again later (a reload, a route change that keeps the query) keeps the stored touch', () => {
+    const stored = at(touch('A', { utm_campaign: 'spring', utm_source: 'google' }), '2026-11-20T10:00:00.000Z');
+    // The same ids in another order of the URL, on another page of the site.
+    const again: Touch = {
+      click_ids: { ...stored.click_ids }, utm: { utm_source: 'google', utm_campaign: 'spring' },
+      landing_page_url: 'https://www.example.com/welcome?utm_source=google', referrer: null, captured_at: '2026-11-20T10:05:00.000Z',
+    };
+    expect(preferredTouch(stored, again)).toBe(stored);
+    const news = utmOnly('news', '2026-11-20T10:00:00.000Z');
+    expect(preferredTouch(news, utmOnly('news', '2026-11-20T11:00:00.000Z'))).toBe(news);
+    // Another value of the same id is another click.
+    const other = at(touch('B', { utm_campaign: 'spring', utm_source: 'google' }), '2026-11-20T10:05:00.000Z');
+    expect(preferredTouch(stored, other)).toBe(other);
+  });
+
   test('either side missing keeps the other; both missing is null', () => {
     const t = touch('A');
     expect(preferredTouch(undefined, t)).toBe(t);
