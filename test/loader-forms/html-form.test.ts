@@ -1,8 +1,12 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { DOUBLE_SUBMIT_MS } from '../../src/loader-forms/html-form';
 import { render, resetPage, start, submit } from './page';
 
-afterEach(resetPage);
+afterEach(() => {
+  resetPage();
+  vi.useRealTimers();
+});
 
 const renderForm = (attribute = 'data-service-form="newsletter"', email = 'ada@example.com') =>
   render<HTMLFormElement>(`
@@ -44,5 +48,30 @@ describe('plain HTML forms marked data-service-form', () => {
     const form = renderForm();
     submit(form);
     expect(reports).toHaveLength(1);
+  });
+
+  test('a novalidate form (as frameworks render them) whose fields are invalid reports nothing', () => {
+    const { reports } = start('html');
+    submit(renderForm('data-service-form="newsletter" novalidate', 'not-an-email'));
+    submit(renderForm('data-service-form="newsletter" novalidate', ''));
+    expect(reports).toEqual([]);
+    submit(renderForm('data-service-form="newsletter" novalidate'));
+    expect(reports).toHaveLength(1);
+  });
+
+  test('a double submit of the same fields is one lead; other fields, or the same after the window, are another', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-27T10:00:00Z'));
+    const { reports } = start('html');
+    const form = renderForm();
+    submit(form);
+    submit(form);
+    expect(reports).toHaveLength(1);
+    (form.elements.namedItem('first_name') as HTMLInputElement).value = 'Grace';
+    submit(form);
+    expect(reports).toHaveLength(2);
+    vi.setSystemTime(new Date(Date.now() + DOUBLE_SUBMIT_MS));
+    submit(form);
+    expect(reports).toHaveLength(3);
   });
 });
