@@ -37,8 +37,24 @@ describe('value and adjustments on the dashboard', () => {
     expect(page).toContain('identity (the signup user_1)');
     // A signup found by customer id, but without a click: said so, not "none (the signup …)".
     const unpaired = eventPage(session, event({ match: 'none' }));
-    expect(unpaired).toContain('none: the signup user_1 (same customer id) had no click; its email and phone were sent with the stage');
+    expect(unpaired).toContain('none: the signup user_1 (same customer id) had no click; its identity fields (email, phone, names) went with the stage');
     expect(page).toContain('Retracted');
     expect(page).toContain('No retraction in the Data Manager API.');
+  });
+
+  it('says how a stage found its click through its signup, in the stage and in its pairing', () => {
+    const page = eventPage(session, event({ match_reason: 'paired' }));
+    expect(page).toContain('signup (found by customer id) found the loader');
+    expect(page).not.toContain('correlation token found the loader');
+  });
+
+  it('shows an erased conversion as erased, never as a failure to fix', () => {
+    const erasedAction = { destination: 'google-ads', status: 'failed', conversion_id: '1', attempts: 0, error: { code: 'erased', message: "Not sent: the person's data was erased." }, request: null, delivered_at: null };
+    const erased = event({ status: 'failed', erased: true, match_reason: 'snapshot_pending', actions: [erasedAction] });
+    const page = eventPage(session, erased);
+    expect(page).toMatch(/<h1>Conversion <span class="badge"[^>]*>erased<\/span>/);
+    expect(page).not.toContain('Why it failed');
+    expect(page).not.toContain('Send failed deliveries again');
+    expect(page).toContain('Its person was erased: the correlation token and the click data are gone.');
   });
 });

@@ -68,6 +68,8 @@ export async function selectEvents(db: Queryable, accountId: string, filters: Ev
   add((n) => `flow_id = ${n}`, filters.flowId);
   add((n) => `email = ${n}`, filters.email);
   add((n) => `status = ${n}`, filters.status);
+  // A failed event of an erased person was stopped on purpose (its actions: code `erased`): nothing to fix, not listed.
+  if (filters.status === 'failed') where.push('erased_at is null');
   // Each date bound also bounds sort_at (occurred_at's millisecond plus a tie-breaker under a millisecond, so implied:
   // no event is lost), which the account's index reads as a range; on occurred_at alone it read every event of the
   // account newer than the range (56 ms at 300,000 events on the embedded store for a range 60 days back, 0.5 ms so).

@@ -7,7 +7,7 @@ import type { EventActionRecord, EventRecord } from '../../api/events';
 import { platformFor } from '../../destinations';
 import { badge, html, layout, postButton, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
-import { adjustedBadge, isErased, moneyOf } from './events';
+import { actionBadge, adjustedBadge, erasedAction, isErased, moneyOf } from './events';
 import { triggerLabel } from '../labels';
 
 const MATCH_REASONS: Record<string, string> = {
@@ -99,12 +99,22 @@ function customerFacts(event: EventRecord): Html {
   return html`${customerId ? fact('Customer id', html`<code>${customerId}</code>`) : ''}${money ? fact('Value', money) : ''}`;
 }
 
-function pairing(event: EventRecord): Html {
+/** Why the event paired as it did, in words: the trace's Pairing step. */
+function pairingWhy(event: EventRecord): string | null {
+  if (isErased(event)) return 'Its person was erased: the correlation token and the click data are gone.';
   const reason = text(event.match_reason);
+  if (reason === 'paired' && event.trigger_type === 'conversion' && text(event.match) === 'identity') {
+    return "The correlation token of its customer's signup (found by customer id) found the loader's snapshot: the click travels with this stage.";
+  }
+  if (reason) return MATCH_REASONS[reason] ?? reason;
+  return event.trigger === 'form_submission' ? 'A form submission carries its own click data: no pairing needed.' : null;
+}
+
+function pairing(event: EventRecord): Html {
   return html`<li><h3>Pairing</h3>
 <dl class="facts">
 ${fact('Match quality', html`${badge(event.match_quality)} ${event.match_quality ? (MATCH_QUALITY[event.match_quality] ?? '') : ''}`)}
-${fact('Why', reason ? (MATCH_REASONS[reason] ?? reason) : event.trigger === 'form_submission' ? 'A form submission carries its own click data: no pairing needed.' : null)}
+${fact('Why', pairingWhy(event))}
 </dl></li>`;
 }
 
@@ -118,12 +128,14 @@ function delivery(action: EventActionRecord, index: number): Html {
   const diagnostics = request ? record(request.diagnostics) : null;
   if (request) delete request.diagnostics;
   return html`<div class="card" id="action-${index}" style="margin:8px 0 0">
-<h3 style="margin-top:0">${platformFor(action.destination)?.label ?? action.destination} ${badge(action.status)}</h3>
+<h3 style="margin-top:0">${platformFor(action.destination)?.label ?? action.destination} ${actionBadge(action)}</h3>
 ${
-  action.status === 'failed' && error
-    ? html`<div class="notice bad" role="alert"><strong>Why it failed:</strong> ${error.message ?? error.code ?? 'unknown error'}
+  erasedAction(action)
+    ? html`<div class="notice">${error?.message ?? 'Not sent: its person was erased.'}</div>`
+    : action.status === 'failed' && error
+      ? html`<div class="notice bad" role="alert"><strong>Why it failed:</strong> ${error.message ?? error.code ?? 'unknown error'}
 ${error.hint ? html`<br><strong>What to do:</strong> ${error.hint}` : ''}</div>`
-    : ''
+      : ''
 }
 <dl class="facts">
 ${fact('Conversion', action.conversion_id ? html`<code>${action.conversion_id}</code>` : null)}
@@ -182,7 +194,7 @@ export function eventPage(session: DashboardSession, event: EventRecord, notices
   return layout(
     { title: `Event ${event.id}`, nav: 'events', session, notices },
     html`<p><a href="/dashboard/events">← Events</a></p>
-<h1>Conversion ${badge(event.status)} ${adjustedBadge(event)}</h1>
+<h1>Conversion ${isErased(event) ? html`<span class="badge" title="Its person was erased: it is never sent again">erased</span>` : badge(event.status)} ${adjustedBadge(event)}</h1>
 <p class="lead"><code>${event.id}</code> · ${event.flow_name ?? 'no flow'} · ${when(event.occurred_at)}</p>
 <section class="card">
 <ol class="trace">
@@ -202,10 +214,10 @@ ${adjustmentsOf(event)}
 
 /**
  * How a later stage found its click, in words: through its own token, through its customer's signup, or not at all
- * (when a signup was found without a click, its email and phone still completed the stage's identity).
+ * (when a signup was found without a click, its identity fields still completed the stage's).
  */
 function stageMatch(match: string | null, signup: string | null): string | null {
   if (!match) return null;
-  if (match === 'none') return signup ? `none: the signup ${signup} (same customer id) had no click; its email and phone were sent with the stage` : 'none';
+  if (match === 'none') return signup ? `none: the signup ${signup} (same customer id) had no click; its identity fields (email, phone, names) went with the stage` : 'none';
   return signup ? `${match} (the signup ${signup})` : match;
 }

@@ -3,6 +3,7 @@ import type { EventRecord } from '../../api/events';
 import { platformFor } from '../../destinations';
 import type { SiteRecord } from '../../api/sites';
 import type { FlowRecord } from '../../api/flows';
+import { ERASED_ERROR_CODE } from '../../api/erasures';
 import { badge, html, layout, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { maskedEmail, triggerLabel } from '../labels';
@@ -69,6 +70,16 @@ function who(event: EventRecord): Html {
   return html`${email ? html`<span title="Email, masked">${email}</span>` : ''}${typeof customerId === 'string' && customerId ? html`<span class="hint">customer <code>${customerId}</code></span>` : ''}`;
 }
 
+/** Whether an action was stopped by an erasure (stored as failed, code `erased`): nothing to fix. */
+export function erasedAction(action: { status: string; error: unknown }): boolean {
+  return action.status === 'failed' && (action.error as { code?: unknown } | null)?.code === ERASED_ERROR_CODE;
+}
+
+/** An action's status badge: `erased` (plain) for one an erasure stopped, else its status. */
+export function actionBadge(action: { status: string; error: unknown }): Html {
+  return erasedAction(action) ? html`<span class="badge" title="Its person was erased: it is never sent">erased</span>` : badge(action.status);
+}
+
 /** Whether the event's person was erased: it is never sent again (redeliver answers 409 event_erased). */
 export function isErased(event: EventRecord): boolean {
   return (event as { erased?: unknown }).erased === true;
@@ -107,7 +118,7 @@ function eventRow(event: EventRecord): Html {
 <td data-label="Destinations">${
     event.actions.length === 0
       ? html`<span class="muted">none</span>`
-      : event.actions.map((a) => html`<div>${platformFor(a.destination)?.label ?? a.destination} ${badge(a.status)}</div>`)
+      : event.actions.map((a) => html`<div>${platformFor(a.destination)?.label ?? a.destination} ${actionBadge(a)}</div>`)
   }</td>
 <td><a href="/dashboard/events/${event.id}" aria-label="Trace of the conversion at ${String(event.occurred_at).slice(0, 19).replace('T', ' ')}">Trace</a></td>
 </tr>`;
