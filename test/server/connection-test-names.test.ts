@@ -6,6 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRevenueService, type RevenueService } from './revenue/support';
 import { DEMO } from '../../src/demo/setup';
+import { testResult as testResultOfLabel } from '../../src/server/dashboard/pages/destinations';
+
+const testResultOf = (outcome: Parameters<typeof testResultOfLabel>[0]) => String(testResultOfLabel(outcome, 'Microsoft Advertising'));
 
 describe("a Microsoft connection test and the flows' goal names", () => {
   let r: RevenueService;
@@ -25,6 +28,7 @@ describe("a Microsoft connection test and the flows' goal names", () => {
     expect(result.ok).toBe(true);
     expect(result.message).toBe("Connected to Microsoft Advertising account 987654321 (customer 123456789). Offline conversion goals: 'Signup', 'Paid plan'.");
     expect(result).not.toHaveProperty('actionNames');
+    expect(result).not.toHaveProperty('warning');
   });
 
   it('names a draft flow whose conversion_name differs from every goal (here only by its capitals)', async () => {
@@ -37,5 +41,11 @@ describe("a Microsoft connection test and the flows' goal names", () => {
     const result = await testMicrosoft();
     expect(result.ok).toBe(true);
     expect(result.message).toContain("But no offline conversion goal has the name a flow action uses, so its conversions would not be accepted: flow 'Trial flow' (draft) has conversion_name 'signup'.");
+    expect((result as { warning?: string }).warning).toMatch(/^But no offline conversion goal/);
+    // The dashboard shows it as a warning with the way to the flows, not as a green success.
+    const outcome = { destinationId: 'd', ok: true, message: result.message, warning: (result as { warning?: string }).warning };
+    const shown = testResultOf(outcome);
+    expect(shown).toContain('notice warn');
+    expect(shown).toContain('href="/dashboard/flows"');
   });
 });

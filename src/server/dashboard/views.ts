@@ -211,7 +211,7 @@ export async function connectDestination(db: Database, settings: Settings, valid
 export async function testConnection(db: Database, settings: Settings, accountId: string, id: string, form: Form = {}): Promise<TestOutcome> {
   const conversionId = typeof form.conversion_id === 'string' && form.conversion_id.trim() !== '' ? form.conversion_id.trim().slice(0, 200) : undefined;
   const result = await testDestination(db, settings, accountId, id, conversionId);
-  return { destinationId: id, ok: result.ok, message: result.message, error: result.error, ...(conversionId ? { conversionId } : {}) };
+  return { destinationId: id, ok: result.ok, message: result.message, error: result.error, warning: result.warning, ...(conversionId ? { conversionId } : {}) };
 }
 
 /** The Google Ads conversion action ids the account's live flows name, to offer for a connection test. */

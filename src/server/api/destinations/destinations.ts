@@ -79,7 +79,7 @@ async function unmatchedActions(db: Database, accountId: string, type: string, k
   if (unmatched.length === 0) return '';
   const listed = unmatched.slice(0, UNMATCHED_SHOWN).map((a) => `flow '${a.flow_name}' (${a.status}) has ${known.field} '${String(a.config[known.field])}'`);
   const more = unmatched.length > UNMATCHED_SHOWN ? `, and ${unmatched.length - UNMATCHED_SHOWN} more` : '';
-  return ` But no ${known.what} has the name a flow action uses, so its conversions would not be accepted: ${listed.join('; ')}${more}. Correct the flow's ${known.field} (exact spelling, spaces and capitals) or create that ${known.what}.`;
+  return `But no ${known.what} has the name a flow action uses, so its conversions would not be accepted: ${listed.join('; ')}${more}. Correct the flow's ${known.field} (exact spelling, spaces and capitals) or create that ${known.what}.`;
 }
 
 /** POST /v1/destinations/{id}/test: asks the platform whether the connection works, without recording a conversion. */
@@ -89,7 +89,7 @@ export async function testDestination(
   accountId: string,
   id: string,
   conversionId?: string,
-): Promise<ConnectionTestResult & { destination: string }> {
+): Promise<ConnectionTestResult & { destination: string; warning?: string }> {
   const [row] = [...(await findConnectionsById(db, [id])).values()].filter((r) => r.account_id === accountId);
   const platform = row ? platformFor(row.type) : null;
   if (!row || !platform) throw notFound('destination', id);
@@ -105,7 +105,8 @@ export async function testDestination(
     // notification), not at the next conversion.
     if (result.credentialRefused && result.error) await tokens.requireReauthorization(stored, result.error);
     const { credentialRefused: _refused, actionNames, ...answer } = result;
-    if (answer.ok && actionNames) answer.message += await unmatchedActions(db, accountId, row.type, actionNames);
+    const warning = answer.ok && actionNames ? await unmatchedActions(db, accountId, row.type, actionNames) : '';
+    if (warning) answer.message += ` ${warning}`;
     // The stored credential works again: connected, and what a reconnect does (destination.recovered, the conversions
     // that waited sent now), unless a new handoff replaced the credential meanwhile (it did all that itself).
     if (answer.ok && row.status === 'reauthorization_required') {
@@ -115,7 +116,7 @@ export async function testDestination(
       });
       if (recovered) answer.message += ' The connection is marked connected again; the conversions that waited are being sent.';
     }
-    return { destination: id, ...answer };
+    return { destination: id, ...answer, ...(warning ? { warning } : {}) };
   } catch (error) {
     if (error instanceof ReauthorizationRequired || error instanceof TokenUnavailable) {
       const detail = error instanceof TokenUnavailable ? error.error : { code: 'reauthorization_required', message: error.message };

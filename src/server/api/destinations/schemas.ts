@@ -56,6 +56,9 @@ export const DestinationTestResult = Type.Object(
     ok: Type.Boolean({ description: 'Whether the platform accepted the connection.' }),
     message: Type.String({ description: 'What the platform said, in a sentence.' }),
     error: Type.Optional(Type.Unsafe<unknown>({ type: 'object', additionalProperties: true, description: 'The error, when not ok: {code, message, hint?, …}.' })),
+    warning: Type.Optional(
+      Type.String({ description: "When ok but something will still fail: e.g. a flow action naming a Microsoft offline conversion goal the account does not have (also at the end of message)." }),
+    ),
   },
   { title: 'DestinationTestResult', additionalProperties: false },
 );

@@ -20,6 +20,8 @@ export interface TestOutcome {
   ok: boolean;
   message: string;
   error?: { code: string; message: string; hint?: string } | undefined;
+  /** When ok but something will still fail (a flow action naming a goal the account does not have). */
+  warning?: string | undefined;
   /** The Google Ads conversion action the test validated against. */
   conversionId?: string;
 }
@@ -44,8 +46,12 @@ function account(record: DestinationRecord): Html {
   )}`;
 }
 
-function testResult(outcome: TestOutcome | undefined, label: string): Html {
+export function testResult(outcome: TestOutcome | undefined, label: string): Html {
   if (!outcome) return html``;
+  if (outcome.ok && outcome.warning) {
+    return html`<div class="notice warn" role="alert"><strong>${label}: the connection works, but a flow will fail.</strong> ${outcome.message}
+<br><a href="/dashboard/flows">Open the flows</a></div>`;
+  }
   if (outcome.ok) return html`<div class="notice good" role="status">${label}: the connection works. ${outcome.message}</div>`;
   return html`<div class="notice bad" role="alert"><strong>${label}: the connection test failed.</strong> ${outcome.error?.message ?? outcome.message}
 ${outcome.error?.hint ? html`<br><strong>What to do:</strong> ${outcome.error.hint}` : ''}${outcome.error?.code ? html` <span class="hint">(${outcome.error.code})</span>` : ''}</div>`;
