@@ -270,6 +270,13 @@ describe('the Sites page', () => {
     expect(badKey.statusCode).toBe(400);
     expect(badKey.body).toContain('Trigger key: ');
     expect(badKey.body).not.toContain("'trigger_config.key'");
+    expect(badKey.body).toMatch(/id="flow-key"[^>]*aria-invalid="true"/);
+    // A platform's setting: the field's label, not the config's path.
+    const noId = await browser.post('/dashboard/flows', { site_id: svc.site.id, name: 'Signups', trigger_type: 'api', key: 'signup', 'action_google-ads': 'on', 'value_google-ads': '' });
+    expect(noId.statusCode).toBe(400);
+    expect(noId.body).toContain('Google Ads: Conversion action id is missing');
+    expect(noId.body).not.toMatch(/Conversion\.id/i);
+
     const unnamed = await browser.post('/dashboard/sites', { name: ' ', domain: '' });
     expect(unnamed.statusCode).toBe(400);
     expect(unnamed.body).toContain('Give the site a name');

@@ -3,6 +3,8 @@
 export interface ActionField {
   platformLabel: string;
   label: string;
+  /** Where in the action's config the value goes (`conversion.id`): the API's problems name it so. */
+  param: string;
   hint: string;
   /** The action config for a value typed in (empty: the platform's defaults). */
   config(value: string): Record<string, unknown>;
@@ -14,6 +16,7 @@ const FIELDS: Record<string, ActionField> = {
   'google-ads': {
     platformLabel: 'Google Ads',
     label: 'Conversion action id',
+    param: 'conversion.id',
     hint: 'Numeric id of the conversion action to fire.',
     config: (value) => ({ conversion: { id: value } }),
     read: (config) => String((config.conversion as { id?: unknown } | undefined)?.id ?? ''),
@@ -21,6 +24,7 @@ const FIELDS: Record<string, ActionField> = {
   meta: {
     platformLabel: 'Meta',
     label: 'Event name',
+    param: 'event_name',
     hint: 'Optional: CompleteRegistration for signups, Lead for forms by default.',
     config: (value) => (value ? { event_name: value } : {}),
     read: (config) => String(config.event_name ?? ''),
@@ -28,6 +32,7 @@ const FIELDS: Record<string, ActionField> = {
   'microsoft-ads': {
     platformLabel: 'Microsoft Advertising',
     label: 'Conversion goal name',
+    param: 'conversion_name',
     hint: 'The offline conversion goal, spelled exactly as in Microsoft Advertising.',
     config: (value) => ({ conversion_name: value }),
     read: (config) => String(config.conversion_name ?? ''),
@@ -35,6 +40,7 @@ const FIELDS: Record<string, ActionField> = {
   linkedin: {
     platformLabel: 'LinkedIn',
     label: 'Conversion rule id',
+    param: 'conversion_rule',
     hint: 'Digits, from Campaign Manager > Conversion tracking.',
     config: (value) => ({ conversion_rule: value }),
     read: (config) => String(config.conversion_rule ?? ''),
@@ -42,6 +48,7 @@ const FIELDS: Record<string, ActionField> = {
   reddit: {
     platformLabel: 'Reddit',
     label: 'Event',
+    param: 'event_name',
     hint: 'Optional: SIGN_UP for signups, LEAD for forms by default; PURCHASE or another tracking type, or a custom name.',
     config: (value) => (value ? { event_name: value } : {}),
     read: (config) => String(config.event_name ?? ''),
@@ -49,6 +56,7 @@ const FIELDS: Record<string, ActionField> = {
   tiktok: {
     platformLabel: 'TikTok',
     label: 'Event',
+    param: 'event_name',
     hint: 'Optional: CompleteRegistration for signups, SubmitForm for forms by default; Lead, CompletePayment, or a custom name.',
     config: (value) => (value ? { event_name: value } : {}),
     read: (config) => String(config.event_name ?? ''),
@@ -61,6 +69,7 @@ export function actionFieldOf(type: string): ActionField {
     FIELDS[type] ?? {
       platformLabel: type,
       label: 'Conversion id',
+      param: 'conversion.id',
       hint: '',
       config: (value) => ({ conversion: { id: value } }),
       read: (config) => String((config.conversion as { id?: unknown } | undefined)?.id ?? ''),

@@ -24,7 +24,7 @@ import { FORM_INTEGRATIONS } from '../../protocol/forms';
 import { parsePageFilter } from '../../protocol/page-filter';
 import { conversionPath, saasSignupPath } from '../../protocol/webhook';
 import { installCheckOf, loaderSeen } from './install-check';
-import { actionFieldOf } from './action-fields';
+import { actionFieldOf, type ActionField } from './action-fields';
 import { attentionCounts, deliveredEventId } from './sql';
 import type { ChartData } from './chart-data';
 import type { SetupState } from './setup';
@@ -295,15 +295,18 @@ async function createFlowOf(db: Database, validate: Validate, accountId: string,
     const platform = platformFor(action.integrationId);
     const [problem] = platform?.checkAction(action.config, `actions_config[${i}].config`, trigger) ?? [];
     if (problem) {
-      throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', `${platform!.label}: ${inWords(problem.message, `actions_config[${i}].config`, actionFieldOf(action.integrationId).label)}`, `value_${action.integrationId}`);
+      throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', `${platform!.label}: ${inWords(problem.message, `actions_config[${i}].config`, actionFieldOf(action.integrationId))}`, `value_${action.integrationId}`);
     }
   }
   return createFlow(db, accountId, body as CreateFlowBody);
 }
 
-/** An API problem message about an action's config, with the parameter path replaced by the dashboard's field name. */
-function inWords(message: string, param: string, field: string): string {
-  const text = message.split(`${param}.`).join('').split(param).join(field.toLowerCase());
+/**
+ * An API problem message about an action's config in the form's words: the path of its one field (`….config.conversion.id`)
+ * becomes the field's label, any other path the key alone.
+ */
+export function inWords(message: string, param: string, field: Pick<ActionField, 'label' | 'param'>): string {
+  const text = message.split(`${param}.${field.param}`).join(field.label.toLowerCase()).split(`${param}.`).join('').split(param).join(field.label.toLowerCase());
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
@@ -338,7 +341,7 @@ export function dashboardProblems(
           fix: { post: '/dashboard/destinations/connect', label: `Connect ${platform.label}`, fields: { destination_type: type } },
         };
       }
-      return { text: `${platform.label}: ${inWords(problem.message, `actions_config[${action[1]}].config`, actionFieldOf(type).label)}` };
+      return { text: `${platform.label}: ${inWords(problem.message, `actions_config[${action[1]}].config`, actionFieldOf(type))}` };
     }
     return { text: problem.message.charAt(0).toUpperCase() + problem.message.slice(1) };
   });

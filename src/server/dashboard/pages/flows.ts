@@ -47,7 +47,7 @@ export interface FlowsPageData {
   webhookBaseUrl: string;
   shownSecret?: ShownSecret | undefined;
   /** A failed create or publish: the message, and the form's values for a create. */
-  error?: { flowId?: string; message: string; problems?: readonly { param: string; message: string }[]; values?: Record<string, string> } | undefined;
+  error?: { flowId?: string; message: string; param?: string; problems?: readonly { param: string; message: string }[]; values?: Record<string, string> } | undefined;
   /** The time the page is rendered at (grace periods are compared with it). */
   now?: Date;
 }
@@ -170,6 +170,11 @@ ${data.sites.map((site) => backendOf(session, data, site))}
 </section>`;
 }
 
+/** The create form's input of each API parameter a refusal may name. */
+const FLOW_FORM_FIELDS: Readonly<Record<string, string>> = {
+  name: 'name', 'trigger_config.key': 'key', 'trigger_config.pageFilter': 'page_filter', page_filter: 'page_filter',
+};
+
 function createForm(session: DashboardSession, data: FlowsPageData): Html {
   const submitted = data.error && !data.error.flowId ? data.error.values : undefined;
   const values = submitted ?? {};
@@ -177,16 +182,19 @@ function createForm(session: DashboardSession, data: FlowsPageData): Html {
   const connected = data.destinations.filter((d) => d.status === 'connected' || d.status === 'reauthorization_required');
   // The only connected platform is ticked for a new form (a form sent back keeps what was sent).
   const ticked = (type: string) => (submitted ? Boolean(values[`action_${type}`]) : connected.length === 1);
+  // The field a refusal names (the API's parameter, or the form's own value_<type>), marked for the eye and the reader.
+  const refused = data.error && !data.error.flowId ? (FLOW_FORM_FIELDS[data.error.param ?? ''] ?? data.error.param) : undefined;
+  const invalid = (name: string) => (refused === name ? html` aria-invalid="true" aria-errormessage="new-flow-error"` : '');
   return html`<section class="card" id="new-flow" aria-labelledby="new-flow-title">
 <h2 id="new-flow-title">Create a flow</h2>
-${data.error && !data.error.flowId ? html`<div class="notice bad" role="alert">${data.error.message}</div>` : ''}
+${data.error && !data.error.flowId ? html`<div class="notice bad" role="alert" id="new-flow-error">${data.error.message}</div>` : ''}
 <form method="post" action="/dashboard/flows">
 ${csrfField(session)}
 <div class="grid">
 <div><label for="flow-site">Site</label><select id="flow-site" name="site_id">${data.sites.map(
     (s) => html`<option value="${s.id}"${values.site_id === s.id ? html` selected` : ''}>${s.name}</option>`,
   )}</select></div>
-<div><label for="flow-name">Name</label><input type="text" id="flow-name" name="name" value="${values.name ?? ''}" placeholder="Signups"></div>
+<div><label for="flow-name">Name</label><input type="text" id="flow-name" name="name" value="${values.name ?? ''}" placeholder="Signups"${invalid('name')}></div>
 </div>
 <fieldset class="choices"><legend>Trigger: what counts as a conversion</legend>
 <div class="choice">
@@ -195,7 +203,7 @@ ${csrfField(session)}
 <label for="flow-api-type">Reports</label>
 <select id="flow-api-type" name="api_type"><option value="saas_signup">Signups</option><option value="conversion"${values.api_type === 'conversion' ? html` selected` : ''}>A later stage (trial, qualified lead, payment, renewal)</option></select>
 <label for="flow-key">Trigger key</label>
-<input type="text" id="flow-key" name="key" value="${values.key ?? ''}" placeholder="signup" aria-describedby="flow-key-hint">
+<input type="text" id="flow-key" name="key" value="${values.key ?? ''}" placeholder="signup" aria-describedby="flow-key-hint"${invalid('key')}>
 <span class="hint" id="flow-key-hint">1 to 64 of A-Z a-z 0-9 _ -; the last part of the webhook URL.</span>
 </div>
 <div class="choice">
@@ -205,7 +213,7 @@ ${csrfField(session)}
 <div><label for="flow-integration">Form tool</label><select id="flow-integration" name="integration">${data.formIntegrations.map(
     (i) => html`<option value="${i}"${values.integration === i ? html` selected` : ''}>${formToolLabel(i)}</option>`,
   )}</select></div>
-<div><label for="flow-pages">Pages</label><input type="text" id="flow-pages" name="page_filter" value="${values.page_filter ?? 'all'}" aria-describedby="flow-pages-hint">
+<div><label for="flow-pages">Pages</label><input type="text" id="flow-pages" name="page_filter" value="${values.page_filter ?? 'all'}" aria-describedby="flow-pages-hint"${invalid('page_filter')}>
 <span class="hint" id="flow-pages-hint"><code>all</code>, or a path like <code>/signup</code> or <code>/pricing/*</code></span></div>
 </div>
 </div>
@@ -219,7 +227,7 @@ ${
         return html`<div class="choice">
 <label class="option">${html`<input type="checkbox" name="action_${d.type}" value="on"${ticked(d.type) ? html` checked` : ''}>`} ${platformLogo(d.type, d.label, 20)} Send to ${d.label}</label>
 <label for="flow-${d.type}">${field.label}</label>
-<input type="text" id="flow-${d.type}" name="value_${d.type}" value="${values[`value_${d.type}`] ?? ''}" aria-describedby="flow-${d.type}-hint">
+<input type="text" id="flow-${d.type}" name="value_${d.type}" value="${values[`value_${d.type}`] ?? ''}" aria-describedby="flow-${d.type}-hint"${invalid(`value_${d.type}`)}>
 <span class="hint" id="flow-${d.type}-hint">${field.hint}</span></div>`;
       })
 }
