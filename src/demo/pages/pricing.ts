@@ -2,11 +2,14 @@
 import { SIGNUP_INTENT_ATTRIBUTE } from '../../protocol/install';
 import { html, raw, type Html } from '../../server/http/html';
 import { layout, type PageContext } from './layout';
+import { DEMO } from '../setup';
+import { moneyOf } from '../../protocol/money';
 
+/** The plans, priced in the currency the demo's paid stage reports (DEMO.paidPlan: EUR 29 for Team). */
 const PLANS = [
-  { name: 'Starter', price: '$0', per: 'free for 14 days', features: ['50 labels a month', 'Email tracking updates'] },
-  { name: 'Team', price: '$29', per: 'per month', features: ['1,000 labels a month', 'Pickup booking', 'Five seats'], featured: true },
-  { name: 'Scale', price: '$99', per: 'per month', features: ['Unlimited labels', 'API access', 'Priority support'] },
+  { name: 'Starter', price: 'EUR 0', per: 'free for 14 days', features: ['50 labels a month', 'Email tracking updates'] },
+  { name: 'Team', price: moneyOf(DEMO.paidPlan.value, DEMO.paidPlan.currency)!.replace(/\.00$/, ''), per: 'per month', features: ['1,000 labels a month', 'Pickup booking', 'Five seats'], featured: true },
+  { name: 'Scale', price: 'EUR 99', per: 'per month', features: ['Unlimited labels', 'API access', 'Priority support'] },
 ];
 
 /** The pricing page; `error` is shown above the form after a rejected submit. */
