@@ -10,6 +10,7 @@ const STYLE = `
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f5f7fa; }
 main { max-width: 640px; margin: 48px auto; padding: 32px; background: #fff; border: 1px solid var(--line); border-radius: 12px; }
 h1 { font-size: 1.4rem; margin: 0 0 8px; }
+h2 { font-size: 1.1rem; margin: 24px 0 8px; }
 p.lead { color: var(--muted); margin-top: 0; }
 label { display: block; font-weight: 600; margin-top: 18px; }
 .hint { display: block; font-weight: 400; color: var(--muted); font-size: .875rem; }
