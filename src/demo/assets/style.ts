@@ -136,6 +136,17 @@ table.events .adjustment-results { list-style: none; margin: .35rem 0 0; padding
 table.events .adjustment-results li { display: grid; grid-template-columns: 11rem 6.5rem minmax(0, 1fr); gap: .6rem; align-items: baseline; }
 table.events .adjustment-results .dest-name { white-space: nowrap; }
 table.events .adjustment-results .pill { justify-self: start; }
+/* On a phone each event is a card: its cells stacked, each with its column's name. */
+@media (max-width: 640px) {
+  table.events thead { display: none; }
+  table.events, table.events tbody, table.events tr, table.events td { display: block; width: 100%; }
+  table.events tr { border-bottom: 1px solid var(--line); }
+  table.events tr:last-child { border-bottom: 0; }
+  table.events td { border-bottom: 0; padding: .35rem .75rem; }
+  table.events td[data-label]::before { content: attr(data-label); display: block; font-size: .75rem; color: var(--muted); }
+  table.events .event-cell { min-width: 0; }
+  table.events tr.adjustment-row td:empty { display: none; }
+}
 @media (max-width: 820px) {
   table.events .adjustment-results li { grid-template-columns: minmax(0, 1fr) auto; }
   table.events .adjustment-results li > .muted { grid-column: 1 / -1; }

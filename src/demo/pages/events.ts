@@ -53,12 +53,12 @@ function row(event: EventFacts): Html {
   const what = TRIGGER_WORDS[event.triggerType ?? ''] ?? event.trigger ?? '';
   const money = moneyOf(event.value, event.currency);
   return html`<tr data-event="${event.id}" data-trigger-type="${event.triggerType ?? ''}">
-    <td class="small nowrap">${day}<div class="muted">${time}</div></td>
-    <td class="event-cell"><span class="nowrap">${shortId(event.id)}</span><div class="small muted">${event.flowName ?? ''} · ${what}</div>${money ? html`<div class="small value" data-value>${money}</div>` : ''}</td>
-    <td class="nowrap">${pill(event.status)}<div class="small muted">match: ${event.matchQuality ?? '–'}</div></td>
-    <td>${clickIds.length > 0 ? clickIds.map(([k, v]) => html`<div class="click small"><span class="muted">${k}</span> ${shortId(v)}</div>`) : html`<span class="muted small">none</span>`}</td>
-    <td>${event.actions.map((a) => html`<div class="dest small" data-destination="${a.destination}"><span>${platformLabel(a.destination)}</span> ${pill(a.status)}</div>`)}</td>
-    <td class="small">${userCell(event)}</td>
+    <td class="small nowrap" data-label="Occurred">${day}<div class="muted">${time}</div></td>
+    <td class="event-cell" data-label="Event"><span class="nowrap">${shortId(event.id)}</span><div class="small muted">${event.flowName ?? ''} · ${what}</div>${money ? html`<div class="small value" data-value>${money}</div>` : ''}</td>
+    <td class="nowrap" data-label="Status">${pill(event.status)}<div class="small muted">match: ${event.matchQuality ?? '–'}</div></td>
+    <td data-label="Click ids">${clickIds.length > 0 ? clickIds.map(([k, v]) => html`<div class="click small"><span class="muted">${k}</span> ${shortId(v)}</div>`) : html`<span class="muted small">none</span>`}</td>
+    <td data-label="Destinations">${event.actions.map((a) => html`<div class="dest small" data-destination="${a.destination}"><span>${platformLabel(a.destination)}</span> ${pill(a.status)}</div>`)}</td>
+    <td class="small" data-label="User">${userCell(event)}</td>
   </tr>${event.adjustments.map(adjustmentRow)}`;
 }
 
