@@ -558,6 +558,20 @@ describe('the API keys page', () => {
   });
 });
 
+describe("a flow's card", () => {
+  it('says when one of its platforms waits for a new authorization, with the way to reconnect', async () => {
+    const browser = await signedIn();
+    const row = await upsertDestination(svc.db, svc.accountId, 'meta', { pixel_id: '1234567890123456' });
+    expect((await browser.post('/dashboard/flows', { site_id: svc.site.id, name: 'Meta leads', trigger_type: 'api', key: 'meta-leads', action_meta: 'on', value_meta: '' })).statusCode).toBe(303);
+    expect((await browser.get('/dashboard/flows')).body).not.toContain('refused cnv&#39;s authorization');
+    await svc.db.query(`update destinations set status = 'reauthorization_required' where id = $1`, [row.id]);
+    const page = (await browser.get('/dashboard/flows')).body;
+    expect(page).toMatch(/Meta refused cnv(&#39;|')s authorization: once published, this flow(&#39;|')s conversions for it wait \(nothing is lost\)/);
+    expect(page).toContain('<a href="/dashboard/destinations">reconnect it on Destinations</a>');
+    await svc.db.query(`update destinations set status = 'connected' where id = $1`, [row.id]);
+  });
+});
+
 describe('the Overview', () => {
   it('says what needs attention: a platform to reconnect, failed conversions, conversions stuck in the queue; nothing when all is well', async () => {
     const browser = await signedIn();

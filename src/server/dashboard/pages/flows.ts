@@ -102,6 +102,15 @@ function publishBlock(session: DashboardSession, data: FlowsPageData, flow: Flow
 <div class="actions"><button type="button" disabled aria-describedby="todo-${flow.id}">Publish</button><span class="hint">Enabled once the step${problems.length === 1 ? '' : 's'} above ${problems.length === 1 ? 'is' : 'are'} done.</span></div>`;
 }
 
+/** A warning on a flow's card for each of its platforms whose connection waits for a new authorization. */
+function waitingDestinations(data: FlowsPageData, flow: FlowRecord): Html | string {
+  const types = new Set(flow.actions_config.map((action) => String(action.integrationId ?? '')));
+  const waiting = data.destinations.filter((d) => d.status === 'reauthorization_required' && types.has(d.type));
+  if (waiting.length === 0) return '';
+  const names = waiting.map((d) => d.label).join(' and ');
+  return html`<div class="notice warn" role="status">${names} refused cnv's authorization: ${flow.status === 'live' ? "this flow's" : "once published, this flow's"} conversions for ${waiting.length === 1 ? 'it' : 'them'} wait (nothing is lost) until you <a href="/dashboard/destinations">reconnect ${waiting.length === 1 ? 'it' : 'them'} on Destinations</a>.</div>`;
+}
+
 function flowCard(session: DashboardSession, data: FlowsPageData, flow: FlowRecord): Html {
   const site = data.sites.find((s) => s.id === flow.site_id);
   const trigger = triggerOf(flow);
@@ -118,6 +127,7 @@ function flowCard(session: DashboardSession, data: FlowsPageData, flow: FlowReco
   }</dd>
 <dt>Sends to</dt><dd><ul class="platforms">${flow.actions_config.map(actionSummary)}</ul></dd>
 </dl>
+${waitingDestinations(data, flow)}
 ${
   flow.status === 'live'
     ? html`<div class="actions">${postButton(session, `/dashboard/flows/${flow.id}/unpublish`, 'Unpublish', 'secondary')}<a href="/dashboard/events?flow_id=${flow.id}">Events of this flow</a></div>`
