@@ -57,4 +57,14 @@ describe('value and adjustments on the dashboard', () => {
     expect(page).not.toContain('Send failed deliveries again');
     expect(page).toContain('Its person was erased: the correlation token and the click data are gone.');
   });
+
+  it('says what a queued adjustment waits for when it has no reason of its own', () => {
+    const queued = event({
+      adjustments: [{
+        adjustment_id: 'up_1', type: 'restate', value: 39.99, currency: 'EUR', occurred_at: '2026-11-22T09:00:00.000Z', created_at: '2026-11-22T09:00:01.000Z',
+        results: [{ destination: 'meta', status: 'queued', reason: null }],
+      }],
+    });
+    expect(eventPage(session, queued)).toContain('Waits for the conversion itself: applied to its first send if it has not gone out yet');
+  });
 });

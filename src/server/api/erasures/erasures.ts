@@ -68,7 +68,7 @@ const KEPT_EVENT_DATA = ['customer_event_id', 'trigger_key', 'integration', 'for
  */
 export function erasureTarget(body: ErasureBody): ErasureTarget {
   if (body.email === undefined && body.phone === undefined && body.customer_id === undefined) {
-    throw invalidParam('email', 'Name the person to erase: send at least one of email, phone and customer_id.', 'parameter_missing');
+    throw invalidParam('email', 'Name the person to erase: give at least one of email, phone and customer_id.', 'parameter_missing');
   }
   for (const [field, max] of [['email', MAX_IDENTITY_FIELD_LENGTH], ['phone', MAX_IDENTITY_FIELD_LENGTH], ['customer_id', CUSTOMER_ID_MAX]] as const) {
     const value = body[field];

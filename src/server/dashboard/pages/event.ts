@@ -17,6 +17,10 @@ const MATCH_REASONS: Record<string, string> = {
   no_correlation_token: 'The report came without a correlation token (the visitor never went through the loader): identity fields only.',
 };
 
+/** What a queued adjustment result without a reason of its own waits for. */
+const ADJUSTMENT_WAITING =
+  'Waits for the conversion itself: applied to its first send if it has not gone out yet, else sent right after it.';
+
 const MATCH_QUALITY: Record<string, string> = {
   high: 'A click id is sent with the conversion.',
   medium: 'The visitor came through the loader, but with no ad click id: hashed identifiers only.',
@@ -182,7 +186,7 @@ function adjustmentsOf(event: EventRecord): Html[] {
 <dl class="facts">
 ${a.type === 'restate' ? fact('New value', moneyOf(a.value, a.currency)) : ''}
 ${fact('Occurred', when(a.occurred_at))}
-${a.results.map((r) => fact(platformFor(r.destination)?.label ?? r.destination, html`${badge(r.status)} ${r.reason ?? ''}`))}
+${a.results.map((r) => fact(platformFor(r.destination)?.label ?? r.destination, html`${badge(r.status)} ${r.reason ?? (r.status === 'queued' ? ADJUSTMENT_WAITING : '')}`))}
 </dl></li>`,
   );
 }
