@@ -125,7 +125,9 @@ ol.checklist .go { align-self: center; white-space: nowrap; }
 .live-note { font-size: .8rem; color: var(--muted); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
 ul.places { margin: 0; padding-left: 18px; }
-ul.connect-list { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(250px, 1fr)); gap: 10px; }
+ul.connect-list { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 10px; }
+ul.connect-list button { white-space: nowrap; }
+.test-form { margin: 4px 0 12px; max-width: 460px; }
 ul.connect-list li { display: flex; flex-wrap: wrap; align-items: center; gap: 10px; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
 ul.connect-list li span { flex: 1; min-width: 8rem; font-weight: 600; }
 ul.connect-list form { margin: 0; }

@@ -87,9 +87,10 @@ ${reauth ? html`<div class="notice warn">${record.label} no longer accepts cnv's
 <dt>Connected</dt><dd>${when(record.connected_at)}</dd>
 <dt>Id</dt><dd><code>${record.id}</code></dd>
 </dl>
+${record.type === 'google-ads' ? html`<div class="test-form">${testForm(session, record, outcome, googleConversionIds)}</div>` : ''}
 <div class="actions">
-${testForm(session, record, outcome, googleConversionIds)}
-${connectButton(session, record.type, record.label, reauth ? '' : 'secondary', reauth ? `Reconnect ${record.label}` : 'Reconnect (replace)')}
+${record.type === 'google-ads' ? '' : testForm(session, record, outcome, googleConversionIds)}
+${connectButton(session, record.type, record.label, reauth ? '' : 'secondary', `Reconnect ${record.label}`)}
 </div>
 </section>`;
 }
