@@ -65,6 +65,8 @@ describe('a config that lists forms', () => {
     await service()!.ready;
     const form = addServiceForm();
     form.requestSubmit();
+    // Another person's details (the same ones again at once would be a double submit: one lead).
+    (form.elements.namedItem('email') as HTMLInputElement).value = 'grace@example.com';
     form.requestSubmit();
     await page.flush();
     const ids = page.beacons.map((b) => (b.snapshot as unknown as { submission_id: string }).submission_id);
