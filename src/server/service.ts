@@ -134,6 +134,15 @@ export async function startService(settings: Settings, options: StartServiceOpti
     rateLimits.start(app.log);
     closers.push(() => rateLimits.stop());
     if (store.permissions) app.log.info(store.permissions);
+    if (store.upgradedWith) {
+      app.log.info({ migrations: store.upgradedWith }, 'the store was upgraded to this version of cnv: migrations applied');
+    }
+    if (['0.0.0.0', '[::]'].includes(new URL(settings.publicUrl).hostname)) {
+      app.log.warn(
+        { publicUrl: settings.publicUrl },
+        `the public URL is ${settings.publicUrl} (HOST listens on every interface and CNV_PUBLIC_URL is not set): the snippet, handoff links and webhook URLs carry an address no browser or backend can reach; set CNV_PUBLIC_URL to the address people use`,
+      );
+    }
     if (store.newerMigrations) {
       app.log.warn(
         { migrations: store.newerMigrations },

@@ -113,8 +113,29 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`${name} must be a port number, got '${raw}'`);
+  if (!/^\d+$/.test(raw) || value > 65535) throw new Error(`${name} must be a port number, got '${raw}'`);
   return value;
+}
+
+/**
+ * A public base URL setting (CNV_PUBLIC_URL, CNV_WEBHOOK_BASE_URL) as the service hands it out in snippets, handoff
+ * links and webhook URLs: an absolute http(s) URL, maybe with a path (a proxy's prefix), without credentials, query or
+ * fragment; its trailing slashes dropped. Anything else stops the start, naming the setting.
+ */
+function publicUrlSetting(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be an absolute URL such as https://cnv.example.com, got '${raw}'`);
+  }
+  const problem =
+    url.protocol !== 'http:' && url.protocol !== 'https:' ? 'must use http or https'
+    : url.username || url.password ? 'must not carry a user name or password'
+    : url.search || url.hash || raw.includes('?') || raw.includes('#') ? 'must not have a query or a fragment'
+    : null;
+  if (problem) throw new Error(`${name} ${problem} (it is the base of the snippet, handoff and webhook URLs), got '${url.protocol}//${url.host}${url.pathname}'`);
+  return raw.replace(/\/+$/, '');
 }
 
 function optionalPort(env: NodeJS.ProcessEnv, name: string, fallback: number | null): number | null {
@@ -326,13 +347,17 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const host = env.HOST || DEFAULT_HOST;
   const port = intSetting(env, 'PORT', DEFAULT_PORT);
   const urlHost = host.includes(':') ? `[${host}]` : host; // an IPv6 address is bracketed in a URL
-  const publicUrl = (env.CNV_PUBLIC_URL || `http://${urlHost}:${port}`).replace(/\/+$/, '');
+  const publicUrl = env.CNV_PUBLIC_URL ? publicUrlSetting('CNV_PUBLIC_URL', env.CNV_PUBLIC_URL) : `http://${urlHost}:${port}`;
   const webhookPort = optionalPort(env, 'CNV_WEBHOOK_PORT', null);
   // The main port serves the webhook too, so a public URL set for it is one the webhook answers on; the webhook's own
   // port is the default only where no public URL was set (one machine).
-  const webhookBaseUrl = (
-    env.CNV_WEBHOOK_BASE_URL || env.CNV_PUBLIC_URL || (webhookPort ? `http://${urlHost}:${webhookPort}` : publicUrl)
-  ).replace(/\/+$/, '');
+  const webhookBaseUrl = env.CNV_WEBHOOK_BASE_URL
+    ? publicUrlSetting('CNV_WEBHOOK_BASE_URL', env.CNV_WEBHOOK_BASE_URL)
+    : env.CNV_PUBLIC_URL
+      ? publicUrl
+      : webhookPort
+        ? `http://${urlHost}:${webhookPort}`
+        : publicUrl;
   return {
     host,
     port,

@@ -8,7 +8,7 @@ import { readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/db/db';
-import { openStore } from '../../src/server/db/open-store';
+import { openStore, upgradeOf } from '../../src/server/db/open-store';
 import { MIGRATIONS, migrate, migrationsUnknownHere } from '../../src/server/db/migrations';
 import { loadSettings } from '../../src/server/settings';
 import { startService } from '../../src/server/service';
@@ -129,5 +129,14 @@ describe('a store last used by a newer version', () => {
     } finally {
       await running.close();
     }
+  });
+});
+
+describe('what an open says it applied', () => {
+  it('names the migrations of an upgrade, and nothing for a new store or an unchanged one', () => {
+    const all = MIGRATIONS.map((m) => m.version);
+    expect(upgradeOf(all)).toEqual({});
+    expect(upgradeOf([])).toEqual({});
+    expect(upgradeOf(all.slice(-2))).toEqual({ upgradedWith: all.slice(-2) });
   });
 });

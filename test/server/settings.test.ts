@@ -18,6 +18,32 @@ describe('the webhook base URL', () => {
     ).toBe('https://hooks.example.com');
   });
 
+  it('refuses a public URL that cannot be the base of a snippet or a link, naming the setting, never echoing a password', () => {
+    for (const [name, value] of [
+      ['CNV_PUBLIC_URL', 'garbage'], ['CNV_PUBLIC_URL', 'http://exa mple.com'], ['CNV_PUBLIC_URL', 'javascript:alert(1)'],
+      ['CNV_PUBLIC_URL', 'https://cnv.example.com/?x=1'], ['CNV_PUBLIC_URL', 'https://cnv.example.com/#top'],
+      ['CNV_WEBHOOK_BASE_URL', 'not a url'], ['CNV_WEBHOOK_BASE_URL', 'ftp://hooks.example.com'],
+    ] as const) {
+      expect(() => loadSettings({ ...base, [name]: value }), value).toThrow(new RegExp(`^${name} `));
+    }
+    const withPassword = (() => {
+      try {
+        loadSettings({ ...base, CNV_PUBLIC_URL: 'https://user:hunter2@cnv.example.com' });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(withPassword).toMatch(/^CNV_PUBLIC_URL must not carry a user name or password/);
+    expect(withPassword).not.toContain('hunter2');
+    // A path (a proxy's prefix) is fine.
+    expect(loadSettings({ ...base, CNV_PUBLIC_URL: 'https://example.com/cnv/' }).publicUrl).toBe('https://example.com/cnv');
+  });
+
+  it('refuses a port that is not digits (a space read as 0 started on a random port)', () => {
+    for (const port of [' ', '8787 ', '0x50', '1e3', '-1', '65536']) expect(() => loadSettings({ ...base, PORT: port }), port).toThrow(/^PORT must be a port number/);
+    expect(loadSettings({ ...base, PORT: '0' }).port).toBe(0);
+  });
+
   it('brackets an IPv6 host, as the public URL does', () => {
     const settings = loadSettings({ ...base, HOST: '::1', PORT: '8787', CNV_WEBHOOK_PORT: '8790' });
     expect(settings.publicUrl).toBe('http://[::1]:8787');

@@ -1,7 +1,7 @@
 /** Opens the store the settings name (PostgreSQL at DATABASE_URL, else PGlite in the data directory), migrated. */
 import type { Settings } from '../settings';
 import { openDatabase, type Database, type StoreReopened } from './db';
-import { migrate, migrationsUnknownHere } from './migrations';
+import { MIGRATIONS, migrate, migrationsUnknownHere } from './migrations';
 import { lockDataDir } from './data-dir-lock';
 import { describeStorePermissions, secureStoreFiles } from './store-permissions';
 import { FREEZE_MAX_AGE, otherDatabasesToFreeze } from './maintenance';
@@ -19,6 +19,13 @@ export interface OpenStore {
   frozenDatabases?: string[];
   /** Migrations recorded in the store that this version does not have (a newer version used it last), if any. */
   newerMigrations?: number[];
+  /** The migrations this open applied to a store that had some already (an upgrade), if any; a new store's are left out. */
+  upgradedWith?: number[];
+}
+
+/** The versions `migrate` applied, when the store had been migrated before (an upgrade, not a new store). */
+export function upgradeOf(applied: readonly number[]): { upgradedWith?: number[] } {
+  return applied.length > 0 && applied.length < MIGRATIONS.length ? { upgradedWith: [...applied] } : {};
 }
 
 /** A PostgreSQL URL fit to print: the password replaced. */
@@ -47,8 +54,8 @@ export async function openStore(
 ): Promise<OpenStore> {
   if (settings.databaseUrl) {
     const db = await openDatabase({ databaseUrl: settings.databaseUrl, poolSize: settings.pgPoolSize });
-    const newerMigrations = await migrate(db)
-      .then(() => migrationsUnknownHere(db))
+    const { applied, newerMigrations } = await migrate(db)
+      .then(async (applied) => ({ applied, newerMigrations: await migrationsUnknownHere(db) }))
       .catch(async (error) => {
         await db.close();
         throw error;
@@ -58,6 +65,7 @@ export async function openStore(
       location: redactDatabaseUrl(settings.databaseUrl),
       close: () => db.close(),
       ...(newerMigrations.length > 0 ? { newerMigrations } : {}),
+      ...upgradeOf(applied),
     };
   }
   // Private before PGlite writes a byte (the directory, and the umask for what it creates), and checked again after.
@@ -69,7 +77,7 @@ export async function openStore(
   let db: Database | null = null;
   try {
     db = await openDatabase({ dataDir: settings.dataDir, pgliteThread, onReopened });
-    await migrate(db);
+    const applied = await migrate(db);
     const newerMigrations = await migrationsUnknownHere(db);
     // The template databases, out of the service's reach, are frozen with the store closed (see maintenance.ts).
     const frozenDatabases = await otherDatabasesToFreeze(db, freezeAge);
@@ -89,6 +97,7 @@ export async function openStore(
       permissions,
       ...(frozenDatabases.length > 0 ? { frozenDatabases } : {}),
       ...(newerMigrations.length > 0 ? { newerMigrations } : {}),
+      ...upgradeOf(applied),
       async close() {
         try {
           await opened.close();
