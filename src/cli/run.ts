@@ -3,6 +3,8 @@
  * same DATABASE_URL / CNV_DATA_DIR settings). `runCli` is the whole command, callable in process by tests.
  */
 import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Database } from '../server/db/db';
 import { loadSettings, type Settings } from '../server/settings';
 import { openStore } from '../server/db/open-store';
@@ -155,6 +157,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT_FAILED;
   }
   let store: { db: Database; close(): Promise<void>; newerMigrations?: number[] } | undefined;
+  // An embedded store that does not exist yet is created by the open: said, since a mistyped CNV_DATA_DIR would
+  // otherwise answer 'No accounts.' as if the data were gone.
+  const newStore = !io.db && !settings.databaseUrl && !existsSync(join(settings.dataDir, 'PG_VERSION'));
   try {
     store = io.db
       ? { db: io.db, close: async () => undefined }
@@ -166,6 +171,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           }
           throw explained;
         });
+    if (newStore) {
+      io.err.write(
+        `cnv: note: ${settings.dataDir} held no store (CNV_DATA_DIR), so a new, empty one was created there. ` +
+          "If you expected your data, check CNV_DATA_DIR: the service's default is ./.cnv-data in the directory it was started from.\n",
+      );
+    }
     if (store.newerMigrations) {
       io.err.write(
         `cnv: warning: the store was last used by a newer version of cnv (it holds migrations ${store.newerMigrations.join(', ')}, ` +

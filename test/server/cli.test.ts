@@ -190,8 +190,11 @@ describe('cnv on the embedded store of CNV_DATA_DIR', () => {
     const env = { CNV_DATA_DIR: dir };
     const created = await cnv(['accounts', 'create', '--name', 'Persisted'], { env });
     expect(created.code).toBe(0);
+    // The first run made the store, and said so (a mistyped CNV_DATA_DIR would otherwise look like lost data).
+    expect(created.err).toContain(`cnv: note: ${dir} held no store (CNV_DATA_DIR), so a new, empty one was created there.`);
     const listed = await cnv(['sites', 'list'], { env });
     expect(listed.code).toBe(0);
+    expect(listed.err).not.toContain('held no store');
     expect(listed.out).toContain(/loader\.js\?site_key=([0-9a-z]{12})"/.exec(created.out)![1]);
   }, 120_000); // two PGlite boots on disk, the first with initdb
 
