@@ -131,6 +131,24 @@ describe('the agent tools over stdio (cnv mcp)', () => {
     for (const text of [...seen, stderr.join('')]) expect(text).not.toContain(secret);
   });
 
+  it('answers the requests piped in before stdin closed (a script that sends and ends at once)', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [cli, 'mcp'], { env: { CNV_API_KEY: svc.apiKey, CNV_API_URL: base }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const line = (message: object) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+    child.stdin.end(
+      line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } }) +
+        line({ method: 'notifications/initialized' }) +
+        line({ id: 2, method: 'tools/call', params: { name: 'list_sites', arguments: {} } }),
+    );
+    expect(await exited).toBe(0);
+    const answers = out.trim().split('\n').map((text) => JSON.parse(text) as { id?: number; result?: { isError?: boolean } });
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(answers[1]!.result?.isError).not.toBe(true);
+  });
+
   it('answers every tool with an unauthorized error when CNV_API_KEY is wrong', async () => {
     const client = await start({ CNV_API_KEY: 'cnv_sk_wrong', CNV_API_URL: base });
     const result = await call(client, 'list_sites');

@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from './server';
 import { restOverFetch } from './rest-over-fetch';
+import type { CallRest } from './tools';
 
 export interface StdioOptions {
   /** The service's base URL, such as http://127.0.0.1:8787. */
@@ -13,14 +14,40 @@ export interface StdioOptions {
   stdout?: Writable;
 }
 
-/** Serves MCP on stdin/stdout until stdin ends (the client went away). Nothing but protocol is written to stdout. */
+/**
+ * Serves MCP on stdin/stdout until stdin ends (the client went away, or a script piped its requests and closed), then
+ * answers what is still under way before closing: a request sent just before the end gets its answer. Nothing but
+ * protocol is written to stdout.
+ */
 export async function serveStdio(options: StdioOptions): Promise<void> {
   const stdin = options.stdin ?? process.stdin;
-  const server = createMcpServer(restOverFetch(options.apiUrl, options.apiKey));
+  let inFlight = 0;
+  let onIdle: (() => void) | null = null;
+  const rest = restOverFetch(options.apiUrl, options.apiKey);
+  const counted: CallRest = async (...args) => {
+    inFlight++;
+    try {
+      return await rest(...args);
+    } finally {
+      inFlight--;
+      if (inFlight === 0) onIdle?.();
+    }
+  };
+  const server = createMcpServer(counted);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
   await server.connect(new StdioServerTransport(stdin, options.stdout ?? process.stdout));
-  stdin.once('end', () => void server.close());
+  stdin.once('end', () => {
+    void (async () => {
+      // The last lines' requests start on the next turns; each answer is written a turn after its REST call ends.
+      for (let quiet = 0; quiet < 3; ) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (inFlight > 0) await new Promise<void>((resolve) => (onIdle = resolve));
+        quiet = inFlight === 0 ? quiet + 1 : 0;
+      }
+      await server.close();
+    })();
+  });
   await closed;
 }
