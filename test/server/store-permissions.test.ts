@@ -81,3 +81,27 @@ describe('the embedded store\'s file modes', () => {
     expect(lines.find((l) => l.includes('embedded store'))).toMatch(/directory 0700, files 0600 \([3-9]\d* modes fixed/);
   }, TEST_TIMEOUT);
 });
+
+describe('making the data directory', () => {
+  it('creates missing parents one level at a time, and names CNV_DATA_DIR and the reason when it cannot', async () => {
+    const { makeDataDir } = await import('../../src/server/db/store-permissions');
+    const { mkdtempSync, statSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const root = mkdtempSync(join(tmpdir(), 'cnv-datadir-'));
+    try {
+      const nested = join(root, 'a', 'b', 'c');
+      makeDataDir(nested);
+      expect(statSync(nested).isDirectory()).toBe(true);
+      expect(statSync(nested).mode & 0o777).toBe(0o700);
+      makeDataDir(nested); // already there: nothing to do
+      const file = join(root, 'file');
+      writeFileSync(file, 'x');
+      expect(() => makeDataDir(file)).toThrow(`CNV_DATA_DIR (${file}) cannot be used: ${file} is a file, not a directory`);
+      expect(() => makeDataDir(join(file, 'x'))).toThrow(`cannot be used: ${file} is a file, not a directory`);
+      expect(() => makeDataDir('/proc/cnv-data-test')).toThrow(/^CNV_DATA_DIR \(\/proc\/cnv-data-test\) cannot be used: /);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

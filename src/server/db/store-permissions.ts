@@ -5,8 +5,8 @@
  * 0666 under umask 000), so the modes are fixed at every open, and the umask of a process that holds the store is
  * narrowed to 077 so what PGlite creates later (new relations, WAL segments) is born private.
  */
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 export const STORE_DIR_MODE = 0o700;
 export const STORE_FILE_MODE = 0o600;
@@ -47,10 +47,60 @@ function narrowUmask(): boolean {
   }
 }
 
+/** Why a data directory cannot be made, in words, from the error of its mkdir. */
+function dataDirProblem(error: NodeJS.ErrnoException, path: string): string {
+  switch (error.code) {
+    case 'EEXIST':
+    case 'ENOTDIR':
+      return `${path} is a file, not a directory`;
+    case 'EACCES':
+    case 'EPERM':
+      return `this user may not create ${path}`;
+    case 'EROFS':
+      return `${path} is on a read-only file system`;
+    case 'ENOSPC':
+      return 'the disk is full';
+    default:
+      return `${path} cannot be created there (${error.code ?? error.message})`;
+  }
+}
+
+/**
+ * Creates the data directory (0700) and its missing parents, one level at a time: `mkdir -p` semantics with an error
+ * that names CNV_DATA_DIR and says why (Node's recursive mkdir answers raw errno text, and under /proc it never returns).
+ */
+export function makeDataDir(dataDir: string): void {
+  const missing: string[] = [];
+  for (let path = resolve(dataDir); ; path = dirname(path)) {
+    let stat: Stats | undefined;
+    try {
+      stat = statSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') {
+        throw new Error(`CNV_DATA_DIR (${dataDir}) cannot be used: ${dataDirProblem(error as NodeJS.ErrnoException, path)}`);
+      }
+    }
+    if (stat) {
+      if (!stat.isDirectory()) throw new Error(`CNV_DATA_DIR (${dataDir}) cannot be used: ${path} is a file, not a directory`);
+      break;
+    }
+    missing.unshift(path);
+    if (dirname(path) === path) break;
+  }
+  for (const path of missing) {
+    try {
+      mkdirSync(path, { mode: STORE_DIR_MODE });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && statSync(path).isDirectory()) continue; // made meanwhile
+      throw new Error(`CNV_DATA_DIR (${dataDir}) cannot be used: ${dataDirProblem(error as NodeJS.ErrnoException, path)}`);
+    }
+  }
+}
+
 /** Creates the data directory (0700) when missing, then makes it and everything in it private. */
 export function secureStoreFiles(dataDir: string): StorePermissions {
   const umaskNarrowed = narrowUmask();
-  mkdirSync(dataDir, { recursive: true, mode: STORE_DIR_MODE });
+  makeDataDir(dataDir);
   return { changed: secureTree(dataDir), umaskNarrowed };
 }
 
