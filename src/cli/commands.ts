@@ -127,7 +127,7 @@ export const COMMANDS: readonly Command[] = [
         throw new Error(`the service at ${apiUrl} did not answer (${(error as Error).message}): start it, or set CNV_API_URL.`);
       });
       const body = (await answer.json().catch(() => null)) as { url?: string; expires_at?: string; error?: { message?: string } } | null;
-      if (!answer.ok || !body?.url) throw new Error(body?.error?.message ?? `the service answered HTTP ${answer.status}.`);
+      if (!answer.ok || !body?.url) throw new Error(body?.error?.message ?? notCnv(apiUrl, answer.status));
       ctx.out.write(`Dashboard sign-in link:\n\n  ${body.url}\n\nIt works once, for ${SIGN_IN_TTL_MS / 60_000} minutes (until ${body.expires_at}). Open it in your browser.\n`);
     },
     async run(ctx) {
@@ -308,7 +308,7 @@ export const COMMANDS: readonly Command[] = [
       });
       const body = (await answer.json().catch(() => null)) as (ErasureRecord & { error?: { message?: string } }) | null;
       if (!answer.ok || !body?.id) {
-        const message = body?.error?.message ?? `the service answered HTTP ${answer.status}.`;
+        const message = body?.error?.message ?? notCnv(apiUrl, answer.status);
         throw answer.status === 400 ? new CommandLineError(message) : new Error(message);
       }
       ctx.out.write(describeErasure(body));
@@ -362,6 +362,11 @@ function describeErasure(erasure: ErasureRecord): string {
   );
 }
 
+/** What to say of an answer that is not a cnv service's (no error envelope, or not what the route returns). */
+function notCnv(apiUrl: string, status: number): string {
+  return `no cnv service answered at ${apiUrl} (HTTP ${status}, not a cnv answer): check CNV_API_URL.`;
+}
+
 /** The running service's address and the API key, from CNV_API_URL and CNV_API_KEY (a usage error when unusable). */
 function serviceAddress(env: NodeJS.ProcessEnv): { apiUrl: string; apiKey: string } {
   const apiKey = env.CNV_API_KEY?.trim();
@@ -369,6 +374,10 @@ function serviceAddress(env: NodeJS.ProcessEnv): { apiUrl: string; apiKey: strin
   const apiUrl = (env.CNV_API_URL?.trim() || DEFAULT_API_URL).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(apiUrl) || !URL.canParse(apiUrl)) {
     throw new CommandLineError(`CNV_API_URL must be the service's http(s) address, such as ${DEFAULT_API_URL}.`);
+  }
+  const url = new URL(apiUrl);
+  if (url.username || url.password) {
+    throw new CommandLineError('CNV_API_URL must not carry a user name or password: the API key in CNV_API_KEY is what the service checks.');
   }
   return { apiUrl, apiKey };
 }

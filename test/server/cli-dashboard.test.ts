@@ -46,4 +46,22 @@ describe('cnv dashboard through the running service', () => {
     expect(down.code).toBe(1);
     expect(down.err).toContain('did not answer');
   });
+
+  it('refuses credentials in CNV_API_URL without repeating them, and names a server that is not cnv', async () => {
+    const withPassword = await cli({ CNV_API_KEY: svc.apiKey, CNV_API_URL: 'http://user:hunter2@127.0.0.1:9' });
+    expect(withPassword.code).toBe(2);
+    expect(withPassword.err).toContain('CNV_API_URL must not carry a user name or password');
+    expect(withPassword.err).not.toContain('hunter2');
+    const { createServer } = await import('node:http');
+    const other = createServer((_request, response) => response.end('<html>hello</html>'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+      const answered = await cli({ CNV_API_KEY: svc.apiKey, CNV_API_URL: url });
+      expect(answered.code).toBe(1);
+      expect(answered.err).toContain(`no cnv service answered at ${url} (HTTP 200, not a cnv answer): check CNV_API_URL.`);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
 });
