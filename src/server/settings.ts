@@ -358,6 +358,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       : webhookPort
         ? `http://${urlHost}:${webhookPort}`
         : publicUrl;
+  const demoPort = optionalPort(env, 'CNV_DEMO_PORT', 8788);
+  // Two listeners of this process on one port: the second would fail after the store opened, blaming "another process".
+  if (port !== 0) {
+    if (webhookPort === port) throw new Error(`CNV_WEBHOOK_PORT must differ from PORT (${port}): the main port serves the webhook too; leave it unset for one port`);
+    // Only when set: the service alone (node dist/server/main.js) runs no demo, and may take the demo's default port.
+    if (env.CNV_DEMO_PORT && demoPort === port) throw new Error(`CNV_DEMO_PORT must differ from PORT (${port}): the demo site listens beside the service`);
+  }
   return {
     host,
     port,
@@ -397,7 +404,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tiktok: { apiBase: platformBase(env, 'tiktok') },
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),
     identityRetentionDays: identityRetentionDays(env.CNV_IDENTITY_RETENTION_DAYS),
-    demoPort: optionalPort(env, 'CNV_DEMO_PORT', 8788),
+    demoPort,
     logLevel: logLevelSetting(env.LOG_LEVEL),
     logFormat: logFormatSetting(env.LOG_FORMAT),
     rateLimits: rateLimitSettings(env),

@@ -39,6 +39,13 @@ describe('the webhook base URL', () => {
     expect(loadSettings({ ...base, CNV_PUBLIC_URL: 'https://example.com/cnv/' }).publicUrl).toBe('https://example.com/cnv');
   });
 
+  it("refuses the webhook's or the demo's port when it is PORT, naming the setting", () => {
+    expect(() => loadSettings({ ...base, PORT: '8787', CNV_WEBHOOK_PORT: '8787' })).toThrow(/^CNV_WEBHOOK_PORT must differ from PORT \(8787\)/);
+    expect(() => loadSettings({ PORT: '8787', CNV_DEMO_PORT: '8787' })).toThrow(/^CNV_DEMO_PORT must differ from PORT \(8787\)/);
+    // The service alone may take the demo's default port.
+    expect(loadSettings({ PORT: '8788' }).port).toBe(8788);
+  });
+
   it('refuses a port that is not digits (a space read as 0 started on a random port)', () => {
     for (const port of [' ', '8787 ', '0x50', '1e3', '-1', '65536']) expect(() => loadSettings({ ...base, PORT: port }), port).toThrow(/^PORT must be a port number/);
     expect(loadSettings({ ...base, PORT: '0' }).port).toBe(0);
