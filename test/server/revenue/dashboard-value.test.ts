@@ -67,4 +67,15 @@ describe('value and adjustments on the dashboard', () => {
     });
     expect(eventPage(session, queued)).toContain('Waits for the conversion itself: applied to its first send if it has not gone out yet');
   });
+
+  it('names the event a platform was sent, and offers the reconnect where an action waits for one', () => {
+    const waiting = {
+      destination: 'meta', status: 'queued', conversion_id: null, attempts: 0, delivered_at: null,
+      error: { code: 'reauthorization_required', message: 'Meta refused cnv\u2019s authorization.', retrying: true },
+      request: { api: 'meta-conversions', pixel_id: '1234567890123456', event_name: 'Purchase' },
+    };
+    const page = eventPage(session, event({ status: 'queued', actions: [waiting as never] }));
+    expect(page).toContain('<code>Purchase</code>');
+    expect(page).toContain('<a href="/dashboard/destinations">Reconnect it on Destinations</a>');
+  });
 });

@@ -126,6 +126,13 @@ function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
+/** What the action fired: its conversion id, else the event or goal its request named (Meta's, Reddit's, TikTok's event). */
+function conversionOf(action: EventActionRecord, request: Record<string, unknown> | null): Html | null {
+  if (action.conversion_id) return html`<code>${action.conversion_id}</code>`;
+  const named = request ? [request.event_name, request.conversion_name, request.tracking_type].find((v) => typeof v === 'string' && v !== '') : undefined;
+  return typeof named === 'string' ? html`<code>${named}</code>` : null;
+}
+
 function delivery(action: EventActionRecord, index: number): Html {
   const error = record(action.error) as { code?: string; message?: string; hint?: string; status?: number } | null;
   const request = action.request ? { ...action.request } : null;
@@ -139,10 +146,12 @@ ${
     : action.status === 'failed' && error
       ? html`<div class="notice bad" role="alert"><strong>Why it failed:</strong> ${error.message ?? error.code ?? 'unknown error'}
 ${error.hint ? html`<br><strong>What to do:</strong> ${error.hint}` : ''}</div>`
-      : ''
+      : error?.code === 'reauthorization_required'
+        ? html`<div class="notice warn" role="status">Waits for ${platformFor(action.destination)?.label ?? action.destination} to be connected again; nothing is lost. <a href="/dashboard/destinations">Reconnect it on Destinations</a></div>`
+        : ''
 }
 <dl class="facts">
-${fact('Conversion', action.conversion_id ? html`<code>${action.conversion_id}</code>` : null)}
+${fact('Conversion', conversionOf(action, request))}
 ${fact('Attempts', String(action.attempts))}
 ${fact('Delivered', action.delivered_at ? when(action.delivered_at) : null)}
 ${fact(
