@@ -277,8 +277,22 @@ describe('Reddit and TikTok through the service', () => {
     await w.drain();
     event = await eventOf(eventId);
     expect(event.status).toBe('completed');
-    expect(tiktok.counted()).toHaveLength(1);
+    // The new token was checked at connect with a test event (test_event_code): the conversion itself counted once.
+    expect(tiktok.counted().filter((c) => c.testEventCode === null)).toHaveLength(1);
+    expect(tiktok.counted().filter((c) => c.testEventCode !== null)).toHaveLength(1);
   });
+  it('refuses a pasted access token that the platform refuses, on its field, and stores nothing', async () => {
+    const before = json(await svc.app.inject({ method: 'GET', url: '/v1/destinations', headers: svc.auth })).data.find((d: { type: string }) => d.type === 'tiktok');
+    const handoff = json(await svc.app.inject({ method: 'POST', url: '/v1/handoffs', headers: svc.auth, payload: { purpose: 'connect_destination', destination_type: 'tiktok' } }));
+    const refused = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: `pixel_code=${FAKE_TIKTOK_PIXEL}&access_token=not-the-token-tiktok-issued-000000` });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(/TikTok refused this Events API access token: /);
+    expect(refused.body).toMatch(/id="access_token"[^>]*aria-invalid="true"/);
+    expect(json(await svc.app.inject({ method: 'GET', url: `/v1/handoffs/${handoff.id}`, headers: svc.auth })).status).toBe('pending');
+    const after = json(await svc.app.inject({ method: 'GET', url: '/v1/destinations', headers: svc.auth })).data.find((d: { type: string }) => d.type === 'tiktok');
+    expect(after).toEqual(before);
+  });
+
   it('marks TikTok reauthorization_required at once when a connection test finds its token refused', async () => {
     const statusOf = async () =>
       json(await svc.app.inject({ method: 'GET', url: '/v1/destinations', headers: svc.auth })).data.find((d: { type: string }) => d.type === 'tiktok');

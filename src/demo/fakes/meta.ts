@@ -231,10 +231,11 @@ export async function startFakeMeta(options: FakeMetaOptions = {}): Promise<Fake
   });
 }
 
-/** The server events of every request the fake accepted, oldest first (for assertions and the demo). */
+/** The server events the fake accepted and counts, oldest first (for assertions and the demo): test events left out. */
 export function acceptedEvents(fake: FakeServer<MetaPlan>): Record<string, unknown>[] {
   return fake.requests
-    .filter((r) => r.answeredStatus === 200)
+    // A request with a test_event_code (a connection test) shows in Events Manager's Test events only: not counted.
+    .filter((r) => r.answeredStatus === 200 && !(r.body && typeof r.body === 'object' && 'test_event_code' in (r.body as object)))
     .flatMap((r) => {
       const data = r.body && typeof r.body === 'object' ? dataOf(r.body as Record<string, unknown>) : undefined;
       return Array.isArray(data) ? (data as Record<string, unknown>[]) : [];

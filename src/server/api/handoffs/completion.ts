@@ -11,9 +11,11 @@ import { connectTriggerSource } from '../../webhook';
 import { triggerKeysOfSite } from '../flows';
 import { WEBHOOK_PREFIX, saasSignupPath } from '../../../protocol/webhook';
 import {
+  AccessTokens,
   authorizeUrl,
   exchangeCode,
   findConnection,
+  sendContextFor,
   pkcePair,
   platformFor,
   sealCredentials,
@@ -118,6 +120,10 @@ export async function completeDestinationHandoff(
     return { kind: 'invalid', errors: [{ param: 'oauth', message: `Sign in with ${hosted.destination.label} first.` }] };
   }
   if (grant) credentials = { ...credentials, ...(JSON.parse(box.open(grant)) as Record<string, string>) };
+  else {
+    const refused = await pastedCredentialRefused(db, settings, hosted.destination, form, { id: hosted.handoff.id, settings: parsed.settings, credentials });
+    if (refused) return { kind: 'invalid', errors: [refused] };
+  }
   return db.transaction(async (tx) => {
     const claimed = await claimPendingHandoff(tx, hosted.handoff.token, { destination_type: hosted.destination.type, summary: parsed.summary });
     if (!claimed) return { kind: 'already_completed' } as const;
@@ -130,6 +136,37 @@ export async function completeDestinationHandoff(
     await resumeDeliveries(tx, claimed.account_id, hosted.destination.type);
     return { kind: 'connected', summary: parsed.summary } as const;
   });
+}
+
+/** How long the check of a pasted credential may take before the connection is made without it. */
+export const PASTED_CREDENTIAL_CHECK_MS = 10_000;
+
+/**
+ * A pasted credential (Meta's or TikTok's access token) checked with the platform's connection test before anything is
+ * stored: a problem on its field when the platform refuses that very credential (a wrong or revoked token, which would
+ * otherwise show "connected" until the first conversion failed), else null. Any other outcome (the platform down, slow,
+ * another fault) connects as before: the connection test on the dashboard says more.
+ */
+async function pastedCredentialRefused(
+  db: Database,
+  settings: Settings,
+  platform: DestinationPlatform,
+  form: Record<string, string>,
+  connection: { id: string; settings: Record<string, unknown>; credentials: Record<string, string> },
+): Promise<Problem | null> {
+  const field = platform.fields.find((f) => f.secret && (form[f.name] ?? '').trim() !== '');
+  if (!field) return null;
+  try {
+    const tokens = new AccessTokens({ db, settings, box: serviceSecretBox(settings), now: () => new Date() });
+    const ctx = sendContextFor(platform, connection, {
+      settings, tokens, signal: AbortSignal.timeout(PASTED_CREDENTIAL_CHECK_MS), timeoutMs: PASTED_CREDENTIAL_CHECK_MS, now: () => new Date(),
+    });
+    const result = await platform.testConnection(ctx);
+    if (!result.credentialRefused) return null;
+    return { param: field.name, message: `${platform.label} refused this ${field.label.replace(/^Access token/, "access token")}: ${result.error?.message ?? result.message}` };
+  } catch {
+    return null;
+  }
 }
 
 /**
