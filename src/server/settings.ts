@@ -297,12 +297,13 @@ function limitSetting(env: NodeJS.ProcessEnv, name: string, fallback: number | n
 
 /** CNV_RATE_LIMITS=off turns every limit off; each limit has its own setting too. */
 function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
-  const all = env.CNV_RATE_LIMITS?.trim();
-  if (all !== undefined && all !== '' && all !== 'on' && all !== 'off') {
-    throw new Error(`CNV_RATE_LIMITS must be on or off, got '${all.slice(0, 40)}'`);
-  }
+  // on/off like every switch of the service (true/false, 1/0 too); a limit's own setting is checked even while off.
+  const on = onOffSetting({ CNV_RATE_LIMITS: env.CNV_RATE_LIMITS?.trim() }, 'CNV_RATE_LIMITS', true);
   const d = RATE_LIMIT_DEFAULTS;
-  const limit = (name: string, fallback: number | null) => (all === 'off' ? null : limitSetting(env, name, fallback));
+  const limit = (name: string, fallback: number | null) => {
+    const value = limitSetting(env, name, fallback);
+    return on ? value : null;
+  };
   return {
     windowSeconds: boundedInt(env, 'CNV_RATE_LIMIT_WINDOW_SECONDS', d.windowSeconds, 1, 3600, 'seconds'),
     collectorPerAddress: limit('CNV_RATE_LIMIT_COLLECTOR_PER_ADDRESS', d.collectorPerAddress),

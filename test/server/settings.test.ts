@@ -39,6 +39,13 @@ describe('the webhook base URL', () => {
     expect(loadSettings({ ...base, CNV_PUBLIC_URL: 'https://example.com/cnv/' }).publicUrl).toBe('https://example.com/cnv');
   });
 
+  it('takes CNV_RATE_LIMITS as every switch (on/off, true/false, 1/0), and checks each limit even while off', () => {
+    expect(loadSettings({ ...base, CNV_RATE_LIMITS: 'false' }).rateLimits.webhookPerSite).toBeNull();
+    expect(loadSettings({ ...base, CNV_RATE_LIMITS: '1' }).rateLimits.webhookPerSite).toBe(12_000);
+    expect(() => loadSettings({ ...base, CNV_RATE_LIMITS: 'maybe' })).toThrow(/^CNV_RATE_LIMITS must be on or off/);
+    expect(() => loadSettings({ ...base, CNV_RATE_LIMITS: 'off', CNV_RATE_LIMIT_WEBHOOK_PER_SITE: 'garbage' })).toThrow(/^CNV_RATE_LIMIT_WEBHOOK_PER_SITE /);
+  });
+
   it("refuses the webhook's or the demo's port when it is PORT, naming the setting", () => {
     expect(() => loadSettings({ ...base, PORT: '8787', CNV_WEBHOOK_PORT: '8787' })).toThrow(/^CNV_WEBHOOK_PORT must differ from PORT \(8787\)/);
     expect(() => loadSettings({ PORT: '8787', CNV_DEMO_PORT: '8787' })).toThrow(/^CNV_DEMO_PORT must differ from PORT \(8787\)/);
