@@ -50,8 +50,8 @@ ${error ? html`<p class="field-error" id="${field.name}-error">${error.message}<
     `Connect ${kind.label} to cnv`,
     html`${destinationHeading(kind, `Connect ${kind.label} to cnv`)}
 ${destinationIntro(hosted)}
-${errors.length > 0 ? html`<div class="notice warn" role="alert">Please correct the fields marked below.</div>` : ''}
 ${hosted.signedIn ? html`<div class="notice good">Signed in with ${kind.label}. Now tell cnv which account to send to.</div>` : ''}
+${errors.length > 0 ? html`<div class="notice warn" role="alert">Please correct the fields marked below.</div>` : ''}
 ${hosted.signInOffered ? optionalSignIn(hosted) : ''}
 <form method="post">
 ${fields}
@@ -210,7 +210,7 @@ function elsewhereNotice(hosted: DestinationHandoff): Html | string {
   const elsewhere = hosted.apiElsewhere;
   if (!elsewhere) return '';
   const label = hosted.destination.label;
-  return html`<div class="notice warn" role="note"><strong>Not the real ${label}.</strong> This service sends ${label}’s calls to <code>${elsewhere.url}</code> (set by <code>${elsewhere.setting}</code>), not to ${label}. While <code>npm start</code>’s demo runs, that is its local fake ${label}, which takes only the demo’s credentials: to connect your own ${label} account, restart the service with <code>CNV_DEMO_PORT=off</code>.</div>
+  return html`<div class="notice warn" role="note"><strong>Not the real ${label}.</strong> This service sends its calls for ${label} to <code>${elsewhere.url}</code> (set by <code>${elsewhere.setting}</code>), not to ${label}. While <code>npm start</code>’s demo runs, that is its local fake ${label}, which takes only the demo’s credentials: to connect your own ${label} account, restart the service with <code>CNV_DEMO_PORT=off</code>.</div>
 `;
 }
 
