@@ -131,7 +131,7 @@ describe('the agent tools over stdio (cnv mcp)', () => {
     for (const text of [...seen, stderr.join('')]) expect(text).not.toContain(secret);
   });
 
-  it('answers the requests piped in before stdin closed (a script that sends and ends at once)', async () => {
+  it('answers the requests piped in before stdin closed (a script that sends and ends at once), and a line that is not JSON with a parse error', async () => {
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, [cli, 'mcp'], { env: { CNV_API_KEY: svc.apiKey, CNV_API_URL: base }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
@@ -141,12 +141,15 @@ describe('the agent tools over stdio (cnv mcp)', () => {
     child.stdin.end(
       line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } }) +
         line({ method: 'notifications/initialized' }) +
+        'garbage, not JSON\n' +
         line({ id: 2, method: 'tools/call', params: { name: 'list_sites', arguments: {} } }),
     );
     expect(await exited).toBe(0);
-    const answers = out.trim().split('\n').map((text) => JSON.parse(text) as { id?: number; result?: { isError?: boolean } });
-    expect(answers.map((a) => a.id)).toEqual([1, 2]);
-    expect(answers[1]!.result?.isError).not.toBe(true);
+    const answers = out.trim().split('\n').map((text) => JSON.parse(text) as { id?: number | null; result?: { isError?: boolean }; error?: { code: number } });
+    // The line that is no JSON is answered at once with JSON-RPC's parse error; the requests around it as usual.
+    expect(answers.find((a) => a.id === null)?.error?.code).toBe(-32700);
+    expect(answers.filter((a) => a.id !== null).map((a) => a.id)).toEqual([1, 2]);
+    expect(answers.find((a) => a.id === 2)!.result?.isError).not.toBe(true);
   });
 
   it('answers every tool with an unauthorized error when CNV_API_KEY is wrong', async () => {

@@ -1,5 +1,5 @@
 /** `cnv mcp`: the agent tools over stdio, talking to the running service's REST API (so the embedded store stays its own). */
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from './server';
 import { restOverFetch } from './rest-over-fetch';
@@ -37,7 +37,8 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
-  await server.connect(new StdioServerTransport(stdin, options.stdout ?? process.stdout));
+  const stdout = options.stdout ?? process.stdout;
+  await server.connect(new StdioServerTransport(jsonLinesOnly(stdin, stdout), stdout));
   stdin.once('end', () => {
     void (async () => {
       // The last lines' requests start on the next turns; each answer is written a turn after its REST call ends.
@@ -50,4 +51,33 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
     })();
   });
   await closed;
+}
+
+/**
+ * stdin with every line that is not JSON answered here, as JSON-RPC says (-32700 Parse error, id null), and left out:
+ * the SDK's transport drops such a line without a word, and the client would wait for an answer.
+ */
+function jsonLinesOnly(stdin: Readable, stdout: Writable): Readable {
+  const lines = new PassThrough();
+  let pending = '';
+  stdin.on('data', (chunk: Buffer | string) => {
+    pending += chunk.toString();
+    let end: number;
+    while ((end = pending.indexOf('\n')) !== -1) {
+      const line = pending.slice(0, end);
+      pending = pending.slice(end + 1);
+      if (line.trim() === '') continue;
+      try {
+        JSON.parse(line);
+        lines.write(`${line}\n`);
+      } catch {
+        stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: each line must be one JSON-RPC message.' } })}\n`);
+      }
+    }
+  });
+  stdin.once('end', () => {
+    if (pending.trim() !== '') lines.write(`${pending}\n`);
+    lines.end();
+  });
+  return lines;
 }
