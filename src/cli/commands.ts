@@ -409,6 +409,8 @@ Usage:
 ${[...COMMANDS, ...SERVICE_COMMANDS].map((c) => `  cnv ${c.usage}\n      ${c.summary}`).join('\n')}
   cnv help
       Show this help. 'cnv <command> --help' shows a command's options.
+  cnv --version
+      Print the version of cnv.
 
 Exit codes: 0 done, 1 failed, 2 wrong command line.
 `;

@@ -3,7 +3,7 @@
  * same DATABASE_URL / CNV_DATA_DIR settings). `runCli` is the whole command, callable in process by tests.
  */
 import { parseArgs } from 'node:util';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from '../server/db/db';
 import { loadSettings, type Settings } from '../server/settings';
@@ -11,6 +11,7 @@ import { openStore } from '../server/db/open-store';
 import { ApiError } from '../server/http/errors';
 import { COMMANDS, CommandLineError, DEFAULT_API_URL, HELP, SERVICE_COMMANDS, type CommandContext } from './commands';
 import { explainStoreError } from '../server/start-errors';
+import { packageRoot } from '../server/http/static-file';
 
 import type { Output } from './output';
 
@@ -56,9 +57,22 @@ function helpFor(words: readonly string[]): string | null {
   return `cnv ${first}: ${group.length} commands.\n\n${group.map((c) => `  cnv ${c.usage}\n      ${c.summary}`).join('\n')}\n\nRun 'cnv <command> --help' for a command's options.\n`;
 }
 
+/** This cnv's version, from its package.json ('unknown' where none is found). */
+function cnvVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** Runs `cnv <argv…>` and returns the exit code. Never throws for a user mistake. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [first, second] = argv;
+  if ((first === '--version' || first === '-v' || first === 'version') && argv.length === 1) {
+    io.out.write(`cnv ${cnvVersion()}\n`);
+    return EXIT_OK;
+  }
   if (first === undefined || first === '--help' || first === '-h' || (first === 'help' && argv.length === 1)) {
     (first === undefined ? io.err : io.out).write(HELP);
     return first === undefined ? EXIT_USAGE : EXIT_OK;

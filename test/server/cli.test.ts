@@ -27,6 +27,13 @@ describe('cnv help and command-line mistakes', () => {
     expect(out).toContain('CNV_API_KEY');
   });
 
+  it('prints its version (the package.json one) for --version, -v and version', async () => {
+    const { version } = JSON.parse((await import('node:fs')).readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v', 'version']) {
+      expect(await cnv([flag]), flag).toEqual({ code: 0, out: `cnv ${version}\n`, err: '' });
+    }
+  });
+
   it('prints the help to stderr and exits 2 without a command', async () => {
     const { code, err } = await cnv([]);
     expect(code).toBe(2);
