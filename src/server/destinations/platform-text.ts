@@ -95,7 +95,12 @@ function prepared(values: Iterable<string>): string[] {
  * sent), at most `max` characters (cut after cleaning, so half a value is never left behind).
  */
 export function platformText(raw: string, max = MAX_PLATFORM_TEXT, sent: readonly string[] = []): string {
-  const cleaned = removePatterns(removeValues(raw.replace(/\s+/g, ' ').trim(), prepared(sent)));
+  return cleanText(raw, max, prepared(sent));
+}
+
+/** platformText with the sent values already prepared (a batch prepares them once for all its errors). */
+function cleanText(raw: string, max: number, values: readonly string[]): string {
+  const cleaned = removePatterns(removeValues(raw.replace(/\s+/g, ' ').trim(), values));
   return cleaned.length > max ? `${cleaned.slice(0, max)}…` : cleaned;
 }
 
@@ -121,29 +126,32 @@ export function sentValues(input: DeliveryInput): string[] {
 
 /** A delivery error with its message and hint cleaned (the code and status are cnv's or numeric). */
 export function cleanError(error: DeliveryError, sent: readonly string[] = []): DeliveryError {
-  const message = platformText(error.message, Number.MAX_SAFE_INTEGER, sent);
-  const hint = error.hint === undefined ? undefined : platformText(error.hint, Number.MAX_SAFE_INTEGER, sent);
+  return cleanErrorWith(error, prepared(sent));
+}
+
+function cleanErrorWith(error: DeliveryError, values: readonly string[]): DeliveryError {
+  const message = cleanText(error.message, Number.MAX_SAFE_INTEGER, values);
+  const hint = error.hint === undefined ? undefined : cleanText(error.hint, Number.MAX_SAFE_INTEGER, values);
   return { ...error, message, ...(hint === undefined ? {} : { hint }) };
 }
 
-/** Cleans errors of a batch; an error shared by many outcomes (a refused request) is cleaned once. */
-function errorCleaner(sent: readonly string[]): (error: DeliveryError) => DeliveryError {
-  const values = prepared(sent);
+/** Cleans errors of a batch (`values` prepared); an error shared by many outcomes (a refused request) is cleaned once. */
+function errorCleaner(values: readonly string[]): (error: DeliveryError) => DeliveryError {
   const done = new Map<DeliveryError, DeliveryError>();
   return (error) => {
     let clean = done.get(error);
     if (!clean) {
-      clean = cleanError(error, values);
+      clean = cleanErrorWith(error, values);
       done.set(error, clean);
     }
     return clean;
   };
 }
 
-function cleanOutcome<O extends DeliveryOutcome | AdjustmentOutcome>(outcome: O, clean: (error: DeliveryError) => DeliveryError, sent: readonly string[]): O {
+function cleanOutcome<O extends DeliveryOutcome | AdjustmentOutcome>(outcome: O, clean: (error: DeliveryError) => DeliveryError, values: readonly string[]): O {
   if ('error' in outcome) return { ...outcome, error: clean(outcome.error) };
   if (outcome.kind === 'skipped') return { ...outcome, reason: clean(outcome.reason) };
-  if (outcome.kind === 'unsupported') return { ...outcome, reason: platformText(outcome.reason, Number.MAX_SAFE_INTEGER, sent) };
+  if (outcome.kind === 'unsupported') return { ...outcome, reason: cleanText(outcome.reason, Number.MAX_SAFE_INTEGER, values) };
   return outcome;
 }
 
