@@ -43,7 +43,8 @@ describe('value and adjustments on the dashboard', () => {
   });
 
   it('says how a stage found its click through its signup, in the stage and in its pairing', () => {
-    const page = eventPage(session, event({ match_reason: 'paired' }));
+    const page = eventPage(session, event({ match_reason: 'paired', correlation_token: 'AAAAAAAAAAAAAAAAAAAAAA' }));
+    expect(page).toMatch(/<code>AAAAAAAAAAAAAAAAAAAAAA<\/code> <span class="hint">the signup user_1(&#39;|')s \(found by customer id\)/);
     expect(page).toContain('signup (found by customer id) found the loader');
     expect(page).not.toContain('correlation token found the loader');
   });
@@ -56,6 +57,8 @@ describe('value and adjustments on the dashboard', () => {
     expect(page).not.toContain('Why it failed');
     expect(page).not.toContain('Send failed deliveries again');
     expect(page).toContain('Its person was erased: the correlation token and the click data are gone.');
+    expect(page).toContain('Its person was erased: the correlation token is gone with the click data.');
+    expect(page).not.toContain('the report came without');
   });
 
   it('says what a queued adjustment waits for when it has no reason of its own', () => {

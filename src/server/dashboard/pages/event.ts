@@ -69,11 +69,16 @@ ${record(event.received_click_ids) ? fact('Other click ids seen', pairs(record(e
 function correlation(event: EventRecord): Html {
   const token = text(event.correlation_token);
   if (!token) {
-    return html`<li><h3>Signup intent and correlation token</h3><p class="muted">No correlation token: the report came without the <code>cnv_signup_correlation</code> cookie (the visitor never went through the loader, or the backend did not pass it on).</p></li>`;
+    const why = isErased(event)
+      ? 'Its person was erased: the correlation token is gone with the click data.'
+      : html`No correlation token: the report came without the <code>cnv_signup_correlation</code> cookie (the visitor never went through the loader, or the backend did not pass it on).`;
+    return html`<li><h3>Signup intent and correlation token</h3><p class="muted">${why}</p></li>`;
   }
+  // A later stage without a token of its own carries its customer's signup's.
+  const signup = event.trigger_type === 'conversion' && text(event.match) === 'identity' ? text(event.signup_customer_event_id) : null;
   return html`<li><h3>Signup intent and correlation token</h3>
 <dl class="facts">
-${fact('Correlation token', token ? html`<code>${token}</code>` : html`<span class="muted">none</span>`)}
+${fact('Correlation token', html`<code>${token}</code>${signup ? html` <span class="hint">the signup ${signup}'s (found by customer id)</span>` : ''}`)}
 ${fact('Intent page', text(event.page_url) ? html`<code>${text(event.page_url)}</code>` : null)}
 ${fact('Snapshot taken', text(event.snapshot_occurred_at) ? when(text(event.snapshot_occurred_at)) : null)}
 </dl></li>`;
