@@ -59,6 +59,8 @@ describe('value and adjustments on the dashboard', () => {
     expect(page).toContain('Its person was erased: the correlation token and the click data are gone.');
     expect(page).toContain('Its person was erased: the correlation token is gone with the click data.');
     expect(page).not.toContain('the report came without');
+    // Said once, as what happened: no platform answered it.
+    expect(page.match(/Not sent: the person/g)).toHaveLength(1);
   });
 
   it('says what a queued adjustment waits for when it has no reason of its own', () => {

@@ -161,7 +161,7 @@ ${fact('Attempts', String(action.attempts))}
 ${fact('Delivered', action.delivered_at ? when(action.delivered_at) : null)}
 ${fact(
   'Platform answered',
-  error
+  error && !erasedAction(action)
     ? html`${error.status ? html`HTTP ${error.status} · ` : ''}<code>${error.code ?? ''}</code> ${error.message ?? ''}${error.hint && action.status !== 'failed' ? html`<div class="hint">${error.hint}</div>` : ''}`
     : action.status === 'delivered'
       ? 'accepted'
