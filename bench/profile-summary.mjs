@@ -3,11 +3,13 @@
  * of the HTTP thread per service process and load window, and a folder `…-threads/` per process with a whole-run
  * profile of each thread, PGlite's worker included): self time by function, and time by part of the code (inclusive:
  * a function's callees count for the part it belongs to only when they are outside the project and not already
- * counted). PostgreSQL's own code inside PGlite shows as one part: its WASM functions carry no names.
+ * counted). PostgreSQL's own code inside PGlite shows as one part, and its functions by the names PGlite exports
+ * (`heap_insert`, `XLogFlush`, `jsonb_in`, …; bench/support/wasm-names.mjs); the rest stay `wasm-function[N]`.
  *
  *   node bench/profile-summary.mjs bench/results/profiles/*.cpuprofile bench/results/profiles/*-threads/*.cpuprofile [--top=25]
  */
 import { readFileSync } from 'node:fs';
+import { frameName } from './support/wasm-names.mjs';
 
 const args = process.argv.slice(2);
 const top = Number(args.find((a) => a.startsWith('--top='))?.slice(6) ?? 25);
@@ -43,13 +45,13 @@ for (const file of files) {
   const inclusive = new Map();
   for (const [id, micros] of dt) {
     const frame = byId.get(id).callFrame;
-    const key = `${frame.functionName || '(anonymous)'} ${partOf(frame.url)}:${frame.lineNumber + 1}`;
+    const key = `${frameName(frame.functionName) || '(anonymous)'} ${partOf(frame.url)}:${frame.lineNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + micros);
     // Inclusive time by function name along the stack (each name counted once per sample).
     const seen = new Set();
     for (let at = id; at !== undefined; at = parent.get(at)) {
       const f = byId.get(at).callFrame;
-      const name = `${f.functionName || '(anonymous)'} ${partOf(f.url)}:${f.lineNumber + 1}`;
+      const name = `${frameName(f.functionName) || '(anonymous)'} ${partOf(f.url)}:${f.lineNumber + 1}`;
       if (seen.has(name)) continue;
       seen.add(name);
       inclusive.set(name, (inclusive.get(name) ?? 0) + micros);
