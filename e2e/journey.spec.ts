@@ -291,3 +291,35 @@ test('a signup that never saw an ad click is delivered at medium match, with has
   await expect(page.locator('[data-step="click"]')).toHaveAttribute('data-state', 'skipped');
   await expect(page.locator('#journey [data-final]')).toHaveAttribute('data-final', 'true');
 });
+
+test('the hosted webhook-secret page shows the secret once, with a Copy button its CSP lets run, that copies it', async ({ page }) => {
+  const auth = { authorization: `Bearer ${journey.apiKey}`, 'content-type': 'application/json' };
+  const sites = (await (await fetch(`${journey.base}/v1/sites`, { headers: auth })).json()) as { data: Array<{ id: string }> };
+  const res = await fetch(`${journey.base}/v1/handoffs`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ purpose: 'connect_trigger_source', trigger_source: 'api', site_id: sites.data[0]!.id }),
+  });
+  expect(res.status).toBe(201);
+  const handoff = (await res.json()) as { url: string };
+  const refused: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text());
+  });
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(handoff.url).origin });
+
+  await page.goto(handoff.url);
+  await expect(page.getByRole('button', { name: 'Copy' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Create the webhook secret' }).click();
+  const secret = (await page.locator('#webhook-secret').textContent())!.trim();
+  expect(secret).toMatch(/^whsec_/);
+  // Its name changes to Copied once clicked: found by what it copies.
+  const copy = page.locator('button[data-copy="webhook-secret"]');
+  await expect(copy).toHaveText('Copy');
+  await expect(copy).toBeVisible();
+  await checkAndShoot(page, SHOTS, 'hosted', 'webhook-secret');
+  await copy.click();
+  await expect(copy).toHaveText('Copied');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+  expect(refused).toEqual([]);
+});

@@ -91,6 +91,6 @@ export async function completeDestinationHandoff(handoffUrl: string, reachableBa
 
 /** The webhook secret as the hosted page shows it once (what a user copies into their backend's configuration). */
 export function webhookSecretOnPage(page: string): string | null {
-  const match = /Webhook secret<\/dt>\s*<dd>\s*<pre>\s*([^<\s]+)\s*<\/pre>/i.exec(page);
+  const match = /Webhook secret<\/dt>\s*<dd>\s*(?:<div[^>]*>\s*)?<pre\b[^>]*>\s*([^<\s]+)\s*<\/pre>/i.exec(page);
   return match ? match[1]! : null;
 }

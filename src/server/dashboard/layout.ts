@@ -1,8 +1,10 @@
 /** The dashboard's page shell: header with the account and sign-out, the navigation, notices, and the styles. */
 import { Html, html, htmlDocument, raw } from '../http/html';
+import { COPY_BUTTONS_SCRIPT, COPYABLE_STYLE } from '../http/copy-buttons';
 import type { DashboardSession } from './sessions';
 
 export { Html, html, raw } from '../http/html';
+export { copyable } from '../http/copy-buttons';
 
 /** The pages in the navigation, in order. */
 export const NAV = [
@@ -72,10 +74,7 @@ code, pre, .mono { font: .82rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consol
 code { background: #f1f3f7; padding: 1px 4px; border-radius: 4px; overflow-wrap: anywhere; }
 code.nowrap { white-space: nowrap; overflow-wrap: normal; }
 pre { background: #f1f3f7; padding: 10px 12px; border-radius: 8px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: 6px 0; }
-.copyable { position: relative; }
-.copyable pre { padding-right: 70px; }
-.copyable button.copy { position: absolute; top: 6px; right: 6px; padding: 3px 8px; font-size: .8rem; }
-.secret { border: 2px solid var(--good); background: var(--good-bg); }
+${COPYABLE_STYLE}.secret { border: 2px solid var(--good); background: var(--good-bg); }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 th, td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -220,11 +219,6 @@ export function postButton(session: DashboardSession, action: string, label: str
   return html`<form method="post" action="${action}">${csrfField(session)}${extra}<button type="submit"${className ? html` class="${className}"` : ''}>${label}</button></form>`;
 }
 
-/** A block of text with a copy button (shown when the script runs; the text stays selectable without it). */
-export function copyable(id: string, text: string, extraClass = ''): Html {
-  return html`<div class="copyable ${extraClass}"><pre id="${id}">${text}</pre><button type="button" class="copy secondary" data-copy="${id}" hidden>Copy</button></div>`;
-}
-
 /** A status badge with the colour its meaning calls for. */
 export function badge(status: string | null | undefined): Html {
   if (!status) return html`<span class="badge">none</span>`;
@@ -280,34 +274,7 @@ ${body}
  * pages are complete without it (a reload shows the same).
  */
 export const SCRIPT = `
-function cnvCopy(text, source) {
-  if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
-  // Plain http (not localhost) has no clipboard API: select the text and copy it the older way.
-  var range = document.createRange();
-  range.selectNodeContents(source);
-  var selection = window.getSelection();
-  selection.removeAllRanges();
-  selection.addRange(range);
-  var done = document.execCommand('copy');
-  return done ? Promise.resolve() : Promise.reject(new Error('copy refused'));
-}
-function cnvShowCopyButtons(root) {
-  root.querySelectorAll('button[data-copy]').forEach(function (button) { button.hidden = false; });
-}
-cnvShowCopyButtons(document);
-document.addEventListener('click', function (event) {
-  var button = event.target.closest && event.target.closest('button[data-copy]');
-  if (!button) return;
-  var source = document.getElementById(button.getAttribute('data-copy'));
-  if (!source) return;
-  cnvCopy(source.textContent.trim(), source).then(function () {
-    button.textContent = 'Copied';
-  }, function () {
-    button.textContent = 'Select and copy';
-  });
-  setTimeout(function () { button.textContent = 'Copy'; }, 2000);
-});
-document.addEventListener('submit', function (event) {
+${COPY_BUTTONS_SCRIPT}document.addEventListener('submit', function (event) {
   var form = event.target;
   if (form.hasAttribute && form.hasAttribute('data-confirm') && !window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
 });

@@ -1,8 +1,11 @@
 /** The hosted pages' layout: one self-contained page shell with inline CSS. */
+import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { Html, html, htmlDocument } from './html';
+import { Html, html, htmlDocument, raw } from './html';
+import { COPY_BUTTONS_SCRIPT, COPYABLE_STYLE } from './copy-buttons';
 
 export { Html, html, escapeHtml } from './html';
+export { copyable } from './copy-buttons';
 
 const STYLE = `
 :root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #dfe3ea; --accent: #2456d6; --bad: #b42318; --good: #067647; }
@@ -24,7 +27,8 @@ a.button.secondary { background: #fff; color: var(--accent); }
 svg.logo { flex: none; }
 p.back { margin: 28px 0 0; padding-top: 20px; border-top: 1px solid var(--line); }
 button { margin-top: 24px; padding: 10px 18px; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; }
-.notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; overflow-wrap: anywhere; }
+button.secondary { background: #fff; color: var(--accent); border: 1px solid var(--accent); }
+${COPYABLE_STYLE}.notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; overflow-wrap: anywhere; }
 .notice.good { background: #ecfdf3; color: var(--good); }
 .notice.warn { background: #fffaeb; }
 .notice.bad { background: #fef3f2; color: var(--bad); }
@@ -37,20 +41,24 @@ ol { padding-left: 20px; }
 footer { margin-top: 28px; color: var(--muted); font-size: .8125rem; }
 `;
 
-/** A complete, self-contained page (inline CSS, no scripts). */
-export function page(title: string, body: Html): string {
+/** The script of the hosted pages' Copy buttons, allowed by its hash in HOSTED_PAGE_CSP: nothing else runs. */
+const COPY_SCRIPT_HASH = `sha256-${createHash('sha256').update(COPY_BUTTONS_SCRIPT).digest('base64')}`;
+
+/** A complete, self-contained page (inline CSS; no script but the Copy buttons', when `copyButtons` is set). */
+export function page(title: string, body: Html, { copyButtons = false }: { copyButtons?: boolean } = {}): string {
   return htmlDocument({
     title,
     style: STYLE,
     body: html`<main>
 ${body}
 <footer>cnv conversion tracking</footer>
-</main>`,
+</main>
+${copyButtons ? html`<script>${raw(COPY_BUTTONS_SCRIPT)}</script>` : ''}`,
   });
 }
 
-/** Content-Security-Policy of the hosted pages: no script at all. */
-export const HOSTED_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/** Content-Security-Policy of the hosted pages: no script but the Copy buttons' (by its hash). */
+export const HOSTED_PAGE_CSP = `default-src 'none'; script-src '${COPY_SCRIPT_HASH}'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 
 /**
  * Sends a server-rendered page: never cached, never leaked through a Referer, never framed, no MIME sniffing, and the

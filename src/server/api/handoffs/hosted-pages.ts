@@ -3,7 +3,7 @@
  * API trigger source setup, and their end states, each ending with a way back to the dashboard. The dashboard lives on
  * the same origin as these pages, so the way back is a relative link.
  */
-import { html, page, type Html } from '../../http/page';
+import { copyable, html, page, type Html } from '../../http/page';
 import type { HostedHandoff, WebhookTarget } from './completion';
 import { platformLogo, type DestinationPlatform, type Problem } from '../../destinations';
 import { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_PREFIX } from '../../../protocol/webhook';
@@ -136,10 +136,11 @@ ${rotated ? html`<div class="notice">This replaced the site's previous secret, w
 <dl>
 <dt>Site key</dt><dd><code>${hosted.site.site_key}</code></dd>
 ${webhookUrls(hosted.webhook)}
-<dt>Webhook secret</dt><dd><pre>${secret}</pre></dd>
+<dt>Webhook secret</dt><dd>${copyable('webhook-secret', secret)}</dd>
 </dl>
 ${signingRules(hosted.webhook, hosted.site.site_key)}
 ${backToDashboard(DASHBOARD_FLOWS)}`,
+    { copyButtons: true },
   );
 }
 
