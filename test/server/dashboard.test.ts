@@ -493,6 +493,34 @@ describe('the Events page', () => {
     expect(ok).toContain('987654321');
   });
 
+  it('lists exactly the erased conversions under the status choice "erased", whatever their delivery status', async () => {
+    const site = { ...svc.site };
+    const erase = (id: string) => svc.db.query(`update events set erased_at = now(), email = null, data = data || '{"erased": true}' where id = $1`, [id]);
+    const erasedSent = await insertEvent(svc.db, site, { status: 'delivered' }, 30);
+    const erasedStopped = await insertEvent(svc.db, site, { status: 'failed', error: { code: 'erased', message: 'Not sent: erased.' } }, 40);
+    await erase(erasedSent);
+    await erase(erasedStopped);
+    const failed = await insertEvent(svc.db, site, { status: 'failed', error: { code: 'click_too_old', message: 'Too old.' } }, 50);
+    const delivered = await insertEvent(svc.db, site, { status: 'delivered' }, 60);
+    const browser = await signedIn();
+    const all = (await browser.get('/dashboard/events')).body;
+    expect(all).toContain('<option value="erased">erased</option>');
+    const erased = (await browser.get('/dashboard/events?status=erased')).body;
+    expect(erased).toContain('<option value="erased" selected>erased</option>');
+    expect(erased).not.toContain('role="alert"');
+    const listed = [...erased.matchAll(/<td data-label="Occurred"><a href="\/dashboard\/events\/(evt_[A-Za-z0-9_]+)"/g)].map((m) => m[1]);
+    expect(listed).toContain(erasedSent);
+    expect(listed).toContain(erasedStopped);
+    expect(listed).not.toContain(failed);
+    expect(listed).not.toContain(delivered);
+    const rows = listed.map((id) => svc.db.query<{ erased: boolean }>('select erased_at is not null as erased from events where id = $1', [id]));
+    expect((await Promise.all(rows)).every(([row]) => row?.erased === true)).toBe(true);
+    // The failed choice still leaves the erased out: each event is listed under the status its badge shows.
+    const onlyFailed = (await browser.get('/dashboard/events?status=failed')).body;
+    expect(onlyFailed).toContain(`/dashboard/events/${failed}"`);
+    expect(onlyFailed).not.toContain(`/dashboard/events/${erasedStopped}"`);
+  });
+
   it('shows a refused filter as the page\'s error, never a 500', async () => {
     const browser = await signedIn();
     const res = await browser.get('/dashboard/events?starting_after=yesterday');

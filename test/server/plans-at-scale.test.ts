@@ -179,6 +179,17 @@ describe.each(DATABASE_KINDS)('plans with big tables on $name', (kind) => {
     expect(n).toBeGreaterThan(0);
   });
 
+  it("lists an account's erased events by their own index, never walking all of its events", async () => {
+    await db.query(`update events set erased_at = now() where id in ('evt_plan17000', 'evt_plan19000')`);
+    await db.exec('analyze events');
+    const statements = await statementsOf(db, (q) => selectEvents(q, accountId, { erased: true }, 26));
+    for (const mode of ['force_generic_plan', 'force_custom_plan'] as const) {
+      const plan = await planOf(db, statements[0]!, mode);
+      expect(plan, `${mode}\n${plan}`).toMatch(/events_erased_sort/);
+    }
+    expect((await selectEvents(db, accountId, { erased: true }, 26)).map((row) => row.id)).toEqual(['evt_plan17000', 'evt_plan19000']);
+  });
+
   it("reads the chart's figures a page of events at a time, by the account's index, the same whatever the page size", async () => {
     const from = new Date(Date.now() - 40 * DAY);
     const to = new Date(Date.now() - 10 * DAY);

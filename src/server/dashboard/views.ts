@@ -376,13 +376,22 @@ export async function revokeOldWebhookSecret(db: Database, accountId: string, si
 /** Days the chart covers. */
 export const CHART_DAYS = 14;
 
-/** The REST query of the Events page's filters (dates become inclusive UTC day bounds). */
+/**
+ * The Events page's status choice for the events whose person was erased: they show an `erased` badge whatever their
+ * delivery status, and `failed` leaves them out. Not a status of GET /v1/events (the spec fixes those).
+ */
+export const ERASED_CHOICE = 'erased';
+
+/** The Events page's status choices: the spec's statuses, then erased. */
+export const EVENT_STATUS_CHOICES: readonly string[] = [...EVENT_STATUSES, ERASED_CHOICE];
+
+/** The REST query of the Events page's filters (dates become inclusive UTC day bounds; erased is no REST status). */
 export function eventsQueryOf(filters: EventFilterForm, cursor: string | undefined): Record<string, unknown> {
   const query: Record<string, unknown> = {};
   if (filters.site_id) query.site_id = filters.site_id;
   if (filters.flow_id) query.flow_id = filters.flow_id;
   if (filters.email) query.email = filters.email;
-  if (filters.status) query.status = filters.status;
+  if (filters.status && filters.status !== ERASED_CHOICE) query.status = filters.status;
   if (filters.from) query.occurred_after = /^\d{4}-\d{2}-\d{2}$/.test(filters.from) ? `${filters.from}T00:00:00.000Z` : filters.from;
   if (filters.to) query.occurred_before = /^\d{4}-\d{2}-\d{2}$/.test(filters.to) ? `${filters.to}T23:59:59.999Z` : filters.to;
   if (cursor) query.starting_after = cursor;
@@ -425,11 +434,11 @@ export async function eventsView(
     chartView === 'value'
       ? valueChart(await chartData.value(accountId, siteForChart, days, today), days)
       : conversionsChart(await chartData.conversions(accountId, siteForChart, days, today), days);
-  const base = { filters, cursor, sites, flows, statuses: EVENT_STATUSES, chart, chartView, awaitingEvents, identityDays: retentionDays };
+  const base = { filters, cursor, sites, flows, statuses: EVENT_STATUS_CHOICES, chart, chartView, awaitingEvents, identityDays: retentionDays };
   try {
     const query = eventsQueryOf(filters, cursor);
     validate(ListEventsQuery, query, 'querystring');
-    const page = await listEvents(db, accountId, query as ListEventsQuery, identityWindowStart(retentionDays, now));
+    const page = await listEvents(db, accountId, query as ListEventsQuery, identityWindowStart(retentionDays, now), { erased: filters.status === ERASED_CHOICE });
     return { ...base, events: page.data, nextCursor: page.next_cursor };
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) return { ...base, events: [], nextCursor: null, error: inFilterWords(error.message) };

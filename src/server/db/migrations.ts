@@ -541,6 +541,15 @@ alter table adjustments add column if not exists erased_id_hash text;
 create index if not exists adjustments_erased_id_hash on adjustments (site_id, erased_id_hash) where erased_id_hash is not null;
 `,
   },
+  {
+    version: 26,
+    name: 'the Events page lists erased conversions',
+    sql: `
+-- The dashboard's "erased" status choice: an account's erased events, newest first. They are few, so along the account's
+-- (account_id, sort_at) index a page of them would read every event of the account; this index holds only them.
+create index if not exists events_erased_sort on events (account_id, sort_at desc) where erased_at is not null;
+`,
+  },
 ];
 
 /**

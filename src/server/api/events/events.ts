@@ -137,7 +137,13 @@ async function withActions(db: Queryable, rows: EventRow[]): Promise<EventRecord
  * status filters search recent events only (the spec's Limits): those stored since `recentSince`, the start of the
  * identity window (CNV_IDENTITY_RETENTION_DAYS), past which no event holds an email any more.
  */
-async function eventFiltersOf(db: Queryable, accountId: string, query: ListEventsQuery, recentSince: Date | undefined): Promise<EventFilters> {
+async function eventFiltersOf(
+  db: Queryable,
+  accountId: string,
+  query: ListEventsQuery,
+  recentSince: Date | undefined,
+  only: ListOnly,
+): Promise<EventFilters> {
   const filters: EventFilters = { sortBefore: query.starting_after, occurredAfter: query.occurred_after, occurredBefore: query.occurred_before };
   if (filters.occurredAfter && filters.occurredBefore && Date.parse(filters.occurredAfter) > Date.parse(filters.occurredBefore)) {
     throw invalidParam('occurred_after', 'occurred_after must not be later than occurred_before.');
@@ -155,7 +161,17 @@ async function eventFiltersOf(db: Queryable, accountId: string, query: ListEvent
   }
   filters.status = query.status;
   if (filters.email !== undefined || filters.status !== undefined) filters.storedSince = recentSince;
+  if (only.erased) filters.erased = true;
   return filters;
+}
+
+/**
+ * What the dashboard narrows a list to beyond the REST query: `erased`, only the events whose person was erased (of any
+ * age: they hold no identity, so the identity window does not apply). The spec fixes the REST status values, so this
+ * is no `status` of GET /v1/events.
+ */
+export interface ListOnly {
+  erased?: boolean;
 }
 
 /**
@@ -167,8 +183,9 @@ export async function listEvents(
   accountId: string,
   query: ListEventsQuery,
   recentSince?: Date,
+  only: ListOnly = {},
 ): Promise<ListEnvelope<EventRecord>> {
-  const filters = await eventFiltersOf(db, accountId, query, recentSince);
+  const filters = await eventFiltersOf(db, accountId, query, recentSince, only);
   const limit = query.limit ?? EVENTS_LIMIT_DEFAULT;
   const rows = await selectEvents(db, accountId, filters, limit + 1);
   const hasMore = rows.length > limit;

@@ -18,7 +18,7 @@ export const ListEventsQuery = Type.Object(
     site_id: Type.Optional(PlainText('Only the events of this site (site_…); events of all sites are merged otherwise.', { maxLength: 100 })),
     flow_id: Type.Optional(PlainText('Only the events of this flow (flow_…).', { maxLength: 100 })),
     email: Type.Optional(PlainText("Only the events of this email address, matched case-insensitively (recent events only).", { maxLength: 320 })),
-    status: Type.Optional(StringEnum(EVENT_STATUSES, { description: 'Only the events with this delivery status (recent events only).' })),
+    status: Type.Optional(StringEnum(EVENT_STATUSES, { description: "Only the events with this delivery status (recent events only); failed leaves out an erased person's events, whose sends the erasure stopped on purpose." })),
     occurred_after: Type.Optional(Type.String({ format: 'date-time', description: `Inclusive lower bound on occurred_at: ${TIMESTAMP}.` })),
     occurred_before: Type.Optional(Type.String({ format: 'date-time', description: `Inclusive upper bound on occurred_at: ${TIMESTAMP}.` })),
     limit: Type.Optional(
