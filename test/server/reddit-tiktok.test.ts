@@ -362,8 +362,8 @@ describe('Reddit and TikTok through the service', () => {
     const event = await eventOf(eventId);
     const results = event.adjustments[0].results;
     expect(results).toEqual(expect.arrayContaining([
-      { destination: 'reddit', status: 'unsupported', reason: expect.stringMatching(/^Reddit's Conversions API .*conversion_id/) },
-      { destination: 'tiktok', status: 'unsupported', reason: expect.stringMatching(/^TikTok's Events API .*event_id/) },
+      { destination: 'reddit', status: 'unsupported', reason: expect.stringMatching(/^Reddit's Conversions API .*conversion_id.* Reddit keeps the conversion as it was sent: use the corrected value cnv keeps \(the event's current_value, the dashboard's Value\) in your own reports\. An adjustment that arrives before a conversion is first sent is applied to that send/) },
+      { destination: 'tiktok', status: 'unsupported', reason: expect.stringMatching(/^TikTok's Events API .*event_id.* TikTok keeps the conversion as it was sent: use the corrected value cnv keeps \(the event's current_value, the dashboard's Value\) in your own reports\. An adjustment that arrives before a conversion is first sent is applied to that send/) },
     ]));
     // Nothing was sent for it: one request each, the original conversion.
     expect(reddit.requests).toHaveLength(1);

@@ -118,11 +118,14 @@ export type AdjustmentOutcome =
 
 /**
  * A send's outcome as an adjustment's: accepted is adjusted (its request as `adjusted` says), a skip (consent) is an
- * adjustment that cannot be made, with the skip's reason; the rest carries over.
+ * adjustment that cannot be made, with the skip's reason and its hint (what to do, if anything); the rest carries over.
  */
 export function adjustmentOutcomeOf(outcome: DeliveryOutcome, adjusted: (request: RequestSummary) => RequestSummary = (r) => r): AdjustmentOutcome {
   if (outcome.kind === 'delivered') return { kind: 'adjusted', request: adjusted(outcome.request) };
-  if (outcome.kind === 'skipped') return { kind: 'unsupported', reason: outcome.reason.message, ...(outcome.request ? { request: outcome.request } : {}) };
+  if (outcome.kind === 'skipped') {
+    const { message, hint } = outcome.reason;
+    return { kind: 'unsupported', reason: hint ? `${message} ${hint}` : message, ...(outcome.request ? { request: outcome.request } : {}) };
+  }
   return outcome;
 }
 
@@ -301,13 +304,30 @@ export interface DestinationPlatform {
    * `adjustmentsUnsupportedReason`. Batches hold at most `maxBatchSize` inputs of one connection.
    */
   readonly adjustBatch?: (inputs: readonly AdjustmentInput[], ctx: SendContext) => Promise<AdjustmentOutcome[]>;
-  /** Why this platform takes no adjustments, in a sentence naming its documents (when `adjustBatch` is absent). */
+  /**
+   * Why this platform takes no adjustments, in a sentence naming its documents (when `adjustBatch` is absent); what
+   * the user can do instead follows it (adjustmentsUnsupported).
+   */
   readonly adjustmentsUnsupportedReason?: string;
 }
 
-/** The reason an adjustment cannot reach a platform without `adjustBatch`. */
+/**
+ * What the user can do about an adjustment a platform without an adjustment operation never gets: nothing more reaches
+ * the platform for that conversion, so cnv's own corrected value is the one to report from; and an adjustment that
+ * arrives before the conversion is first sent is folded into that send (delivery/round.ts, sendInput).
+ */
+export function adjustmentsUnsupportedNextStep(label: string): string {
+  return (
+    `${label} keeps the conversion as it was sent: use the corrected value cnv keeps (the event's current_value, the ` +
+    "dashboard's Value) in your own reports. An adjustment that arrives before a conversion is first sent is applied to " +
+    'that send (a retracted one is not sent).'
+  );
+}
+
+/** The reason an adjustment cannot reach a platform without `adjustBatch`, and what to do instead. */
 export function adjustmentsUnsupported(platform: Pick<DestinationPlatform, 'label' | 'adjustmentsUnsupportedReason'>): string {
-  return platform.adjustmentsUnsupportedReason ?? `${platform.label} defines no operation that changes or takes back a conversion it has received.`;
+  const why = platform.adjustmentsUnsupportedReason ?? `${platform.label} defines no operation that changes or takes back a conversion it has received.`;
+  return `${why} ${adjustmentsUnsupportedNextStep(platform.label)}`;
 }
 
 /** What a platform reported about an accepted request once it processed it. */

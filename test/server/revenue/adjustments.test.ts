@@ -64,9 +64,10 @@ describe('adjustments: restate and retract a reported conversion', () => {
     expect(event).toMatchObject({ value: 29, currency: 'EUR', current_value: 19, current_currency: 'EUR' });
     expect(four(event.adjustments[0].results)).toEqual([
       { destination: 'google-ads', status: 'adjusted', reason: null },
-      { destination: 'meta', status: 'unsupported', reason: expect.stringMatching(/Meta/) },
+      // Each says why, then what to do instead: the platform keeps what it got; cnv keeps the corrected value.
+      { destination: 'meta', status: 'unsupported', reason: expect.stringMatching(/^Meta's Conversions API .* Meta keeps the conversion as it was sent: use the corrected value cnv keeps \(the event's current_value, the dashboard's Value\) in your own reports\. An adjustment that arrives before a conversion is first sent is applied to that send/) },
       { destination: 'microsoft-ads', status: 'adjusted', reason: null },
-      { destination: 'linkedin', status: 'unsupported', reason: expect.stringMatching(/LinkedIn/) },
+      { destination: 'linkedin', status: 'unsupported', reason: expect.stringMatching(/^LinkedIn's Conversions API .* LinkedIn keeps the conversion as it was sent: use the corrected value cnv keeps \(the event's current_value, the dashboard's Value\) in your own reports\. An adjustment that arrives before a conversion is first sent is applied to that send/) },
     ]);
   });
 

@@ -24,5 +24,5 @@ export const linkedinPlatform: DestinationPlatform = {
   // LinkedIn's Conversions API (POST /rest/conversionEvents, BATCH_CREATE) only creates conversion events; its pages
   // define no update or delete of a conversion event already streamed.
   adjustmentsUnsupportedReason:
-    "LinkedIn's Conversions API only creates conversion events: it has no operation that changes the value of, or takes back, one it has received. The restatement or retraction stays in cnv only.",
+    "LinkedIn's Conversions API only creates conversion events: it has no operation that changes the value of, or takes back, one it has received.",
 };

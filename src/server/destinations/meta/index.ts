@@ -22,5 +22,5 @@ export const metaPlatform: DestinationPlatform = {
   // event_id; none of its pages (Using the API, Parameters, Value Optimization) defines changing the value of, or taking
   // back, an event already received. Searched for an update, refund or delete operation: none found.
   adjustmentsUnsupportedReason:
-    "Meta's Conversions API has no operation that changes the value of, or takes back, an event it has received; the restatement or retraction stays in cnv only.",
+    "Meta's Conversions API has no operation that changes the value of, or takes back, an event it has received.",
 };

@@ -83,5 +83,5 @@ export const redditPlatform: DestinationPlatform = {
   // Integration, deduplication) define no update, retraction or refund of a conversion event. A corrected event sent
   // again with the same conversion_id within 2 days is dropped as a duplicate, so resending cannot restate it either.
   adjustmentsUnsupportedReason:
-    "Reddit's Conversions API only posts new conversion events: it has no operation that changes the value of, or takes back, one it has received, and a corrected event with the same conversion_id would be dropped as a duplicate. The restatement or retraction stays in cnv only.",
+    "Reddit's Conversions API only posts new conversion events: it has no operation that changes the value of, or takes back, one it has received, and a corrected event with the same conversion_id would be dropped as a duplicate.",
 };

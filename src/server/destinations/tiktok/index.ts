@@ -57,5 +57,5 @@ export const tiktokPlatform: DestinationPlatform = {
   // no update, retraction or refund of an event already reported, and an event sent again with the same event_id within
   // 48 hours is dropped as a duplicate of the first.
   adjustmentsUnsupportedReason:
-    "TikTok's Events API only reports new events: it has no operation that changes the value of, or takes back, an event it has received, and a corrected event with the same event_id within 48 hours would be dropped as a duplicate. The restatement or retraction stays in cnv only.",
+    "TikTok's Events API only reports new events: it has no operation that changes the value of, or takes back, an event it has received, and a corrected event with the same event_id within 48 hours would be dropped as a duplicate.",
 };
