@@ -3,18 +3,27 @@ import { storeAwareErrorLog } from './db/store-trouble';
 
 export interface PeriodicLog {
   error(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
 }
 
 /**
  * Runs `task` now and then every `intervalMs` (the timer never keeps the process alive); a run never overlaps the
  * previous one, and a failure is logged as `failure` and retried at the next interval: every time, except while the
- * store cannot work (its disk full, unreachable), said once a minute. `stop` waits for a run under way.
+ * store cannot work (its disk full, unreachable), said as it starts, once a minute while it lasts, and once a run
+ * works again (as `name`). `stop` waits for a run under way.
  */
-export function startPeriodic(task: () => Promise<void>, intervalMs: number, log: PeriodicLog, failure: string): { stop(): Promise<void> } {
+export function startPeriodic(
+  task: () => Promise<void>,
+  intervalMs: number,
+  log: PeriodicLog,
+  { name, failure }: { name: string; failure: string },
+): { stop(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
-  const logError = storeAwareErrorLog(log);
+  const loopLog = storeAwareErrorLog(log, name);
   const run = () => {
-    running = running.then(task).catch((error: unknown) => logError(error, {}, failure));
+    running = running
+      .then(task)
+      .then(loopLog.worked, (error: unknown) => loopLog.failed(error, {}, failure));
   };
   run();
   const timer = setInterval(run, intervalMs);

@@ -70,7 +70,7 @@ describe('maintenance of the embedded store', () => {
   it('when it runs by itself: checks at start and every interval, and vacuums the queues at every tenth check after the first', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const errors: unknown[] = [];
-    const log = { error: (obj: object) => errors.push(obj) };
+    const log = { error: (obj: object) => errors.push(obj), info: () => undefined };
     try {
       await report(40);
       await db.query('delete from outbox');
@@ -97,7 +97,7 @@ describe('maintenance of the embedded store', () => {
     let busy = true;
     try {
       const checks = async (n: number) => {
-        const maintenance = startStoreMaintenance({ db, log: { error: (obj: object) => errors.push(obj) }, intakeBusy: () => busy });
+        const maintenance = startStoreMaintenance({ db, log: { error: (obj: object) => errors.push(obj), info: () => undefined }, intakeBusy: () => busy });
         vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS); // the check at start, then one per interval
         await maintenance.stop();
       };
@@ -154,7 +154,7 @@ describe('maintenance of the embedded store', () => {
     let busy = true;
     try {
       const checks = async (n: number) => {
-        const maintenance = startStoreMaintenance({ db, log: { error: () => undefined }, intakeBusy: () => busy });
+        const maintenance = startStoreMaintenance({ db, log: { error: () => undefined, info: () => undefined }, intakeBusy: () => busy });
         vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
         await maintenance.stop();
       };
@@ -177,7 +177,7 @@ describe('maintenance of the embedded store', () => {
       query: () => Promise.reject(new Error('must not run')),
     } as unknown as Database;
     const errors: unknown[] = [];
-    const maintenance = startStoreMaintenance({ db: untouched, log: { error: (obj) => errors.push(obj) } });
+    const maintenance = startStoreMaintenance({ db: untouched, log: { error: (obj) => errors.push(obj), info: () => undefined } });
     await maintenance.stop();
     expect(errors).toEqual([]);
   });
@@ -231,7 +231,7 @@ describe('after a restart of the embedded store (PGlite starts its dead-row coun
     const errors: unknown[] = [];
     try {
       const checks = async (n: number) => {
-        const maintenance = startStoreMaintenance({ db: db!, log: { error: (obj: object) => errors.push(obj) } });
+        const maintenance = startStoreMaintenance({ db: db!, log: { error: (obj: object) => errors.push(obj), info: () => undefined } });
         vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
         await maintenance.stop();
       };

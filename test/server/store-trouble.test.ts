@@ -64,7 +64,7 @@ describe('storeTroubleOf', () => {
     }
   });
 
-  it('paces the log: the first of a reason, then one a minute with the count left out', () => {
+  it('paces the log: the first refusal, then one a minute with the count left out, whatever the reasons', () => {
     let now = 1_000_000;
     const trouble = new StoreTrouble(() => now);
     expect(trouble.recent()).toBeNull();
@@ -72,9 +72,11 @@ describe('storeTroubleOf', () => {
     expect(trouble.record('disk_full')).toEqual({ log: false, unlogged: 1 });
     now += 59_999;
     expect(trouble.record('disk_full')).toEqual({ log: false, unlogged: 2 });
-    expect(trouble.record('unreachable')).toEqual({ log: true, unlogged: 0 }); // each reason its own pace
+    // Another reason within the minute is the same trouble (a stopping PostgreSQL: shutting down, then unreachable).
+    expect(trouble.record('unreachable')).toEqual({ log: false, unlogged: 3 });
+    expect(trouble.recent()).toBe('unreachable');
     now += 1;
-    expect(trouble.record('disk_full')).toEqual({ log: true, unlogged: 2 });
+    expect(trouble.record('disk_full')).toEqual({ log: true, unlogged: 3 });
     expect(trouble.recent()).toBe('disk_full');
     now += 29_999;
     expect(trouble.recent()).toBe('disk_full');
@@ -83,26 +85,72 @@ describe('storeTroubleOf', () => {
   });
 });
 
+/** The errors a PostgreSQL that is stopped gives, in order: to the statement under way, then to the next connection. */
+function terminated(): Error {
+  return Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+}
+function refused(): unknown {
+  return fromTheStore(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+}
+
 describe('storeAwareErrorLog (the background loops)', () => {
+  const capture = () => {
+    const lines: Array<[string, Record<string, unknown>, string]> = [];
+    return {
+      lines,
+      log: {
+        error: (fields: object, message: string) => void lines.push(['error', fields as Record<string, unknown>, message]),
+        info: (fields: object, message: string) => void lines.push(['info', fields as Record<string, unknown>, message]),
+      },
+    };
+  };
+  const SUFFIX = ' (the store cannot work now: said as it starts, then once a minute while it lasts)';
+
   it('logs other errors every time, and the store\'s condition once a minute with the count left out', () => {
     let now = 0;
-    const lines: Array<[Record<string, unknown>, string]> = [];
-    const logError = storeAwareErrorLog({ error: (fields, message) => void lines.push([fields as Record<string, unknown>, message]) }, () => now);
+    const { lines, log } = capture();
+    const loop = storeAwareErrorLog(log, 'delivery', () => now);
     const bug = new Error('boom');
-    logError(bug, { rows: 3 }, 'delivery round failed');
-    logError(bug, { rows: 3 }, 'delivery round failed');
+    loop.failed(bug, { rows: 3 }, 'delivery round failed');
+    loop.failed(bug, { rows: 3 }, 'delivery round failed');
     for (let i = 0; i < 240; i++) {
-      logError(diskFull(), {}, 'delivery round failed');
+      loop.failed(diskFull(), {}, 'delivery round failed');
       now += 250; // a poll every 250 ms: a minute in all
     }
-    logError(diskFull(), {}, 'delivery round failed');
-    expect(lines.map(([fields, message]) => [message, fields.reason, fields.unlogged, fields.rows])).toEqual([
+    loop.failed(diskFull(), {}, 'delivery round failed');
+    expect(lines.map(([, fields, message]) => [message, fields.reason, fields.unlogged, fields.rows])).toEqual([
       ['delivery round failed', undefined, undefined, 3],
       ['delivery round failed', undefined, undefined, 3],
-      ['delivery round failed (the store cannot work now: logged once a minute while it lasts)', 'disk_full', 0, undefined],
-      ['delivery round failed (the store cannot work now: logged once a minute while it lasts)', 'disk_full', 239, undefined],
+      [`delivery round failed${SUFFIX}`, 'disk_full', 0, undefined],
+      [`delivery round failed${SUFFIX}`, 'disk_full', 239, undefined],
     ]);
-    expect(lines[0]![0].err).toBe(bug);
+    expect(lines[0]![1].err).toBe(bug);
+  });
+
+  it('says a stopping PostgreSQL once as it starts (shutting down, then unreachable), and once when a round works again', () => {
+    let now = 0;
+    const { lines, log } = capture();
+    const loop = storeAwareErrorLog(log, 'delivery', () => now);
+    loop.worked(); // the store works: nothing to say
+    loop.failed(terminated(), {}, 'delivery round failed');
+    now += 100;
+    loop.failed(refused(), {}, 'delivery round failed');
+    for (let i = 0; i < 40; i++) {
+      now += 250;
+      loop.failed(refused(), {}, i % 2 ? 'adjustment round failed' : 'delivery round failed');
+    }
+    expect(lines.map(([level, fields, message]) => [level, message, fields.reason])).toEqual([['error', `delivery round failed${SUFFIX}`, 'shutting_down']]);
+    loop.worked();
+    loop.worked();
+    expect(lines.slice(1).map(([level, fields, message]) => [level, message, fields])).toEqual([
+      ['info', 'delivery: the store works again', { loop: 'delivery', failures: 42, lastReason: 'unreachable', ms: 10_100 }],
+    ]);
+    // The next trouble is said again as it starts, even within the minute of the first line.
+    now += 1_000;
+    loop.failed(refused(), {}, 'delivery round failed');
+    expect(lines.slice(2).map(([level, fields, message]) => [level, message, fields.reason, fields.unlogged])).toEqual([
+      ['error', `delivery round failed${SUFFIX}`, 'unreachable', 0],
+    ]);
   });
 });
 

@@ -48,6 +48,6 @@ export function startSnapshotRetention(options: RetentionOptions): { stop(): Pro
     },
     options.intervalMs ?? 3_600_000,
     options.log,
-    'snapshot retention failed; it runs again at the next interval',
+    { name: 'snapshot retention', failure: 'snapshot retention failed; it runs again at the next interval' },
   );
 }

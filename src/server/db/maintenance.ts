@@ -285,7 +285,7 @@ export const QUIET_AFTER_BURST_MS = 2_000;
 export interface StoreMaintenanceOptions {
   db: Database;
   /** Failures; and each checkpoint and freeze at info level, as PostgreSQL's `log_checkpoints` does by default (no data in them). */
-  log: PeriodicLog & { info?(obj: object, msg?: string): void };
+  log: PeriodicLog;
   /** Whether reports are arriving in a burst now (the service passes the webhook's signal): a check then waits. */
   intakeBusy?: () => boolean;
   /** When a checkpoint is due (tests use smaller figures); CHECKPOINT_WAL_BYTES and CHECKPOINT_EVERY_MS by default. */
@@ -324,7 +324,7 @@ export function startStoreMaintenance(options: StoreMaintenanceOptions): { stop(
       const { vacuumed } = await maintainEmbeddedStore(options.db, { vacuumQueues, vacuumDead, alsoVacuum });
       for (const table of vacuumed) vacuumedSinceStart.add(table);
       const frozen = await freezeOldestIfDue(options.db, busy, options.freeze);
-      if (frozen) options.log.info?.(frozen, 'embedded store: table frozen against transaction id wraparound');
+      if (frozen) options.log.info(frozen, 'embedded store: table frozen against transaction id wraparound');
       // The template databases are frozen only as the store opens: a service that runs on and on is told to restart.
       const unfrozen = templatesReported ? [] : await otherDatabasesToFreeze(options.db, options.freeze?.evenInBurstAge ?? FREEZE_EVEN_IN_BURST_AGE);
       if (unfrozen.length > 0) {
@@ -336,11 +336,14 @@ export function startStoreMaintenance(options: StoreMaintenanceOptions): { stop(
       }
       const checkpoint = await checkpointIfDue(options.db, options.now?.() ?? new Date(), options.checkpoint);
       if (checkpoint) {
-        options.log.info?.({ walMb: Math.round(checkpoint.walBytes / 1_048_576), ms: checkpoint.ms }, 'embedded store checkpoint');
+        options.log.info({ walMb: Math.round(checkpoint.walBytes / 1_048_576), ms: checkpoint.ms }, 'embedded store checkpoint');
       }
     },
     CHECK_INTERVAL_MS,
     options.log,
-    'maintenance of the embedded store (vacuum, analyze, freeze, checkpoint) failed; it runs again at the next interval',
+    {
+      name: 'maintenance of the embedded store',
+      failure: 'maintenance of the embedded store (vacuum, analyze, freeze, checkpoint) failed; it runs again at the next interval',
+    },
   );
 }

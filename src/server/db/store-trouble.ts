@@ -99,31 +99,32 @@ export interface ErrorLog {
 export class StoreTrouble {
   readonly #clock: () => number;
   #last: { reason: StoreTroubleReason; atMs: number } | null = null;
-  readonly #logged = new Map<StoreTroubleReason, { atMs: number; since: number }>();
+  #logged: { atMs: number; since: number } | null = null;
 
   constructor(clock: () => number = Date.now) {
     this.#clock = clock;
   }
 
   /**
-   * Records a refusal; returns whether to log it, and how many of the same reason went unlogged before it (0 for the
-   * first, then the count of the minute before).
+   * Records a refusal; returns whether to log it, and how many refusals went unlogged before it (0 for the first, then
+   * the count of the minute before). One pace for every reason: a PostgreSQL that stops refuses first as shutting down
+   * (57P01, 57P03), a tenth of a second later as unreachable (its socket closed), and that is one trouble, said once.
    */
   record(reason: StoreTroubleReason): { log: boolean; unlogged: number } {
     const now = this.#clock();
     this.#last = { reason, atMs: now };
-    const logged = this.#logged.get(reason);
+    const logged = this.#logged;
     if (logged && now - logged.atMs < STORE_TROUBLE_LOG_EVERY_MS) {
       logged.since += 1;
       return { log: false, unlogged: logged.since };
     }
-    this.#logged.set(reason, { atMs: now, since: 0 });
+    this.#logged = { atMs: now, since: 0 };
     return { log: true, unlogged: logged?.since ?? 0 };
   }
 
   /**
    * When `error` is the store's condition: records it, and logs it (`fields`, the reason and `unlogged` beside the
-   * error) unless a line of the same reason was written within the minute; returns the reason, or null for any other
+   * error) unless a line was written within the minute; returns the reason, or null for any other
    * error (neither recorded nor logged).
    */
   report(error: unknown, log: ErrorLog, fields: object, message: string): StoreTroubleReason | null {
@@ -140,17 +141,48 @@ export class StoreTrouble {
   }
 }
 
+/** A background loop's log: errors, and the line that says the store works again. */
+export interface LoopLog extends ErrorLog {
+  info(fields: object, message: string): void;
+}
+
+/** What storeAwareErrorLog returns: how a background loop says a round failed, and that one worked. */
+export interface StoreAwareLog {
+  /** A round (or a part of one) failed with `error`. */
+  failed(error: unknown, fields: object, message: string): void;
+  /** A round reached the store and it answered: ends a trouble under way, with one line. */
+  worked(): void;
+}
+
 /**
  * How a background loop (delivery, notifications, the rate limits' sharing, periodic.ts: maintenance and retention)
- * logs a failed round: as it is when the store is not the cause; when it is, once a minute per reason with the count
- * left out, as the request path does. While PostgreSQL was unreachable for 30 s those first three loops wrote 207 error
- * lines (4.6 a second from the delivery worker alone), which would have been some 4,000 over a ten-minute outage.
+ * logs a failed round: as it is when the store is not the cause; when it is, one line as the trouble starts, then one a
+ * minute with the count left out while it lasts (whatever the reasons it goes through: a stopping PostgreSQL is
+ * `shutting_down` then `unreachable`), and one line (info) when a round works again, with how long and how many
+ * rounds failed. While PostgreSQL was unreachable for 30 s the first three loops wrote 207 error lines (4.6 a second
+ * from the delivery worker alone), which would have been some 4,000 over a ten-minute outage. `loop` names the loop in
+ * the line that says it works again.
  */
-export function storeAwareErrorLog(log: ErrorLog, clock: () => number = Date.now): (error: unknown, fields: object, message: string) => void {
-  const trouble = new StoreTrouble(clock);
-  return (error, fields, message) => {
-    if (!trouble.report(error, log, fields, `${message} (the store cannot work now: logged once a minute while it lasts)`)) {
-      log.error({ err: error, ...fields }, message);
-    }
+export function storeAwareErrorLog(log: LoopLog, loop: string, clock: () => number = Date.now): StoreAwareLog {
+  // The trouble under way (null while the store works): its pace, when it started, how many failures it caused.
+  let trouble: { pace: StoreTrouble; startedMs: number; failures: number; reason: StoreTroubleReason } | null = null;
+  return {
+    failed(error, fields, message) {
+      const reason = storeTroubleOf(error);
+      if (!reason) {
+        log.error({ err: error, ...fields }, message);
+        return;
+      }
+      trouble ??= { pace: new StoreTrouble(clock), startedMs: clock(), failures: 0, reason };
+      trouble.failures += 1;
+      trouble.reason = reason;
+      trouble.pace.report(error, log, fields, `${message} (the store cannot work now: said as it starts, then once a minute while it lasts)`);
+    },
+    worked() {
+      if (!trouble) return;
+      const { startedMs, failures, reason } = trouble;
+      trouble = null;
+      log.info({ loop, failures, lastReason: reason, ms: Math.max(0, clock() - startedMs) }, `${loop}: the store works again`);
+    },
   };
 }

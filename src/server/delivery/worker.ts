@@ -126,8 +126,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   // Batches of one connection go one after another (a lane); lanes run side by side, so a hanging account holds
   // only its own lane while the next rounds keep delivering everyone else's conversions.
   const lanes = new Map<string, Promise<RoundResult[]>>();
-  // A store that cannot work fails every round until it is back: said once a minute, not every round.
-  const logError = storeAwareErrorLog(options.log);
+  // A store that cannot work fails every round until it is back: said as it starts, once a minute while it lasts
+  // and when a round works again, not every round (one trouble for the rounds, the batches, adjustments, diagnostics).
+  const loopLog = storeAwareErrorLog(options.log, 'delivery', () => now().getTime());
+  const logError = loopLog.failed;
   const dispatch = (batch: ConnectionBatch): Promise<RoundResult[]> => {
     const previous = lanes.get(batch.lane) ?? Promise.resolve([]);
     const run = previous
@@ -149,6 +151,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const round = async (): Promise<{ settled: RoundResult[]; sending: Promise<RoundResult[]>[]; claimed: number }> => {
     if (stopping.signal.aborted) return { settled: [], sending: [], claimed: 0 };
     const claims = await claimDeliveries(options.db, { now: deps.now(), leaseMs, limit: batchSize });
+    loopLog.worked(); // the claim reached the store: a trouble under way is over
     // Adjustments of conversions whose delivery has settled go out beside the round (each is queued behind its original).
     const adjusting = track(
       runAdjustmentRound(deps, { leaseMs, limit: batchSize }).catch((error: unknown): RoundResult[] => {

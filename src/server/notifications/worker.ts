@@ -13,6 +13,7 @@ import { claimNotifications, recordNotificationAttempt } from './sql';
 import { sendNotification } from './sender';
 
 export interface NotificationLogger {
+  info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
 }
@@ -87,15 +88,22 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
     }
   };
 
-  // A store that cannot work fails every round until it is back: said once a minute, not every second.
-  const logError = storeAwareErrorLog(options.log);
+  // A store that cannot work fails every round until it is back: said as it starts, once a minute while it lasts and
+  // when a round works again, not every second.
+  const loopLog = storeAwareErrorLog(options.log, 'notifications');
   const tick = () => {
     if (running || stopping.signal.aborted) return;
     running = drain()
-      .catch((error: unknown) => {
-        logError(error, {}, 'notification round failed');
-        return 0;
-      })
+      .then(
+        (n) => {
+          loopLog.worked();
+          return n;
+        },
+        (error: unknown) => {
+          loopLog.failed(error, {}, 'notification round failed');
+          return 0;
+        },
+      )
       .finally(() => {
         running = null;
       });

@@ -50,6 +50,6 @@ export function startIdentityRetention(options: IdentityRetentionOptions): { sto
     },
     options.intervalMs ?? 3_600_000,
     options.log,
-    'identity retention failed; it runs again at the next interval',
+    { name: 'identity retention', failure: 'identity retention failed; it runs again at the next interval' },
   );
 }

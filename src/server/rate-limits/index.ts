@@ -73,12 +73,16 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     let stopped = false;
     let pending: ReturnType<typeof setTimeout> | undefined;
     let running: Promise<void> = Promise.resolve();
-    // A store that cannot work fails every sync until it is back: said once a minute, not every sync.
-    const logError = storeAwareErrorLog(l);
+    // A store that cannot work fails every sync until it is back: said as it starts, once a minute while it lasts and
+    // when a sync works again, not every sync.
+    const loopLog = storeAwareErrorLog(l, 'rate-limit sharing');
     const next = () => {
       if (stopped) return;
       pending = setTimeout(() => {
-        running = sync.sync().catch((error: unknown) => logError(error, {}, 'could not share the rate-limit counts')).then(next);
+        running = sync
+          .sync()
+          .then(loopLog.worked, (error: unknown) => loopLog.failed(error, {}, 'could not share the rate-limit counts'))
+          .then(next);
       }, limits.syncMs);
       pending.unref();
     };
