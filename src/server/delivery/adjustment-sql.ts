@@ -74,8 +74,11 @@ export interface AdjustmentResultUpdate {
   error: Record<string, unknown> | null;
   /** When queued again. */
   dueAt?: Date;
-  /** Why it is queued again without a send's fault: a shutdown interrupted it, or it waits for a new authorization. */
-  waiting?: 'interrupted' | 'waiting_for_reauthorization';
+  /**
+   * Why it is queued again without a send's fault: a shutdown interrupted it, it waits for a new authorization, or a
+   * reconnect replaced the credentials the platform refused (due at once).
+   */
+  waiting?: 'interrupted' | 'waiting_for_reauthorization' | 'credentials_replaced';
 }
 
 /**

@@ -118,6 +118,8 @@ async function sendGroup(platform: DestinationPlatform, rows: readonly Row[], de
     if (fate.kind === 'outcome') return afterOutcome(row, fate.outcome, deps, fate.at);
     if (fate.kind === 'thrown') return afterThrow(row, fate.error, platform, deps, fate.at);
     if (fate.kind === 'interrupted') return interrupted(row, fate.at);
+    // Refused with credentials a reconnect replaced meanwhile: due at once, sent with the new ones.
+    if (fate.kind === 'credentials_replaced') return { ...interrupted(row, fate.at), waiting: 'credentials_replaced' };
     return waitForReauthorization(row, platform.label, fate.at);
   });
 }

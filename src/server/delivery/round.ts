@@ -71,6 +71,8 @@ export type JobResult =
   /** An adjustment reached the platform, or the platform has no such operation (said in its result). */
   | 'adjusted' | 'unsupported'
   | 'delivered' | 'failed' | 'skipped' | 'retrying' | 'waiting_for_snapshot' | 'waiting_for_reauthorization' | 'interrupted' | 'lease_lost' | 'gone'
+  /** Refused with credentials a reconnect replaced meanwhile: due again at once, sent with the new ones (no attempt counted). */
+  | 'credentials_replaced'
   /** The round hit a database fault: the row's lease expires and it is claimed again. */
   | 'error';
 
@@ -361,8 +363,14 @@ async function sendHealing(platform: DestinationPlatform, connection: Connection
     if (fate.kind === 'outcome') return { ...afterSend(row, fate.outcome, deps, fate.at), folded: foldedAdjustments(row.record, platform.label) };
     if (fate.kind === 'thrown') return afterThrow(fate.error, platform, [row], deps, fate.at)[0]!;
     if (fate.kind === 'interrupted') return interrupted(row, fate.at);
+    if (fate.kind === 'credentials_replaced') return sendAgainWithNewCredentials(row, fate.at);
     return waitForReauthorization(row, platform, fate.at);
   });
+}
+
+/** A reconnect replaced the credentials the platform refused: due at once, loaded afresh with the new ones. */
+function sendAgainWithNewCredentials(row: Row, at: Date): Settled {
+  return { claim: row.claim, eventId: null, result: 'credentials_replaced', finish: false, reschedule: { dueAt: at, countAttempt: false } };
 }
 
 /** Stopping: we cannot know whether the platform got them; the next worker resends with the same dedup ids. */

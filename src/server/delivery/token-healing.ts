@@ -3,7 +3,10 @@
  * (`sendBatch`, round.ts) and adjustments (`adjustBatch`, adjustments.ts). The items are sent; those the platform
  * answered `token_refused` are sent once more after the cached access token is dropped and refreshed. Refused again,
  * or refused with no refresh token to try, the connection becomes `reauthorization_required` and those items wait
- * (queued, no attempt counted) for a new handoff, which makes them due again (`resumeDeliveries`).
+ * (queued, no attempt counted) for a new handoff, which makes them due again (`resumeDeliveries`). When a new handoff
+ * already replaced the credentials those sends used (the reconnect came while they were in flight, so its
+ * `resumeDeliveries` could not take their rows, held by this worker), nothing is marked and the items are due again at
+ * once, to be sent with the new credentials: not at the next look for a reauthorization, minutes later.
  */
 import type { AccessTokens, Connection, DeliveryError, DestinationPlatform } from '../destinations';
 
@@ -16,7 +19,9 @@ export type Healed<O> =
   /** The worker is stopping: nobody knows whether the platform got it; send again later with the same ids. */
   | { kind: 'interrupted'; at: Date }
   /** The connection must be authorized again: the item waits, queued, for a new handoff. */
-  | { kind: 'reauthorization_required'; at: Date };
+  | { kind: 'reauthorization_required'; at: Date }
+  /** Refused with credentials a new handoff has replaced since: due again at once, sent with the new ones. */
+  | { kind: 'credentials_replaced'; at: Date };
 
 /** An outcome a platform may answer with: `token_refused` is the one healing acts on. */
 export interface HealableOutcome {
@@ -95,9 +100,14 @@ export async function sendWithHealing<T, O extends HealableOutcome>(
   }
   if (refused.length > 0) {
     const error = lastRefusal?.error ?? { code: 'token_refused', message: `${platform.label} refused the access token.` };
-    await deps.tokens.requireReauthorization(connection, error);
+    // `replaced`: the stored credentials are no longer those the refused sends used (sameCredentials, destinations/sql.ts).
+    const marked = await deps.tokens.requireReauthorization(connection, error);
     at = deps.now();
-    for (const i of refused) fates.set(i, { kind: 'reauthorization_required', at });
+    const kind = marked === 'replaced' ? 'credentials_replaced' : 'reauthorization_required';
+    if (kind === 'credentials_replaced') {
+      deps.log.info({ destination: platform.type, items: refused.length }, 'access token refused, but a reconnect replaced the credentials meanwhile: sending again at once with the new ones');
+    }
+    for (const i of refused) fates.set(i, { kind, at });
   }
   return items.map((_, i) => fates.get(i)!);
 }

@@ -90,6 +90,45 @@ describe.each(DATABASE_KINDS)('authorization races on $name', (kind) => {
     expect(actions[0]).toMatchObject({ status: 'delivered', attempts: 1, error: null });
   });
 
+  it('a token refused again after its refresh, with credentials a reconnect replaced meanwhile, is sent again at once with the new grant', async () => {
+    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken() });
+    await insertEndpoint(db, fx.accountId, 'https://hooks.example.com/cnv', KINDS, box.seal('whsec'));
+    const w = worker(settingsFor('http://legacy.invalid', {}, google));
+    await insertReportedEvent(db, fx, { customerEventId: 'warm' });
+    expect(await w.drain()).toEqual([expect.objectContaining({ result: 'delivered' })]); // an access token is cached
+
+    const { eventId } = await insertReportedEvent(db, fx, { customerEventId: 'in-flight' });
+    let release!: () => void;
+    // The send is held, then refused (its token revoked); the old grant still refreshes, and the send with the fresh
+    // token is refused too (the platform took the grant's access away): without the reconnect, a reauthorization.
+    const refused = { kind: 'requestError', status: 401, grpcStatus: 'UNAUTHENTICATED', reason: 'ACCESS_TOKEN_EXPIRED' } as const;
+    google.server.respondWith({ kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)) }, refused);
+    const isIngest = (r: { path: string }) => r.path === '/v1/events:ingest';
+    const sent = google.server.requests.filter(isIngest).length;
+    w.clock.advance(1000);
+    const draining = w.drain();
+    await google.server.waitForRequests(sent + 1, { filter: isIngest });
+
+    // Meanwhile the user reconnects Google: a new grant is stored. The held row is the worker's: the reconnect's
+    // resumeDeliveries cannot take it.
+    google.revokeAccessTokens();
+    const newRefreshToken = google.issueRefreshToken();
+    await db.transaction(async (tx) => {
+      await upsertDestination(tx, fx.accountId, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' }, sealCredentials(box, { refresh_token: newRefreshToken }));
+      await resumeDeliveries(tx, fx.accountId, 'google-ads');
+    });
+    release();
+
+    // Not put off to the next look for a reauthorization (10 minutes): due at once, and sent with the new grant.
+    expect(await draining).toEqual([expect.objectContaining({ result: 'credentials_replaced' }), expect.objectContaining({ result: 'delivered' })]);
+    expect(google.server.requests.filter(isIngest).slice(sent).map((r) => r.answeredStatus)).toEqual([401, 401, 200]);
+    expect(await storedCredentials(fx.accountId, 'google-ads')).toEqual({ status: 'connected', credentials: { refresh_token: newRefreshToken } });
+    expect(await notificationKinds(fx.accountId)).toEqual([]);
+    const { event, actions } = await readOutcome(db, eventId);
+    expect(event.status).toBe('completed');
+    expect(actions[0]).toMatchObject({ status: 'delivered', attempts: 1, error: null });
+  });
+
   it("stores a rotated refresh token only over the credentials it came from, never over a reconnect's new grant", async () => {
     const acct = await createPlatformAccount(db, microsoft);
     const settings = platformSettings(microsoft);
