@@ -94,7 +94,9 @@ function waitForReauthorization(row: Pick<Row, 'claim'>, label: string, at: Date
 
 /** The fate of a result whose send threw: a refused refresh waits, a shutdown puts it back, anything else is retried. */
 function afterThrow(row: Row, error: unknown, platform: DestinationPlatform, deps: RoundDeps, at: Date): AdjustmentResultUpdate {
-  if (error instanceof ReauthorizationRequired) return waitForReauthorization(row, platform.label, at);
+  if (error instanceof ReauthorizationRequired) {
+    return error.credentialsReplaced ? { ...interrupted(row, at), waiting: 'credentials_replaced' } : waitForReauthorization(row, platform.label, at);
+  }
   if (deps.signal.aborted) return interrupted(row, at);
   const fault = error instanceof TokenUnavailable ? error.error : { code: 'adapter_error', message: `The ${platform.label} adapter failed: ${(error as Error).message}` };
   return afterOutcome(row, { kind: 'retry', error: fault }, deps, at);

@@ -345,9 +345,14 @@ async function sendBatch(platform: DestinationPlatform, connection: Connection, 
   return results(settled, held);
 }
 
-/** The fate of rows whose send threw: a refused refresh waits, a shutdown puts them back, anything else is retried. */
+/**
+ * The fate of rows whose send threw: a refused refresh waits (unless a reconnect replaced the refused credentials: due
+ * at once), a shutdown puts them back, anything else is retried.
+ */
 function afterThrow(error: unknown, platform: DestinationPlatform, rows: readonly Row[], deps: RoundDeps, at: Date): Settled[] {
-  if (error instanceof ReauthorizationRequired) return rows.map((r) => waitForReauthorization(r, platform, at));
+  if (error instanceof ReauthorizationRequired) {
+    return rows.map((r) => (error.credentialsReplaced ? sendAgainWithNewCredentials(r, at) : waitForReauthorization(r, platform, at)));
+  }
   if (deps.signal.aborted) return rows.map((r) => interrupted(r, at));
   const fault =
     error instanceof TokenUnavailable ? error.error : { code: 'adapter_error', message: `The ${platform.label} adapter failed: ${(error as Error).message}` };

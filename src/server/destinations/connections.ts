@@ -191,11 +191,13 @@ export class AccessTokens {
     }
     if (result.kind === 'invalid_grant') {
       // Refused credentials that a new handoff replaced meanwhile: the new grant was not refused; refresh with it now.
-      if ((await this.requireReauthorization(connection, result.error)) === 'replaced' && !adopted && (await this.adopt(connection))) {
+      const replaced = (await this.requireReauthorization(connection, result.error)) === 'replaced';
+      if (replaced && !adopted && (await this.adopt(connection))) {
         const next = connection.credentials.refresh_token;
         if (next) return this.refresh(platform, connection, next, ctx, true);
       }
-      throw new ReauthorizationRequired(platform.type);
+      // Replaced but not taken over (other settings, or not connected now): the items are loaded afresh at once.
+      throw new ReauthorizationRequired(platform.type, replaced);
     }
     throw new TokenUnavailable(result.error);
   }

@@ -357,9 +357,16 @@ export function consentDenied(platformLabel: string, detail: string): DeliveryEr
   };
 }
 
-/** Thrown by `SendContext.accessToken()` when the platform refused the refresh token (`invalid_grant`). */
+/**
+ * Thrown by `SendContext.accessToken()` when the platform refused the refresh token (`invalid_grant`).
+ * `credentialsReplaced`: a new handoff had already replaced the refused credentials, but they could not be taken into
+ * this send (its settings changed, or it is no longer connected): the items are due again at once, loaded afresh.
+ */
 export class ReauthorizationRequired extends Error {
-  constructor(readonly destinationType: string) {
+  constructor(
+    readonly destinationType: string,
+    readonly credentialsReplaced = false,
+  ) {
     super(`The ${destinationType} connection must be authorized again: open a new connect_destination handoff.`);
     this.name = 'ReauthorizationRequired';
   }

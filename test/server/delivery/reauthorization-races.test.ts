@@ -129,6 +129,45 @@ describe.each(DATABASE_KINDS)('authorization races on $name', (kind) => {
     expect(actions[0]).toMatchObject({ status: 'delivered', attempts: 1, error: null });
   });
 
+  it('a refresh refused after a reconnect to another account replaced the credentials: sent again at once, with the new account', async () => {
+    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken() });
+    await insertEndpoint(db, fx.accountId, 'https://hooks.example.com/cnv', KINDS, box.seal('whsec'));
+    const w = worker(settingsFor('http://legacy.invalid', {}, google));
+    await insertReportedEvent(db, fx, { customerEventId: 'warm' });
+    expect(await w.drain()).toEqual([expect.objectContaining({ result: 'delivered' })]); // an access token is cached
+
+    const { eventId } = await insertReportedEvent(db, fx, { customerEventId: 'in-flight' });
+    let release!: () => void;
+    google.server.respondWith({ kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)) });
+    const isIngest = (r: { path: string }) => r.path === '/v1/events:ingest';
+    const sent = google.server.requests.filter(isIngest).length;
+    w.clock.advance(1000);
+    const draining = w.drain();
+    await google.server.waitForRequests(sent + 1, { filter: isIngest });
+
+    // Meanwhile the user reconnects Google to another customer: the old grant is revoked (its refresh is refused), and
+    // the new credentials come with other settings, so the send in flight cannot take them over.
+    google.revokeAccessTokens();
+    google.revokeRefreshTokens();
+    const newRefreshToken = google.issueRefreshToken();
+    await db.transaction(async (tx) => {
+      await upsertDestination(tx, fx.accountId, 'google-ads', { customer_id: '2223334444', login_customer_id: null, api: 'data_manager' }, sealCredentials(box, { refresh_token: newRefreshToken }));
+      await resumeDeliveries(tx, fx.accountId, 'google-ads');
+    });
+    release();
+
+    // Not put off to the next look for a reauthorization (10 minutes): due at once, loaded afresh, sent to the new customer.
+    expect(await draining).toEqual([expect.objectContaining({ result: 'credentials_replaced' }), expect.objectContaining({ result: 'delivered' })]);
+    const ingests = google.server.requests.filter(isIngest).slice(sent);
+    expect(ingests.map((r) => r.answeredStatus)).toEqual([401, 200]);
+    expect(JSON.stringify(ingests[1]!.body)).toContain('2223334444');
+    expect(await storedCredentials(fx.accountId, 'google-ads')).toEqual({ status: 'connected', credentials: { refresh_token: newRefreshToken } });
+    expect(await notificationKinds(fx.accountId)).toEqual([]);
+    const { event, actions } = await readOutcome(db, eventId);
+    expect(event.status).toBe('completed');
+    expect(actions[0]).toMatchObject({ status: 'delivered', attempts: 1, error: null });
+  });
+
   it("stores a rotated refresh token only over the credentials it came from, never over a reconnect's new grant", async () => {
     const acct = await createPlatformAccount(db, microsoft);
     const settings = platformSettings(microsoft);
