@@ -55,7 +55,14 @@ describe.each(DATABASE_KINDS)('authorization races on $name', (kind) => {
     return { status: row!.status, credentials: openCredentials(box, row!.credentials) };
   };
 
-  it('a send in flight across a reconnect keeps the new grant connected, tells nobody, and delivers with the new grant', async () => {
+  const isIngest = (r: { path: string }) => r.path === '/v1/events:ingest';
+
+  /**
+   * A Google Ads send held in flight (answered with `responses` once released) while the user reconnects Google: the
+   * old grant's access tokens are revoked (and its refresh tokens with `revokeRefresh`), and a new grant is stored with
+   * `customerId`. Returns the drain under way and what is needed to check its outcome.
+   */
+  async function sendAcrossReconnect({ responses = [], revokeRefresh, customerId }: { responses?: unknown[]; revokeRefresh: boolean; customerId: string }) {
     const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken() });
     await insertEndpoint(db, fx.accountId, 'https://hooks.example.com/cnv', KINDS, box.seal('whsec'));
     const w = worker(settingsFor('http://legacy.invalid', {}, google));
@@ -64,108 +71,62 @@ describe.each(DATABASE_KINDS)('authorization races on $name', (kind) => {
 
     const { eventId } = await insertReportedEvent(db, fx, { customerEventId: 'in-flight' });
     let release!: () => void;
-    google.server.respondWith({ kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)) });
-    const isIngest = (r: { path: string }) => r.path === '/v1/events:ingest';
+    google.server.respondWith({ kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)) }, ...(responses as never[]));
     const sent = google.server.requests.filter(isIngest).length;
     w.clock.advance(1000);
     const draining = w.drain();
     await google.server.waitForRequests(sent + 1, { filter: isIngest });
 
-    // Meanwhile the user reconnects Google: the old grant is revoked, a new one stored. The held send then gets a 401.
+    // Meanwhile the user reconnects Google. The held row is the worker's: the reconnect's resumeDeliveries cannot take it.
     google.revokeAccessTokens();
-    google.revokeRefreshTokens();
+    if (revokeRefresh) google.revokeRefreshTokens();
     const newRefreshToken = google.issueRefreshToken();
     await db.transaction(async (tx) => {
-      await upsertDestination(tx, fx.accountId, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' }, sealCredentials(box, { refresh_token: newRefreshToken }));
+      await upsertDestination(tx, fx.accountId, 'google-ads', { customer_id: customerId, login_customer_id: null, api: 'data_manager' }, sealCredentials(box, { refresh_token: newRefreshToken }));
       await resumeDeliveries(tx, fx.accountId, 'google-ads');
     });
     release();
+    return { fx, eventId, draining, newRefreshToken, ingests: () => google.server.requests.filter(isIngest).slice(sent) };
+  }
 
-    expect(await draining).toEqual([expect.objectContaining({ result: 'delivered' })]);
-    expect(google.server.requests.filter(isIngest).slice(sent).map((r) => r.answeredStatus)).toEqual([401, 200]);
-    expect(await storedCredentials(fx.accountId, 'google-ads')).toEqual({ status: 'connected', credentials: { refresh_token: newRefreshToken } });
-    expect(await notificationKinds(fx.accountId)).toEqual([]);
-    const { event, actions } = await readOutcome(db, eventId);
+  /** The conversion sent with the new grant: the connection connected with it, nobody told, one attempt counted. */
+  async function expectDeliveredWithNewGrant(run: Awaited<ReturnType<typeof sendAcrossReconnect>>) {
+    expect(await storedCredentials(run.fx.accountId, 'google-ads')).toEqual({ status: 'connected', credentials: { refresh_token: run.newRefreshToken } });
+    expect(await notificationKinds(run.fx.accountId)).toEqual([]);
+    const { event, actions } = await readOutcome(db, run.eventId);
     expect(event.status).toBe('completed');
     expect(actions[0]).toMatchObject({ status: 'delivered', attempts: 1, error: null });
+  }
+
+  it('a send in flight across a reconnect keeps the new grant connected, tells nobody, and delivers with the new grant', async () => {
+    // The held send gets a 401: its token was revoked with the old grant.
+    const run = await sendAcrossReconnect({ revokeRefresh: true, customerId: '1234567890' });
+    expect(await run.draining).toEqual([expect.objectContaining({ result: 'delivered' })]);
+    expect(run.ingests().map((r) => r.answeredStatus)).toEqual([401, 200]);
+    await expectDeliveredWithNewGrant(run);
   });
 
   it('a token refused again after its refresh, with credentials a reconnect replaced meanwhile, is sent again at once with the new grant', async () => {
-    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken() });
-    await insertEndpoint(db, fx.accountId, 'https://hooks.example.com/cnv', KINDS, box.seal('whsec'));
-    const w = worker(settingsFor('http://legacy.invalid', {}, google));
-    await insertReportedEvent(db, fx, { customerEventId: 'warm' });
-    expect(await w.drain()).toEqual([expect.objectContaining({ result: 'delivered' })]); // an access token is cached
-
-    const { eventId } = await insertReportedEvent(db, fx, { customerEventId: 'in-flight' });
-    let release!: () => void;
-    // The send is held, then refused (its token revoked); the old grant still refreshes, and the send with the fresh
-    // token is refused too (the platform took the grant's access away): without the reconnect, a reauthorization.
+    // The held send is refused (its token revoked); the old grant still refreshes, and the send with the fresh token is
+    // refused too (the platform took the grant's access away): without the reconnect, a reauthorization.
     const refused = { kind: 'requestError', status: 401, grpcStatus: 'UNAUTHENTICATED', reason: 'ACCESS_TOKEN_EXPIRED' } as const;
-    google.server.respondWith({ kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)) }, refused);
-    const isIngest = (r: { path: string }) => r.path === '/v1/events:ingest';
-    const sent = google.server.requests.filter(isIngest).length;
-    w.clock.advance(1000);
-    const draining = w.drain();
-    await google.server.waitForRequests(sent + 1, { filter: isIngest });
-
-    // Meanwhile the user reconnects Google: a new grant is stored. The held row is the worker's: the reconnect's
-    // resumeDeliveries cannot take it.
-    google.revokeAccessTokens();
-    const newRefreshToken = google.issueRefreshToken();
-    await db.transaction(async (tx) => {
-      await upsertDestination(tx, fx.accountId, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' }, sealCredentials(box, { refresh_token: newRefreshToken }));
-      await resumeDeliveries(tx, fx.accountId, 'google-ads');
-    });
-    release();
-
+    const run = await sendAcrossReconnect({ responses: [refused], revokeRefresh: false, customerId: '1234567890' });
     // Not put off to the next look for a reauthorization (10 minutes): due at once, and sent with the new grant.
-    expect(await draining).toEqual([expect.objectContaining({ result: 'credentials_replaced' }), expect.objectContaining({ result: 'delivered' })]);
-    expect(google.server.requests.filter(isIngest).slice(sent).map((r) => r.answeredStatus)).toEqual([401, 401, 200]);
-    expect(await storedCredentials(fx.accountId, 'google-ads')).toEqual({ status: 'connected', credentials: { refresh_token: newRefreshToken } });
-    expect(await notificationKinds(fx.accountId)).toEqual([]);
-    const { event, actions } = await readOutcome(db, eventId);
-    expect(event.status).toBe('completed');
-    expect(actions[0]).toMatchObject({ status: 'delivered', attempts: 1, error: null });
+    expect(await run.draining).toEqual([expect.objectContaining({ result: 'credentials_replaced' }), expect.objectContaining({ result: 'delivered' })]);
+    expect(run.ingests().map((r) => r.answeredStatus)).toEqual([401, 401, 200]);
+    await expectDeliveredWithNewGrant(run);
   });
 
   it('a refresh refused after a reconnect to another account replaced the credentials: sent again at once, with the new account', async () => {
-    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken() });
-    await insertEndpoint(db, fx.accountId, 'https://hooks.example.com/cnv', KINDS, box.seal('whsec'));
-    const w = worker(settingsFor('http://legacy.invalid', {}, google));
-    await insertReportedEvent(db, fx, { customerEventId: 'warm' });
-    expect(await w.drain()).toEqual([expect.objectContaining({ result: 'delivered' })]); // an access token is cached
-
-    const { eventId } = await insertReportedEvent(db, fx, { customerEventId: 'in-flight' });
-    let release!: () => void;
-    google.server.respondWith({ kind: 'hold', until: new Promise<void>((resolve) => (release = resolve)) });
-    const isIngest = (r: { path: string }) => r.path === '/v1/events:ingest';
-    const sent = google.server.requests.filter(isIngest).length;
-    w.clock.advance(1000);
-    const draining = w.drain();
-    await google.server.waitForRequests(sent + 1, { filter: isIngest });
-
-    // Meanwhile the user reconnects Google to another customer: the old grant is revoked (its refresh is refused), and
-    // the new credentials come with other settings, so the send in flight cannot take them over.
-    google.revokeAccessTokens();
-    google.revokeRefreshTokens();
-    const newRefreshToken = google.issueRefreshToken();
-    await db.transaction(async (tx) => {
-      await upsertDestination(tx, fx.accountId, 'google-ads', { customer_id: '2223334444', login_customer_id: null, api: 'data_manager' }, sealCredentials(box, { refresh_token: newRefreshToken }));
-      await resumeDeliveries(tx, fx.accountId, 'google-ads');
-    });
-    release();
-
+    // The old grant is revoked (its refresh is refused), and the new credentials come with other settings, so the
+    // send in flight cannot take them over.
+    const run = await sendAcrossReconnect({ revokeRefresh: true, customerId: '2223334444' });
     // Not put off to the next look for a reauthorization (10 minutes): due at once, loaded afresh, sent to the new customer.
-    expect(await draining).toEqual([expect.objectContaining({ result: 'credentials_replaced' }), expect.objectContaining({ result: 'delivered' })]);
-    const ingests = google.server.requests.filter(isIngest).slice(sent);
+    expect(await run.draining).toEqual([expect.objectContaining({ result: 'credentials_replaced' }), expect.objectContaining({ result: 'delivered' })]);
+    const ingests = run.ingests();
     expect(ingests.map((r) => r.answeredStatus)).toEqual([401, 200]);
     expect(JSON.stringify(ingests[1]!.body)).toContain('2223334444');
-    expect(await storedCredentials(fx.accountId, 'google-ads')).toEqual({ status: 'connected', credentials: { refresh_token: newRefreshToken } });
-    expect(await notificationKinds(fx.accountId)).toEqual([]);
-    const { event, actions } = await readOutcome(db, eventId);
-    expect(event.status).toBe('completed');
-    expect(actions[0]).toMatchObject({ status: 'delivered', attempts: 1, error: null });
+    await expectDeliveredWithNewGrant(run);
   });
 
   it("stores a rotated refresh token only over the credentials it came from, never over a reconnect's new grant", async () => {
