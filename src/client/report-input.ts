@@ -1,5 +1,6 @@
 /** The input of `reportSignup`, its checks, and the webhook request body built from it. */
 import {
+  exceedsCharacters,
   isCurrencyCode,
   ADJUSTMENT_ID_MAX,
   CUSTOMER_EVENT_ID_MAX,
@@ -76,7 +77,7 @@ const IDENTITY_FIELDS = [
 /** Checks the fields of an input that do not depend on the token; null when all are fine. */
 export function checkInput(input: Omit<ReportSignupInput, 'customerId'> & { customerId?: string | null }): InputProblem | null {
   const id: unknown = input.customerEventId;
-  if (typeof id !== 'string' || id.length === 0 || id.length > CUSTOMER_EVENT_ID_MAX) {
+  if (typeof id !== 'string' || id.length === 0 || exceedsCharacters(id, CUSTOMER_EVENT_ID_MAX)) {
     return {
       param: 'customerEventId',
       message: `customerEventId must be a string of 1 to ${CUSTOMER_EVENT_ID_MAX} characters (got ${describe(id)}).`,
@@ -84,7 +85,7 @@ export function checkInput(input: Omit<ReportSignupInput, 'customerId'> & { cust
   }
   for (const [field] of IDENTITY_FIELDS) {
     const value: unknown = input[field];
-    if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > IDENTITY_VALUE_MAX)) {
+    if (value !== undefined && value !== null && (typeof value !== 'string' || exceedsCharacters(value, IDENTITY_VALUE_MAX))) {
       return { param: field, message: `${field} must be a string of at most ${IDENTITY_VALUE_MAX} characters, or null (got ${describe(value)}).` };
     }
   }
@@ -146,7 +147,7 @@ export function checkValue(input: { value?: number | null; currency?: string | n
 
 function checkCustomerId(value: unknown, required: boolean): InputProblem | null {
   if ((value === undefined || value === null) && !required) return null;
-  if (typeof value !== 'string' || value.trim() === '' || value.length > CUSTOMER_ID_MAX) {
+  if (typeof value !== 'string' || value.trim() === '' || exceedsCharacters(value, CUSTOMER_ID_MAX)) {
     return { param: 'customerId', message: `customerId must be a non-blank string of 1 to ${CUSTOMER_ID_MAX} characters (got ${describe(value)}).` };
   }
   return null;
@@ -179,7 +180,7 @@ export function conversionBody(stageKey: string, input: ReportConversionInput, t
 export function adjustmentBody(input: AdjustConversionInput): { body: AdjustmentReport } | InputProblem {
   for (const [field, max] of [['adjustmentId', ADJUSTMENT_ID_MAX], ['customerEventId', CUSTOMER_EVENT_ID_MAX]] as const) {
     const value: unknown = input[field];
-    if (typeof value !== 'string' || value.trim() === '' || value.length > max) {
+    if (typeof value !== 'string' || value.trim() === '' || exceedsCharacters(value, max)) {
       return { param: field, message: `${field} must be a non-blank string of 1 to ${max} characters (got ${describe(value)}).` };
     }
   }
@@ -226,7 +227,7 @@ export function encodeBody(body: SaasSignupReport | ConversionReport | Adjustmen
 }
 
 function describe(value: unknown): string {
-  if (typeof value === 'string') return `a string of ${value.length} characters`;
+  if (typeof value === 'string') return `a string of ${[...value].length} characters`;
   if (Array.isArray(value)) return 'an array';
   return value === null ? 'null' : typeof value;
 }

@@ -12,8 +12,19 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** A trigger key: 1 to 64 characters of `[A-Za-z0-9_-]`. */
 export const TRIGGER_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Longest customer_event_id accepted. */
+/** Longest customer_event_id accepted, in characters (see exceedsCharacters). */
 export const CUSTOMER_EVENT_ID_MAX = 200;
+
+/**
+ * Whether `text` is longer than `max` characters, counted as the spec and the OpenAPI document's `maxLength` count
+ * them: in Unicode code points (an emoji is one character), not in UTF-16 code units (where it is two).
+ */
+export function exceedsCharacters(text: string, max: number): boolean {
+  if (text.length <= max) return false; // never more code points than code units
+  let count = 0;
+  for (const _ of text) if (++count > max) return true;
+  return false;
+}
 
 /** Longest identity field (email, phone, first_name, last_name) accepted, in characters. */
 export const IDENTITY_VALUE_MAX = 512;

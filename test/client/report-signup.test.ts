@@ -135,6 +135,7 @@ describe('reportSignup: input checks before sending', () => {
   it.each([
     ['empty', ''],
     ['201 characters', 'x'.repeat(201)],
+    ['201 emoji', '😀'.repeat(201)],
     ['not a string', 42],
     ['missing', undefined],
   ])('refuses a customerEventId that is %s, sending nothing', async (_name, id) => {
@@ -144,9 +145,11 @@ describe('reportSignup: input checks before sending', () => {
     expect(hook.requests).toHaveLength(0);
   });
 
-  it('accepts a customerEventId of exactly 200 characters', async () => {
-    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'x'.repeat(200) });
-    expect(result.ok).toBe(true);
+  it('accepts a customerEventId of exactly 200 characters, counted as characters (200 emoji are 400 UTF-16 units)', async () => {
+    for (const id of ['x'.repeat(200), '😀'.repeat(200)]) {
+      const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: id });
+      expect(result.ok).toBe(true);
+    }
   });
 
   it('refuses an identity field that is not a string', async () => {

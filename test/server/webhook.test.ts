@@ -280,6 +280,7 @@ describe('webhook bridge', () => {
 
     it.each<[string, Record<string, unknown>]>([
       ['customer_event_id', { customer_event_id: 'x'.repeat(201) }],
+      ['customer_event_id', { customer_event_id: '😀'.repeat(201) }],
       ['customer_event_id', { customer_event_id: '' }],
       ['customer_event_id', { customer_event_id: 42 }],
       ['customer_event_id', { customer_event_id: undefined }],
@@ -294,6 +295,14 @@ describe('webhook bridge', () => {
       expect(res.json().error.param).toBe(param);
       const n = await svc.db.query<{ n: number }>('select count(*)::int as n from reports where site_id = $1 and customer_event_id = $2', [site.id, String(b.customer_event_id)]);
       expect(n[0]!.n).toBe(0);
+    });
+
+    it('counts 200 characters as characters: an id of 200 emoji (400 UTF-16 units) and a 512-emoji name are taken', async () => {
+      const id = `${'😀'.repeat(190)}${eventId().slice(0, 10)}`;
+      const res = await send({ correlation_token: null, allow_uncorrelated: true, customer_event_id: id, first_name: '😀'.repeat(512) });
+      expect(res.statusCode, res.body).toBe(200);
+      const n = await svc.db.query<{ n: number }>('select count(*)::int as n from reports where site_id = $1 and customer_event_id = $2', [site.id, id]);
+      expect(n[0]!.n).toBe(1);
     });
 
     it.each([['customer_event_id', { customer_event_id: 'a\u0000b' }], ['email', { email: 'jane\u0000@example.com' }]])(

@@ -1,6 +1,6 @@
 /** Validation of a webhook report body, after its signature has been verified over the raw bytes. */
 import { isCorrelationToken } from '../../protocol/cookies';
-import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, type SaasSignupReport } from '../../protocol/webhook';
+import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, exceedsCharacters, type SaasSignupReport } from '../../protocol/webhook';
 import { isWellFormedText, parseJsonText, utf8Text } from '../http/json-text';
 import { ApiError, invalidParam, missingParam } from '../http/errors';
 import { bodyChecker } from '../http/body-check';
@@ -55,7 +55,7 @@ export function refuseMalformedText(value: unknown, field: string): void {
 export function validateReport(body: Partial<Record<keyof SaasSignupReport, unknown>>): ValidReport {
   const id = body.customer_event_id;
   if (id === undefined || id === null) throw missingParam('customer_event_id');
-  if (typeof id !== 'string' || id.trim() === '' || id.length > CUSTOMER_EVENT_ID_MAX) {
+  if (typeof id !== 'string' || id.trim() === '' || exceedsCharacters(id, CUSTOMER_EVENT_ID_MAX)) {
     throw invalidParam('customer_event_id', `customer_event_id must be a non-blank string of 1 to ${CUSTOMER_EVENT_ID_MAX} characters.`);
   }
   refuseMalformedText(id, 'customer_event_id');
@@ -70,7 +70,7 @@ export function validateReport(body: Partial<Record<keyof SaasSignupReport, unkn
   for (const field of IDENTITY_FIELDS) {
     const value = body[field];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'string' || value.length > IDENTITY_VALUE_MAX) {
+    if (typeof value !== 'string' || exceedsCharacters(value, IDENTITY_VALUE_MAX)) {
       throw invalidParam(field, `${field} must be a string of at most ${IDENTITY_VALUE_MAX} characters, or null.`);
     }
     refuseMalformedText(value, field);

@@ -62,6 +62,7 @@ describe('value on a signup report', () => {
     [{ customer_id: '' }, 'customer_id'],
     [{ customer_id: '   ' }, 'customer_id'],
     [{ customer_id: 'x'.repeat(201) }, 'customer_id'],
+    [{ customer_id: '😀'.repeat(201) }, 'customer_id'],
     [{ customer_id: 42 }, 'customer_id'],
     [{ customer_id: 'a\ud800' }, 'customer_id'],
   ])('refuses %j with a 400 naming %s, storing nothing', async (fields, param) => {
@@ -73,8 +74,8 @@ describe('value on a signup report', () => {
     expect(rows).toEqual([]);
   });
 
-  it('takes the limits: 0, 1e9, six decimals, null fields', async () => {
-    for (const fields of [{ value: 0, currency: 'USD' }, { value: 1_000_000_000, currency: 'JPY' }, { value: 0.000001, currency: 'EUR' }, { value: null, currency: null, customer_id: null }]) {
+  it('takes the limits: 0, 1e9, six decimals, null fields, 200 characters of customer_id however many UTF-16 units', async () => {
+    for (const fields of [{ customer_id: '😀'.repeat(200) }, { value: 0, currency: 'USD' }, { value: 1_000_000_000, currency: 'JPY' }, { value: 0.000001, currency: 'EUR' }, { value: null, currency: null, customer_id: null }]) {
       const res = await r.post(path, { customer_event_id: id(), correlation_token: null, allow_uncorrelated: true, ...fields });
       expect(res.status, JSON.stringify(fields)).toBe(200);
     }

@@ -8,6 +8,7 @@ import type { Database, Queryable } from '../../db/db';
 import { newId } from '../../db/ids';
 import { invalidParam } from '../../http/errors';
 import { paginate, pageRequestOf, type ListEnvelope } from '../../http/pagination';
+import { exceedsCharacters } from '../../../protocol/webhook';
 import { MAX_IDENTITY_FIELD_LENGTH, normalizeEmail, normalizePhoneE164, type RawIdentity } from '../../../protocol/identity';
 import {
   anonymiseEvents,
@@ -72,7 +73,7 @@ export function erasureTarget(body: ErasureBody): ErasureTarget {
   }
   for (const [field, max] of [['email', MAX_IDENTITY_FIELD_LENGTH], ['phone', MAX_IDENTITY_FIELD_LENGTH], ['customer_id', CUSTOMER_ID_MAX]] as const) {
     const value = body[field];
-    if (value !== undefined && (typeof value !== 'string' || value.length > max)) throw invalidParam(field, `${field} must be a string of at most ${max} characters.`);
+    if (value !== undefined && (typeof value !== 'string' || exceedsCharacters(value, max))) throw invalidParam(field, `${field} must be a string of at most ${max} characters.`);
   }
   let email: string | null = null;
   if (body.email !== undefined) {
