@@ -81,14 +81,33 @@ export function serializeError(value: unknown, depth = 0): unknown {
 const HOSTED_PATH = /^\/handoffs\/.*/s;
 
 /**
- * Query parameters whose values a logged url keeps: ids, cursors, public site keys and options, none of them personal
- * data or a credential. Every other value (an `email` filter, a sign-in `token`, OAuth's `code` and `state`, a name
+ * Query parameters whose values a logged url keeps, when they have the shape of one (hasHarmlessShape): ids, cursors,
+ * public site keys and options, none of them personal data or a credential. Every other value (an `email` filter, a sign-in `token`, OAuth's `code` and `state`, a name
  * added later) is logged as [redacted], its name kept.
  */
 const LOGGED_QUERY_VALUES = new Set([
   'limit', 'starting_after', 'ending_before', 'site_id', 'flow_id', 'report_id', 'event_id', 'status', 'occurred_after',
   'occurred_before', 'chart', 'site_key', 'done', 'error', 'view', 'page', 'from', 'to', 'platform', 'integration',
 ]);
+
+/**
+ * Whether a value of a harmless parameter has the shape such values have (an id, a cursor, a key, an option word, a
+ * small number, a date or timestamp), so that personal data typed into one (an email as a cursor, a phone number as a
+ * limit) is not logged: it is refused with a 400 and would otherwise reach the log as sent.
+ */
+function hasHarmlessShape(raw: string): boolean {
+  let value: string;
+  try {
+    value = decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return false;
+  }
+  return (
+    /^\d{1,4}$/.test(value) ||
+    /^(?=[^]*[A-Za-z])[A-Za-z0-9_-]{1,64}$/.test(value) ||
+    /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.test(value)
+  );
+}
 
 /** Hides credentials and personal data in a logged url: hosted handoff tokens, every query value not known harmless. */
 export function redactUrl(url: string): string {
@@ -102,7 +121,7 @@ export function redactUrl(url: string): string {
       const equals = pair.indexOf('=');
       if (equals < 0) return pair;
       const name = pair.slice(0, equals);
-      return LOGGED_QUERY_VALUES.has(name) ? pair : `${name}=${REDACTED}`;
+      return LOGGED_QUERY_VALUES.has(name) && hasHarmlessShape(pair.slice(equals + 1)) ? pair : `${name}=${REDACTED}`;
     })
     .join('&');
   return `${url.slice(0, mark)}?${query}`;

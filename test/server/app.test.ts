@@ -70,6 +70,15 @@ describe('the app shell', () => {
     expect(redactUrl('/v1/sites')).toBe('/v1/sites');
   });
 
+  it('logs a harmless parameter only when its value has the shape of one: personal data typed into a cursor is redacted', () => {
+    const kept = '/v1/events?limit=25&starting_after=2026-11-21T09%3A30%3A00.123456Z&site_id=site_Ab3_x-9&status=failed&from=2026-11-01';
+    expect(redactUrl(kept)).toBe(kept);
+    expect(redactUrl('/v1/sites?ending_before=site_abc&limit=1000')).toBe('/v1/sites?ending_before=site_abc&limit=1000');
+    for (const value of ['foo%40bar.com', 'ada@example.org', '%2B15551234567', '15551234567', 'Ada+Lovelace', 'ada%20lovelace', '%E0%A4%A']) {
+      expect(redactUrl(`/v1/sites?starting_after=${value}`), value).toBe('/v1/sites?starting_after=[redacted]');
+    }
+  });
+
   it("never logs a request's email filter nor the client's address, at debug level either", async () => {
     const lines: string[] = [];
     const stream = { write: (line: string) => lines.push(line) };
@@ -78,10 +87,13 @@ describe('the app shell', () => {
       method: 'GET', url: '/v1/events?email=private.person%40example.org', remoteAddress: '203.0.113.77',
       headers: { ...auth, 'x-forwarded-for': '198.51.100.66' },
     });
+    // Refused (not a cursor), and not logged as sent either.
+    await debugApp.inject({ method: 'GET', url: '/v1/sites?starting_after=second.person%40example.org', headers: auth });
     await debugApp.close();
     const logged = lines.join('');
     expect(logged).toContain('/v1/events?email=[redacted]');
-    for (const secret of ['private.person', '203.0.113.77', '198.51.100.66']) expect(logged).not.toContain(secret);
+    expect(logged).toContain('/v1/sites?starting_after=[redacted]');
+    for (const secret of ['private.person', 'second.person', '203.0.113.77', '198.51.100.66']) expect(logged).not.toContain(secret);
   });
 
   it('answers an unknown route with the error envelope', async () => {
