@@ -172,7 +172,7 @@ async function connectDestination(api: ServiceApi, integrationId: string): Promi
  */
 async function ensureDestinations(api: ServiceApi, created: string[]): Promise<string[]> {
   const connected = new Set(
-    (await api.call<{ data: DestinationRecord[] }>('GET', '/v1/destinations')).data.filter((d) => d.status === 'connected').map((d) => d.type),
+    (await api.listAll<DestinationRecord>('/v1/destinations')).filter((d) => d.status === 'connected').map((d) => d.type),
   );
   const reconnected: string[] = [];
   for (const { integrationId } of DEMO.actions) {

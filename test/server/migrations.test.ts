@@ -85,3 +85,33 @@ describe.runIf(process.env.TEST_DATABASE_URL)('migrations on a shared PostgreSQL
     }
   });
 });
+
+describe.each(DATABASE_KINDS)('migration 27 (destinations in pages) on $name', (kind) => {
+  it('numbers the connections already stored in the order the list showed them, and new ones after them', async () => {
+    const db = await kind.openUnmigrated();
+    try {
+      // The store as version 26 left it: every earlier migration applied and recorded.
+      await db.exec('create table schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())');
+      for (const migration of MIGRATIONS.filter((m) => m.version < 27)) {
+        await db.exec(migration.sql);
+        await db.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
+      }
+      await db.exec(`insert into accounts (id, name) values ('acct_a', 'A'), ('acct_b', 'B')`);
+      // Inserted in another order than created_at (and reconnected: an update moves a row in the table).
+      await db.exec(`insert into destinations (id, account_id, type, created_at) values
+        ('dst_3', 'acct_a', 'meta', '2026-03-01T00:00:00Z'),
+        ('dst_1', 'acct_a', 'google-ads', '2026-01-01T00:00:00Z'),
+        ('dst_b', 'acct_b', 'meta', '2026-02-01T00:00:00Z'),
+        ('dst_2b', 'acct_a', 'linkedin', '2026-02-01T00:00:00Z'),
+        ('dst_2a', 'acct_a', 'reddit', '2026-02-01T00:00:00Z')`);
+      await db.exec(`update destinations set settings = '{"x": 1}'::jsonb where id = 'dst_1'`);
+      expect(await migrate(db)).toEqual(MIGRATIONS.filter((m) => m.version >= 27).map((m) => m.version));
+      const order = async () => (await db.query<{ id: string }>(`select id from destinations where account_id = 'acct_a' order by seq`)).map((r) => r.id);
+      expect(await order()).toEqual(['dst_1', 'dst_2a', 'dst_2b', 'dst_3']);
+      await db.exec(`insert into destinations (id, account_id, type, created_at) values ('dst_new', 'acct_a', 'tiktok', '2020-01-01T00:00:00Z')`);
+      expect(await order()).toEqual(['dst_1', 'dst_2a', 'dst_2b', 'dst_3', 'dst_new']);
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -241,6 +241,19 @@ describe('the OpenAPI document', () => {
     expect(refused.json().error).toMatchObject({ code: 'parameter_unsupported', param: 'ending_before' });
   });
 
+  it('lists limit, starting_after and ending_before on every list but events (the spec\'s Pagination)', () => {
+    const lists = operationsOf(doc).filter(([name, op]) => {
+      const properties = op.responses?.['200']?.content?.['application/json']?.schema?.properties ?? {};
+      return name.startsWith('GET ') && name !== 'GET /v1/events' && 'data' in properties && 'has_more' in properties && 'next_cursor' in properties;
+    });
+    expect(lists.map(([name]) => name)).toEqual(expect.arrayContaining(['GET /v1/sites', 'GET /v1/flows', 'GET /v1/destinations']));
+    for (const [name, op] of lists) {
+      const parameters = Object.fromEntries((op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]));
+      expect({ name, limit: parameters.limit }).toEqual({ name, limit: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 1000 }) });
+      expect({ name, starting_after: parameters.starting_after?.type, ending_before: parameters.ending_before?.type }).toEqual({ name, starting_after: 'string', ending_before: 'string' });
+    }
+  });
+
   it('writes no if/then/else: the flow trigger and the handoff body are choices of named shapes that agree with the service', async () => {
     const conditionals = [...nodesOf(raw)].filter(([, node]) => !Array.isArray(node) && ('if' in node || 'then' in node || 'else' in node)).map(([pointer]) => pointer);
     expect(conditionals).toEqual([]);

@@ -10,7 +10,7 @@ import { html } from '../http/page';
 import type { Notice } from './layout';
 import { ApiError, notFound } from '../http/errors';
 import { listSites, patchSite, createSite, requireSite, SiteFields, type SiteRecord } from '../api/sites';
-import { listDestinationRecords, testDestination, type DestinationRecord } from '../api/destinations';
+import { allDestinationRecords, testDestination, type DestinationRecord } from '../api/destinations';
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
 import { createFlow, flowPublishProblems, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowRecord } from '../api/flows';
 import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
@@ -197,7 +197,7 @@ export function platformsElsewhere(settings: Settings): Notice | null {
 
 /** The account's destinations. */
 export async function destinationsView(db: Database, accountId: string): Promise<DestinationRecord[]> {
-  return (await listDestinationRecords(db, accountId)).data;
+  return allDestinationRecords(db, accountId);
 }
 
 /** Opens a connect_destination handoff (POST /v1/handoffs) and returns its hosted url. */

@@ -4,7 +4,7 @@ import type { PageRequest, PageResult } from '../http/pagination';
 
 /** Which rows a page is taken from. `table`, `columns` and filter column names are trusted SQL, never user input. */
 export interface KeysetSource {
-  table: 'sites' | 'flows' | 'handoffs' | 'notification_endpoints' | 'erasures';
+  table: 'sites' | 'flows' | 'handoffs' | 'destinations' | 'notification_endpoints' | 'erasures';
   columns: string;
   accountId: string;
   /** Equality filters, column name to value; undefined values are ignored. */

@@ -550,6 +550,22 @@ create index if not exists adjustments_erased_id_hash on adjustments (site_id, e
 create index if not exists events_erased_sort on events (account_id, sort_at desc) where erased_at is not null;
 `,
   },
+  {
+    version: 27,
+    name: 'destinations are listed in pages, as every other list',
+    sql: `
+-- GET /v1/destinations takes limit, starting_after and ending_before like the other lists, whose pages are read along
+-- seq (db/keyset.ts). The connections already stored are numbered in the order that list showed them (created_at, then
+-- id); a reconnect (an upsert) keeps its row, so its place in the list. New connections take the next numbers.
+alter table destinations add column if not exists seq bigint;
+update destinations set seq = ordered.n from (select id, row_number() over (order by created_at, id) as n from destinations) as ordered where destinations.id = ordered.id;
+alter table destinations alter column seq set not null;
+alter table destinations alter column seq add generated always as identity;
+select setval(pg_get_serial_sequence('destinations', 'seq'), (select coalesce(max(seq), 0) + 1 from destinations), false);
+alter table destinations add constraint destinations_seq_key unique (seq);
+create index if not exists destinations_account_seq on destinations (account_id, seq);
+`,
+  },
 ];
 
 /**

@@ -1,6 +1,8 @@
 /** SQL for connections to ad platforms: one per (account, type), replaced by a later connect; credentials sealed. */
 import type { Queryable } from '../db/db';
 import { newId } from '../db/ids';
+import { selectPageBySeq } from '../db/keyset';
+import type { PageRequest, PageResult } from '../http/pagination';
 
 /** Whether a connection can deliver, or waits for the user to authorize it again (its platform refused the refresh token). */
 export type ConnectionStatus = 'connected' | 'reauthorization_required';
@@ -57,9 +59,14 @@ export async function destinationSettings(db: Queryable, accountId: string, type
   return row?.settings ?? null;
 }
 
-/** The connections of an account, oldest first, without credentials. */
+/** The connections of an account, oldest first (the order GET /v1/destinations pages through), without credentials. */
 export async function listDestinations(db: Queryable, accountId: string): Promise<DestinationRow[]> {
-  return db.query<DestinationRow>(`select ${COLUMNS} from destinations where account_id = $1 order by created_at, id`, [accountId]);
+  return db.query<DestinationRow>(`select ${COLUMNS} from destinations where account_id = $1 order by seq`, [accountId]);
+}
+
+/** One page of an account's connections, oldest first, without credentials (GET /v1/destinations). */
+export async function listDestinationsPage(db: Queryable, accountId: string, request: PageRequest): Promise<PageResult<DestinationRow>> {
+  return selectPageBySeq<DestinationRow>(db, { table: 'destinations', columns: COLUMNS, accountId }, request);
 }
 
 /** An account's connection of a type, with its sealed credentials, or null. */

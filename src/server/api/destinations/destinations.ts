@@ -6,15 +6,18 @@ import type { Database } from '../../db/db';
 import type { Settings } from '../../settings';
 import { serviceSecretBox } from '../../db/secret-box';
 import { notFound } from '../../http/errors';
+import { paginate, pageRequestOf, type ListEnvelope } from '../../http/pagination';
 import { enqueueDestinationNotification, notifyReauthorizationRequired } from '../../notifications';
 import { resumeDeliveries } from '../../delivery';
 import { actionConfigsOf } from '../flows';
+import type { ListDestinationsQuery } from './schemas';
 import {
   AccessTokens,
   ReauthorizationRequired,
   TokenUnavailable,
   findConnectionsById,
   listDestinations,
+  listDestinationsPage,
   markRecovered,
   platformFor,
   sendContextFor,
@@ -49,10 +52,14 @@ function toRecord(row: DestinationRow): DestinationRecord {
   };
 }
 
-/** GET /v1/destinations: every connection of the account, oldest first, in one page. */
-export async function listDestinationRecords(db: Database, accountId: string) {
-  const rows = await listDestinations(db, accountId);
-  return { data: rows.map(toRecord), has_more: false, next_cursor: null };
+/** GET /v1/destinations: a page of the account's connections, oldest first, paginated as every other list. */
+export async function listDestinationRecords(db: Database, accountId: string, query: ListDestinationsQuery): Promise<ListEnvelope<DestinationRecord>> {
+  return paginate(pageRequestOf(query), (r) => listDestinationsPage(db, accountId, r), toRecord);
+}
+
+/** Every connection of the account, oldest first (the dashboard's Destinations page: one per platform at most). */
+export async function allDestinationRecords(db: Database, accountId: string): Promise<DestinationRecord[]> {
+  return (await listDestinations(db, accountId)).map(toRecord);
 }
 
 /** GET /v1/destinations/{id}. */

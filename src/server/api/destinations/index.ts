@@ -1,2 +1,2 @@
 /** The public face of this folder: what other parts of the service may import. */
-export { getDestination, listDestinationRecords, testDestination, type DestinationRecord } from './destinations';
+export { allDestinationRecords, getDestination, listDestinationRecords, testDestination, type DestinationRecord } from './destinations';

@@ -8,7 +8,9 @@ import { Destination, DestinationIdParams, DestinationList, DestinationTestResul
 
 export default async function destinationRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/destinations', { schema: { summary: 'List connected destinations', querystring: ListDestinationsQuery, response: { 200: DestinationList } } }, async (request) => listDestinationRecords(db, accountOf(request).id));
+  app.get('/destinations', { schema: { summary: 'List connected destinations', querystring: ListDestinationsQuery, response: { 200: DestinationList } } }, async (request) =>
+    listDestinationRecords(db, accountOf(request).id, request.query),
+  );
   app.get('/destinations/:id', { schema: { summary: 'Get a destination', params: DestinationIdParams, response: { 200: Destination } } }, async (request) =>
     getDestination(db, accountOf(request).id, request.params.id),
   );

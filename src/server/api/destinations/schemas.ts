@@ -1,6 +1,7 @@
 /** The input schemas of /v1/destinations: the connected ad platform accounts of the API key's account. */
 import { Type, type Static } from '@sinclair/typebox';
 import { IdParams, ListOf, Timestamp } from '../../http/schemas';
+import { PageQuery } from '../../http/pagination';
 
 /** `{id}` of /v1/destinations/{id}. */
 export const DestinationIdParams = IdParams('The destination id (dst_…), as GET /v1/destinations lists it.');
@@ -25,8 +26,9 @@ export const TestDestinationBody = Type.Optional(
 );
 export type TestDestinationBody = Static<typeof TestDestinationBody>;
 
-/** The query of GET /v1/destinations: none (an account has at most one connection per platform). */
-export const ListDestinationsQuery = Type.Object({}, { additionalProperties: false });
+/** The query of GET /v1/destinations: the list pagination, no filters. */
+export const ListDestinationsQuery = PageQuery;
+export type ListDestinationsQuery = Static<typeof ListDestinationsQuery>;
 
 /** A destination as the API shows it (responses). */
 export const Destination = Type.Object(
@@ -46,7 +48,7 @@ export const Destination = Type.Object(
   { title: 'Destination', additionalProperties: false },
 );
 
-/** The destinations of the account (one page: an account has at most one per platform). */
+/** A page of the account's destinations (at most one per platform). */
 export const DestinationList = ListOf(Destination, 'destinations');
 
 /** The answer of POST /v1/destinations/{id}/test. */
