@@ -30,9 +30,41 @@ describe('optional request bodies', () => {
     expect(res.json()).toMatchObject({ destination: destination.id, ok: false });
   });
 
+  it.each([...bodies, ['an empty object', { 'content-type': 'application/json' }, '{}']] as const)(
+    'POST /v1/sites with %s creates a site with the documented defaults',
+    async (_name, headers, payload) => {
+      const res = await svc.app.inject({ method: 'POST', url: '/v1/sites', headers: { ...svc.auth, ...headers }, ...(payload === undefined ? {} : { payload }) });
+      expect(res.statusCode).toBe(201);
+      const site = res.json();
+      expect(site).toMatchObject({ id: expect.stringMatching(/^site_/), name: 'My Website', domain: null, timezone: 'America/New_York', site_key: expect.any(String) });
+      // Its loader settings are the defaults too.
+      const config = await svc.app.inject({ method: 'GET', url: `/collect/v1/sites/${site.site_key}/config` });
+      expect(config.json()).toMatchObject({ honor_gpc: true, correlation_ttl_seconds: 1800 });
+      const read = await svc.app.inject({ method: 'GET', url: `/v1/sites/${site.id}`, headers: svc.auth });
+      expect(read.json()).toEqual(site);
+    },
+  );
+
+  it('POST /v1/sites still refuses a body that is not an object, and checks the fields it is given', async () => {
+    const post = (payload: string) => svc.app.inject({ method: 'POST', url: '/v1/sites', headers: { ...svc.auth, 'content-type': 'application/json' }, payload });
+    for (const payload of ['null', '[]', '"site"', '3']) {
+      const res = await post(payload);
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.json().error.code, payload).toBe('invalid_body');
+    }
+    expect((await post('{"nme": "x"}')).json().error).toMatchObject({ code: 'parameter_unknown', param: 'nme' });
+    expect((await post('{"name": "Shop"}')).json()).toMatchObject({ name: 'Shop', timezone: 'America/New_York' });
+  });
+
   it('still refuses a missing body where one is required', async () => {
     const res = await svc.app.inject({ method: 'POST', url: '/v1/flows', headers: svc.auth });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.type).toBe('invalid_request_error');
+  });
+
+  it.each(bodies)('PATCH /v1/sites/{id} with %s is still refused (a change names what it changes)', async (_name, headers, payload) => {
+    const res = await svc.app.inject({ method: 'PATCH', url: `/v1/sites/${svc.site.id}`, headers: { ...svc.auth, ...headers }, ...(payload === undefined ? {} : { payload }) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('invalid_body');
   });
 });

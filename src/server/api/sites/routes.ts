@@ -4,12 +4,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../http/app';
 import { accountOf } from '../../http/auth';
 import { createSite, getSite, listSites, patchSite } from './sites';
-import { ListSitesQuery, Site, SiteFields, SiteIdParams, SiteList } from './schemas';
+import { CreateSiteBody, ListSitesQuery, Site, SiteFields, SiteIdParams, SiteList } from './schemas';
 
 export default async function siteRoutes(fastify: FastifyInstance, { db }: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/sites', { schema: { summary: 'List sites', querystring: ListSitesQuery, response: { 200: SiteList } } }, async (request) => listSites(db, accountOf(request).id, request.query));
-  app.post('/sites', { schema: { summary: 'Create a site', body: SiteFields, response: { 201: Site } } }, async (request, reply) =>
+  app.post('/sites', { schema: { summary: 'Create a site', body: CreateSiteBody, response: { 201: Site } } }, async (request, reply) =>
     reply.status(201).send(await createSite(db, accountOf(request).id, request.body)),
   );
   app.get('/sites/:id', { schema: { summary: 'Get a site', params: SiteIdParams, response: { 200: Site } } }, async (request) => getSite(db, accountOf(request).id, request.params.id));

@@ -55,6 +55,12 @@ export const SiteFields = Type.Object(
 );
 export type SiteFields = Static<typeof SiteFields>;
 
+/**
+ * The body of POST /v1/sites: the site fields, every one optional, and so the body itself (Type.Optional: no body, or
+ * an empty one, is `{}`, a site with every default). PATCH /v1/sites/{id} still requires a body.
+ */
+export const CreateSiteBody = Type.Optional(SiteFields);
+
 /** The Site record (responses): exactly the spec's fields. */
 export const Site = Type.Object(
   {
