@@ -74,7 +74,7 @@ export interface Settings {
   /** Port of the demo customer site; null disables it. */
   demoPort: number | null;
   logLevel: string;
-  /** LOG_FORMAT: `json` or `pretty` (human-readable); unset: pretty on a terminal, JSON otherwise. */
+  /** LOG_FORMAT: `json` or `pretty` (human-readable); `auto` or unset: pretty on a terminal, JSON otherwise. */
   logFormat: 'json' | 'pretty' | undefined;
   /** Rate limits of the collector's POSTs and the webhook bridge (docs/limits.md#rate-limits). */
   rateLimits: RateLimitSettings;
@@ -224,11 +224,11 @@ function logLevelSetting(raw: string | undefined): string {
   throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got '${raw.slice(0, 40)}'`);
 }
 
-/** LOG_FORMAT: json, pretty, or unset (decided by whether the output is a terminal). */
+/** LOG_FORMAT: json, pretty, or auto / unset (decided by whether the output is a terminal). */
 function logFormatSetting(raw: string | undefined): Settings['logFormat'] {
   if (raw === undefined || raw === '' || raw === 'auto') return undefined;
   if (raw === 'json' || raw === 'pretty') return raw;
-  throw new Error(`LOG_FORMAT must be json or pretty (or unset: pretty on a terminal, JSON otherwise), got '${raw.slice(0, 40)}'`);
+  throw new Error(`LOG_FORMAT must be json, pretty or auto (auto, like unset: pretty on a terminal, JSON otherwise), got '${raw.slice(0, 40)}'`);
 }
 
 /** The address the service listens on when HOST and PORT are not set, and its URL (where `cnv` finds it by default). */

@@ -127,7 +127,8 @@ describe('logs', () => {
     expect(withStream(defaultLoggerOptions(loadSettings({}), false))).toBe(false);
     expect(withStream(defaultLoggerOptions(loadSettings({ LOG_FORMAT: 'json' }), true))).toBe(false);
     expect(withStream(defaultLoggerOptions(loadSettings({ LOG_FORMAT: 'pretty' }), false))).toBe(true);
-    expect(() => loadSettings({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT must be json or pretty/);
+    expect(() => loadSettings({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT must be json, pretty or auto \(auto, like unset:/);
+    expect(loadSettings({ LOG_FORMAT: 'auto' }).logFormat).toBeUndefined();
   });
 });
 
