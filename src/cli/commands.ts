@@ -10,6 +10,7 @@ import { issueSignInLink, SIGN_IN_TTL_MS } from '../server/dashboard';
 import { serveStdio } from '../server/mcp';
 import { installSnippet } from '../protocol/install';
 import { erasePerson, erasureHash, erasureTarget, type ErasureRecord } from '../server/api/erasures';
+import { isDemoAccount } from '../demo/account';
 import type { Output } from './output';
 
 export interface CommandContext {
@@ -67,7 +68,10 @@ function required(options: Record<string, string | undefined>, option: string): 
   return value;
 }
 
-/** The account an option names, or the only account when none is named. */
+/**
+ * The account an option names or, when none is named, the only account besides the one `npm start`'s demo made for
+ * itself (every store `npm start` served holds that one too). Several candidates: a usage error listing them all.
+ */
 async function resolveAccount(db: Database, accountId: string | undefined): Promise<Account> {
   const accounts = await listAccounts(db);
   if (accountId !== undefined) {
@@ -79,7 +83,10 @@ async function resolveAccount(db: Database, accountId: string | undefined): Prom
   if (accounts.length === 0) {
     throw new Error("There is no account yet: start the service once (npm start) or run 'cnv accounts create --name …'.");
   }
-  throw new CommandLineError(`There are ${accounts.length} accounts: pass --account acct_… (see 'cnv accounts list').`);
+  const candidates = accounts.filter((a) => !isDemoAccount(a));
+  if (candidates.length === 1) return candidates[0]!;
+  const listed = accounts.map((a) => `  ${a.id}  ${a.name}${isDemoAccount(a) ? "  (npm start's demo)" : ''}`).join('\n');
+  throw new CommandLineError(`There are ${accounts.length} accounts: pass --account acct_… with one of\n${listed}`);
 }
 
 function snippet(settings: Settings, site: SiteRow): string {
@@ -115,7 +122,7 @@ export const COMMANDS: readonly Command[] = [
     summary:
       'Print a one-time sign-in link to the dashboard (works once, for 15 minutes). With CNV_API_KEY set, the running\n' +
       `      service at CNV_API_URL (default ${DEFAULT_API_URL}) issues it for the key's account (use this while it holds the embedded store).`,
-    options: { account: 'Account to sign in to; optional when there is only one (not with CNV_API_KEY: the key names it).' },
+    options: { account: 'Account to sign in to; optional when there is only one besides the demo\'s (not with CNV_API_KEY: the key names it).' },
     async runWithService(ctx) {
       const { apiUrl, apiKey } = serviceAddress(ctx.env);
       const answer = await fetch(`${apiUrl}/v1/dashboard/sign-in-links`, {
@@ -143,7 +150,7 @@ export const COMMANDS: readonly Command[] = [
     name: 'keys create',
     usage: 'keys create [--account acct_…] [--label …]',
     summary: 'Issue a new API key (printed once).',
-    options: { account: 'Account of the key; optional when there is only one.', label: 'A note to tell keys apart.' },
+    options: { account: 'Account of the key; optional when there is only one besides the demo\'s.', label: 'A note to tell keys apart.' },
     check: (options) => void keyLabelOf(options),
     async run(ctx) {
       const label = keyLabelOf(ctx.options);
@@ -193,7 +200,7 @@ export const COMMANDS: readonly Command[] = [
       name: 'Site name.',
       domain: 'Bare origin, e.g. https://www.example.com.',
       timezone: 'IANA timezone (default America/New_York).',
-      account: 'Owner; optional when there is only one account.',
+      account: 'Owner; optional when there is only one account besides the demo\'s.',
     },
     required: ['name'],
     check: (options) => void siteFieldsOf(options),
@@ -293,7 +300,7 @@ export const COMMANDS: readonly Command[] = [
       email: 'The email address of the person (matched trimmed and lower-cased).',
       phone: 'The phone number with its country code, + or 00 first (matched in E.164 form).',
       'customer-id': 'Your id of the customer, as your backend reported it.',
-      account: 'Account to erase in; optional when there is only one (not with CNV_API_KEY: the key names it).',
+      account: 'Account to erase in; optional when there is only one besides the demo\'s (not with CNV_API_KEY: the key names it).',
     },
     check: (options) => void erasureTarget(erasureBodyOf(options)),
     async runWithService(ctx) {
@@ -316,7 +323,8 @@ export const COMMANDS: readonly Command[] = [
     async run(ctx) {
       const target = erasureTarget(erasureBodyOf(ctx.options));
       const account = await resolveAccount(ctx.db, ctx.options.account);
-      ctx.out.write(describeErasure(await erasePerson(ctx.db, account.id, target, erasureHash(ctx.settings))));
+      const erasure = await erasePerson(ctx.db, account.id, target, erasureHash(ctx.settings));
+      ctx.out.write(`In ${account.id} (${account.name}):\n${describeErasure(erasure)}`);
     },
   },
 ];

@@ -15,6 +15,7 @@ import { findAccountByApiKey, insertAccount, issueApiKey, listAccounts, listApiK
 import { activeWebhookSecrets } from '../server/webhook';
 import { DEMO_ACCOUNTS, DEMO_SIGN_IN_PLATFORMS } from './ad-platforms';
 import { readCredentials, writeCredentials } from './credentials';
+import { DEMO_ACCOUNT_NAME } from './account';
 import { completeDestinationHandoff, submitHostedForm, localHandoffUrl, webhookSecretOnPage } from './hosted-handoff';
 import { ServiceApi, type FlowRecord, type HandoffRecord, type SiteRecord } from './service-api';
 
@@ -26,8 +27,8 @@ export interface DemoAction {
 
 /** The names and ids the demo creates; a person finds them again through the API. */
 export const DEMO = {
-  /** The demo's own account (never the one the first start created). */
-  accountName: 'cnv demo (Demo store)',
+  /** The demo's own account (never the one the first start created); `cnv` knows it by this name too. */
+  accountName: DEMO_ACCOUNT_NAME,
   siteName: 'Demo store',
   timezone: 'America/New_York',
   flowName: 'Demo signups',

@@ -10,6 +10,7 @@ import { listAllSites, type SiteRow } from '../../src/server/api/sites/sql';
 import { activeWebhookSecrets, connectTriggerSource } from '../../src/server/webhook/secret-sql';
 import { bootstrap } from '../../src/server/accounts/bootstrap';
 import { lockDataDir } from '../../src/server/db/data-dir-lock';
+import { DEMO } from '../../src/demo/setup';
 
 
 const KEY = /cnv_sk_[A-Za-z0-9]{32}/;
@@ -183,6 +184,52 @@ describe.each(DATABASE_KINDS)('cnv commands on $name', (kind) => {
       expect(missing.code).toBe(2);
       expect(missing.err).toMatch(/--site is required/);
     });
+  });
+});
+
+describe.each(DATABASE_KINDS)("cnv's default account beside npm start's demo account, on $name", (kind) => {
+  let db: Database;
+  let mine: { id: string; name: string };
+  let demo: { id: string; name: string };
+  beforeAll(async () => {
+    db = await kind.open();
+    // What every `npm start` store holds: the first account (the user's), then the demo's own, named as the demo names it.
+    const first = await bootstrap(db);
+    if (!first.created) throw new Error('a fresh store has no account');
+    mine = first.account;
+    demo = await insertAccount(db, DEMO.accountName);
+  });
+  afterAll(() => db.close());
+
+  it('keys create, dashboard, sites create and erase take the one account that is not the demo\'s', async () => {
+    const key = await cnv(['keys', 'create'], { db });
+    expect(key.code, key.err).toBe(0);
+    expect((await findAccountByApiKey(db, KEY.exec(key.out)![0]))?.id).toBe(mine.id);
+    const dashboard = await cnv(['dashboard'], { db });
+    expect(dashboard.code, dashboard.err).toBe(0);
+    expect(dashboard.out).toContain(`Dashboard sign-in link for ${mine.id} (${mine.name})`);
+    const site = await cnv(['sites', 'create', '--name', 'Mine'], { db });
+    expect(site.code, site.err).toBe(0);
+    expect((await listAllSites(db, mine.id)).map((s) => s.name)).toContain('Mine');
+    expect((await listAllSites(db, demo.id)).map((s) => s.name)).not.toContain('Mine');
+    const erased = await cnv(['erase', '--email', 'someone@example.com'], { db });
+    expect(erased.code, erased.err).toBe(0);
+    expect(erased.out).toMatch(new RegExp(`^In ${mine.id} \\(${mine.name}\\):\nErasure era_`));
+    // The demo's account is still there to name.
+    const named = await cnv(['keys', 'create', '--account', demo.id], { db });
+    expect((await findAccountByApiKey(db, KEY.exec(named.out)![0]))?.id).toBe(demo.id);
+  });
+
+  it('refuses when another account makes it ambiguous, listing every account and the demo\'s as such', async () => {
+    const other = await insertAccount(db, 'Second shop');
+    for (const argv of [['keys', 'create'], ['dashboard'], ['sites', 'create', '--name', 'Where'], ['erase', '--email', 'a@example.com']]) {
+      const { code, err } = await cnv(argv, { db });
+      expect(code, argv.join(' ')).toBe(2);
+      expect(err).toContain('There are 3 accounts: pass --account acct_… with one of');
+      expect(err).toContain(`  ${mine.id}  ${mine.name}\n`);
+      expect(err).toContain(`  ${other.id}  Second shop\n`);
+      expect(err).toContain(`  ${demo.id}  ${DEMO.accountName}  (npm start's demo)\n`);
+    }
   });
 });
 
