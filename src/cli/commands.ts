@@ -15,8 +15,13 @@ import type { Output } from './output';
 
 export interface CommandContext {
   db: Database;
+  /** The settings, their publicUrl the service's own where cnv's environment does not name one (run.ts). */
   settings: Settings;
+  /** False when settings.publicUrl is the default, neither set here nor recorded by a service in the store. */
+  publicUrlConfirmed: boolean;
   out: Output;
+  /** For notes beside the result (stderr). */
+  err: Output;
   options: Record<string, string | undefined>;
 }
 
@@ -89,6 +94,15 @@ async function resolveAccount(db: Database, accountId: string | undefined): Prom
   throw new CommandLineError(`There are ${accounts.length} accounts: pass --account acct_… with one of\n${listed}`);
 }
 
+/** After a link or snippet: says when its address is only the default, which no service confirmed. */
+function noteUnconfirmedUrl(ctx: CommandContext): void {
+  if (ctx.publicUrlConfirmed) return;
+  ctx.err.write(
+    `cnv: note: the address above, ${ctx.settings.publicUrl}, is the default: no service has recorded the one it serves in this store ` +
+      '(it does at every start). If yours serves elsewhere, set CNV_PUBLIC_URL (or PORT and HOST) here as the service has them.\n',
+  );
+}
+
 function snippet(settings: Settings, site: SiteRow): string {
   return installSnippet(settings.publicUrl, site.site_key);
 }
@@ -144,6 +158,7 @@ export const COMMANDS: readonly Command[] = [
         `Dashboard sign-in link for ${account.id} (${account.name}):\n\n  ${link.url}\n\n` +
           `It works once, for ${SIGN_IN_TTL_MS / 60_000} minutes (until ${link.expiresAt.toISOString()}). Open it in your browser.\n`,
       );
+      noteUnconfirmedUrl(ctx);
     },
   },
   {
@@ -209,6 +224,7 @@ export const COMMANDS: readonly Command[] = [
       const account = await resolveAccount(ctx.db, ctx.options.account);
       const site = await insertSite(ctx.db, account.id, { name, domain, ...(timezone ? { timezone } : {}) });
       ctx.out.write(`Site created for ${account.id}:\n${describeSite(ctx.settings, site)}\n`);
+      noteUnconfirmedUrl(ctx);
     },
   },
   {
@@ -248,6 +264,7 @@ export const COMMANDS: readonly Command[] = [
       });
       printKey(ctx.out, account, key);
       ctx.out.write(`\nIts site:\n${describeSite(ctx.settings, site)}\n`);
+      noteUnconfirmedUrl(ctx);
     },
   },
   {
@@ -411,7 +428,8 @@ export const HELP = `cnv: operator commands of the cnv conversion tracking servi
 
 They work on the service's store: DATABASE_URL (PostgreSQL) or, unset, the embedded store in CNV_DATA_DIR
 (default ./.cnv-data). The embedded store serves one process at a time: stop the service before using cnv on it.
-cnv mcp is the exception: it leaves the store to the running service and uses its API.
+cnv mcp is the exception: it leaves the store to the running service and uses its API. The links and snippets cnv
+prints carry the address the service recorded in the store at its last start; CNV_PUBLIC_URL, PORT or HOST set here win.
 
 Usage:
 ${[...COMMANDS, ...SERVICE_COMMANDS].map((c) => `  cnv ${c.usage}\n      ${c.summary}`).join('\n')}

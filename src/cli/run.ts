@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Database } from '../server/db/db';
 import { loadSettings, type Settings } from '../server/settings';
 import { openStore } from '../server/db/open-store';
+import { recordedPublicUrl } from '../server/db/service-facts';
 import { ApiError } from '../server/http/errors';
 import { COMMANDS, CommandLineError, DEFAULT_API_URL, HELP, SERVICE_COMMANDS, type CommandContext } from './commands';
 import { explainStoreError } from '../server/start-errors';
@@ -64,6 +65,17 @@ function cnvVersion(): string {
   } catch {
     return 'unknown';
   }
+}
+
+/**
+ * The base URL the links and snippets cnv prints carry: the operator's own settings when they name the address
+ * (CNV_PUBLIC_URL, PORT or HOST), else the one the service recorded in the store when it last started, else the default
+ * (unconfirmed: the commands that print a link say so).
+ */
+async function publicUrlOf(env: NodeJS.ProcessEnv, settings: Settings, db: Database): Promise<{ url: string; confirmed: boolean }> {
+  if (env.CNV_PUBLIC_URL || env.PORT || env.HOST) return { url: settings.publicUrl, confirmed: true };
+  const recorded = await recordedPublicUrl(db);
+  return recorded ? { url: recorded, confirmed: true } : { url: settings.publicUrl, confirmed: false };
 }
 
 /** Runs `cnv <argv…>` and returns the exit code. Never throws for a user mistake. */
@@ -197,7 +209,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           'which this version does not have); this version runs on it, as migrations only add.\n',
       );
     }
-    const ctx: CommandContext = { db: store.db, settings, out: io.out, options: values as Record<string, string | undefined> };
+    const publicUrl = await publicUrlOf(env, settings, store.db);
+    const ctx: CommandContext = {
+      db: store.db,
+      settings: { ...settings, publicUrl: publicUrl.url },
+      publicUrlConfirmed: publicUrl.confirmed,
+      out: io.out,
+      err: io.err,
+      options: values as Record<string, string | undefined>,
+    };
     await storeCommand!.run(ctx);
     return EXIT_OK;
   } catch (error) {

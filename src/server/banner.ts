@@ -65,7 +65,7 @@ export function startupBanner(service: Pick<RunningService, 'urls' | 'apiKey' | 
     'Try it:',
     `  curl -H "Authorization: Bearer <API key>" ${urls.api}/v1/sites`,
     '',
-    'Operator commands (same DATABASE_URL / CNV_DATA_DIR; stop the service first when using the embedded store, except dashboard, erase and mcp with CNV_API_KEY set):',
+    `Operator commands (same DATABASE_URL / CNV_DATA_DIR; their links and snippets carry ${urls.api}, which this service recorded there; stop the service first when using the embedded store, except dashboard, erase and mcp with ${cliEnvOf(urls.api)}CNV_API_KEY set):`,
     '  npx cnv help | dashboard | erase --email … | mcp | keys create | keys list | keys revoke --key … | sites create --name … | sites list | accounts create --name … | webhook-secret rotate --site …',
     '  npx cnv <command> --help shows a command\'s options.',
     '',

@@ -21,6 +21,7 @@ import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
 import { QUIET_AFTER_BURST_MS, startStoreMaintenance } from './db/maintenance';
 import { StoreTrouble } from './db/store-trouble';
+import { recordPublicUrl } from './db/service-facts';
 import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
 import { createRateLimits } from './rate-limits';
@@ -174,6 +175,9 @@ export async function startService(settings: Settings, options: StartServiceOpti
       });
       webhookListening = addressOf(hooks);
     }
+
+    // The address this service's links carry, for `cnv` on the same store (a port 0 URL names no address anyone can use).
+    if (new URL(settings.publicUrl).port !== '0') await recordPublicUrl(db, settings.publicUrl);
 
     // Only now that every listener is up: a key made by a start that then failed would never be shown to anyone.
     const first = await bootstrap(db);

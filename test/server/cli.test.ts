@@ -11,6 +11,7 @@ import { activeWebhookSecrets, connectTriggerSource } from '../../src/server/web
 import { bootstrap } from '../../src/server/accounts/bootstrap';
 import { lockDataDir } from '../../src/server/db/data-dir-lock';
 import { DEMO } from '../../src/demo/setup';
+import { recordPublicUrl } from '../../src/server/db/service-facts';
 
 
 const KEY = /cnv_sk_[A-Za-z0-9]{32}/;
@@ -230,6 +231,50 @@ describe.each(DATABASE_KINDS)("cnv's default account beside npm start's demo acc
       expect(err).toContain(`  ${other.id}  Second shop\n`);
       expect(err).toContain(`  ${demo.id}  ${DEMO.accountName}  (npm start's demo)\n`);
     }
+  });
+});
+
+describe.each(DATABASE_KINDS)('the address in the links and snippets cnv prints, on $name', (kind) => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await kind.open();
+    await bootstrap(db);
+  });
+  afterAll(() => db.close());
+  // cnv's environment names no address: no CNV_PUBLIC_URL, PORT or HOST (the harness sets CNV_PUBLIC_URL otherwise).
+  const unset = { CNV_PUBLIC_URL: undefined };
+
+  it('is the default, said to be unconfirmed, while no service has recorded its own in the store', async () => {
+    const site = await cnv(['sites', 'create', '--name', 'Before'], { db, env: unset });
+    expect(site.code, site.err).toBe(0);
+    expect(site.out).toContain('<script async src="http://127.0.0.1:8787/loader.js?site_key=');
+    expect(site.err).toContain('cnv: note: the address above, http://127.0.0.1:8787, is the default: no service has recorded');
+    const list = await cnv(['sites', 'list'], { db, env: unset });
+    expect(list.err).toBe('');
+  });
+
+  it("is the one the service recorded when it started, in site snippets, new accounts' and sign-in links", async () => {
+    await recordPublicUrl(db, 'http://127.0.0.1:47510');
+    const site = await cnv(['sites', 'create', '--name', 'After'], { db, env: unset });
+    expect(site.out).toContain('<script async src="http://127.0.0.1:47510/loader.js?site_key=');
+    expect(site.err).toBe('');
+    const dashboard = await cnv(['dashboard'], { db, env: unset });
+    expect(dashboard.out).toMatch(/\n {2}http:\/\/127\.0\.0\.1:47510\/dashboard\/sign-in\?token=\S+\n/);
+    expect(dashboard.err).toBe('');
+    const account = await cnv(['accounts', 'create', '--name', 'Later'], { db, env: unset });
+    expect(account.out).toContain('<script async src="http://127.0.0.1:47510/loader.js?site_key=');
+  });
+
+  it.each([
+    [{ CNV_PUBLIC_URL: 'https://cnv.example.com' }, 'https://cnv.example.com'],
+    [{ CNV_PUBLIC_URL: undefined, PORT: '47511' }, 'http://127.0.0.1:47511'],
+    [{ CNV_PUBLIC_URL: undefined, HOST: 'localhost' }, 'http://localhost:8787'],
+  ])("is cnv's own when its environment names one (%j), over the recorded one", async (env, url) => {
+    await recordPublicUrl(db, 'http://127.0.0.1:47510');
+    const [mine] = await listAccounts(db);
+    const site = await cnv(['sites', 'create', '--name', 'Own', '--account', mine!.id], { db, env });
+    expect(site.out).toContain(`<script async src="${url}/loader.js?site_key=`);
+    expect(site.err).toBe('');
   });
 });
 

@@ -201,4 +201,19 @@ describe('cnv', () => {
     expect(out.text()).toMatch(/Dashboard sign-in link for acct_\w+ \(My Account\):\n\n {2}https:\/\/cnv\.example\/dashboard\/sign-in\?token=[A-Za-z0-9]{32}\n/);
     expect(code).toBe(0);
   }, TIMEOUT);
+
+  it("prints the links of the service's own address, which the service recorded, without being told its PORT", async () => {
+    const dir = await dataDir();
+    const service = await startService(settingsFor(dir, { PORT: '47811' }));
+    await service.close();
+    for (const argv of [['dashboard'], ['sites', 'create', '--name', 'Shop']]) {
+      const out = collect();
+      const err = collect();
+      const code = await runCli(argv, { out: out.out, err: err.out, env: { CNV_DATA_DIR: dir, CNV_DEMO_PORT: 'off' } });
+      expect(code, err.text()).toBe(0);
+      expect(out.text()).toContain('http://127.0.0.1:47811/');
+      expect(out.text()).not.toContain(':8787');
+      expect(err.text()).toBe('');
+    }
+  }, TIMEOUT);
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/server/service';
 import { startupBanner } from '../../src/server/banner';
+import { recordedPublicUrl } from '../../src/server/db/service-facts';
 import { loadSettings } from '../../src/server/settings';
 import { seededDataDir } from '../support/pglite';
 
@@ -34,6 +35,12 @@ describe('startService on the embedded store', () => {
     expect(banner).toContain(first.apiKey);
     expect(banner).toContain(`<script async src="https://cnv.example/loader.js?site_key=${first.site.site_key}"></script>`);
     expect(banner).toContain('https://cnv.example/v1');
+    // cnv on the same store prints this address without being told it: the service recorded it there.
+    expect(await recordedPublicUrl(first.db)).toBe('https://cnv.example');
+    expect(banner).toContain(
+      'Operator commands (same DATABASE_URL / CNV_DATA_DIR; their links and snippets carry https://cnv.example, which this service recorded there; ' +
+        'stop the service first when using the embedded store, except dashboard, erase and mcp with CNV_API_URL=https://cnv.example CNV_API_KEY set):',
+    );
   }, TEST_TIMEOUT);
 
   it('refuses a second service on the same data directory while the first runs', async () => {

@@ -566,6 +566,20 @@ alter table destinations add constraint destinations_seq_key unique (seq);
 create index if not exists destinations_account_seq on destinations (account_id, seq);
 `,
   },
+  {
+    version: 28,
+    name: 'the service records the public URL it serves',
+    sql: `
+-- What a running service tells the tools that share its store, one row per fact: 'public_url', the base URL its snippet,
+-- sign-in links and hosted pages carry, written at every start, so that \`cnv\` prints the same links without being
+-- told the service's PORT, HOST or CNV_PUBLIC_URL again. Several services on one PostgreSQL: the last started wins.
+create table if not exists service_facts (
+  name text primary key,
+  value text not null,
+  recorded_at timestamptz not null default now()
+);
+`,
+  },
 ];
 
 /**
