@@ -3,7 +3,7 @@
  * Reddit, TikTok),
  * and the service settings that send every platform call of this process (OAuth included) to them.
  */
-import { loadSettings, type Settings } from '../server/settings';
+import { loadSettings, PLATFORM_API_BASES, type LocalFake, type Settings } from '../server/settings';
 import { startFakeGoogle, type FakeGoogle } from './fakes/google';
 import { FAKE_META_PIXEL_ID, FAKE_META_TOKEN, startFakeMeta, type MetaPlan } from './fakes/meta';
 import { startFakeMicrosoftAds, type FakeMicrosoftAds } from './fakes/microsoft-ads';
@@ -105,8 +105,24 @@ export function demoPlatformEnv(fakes: DemoAdPlatforms): Record<string, string> 
 }
 
 /**
+ * What a user types on each hosted connect page (field name → value) to connect the demo's fakes, by destination type:
+ * the fakes accept exactly these (and, for Google, Microsoft and LinkedIn, the sign-in to the fake that precedes the
+ * form). Microsoft's developer token is not asked for: the demo sets the service's (CNV_MICROSOFT_ADS_DEVELOPER_TOKEN).
+ * docs/demo.md lists the same values.
+ */
+export const DEMO_FORM_VALUES: Readonly<Record<keyof typeof PLATFORM_API_BASES, Readonly<Record<string, string>>>> = {
+  'google-ads': { customer_id: DEMO_ACCOUNTS.google.customerId },
+  meta: { pixel_id: DEMO_ACCOUNTS.meta.pixelId, access_token: DEMO_ACCOUNTS.meta.accessToken },
+  'microsoft-ads': { customer_id: DEMO_ACCOUNTS.microsoft.customerId, account_id: DEMO_ACCOUNTS.microsoft.accountId },
+  linkedin: { ad_account_id: DEMO_ACCOUNTS.linkedin.adAccountId },
+  reddit: { pixel_id: DEMO_ACCOUNTS.reddit.pixelId, access_token: DEMO_ACCOUNTS.reddit.accessToken },
+  tiktok: { pixel_code: DEMO_ACCOUNTS.tiktok.pixelCode, access_token: DEMO_ACCOUNTS.tiktok.accessToken },
+};
+
+/**
  * The settings with every platform's API base, OAuth endpoints and OAuth client (and Microsoft's developer token)
  * pointed at the fakes, read through the same setting names as the environment; API versions stay as configured.
+ * `localFakes` tells the hosted connect pages the values each fake accepts (shown while the API base is the fake's).
  */
 export function settingsForDemoPlatforms(settings: Settings, fakes: DemoAdPlatforms): Settings {
   const faked = loadSettings(demoPlatformEnv(fakes));
@@ -118,5 +134,11 @@ export function settingsForDemoPlatforms(settings: Settings, fakes: DemoAdPlatfo
     linkedin: { ...faked.linkedin, apiVersion: settings.linkedin.apiVersion },
     reddit: faked.reddit,
     tiktok: faked.tiktok,
+    localFakes: Object.fromEntries(
+      (Object.keys(DEMO_FORM_VALUES) as (keyof typeof PLATFORM_API_BASES)[]).map((type): [string, LocalFake] => [
+        type,
+        { apiBase: PLATFORM_API_BASES[type].of(faked), formValues: DEMO_FORM_VALUES[type] },
+      ]),
+    ),
   };
 }

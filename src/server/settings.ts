@@ -83,6 +83,18 @@ export interface Settings {
    * default), false (the socket's address), a number of hops, or the proxies' addresses and CIDR ranges.
    */
   trustProxy: boolean | number | string[];
+  /**
+   * Set by `npm start`'s demo only, never read from the environment: per destination type, the API base of the demo's
+   * local fake and the connect form values that fake accepts. The hosted connect page shows them beside the fields
+   * while that platform's API setting points at that very fake (platformFakeValues), and never otherwise.
+   */
+  localFakes?: Readonly<Record<string, LocalFake>>;
+}
+
+/** A local fake ad platform: where it listens, and the connect form values (field name → value) it accepts. */
+export interface LocalFake {
+  apiBase: string;
+  formValues: Readonly<Record<string, string>>;
 }
 
 /**
@@ -255,6 +267,16 @@ export function platformApiElsewhere(settings: Settings, type: string): { settin
   if (!base) return null;
   const url = base.of(settings);
   return url === base.real ? null : { setting: base.setting, url };
+}
+
+/**
+ * The connect form values the demo's local fake of a destination type accepts, when this service sends that platform's
+ * calls to that fake (its API setting names the fake's address); null otherwise, the real platform above all.
+ */
+export function platformFakeValues(settings: Settings, type: string): Readonly<Record<string, string>> | null {
+  const elsewhere = platformApiElsewhere(settings, type);
+  const fake = settings.localFakes && Object.hasOwn(settings.localFakes, type) ? settings.localFakes[type] : undefined;
+  return elsewhere && fake && fake.apiBase === elsewhere.url ? fake.formValues : null;
 }
 
 /** A base URL setting without trailing slashes. */

@@ -191,7 +191,7 @@ export function platformsElsewhere(settings: Settings): Notice | null {
   return {
     kind: 'warn',
     role: 'note',
-    text: html`<strong>Not the real platforms.</strong> This service sends ${list} (their <code>CNV_…_API_BASE</code> settings). While <code>npm start</code>’s demo runs, those are its local fakes, which take only the demo’s credentials: to connect and deliver to your own ad accounts, restart the service with <code>CNV_DEMO_PORT=off</code>.`,
+    text: html`<strong>Not the real platforms.</strong> This service sends ${list} (their <code>CNV_…_API_BASE</code> settings). While <code>npm start</code>’s demo runs, those are its local fakes, which take only the demo’s test values (each connect page shows them beside its fields; docs/demo.md lists them): to connect and deliver to your own ad accounts, restart the service with <code>CNV_DEMO_PORT=off</code>.`,
   };
 }
 

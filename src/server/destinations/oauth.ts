@@ -11,7 +11,7 @@ import type { Settings } from '../settings';
 import { parseJson, requestJson } from './http';
 
 /** The platforms whose settings hold OAuth endpoints and a client (`oauthAuthorizeUrl`, `oauthTokenUrl`, …). */
-type OAuthSettingsKey = { [K in keyof Settings]: Settings[K] extends { oauthAuthorizeUrl: string; oauthTokenUrl: string; oauthClientId: string; oauthClientSecret: string } ? K : never }[keyof Settings];
+type OAuthSettingsKey = { [K in keyof Settings]-?: Settings[K] extends { oauthAuthorizeUrl: string; oauthTokenUrl: string; oauthClientId: string; oauthClientSecret: string } ? K : never }[keyof Settings];
 
 /** A provider whose endpoints and client are the settings under `key` (`CNV_<PLATFORM>_OAUTH_*`), with its own scopes and options. */
 export function oauthProviderOf(key: OAuthSettingsKey, rest: Omit<OAuthProvider, 'authorizeUrl' | 'tokenUrl' | 'clientId' | 'clientSecret'>): OAuthProvider {

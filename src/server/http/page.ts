@@ -19,6 +19,8 @@ label { display: block; font-weight: 600; margin-top: 18px; }
 .hint { display: block; font-weight: 400; color: var(--muted); font-size: .875rem; }
 input[type=text], input[type=password], select { width: 100%; padding: 10px 12px; margin-top: 6px; font: inherit; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
 input[aria-invalid=true] { border-color: var(--bad); }
+.fake-value { margin: 6px 0 0; padding: 6px 10px 2px; border-left: 3px solid #f79009; background: #fffaeb; border-radius: 0 8px 8px 0; }
+.fake-value pre { margin: 4px 0 6px; background: #fff; }
 .field-error { color: var(--bad); font-size: .875rem; margin: 4px 0 0; overflow-wrap: anywhere; }
 a.button { display: inline-block; padding: 10px 18px; font-weight: 600; color: #fff; background: var(--accent); border: 1px solid var(--accent); border-radius: 8px; text-decoration: none; }
 a.button.secondary { background: #fff; color: var(--accent); }

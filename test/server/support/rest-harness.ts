@@ -31,13 +31,14 @@ export async function createTenant(db: Database, name = 'Tenant'): Promise<Tenan
   return { accountId: account.id, apiKey: key, site, auth: { authorization: `Bearer ${key}` } };
 }
 
-/** Starts the app in process on a fresh database of `kind`, with one tenant. */
+/** Starts the app in process on a fresh database of `kind`, with one tenant; `adjust` changes the settings read from `env`. */
 export async function createRestService(
   kind: DatabaseKind,
   env: Record<string, string> = {},
   logger?: unknown,
+  adjust: (settings: Settings) => Settings = (settings) => settings,
 ): Promise<RestService> {
-  const settings = loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: '5'.repeat(64), CNV_PUBLIC_URL: 'https://api.cnv.test', CNV_WEBHOOK_BASE_URL: 'https://hooks.cnv.test', ...env });
+  const settings = adjust(loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: '5'.repeat(64), CNV_PUBLIC_URL: 'https://api.cnv.test', CNV_WEBHOOK_BASE_URL: 'https://hooks.cnv.test', ...env }));
   const db = await kind.open();
   const tenant = await createTenant(db, 'Test account');
   const app = await buildApp({ db, settings, logger: (logger ?? false) as boolean });

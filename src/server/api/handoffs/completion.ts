@@ -3,7 +3,7 @@
  * trigger source and reveal its webhook secret once). Exactly one completion wins; a completed handoff changes nothing.
  */
 import type { Database, Queryable } from '../../db/db';
-import { platformApiElsewhere, type Settings } from '../../settings';
+import { platformApiElsewhere, platformFakeValues, type Settings } from '../../settings';
 import { claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HandoffRow } from './sql';
 import { findSite, type SiteRow } from '../sites';
 import { accountName } from '../../accounts';
@@ -53,6 +53,11 @@ export type HostedHandoff =
       accountName: string;
       /** Where this service sends the platform's API calls when a setting points them elsewhere (the demo's fake), or null. */
       apiElsewhere: { setting: string; url: string } | null;
+      /**
+       * The form values the demo's local fake accepts (field name → value), when apiElsewhere is that fake (settings'
+       * localFakes); null otherwise, above all with the real platform.
+       */
+      fakeValues: Readonly<Record<string, string>> | null;
       /** The names of the form's fields this service's operator set for every account (not shown: ConnectField.providedBy). */
       provided: string[];
     }
@@ -92,6 +97,7 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
       kind: 'destination', handoff, destination, authorized, signedIn, signInOffered,
       replaces: existing ? { status: existing.status } : null, accountName: owner,
       apiElsewhere: platformApiElsewhere(settings, destination.type),
+      fakeValues: platformFakeValues(settings, destination.type),
       provided: providedFields(settings, destination),
     };
   }

@@ -30,10 +30,12 @@ function destinationHeading(kind: DestinationPlatform, title: string): Html {
 export function destinationFormPage(hosted: DestinationHandoff, values: Record<string, string> = {}, errors: Problem[] = []): string {
   const kind = hosted.destination;
   const shown = kind.fields.filter((field) => !(field.withoutSignIn && hosted.signedIn) && !hosted.provided.includes(field.name));
+  const fakeValues = hosted.fakeValues ?? null;
   const fields = shown.map((field) => {
     const error = errors.find((e) => e.param === field.name);
     const value = field.secret ? '' : (values[field.name] ?? '');
-    const described = [field.hint ? `${field.name}-hint` : '', error ? `${field.name}-error` : ''].filter(Boolean).join(' ');
+    const fakeValue = fakeValues && Object.hasOwn(fakeValues, field.name) ? fakeValues[field.name]! : null;
+    const described = [field.hint ? `${field.name}-hint` : '', fakeValue !== null ? `${field.name}-fake` : '', error ? `${field.name}-error` : ''].filter(Boolean).join(' ');
     const control = field.choices
       ? html`<select id="${field.name}" name="${field.name}"${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}>
 ${field.choices.map((choice) => html`<option value="${choice.value}"${choice.value === value ? html` selected` : ''}>${choice.label}</option>`)}
@@ -43,6 +45,7 @@ ${field.choices.map((choice) => html`<option value="${choice.value}"${choice.val
     return html`
 <label for="${field.name}">${field.label}</label>
 ${field.hint ? html`<span class="hint" id="${field.name}-hint">${field.hint}</span>` : ''}
+${fakeValue !== null ? fakeValueHint(field.name, fakeValue) : ''}
 ${control}
 ${error ? html`<p class="field-error" id="${field.name}-error">${error.message}</p>` : ''}`;
   });
@@ -58,7 +61,17 @@ ${fields}
 <button type="submit">Connect ${kind.label}</button>
 </form>
 ${backToDashboard(DASHBOARD_DESTINATIONS, false)}`,
+    fakeValues ? { copyButtons: true } : {},
   );
+}
+
+/**
+ * The value the demo's local fake accepts in a field, beside it, marked as the fake's (shown only while this service
+ * sends the platform's calls to that fake: HostedHandoff.fakeValues).
+ */
+function fakeValueHint(name: string, value: string): Html {
+  return html`<div class="fake-value" id="${name}-fake"><span class="hint">Test value of the demo's local fake (not a real account):</span>
+${copyable(`${name}-fake-value`, value)}</div>`;
 }
 
 /** The platform's optional sign-in, offered above the form that connects without it. */
@@ -211,6 +224,10 @@ function elsewhereNotice(hosted: DestinationHandoff): Html | string {
   const elsewhere = hosted.apiElsewhere;
   if (!elsewhere) return '';
   const label = hosted.destination.label;
+  if (hosted.fakeValues) {
+    return html`<div class="notice warn" role="note"><strong>Not the real ${label}.</strong> This service sends its calls for ${label} to <code>${elsewhere.url}</code> (set by <code>${elsewhere.setting}</code>): <code>npm start</code>’s local fake ${label}, which takes only the demo’s test values, shown beside each field${hosted.destination.oauth && !hosted.authorized ? ' after the sign-in (the fake signs you in at once)' : ''}. To connect your own ${label} account, restart the service with <code>CNV_DEMO_PORT=off</code>.</div>
+`;
+  }
   return html`<div class="notice warn" role="note"><strong>Not the real ${label}.</strong> This service sends its calls for ${label} to <code>${elsewhere.url}</code> (set by <code>${elsewhere.setting}</code>), not to ${label}. While <code>npm start</code>’s demo runs, that is its local fake ${label}, which takes only the demo’s credentials: to connect your own ${label} account, restart the service with <code>CNV_DEMO_PORT=off</code>.</div>
 `;
 }
