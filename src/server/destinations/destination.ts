@@ -207,6 +207,11 @@ export interface ConnectField {
   choices?: ReadonlyArray<{ value: string; label: string }>;
   /** Whether this service's operator set the value for every account (then the hosted page leaves the field out). */
   providedBy?: (settings: Settings) => boolean;
+  /**
+   * An id the platform's connection test checks against the signed-in user's access (ConnectionTestResult.refusedFields):
+   * after the sign-in, the hosted page runs the test before storing anything and refuses ids the user may not use.
+   */
+  checkedOnConnect?: boolean;
 }
 
 /** What the hosted page knows besides the submitted fields. */
@@ -262,6 +267,11 @@ export interface ConnectionTestResult {
    * connection is then marked `reauthorization_required`, as a delivery refused the same way would mark it.
    */
   credentialRefused?: boolean;
+  /**
+   * The connect form's fields whose values the platform refused for these credentials (ids the signed-in user has no
+   * access to, e.g. Microsoft's customer and account ids): the hosted page refuses its form on them, storing nothing.
+   */
+  refusedFields?: readonly string[];
   /**
    * Names the platform knows that a flow action's config field must match exactly (Microsoft's offline conversion
    * goals for `conversion_name`): the test then names each of the account's flow actions that matches none.

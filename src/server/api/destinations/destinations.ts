@@ -111,7 +111,7 @@ export async function testDestination(
     // A credential the test proved refused: every delivery would be refused the same way, so say so now (status,
     // notification), not at the next conversion.
     if (result.credentialRefused && result.error) await tokens.requireReauthorization(stored, result.error);
-    const { credentialRefused: _refused, actionNames, ...answer } = result;
+    const { credentialRefused: _refused, refusedFields: _fields, actionNames, ...answer } = result;
     const warning = answer.ok && actionNames ? await unmatchedActions(db, accountId, row.type, actionNames) : '';
     if (warning) answer.message += ` ${warning}`;
     // The stored credential works again: connected, and what a reconnect does (destination.recovered, the conversions

@@ -126,10 +126,9 @@ export async function completeDestinationHandoff(
     return { kind: 'invalid', errors: [{ param: 'oauth', message: `Sign in with ${hosted.destination.label} first.` }] };
   }
   if (grant) credentials = { ...credentials, ...(JSON.parse(box.open(grant)) as Record<string, string>) };
-  else {
-    const refused = await pastedCredentialRefused(db, settings, hosted.destination, form, { id: hosted.handoff.id, settings: parsed.settings, credentials });
-    if (refused) return { kind: 'invalid', errors: [refused] };
-  }
+  // The check may refresh the grant's access token; a refresh token the platform rotated meanwhile lands in `credentials`.
+  const refused = await connectionRefused(db, settings, hosted, form, { id: hosted.handoff.id, settings: parsed.settings, credentials }, grant !== null);
+  if (refused.length > 0) return { kind: 'invalid', errors: refused };
   return db.transaction(async (tx) => {
     const claimed = await claimPendingHandoff(tx, hosted.handoff.token, { destination_type: hosted.destination.type, summary: parsed.summary });
     if (!claimed) return { kind: 'already_completed' } as const;
@@ -148,30 +147,40 @@ export async function completeDestinationHandoff(
 export const PASTED_CREDENTIAL_CHECK_MS = 10_000;
 
 /**
- * A pasted credential (Meta's or TikTok's access token) checked with the platform's connection test before anything is
- * stored: a problem on its field when the platform refuses that very credential (a wrong or revoked token, which would
- * otherwise show "connected" until the first conversion failed), else null. Any other outcome (the platform down, slow,
- * another fault) connects as before: the connection test on the dashboard says more.
+ * The form checked with the platform's connection test before anything is stored, when it carries a pasted credential
+ * (Meta's or TikTok's access token), or ids the test checks (ConnectField.checkedOnConnect) after the platform's sign-in.
+ * Problems on the fields the platform refused: the pasted credential itself (a wrong or revoked token), or the ids the
+ * credentials may not use (Microsoft's customer and account, LinkedIn's ad account), which would otherwise show
+ * "connected" until the first conversion failed. Any other outcome (the platform down, slow, another fault) connects as
+ * before, with no problem: the connection test on the dashboard says more.
  */
-async function pastedCredentialRefused(
+async function connectionRefused(
   db: Database,
   settings: Settings,
-  platform: DestinationPlatform,
+  hosted: DestinationHandoff,
   form: Record<string, string>,
   connection: { id: string; settings: Record<string, unknown>; credentials: Record<string, string> },
-): Promise<Problem | null> {
-  const field = platform.fields.find((f) => f.secret && (form[f.name] ?? '').trim() !== '');
-  if (!field) return null;
+  signedIn: boolean,
+): Promise<Problem[]> {
+  const platform = hosted.destination;
+  const pasted = signedIn ? undefined : platform.fields.find((f) => f.secret && (form[f.name] ?? '').trim() !== '');
+  if (!pasted && !(signedIn && platform.fields.some((f) => f.checkedOnConnect))) return [];
   try {
     const tokens = new AccessTokens({ db, settings, box: serviceSecretBox(settings), now: () => new Date() });
     const ctx = sendContextFor(platform, connection, {
       settings, tokens, signal: AbortSignal.timeout(PASTED_CREDENTIAL_CHECK_MS), timeoutMs: PASTED_CREDENTIAL_CHECK_MS, now: () => new Date(),
     });
     const result = await platform.testConnection(ctx);
-    if (!result.credentialRefused) return null;
-    return { param: field.name, message: `${platform.label} refused this ${field.label.replace(/^Access token/, "access token")}: ${result.error?.message ?? result.message}` };
+    const said = result.error ? `${result.error.message}${result.error.hint ? ` ${result.error.hint}` : ''}` : result.message;
+    if (pasted && result.credentialRefused) {
+      return [{ param: pasted.name, message: `${platform.label} refused this ${pasted.label.replace(/^Access token/, 'access token')}: ${result.error?.message ?? result.message}` }];
+    }
+    // Only fields the page shows (a field the operator set for everyone is not the user's to correct).
+    const shown = platform.fields.filter((f) => !hosted.provided.includes(f.name)).map((f) => f.name);
+    const fields = (result.ok ? [] : (result.refusedFields ?? [])).filter((name) => shown.includes(name));
+    return fields.map((param) => ({ param, message: `${platform.label} refused ${fields.length > 1 ? 'these ids' : 'this id'}: ${said}` }));
   } catch {
-    return null;
+    return [];
   }
 }
 

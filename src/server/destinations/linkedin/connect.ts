@@ -15,6 +15,7 @@ export const linkedinFields: readonly ConnectField[] = [
     hint: 'The number shown next to the account name in Campaign Manager (or its URN urn:li:sponsoredAccount:…). Your LinkedIn user needs a role on it other than Viewer.',
     required: true,
     placeholder: '507404993',
+    checkedOnConnect: true,
   },
 ];
 

@@ -61,7 +61,7 @@ export async function testLinkedInConnection(ctx: SendContext): Promise<Connecti
       message: role === undefined ? `The LinkedIn member has no role on ad account ${accountId}.` : `The LinkedIn member is ${String(role)} on ad account ${accountId}, which cannot send conversions.`,
       hint: 'In Campaign Manager, give the member who connected cnv the account manager, campaign manager, creative manager or billing admin role on this ad account, or connect with such a member.',
     };
-    return { ok: false, message: error.message, error };
+    return { ok: false, message: error.message, error, refusedFields: ['ad_account_id'] };
   }
 
   const rules = await get(`${base}/rest/conversions?q=account&account=${encodeURIComponent(accountUrn)}`, token, ctx);

@@ -15,6 +15,7 @@ export const microsoftAdsFields: readonly ConnectField[] = [
     hint: 'The number after cid= in the address bar of Microsoft Advertising (your manager account / customer).',
     required: true,
     placeholder: '123456789',
+    checkedOnConnect: true,
   },
   {
     name: 'account_id',
@@ -22,6 +23,7 @@ export const microsoftAdsFields: readonly ConnectField[] = [
     hint: 'The number after aid= in the address bar: the ad account whose ads are clicked. Not the account number (letters and digits, like F123ABCD).',
     required: true,
     placeholder: '987654321',
+    checkedOnConnect: true,
   },
   {
     name: 'developer_token',

@@ -17,7 +17,7 @@ import {
   type MicrosoftAccountIds,
   type OfflineConversion,
 } from './request';
-import { callFault, interpretApplyAnswer } from './response';
+import { NOT_AUTHORIZED, callFault, interpretApplyAnswer } from './response';
 import { adjustUrl, prepareAdjustment, type OfflineConversionAdjustment } from './adjustments';
 import { adjustmentOutcomeOf, type AdjustmentInput, type AdjustmentOutcome } from '../destination';
 
@@ -121,7 +121,9 @@ async function testConnection(ctx: SendContext): Promise<ConnectionTestResult> {
   const answer = await requestJson(LABEL, queryGoalsUrl(ctx.settings.microsoft.adsApiBase), { headers: setup.headers, body: { ConversionGoalIds: null, ConversionGoalTypes: 'OfflineConversion' } }, ctx);
   if (!answer.answered) return { ok: false, message: answer.error.message, error: answer.error };
   const fault = callFault(answer.status, answer.text);
-  if (fault) return { ok: false, message: fault.message, error: fault };
+  // UserIsNotAuthorized: "the user does not have access to one of the entities specified in the request"
+  // (operation-error-codes, code 106), here the customer and account of the CustomerId and CustomerAccountId headers.
+  if (fault) return { ok: false, message: fault.message, error: fault, ...(fault.code === NOT_AUTHORIZED ? { refusedFields: ['customer_id', 'account_id'] } : {}) };
   const goals = (parseJson(answer.text) as { ConversionGoals?: unknown } | null)?.ConversionGoals;
   const named = (Array.isArray(goals) ? goals : [])
     .filter((g): g is { Name: string; Status?: unknown } => typeof g === 'object' && g !== null && typeof (g as { Name?: unknown }).Name === 'string');

@@ -28,6 +28,9 @@ type Verdict =
 
 const MINUTE_MS = 60_000;
 
+/** Our code for UserIsNotAuthorized (106): the signed-in user may not use the connection's customer or account. */
+export const NOT_AUTHORIZED = 'not_authorized';
+
 /** Numeric codes and their symbolic names, as operation-error-codes.md lists them (only those this call can meet). */
 const VERDICTS: Record<number, (name: string) => Verdict> = {
   0: () => ({ kind: 'retry', code: 'platform_error', message: 'Microsoft Advertising reported an internal error.' }),
@@ -38,7 +41,7 @@ const VERDICTS: Record<number, (name: string) => Verdict> = {
   }),
   106: () => ({
     kind: 'failed',
-    code: 'not_authorized',
+    code: NOT_AUTHORIZED,
     message: 'The signed-in Microsoft Advertising user may not use this account (UserIsNotAuthorized).',
     hint: "Check the customer ID and account ID of the connection, or give the signed-in user a role on that account.",
   }),
