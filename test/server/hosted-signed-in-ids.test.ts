@@ -60,6 +60,9 @@ describe.each(DATABASE_KINDS)('ids checked after the sign-in on the hosted page 
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('Please correct the fields marked below');
     expect(refused.body).toContain('Microsoft Advertising refused these ids: The signed-in Microsoft Advertising user may not use this account (UserIsNotAuthorized).');
+    // Said once, under the first field; the second points to it.
+    expect(refused.body.split('refused these ids')).toHaveLength(2);
+    expect(refused.body).toContain('Refused together with the Customer ID above.');
     expect(refused.body).toMatch(/id="customer_id"[^>]*aria-invalid="true"/);
     expect(refused.body).toMatch(/id="account_id"[^>]*aria-invalid="true"/);
     // The ids typed stay in the form to correct; the fake's values are offered beside them.

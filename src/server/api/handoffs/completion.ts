@@ -178,7 +178,12 @@ async function connectionRefused(
     // Only fields the page shows (a field the operator set for everyone is not the user's to correct).
     const shown = platform.fields.filter((f) => !hosted.provided.includes(f.name)).map((f) => f.name);
     const fields = (result.ok ? [] : (result.refusedFields ?? [])).filter((name) => shown.includes(name));
-    return fields.map((param) => ({ param, message: `${platform.label} refused ${fields.length > 1 ? 'these ids' : 'this id'}: ${said}` }));
+    // The platform's words once, under the first field; the others point to them.
+    const first = platform.fields.find((f) => f.name === fields[0])?.label ?? fields[0];
+    return fields.map((param, i) => ({
+      param,
+      message: i === 0 ? `${platform.label} refused ${fields.length > 1 ? 'these ids' : 'this id'}: ${said}` : `Refused together with the ${first} above.`,
+    }));
   } catch {
     return [];
   }
