@@ -166,6 +166,13 @@ describe.each(DATABASE_KINDS)('events API on $name', (kind) => {
       expect(errorOf(res)).toMatchObject({ type: 'invalid_request_error', param, code });
     });
 
+    it('lists only the parameters it accepts when refusing an unknown one: not ending_before, refused itself', async () => {
+      const res = await list('?sort=asc', tenant);
+      expect(errorOf(res).message).toBe(
+        'Unknown query parameter: sort. Allowed here: site_id, flow_id, email, status, occurred_after, occurred_before, limit, starting_after.',
+      );
+    });
+
     it('answers 404 naming the filter for a site or flow that is not the account’s', async () => {
       const res = await list(`?site_id=${svc.site.id}`, tenant);
       expect(res.statusCode).toBe(404);

@@ -123,6 +123,17 @@ function reason(issue: VerboseError): string {
   }
 }
 
+/** A schema nothing satisfies (TypeBox's Never, `not: {}`): a parameter named only to be refused with its own code. */
+function refusesEverything(schema: unknown): boolean {
+  const not = (schema as { not?: unknown } | null)?.not;
+  return typeof not === 'object' && not !== null && Object.keys(not).length === 0;
+}
+
+/** The names of the properties a value may carry: those a schema lists, but not the ones it lists only to refuse. */
+function acceptedNames(properties: object): string[] {
+  return Object.entries(properties).filter(([, schema]) => !refusesEverything(schema)).map(([name]) => name);
+}
+
 /**
  * The envelope for a schema failure (Fastify's validation error): `parameter_missing` for a required field,
  * `parameter_unknown` for an additional one, the schema's `errorCode` when it has one, else `parameter_invalid`.
@@ -139,7 +150,7 @@ export function schemaError(error: FastifyError): ApiError {
   }
   if (issue.keyword === 'additionalProperties') {
     const param = paramOf(issue.instancePath, String((issue.params as { additionalProperty: string }).additionalProperty));
-    const allowed = Object.keys(issue.parentSchema?.properties ?? {});
+    const allowed = acceptedNames(issue.parentSchema?.properties ?? {});
     const hint = allowed.length > 0 ? ` Allowed here: ${allowed.join(', ')}.` : ' No parameters are allowed here.';
     return new ApiError(400, 'invalid_request_error', 'parameter_unknown', `Unknown ${where}: ${param}.${hint}`, param);
   }
