@@ -22,24 +22,36 @@ describe.each(DATABASE_KINDS)('REST authentication on $name', (kind) => {
     expect(res.statusCode).toBe(401);
     expect(errorOf(res)).toMatchObject({ type: 'authentication_error', code: 'missing_api_key' });
     expect(errorOf(res).message).toMatch(/Authorization: Bearer/);
+    // RFC 9110: a 401 carries a challenge; RFC 6750: no error attribute when no credentials were sent.
+    expect(res.headers['www-authenticate']).toBe('Bearer');
   });
 
   it.each([
-    ['an unknown key', 'Bearer cnv_sk_notarealkeynotarealkeynotarealkey'],
-    ['Basic credentials', `Basic ${Buffer.from('u:p').toString('base64')}`],
-    ['a bare key without the scheme', 'KEY'],
-    ['an empty Bearer', 'Bearer '],
-  ])('answers 401 invalid_api_key for %s', async (_what, header) => {
+    ['an unknown key', 'Bearer cnv_sk_notarealkeynotarealkeynotarealkey', 'Bearer error="invalid_token"'],
+    ['Basic credentials', `Basic ${Buffer.from('u:p').toString('base64')}`, 'Bearer'],
+    ['a bare key without the scheme', 'KEY', 'Bearer'],
+    ['an empty Bearer', 'Bearer ', 'Bearer'],
+  ])('answers 401 invalid_api_key for %s, with the Bearer challenge', async (_what, header, challenge) => {
     const res = await sites({ authorization: header === 'KEY' ? svc.apiKey : header });
     expect(res.statusCode).toBe(401);
     expect(errorOf(res)).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    expect(res.headers['www-authenticate']).toBe(challenge);
+  });
+
+  it('sends no challenge on an answer other than 401', async () => {
+    expect((await sites(svc.auth)).headers['www-authenticate']).toBeUndefined();
+    const missing = await svc.app.inject({ method: 'GET', url: '/v1/sites/site_nothere', headers: svc.auth });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['www-authenticate']).toBeUndefined();
   });
 
   it('refuses a revoked key', async () => {
     const { id, key } = await issueApiKey(svc.db, svc.accountId, 'to revoke');
     expect((await sites({ authorization: `Bearer ${key}` })).statusCode).toBe(200);
     await svc.db.query('update api_keys set revoked_at = now() where id = $1', [id]);
-    expect((await sites({ authorization: `Bearer ${key}` })).statusCode).toBe(401);
+    const revoked = await sites({ authorization: `Bearer ${key}` });
+    expect(revoked.statusCode).toBe(401);
+    expect(revoked.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
   });
 
   it('authenticates before reading the body: an unauthenticated write changes nothing', async () => {
@@ -58,6 +70,7 @@ describe.each(DATABASE_KINDS)('REST authentication on $name', (kind) => {
     ] as const) {
       const res = await svc.app.inject({ method, url });
       expect(res.statusCode, `${method} ${url}`).toBe(401);
+      expect(res.headers['www-authenticate'], `${method} ${url}`).toBe('Bearer');
     }
   });
 

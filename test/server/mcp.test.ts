@@ -230,9 +230,11 @@ describe('the agent tools over POST /mcp', () => {
     const missing = await fetch(`${base}/mcp`, { method: 'POST', headers, body: initialize });
     expect(missing.status).toBe(401);
     expect(((await missing.json()) as any).error).toMatchObject({ type: 'authentication_error', code: 'missing_api_key' });
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
     const wrong = await fetch(`${base}/mcp`, { method: 'POST', headers: { ...headers, authorization: 'Bearer cnv_sk_wrong' }, body: initialize });
     expect(wrong.status).toBe(401);
     expect(((await wrong.json()) as any).error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
 
     const client = new Client({ name: 'cnv-test', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: 'Bearer cnv_sk_wrong' } } });

@@ -95,6 +95,9 @@ describe('the OpenAPI document', () => {
       expect(documented.headers?.['Retry-After'], `${method} ${template} ${response.statusCode} sends Retry-After`).toBeDefined();
       expect(ajv.validate(documented.headers['Retry-After'].schema, Number(response.headers['retry-after']))).toBe(true);
     }
+    if (response.headers['www-authenticate'] !== undefined) {
+      expect(documented.headers?.['WWW-Authenticate'], `${method} ${template} ${response.statusCode} sends WWW-Authenticate`).toBeDefined();
+    }
     const schema = documented.content?.['application/json']?.schema;
     expect(schema, `${method} ${template} ${response.statusCode} has no JSON schema`).toBeDefined();
     const validate = ajv.compile(strict(schema) as object);
@@ -163,6 +166,19 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it("declares the Bearer challenge (WWW-Authenticate) on the 401 of every /v1 operation, none on the signed webhook's", async () => {
+    const problems: string[] = [];
+    for (const [name, op] of operationsOf(raw)) {
+      const header = op.responses['401']?.headers?.['WWW-Authenticate'];
+      const webhook = name.includes(' /api/webhook-bridge/');
+      if (!op.responses['401']) problems.push(`${name}: no 401`);
+      else if (webhook === (header !== undefined)) problems.push(`${name}: ${webhook ? 'a' : 'no'} WWW-Authenticate header`);
+    }
+    expect(problems).toEqual([]);
+    await call('GET', '/v1/sites', undefined, {});
+    await call('GET', `/v1/sites/${svc.site.id}`, undefined, { authorization: 'Bearer cnv_sk_unknown' });
   });
 
   it('says what each success answer means (no generator default such as "Default Response")', () => {

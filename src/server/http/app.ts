@@ -144,7 +144,7 @@ export function createHttpApp(
   app.decorate('storeTrouble', storeTrouble);
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) return reply.status(error.status).send(error.toBody());
+    if (error instanceof ApiError) return reply.status(error.status).headers(error.headers).send(error.toBody());
     if (error.validation) return reply.status(400).send(schemaError(error).toBody());
     const status = error.statusCode ?? 500;
     if (status === 413) {

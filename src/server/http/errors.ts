@@ -16,6 +16,15 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
+  /** Headers the answer carries besides the envelope (a 401's `WWW-Authenticate`); the error handler sends them. */
+  headers: Readonly<Record<string, string>> = {};
+
+  /** This error, answered with these headers too. */
+  withHeaders(headers: Record<string, string>): this {
+    this.headers = { ...this.headers, ...headers };
+    return this;
+  }
+
   /** The JSON body of this error. */
   toBody(): ErrorBody {
     return { error: { type: this.type, code: this.code, message: this.message, ...(this.param ? { param: this.param } : {}) } };

@@ -39,7 +39,7 @@ declare module 'fastify' {
 /** The errors any /v1 route may answer, documented on every operation that does not document them itself. */
 const V1_ERRORS: Record<string, string> = {
   400: 'Invalid input: parameter_missing, parameter_invalid, parameter_unknown, invalid_json, invalid_cursor, … (error.param names the parameter).',
-  401: 'missing_api_key or invalid_api_key.',
+  401: 'missing_api_key or invalid_api_key; the WWW-Authenticate header carries the Bearer challenge.',
   404: 'resource_missing (not in this account) or route_not_found.',
   408: `request_timeout: the request (headers and body) did not arrive whole within ${REQUEST_TIMEOUT_MS / 1000} seconds; the connection is closed.`,
   500: 'internal_error: a fault of the service.',
@@ -69,6 +69,12 @@ const WEBHOOK_ERRORS: Record<string, string> = {
 const RETRY_AFTER: Record<string, string> = {
   429: 'Whole seconds until the rate-limit window ends: send the request again after them (a webhook report re-signed).',
   503: `Seconds to wait before sending the request again (the service asks for ${STORE_RETRY_AFTER_S}).`,
+};
+
+/** The header of a Bearer route's 401 (http/auth.ts); a signed webhook's 401 has none (no challenge scheme names its signature). */
+const WWW_AUTHENTICATE = {
+  description: 'The Bearer challenge (RFC 6750): `Bearer` when no key was sent, `Bearer error="invalid_token"` when the key is unknown or revoked.',
+  schema: { type: 'string' },
 };
 
 /**
@@ -289,9 +295,11 @@ export async function registerOpenApi(app: FastifyInstance, settings: Pick<Setti
       }
       const described = openapiObject as unknown as OpenApiDocument;
       for (const { operation } of operationsOf(described)) {
+        const signed = (operation as { security?: Array<Record<string, unknown>> }).security?.some((scheme) => SIGNATURE_SCHEME in scheme);
         for (const [status, response] of Object.entries(operation.responses ?? {})) {
           const description = RETRY_AFTER[status];
           if (description) response.headers = { ...response.headers, 'Retry-After': { description, schema: { type: 'integer', minimum: 1 } } };
+          if (status === '401' && !signed) response.headers = { ...response.headers, 'WWW-Authenticate': WWW_AUTHENTICATE };
         }
       }
       shareSchemas(described, SHARED_SHAPES);
