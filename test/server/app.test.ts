@@ -102,12 +102,80 @@ describe('the app shell', () => {
     expect(res.json()).toEqual({ error: { type: 'not_found_error', code: 'route_not_found', message: 'No route: GET /nowhere.' } });
   });
 
+  it('answers a method a path is not served with 405 method_not_allowed, its Allow header naming the methods it is', async () => {
+    for (const [method, url, allow] of [
+      ['DELETE', '/v1/sites/site_123', 'GET, HEAD, PATCH'],
+      ['POST', '/v1/sites/site_123?x=1', 'GET, HEAD, PATCH'],
+      ['PUT', '/v1/sites', 'GET, HEAD, POST'],
+      ['OPTIONS', '/v1/sites', 'GET, HEAD, POST'],
+      ['PATCH', '/v1/events/evt_1', 'GET, HEAD'],
+      ['GET', '/v1/flows/flow_1/publish', 'POST'],
+      ['GET', '/api/webhook-bridge/saas-signup/site_key_1/trigger_key_1', 'POST'],
+      ['PUT', '/api/webhook-bridge/conversion/site_key_1/trigger_key_1', 'POST'],
+      ['OPTIONS', '/api/webhook-bridge/adjustment/site_key_1', 'POST'],
+      ['DELETE', '/handoffs/SeCrEtToKeN123', 'GET, HEAD, POST'],
+      ['PUT', '/collect/v1/sites/site_key_1/config', 'GET, HEAD'],
+      ['GET', '/collect/v1/sites/site_key_1/snapshots', 'POST, OPTIONS'],
+      ['POST', '/v1/openapi.json', 'GET, HEAD'],
+      ['POST', '/healthz', 'GET, HEAD'],
+    ] as const) {
+      const res = await app.inject({ method, url, headers: auth });
+      const path = url.split('?')[0];
+      expect(res.statusCode, `${method} ${url}`).toBe(405);
+      expect(res.headers.allow, `${method} ${url}`).toBe(allow);
+      expect(res.json(), `${method} ${url}`).toEqual({
+        error: { type: 'invalid_request_error', code: 'method_not_allowed', message: `${method} is not allowed on ${path}: it is served with ${allow}.` },
+      });
+    }
+    // Without a key too: the route is not found before any authentication.
+    expect((await app.inject({ method: 'DELETE', url: '/v1/sites' })).statusCode).toBe(405);
+    // A HEAD where only POST is served: the status and Allow, no body.
+    const head = await app.inject({ method: 'HEAD', url: '/v1/flows/flow_1/publish' });
+    expect([head.statusCode, head.headers.allow, head.body]).toEqual([405, 'POST', '']);
+  });
+
+  it('keeps 404 route_not_found for a path no method is served on, and /mcp its own 405', async () => {
+    for (const [method, url] of [['DELETE', '/v1/nowhere'], ['GET', '/v1/sites/site_1/nothing'], ['POST', '/api/webhook-bridge/unknown/a/b'], ['GET', '/handoffs/a/b/c']] as const) {
+      const res = await app.inject({ method, url, headers: auth });
+      expect(res.statusCode, `${method} ${url}`).toBe(404);
+      expect(res.json().error.code, `${method} ${url}`).toBe('route_not_found');
+      expect(res.headers.allow).toBeUndefined();
+    }
+    const mcp = await app.inject({ method: 'GET', url: '/mcp' });
+    expect([mcp.statusCode, mcp.headers.allow, mcp.json().error.code]).toEqual([405, 'POST', 'method_not_allowed']);
+  });
+
   it('answers malformed JSON with invalid_json', async () => {
     const res = await app.inject({
       method: 'POST', url: '/v1/sites', payload: '{"name":', headers: { ...auth, 'content-type': 'application/json' },
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json' });
+  });
+});
+
+describe('the methods a path is served with', () => {
+  it("matches as Fastify's router does: parameters, a plugin's '/' route with and without the slash, HEAD beside GET", async () => {
+    const app = createHttpApp(false);
+    app.route({ method: ['PUT', 'DELETE'], url: '/things/:id', handler: async () => ({}) });
+    app.get('/files/:name', async (_request, reply) => reply.callNotFound());
+    app.get('/things/:id/parts/*', { exposeHeadRoute: false }, async () => ({}));
+    await app.register(async (scope) => void scope.get('/', async () => ({})), { prefix: '/home' });
+    await app.ready();
+    const allow = async (method: 'GET' | 'POST', url: string) => {
+      const res = await app.inject({ method, url });
+      return `${res.statusCode} ${res.headers.allow ?? '-'}`;
+    };
+    expect(await allow('GET', '/things/a%20b')).toBe('405 PUT, DELETE');
+    expect(await allow('POST', '/things/1/parts/x/y')).toBe('405 GET');
+    expect(await allow('POST', '/home')).toBe('405 GET, HEAD');
+    expect(await allow('POST', '/home/')).toBe('405 GET, HEAD');
+    expect(await allow('GET', '/things')).toBe('404 -');
+    expect(await allow('GET', '/Things/1')).toBe('404 -');
+    // A route that finds nothing at its own path (reply.callNotFound) is a 404: its method is served there.
+    expect(await allow('GET', '/files/nothing.js')).toBe('404 -');
+    expect(await allow('POST', '/files/nothing.js')).toBe('405 GET, HEAD');
+    await app.close();
   });
 });
 

@@ -441,14 +441,21 @@ describe('the Destinations page', () => {
 
   it('answers an address under /dashboard that is no page with a dashboard page that says so, never the API\'s JSON', async () => {
     const browser = await signedIn();
-    for (const url of ['/dashboard/nowhere', `/dashboard/sites/${svc.site.id}/webhook-secret`, '/dashboard/destinations/connect']) {
+    // A form's address opened again (a reload, a bookmark) is served with POST only: 405 with Allow, the same page.
+    for (const [url, status] of [['/dashboard/nowhere', 404], [`/dashboard/sites/${svc.site.id}/webhook-secret`, 405], ['/dashboard/destinations/connect', 405]] as const) {
       const res = await browser.get(url);
-      expect(res.statusCode, url).toBe(404);
+      expect(res.statusCode, url).toBe(status);
+      expect(res.headers.allow, url).toBe(status === 405 ? 'POST' : undefined);
       expect(res.headers['content-type'], url).toMatch(/text\/html/);
       expect(res.body, url).toContain('Not found');
       expect(res.body, url).toContain('pick the page from the menu');
       expect(res.body, url).toContain('href="/dashboard/events"'); // the menu: signed in
     }
+    // A page's address posted to: 405 naming GET, a dashboard page that says what to do.
+    const posted = await svc.app.inject({ method: 'POST', url: '/dashboard/events', payload: {} });
+    expect([posted.statusCode, posted.headers.allow]).toEqual([405, 'GET, HEAD']);
+    expect(posted.headers['content-type']).toMatch(/text\/html/);
+    expect(posted.body).toContain('reload the page it is on and send it again');
     const anonymous = await svc.app.inject({ method: 'GET', url: '/dashboard/nowhere' });
     expect(anonymous.statusCode).toBe(404);
     expect(anonymous.headers['content-type']).toMatch(/text\/html/);

@@ -154,7 +154,12 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
           request.method === 'GET' || request.method === 'HEAD'
             ? 'There is no dashboard page at this address. If you opened again the address a form had answered (a reload, a bookmark), pick the page from the menu.'
             : 'This form no longer exists at this address: reload the page it is on and send it again.';
-        return sendPage(reply, 404, errorPage(404, 'Not found', message, session));
+        // An address served under other methods (a form's address opened as a page, a page's address posted to) is a
+        // 405 naming them, as on every path of the service; the same page says what to do.
+        const allowed = app.allowedMethods(request.method, request.url);
+        if (allowed.length > 0) reply.header('allow', allowed.join(', '));
+        const status = allowed.length > 0 ? 405 : 404;
+        return sendPage(reply, status, errorPage(status, 'Not found', message, session));
       });
     },
     { prefix: '/dashboard' },

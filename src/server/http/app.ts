@@ -17,6 +17,7 @@ import { ApiError, printable } from './errors';
 import { AJV_OPTIONS, coerceQueryIntegers, refuseMalformedQuery, schemaError } from './validation';
 import { parseJsonText, utf8JsonBodyText } from './json-text';
 import { lazyChildLogger, serviceLoggerOptions } from '../logging';
+import { trackAllowedMethods, type AllowedMethods } from './allowed-methods';
 
 /** Kept here for its importers: the url redaction of request logs lives with the other log rules in ../logging. */
 export { redactUrl } from '../logging';
@@ -40,6 +41,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The store's refusals for lack of resources or reach, seen by the process's requests (the health check reads them). */
     storeTrouble: StoreTrouble;
+    /** The other methods a request's path is served under (http/allowed-methods.ts): a 405's `Allow`; empty for a 404. */
+    allowedMethods: AllowedMethods;
   }
 }
 
@@ -142,6 +145,8 @@ export function createHttpApp(
   });
 
   app.decorate('storeTrouble', storeTrouble);
+  // Every route added from here on is recorded: which methods a path is served under, for the 405s below.
+  app.decorate('allowedMethods', trackAllowedMethods(app));
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return reply.status(error.status).headers(error.headers).send(error.toBody());
@@ -169,13 +174,25 @@ export function createHttpApp(
     return reply.status(500).send(new ApiError(500, 'api_error', 'internal_error', 'Internal error.').toBody());
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply
+  // A path served under other methods than the request's is a 405 naming them (RFC 9110: with an Allow header); a path
+  // served under none is a 404.
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = app.allowedMethods(request.method, request.url);
+    if (allowed.length > 0) {
+      return reply.status(405).header('allow', allowed.join(', ')).send(methodNotAllowed(request.method, request.url, allowed).toBody());
+    }
+    return reply
       .status(404)
-      .send(new ApiError(404, 'not_found_error', 'route_not_found', `No route: ${request.method} ${request.url.split('?')[0]}.`).toBody()),
-  );
+      .send(new ApiError(404, 'not_found_error', 'route_not_found', `No route: ${request.method} ${request.url.split('?')[0]}.`).toBody());
+  });
 
   return app;
+}
+
+/** 405 `method_not_allowed` for a request whose path is served, but not under its method (`allowed`, not empty). */
+function methodNotAllowed(method: string, url: string, allowed: readonly string[]): ApiError {
+  const path = printable(url.split('?')[0] ?? '', 200);
+  return new ApiError(405, 'invalid_request_error', 'method_not_allowed', `${method} is not allowed on ${path}: it is served with ${allowed.join(', ')}.`);
 }
 
 /** The envelope for a request the router refused; the path itself is never echoed. */
