@@ -150,6 +150,20 @@ describe('the OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
+  it('declares the refusals of any path on every operation: 414 path_too_long, 431 headers_too_large (and 400 invalid_path)', async () => {
+    const missing = operationsOf(raw).flatMap(([name, op]) =>
+      ([['414', 'path_too_long'], ['431', 'headers_too_large']] as const)
+        .filter(([status, code]) => !String(op.responses[status]?.description ?? '').includes(code))
+        .map(([status]) => `${name} ${status}`),
+    );
+    expect(missing).toEqual([]);
+    expect(raw.paths['/v1/sites']!.get.responses['400'].description).toContain('invalid_path');
+    const long = await svc.app.inject({ method: 'GET', url: `/v1/sites/${'x'.repeat(101)}`, headers: svc.auth });
+    conforms('GET', `/v1/sites/${'x'.repeat(101)}`, long);
+    expect(long.json().error.code).toBe('path_too_long');
+    expect((raw as Doc & { info: { description: string } }).info.description).toContain('405 method_not_allowed');
+  });
+
   it('declares Retry-After (whole seconds, at least 1) on every 429 and 503 of every operation', () => {
     const problems: string[] = [];
     for (const [name, op] of operationsOf(raw)) {

@@ -36,12 +36,21 @@ declare module 'fastify' {
   interface FastifyContextConfig extends OpenApiRouteConfig {}
 }
 
+/** The errors of any path, refused before a route runs (http/app.ts). */
+const ROUTING_ERRORS: Record<string, string> = {
+  414: 'path_too_long: a segment of the path is over 100 characters.',
+  431: 'headers_too_large: the request headers are too large; the connection is closed.',
+};
+
 /** The errors any /v1 route may answer, documented on every operation that does not document them itself. */
 const V1_ERRORS: Record<string, string> = {
-  400: 'Invalid input: parameter_missing, parameter_invalid, parameter_unknown, invalid_json, invalid_cursor, … (error.param names the parameter).',
+  400:
+    'Invalid input: parameter_missing, parameter_invalid, parameter_unknown, invalid_json, invalid_cursor, … (error.param names the ' +
+    'parameter); invalid_path (a malformed percent-escape in the path) or invalid_request (not valid HTTP).',
   401: 'missing_api_key or invalid_api_key; the WWW-Authenticate header carries the Bearer challenge.',
   404: 'resource_missing (not in this account) or route_not_found.',
   408: `request_timeout: the request (headers and body) did not arrive whole within ${REQUEST_TIMEOUT_MS / 1000} seconds; the connection is closed.`,
+  ...ROUTING_ERRORS,
   500: 'internal_error: a fault of the service.',
   503: 'store_unavailable: the service\'s store cannot work now (disk full, unreachable, …); nothing was done: send it again after the Retry-After header\'s seconds.',
 };
@@ -52,11 +61,12 @@ const BODY_ERRORS: Record<string, string> = {
 };
 /** The errors of a webhook report. */
 const WEBHOOK_ERRORS: Record<string, string> = {
-  400: 'The trigger key or the body is invalid (error.param names the field).',
+  400: 'The trigger key or the body is invalid (error.param names the field); invalid_path or invalid_request as on /v1.',
   401: 'A signature fault: no_signature_header, malformed_header, no_signature_match, timestamp_outside_tolerance, no_webhook_secret.',
   404: 'site_not_found: no site has this key.',
   408: `request_timeout: the request did not arrive whole within ${REQUEST_TIMEOUT_MS / 1000} seconds; nothing was stored: retry, re-signed.`,
   413: 'payload_too_large: the body is over 64 KB.',
+  ...ROUTING_ERRORS,
   429: 'rate_limited: too many requests from this address or for this site (CNV_RATE_LIMIT_WEBHOOK_*); retry after the Retry-After header\'s seconds, re-signed.',
   500: 'internal_error: retry with backoff, re-signed.',
   503: 'store_unavailable: the service\'s store cannot work now (disk full, unreachable, …); nothing was stored: retry after the Retry-After header\'s seconds, re-signed.',
@@ -260,7 +270,9 @@ export async function registerOpenApi(app: FastifyInstance, settings: Pick<Setti
         description:
           'The REST API (every path under /v1, Bearer API key) and the signed webhook bridge of cnv. Every error answers ' +
           '{"error": {"type", "code", "message", "param"?}}. Lists other than events take limit, starting_after and ' +
-          'ending_before and answer {data, has_more, next_cursor}. Responses may gain fields: ignore the ones you do not know.',
+          'ending_before and answer {data, has_more, next_cursor}. Responses may gain fields: ignore the ones you do not know. ' +
+          'A method a path is not served with (DELETE on a path listed here only with GET and PATCH) answers 405 ' +
+          'method_not_allowed, its Allow header naming the methods it is served with.',
       },
       servers: [{ url: settings.publicUrl, description: 'The REST API' }],
       tags: TAGS,
