@@ -38,8 +38,8 @@ describe('startService on the embedded store', () => {
     // cnv on the same store prints this address without being told it: the service recorded it there.
     expect(await recordedPublicUrl(first.db)).toBe('https://cnv.example');
     expect(banner).toContain(
-      'Operator commands (same DATABASE_URL / CNV_DATA_DIR; their links and snippets carry https://cnv.example, which this service recorded there; ' +
-        'stop the service first when using the embedded store, except dashboard, erase and mcp with CNV_API_URL=https://cnv.example CNV_API_KEY set):',
+      'Operator commands: run them with the same DATABASE_URL / CNV_DATA_DIR; their links and snippets use https://cnv.example, recorded there by this service.\n' +
+        'On the embedded store, stop the service first, or run dashboard, erase and mcp through it with CNV_API_URL=https://cnv.example CNV_API_KEY=<API key>:',
     );
   }, TEST_TIMEOUT);
 
