@@ -37,6 +37,14 @@ describe('platformText', () => {
     expect(platformText(`token EAAB${'x'.repeat(60)} from 203.0.113.7 phone +44 20 7946 0958`)).toBe(`token ${REMOVED} from ${REMOVED} phone ${REMOVED}`);
   });
 
+  it('cleans a long answer in one pass: a 200,000-character run with no @ (once quadratic: minutes) and addresses after it', () => {
+    const run = 'a'.repeat(200_000);
+    const text = `${run} then ada.lovelace@example.org and x%40y.example ${'b.'.repeat(50_000)}`;
+    const cleaned = platformText(text, Number.MAX_SAFE_INTEGER);
+    expect(cleaned).not.toContain('lovelace');
+    expect(cleaned).toContain(`then ${REMOVED} and ${REMOVED} `);
+  });
+
   it('cleans before it cuts, so half an address is never left behind', () => {
     const said = platformText(`${'a'.repeat(30)} ${EMAIL} ${'b'.repeat(30)}`, 40);
     expect(said).not.toContain('ada.lovelace');
