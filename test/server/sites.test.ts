@@ -57,6 +57,9 @@ describe.each(DATABASE_KINDS)('sites API on $name', (kind) => {
       expect(json(await patch(site.id, { domain: 'http://localhost:8080' })).domain).toBe('http://localhost:8080');
       expect(json(await patch(site.id, { domain: 'https://bücher.example' })).domain).toBe('https://xn--bcher-kva.example');
       expect(json(await patch(site.id, { domain: 'http://127.0.0.1:80' })).domain).toBe('http://127.0.0.1');
+      // A site under a public suffix is a site; a host the Public Suffix List does not know is left alone.
+      expect(json(await patch(site.id, { domain: 'https://yours.github.io' })).domain).toBe('https://yours.github.io');
+      expect(json(await patch(site.id, { domain: 'http://intranet:8080' })).domain).toBe('http://intranet:8080');
     });
 
     it('clears the domain with null', async () => {
@@ -75,6 +78,9 @@ describe.each(DATABASE_KINDS)('sites API on $name', (kind) => {
       ['https://', /host/],
       ['https://exa mple.com', /host/],
       ['https://www.example.com:99999', /host or port/],
+      ['https://github.io', /public suffix.*https:\/\/www\.yoursite\.github\.io/],
+      ['https://co.uk', /public suffix/],
+      ['http://com', /public suffix/],
       [42, /bare origin/],
     ])('rejects the domain %j with a 400 that says why, changing nothing', async (domain, why) => {
       const site = await insertSite(svc.db, svc.accountId, { name: 'Unchanged', domain: 'https://keep.example' });

@@ -1,4 +1,5 @@
 /** Validation of a site's editable fields (name, domain, timezone), shared by the REST API and the `cnv` command. */
+import { parse as parseHost } from 'tldts';
 import { invalidParam, printable } from '../../http/errors';
 import { nonEmptyString } from '../../http/input';
 import { SITE_NAME_MAX } from './schemas';
@@ -53,6 +54,14 @@ export function parseSiteDomain(value: unknown, param = 'domain'): string | null
   const host = url?.hostname.replace(/\.$/, '') ?? '';
   if (!url || !authority || host.length > 253 || !HOST.test(host) || url.port === '0') {
     throw invalidParam(param, `${param} has an invalid host or port: '${shown}'.`);
+  }
+  // A public suffix (co.uk, github.io) is no one's site: as a domain it would accept every site under it.
+  const suffix = parseHost(host, { allowPrivateDomains: true });
+  if (!suffix.isIp && suffix.domain === null && (suffix.isIcann || suffix.isPrivate)) {
+    throw invalidParam(
+      param,
+      `${param} '${host}' is a public suffix, under which every site has its own owner (a site domain accepts its subdomains): use your site's own origin, such as ${url.protocol}//www.yoursite.${host}.`,
+    );
   }
   return `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}`;
 }
