@@ -4,6 +4,7 @@ import { DEFAULT_SERVICE_URL, type Settings } from '../server/settings';
 import { insertAccount, issueApiKey, listAccounts, listApiKeys, revokeApiKey, type Account } from '../server/accounts/sql';
 import { findSiteAnyAccount, insertSite, listAllSites, type SiteRow } from '../server/api/sites/sql';
 import { PREVIOUS_SECRET_GRACE_MS, rotateWebhookSecret } from '../server/webhook/secret-sql';
+import { serviceSecretBox } from '../server/db/secret-box';
 import { parseSiteDomain, parseSiteName, parseTimezone } from '../server/api/sites/site-fields';
 import { nonEmptyString } from '../server/http/input';
 import { issueSignInLink, SIGN_IN_TTL_MS } from '../server/dashboard';
@@ -292,7 +293,7 @@ export const COMMANDS: readonly Command[] = [
       const site = await findSiteAnyAccount(ctx.db, siteId);
       if (!site) throw new Error(`No such site: '${siteId}'. See 'cnv sites list'.`);
       const now = new Date();
-      const rotated = await rotateWebhookSecret(ctx.db, site.id, 'api', now);
+      const rotated = await rotateWebhookSecret(ctx.db, serviceSecretBox(ctx.settings), site.id, 'api', now);
       if (!rotated) {
         throw new Error(
           `Site ${site.id} has no API trigger source yet, so there is no secret to rotate: connect it through a connect_trigger_source handoff (POST /v1/handoffs).`,

@@ -13,6 +13,7 @@
 import { join } from 'node:path';
 import type { Settings } from '../server/settings';
 import type { Database } from '../server/db/db';
+import { serviceSecretBox } from '../server/db/secret-box';
 import { settingsForDemoPlatforms, startDemoAdPlatforms, type DemoAdPlatforms } from './ad-platforms';
 import { platformRequestFinder } from './platform-requests';
 import { ensureDemoSetup, DEMO, type DemoSetup } from './setup';
@@ -99,6 +100,7 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
     const origin = demoOrigin(typeof address === 'object' && address ? address.port : settings.demoPort);
     const setup = await ensureDemoSetup({
       db: options.db,
+      box: serviceSecretBox(settings),
       apiBase: serviceUrls.api,
       demoOrigin: origin,
       credentialsFile: join(settings.dataDir, 'demo-store.json'),

@@ -11,6 +11,7 @@
  * the REST API. The one read the API does not offer (the site's current webhook secret) goes to the store.
  */
 import type { Database } from '../server/db/db';
+import type { SecretBox } from '../server/db/secret-box';
 import { findAccountByApiKey, insertAccount, issueApiKey, listAccounts, listApiKeys, revokeApiKey, type Account } from '../server/accounts';
 import { activeWebhookSecrets } from '../server/webhook';
 import { DEMO_ACCOUNTS, DEMO_SIGN_IN_PLATFORMS } from './ad-platforms';
@@ -73,6 +74,8 @@ export const DEMO = {
 
 export interface DemoSetupOptions {
   db: Database;
+  /** The service's secret box: the webhook secret is stored sealed with it. */
+  box: SecretBox;
   /** Base URL of the REST API and hosted pages, reachable from this process. */
   apiBase: string;
   /** The demo site's origin (its domain in cnv). */
@@ -189,7 +192,7 @@ async function ensureDestinations(api: ServiceApi, created: string[]): Promise<s
 }
 
 async function ensureWebhookSecret(options: DemoSetupOptions, api: ServiceApi, site: SiteRecord, created: string[]): Promise<string> {
-  const [current] = await activeWebhookSecrets(options.db, site.id);
+  const [current] = await activeWebhookSecrets(options.db, options.box, site.id);
   if (current) return current;
   const handoff = await api.call<HandoffRecord>('POST', '/v1/handoffs', { purpose: 'connect_trigger_source', trigger_source: 'api', site_id: site.id });
   const page = await submitHostedForm(localHandoffUrl(handoff.url, api.baseUrl), {});

@@ -25,6 +25,8 @@ import { recordPublicUrl } from './db/service-facts';
 import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
 import { createRateLimits } from './rate-limits';
+import { serviceSecretBox } from './db/secret-box';
+import { sealWebhookSecretsAtStart } from './webhook';
 
 export interface ServiceUrls {
   /** Where the app listens (loopback address with the real port). */
@@ -137,6 +139,17 @@ export async function startService(settings: Settings, options: StartServiceOpti
     if (store.permissions) app.log.info(store.permissions);
     if (store.upgradedWith) {
       app.log.info({ migrations: store.upgradedWith }, 'the store was upgraded to this version of cnv: migrations applied');
+    }
+    // Before anything listens: webhook secrets an older version stored in clear are sealed (once; see secret-upgrade.ts).
+    const webhookSecrets = await sealWebhookSecretsAtStart(db, serviceSecretBox(settings));
+    if (webhookSecrets.sealed > 0) {
+      app.log.info({ sealed: webhookSecrets.sealed }, 'webhook secrets stored in clear by an earlier version were sealed with the service key');
+    }
+    if (webhookSecrets.notOpening > 0) {
+      app.log.warn(
+        { trigger_sources: webhookSecrets.notOpening },
+        `${webhookSecrets.notOpening} webhook secret(s) do not open with this CNV_SECRET_KEY (the key changed, or the store was restored without its key): their webhooks answer 401 no_signature_match until each is rotated (the dashboard's site page, \`cnv webhook-secret rotate --site …\`, or a connect_trigger_source handoff)`,
+      );
     }
     if (['0.0.0.0', '[::]'].includes(new URL(settings.publicUrl).hostname)) {
       app.log.warn(

@@ -19,6 +19,7 @@ import { snapshotsPath } from '../../src/protocol/collector';
 import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
 import { openMigratedPglite } from '../support/pglite';
 import { newToken, snapshotBody } from '../server/support/fixtures';
+import { serviceSecretBox } from '../../src/server/db/secret-box';
 
 const ORIGIN = 'http://localhost:8788';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -44,7 +45,7 @@ describe('the demo on its second start on the same data', () => {
     const app = await buildApp({ db, settings, logger: false });
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const options: DemoSetupOptions = {
-      db, apiBase: base, demoOrigin: ORIGIN, credentialsFile: join(dir, 'demo-store.json'), log: { info: (message) => logged.push(message) },
+      db, box: serviceSecretBox(settings), apiBase: base, demoOrigin: ORIGIN, credentialsFile: join(dir, 'demo-store.json'), log: { info: (message) => logged.push(message) },
     };
     const setup = await ensureDemoSetup(options);
     return { fakes, app, settings, setup, close: async () => (await app.close(), await fakes.close()) };

@@ -8,6 +8,7 @@ import { DEMO_ACCOUNTS, demoPlatformEnv, startDemoAdPlatforms, type DemoAdPlatfo
 import { readCredentials, writeCredentials } from '../../src/demo/credentials';
 import { findAccountByApiKey, issueApiKey } from '../../src/server/accounts';
 import { activeWebhookSecrets } from '../../src/server/webhook';
+import { serviceSecretBox } from '../../src/server/db/secret-box';
 
 describe('the first-run demo setup', () => {
   let svc: TestService;
@@ -25,6 +26,7 @@ describe('the first-run demo setup', () => {
     dir = mkdtempSync(join(tmpdir(), 'cnv-demo-setup-'));
     options = {
       db: svc.db,
+      box: serviceSecretBox(svc.settings),
       apiBase: `http://127.0.0.1:${port}`,
       demoOrigin: 'http://localhost:8788',
       credentialsFile: join(dir, 'demo-store.json'),
@@ -57,7 +59,7 @@ describe('the first-run demo setup', () => {
         { integrationId: 'tiktok', config: { event_name: 'CompleteRegistration' } },
       ],
     });
-    expect(await activeWebhookSecrets(svc.db, setup.site.id)).toEqual([setup.webhookSecret]);
+    expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), setup.site.id)).toEqual([setup.webhookSecret]);
     expect(setup.created).toEqual([
       `the account "${DEMO.accountName}"`,
       'an API key for the demo backend',

@@ -12,6 +12,7 @@ import { bootstrap } from '../../src/server/accounts/bootstrap';
 import { lockDataDir } from '../../src/server/db/data-dir-lock';
 import { DEMO } from '../../src/demo/setup';
 import { recordPublicUrl } from '../../src/server/db/service-facts';
+import { TEST_SECRET_BOX, TEST_SECRET_KEY } from './support/fixtures';
 
 
 const KEY = /cnv_sk_[A-Za-z0-9]{32}/;
@@ -169,13 +170,13 @@ describe.each(DATABASE_KINDS)('cnv commands on $name', (kind) => {
     });
 
     it('prints a new secret once; the previous one keeps verifying for 24 hours', async () => {
-      const { secret: old } = await connectTriggerSource(db, site.account_id, site.id);
-      const { code, out } = await cnv(['webhook-secret', 'rotate', '--site', site.id], { db });
+      const { secret: old } = await connectTriggerSource(db, TEST_SECRET_BOX, site.account_id, site.id);
+      const { code, out } = await cnv(['webhook-secret', 'rotate', '--site', site.id], { db, env: { CNV_SECRET_KEY: TEST_SECRET_KEY } });
       expect(code).toBe(0);
       const fresh = /whsec_[A-Za-z0-9]{32}/.exec(out)![0];
       expect(fresh).not.toBe(old);
-      expect(await activeWebhookSecrets(db, site.id)).toEqual([fresh, old]);
-      expect(await activeWebhookSecrets(db, site.id, new Date(Date.now() + 25 * 3600 * 1000))).toEqual([fresh]);
+      expect(await activeWebhookSecrets(db, TEST_SECRET_BOX, site.id)).toEqual([fresh, old]);
+      expect(await activeWebhookSecrets(db, TEST_SECRET_BOX, site.id, new Date(Date.now() + 25 * 3600 * 1000))).toEqual([fresh]);
       expect(out).toMatch(/keeps verifying until \d{4}-/);
     });
 

@@ -17,6 +17,7 @@ import { activeWebhookSecrets } from '../../src/server/webhook/secret-sql';
 import { newId } from '../../src/server/db/ids';
 import { signedReport } from './support/fixtures';
 import type { Queryable } from '../../src/server/db/db';
+import { serviceSecretBox } from '../../src/server/db/secret-box';
 
 let svc: TestService;
 beforeEach(async () => {
@@ -350,7 +351,7 @@ describe('the Flows page', () => {
     const secretPage = await browser.post(`/dashboard/sites/${svc.site.id}/webhook-secret`, {});
     const secret = /whsec_[A-Za-z0-9]+/.exec(secretPage.body)![0];
     expect(secretPage.body).toContain('shown only this once');
-    expect(await activeWebhookSecrets(svc.db, svc.site.id)).toEqual([secret]);
+    expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), svc.site.id)).toEqual([secret]);
     expect((await browser.get('/dashboard/flows')).body).not.toContain(secret);
 
     expect((await browser.post(`/dashboard/flows/${flow!.id}/publish`, {})).statusCode).toBe(303);
@@ -363,7 +364,7 @@ describe('the Flows page', () => {
     const next = /whsec_[A-Za-z0-9]+/.exec(rotated.body)![0];
     expect(next).not.toBe(secret);
     expect(rotated.body).toContain('The previous secret keeps verifying until');
-    expect(await activeWebhookSecrets(svc.db, svc.site.id)).toEqual([next, secret]);
+    expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), svc.site.id)).toEqual([next, secret]);
 
     // After a leak: the old secret is revoked at once, after a confirmation page; it no longer verifies, the new one does.
     const signed = (withSecret: string, id: string) =>
@@ -374,7 +375,7 @@ describe('the Flows page', () => {
     expect(confirm.body).toContain('Yes, revoke the old secret now');
     const revoked = await browser.post(`/dashboard/sites/${svc.site.id}/webhook-secret/revoke-previous`, {});
     expect(revoked.headers.location).toBe(`/dashboard/flows?done=old_secret_revoked#backend-${svc.site.id}`);
-    expect(await activeWebhookSecrets(svc.db, svc.site.id)).toEqual([next]);
+    expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), svc.site.id)).toEqual([next]);
     expect((await svc.app.inject(signed(secret, 'after-revoke'))).statusCode).toBe(401);
     expect((await svc.app.inject(signed(next, 'after-revoke'))).statusCode).toBe(200);
     const after = (await browser.get('/dashboard/flows?done=old_secret_revoked')).body;

@@ -13,6 +13,7 @@ import { openStore } from '../../src/server/db/open-store';
 import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
 import { connectApiTrigger, insertApiFlow, signedReport } from './support/fixtures';
+import { parseSecretKey, secretBox } from '../../src/server/db/secret-box';
 import { seededDataDir } from '../support/pglite';
 import { fanOutPendingReports, type FanOutResult } from '../../src/server/webhook/deferred-fanout';
 import { bundleChild, type BundledChild } from './support/bundle-child';
@@ -33,7 +34,8 @@ describe('the embedded store on its own thread survives a kill -9', () => {
     dataDir = await seededDataDir('cnv-kill-');
     const db = await openDatabase({ dataDir });
     site = await insertSite(db, (await insertAccount(db, 'Kill')).id);
-    await connectApiTrigger(db, site, SECRET);
+    // Sealed with the child's key; the child's start leaves a sealed value as it is.
+    await connectApiTrigger(db, site, SECRET, undefined, secretBox(parseSecretKey(SECRET_KEY)));
     await insertApiFlow(db, site, { triggerKey: 'signup' });
     await db.close();
     bundle = await bundleChild(join(__dirname, 'support', 'service-child.ts'), 'service-child');

@@ -5,6 +5,7 @@ import { upsertDestination } from '../../src/server/destinations/sql';
 import { connectTriggerSource } from '../../src/server/webhook/secret-sql';
 import { liveFlowsForTrigger } from '../../src/server/webhook/report-sql';
 import { insertSite } from '../../src/server/api/sites/sql';
+import { serviceSecretBox } from '../../src/server/db/secret-box';
 
 const API_TRIGGER = { type: 'saas_signup', integrationId: 'api', key: 'signup' };
 const FORM_TRIGGER = { integrationId: 'gravity-forms', pageFilter: 'all' };
@@ -30,7 +31,7 @@ describe.each(DATABASE_KINDS)('flows API on $name', (kind) => {
   const connectedTenant = async (name: string) => {
     const tenant = await svc.addTenant(name);
     await upsertDestination(svc.db, tenant.accountId, 'google-ads', { customer_id: '1234567890', login_customer_id: null });
-    await connectTriggerSource(svc.db, tenant.accountId, tenant.site.id, 'api');
+    await connectTriggerSource(svc.db, serviceSecretBox(svc.settings), tenant.accountId, tenant.site.id, 'api');
     return tenant;
   };
 

@@ -3,6 +3,7 @@ import { DATABASE_KINDS } from './support/databases';
 import { createRestService, json, type RestService } from './support/rest-harness';
 import { activeWebhookSecrets } from '../../src/server/webhook/secret-sql';
 import { insertSite } from '../../src/server/api/sites/sql';
+import { serviceSecretBox } from '../../src/server/db/secret-box';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -178,7 +179,7 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
       const page = (await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) })).body;
       expect(page).toContain('Create the webhook secret');
       expect(secretIn(page)).toBeUndefined();
-      expect(await activeWebhookSecrets(svc.db, svc.site.id)).toEqual([]);
+      expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), svc.site.id)).toEqual([]);
       expect((await poll(handoff.id)).status).toBe('pending');
     });
 
@@ -192,7 +193,10 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
       expect(res.body).toContain(`https://hooks.cnv.test/api/webhook-bridge/saas-signup/${tenant.site.site_key}/{trigger_key}`);
       expect(res.body).toContain('X-Service-Signature');
       expect(res.body).toContain('{timestamp}.POST.{path}.{body}');
-      expect(await activeWebhookSecrets(svc.db, tenant.site.id)).toEqual([secret]);
+      expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), tenant.site.id)).toEqual([secret]);
+      // Stored encrypted with the service key: a backup of the store does not hold it in clear.
+      const storedSources = await svc.db.query<{ row: string }>('select t::text as row from trigger_sources t');
+      expect(storedSources.map((r) => r.row).join('\n')).not.toContain(secret);
 
       const polled = await svc.app.inject({ method: 'GET', url: `/v1/handoffs/${handoff.id}`, headers: tenant.auth });
       expect(json(polled).status).toBe('completed');
@@ -207,7 +211,7 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
       const resubmit = await submit(handoff.url);
       expect(resubmit.statusCode).toBe(409);
       expect(secretIn(resubmit.body)).toBeUndefined();
-      expect(await activeWebhookSecrets(svc.db, tenant.site.id)).toEqual([secret]);
+      expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), tenant.site.id)).toEqual([secret]);
 
       expect(logs.length).toBeGreaterThan(0);
       expect(logs.join('\n')).not.toContain(secret);
@@ -220,9 +224,9 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
       const second = secretIn(page)!;
       expect(second).not.toBe(first);
       expect(page).toContain('keeps verifying for 24 hours');
-      expect(await activeWebhookSecrets(svc.db, tenant.site.id)).toEqual([second, first]);
+      expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), tenant.site.id)).toEqual([second, first]);
       const tomorrow = new Date(Date.now() + 24 * 3600 * 1000 + 1000);
-      expect(await activeWebhookSecrets(svc.db, tenant.site.id, tomorrow)).toEqual([second]);
+      expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), tenant.site.id, tomorrow)).toEqual([second]);
     });
 
     it('lets exactly one of two simultaneous completions reveal a secret', async () => {
@@ -231,7 +235,7 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
       const results = await Promise.all([submit(handoff.url), submit(handoff.url)]);
       expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409]);
       const winner = results.find((r) => r.statusCode === 200)!;
-      expect(await activeWebhookSecrets(svc.db, tenant.site.id)).toEqual([secretIn(winner.body)]);
+      expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), tenant.site.id)).toEqual([secretIn(winner.body)]);
     });
 
     it('lists the webhook URLs of trigger keys the site already uses', async () => {

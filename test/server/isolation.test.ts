@@ -4,6 +4,7 @@ import { createRestService, errorOf, json, type RestService, type Tenant } from 
 import { insertEvent } from '../../src/server/fanout/sql';
 import { upsertDestination } from '../../src/server/destinations/sql';
 import { connectTriggerSource } from '../../src/server/webhook/secret-sql';
+import { serviceSecretBox } from '../../src/server/db/secret-box';
 
 describe.each(DATABASE_KINDS)('account isolation on $name', (kind) => {
   let svc: RestService;
@@ -20,7 +21,7 @@ describe.each(DATABASE_KINDS)('account isolation on $name', (kind) => {
     A.site = a.site.id;
     A.handoff = json(await svc.app.inject({ method: 'POST', url: '/v1/handoffs', headers: a.auth, payload: { purpose: 'connect_trigger_source' } })).id;
     await upsertDestination(svc.db, a.accountId, 'google-ads', { customer_id: '1234567890' });
-    await connectTriggerSource(svc.db, a.accountId, a.site.id);
+    await connectTriggerSource(svc.db, serviceSecretBox(svc.settings), a.accountId, a.site.id);
     A.flow = json(
       await svc.app.inject({
         method: 'POST', url: '/v1/flows', headers: a.auth,

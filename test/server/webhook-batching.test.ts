@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { DATABASE_KINDS } from './support/databases';
-import { connectApiTrigger, insertApiFlow, signedReport } from './support/fixtures';
+import { TEST_SECRET_KEY, connectApiTrigger, insertApiFlow, signedReport } from './support/fixtures';
 import { openTwoHandles } from './delivery/fixtures';
 import { buildApp } from '../../src/server/app';
 import { loadSettings } from '../../src/server/settings';
@@ -29,7 +29,7 @@ describe.each(DATABASE_KINDS)('webhook reports arriving together on $name', (kin
     await insertApiFlow(db, siteB, { triggerKey: 'signup', name: 'b1' });
     // Two services on one database (on PostgreSQL: two connection pools, as two processes would have).
     apps = await Promise.all([handles.first, handles.second].map(async (handle) => {
-      const app = await buildApp({ db: handle, settings: loadSettings({ CNV_DEMO_PORT: 'off' }), logger: false });
+      const app = await buildApp({ db: handle, settings: loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: TEST_SECRET_KEY }), logger: false });
       await app.ready();
       return app;
     }));

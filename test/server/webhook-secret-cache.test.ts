@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
-import { connectApiTrigger } from './support/fixtures';
+import { connectApiTrigger, TEST_SECRET_BOX } from './support/fixtures';
+import { parseSecretKey, secretBox, type SecretBox } from '../../src/server/db/secret-box';
 import type { Database, Queryable } from '../../src/server/db/db';
 import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
@@ -22,6 +23,15 @@ describe('webhook secret cache', () => {
   let db: Database;
   let site: SiteRow;
   let reads: number;
+  let opens: number;
+  /** The test services' box, counting the values it opens. */
+  const box: SecretBox = {
+    seal: (plain) => TEST_SECRET_BOX.seal(plain),
+    open(sealed) {
+      opens++;
+      return TEST_SECRET_BOX.open(sealed);
+    },
+  };
   let clock: number;
   let cache: WebhookSecretCache;
   /** The database, counting reads of trigger_sources. */
@@ -40,21 +50,34 @@ describe('webhook secret cache', () => {
     site = await insertSite(db, (await insertAccount(db, 'a')).id);
     await connectApiTrigger(db, site, 'whsec_first');
     reads = 0;
+    opens = 0;
     clock = Date.now();
-    cache = new WebhookSecretCache(counting, WEBHOOK_SECRET_CACHE_TTL_MS, () => clock);
+    cache = new WebhookSecretCache(counting, box, WEBHOOK_SECRET_CACHE_TTL_MS, () => clock);
   });
 
   it("reads a site's secrets once while they are fresh, and again once the TTL has passed", async () => {
     for (let i = 0; i < 3; i++) expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: true, secretIndex: 0 });
     expect(reads).toBe(1);
+    // The secrets are stored sealed and opened once per fill of the cache, never per request (the webhook's hot path).
+    expect(opens).toBe(1);
     clock += WEBHOOK_SECRET_CACHE_TTL_MS;
     await cache.verify(site.id, signedWith('whsec_first'));
     expect(reads).toBe(2);
+    expect(opens).toBe(2);
+  });
+
+  it('refuses as a wrong secret (no_signature_match) a secret that does not open with the key, or one stored in clear', async () => {
+    const otherKey = secretBox(parseSecretKey('6'.repeat(64)));
+    await connectApiTrigger(db, site, 'whsec_first', undefined, otherKey);
+    expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: false, code: 'no_signature_match' });
+    // A value in clear (as an older version stored it) is not accepted either: the start seals those (secret-upgrade.ts).
+    await db.query(`update trigger_sources set secret = 'whsec_first' where site_id = $1`, [site.id]);
+    expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: false, code: 'no_signature_match' });
   });
 
   it('accepts a secret rotated after the cache was filled at once, by reading the store again before refusing', async () => {
     await cache.verify(site.id, signedWith('whsec_first'));
-    const rotated = await rotateWebhookSecret(db, site.id);
+    const rotated = await rotateWebhookSecret(db, box, site.id);
     expect(await cache.verify(site.id, signedWith(rotated!.secret))).toMatchObject({ ok: true, secretIndex: 0 });
     // The old one is now the previous secret, in its grace period.
     expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: true, secretIndex: 1 });
@@ -82,8 +105,8 @@ describe('webhook secret cache', () => {
 
   it('may accept a secret retired by two quick rotations until the TTL has passed, and not after', async () => {
     await cache.verify(site.id, signedWith('whsec_first'));
-    await rotateWebhookSecret(db, site.id);
-    await rotateWebhookSecret(db, site.id); // whsec_first is neither current nor previous now
+    await rotateWebhookSecret(db, box, site.id);
+    await rotateWebhookSecret(db, box, site.id); // whsec_first is neither current nor previous now
     expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: true });
     clock += WEBHOOK_SECRET_CACHE_TTL_MS;
     expect(await cache.verify(site.id, signedWith('whsec_first'))).toMatchObject({ ok: false, code: 'no_signature_match' });

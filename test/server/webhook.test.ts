@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createTestService, type TestService } from './support/harness';
 import { DATABASE_KINDS } from './support/databases';
-import { connectApiTrigger, insertApiFlow, newToken, setSiteDomain, signedReport, snapshotBody } from './support/fixtures';
+import { TEST_SECRET_KEY, connectApiTrigger, insertApiFlow, newToken, setSiteDomain, signedReport, snapshotBody } from './support/fixtures';
 import { snapshotsPath } from '../../src/protocol/collector';
 import { formatSignatureHeader, saasSignupPath, SIGNATURE_HEADER, WEBHOOK_MAX_BYTES } from '../../src/protocol/webhook';
 import { computeSignature, unixSeconds } from '../../src/protocol/hmac-node';
@@ -340,7 +340,7 @@ describe.each(DATABASE_KINDS)('webhook deduplication under concurrent retries on
     await connectApiTrigger(db, site, SECRET);
     await insertApiFlow(db, site, { triggerKey: 'signup', name: 'one' });
     await insertApiFlow(db, site, { triggerKey: 'signup', name: 'two' });
-    app = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off' }), logger: false });
+    app = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: TEST_SECRET_KEY }), logger: false });
     await app.ready();
   });
   afterAll(async () => {

@@ -331,7 +331,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     });
   }
   app.post('/dashboard/sites/:id/webhook-secret', post, async (request, reply) => {
-    const shown = await views.newWebhookSecret(db, sessionFor(request).accountId, idParam(request));
+    const shown = await views.newWebhookSecret(db, settings, sessionFor(request).accountId, idParam(request));
     return renderFlows(request, reply, 200, { shownSecret: shown });
   });
 

@@ -6,6 +6,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Database } from '../db/db';
 import { platformApiElsewhere, type Settings } from '../settings';
+import { serviceSecretBox } from '../db/secret-box';
 import { html } from '../http/page';
 import type { Notice } from './layout';
 import { ApiError, notFound } from '../http/errors';
@@ -356,14 +357,15 @@ export async function setFlowLive(db: Database, accountId: string, id: string, l
  * A new webhook secret for a site's API trigger, shown once: a rotation when it has one (the previous secret verifies
  * for the grace period), else the trigger source is connected with its first secret (as a trigger-source handoff does).
  */
-export async function newWebhookSecret(db: Database, accountId: string, siteId: string, now = new Date()): Promise<ShownSecret> {
+export async function newWebhookSecret(db: Database, settings: Settings, accountId: string, siteId: string, now = new Date()): Promise<ShownSecret> {
   const site = await requireSite(db, accountId, siteId);
+  const box = serviceSecretBox(settings);
   const existing = await findTriggerSource(db, accountId, site.id, 'api');
   if (existing) {
-    const rotated = await rotateWebhookSecret(db, site.id, 'api', now);
+    const rotated = await rotateWebhookSecret(db, box, site.id, 'api', now);
     if (rotated) return { siteId: site.id, secret: rotated.secret, previousValidUntil: rotated.source.previous_secret_expires_at };
   }
-  const connected = await connectTriggerSource(db, accountId, site.id, 'api', now);
+  const connected = await connectTriggerSource(db, box, accountId, site.id, 'api', now);
   return { siteId: site.id, secret: connected.secret, previousValidUntil: connected.created ? null : connected.source.previous_secret_expires_at };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Encryption of stored credentials (refresh tokens, access tokens a user pastes, developer tokens): AES-256-GCM with a
+ * Encryption of stored credentials (refresh tokens, access tokens a user pastes, developer tokens, webhook secrets): AES-256-GCM with a
  * random 96-bit nonce per value. The key is CNV_SECRET_KEY (32 bytes, base64 or hex), or on first use a random key
  * written once to `<data dir>/secret.key` with mode 600. A value sealed under one key never opens under another.
  */
@@ -8,6 +8,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const VERSION = 'v1';
+
+/**
+ * Whether a stored value has the form of a sealed one (`v1.` and three parts): what tells a value sealed by this box
+ * from one stored in clear by an older version (a webhook secret starts `whsec_`). Whether it opens is another matter.
+ */
+export function looksSealed(value: string): boolean {
+  return value.startsWith(`${VERSION}.`) && value.split('.').length === 4;
+}
 
 /** Seals and opens secret strings. */
 export interface SecretBox {

@@ -2,3 +2,4 @@
 export * from './report-sql';
 export * from './secret-sql';
 export { SIGNATURE_SCHEME_DESCRIPTION } from './schemas';
+export { sealWebhookSecretsAtStart, type WebhookSecretsAtStart } from './secret-upgrade';

@@ -16,6 +16,7 @@ import { SiteKeyCache } from '../collector';
 import { parseReportBody } from './report-input';
 import { ReportWriter } from './report-writer';
 import { WebhookSecretCache } from './secret-cache';
+import { serviceSecretBox } from '../db/secret-box';
 import { markIntakeBusy, requestDelivery } from '../delivery';
 import { verifySignature } from './signature';
 import { parseBodyObject, validateAdjustment, validateConversion } from './conversion-input';
@@ -54,7 +55,8 @@ export const AdjustmentParams = Type.Object(
 export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sites = new SiteKeyCache(ctx.db);
-  const secrets = new WebhookSecretCache(ctx.db);
+  // The secrets are stored sealed: the cache opens them once per fill, never per request.
+  const secrets = new WebhookSecretCache(ctx.db, serviceSecretBox(ctx.settings));
   // The keyed hash an erased report or adjustment keeps of its caller's id: a retry of one is still a repeat.
   const idHash = erasedIdHash(erasureHash(ctx.settings));
   // Reports are recorded in batches (group commit); anything still buffered is written before the app closes.

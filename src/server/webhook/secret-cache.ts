@@ -7,11 +7,15 @@
  *   the store ends at once.
  * What remains stale for at most the TTL: a current secret replaced twice within the TTL (the first rotation moves it
  * to previous, which still verifies for 24 hours, so a single rotation never makes the cache accept a dead secret).
+ * The secrets are stored sealed; they are opened once per fill of the cache, never per request.
+ * A connected trigger source whose secrets do not open with the service's key (CNV_SECRET_KEY changed) is refused as a
+ * wrong secret is (`no_signature_match`), until the secret is rotated; the start warns about such sources.
  */
 import type { Queryable } from '../db/db';
+import type { SecretBox } from '../db/secret-box';
 import { TtlCache } from '../db/ttl-cache';
-import { findWebhookSecrets, secretsValidAt, type WebhookSecretsRow } from './secret-sql';
-import type { VerifySignatureResult } from './signature';
+import { findOpenedWebhookSecrets, secretsValidAt, type OpenedWebhookSecrets } from './secret-sql';
+import { signatureFailure, type VerifySignatureResult } from './signature';
 
 /** How long looked-up secrets are reused. */
 export const WEBHOOK_SECRET_CACHE_TTL_MS = 5_000;
@@ -23,11 +27,11 @@ function mayBeStale(verdict: VerifySignatureResult): boolean {
 
 /** A TTL cache of sites' webhook secrets; concurrent misses of one site share one query. Sites without one are not cached. */
 export class WebhookSecretCache {
-  readonly #cache: TtlCache<string, WebhookSecretsRow>;
+  readonly #cache: TtlCache<string, OpenedWebhookSecrets>;
   readonly #clock: () => number;
 
-  constructor(db: Queryable, ttlMs: number = WEBHOOK_SECRET_CACHE_TTL_MS, clock: () => number = Date.now) {
-    this.#cache = new TtlCache((siteId) => findWebhookSecrets(db, siteId), { ttlMs, clock });
+  constructor(db: Queryable, box: SecretBox, ttlMs: number = WEBHOOK_SECRET_CACHE_TTL_MS, clock: () => number = Date.now) {
+    this.#cache = new TtlCache((siteId) => findOpenedWebhookSecrets(db, box, siteId), { ttlMs, clock });
     this.#clock = clock;
   }
 
@@ -45,7 +49,10 @@ export class WebhookSecretCache {
       }
     }
     // Re-read before any refusal (and before trusting a previous secret), so a rotation made a moment ago counts at once.
-    const secrets = secretsValidAt(await this.#cache.refresh(siteId), new Date(this.#clock()));
-    return secrets.length > 0 ? check(secrets) : null;
+    const row = await this.#cache.refresh(siteId);
+    if (!row) return null;
+    const verdict = check(secretsValidAt(row, new Date(this.#clock())));
+    // Connected, but its secret does not open with this key: refused as a signature made with a wrong secret.
+    return !verdict.ok && verdict.code === 'no_secret' ? signatureFailure('no_signature_match') : verdict;
   }
 }

@@ -1,9 +1,11 @@
 /**
- * SQL for trigger sources (a site's API trigger) and their webhook secrets. Secrets are kept in clear because the
- * webhook bridge needs them to compute HMACs; they leave this module only towards the verifier and the hosted page.
+ * SQL for trigger sources (a site's API trigger) and their webhook secrets. The webhook bridge needs the secrets
+ * themselves to compute HMACs, so they cannot be hashed: they are stored sealed with the service's key (db/secret-box.ts),
+ * like platform credentials, and opened only here, towards the verifier (once per fill of its cache) and the hosted page.
  */
 import type { Queryable } from '../db/db';
 import { newId, newWebhookSecret } from '../db/ids';
+import type { SecretBox } from '../db/secret-box';
 
 /** The one trigger source type there is: the signed webhook of the spec's API trigger. */
 export type TriggerSourceType = 'api';
@@ -45,6 +47,7 @@ export async function findTriggerSource(
  */
 export async function connectTriggerSource(
   db: Queryable,
+  box: SecretBox,
   accountId: string,
   siteId: string,
   type: TriggerSourceType = 'api',
@@ -57,7 +60,7 @@ export async function connectTriggerSource(
        previous_secret = trigger_sources.secret, previous_secret_expires_at = $7,
        secret = excluded.secret, rotated_at = $6
      returning ${COLUMNS}`,
-    [newId('trs'), accountId, siteId, type, secret, now, new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS)],
+    [newId('trs'), accountId, siteId, type, box.seal(secret), now, new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS)],
   );
   return { source: row!, secret, created: row!.rotated_at === null };
 }
@@ -68,6 +71,7 @@ export async function connectTriggerSource(
  */
 export async function rotateWebhookSecret(
   db: Queryable,
+  box: SecretBox,
   siteId: string,
   type: TriggerSourceType = 'api',
   now: Date = new Date(),
@@ -76,7 +80,7 @@ export async function rotateWebhookSecret(
   const [row] = await db.query<TriggerSourceRow>(
     `update trigger_sources set previous_secret = secret, previous_secret_expires_at = $3, secret = $4, rotated_at = $5
      where site_id = $1 and type = $2 returning ${COLUMNS}`,
-    [siteId, type, new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS), secret, now],
+    [siteId, type, new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS), box.seal(secret), now],
   );
   return row ? { source: row, secret } : null;
 }
@@ -102,14 +106,14 @@ export async function revokePreviousWebhookSecret(
   return rows.length > 0;
 }
 
-/** A site's webhook secrets as stored: the current one and, after a rotation, the previous one until it expires. */
+/** A site's webhook secrets as stored (sealed): the current one and, after a rotation, the previous one until it expires. */
 export interface WebhookSecretsRow {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
 }
 
-/** The stored webhook secrets of a site's API trigger source, or null when none is connected. */
+/** The stored (sealed) webhook secrets of a site's API trigger source, or null when none is connected. */
 export async function findWebhookSecrets(db: Queryable, siteId: string): Promise<WebhookSecretsRow | null> {
   const [row] = await db.query<WebhookSecretsRow>(
     `select secret, previous_secret, previous_secret_expires_at from trigger_sources where site_id = $1 and type = 'api'`,
@@ -118,9 +122,46 @@ export async function findWebhookSecrets(db: Queryable, siteId: string): Promise
   return row ?? null;
 }
 
-/** The secrets of a stored row that verify at `now`: the current one, then the previous one while its grace lasts. */
-export function secretsValidAt(row: WebhookSecretsRow | null, now: Date = new Date()): string[] {
-  if (!row) return [];
+/**
+ * A site's webhook secrets opened: null for one that does not open with the service's key (the key changed since it
+ * was sealed, or the value was altered), which then verifies nothing until the secret is rotated.
+ */
+export interface OpenedWebhookSecrets {
+  secret: string | null;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** A sealed secret opened, or null when it does not open with this box (a value stored in clear included). */
+export function openWebhookSecret(box: SecretBox, sealed: string): string | null {
+  try {
+    return box.open(sealed);
+  } catch {
+    return null;
+  }
+}
+
+/** The stored secrets of a row opened with the service's box. */
+export function openWebhookSecrets(box: SecretBox, row: WebhookSecretsRow): OpenedWebhookSecrets {
+  return {
+    secret: openWebhookSecret(box, row.secret),
+    previous_secret: row.previous_secret === null ? null : openWebhookSecret(box, row.previous_secret),
+    previous_secret_expires_at: row.previous_secret_expires_at,
+  };
+}
+
+/** The stored webhook secrets of a site's API trigger source, opened; null when none is connected. */
+export async function findOpenedWebhookSecrets(db: Queryable, box: SecretBox, siteId: string): Promise<OpenedWebhookSecrets | null> {
+  const row = await findWebhookSecrets(db, siteId);
+  return row ? openWebhookSecrets(box, row) : null;
+}
+
+/**
+ * The secrets of an opened row that verify at `now`: the current one, then the previous one while its grace lasts.
+ * None when the current one did not open (both were sealed with the same key; an index past 0 always means "previous").
+ */
+export function secretsValidAt(row: OpenedWebhookSecrets | null, now: Date = new Date()): string[] {
+  if (!row || row.secret === null) return [];
   const previousValid =
     row.previous_secret !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at.getTime() > now.getTime();
   return previousValid ? [row.secret, row.previous_secret!] : [row.secret];
@@ -128,8 +169,9 @@ export function secretsValidAt(row: WebhookSecretsRow | null, now: Date = new Da
 
 /**
  * The secrets a webhook signature of this site may be made with at `now`: the current one and, during the 24 hours
- * after a rotation, the previous one. Empty when the site has no API trigger source connected.
+ * after a rotation, the previous one. Empty when the site has no API trigger source connected (or its secrets do not
+ * open with this box).
  */
-export async function activeWebhookSecrets(db: Queryable, siteId: string, now: Date = new Date()): Promise<string[]> {
-  return secretsValidAt(await findWebhookSecrets(db, siteId), now);
+export async function activeWebhookSecrets(db: Queryable, box: SecretBox, siteId: string, now: Date = new Date()): Promise<string[]> {
+  return secretsValidAt(await findOpenedWebhookSecrets(db, box, siteId), now);
 }

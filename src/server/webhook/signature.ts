@@ -49,7 +49,8 @@ const MESSAGES: Record<SignatureFailureCode, string> = {
   timestamp_outside_tolerance: 'Timestamp outside tolerance: check the server clock (and re-sign every retry).',
 };
 
-function fail(code: SignatureFailureCode): VerifySignatureResult {
+/** The failure verdict of a code, with its message. */
+export function signatureFailure(code: SignatureFailureCode): VerifySignatureResult {
   return { ok: false, code, message: MESSAGES[code] };
 }
 
@@ -61,10 +62,10 @@ export function verifySignature(input: VerifySignatureInput): VerifySignatureRes
     throw new TypeError('verifySignature needs the raw request body (Buffer or string), not a parsed object.');
   }
   const header = Array.isArray(input.header) ? input.header.join(',') : (input.header as string | null | undefined);
-  if (!header || !header.trim()) return fail('no_signature_header');
+  if (!header || !header.trim()) return signatureFailure('no_signature_header');
   const parsed = parseSignatureHeader(header);
-  if (!parsed) return fail('malformed_header');
-  if (input.secrets.length === 0) return fail('no_secret');
+  if (!parsed) return signatureFailure('malformed_header');
+  if (input.secrets.length === 0) return signatureFailure('no_secret');
 
   const path = stripQuery(input.path);
   const provided = parsed.digests.map((hex) => Buffer.from(hex, 'hex'));
@@ -76,12 +77,12 @@ export function verifySignature(input: VerifySignatureInput): VerifySignatureRes
       if (digest.length === expected.length && timingSafeEqual(digest, expected) && secretIndex < 0) secretIndex = index;
     }
   });
-  if (secretIndex < 0) return fail('no_signature_match');
+  if (secretIndex < 0) return signatureFailure('no_signature_match');
 
   // Checked after the match (as stripe does): a stale but genuine request is told about the clock, a forgery is not.
   const now = input.nowSeconds ?? Math.floor(Date.now() / 1000);
   const tolerance = input.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
-  if (Math.abs(now - parsed.timestamp) > tolerance) return fail('timestamp_outside_tolerance');
+  if (Math.abs(now - parsed.timestamp) > tolerance) return signatureFailure('timestamp_outside_tolerance');
   return { ok: true, timestamp: parsed.timestamp, secretIndex };
 }
 

@@ -11,6 +11,7 @@ import { demoPlatformEnv, startDemoAdPlatforms, type DemoAdPlatforms } from '../
 import { SIGNATURE_HEADER } from '../../../src/protocol/webhook';
 import { generateTestSignatureHeader } from '../../../src/protocol/hmac-node';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../src/server/delivery/worker';
+import { serviceSecretBox } from '../../../src/server/db/secret-box';
 
 export interface RevenueService {
   svc: TestService;
@@ -34,6 +35,7 @@ export async function startRevenueService(options: { now?: () => Date } = {}): P
   const dir = mkdtempSync(join(tmpdir(), 'cnv-revenue-'));
   const setup = await ensureDemoSetup({
     db: svc.db,
+    box: serviceSecretBox(svc.settings),
     apiBase: base,
     demoOrigin: 'http://localhost:8788',
     credentialsFile: join(dir, 'demo-store.json'),

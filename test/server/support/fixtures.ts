@@ -7,6 +7,12 @@ import { insertFlow, transitionFlow } from '../../../src/server/api/flows/sql';
 import { generateTestSignatureHeader } from '../../../src/protocol/hmac-node';
 import { saasSignupPath, SIGNATURE_HEADER } from '../../../src/protocol/webhook';
 import type { Snapshot } from '../../../src/protocol/collector';
+import { parseSecretKey, secretBox, type SecretBox } from '../../../src/server/db/secret-box';
+
+/** The CNV_SECRET_KEY of the test services (support/harness.ts, rest-harness.ts). */
+export const TEST_SECRET_KEY = '5'.repeat(64);
+/** The secret box of the test services: webhook secrets are stored sealed with it. */
+export const TEST_SECRET_BOX: SecretBox = secretBox(parseSecretKey(TEST_SECRET_KEY));
 
 /** A fresh correlation token (16 random bytes, base64url), as the loader makes them. */
 export function newToken(): string {
@@ -19,19 +25,23 @@ export async function setSiteDomain(db: Queryable, siteId: string, domain: strin
   await updateSite(db, site!.account_id, siteId, { domain });
 }
 
-/** Connects the site's API trigger source with a given secret (and optionally a previous one still valid until). */
+/**
+ * Connects the site's API trigger source with a given secret (and optionally a previous one still valid until), sealed
+ * with `box` (the test services' by default) as the service stores them.
+ */
 export async function connectApiTrigger(
   db: Queryable,
   site: { id: string; account_id: string },
   secret: string,
   previous?: { secret: string; expiresAt: Date },
+  box: SecretBox = TEST_SECRET_BOX,
 ): Promise<void> {
   await db.query(
     `insert into trigger_sources (id, account_id, site_id, type, secret, previous_secret, previous_secret_expires_at)
      values ($1, $2, $3, 'api', $4, $5, $6)
      on conflict (site_id, type) do update set secret = excluded.secret, previous_secret = excluded.previous_secret,
        previous_secret_expires_at = excluded.previous_secret_expires_at`,
-    [newId('trs'), site.account_id, site.id, secret, previous?.secret ?? null, previous?.expiresAt ?? null],
+    [newId('trs'), site.account_id, site.id, box.seal(secret), previous ? box.seal(previous.secret) : null, previous?.expiresAt ?? null],
   );
 }
 

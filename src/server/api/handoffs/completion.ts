@@ -195,13 +195,14 @@ async function connectionRefused(
  */
 export async function completeTriggerSourceHandoff(
   db: Database,
+  settings: Settings,
   hosted: TriggerSourceHandoff,
 ): Promise<{ kind: 'already_completed' } | { kind: 'connected'; secret: string; rotated: boolean }> {
   if (hosted.handoff.status === 'completed') return { kind: 'already_completed' };
   return db.transaction(async (tx) => {
     const claimed = await claimPendingHandoff(tx, hosted.handoff.token, { trigger_source: 'api', site_id: hosted.site.id });
     if (!claimed) return { kind: 'already_completed' } as const;
-    const { secret, created } = await connectTriggerSource(tx, claimed.account_id, hosted.site.id, 'api');
+    const { secret, created } = await connectTriggerSource(tx, serviceSecretBox(settings), claimed.account_id, hosted.site.id, 'api');
     return { kind: 'connected', secret, rotated: !created } as const;
   });
 }

@@ -102,7 +102,7 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     if (!hosted) return sendPage(reply, 404, notFoundPage());
     if (handoffExpired(hosted.handoff)) return sendPage(reply, 410, expiredPage(hosted));
     if (hosted.kind === 'trigger_source') {
-      const outcome = await completeTriggerSourceHandoff(db, hosted);
+      const outcome = await completeTriggerSourceHandoff(db, settings, hosted);
       if (outcome.kind === 'already_completed') return sendPage(reply, 409, completedPage(hosted));
       return sendPage(reply, 200, triggerSourceConnectedPage(hosted, outcome.secret, outcome.rotated));
     }
