@@ -4,6 +4,7 @@
  * original that failed or was never delivered: the result says so, nothing is sent.
  */
 import {
+  CredentialsUnreadable,
   ReauthorizationRequired,
   TokenUnavailable,
   adjustmentsUnsupported,
@@ -13,6 +14,8 @@ import {
   toConnection,
   type AdjustmentInput,
   type AdjustmentOutcome,
+  type Connection,
+  type DeliveryError,
   type DestinationPlatform,
 } from '../destinations';
 import { claimAdjustments, loadAdjustmentRecords, recordAdjustmentResults, type AdjustmentRecord, type AdjustmentResultUpdate, type ClaimedAdjustment } from './adjustment-sql';
@@ -81,12 +84,17 @@ function afterOutcome(row: Row, outcome: AdjustmentOutcome, deps: RoundDeps, at:
   return settled(row, 'adjusted', null, decision.request, attempts);
 }
 
-/** A result that waits, queued and without counting an attempt, for its connection to be authorized again. */
-function waitForReauthorization(row: Pick<Row, 'claim'>, label: string, at: Date): AdjustmentResultUpdate {
+/**
+ * A result that waits, queued and without counting an attempt, for its connection to be authorized again; `error`
+ * says why when it is not a refused grant (credentials that do not open with the current key).
+ */
+function waitForReauthorization(row: Pick<Row, 'claim'>, label: string, at: Date, error?: DeliveryError): AdjustmentResultUpdate {
   return {
     claim: row.claim, status: 'queued', attempts: row.claim.attempts, request: null,
-    error: { code: 'reauthorization_required', message: `${label} refused cnv's authorization (it was revoked or expired).`, retrying: true },
-    reason: `Waiting for ${label} to be authorized again: open a new connect_destination handoff; the adjustment is sent then.`,
+    error: error ? { ...error, retrying: true } : { code: 'reauthorization_required', message: `${label} refused cnv's authorization (it was revoked or expired).`, retrying: true },
+    reason: error
+      ? `Waiting for ${label} to be authorized again: ${error.message}${error.hint ? ` ${error.hint}` : ''} The adjustment is sent then.`
+      : `Waiting for ${label} to be authorized again: open a new connect_destination handoff; the adjustment is sent then.`,
     dueAt: new Date(at.getTime() + REAUTHORIZATION_RECHECK_MS),
     waiting: 'waiting_for_reauthorization',
   };
@@ -112,7 +120,17 @@ async function sendGroup(platform: DestinationPlatform, rows: readonly Row[], de
   const connections = await findConnectionsById(deps.db, [connectionId]);
   const found = connections.get(connectionId);
   if (!found) return rows.map((row) => settled(row, 'failed', `${platform.label} is no longer connected, so the adjustment could not be sent.`));
-  const connection = toConnection(found, deps.box);
+  let connection: Connection;
+  try {
+    connection = toConnection(found, deps.box);
+  } catch (error) {
+    if (!(error instanceof CredentialsUnreadable)) throw error;
+    // Sealed under another key: marked as for a refused grant; these wait, every other connection's go out.
+    const { marked, reason } = await deps.tokens.requireReauthorizationForUnreadable(found, platform);
+    if (marked === 'written') deps.log.warn({ destinationId: connectionId, destination: platform.type }, 'destination credentials do not open with the current CNV_SECRET_KEY: marked reauthorization_required');
+    const at = deps.now();
+    return rows.map((row) => (marked === 'replaced' ? { ...interrupted(row, at), waiting: 'credentials_replaced' as const } : waitForReauthorization(row, platform.label, at, reason)));
+  }
   const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
   const healed = await sendWithHealing(platform, connection, rows, (batch) => platform.adjustBatch!(batch.map(adjustmentInput), ctx), deps, `${platform.type} adjustBatch`);
   return rows.map((row, i) => {

@@ -41,13 +41,13 @@ export async function checkDiagnostics(deps: DiagnosticsDeps): Promise<number> {
     const platform = platformFor(first.destination);
     const row = connections.get(first.destination_id);
     if (!platform?.diagnose || !row) continue;
-    const connection = toConnection(row, deps.box);
-    const ctx = sendContextFor(platform, connection, deps);
     const checkedAt = deps.now();
     const expired = checkedAt.getTime() - first.delivered_at.getTime() >= DIAGNOSTICS_GIVE_UP_MS;
     const nextCheckAt = new Date(checkedAt.getTime() + DIAGNOSTICS_RECHECK_MS).toISOString();
     let diagnostics: Record<string, unknown>;
     try {
+      // Credentials sealed under another key throw here, for this connection only: asked again later like any fault.
+      const ctx = sendContextFor(platform, toConnection(row, deps.box), deps);
       const result = await platform.diagnose(requestId, ctx);
       diagnostics = result.ok
         ? { final: result.final || expired, state: result.state, message: result.message, ...result.details, checked_at: checkedAt.toISOString(), ...(result.final || expired ? {} : { next_check_at: nextCheckAt }) }

@@ -13,6 +13,7 @@ import { settleFoldedAdjustments } from './adjustment-sql';
 import { settlePairing, type Settlement } from '../pairing';
 import {
   AccessTokens,
+  CredentialsUnreadable,
   ReauthorizationRequired,
   TokenUnavailable,
   findConnectionsById,
@@ -20,6 +21,7 @@ import {
   sendContextFor,
   toConnection,
   type Connection,
+  type DeliveryError,
   type DeliveryInput,
   type DeliveryOutcome,
   type DestinationPlatform,
@@ -312,8 +314,11 @@ function afterSend(row: Row, outcome: DeliveryOutcome, deps: RoundDeps, at: Date
   };
 }
 
-/** A row that waits (not counted as an attempt) for its connection to be authorized again. */
-function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Date): Settled {
+/**
+ * A row that waits (not counted as an attempt) for its connection to be authorized again; `error` says why when it is
+ * not a refused grant (credentials that do not open with the current key).
+ */
+function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Date, error?: DeliveryError): Settled {
   return {
     claim: row.claim,
     eventId: row.record.event_id,
@@ -324,12 +329,14 @@ function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Dat
       actionId: row.record.action_id,
       status: 'queued',
       attempts: row.claim.attempts,
-      error: {
-        code: 'reauthorization_required',
-        message: `${platform.label} refused cnv's authorization (it was revoked or expired). This conversion waits; it is sent once the connection is authorized again.`,
-        hint: `Connect ${platform.label} again: Reconnect on the dashboard's Destinations page (or a connect_destination handoff for ${platform.type} through the API).`,
-        retrying: true,
-      },
+      error: error
+        ? { ...error, message: `${error.message} This conversion waits; it is sent once the connection is authorized again.`, retrying: true }
+        : {
+            code: 'reauthorization_required',
+            message: `${platform.label} refused cnv's authorization (it was revoked or expired). This conversion waits; it is sent once the connection is authorized again.`,
+            hint: `Connect ${platform.label} again: Reconnect on the dashboard's Destinations page (or a connect_destination handoff for ${platform.type} through the API).`,
+            retrying: true,
+          },
       request: null,
     },
   };
@@ -468,20 +475,46 @@ export async function prepareDeliveryRound(claims: readonly ClaimedDelivery[], d
     byConnection.set(record.destination_id, group);
   }
 
-  const held = await write(deps, early, deps.now());
-  logOutcomes(log, null, early, held);
   const connections = await findConnectionsById(db, [...byConnection.keys()]);
   const batches: ConnectionBatch[] = [];
   for (const [id, { platform, rows }] of byConnection) {
     const row = connections.get(id);
     if (!row) continue; // disconnected in between: the leases expire and the rows are looked at again
-    const connection = toConnection(row, deps.box);
+    let connection: Connection;
+    try {
+      connection = toConnection(row, deps.box);
+    } catch (error) {
+      if (!(error instanceof CredentialsUnreadable)) throw error;
+      // Sealed under another key: this connection waits for a reconnect (or the old key); the others go out.
+      early.push(...(await unreadableConnection(row.id, row.credentials, platform, rows, deps, now)));
+      continue;
+    }
     for (let i = 0; i < rows.length; i += platform.maxBatchSize) {
       const chunk = rows.slice(i, i + platform.maxBatchSize);
       batches.push({ lane: id, run: () => sendBatch(platform, connection, chunk, deps) });
     }
   }
+  const held = await write(deps, early, deps.now());
+  logOutcomes(log, null, early, held);
   return { settled: results(early, held), batches };
+}
+
+/**
+ * The rows of a connection whose stored credentials do not open with the current key: the connection is marked
+ * `reauthorization_required` (with its notification, as for a refused grant) and its rows wait, no attempt counted;
+ * a reconnect that replaced those credentials meanwhile makes them due at once instead.
+ */
+async function unreadableConnection(
+  id: string,
+  sealed: string | null,
+  platform: DestinationPlatform,
+  rows: readonly Row[],
+  deps: RoundDeps,
+  at: Date,
+): Promise<Settled[]> {
+  const { marked, reason } = await deps.tokens.requireReauthorizationForUnreadable({ id, credentials: sealed }, platform);
+  if (marked === 'written') deps.log.warn({ destinationId: id, destination: platform.type }, 'destination credentials do not open with the current CNV_SECRET_KEY: marked reauthorization_required');
+  return rows.map((r) => (marked === 'replaced' ? sendAgainWithNewCredentials(r, at) : waitForReauthorization(r, platform, at, reason)));
 }
 
 /** Runs one round to the end (every batch sent and recorded). Delivery faults become outcomes; a database fault throws. */

@@ -26,10 +26,50 @@ export class TokenUnavailable extends Error {
   }
 }
 
-/** Opens a connection's sealed credentials (a JSON object of strings). */
+/**
+ * A connection's stored credentials do not open with the service's key: they were sealed under another
+ * CNV_SECRET_KEY (or `secret.key`), e.g. after a restore or a key change. A fact about that one connection, never a
+ * store fault: its conversions wait for it to be connected again (or for the old key), every other one goes out.
+ */
+export class CredentialsUnreadable extends Error {
+  constructor() {
+    super('stored credentials do not open with the current CNV_SECRET_KEY');
+    this.name = 'CredentialsUnreadable';
+  }
+}
+
+/** Why a connection whose credentials do not open waits (its rows' error, its notification, a connection test). */
+export function credentialsUnreadableError(label: string, type: string): DeliveryError {
+  return {
+    code: 'reauthorization_required',
+    message: `cnv cannot read the stored ${label} credentials: they were encrypted with another CNV_SECRET_KEY (the service now runs with a different key, e.g. after a restore).`,
+    hint: `Connect ${label} again (Reconnect on the dashboard's Destinations page, or a connect_destination handoff for ${type} through the API), or restart the service with the CNV_SECRET_KEY that sealed them.`,
+  };
+}
+
+/** Whether a sealed value opens with the box (the start's check of the store, see unreadable-secrets.ts). */
+export function opens(box: SecretBox, sealed: string): boolean {
+  try {
+    box.open(sealed);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens a connection's sealed credentials (a JSON object of strings); throws `CredentialsUnreadable` when they were
+ * sealed under another key (or altered).
+ */
 export function openCredentials(box: SecretBox, sealed: string | null): Record<string, string> {
   if (!sealed) return {};
-  const value = JSON.parse(box.open(sealed)) as unknown;
+  let plain: string;
+  try {
+    plain = box.open(sealed);
+  } catch {
+    throw new CredentialsUnreadable();
+  }
+  const value = JSON.parse(plain) as unknown;
   if (typeof value !== 'object' || value === null) return {};
   return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
@@ -142,11 +182,29 @@ export class AccessTokens {
    * the credentials the refused send used (`replaced`): the new grant was never refused.
    */
   async requireReauthorization(connection: Connection, reason: DeliveryError): Promise<GuardedWrite> {
-    this.cache.delete(connection.id);
+    return this.requireReauthorizationOf(connection.id, sealedOf(connection), reason);
+  }
+
+  /**
+   * As requireReauthorization, for a connection row whose credentials (`sealed`, as loaded) do not open
+   * (`CredentialsUnreadable`): marked only while those are still the stored ones, and told what to do (connect it
+   * again, or restore the key that sealed them). `reason` is what its waiting conversions say.
+   */
+  async requireReauthorizationForUnreadable(
+    row: { id: string; credentials: string | null },
+    platform: { label: string; type: string },
+  ): Promise<{ marked: GuardedWrite; reason: DeliveryError }> {
+    const reason = credentialsUnreadableError(platform.label, platform.type);
+    const marked = await this.requireReauthorizationOf(row.id, row.credentials, { ...reason, message: `${reason.message} ${reason.hint}` });
+    return { marked, reason };
+  }
+
+  private async requireReauthorizationOf(connectionId: string, sealed: string | null | undefined, reason: DeliveryError): Promise<GuardedWrite> {
+    this.cache.delete(connectionId);
     const hook = this.deps.onReauthorizationRequired;
     return this.deps.db.transaction(async (tx) => {
-      const marked = await markReauthorizationRequired(tx, connection.id, sealedOf(connection));
-      if (marked === 'written' && hook) await hook(tx, connection.id, reason);
+      const marked = await markReauthorizationRequired(tx, connectionId, sealed);
+      if (marked === 'written' && hook) await hook(tx, connectionId, reason);
       return marked;
     });
   }
@@ -160,9 +218,16 @@ export class AccessTokens {
     const loaded = loadedFrom.get(connection.credentials);
     const row = (await findConnectionsById(this.deps.db, [connection.id])).get(connection.id);
     if (!loaded || !row || row.status !== 'connected' || JSON.stringify(row.settings) !== loaded.settings) return false;
+    let fresh: Record<string, string>;
+    try {
+      fresh = openCredentials(this.deps.box, row.credentials);
+    } catch (error) {
+      if (error instanceof CredentialsUnreadable) return false; // its rows wait and are loaded afresh (and marked) later
+      throw error;
+    }
     const credentials = connection.credentials;
     for (const key of Object.keys(credentials)) delete credentials[key];
-    Object.assign(credentials, openCredentials(this.deps.box, row.credentials));
+    Object.assign(credentials, fresh);
     loadedFrom.set(credentials, { sealed: row.credentials, settings: loaded.settings });
     return true;
   }

@@ -12,6 +12,10 @@ import { MAX_ATTEMPTS, RECEIVER_TIMEOUT_MS, retryDelayMs } from './kinds';
 import { claimNotifications, recordNotificationAttempt } from './sql';
 import { sendNotification } from './sender';
 
+/** Why a message to an endpoint whose signing secret does not open failed (its attempt's error). */
+export const UNREADABLE_SECRET =
+  "The endpoint's signing secret was encrypted with another CNV_SECRET_KEY (the service now runs with a different key), so the message could not be signed. Delete the endpoint and create it again (a new secret), or restart the service with the key that sealed it.";
+
 export interface NotificationLogger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
@@ -58,7 +62,10 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
         try {
           secret = box.open(claim.sealedSecret);
         } catch {
-          options.log.error({ notification: claim.messageId }, 'notification endpoint secret cannot be opened');
+          // Sealed under another CNV_SECRET_KEY: no message can be signed for this endpoint, now or later. This one
+          // fails with the reason (the others of the round go out); the endpoint must be created again.
+          const recorded = await recordNotificationAttempt(options.db, claim, { status: null, error: UNREADABLE_SECRET, durationMs: 0 }, { status: 'failed' }, now());
+          if (recorded) options.log.warn({ notification: claim.messageId }, 'notification failed: its endpoint secret does not open with the current CNV_SECRET_KEY');
           return;
         }
         const outcome = await sendNotification({ url: claim.url, secret, messageId: claim.messageId, body: claim.payload }, { now, timeoutMs, signal: stopping.signal, policy: { privateAddresses: options.settings.notificationPrivateAddresses } });

@@ -13,6 +13,7 @@ import { actionConfigsOf } from '../flows';
 import type { ListDestinationsQuery } from './schemas';
 import {
   AccessTokens,
+  CredentialsUnreadable,
   ReauthorizationRequired,
   TokenUnavailable,
   findConnectionsById,
@@ -22,6 +23,7 @@ import {
   platformFor,
   sendContextFor,
   toConnection,
+  type Connection,
   type ConnectionTestResult,
   type DestinationRow,
 } from '../../destinations';
@@ -101,10 +103,18 @@ export async function testDestination(
   const platform = row ? platformFor(row.type) : null;
   if (!row || !platform) throw notFound('destination', id);
   const box = serviceSecretBox(settings);
-  const stored = toConnection(row, box);
+  const tokens = new AccessTokens({ db, settings, box, now: () => new Date(), onReauthorizationRequired: notifyReauthorizationRequired });
+  let stored: Connection;
+  try {
+    stored = toConnection(row, box);
+  } catch (error) {
+    if (!(error instanceof CredentialsUnreadable)) throw error;
+    // Sealed under another key: nothing can be asked; marked (with its notification) as a refused grant would be.
+    const { reason: detail } = await tokens.requireReauthorizationForUnreadable(row, platform);
+    return { destination: id, ok: false, message: `${detail.message} ${detail.hint}`, error: detail };
+  }
   // A conversion action to validate against, when the caller names one (Google validates the whole request).
   const connection = conversionId ? { ...stored, settings: { ...stored.settings, test_conversion_action_id: conversionId } } : stored;
-  const tokens = new AccessTokens({ db, settings, box, now: () => new Date(), onReauthorizationRequired: notifyReauthorizationRequired });
   const signal = AbortSignal.timeout(30_000);
   try {
     const result = await platform.testConnection(sendContextFor(platform, connection, { settings, tokens, signal, timeoutMs: 10_000, now: () => new Date() }));
