@@ -16,6 +16,8 @@ import { oldestSite } from './api/sites';
 import { bootstrap } from './accounts';
 import { toSiteRecord, type SiteRecord } from './api/sites';
 import { intakeBusy, startDeliveryWorker } from './delivery';
+import { findUnreadableSecrets, unreadableSecretsWarning } from './unreadable-secrets';
+import { serviceSecretBox } from './db/secret-box';
 import { startNotificationWorker } from './notifications';
 import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
@@ -171,6 +173,9 @@ export async function startService(settings: Settings, options: StartServiceOpti
         'CNV_TRUST_PROXY is true (the default) while the service listens beyond loopback: the client address (rate limits per address, the visitor IP sent to Meta and TikTok) is whatever X-Forwarded-For says. Behind your own proxy that every request passes, set CNV_TRUST_PROXY to its addresses (e.g. 10.0.0.0/8) or its number of hops; without one, set it to false',
       );
     }
+    // Secrets sealed under another key (a restore, a changed CNV_SECRET_KEY): said once now, handled row by row later.
+    const unreadable = unreadableSecretsWarning(await findUnreadableSecrets(db, serviceSecretBox(settings)));
+    if (unreadable) app.log.warn(unreadable.obj, unreadable.msg);
     if (store.frozenDatabases) {
       app.log.info({ databases: store.frozenDatabases }, 'embedded store: template databases frozen against transaction id wraparound');
     }
