@@ -23,9 +23,22 @@ test.beforeEach(() => {
   ({ svc, origin } = service);
 });
 
-test('the first start\'s sign-in link opens the dashboard once; a reused or expired link is refused', async ({ page, browser }) => {
+test('the first start\'s sign-in link opens a page that signs in once, on its button; a reused or expired link is refused', async ({ page, browser, request }) => {
   expect(svc.signInLink).toMatch(/^http:\/\/cnv\.test:\d+\/dashboard\/sign-in\?token=/);
-  await page.goto(svc.signInLink!);
+  // A link previewer or mail scanner opens the link first (HEAD, GET): that uses nothing and signs nobody in.
+  for (const method of ['HEAD', 'GET'] as const) {
+    const link = new URL(svc.signInLink!);
+    const scanned = await request.fetch(`${svc.base}${link.pathname}${link.search}`, { method, maxRedirects: 0 });
+    expect(scanned.status(), method).toBe(200);
+    expect(scanned.headers()['set-cookie'], method).toBeUndefined();
+  }
+  const opened = await page.goto(svc.signInLink!);
+  expect(opened?.headers()['referrer-policy']).toBe('no-referrer');
+  await expect(page.getByRole('heading', { name: 'Sign in to cnv', level: 1 })).toBeVisible();
+  await expect(page.getByText(/Sign in to the cnv dashboard of the account/)).toBeVisible();
+  expect(await page.context().cookies()).toEqual([]);
+  await shoot(page, 'sign-in');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(`${origin}/`);
   await expect(page.getByRole('heading', { name: 'Welcome to cnv', level: 1 })).toBeVisible();
   await expect(page.getByText('0 of 7 steps done')).toBeVisible();

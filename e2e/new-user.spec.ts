@@ -94,8 +94,9 @@ test('a new user goes from the sign-in link to a first delivered conversion with
   const site = await startCustomerSite(() => `http://127.0.0.1:${svc.port}`, pasted);
   const siteOrigin = `http://www.example.com:${site.port}`;
   try {
-    // 1. The link the first start printed opens the Overview: a checklist with nothing done, the first step first.
+    // 1. The link the first start printed, its "Sign in" pressed, opens the Overview: a checklist with nothing done.
     await page.goto(svc.signInLink!);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect(page.getByRole('heading', { name: 'Welcome to cnv', level: 1 })).toBeVisible();
     await expect(page.getByText('0 of 7 steps done')).toBeVisible();
     await shoot(page, 'overview-start');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './support/test';
 import { startRealService, type RunningService } from './support/real-service';
+import { followSignInLink } from './support/dashboard';
 import { issueSignInLink } from '../src/server/dashboard';
 import { newId } from '../src/server/db/ids';
 
@@ -53,7 +54,7 @@ async function seedSignup(): Promise<void> {
 test('a person is found, the removal confirmed, and nothing of them is shown afterwards', async ({ page }) => {
   await seedSignup();
   const [account] = await svc.db.query<{ account_id: string }>('select account_id from sites where id = $1', [svc.bootstrapSite.id]);
-  await page.goto((await issueSignInLink(svc.db, svc.settings!, account!.account_id)).url);
+  await followSignInLink(page, (await issueSignInLink(svc.db, svc.settings!, account!.account_id)).url);
   await page.getByRole('link', { name: 'Events', exact: true }).click();
   await page.getByRole('link', { name: 'Trace' }).first().click();
   await expect(page.getByText('ada.lovelace@example.com').first()).toBeVisible();

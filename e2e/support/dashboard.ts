@@ -1,6 +1,6 @@
 /**
  * What the dashboard specs share: a real service of their own (seeded store) with the strict fake Meta behind it, a
- * fresh sign-in link, signing in, opening a page from the navigation, and the axe check with screenshots at a desktop
+ * fresh sign-in link, signing in with it (its page's button), opening a page from the navigation, and the axe check with screenshots at a desktop
  * and a phone width, written to test-results/screenshots/ (docs/dashboard.md shows copies in docs/screenshots/).
  */
 import { join } from 'node:path';
@@ -52,9 +52,18 @@ export async function freshLink(svc: RunningService, accountId?: string, at?: Da
   return (await issueSignInLink(svc.db, svc.settings!, accountId ?? account!.id, at)).url;
 }
 
-export async function signIn(page: Page, svc: RunningService): Promise<void> {
-  await page.goto(await freshLink(svc));
+/**
+ * Follows a sign-in link as a person does: the link opens a page saying whose dashboard it opens (opening it spends
+ * nothing), and its "Sign in" button signs in.
+ */
+export async function followSignInLink(page: Page, link: string): Promise<void> {
+  await page.goto(link);
+  await page.getByRole('button', { name: /^Sign in/ }).click();
   await expect(page.getByRole('navigation', { name: 'Dashboard' })).toBeVisible();
+}
+
+export async function signIn(page: Page, svc: RunningService): Promise<void> {
+  await followSignInLink(page, await freshLink(svc));
 }
 
 /** Signs in and opens a page from the navigation. */

@@ -150,14 +150,14 @@ export const COMMANDS: readonly Command[] = [
       });
       const body = (await answer.json().catch(() => null)) as { url?: string; expires_at?: string; error?: { message?: string } } | null;
       if (!answer.ok || !body?.url) throw new Error(body?.error?.message ?? notCnv(apiUrl, answer.status));
-      ctx.out.write(`Dashboard sign-in link:\n\n  ${body.url}\n\nIt works once, for ${SIGN_IN_TTL_MS / 60_000} minutes (until ${body.expires_at}). Open it in your browser.\n`);
+      ctx.out.write(`Dashboard sign-in link:\n\n  ${body.url}\n\nIt works once, for ${SIGN_IN_TTL_MS / 60_000} minutes (until ${body.expires_at}). Open it in your browser and press "Sign in".\n`);
     },
     async run(ctx) {
       const account = await resolveAccount(ctx.db, ctx.options.account);
       const link = await issueSignInLink(ctx.db, ctx.settings, account.id);
       ctx.out.write(
         `Dashboard sign-in link for ${account.id} (${account.name}):\n\n  ${link.url}\n\n` +
-          `It works once, for ${SIGN_IN_TTL_MS / 60_000} minutes (until ${link.expiresAt.toISOString()}). Open it in your browser.\n`,
+          `It works once, for ${SIGN_IN_TTL_MS / 60_000} minutes (until ${link.expiresAt.toISOString()}). Open it in your browser and press "Sign in".\n`,
       );
       noteUnconfirmedUrl(ctx);
     },

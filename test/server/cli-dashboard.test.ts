@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, type RestService } from './support/rest-harness';
 import { runCli } from '../../src/cli/run';
+import { pressSignIn } from './support/dashboard-sign-in';
 
 describe('cnv dashboard through the running service', () => {
   let svc: RestService;
@@ -24,11 +25,12 @@ describe('cnv dashboard through the running service', () => {
     const { code, out } = await cli({ CNV_API_KEY: svc.apiKey, CNV_API_URL: base });
     expect(code).toBe(0);
     const url = new URL(/https?:\/\/\S+\/dashboard\/sign-in\?token=\S+/.exec(out)![0]);
-    const first = await svc.app.inject({ method: 'GET', url: url.pathname + url.search });
+    expect(out).toContain('press "Sign in"');
+    const first = await pressSignIn(svc.app, url);
     expect(first.statusCode).toBe(303);
     expect(String(first.headers['set-cookie'])).toContain('HttpOnly');
     const again = await svc.app.inject({ method: 'GET', url: url.pathname + url.search });
-    expect(again.statusCode).not.toBe(303);
+    expect(again.statusCode).toBe(410);
   });
 
   it('refuses --account beside CNV_API_KEY (the key names the account) rather than ignoring it', async () => {

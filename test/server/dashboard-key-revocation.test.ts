@@ -9,6 +9,7 @@ import { DATABASE_KINDS } from './support/databases';
 import { createRestService, type RestService } from './support/rest-harness';
 import { issueApiKey, revokeApiKey } from '../../src/server/accounts';
 import { issueSignInLink, SESSION_COOKIE } from '../../src/server/dashboard/sessions';
+import { pressSignIn } from './support/dashboard-sign-in';
 
 describe.each(DATABASE_KINDS)('revoking an API key on $name', (kind) => {
   let svc: RestService;
@@ -23,7 +24,7 @@ describe.each(DATABASE_KINDS)('revoking an API key on $name', (kind) => {
     return new URL(res.json<{ url: string }>().url);
   };
   const signIn = async (link: URL) => {
-    const res = await svc.app.inject({ method: 'GET', url: link.pathname + link.search });
+    const res = await pressSignIn(svc.app, link);
     expect(res.statusCode).toBe(303);
     return /^[^=]+=([^;]+)/.exec(String(res.headers['set-cookie']))![1]!;
   };

@@ -15,6 +15,7 @@ import { googleSettings } from './support/google-connection';
 import { serviceSecretBox } from '../../src/server/db/secret-box';
 import { sealCredentials, upsertDestination } from '../../src/server/destinations';
 import { insertFlow } from '../../src/server/api/flows/sql';
+import { pressSignIn } from './support/dashboard-sign-in';
 
 let svc: TestService;
 let receiver: Receiver;
@@ -27,7 +28,7 @@ afterEach(async () => {
 
 async function browser() {
   const link = await issueSignInLink(svc.db, svc.settings, svc.accountId);
-  const res = await svc.app.inject({ method: 'GET', url: new URL(link.url).pathname + new URL(link.url).search });
+  const res = await pressSignIn(svc.app, link.url);
   const cookie = String(res.headers['set-cookie']).split(';')[0]!;
   const page = await svc.app.inject({ method: 'GET', url: '/', headers: { cookie } });
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
@@ -99,7 +100,7 @@ describe('the dashboard: notifications and redelivery', () => {
       });
       await local.db.query(`update flows set status = 'live' where id = $1`, [flow.id]);
       const link = await issueSignInLink(local.db, local.settings, local.accountId);
-      const signed = await local.app.inject({ method: 'GET', url: new URL(link.url).pathname + new URL(link.url).search });
+      const signed = await pressSignIn(local.app, link.url);
       const cookie = String(signed.headers['set-cookie']).split(';')[0]!;
       const page = await local.app.inject({ method: 'GET', url: '/dashboard/destinations', headers: { cookie } });
       expect(page.body).toMatch(/name="conversion_id"[^>]*value="987654321"/);

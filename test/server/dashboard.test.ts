@@ -18,6 +18,7 @@ import { newId } from '../../src/server/db/ids';
 import { signedReport } from './support/fixtures';
 import type { Queryable } from '../../src/server/db/db';
 import { serviceSecretBox } from '../../src/server/db/secret-box';
+import { formToken, pressSignIn } from './support/dashboard-sign-in';
 
 let svc: TestService;
 beforeEach(async () => {
@@ -42,7 +43,7 @@ function decodeEntities(text: string): string {
 
 async function signedIn(accountId = svc.accountId): Promise<Browser> {
   const link = await issueSignInLink(svc.db, svc.settings, accountId);
-  const res = await svc.app.inject({ method: 'GET', url: new URL(link.url).pathname + new URL(link.url).search });
+  const res = await pressSignIn(svc.app, link.url);
   expect(res.statusCode).toBe(303);
   const setCookie = String(res.headers['set-cookie']);
   const cookie = setCookie.split(';')[0]!;
@@ -81,19 +82,69 @@ async function insertEvent(db: Queryable, site: { id: string; site_key: string; 
 }
 
 describe('signing in', () => {
-  it('a sign-in link works once, sets an HttpOnly SameSite=Lax cookie, and opens the account\'s dashboard', async () => {
+  it('opening a sign-in link (GET or HEAD) spends nothing and sets no cookie: it shows whose dashboard, and a button', async () => {
     const link = await issueSignInLink(svc.db, svc.settings, svc.accountId);
     expect(link.url).toMatch(/^http:\/\/cnv\.test\/dashboard\/sign-in\?token=[A-Za-z0-9]{32}$/);
     const path = link.url.slice('http://cnv.test'.length);
-    const first = await svc.app.inject({ method: 'GET', url: path });
+    const token = new URL(link.url).searchParams.get('token')!;
+    // A link previewer or mail scanner: HEAD, then GET, again and again.
+    for (const method of ['HEAD', 'GET', 'HEAD', 'GET'] as const) {
+      const opened = await svc.app.inject({ method, url: path });
+      expect(opened.statusCode, method).toBe(200);
+      expect(opened.headers['set-cookie'], method).toBeUndefined();
+      expect(opened.headers['referrer-policy'], method).toBe('no-referrer');
+      expect(opened.headers['cache-control'], method).toBe('no-store');
+      expect(String(opened.headers['content-security-policy']), method).toContain("form-action 'self'");
+    }
+    const page = await svc.app.inject({ method: 'GET', url: path });
+    expect(page.body).toContain('Sign in to the cnv dashboard of the account <strong>Test account</strong>.');
+    expect(page.body).toContain(`<time datetime="${link.expiresAt.toISOString()}">`);
+    expect(page.body).not.toContain('Switch to another account?');
+    // The form posts to the bare path (no token in its address), the token in a hidden field.
+    expect(page.body).toContain(`<form method="post" action="/dashboard/sign-in"><input type="hidden" name="token" value="${token}"><button type="submit">Sign in</button></form>`);
+    expect(formToken(page.body)).toBe(token);
+    const [stored] = await svc.db.query<{ used_at: Date | null }>('select used_at from dashboard_sign_in_tokens');
+    expect(stored!.used_at).toBeNull();
+    expect(await svc.db.query('select 1 from dashboard_sessions')).toHaveLength(0);
+  });
+
+  it('the button spends the link once, sets an HttpOnly SameSite=Lax cookie, and opens the account\'s dashboard', async () => {
+    const link = await issueSignInLink(svc.db, svc.settings, svc.accountId);
+    const first = await pressSignIn(svc.app, link.url);
     expect(first.statusCode).toBe(303);
     expect(first.headers.location).toBe('/');
+    expect(first.headers['cache-control']).toBe('no-store');
     const cookie = String(first.headers['set-cookie']);
     expect(cookie).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9]+; Path=/; HttpOnly; SameSite=Lax; Max-Age=\\d+$`));
-    const again = await svc.app.inject({ method: 'GET', url: path });
-    expect(again.statusCode).toBe(410);
-    expect(again.body).toContain('already used');
-    expect(again.headers['set-cookie']).toBeUndefined();
+    expect((await svc.app.inject({ method: 'GET', url: '/', headers: { cookie: cookie.split(';')[0]! } })).statusCode).toBe(200);
+    const path = link.url.slice('http://cnv.test'.length);
+    for (const method of ['GET', 'HEAD'] as const) {
+      const again = await svc.app.inject({ method, url: path });
+      expect(again.statusCode, method).toBe(410);
+      expect(again.headers['set-cookie'], method).toBeUndefined();
+    }
+    expect((await svc.app.inject({ method: 'GET', url: path })).body).toContain('already used');
+    const token = new URL(link.url).searchParams.get('token')!;
+    const post = (headers: Record<string, string>) =>
+      svc.app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: `token=${token}` });
+    const reposted = await post({ 'sec-fetch-site': 'same-origin' });
+    expect(reposted.statusCode).toBe(410);
+    expect(reposted.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('refuses a sign-in post another site makes (login CSRF with a link of its own), and signs nobody in', async () => {
+    const link = await issueSignInLink(svc.db, svc.settings, svc.accountId);
+    const token = new URL(link.url).searchParams.get('token')!;
+    for (const site of ['cross-site', 'same-site', 'none']) {
+      const res = await svc.app.inject({
+        method: 'POST', url: '/dashboard/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': site }, payload: `token=${token}`,
+      });
+      expect(res.statusCode, site).toBe(403);
+      expect(res.headers['set-cookie'], site).toBeUndefined();
+    }
+    // The link is still unused: its own page signs in.
+    expect((await pressSignIn(svc.app, link.url)).statusCode).toBe(303);
   });
 
   it("asks before a link of another account replaces this browser's session, and switches only on the session's own form", async () => {
@@ -105,6 +156,7 @@ describe('signing in', () => {
     expect(asked.headers['set-cookie']).toBeUndefined();
     expect(asked.body).toContain('Switch to another account?');
     expect(asked.body).toContain('Someone else');
+    expect(asked.body).toContain('Stay in Test account');
     // Nothing changed: the session is still the first account's, and the link still unused.
     expect((await browser.get('/')).statusCode).toBe(200);
     const token = link.searchParams.get('token')!;
@@ -112,9 +164,12 @@ describe('signing in', () => {
     const switched = await browser.post('/dashboard/sign-in', { token });
     expect(switched.statusCode).toBe(303);
     expect(String(switched.headers['set-cookie'])).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9]+;`));
-    // A link of the same account signs in at once, as without a session.
+    // A link of the same account shows the plain sign-in page, with the way back to the dashboard.
     const own = new URL((await issueSignInLink(svc.db, svc.settings, svc.accountId)).url);
-    expect((await browser.get(own.pathname + own.search)).statusCode).toBe(303);
+    const same = await browser.get(own.pathname + own.search);
+    expect(same.statusCode).toBe(200);
+    expect(same.body).toContain('Sign in to the cnv dashboard of the account');
+    expect(same.body).not.toContain('Switch to another account?');
   });
 
   it('refuses an expired link and an unknown one', async () => {
@@ -147,7 +202,7 @@ describe('signing in', () => {
     const https = await createTestService({ CNV_PUBLIC_URL: 'https://cnv.example' });
     try {
       const link = await issueSignInLink(https.db, https.settings, https.accountId);
-      const res = await https.app.inject({ method: 'GET', url: new URL(link.url).pathname + new URL(link.url).search });
+      const res = await pressSignIn(https.app, link.url);
       expect(String(res.headers['set-cookie'])).toMatch(/; Secure$/);
     } finally {
       await https.close();

@@ -17,6 +17,7 @@ import { snapshotsPath, SNAPSHOT_CONTENT_TYPE } from '../../src/protocol/collect
 import { formSubmissionsPath, type FormSubmissionPayload } from '../../src/protocol/forms';
 import { issueSignInLink } from '../../src/server/dashboard';
 import { newId } from '../../src/server/db/ids';
+import { pressSignIn } from './support/dashboard-sign-in';
 
 const ORIGIN = 'https://www.example.com';
 const SECRET = 'whsec_erasure_test_secret_0123456789';
@@ -135,7 +136,7 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     }
     // The dashboard, signed in.
     const link = new URL((await issueSignInLink(svc.db, svc.settings, who.accountId)).url);
-    const signIn = await svc.app.inject({ method: 'GET', url: link.pathname + link.search });
+    const signIn = await pressSignIn(svc.app, link);
     const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
     for (const url of ['/', '/dashboard/events', '/dashboard/flows', '/dashboard/privacy', '/dashboard/notifications', ...(list.data as Array<{ id: string }>).map((e) => `/dashboard/events/${e.id}`)]) {
       const page = await svc.app.inject({ method: 'GET', url, headers: { cookie } });
@@ -360,7 +361,7 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     await prepare(tenant, 'signup');
     expect((await report(tenant, 'signup', { customer_event_id: 'dash-1', email: 'dash.person@example.com', last_name: 'Dashwood' })).statusCode).toBe(200);
     const link = new URL((await issueSignInLink(svc.db, svc.settings, tenant.accountId)).url);
-    const cookie = String((await svc.app.inject({ method: 'GET', url: link.pathname + link.search })).headers['set-cookie']).split(';')[0]!;
+    const cookie = String((await pressSignIn(svc.app, link)).headers['set-cookie']).split(';')[0]!;
     const page = await svc.app.inject({ method: 'GET', url: '/dashboard/privacy', headers: { cookie } });
     expect(page.body).toContain('Email, phone, names and customer ids are kept 90 days');
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, type RestService } from './support/rest-harness';
 import { issueSignInLink } from '../../src/server/dashboard';
+import { pressSignIn } from './support/dashboard-sign-in';
 
 let svc: RestService;
 let cookie = '';
@@ -15,7 +16,7 @@ beforeAll(async () => {
   svc = await createRestService(DATABASE_KINDS[0]!);
   const link = await issueSignInLink(svc.db, svc.settings, svc.accountId);
   const u = new URL(link.url);
-  const res = await svc.app.inject({ method: 'GET', url: u.pathname + u.search });
+  const res = await pressSignIn(svc.app, u);
   cookie = String(res.headers['set-cookie']).split(';')[0]!;
   const page = await svc.app.inject({ method: 'GET', url: '/', headers: { cookie } });
   csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;

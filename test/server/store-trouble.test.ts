@@ -18,6 +18,7 @@ import { DATABASE_KINDS } from './support/databases';
 import { issueSignInLink } from '../../src/server/dashboard';
 import { createHandoff } from '../../src/server/api/handoffs/handoffs';
 import { snapshotBody } from './support/fixtures';
+import { pressSignIn } from './support/dashboard-sign-in';
 
 /** The error PostgreSQL (and PGlite) gives a write when the disk is full, as node-postgres hands it over. */
 function diskFull(): Error {
@@ -229,7 +230,7 @@ describe.each(DATABASE_KINDS)('a store whose disk is full ($name)', (kind) => {
 
     // A person on the dashboard gets a page that says so, not a JSON envelope or "internal error".
     const link = await issueSignInLink(store, loadSettings({ CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'http://cnv.test' }), account.id);
-    const page = await app.inject({ method: 'GET', url: new URL(link.url).pathname + new URL(link.url).search });
+    const page = await pressSignIn(app, link.url);
     expectUnavailablePage(page, 'The service cannot work now');
     // A new sign-in link would meet the same store: the page says to reload later instead.
     expect(page.body).toContain('Reload this page in a minute, once the service works again.');

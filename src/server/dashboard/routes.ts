@@ -9,7 +9,7 @@ import { answerStoreTrouble, type AppContext } from '../http/app';
 import { ApiError } from '../http/errors';
 import { schemaError } from '../http/validation';
 import { SCRIPT, SCRIPT_PATH, type Notice } from './layout';
-import { csrfTokenValid, sessionOf, signIn, signInTarget, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
+import { csrfTokenValid, sessionOf, signIn, signInLinkState, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
 import * as views from './views';
 import { ChartData } from './chart-data';
 import { sendHtml } from '../http/page';
@@ -24,7 +24,7 @@ import { eventsPage } from './pages/events';
 import { eventPage } from './pages/event';
 import { keysPage } from './pages/keys';
 import { privacyPage, type PrivacyPageData } from './pages/privacy';
-import { errorPage, signInNeededPage, signInRefusedPage, switchAccountPage } from './pages/sign-in';
+import { errorPage, signInNeededPage, signInRefusedPage, signInConfirmPage } from './pages/sign-in';
 import { getEvent, redeliverEvent } from '../api/events';
 import { erasureHash } from '../api/erasures';
 import { createEndpoint, listEndpoints, removeEndpoint } from '../api/notification-endpoints';
@@ -188,38 +188,46 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(SCRIPT),
   );
 
+  // Opening a sign-in link (GET, and the HEAD Fastify answers with it) only looks: it shows whose dashboard the link
+  // opens and a button, and spends nothing, sets no cookie. Link previewers and mail scanners open links; they must not
+  // use the link up or be the ones signed in, and a link sent from elsewhere must not sign a browser in unasked (the
+  // visitor would connect their own ad platforms into the sender's account). The address carries the token: no referrer.
   app.get(SIGN_IN_PATH, async (request, reply) => {
     const token = (request.query as Record<string, unknown>).token;
+    const current = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
     if (typeof token !== 'string' || token === '') {
-      const signedIn = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
-      if (signedIn) return reply.redirect('/', 303);
+      if (current) return reply.redirect('/', 303);
       return sendPage(reply, 401, signInNeededPage());
     }
-    // A link of another account than this browser's session: ask first (a link opened from another site must not
-    // switch the dashboard to the sender's account, where the visitor would then connect their own ad platforms).
-    const current = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
-    if (current) {
-      const target = await signInTarget(db, token);
-      if (target && target.accountId !== current.accountId) {
-        return sendPage(reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store'), 200, switchAccountPage(current, target, token));
-      }
-    }
-    return completeSignIn(request, reply, token);
+    reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
+    const link = await signInLinkState(db, token);
+    if (!link.ok) return sendPage(reply, link.reason === 'unknown' ? 404 : 410, signInRefusedPage(link.reason));
+    return sendPage(reply, 200, signInConfirmPage(link, token, current));
   });
 
-  // The confirmed switch: a form of the current session (CSRF-checked), carrying the link's token.
-  app.post(SIGN_IN_PATH, post, async (request, reply) => {
+  // The button: spends the link (its token in the form's body) and opens the session. The token is the credential; a
+  // post another site makes (fetch metadata says so) is refused, so no site can sign a visitor in to the site's own
+  // account with a link of its own; a browser already signed in must also send its session's CSRF token.
+  app.post(SIGN_IN_PATH, async (request, reply) => {
+    const site = request.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin') {
+      return sendPage(reply, 403, errorPage(403, 'Not allowed', 'This sign-in was not sent from the sign-in page of this dashboard. Open the sign-in link again.', null));
+    }
+    const current = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
+    if (current && !csrfTokenValid(current, formOf(request)._csrf)) {
+      return sendPage(
+        reply,
+        403,
+        errorPage(403, 'Not allowed', 'This form was not sent from a dashboard page of this session (its CSRF token is missing or wrong). Open the sign-in link again.', current),
+      );
+    }
     const token = formOf(request).token;
     if (typeof token !== 'string' || token === '') return sendPage(reply, 404, signInRefusedPage('unknown'));
-    return completeSignIn(request, reply, token);
-  });
-
-  async function completeSignIn(request: FastifyRequest, reply: FastifyReply, token: string) {
     const result = await signIn(db, token);
     if (!result.ok) return sendPage(reply, result.reason === 'unknown' ? 404 : 410, signInRefusedPage(result.reason));
     reply.header('set-cookie', sessionCookie(result.sessionToken, Math.floor(SESSION_TTL_MS / 1000), isHttps(request, settings.publicUrl)));
-    return reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store').redirect('/', 303);
-  }
+    return reply.header('cache-control', 'no-store').redirect('/', 303);
+  });
 
   app.post('/dashboard/sign-out', post, async (request, reply) => {
     await signOut(db, sessionFor(request));

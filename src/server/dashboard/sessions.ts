@@ -36,11 +36,19 @@ export type SignInResult =
   | { ok: true; sessionToken: string; accountId: string; expiresAt: Date }
   | { ok: false; reason: 'used' | 'expired' | 'unknown' };
 
-/** The account a sign-in link would open (id and name), without using the link; null when the link cannot be used. */
-export async function signInTarget(db: Queryable, token: string, now: Date = new Date()): Promise<{ accountId: string; accountName: string } | null> {
-  if (!/^[A-Za-z0-9]{16,64}$/.test(token)) return null;
-  const row = await peekSignInToken(db, hashSecret(token), now);
-  return row && { accountId: row.account_id, accountName: row.account_name };
+/** What a sign-in link would do, without using it: the account it opens (id, name) and until when; or why it cannot. */
+export async function signInLinkState(
+  db: Queryable,
+  token: string,
+  now: Date = new Date(),
+): Promise<{ ok: true; accountId: string; accountName: string; expiresAt: Date } | { ok: false; reason: 'used' | 'expired' | 'unknown' }> {
+  if (!/^[A-Za-z0-9]{16,64}$/.test(token)) return { ok: false, reason: 'unknown' };
+  const row = await peekSignInToken(db, hashSecret(token));
+  if (!row) return { ok: false, reason: 'unknown' };
+  if (row.used_at) return { ok: false, reason: 'used' };
+  const expiresAt = new Date(row.expires_at);
+  if (expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
+  return { ok: true, accountId: row.account_id, accountName: row.account_name, expiresAt };
 }
 
 /** Spends a sign-in token and opens a session for its account. */

@@ -16,12 +16,15 @@ export async function insertSignInToken(db: Queryable, tokenHash: string, accoun
   await db.query(`delete from dashboard_sign_in_tokens where expires_at < now() - interval '1 day'`);
 }
 
-/** The account a usable sign-in token signs in to (its id and name), without using it; null when it is not usable. */
-export async function peekSignInToken(db: Queryable, tokenHash: string, now: Date): Promise<{ account_id: string; account_name: string } | null> {
-  const [row] = await db.query<{ account_id: string; account_name: string }>(
-    `select t.account_id, a.name as account_name from dashboard_sign_in_tokens t join accounts a on a.id = t.account_id
-     where t.token_hash = $1 and t.used_at is null and t.expires_at > $2`,
-    [tokenHash, now],
+/** A sign-in token as stored (its account, when it stops working, when it was used), without using it; null when unknown. */
+export async function peekSignInToken(
+  db: Queryable,
+  tokenHash: string,
+): Promise<{ account_id: string; account_name: string; expires_at: Date; used_at: Date | null } | null> {
+  const [row] = await db.query<{ account_id: string; account_name: string; expires_at: Date; used_at: Date | null }>(
+    `select t.account_id, a.name as account_name, t.expires_at, t.used_at from dashboard_sign_in_tokens t join accounts a on a.id = t.account_id
+     where t.token_hash = $1`,
+    [tokenHash],
   );
   return row ?? null;
 }

@@ -1,5 +1,5 @@
 /** Pages shown without a session: a sign-in link refused, a page that needs a session, an error. */
-import { html, layout } from '../layout';
+import { csrfField, html, layout, when } from '../layout';
 import { SIGN_IN_PATH, type DashboardSession } from '../sessions';
 
 const HOW = html`<p>Get a fresh sign-in link on the machine that runs cnv, with one of your API keys:</p>
@@ -48,16 +48,27 @@ export function errorPage(status: number, title: string, message: string, sessio
 }
 
 /**
- * A sign-in link for another account than the one this browser is signed in to: nothing changes until the person
- * confirms (a form of the current session, so another site cannot switch a visitor's dashboard to its own account).
+ * What a sign-in link shows when opened: whose dashboard it opens and until when, and a button that signs in. Opening
+ * the link spends nothing (link previewers and mail scanners open links too: they must neither use it up nor be the
+ * ones signed in), and a browser is never signed in to an account without its person asking: a link sent from
+ * elsewhere would otherwise put them in the sender's account, where they would connect their own ad platforms. The
+ * token goes in the form's body, not its address. A browser signed in to another account is asked whether to switch.
  */
-export function switchAccountPage(session: DashboardSession, target: { accountName: string }, token: string): string {
+export function signInConfirmPage(target: { accountId: string; accountName: string; expiresAt: Date }, token: string, session: DashboardSession | null): string {
+  const other = session !== null && session.accountId !== target.accountId ? session : null;
+  const body = other
+    ? html`<h1>Switch to another account?</h1>
+<p>This sign-in link opens the account <strong>${target.accountName}</strong>. This browser is signed in to <strong>${other.accountName}</strong>.</p>
+<p class="hint">Switch only if you asked for this link yourself: anything you connect or change next goes to the account you are signed in to.</p>`
+    : html`<h1>Sign in to cnv</h1>
+<p>Sign in to the cnv dashboard of the account <strong>${target.accountName}</strong>.</p>
+<p class="hint">Sign in only if you asked for this link yourself: anything you connect or change next goes to this account.</p>`;
   return layout(
-    { title: 'Switch account', nav: null, session },
-    html`<section class="card sign-in"><h1>Switch to another account?</h1>
-<p>This sign-in link opens the account <strong>${target.accountName}</strong>. This browser is signed in to <strong>${session.accountName}</strong>.</p>
-<p class="hint">Switch only if you asked for this link yourself: anything you connect or change next goes to the account you are signed in to.</p>
-<form method="post" action="${SIGN_IN_PATH}"><input type="hidden" name="_csrf" value="${session.csrfToken}"><input type="hidden" name="token" value="${token}"><button type="submit">Sign in to ${target.accountName}</button></form>
-<p><a href="/">Stay in ${session.accountName}</a></p></section>`,
+    { title: other ? 'Switch account' : 'Sign in', nav: null, session },
+    html`<section class="card sign-in">${body}
+<form method="post" action="${SIGN_IN_PATH}">${session ? csrfField(session) : ''}<input type="hidden" name="token" value="${token}"><button type="submit">${other ? `Sign in to ${target.accountName}` : 'Sign in'}</button></form>
+<p class="hint">The link works once, until ${when(target.expiresAt)}.</p>${
+      session ? html`<p><a href="/">${other ? `Stay in ${other.accountName}` : 'Back to the dashboard'}</a></p>` : ''
+    }</section>`,
   );
 }
