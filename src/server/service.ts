@@ -27,7 +27,6 @@ import { recordPublicUrl } from './db/service-facts';
 import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
 import { createRateLimits } from './rate-limits';
-import { serviceSecretBox } from './db/secret-box';
 import { sealWebhookSecretsAtStart } from './webhook';
 
 export interface ServiceUrls {
