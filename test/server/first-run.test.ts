@@ -12,6 +12,7 @@ import { startupBanner } from '../../src/server/banner';
 import { loadSettings } from '../../src/server/settings';
 import { openStore } from '../../src/server/db/open-store';
 import { lockDataDir } from '../../src/server/db/data-dir-lock';
+import { formToken } from './support/dashboard-sign-in';
 import { runCli } from '../../src/cli/run';
 import { createRestService } from './support/rest-harness';
 import { DATABASE_KINDS } from './support/databases';
@@ -78,7 +79,16 @@ describe('the first start', () => {
     const banner = startupBanner(service);
     expect(banner).toContain(service.apiKey!);
     expect(banner).toContain(service.dashboardLink!.url);
-    const signIn = await fetch(`${service.urls.listening}${new URL(service.dashboardLink!.url).pathname}${new URL(service.dashboardLink!.url).search}`, { redirect: 'manual' });
+    // The link opens its page (with the Sign in button), and that button's POST signs in.
+    const link = new URL(service.dashboardLink!.url);
+    const page = await fetch(`${service.urls.listening}${link.pathname}${link.search}`, { redirect: 'manual' });
+    expect(page.status).toBe(200);
+    const signIn = await fetch(`${service.urls.listening}/dashboard/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      body: new URLSearchParams({ token: formToken(await page.text())! }).toString(),
+    });
     expect(signIn.status).toBe(303);
   }, TIMEOUT);
 
