@@ -21,13 +21,47 @@ export function signInHref(page: string): string | null {
 }
 
 /**
- * GETs `url` and follows its redirects one by one, as a browser does, except that a URL on the service's public
- * origin is re-addressed to `reachableBase`; returns the final page.
+ * The service's cookies, kept as a browser keeps them: the sign-in binds itself to the browser that started it with a
+ * cookie `/authorize` sets and the OAuth callback asks for, so the demo carries it from one to the other. Only cookies
+ * of the service's reachable origin, sent on the paths they name; a cookie set with Max-Age=0 is removed.
  */
-async function followRedirects(url: string, service: { publicOrigin: string; reachableBase: string }): Promise<{ url: string; page: string }> {
+export class ServiceCookies {
+  private readonly cookies = new Map<string, { value: string; path: string }>();
+  constructor(private readonly origin: string) {}
+
+  /** Keeps the Set-Cookie headers of a response from `url`. */
+  keep(url: string, res: Response): void {
+    if (new URL(url).origin !== this.origin) return;
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = '', ...attributes] = line.split(';');
+      const eq = pair.indexOf('=');
+      if (eq <= 0) continue;
+      const name = pair.slice(0, eq).trim();
+      const path = attributes.map((a) => /^\s*path=(.*)$/i.exec(a)?.[1]?.trim()).find((p) => p !== undefined) ?? '/';
+      if (attributes.some((a) => /^\s*max-age=0\s*$/i.test(a))) this.cookies.delete(name);
+      else this.cookies.set(name, { value: pair.slice(eq + 1).trim(), path });
+    }
+  }
+
+  /** The Cookie header a browser sends to `url` (empty when none applies). */
+  headerFor(url: string): string {
+    const target = new URL(url);
+    if (target.origin !== this.origin) return '';
+    const applies = (path: string) => target.pathname === path || target.pathname.startsWith(path.endsWith('/') ? path : `${path}/`);
+    return [...this.cookies].filter(([, c]) => applies(c.path)).map(([name, c]) => `${name}=${c.value}`).join('; ');
+  }
+}
+
+/**
+ * GETs `url` and follows its redirects one by one, as a browser does, except that a URL on the service's public
+ * origin is re-addressed to `reachableBase`; keeps and sends the service's cookies; returns the final page.
+ */
+async function followRedirects(url: string, service: { publicOrigin: string; reachableBase: string; cookies: ServiceCookies }): Promise<{ url: string; page: string }> {
   let current = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const res = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const cookie = service.cookies.headerFor(current);
+    const res = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS), ...(cookie ? { headers: { cookie } } : {}) });
+    service.cookies.keep(current, res);
     const location = res.headers.get('location');
     if (res.status >= 300 && res.status < 400 && location) {
       await res.body?.cancel();
@@ -37,7 +71,7 @@ async function followRedirects(url: string, service: { publicOrigin: string; rea
     }
     const page = await res.text();
     if (!res.ok) {
-      const problem = /<div class="notice warn">([^<]*)<\/div>/.exec(page)?.[1] ?? page.slice(0, 200);
+      const problem = /<div class="notice warn">([^<]*)<\/div>/.exec(page)?.[1] ?? /<h1>([^<]*)<\/h1>/.exec(page)?.[1] ?? page.slice(0, 200);
       throw new Error(`${new URL(current).pathname} answered ${res.status}: ${problem}`);
     }
     return { url: current, page };
@@ -70,12 +104,13 @@ export async function submitHostedForm(url: string, fields: Record<string, strin
 
 /**
  * Completes a connect_destination handoff: opens its hosted page; when it asks to sign in with the platform, follows
- * the sign-in (service → the platform's authorize URL → the service's OAuth callback → the page again); then submits
- * the account form with `fields`. Returns the page shown after submitting.
+ * the sign-in (service → the platform's authorize URL → the service's OAuth callback → the page again), carrying the
+ * service's cookie from the first to the third as a browser does; then submits the account form with `fields`.
+ * Returns the page shown after submitting.
  */
 export async function completeDestinationHandoff(handoffUrl: string, reachableBase: string, fields: Record<string, string>): Promise<string> {
-  const service = { publicOrigin: new URL(handoffUrl).origin, reachableBase };
   const pageUrl = localHandoffUrl(handoffUrl, reachableBase);
+  const service = { publicOrigin: new URL(handoffUrl).origin, reachableBase, cookies: new ServiceCookies(new URL(pageUrl).origin) };
   let { page } = await followRedirects(pageUrl, service);
   const signIn = signInHref(page);
   if (signIn) {

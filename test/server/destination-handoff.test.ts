@@ -7,6 +7,7 @@ import { DATABASE_KINDS } from './support/databases';
 import { createRestService, json, type RestService, type Tenant } from './support/rest-harness';
 import { startFakeGoogle, type FakeGoogle } from '../../src/demo/fakes/google';
 import { googleSettings } from './support/google-connection';
+import { cookieHeaderFrom } from './support/browser-cookies';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const SECRET_KEY = 'a'.repeat(64);
@@ -49,7 +50,7 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     expect(consent.status).toBe(302);
     const callback = new URL(consent.headers.get('location')!);
     expect(callback.origin + callback.pathname).toBe('https://api.cnv.test/handoffs/oauth/callback');
-    const back = await svc.app.inject({ method: 'GET', url: callback.pathname + callback.search });
+    const back = await svc.app.inject({ method: 'GET', url: callback.pathname + callback.search, headers: { cookie: cookieHeaderFrom(start.headers['set-cookie']) } });
     expect(back.statusCode).toBe(303);
     return back.headers.location as string;
   }
@@ -128,7 +129,9 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     const handoff = await newHandoff(tenant);
     const start = await svc.app.inject({ method: 'GET', url: `${pathOf(handoff.url)}/authorize` });
     const state = new URL(start.headers.location as string).searchParams.get('state')!;
-    const back = await svc.app.inject({ method: 'GET', url: `/handoffs/oauth/callback?error=access_denied&state=${state}` });
+    const back = await svc.app.inject({
+      method: 'GET', url: `/handoffs/oauth/callback?error=access_denied&state=${state}`, headers: { cookie: cookieHeaderFrom(start.headers['set-cookie']) },
+    });
     expect(back.statusCode).toBe(400);
     expect(back.body).toContain('You declined the request');
     expect(back.body).toContain('Sign in with Google Ads');
@@ -136,14 +139,100 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
   });
 
   it('refuses a callback whose state it did not issue, and a form posted before signing in', async () => {
+    // A state it did not issue cannot come with its cookie either: refused before any lookup.
     const forged = await svc.app.inject({ method: 'GET', url: '/handoffs/oauth/callback?code=abc&state=AAAAAAAAAAAAAAAAAAAAAA' });
-    expect(forged.statusCode).toBe(400);
+    expect(forged.statusCode).toBe(403);
+    expect((await svc.app.inject({ method: 'GET', url: '/handoffs/oauth/callback?code=abc&state=short' })).statusCode).toBe(400);
     const tenant = await svc.addTenant('Early form');
     const handoff = await newHandoff(tenant);
     const early = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=1234567890' });
     expect(early.statusCode).toBe(400);
     expect(early.body).toContain('Sign in with Google Ads first');
     expect(await svc.db.query('select 1 from destinations where account_id = $1', [tenant.accountId])).toHaveLength(0);
+  });
+
+  /** The platform's consent (the fake consents at once) for an authorize redirect: the callback path it sends the browser to. */
+  async function consentFor(start: { headers: Record<string, unknown> }): Promise<string> {
+    const consent = await fetch(start.headers.location as string, { redirect: 'manual' });
+    const callback = new URL(consent.headers.get('location')!);
+    return callback.pathname + callback.search;
+  }
+  const grantOf = async (handoffId: string) =>
+    (await svc.db.query<{ oauth_grant: string | null }>('select oauth_grant from handoffs where id = $1', [handoffId]))[0]!.oauth_grant;
+
+  it("binds the sign-in to the browser that started it: a consent link opened elsewhere stores nothing on the starter's handoff", async () => {
+    // The attacker starts the sign-in on their own handoff without a browser, and sends the consent URL to a victim.
+    const attacker = await svc.addTenant('Attacker');
+    const handoff = await newHandoff(attacker);
+    const start = await svc.app.inject({ method: 'GET', url: `${pathOf(handoff.url)}/authorize` });
+    expect(start.statusCode).toBe(302);
+    const setCookie = String(start.headers['set-cookie']);
+    expect(setCookie).toMatch(/^cnv_handoff_oauth_[A-Za-z0-9]{12}=\d+\.[0-9a-f]{64}; /);
+    expect(setCookie).toContain('Path=/handoffs; HttpOnly; SameSite=Lax; Max-Age=3600; Secure');
+    const state = new URL(start.headers.location as string).searchParams.get('state')!;
+    expect(setCookie).not.toContain(state);
+
+    // The victim's browser (signed in at the platform) comes back with a code, but without the cookie.
+    const callback = await consentFor(start);
+    const victim = await svc.app.inject({ method: 'GET', url: callback });
+    expect(victim.statusCode).toBe(403);
+    expect(victim.body).toContain('This sign-in was not started in this browser');
+    expect(victim.body).not.toContain(pathOf(handoff.url)); // names no handoff, offers no sign-in to it
+    expect(victim.body).not.toContain('Sign in with');
+    expect(victim.headers['set-cookie']).toBeUndefined();
+    expect(await grantOf(handoff.id)).toBeNull();
+    const tokenCalls = google.server.requests.filter((r) => r.path === '/token').length;
+
+    // A cookie of another sign-in, or a forged one, does not do either.
+    const other = await svc.app.inject({ method: 'GET', url: `${pathOf((await newHandoff(attacker)).url)}/authorize` });
+    const wrongName = cookieHeaderFrom(other.headers['set-cookie']);
+    const renamed = `${cookieHeaderFrom(start.headers['set-cookie']).split('=')[0]}=${wrongName.split('=')[1]}`;
+    const forgedValue = cookieHeaderFrom(start.headers['set-cookie']).replace(/[0-9a-f]{64}$/, '0'.repeat(64));
+    for (const cookie of [wrongName, renamed, forgedValue]) {
+      const refused = await svc.app.inject({ method: 'GET', url: callback, headers: { cookie } });
+      expect(refused.statusCode).toBe(403);
+    }
+    expect(google.server.requests.filter((r) => r.path === '/token')).toHaveLength(tokenCalls); // no code was exchanged
+    expect(await grantOf(handoff.id)).toBeNull();
+
+    // With only the handoff link, the attacker cannot complete it.
+    const form = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=1234567890' });
+    expect(form.statusCode).toBe(400);
+    expect(form.body).toContain('Sign in with Google Ads first');
+    expect(await svc.db.query('select 1 from destinations where account_id = $1', [attacker.accountId])).toHaveLength(0);
+  });
+
+  it('lets the browser that started a refused-elsewhere sign-in still finish it, and clears its cookie when used', async () => {
+    const tenant = await svc.addTenant('Own browser');
+    const handoff = await newHandoff(tenant);
+    const start = await svc.app.inject({ method: 'GET', url: `${pathOf(handoff.url)}/authorize` });
+    const callback = await consentFor(start);
+    expect((await svc.app.inject({ method: 'GET', url: callback })).statusCode).toBe(403); // opened elsewhere first
+    const cookie = cookieHeaderFrom(start.headers['set-cookie']);
+    const back = await svc.app.inject({ method: 'GET', url: callback, headers: { cookie } });
+    expect(back.statusCode).toBe(303);
+    expect(back.headers.location).toBe(pathOf(handoff.url));
+    expect(String(back.headers['set-cookie'])).toMatch(new RegExp(`^${cookie.split('=')[0]}=; Path=/handoffs; HttpOnly; SameSite=Lax; Max-Age=0`));
+    expect(await grantOf(handoff.id)).not.toBeNull();
+    // The state is spent: the same callback again, even with the cookie, stores nothing more.
+    expect((await svc.app.inject({ method: 'GET', url: callback, headers: { cookie } })).statusCode).toBe(400);
+  });
+
+  it('keeps sign-ins of two handoffs started in two tabs of one browser apart; both complete', async () => {
+    const tenant = await svc.addTenant('Two tabs');
+    const first = await newHandoff(tenant);
+    const second = await newHandoff(tenant, 'google-ads');
+    const startFirst = await svc.app.inject({ method: 'GET', url: `${pathOf(first.url)}/authorize` });
+    const startSecond = await svc.app.inject({ method: 'GET', url: `${pathOf(second.url)}/authorize` });
+    // The browser holds both cookies and sends both on each callback.
+    const jar = [cookieHeaderFrom(startFirst.headers['set-cookie']), cookieHeaderFrom(startSecond.headers['set-cookie'])].join('; ');
+    expect(jar.split('; ').map((c) => c.split('=')[0])).toHaveLength(2);
+    const backSecond = await svc.app.inject({ method: 'GET', url: await consentFor(startSecond), headers: { cookie: jar } });
+    const backFirst = await svc.app.inject({ method: 'GET', url: await consentFor(startFirst), headers: { cookie: jar } });
+    expect([backFirst.statusCode, backFirst.headers.location]).toEqual([303, pathOf(first.url)]);
+    expect([backSecond.statusCode, backSecond.headers.location]).toEqual([303, pathOf(second.url)]);
+    expect(await grantOf(first.id)).not.toBeNull();
+    expect(await grantOf(second.id)).not.toBeNull();
   });
 
   it('connects Meta with a pasted system-user token, sealed, without an OAuth step', async () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, json, type RestService } from './support/rest-harness';
+import { cookieHeaderFrom } from './support/browser-cookies';
 import { DEMO_FORM_VALUES, settingsForDemoPlatforms, startDemoAdPlatforms, type DemoAdPlatforms } from '../../src/demo/ad-platforms';
 import { loadSettings, type Settings } from '../../src/server/settings';
 
@@ -42,7 +43,8 @@ describe.each(DATABASE_KINDS)('ids checked after the sign-in on the hosted page 
     expect(start.statusCode).toBe(302);
     const consent = await fetch(start.headers.location as string, { redirect: 'manual' });
     const callback = new URL(consent.headers.get('location')!);
-    expect((await on.app.inject({ method: 'GET', url: callback.pathname + callback.search })).statusCode).toBe(303);
+    const cookie = cookieHeaderFrom(start.headers['set-cookie']);
+    expect((await on.app.inject({ method: 'GET', url: callback.pathname + callback.search, headers: { cookie } })).statusCode).toBe(303);
     const submit = (form: Record<string, string>) =>
       on.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: new URLSearchParams(form).toString() });
     const stored = () => on.db.query<{ type: string; settings: Record<string, unknown> }>('select type, settings from destinations where account_id = $1', [tenant.accountId]);

@@ -85,7 +85,8 @@ describe.each(DATABASE_KINDS)('outbound notifications on $name', (kind) => {
     const tenant = await svc.addTenant('Reauthorization');
     const endpoint = json(await post(tenant, '/v1/notification_endpoints', { url: receiver.url, kinds: ['destination.reauthorization_required', 'destination.recovered'] }));
     const fetchService = async (path: string, init?: RequestInit) => {
-      const res = await svc.app.inject({ method: (init?.method ?? 'GET') as 'GET', url: path, ...(init?.body ? { payload: String(init.body), headers: { 'content-type': 'application/x-www-form-urlencoded' } } : {}) });
+      const headers = { ...(init?.headers as Record<string, string> | undefined), ...(init?.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) };
+      const res = await svc.app.inject({ method: (init?.method ?? 'GET') as 'GET', url: path, headers, ...(init?.body ? { payload: String(init.body) } : {}) });
       return new Response(res.statusCode === 204 ? null : res.body, { status: res.statusCode, headers: res.headers as Record<string, string> });
     };
     const connectOnce = async () => {

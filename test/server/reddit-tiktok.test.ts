@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, json, type RestService } from './support/rest-harness';
+import { cookieHeaderFrom } from './support/browser-cookies';
 import { newToken, signedReport, snapshotBody } from './support/fixtures';
 import { memoryLog, steppableClock } from './delivery/fixtures';
 import { snapshotsPath } from '../../src/protocol/collector';
@@ -382,7 +383,7 @@ describe('Reddit and TikTok through the service', () => {
     // The browser at Reddit: the fake consents at once and sends it back to cnv's callback.
     const consent = await fetch(authorize, { redirect: 'manual' });
     const callback = new URL(consent.headers.get('location')!);
-    const back = await svc.app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}` });
+    const back = await svc.app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}`, headers: { cookie: cookieHeaderFrom(begin.headers['set-cookie']) } });
     expect(back.statusCode).toBe(303);
     const form = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
     expect(form.body).toContain('Signed in with Reddit');

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { answerStoreTrouble, type AppContext } from '../http/app';
 import { ApiError } from '../http/errors';
+import { cookieValue, isHttps } from '../http/cookies';
 import { schemaError } from '../http/validation';
 import { SCRIPT, SCRIPT_PATH, type Notice } from './layout';
 import { csrfTokenValid, sessionOf, signIn, signInLinkState, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
@@ -55,19 +56,6 @@ function sessionFor(request: FastifyRequest): DashboardSession {
   const session = sessions.get(request);
   if (!session) throw new Error('no dashboard session on this request');
   return session;
-}
-
-/** The value of one cookie of a request. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
-function isHttps(request: FastifyRequest, publicUrl: string): boolean {
-  return request.protocol === 'https' || publicUrl.startsWith('https:');
 }
 
 function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {

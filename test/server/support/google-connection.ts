@@ -1,5 +1,6 @@
 /** Connecting Google Ads the way a person does, against the fake Google: open the handoff, sign in, fill the form. */
 import type { FakeGoogle } from '../../../src/demo/fakes/google';
+import { cookieHeaderFrom } from './browser-cookies';
 
 /** The settings that point the service's Google OAuth and Data Manager API at the fake. */
 export function googleSettings(google: FakeGoogle): Record<string, string> {
@@ -26,7 +27,9 @@ export async function connectGoogleAds(
   if (start.status !== 302) throw new Error(`sign-in did not redirect: ${start.status}`);
   const consent = await fetch(start.headers.get('location')!, { redirect: 'manual' });
   const callback = new URL(consent.headers.get('location')!);
-  const back = await fetchService(callback.pathname + callback.search, { redirect: 'manual' });
+  // The browser that started the sign-in comes back with the cookie /authorize set.
+  const cookie = cookieHeaderFrom(start.headers.getSetCookie());
+  const back = await fetchService(callback.pathname + callback.search, { redirect: 'manual', headers: { cookie } });
   if (back.status !== 303) throw new Error(`the OAuth callback failed: ${back.status} ${await back.text()}`);
   const done = await fetchService(path, {
     method: 'POST',

@@ -207,6 +207,9 @@ export async function completeTriggerSourceHandoff(
   });
 }
 
+/** What a state this service issues looks like (a url token); anything else names no sign-in. */
+export const OAUTH_STATE_PATTERN = /^[A-Za-z0-9]{16,64}$/;
+
 /** Where the platform sends the user back after its consent screen. */
 export function oauthCallbackUrl(settings: Settings): string {
   return `${settings.publicUrl}/handoffs/oauth/callback`;
@@ -214,13 +217,14 @@ export function oauthCallbackUrl(settings: Settings): string {
 
 /**
  * Starts the platform's OAuth step: a fresh state bound to the handoff and a PKCE pair whose verifier is kept sealed.
- * Returns the authorize URL to redirect to, or why it cannot start.
+ * Returns the authorize URL to redirect to (and the state, which the route binds to the browser: browser-binding.ts),
+ * or why it cannot start.
  */
 export async function beginHandoffOAuth(
   db: Queryable,
   settings: Settings,
   hosted: DestinationHandoff,
-): Promise<{ kind: 'redirect'; url: string } | { kind: 'not_configured'; setting: string } | { kind: 'not_needed' }> {
+): Promise<{ kind: 'redirect'; url: string; state: string } | { kind: 'not_configured'; setting: string } | { kind: 'not_needed' }> {
   const oauth = hosted.destination.oauth;
   if (!oauth || hosted.handoff.status === 'completed') return { kind: 'not_needed' };
   const missing = missingOAuthSetting(settings, hosted.destination);
@@ -229,7 +233,7 @@ export async function beginHandoffOAuth(
   const state = newUrlToken();
   const started = await startHandoffOAuth(db, hosted.handoff.token, state, serviceSecretBox(settings).seal(pkce.verifier));
   if (!started) return { kind: 'not_needed' };
-  return { kind: 'redirect', url: authorizeUrl(oauth, settings, { state, redirectUri: oauthCallbackUrl(settings), codeChallenge: pkce.challenge }) };
+  return { kind: 'redirect', state, url: authorizeUrl(oauth, settings, { state, redirectUri: oauthCallbackUrl(settings), codeChallenge: pkce.challenge }) };
 }
 
 /**
@@ -250,14 +254,15 @@ function oauthClientSetting(type: string, part: 'ID' | 'SECRET'): string {
 
 /**
  * Finishes the OAuth step from the platform's callback: exchanges the code (with the PKCE verifier) and keeps the
- * refresh token sealed on the handoff until its form completes it. Returns the handoff token to continue on.
+ * refresh token sealed on the handoff until its form completes it. Returns the handoff token to continue on. The route
+ * calls it only for a browser that holds the state's cookie (browser-binding.ts): the state alone is not enough.
  */
 export async function finishHandoffOAuth(
   db: Queryable,
   settings: Settings,
   query: { state?: string; code?: string; error?: string },
 ): Promise<{ kind: 'continue'; token: string } | { kind: 'unknown_state' } | { kind: 'refused'; token: string; message: string }> {
-  if (!query.state || !/^[A-Za-z0-9]{16,64}$/.test(query.state)) return { kind: 'unknown_state' };
+  if (!query.state || !OAUTH_STATE_PATTERN.test(query.state)) return { kind: 'unknown_state' };
   const handoff = await findHandoffByOAuthState(db, query.state);
   if (!handoff || !handoff.oauth_verifier) return { kind: 'unknown_state' };
   // An expired link's page says so; the platform's code is not exchanged.

@@ -194,6 +194,21 @@ ${backToDashboard('/')}`,
 }
 
 /**
+ * The OAuth callback reached in a browser that did not start the sign-in (no cookie for its state, or a wrong or stale
+ * one). It names no handoff and no account, and offers no sign-in: someone may have sent this person a consent link so
+ * that their grant lands on another account. Nothing was connected.
+ */
+export function otherBrowserPage(): string {
+  return page(
+    'Sign-in not started here',
+    html`<h1>This sign-in was not started in this browser</h1>
+<p>Nothing was connected, and cnv kept nothing from the platform. A sign-in only completes in the browser that opened the connect link and pressed its sign-in button, within an hour.</p>
+<p>If you are connecting your own account, open your connect link again in this browser and sign in from there. If someone sent you this sign-in link, do not continue it: it would have connected your ad account to theirs.</p>
+${backToDashboard('/')}`,
+  );
+}
+
+/**
  * The page of a step that could not be done: the service's store cannot work now (503, with its sentence), or a fault
  * of the service (500). The link stays good: the same link works once the service does.
  */

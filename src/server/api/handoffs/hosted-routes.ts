@@ -13,9 +13,12 @@ import {
   completeTriggerSourceHandoff,
   finishHandoffOAuth,
   missingOAuthSetting,
+  OAUTH_STATE_PATTERN,
   openHostedHandoff,
 } from './completion';
-import { handoffExpired } from './sql';
+import { HANDOFF_TTL_MS, handoffExpired } from './sql';
+import { clearedOAuthBrowserCookie, oauthBrowserCookie, oauthBrowserCookieName, oauthBrowserCookieValid } from './browser-binding';
+import { cookieValue, isHttps } from '../../http/cookies';
 import {
   completedPage,
   expiredPage,
@@ -24,6 +27,7 @@ import {
   destinationSignInPage,
   notFoundPage,
   oauthNotConfiguredPage,
+  otherBrowserPage,
   triggerSourceConnectedPage,
   triggerSourceIntroPage,
   unavailablePage,
@@ -70,7 +74,8 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     return missing ? sendPage(reply, 503, oauthNotConfiguredPage(hosted, missing)) : sendPage(reply, 200, destinationSignInPage(hosted));
   });
 
-  // The OAuth step: redirect to the platform's consent screen with a state bound to this handoff and a PKCE challenge.
+  // The OAuth step: redirect to the platform's consent screen with a state bound to this handoff and a PKCE challenge,
+  // and bind the state to this browser with a cookie (browser-binding.ts) that the callback asks for.
   app.get<ByToken>('/handoffs/:token/authorize', async (request, reply) => {
     const hosted = await openHostedHandoff(db, settings, request.params.token);
     if (!hosted || hosted.kind !== 'destination') return sendPage(reply, 404, notFoundPage());
@@ -79,12 +84,22 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     const begun = await beginHandoffOAuth(db, settings, hosted);
     if (begun.kind === 'not_configured') return sendPage(reply, 503, oauthNotConfiguredPage(hosted, begun.setting));
     if (begun.kind === 'not_needed') return reply.redirect(`/handoffs/${hosted.handoff.token}`, 303);
-    return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(begun.url, 302);
+    const linkLeftMs = hosted.handoff.created_at.getTime() + HANDOFF_TTL_MS - Date.now();
+    const cookie = oauthBrowserCookie(settings, begun.state, { secure: isHttps(request, settings.publicUrl), maxAgeMs: linkLeftMs });
+    return reply.header('set-cookie', cookie).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(begun.url, 302);
   });
 
   // Where the platform sends the user back: exchange the code, keep the refresh token sealed, continue to the form.
+  // Only in the browser that started the sign-in (its cookie for this state): a consent URL opened anywhere else stores
+  // nothing and leaves the state alone, so the person who started the sign-in can still finish it.
   app.get<{ Querystring: Record<string, string | undefined> }>('/handoffs/oauth/callback', async (request, reply) => {
     const query = request.query ?? {};
+    const state = typeof query.state === 'string' && OAUTH_STATE_PATTERN.test(query.state) ? query.state : null;
+    if (state) {
+      const presented = cookieValue(request.headers.cookie, oauthBrowserCookieName(state));
+      if (!oauthBrowserCookieValid(settings, state, presented)) return sendPage(reply, 403, otherBrowserPage());
+      reply.header('set-cookie', clearedOAuthBrowserCookie(state, isHttps(request, settings.publicUrl)));
+    }
     const finished = await finishHandoffOAuth(db, settings, {
       ...(typeof query.state === 'string' ? { state: query.state } : {}),
       ...(typeof query.code === 'string' ? { code: query.code } : {}),

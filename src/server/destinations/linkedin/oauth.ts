@@ -5,6 +5,9 @@
  * https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
  * https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow
  * https://learn.microsoft.com/en-us/linkedin/shared/authentication/programmatic-refresh-tokens
+ * LinkedIn's authorization request documents no `prompt` (or other) parameter that forces its consent screen: a member
+ * with a valid grant for the app is sent straight back. The hosted handoff's browser binding (api/handoffs) is what keeps
+ * a consent link opened by someone else from completing a sign-in.
  */
 import type { OAuthProvider } from '../destination';
 
