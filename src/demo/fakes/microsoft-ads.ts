@@ -205,6 +205,8 @@ export async function startFakeMicrosoftAds(options: MicrosoftAdsFakeOptions = {
     if (!scopes.includes('offline_access')) req.problems.push('scope lacks offline_access: no refresh token will be issued');
     const challenge = q.get('code_challenge');
     if (!challenge || q.get('code_challenge_method') !== 'S256') return problem('PKCE is required here: code_challenge with code_challenge_method=S256');
+    const prompt = q.get('prompt');
+    if (prompt !== null && !['login', 'none', 'consent', 'select_account'].includes(prompt)) return problem('prompt must be login, none, consent or select_account');
     const mode = q.get('response_mode');
     if (mode !== null && mode !== 'query') return problem("this fake answers with response_mode=query only");
     const state = q.get('state');

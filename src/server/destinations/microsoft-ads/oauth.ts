@@ -4,6 +4,9 @@
  * https://learn.microsoft.com/en-us/advertising/guides/authentication-oauth-get-tokens. The scope
  * `https://ads.microsoft.com/msads.manage` grants Microsoft Advertising access; "Include offline_access to ensure that a
  * refresh token is included in the response". PKCE (S256) is "recommended for all application types".
+ * `prompt=consent` (https://learn.microsoft.com/en-us/entra/identity-platform/v2-oauth2-auth-code-flow: it "triggers the
+ * OAuth consent dialog after the user signs in") so a sign-in always shows Microsoft's consent screen, even to someone
+ * who approved cnv before: a consent link sent by someone else never completes unseen.
  */
 import type { OAuthProvider } from '../destination';
 
@@ -17,6 +20,7 @@ export const microsoftOAuth: OAuthProvider = {
   clientId: (settings) => settings.microsoft.oauthClientId,
   clientSecret: (settings) => settings.microsoft.oauthClientSecret,
   scopes: MICROSOFT_ADS_SCOPES,
-  // The code comes back as a query parameter of the redirect (the documented consent request sets it explicitly).
-  extraAuthorizeParams: { response_mode: 'query' },
+  // The code comes back as a query parameter of the redirect (the documented consent request sets it explicitly), and
+  // the consent screen is shown every time.
+  extraAuthorizeParams: { response_mode: 'query', prompt: 'consent' },
 };
