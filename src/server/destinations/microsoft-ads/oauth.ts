@@ -4,9 +4,13 @@
  * https://learn.microsoft.com/en-us/advertising/guides/authentication-oauth-get-tokens. The scope
  * `https://ads.microsoft.com/msads.manage` grants Microsoft Advertising access; "Include offline_access to ensure that a
  * refresh token is included in the response". PKCE (S256) is "recommended for all application types".
- * `prompt=consent` (https://learn.microsoft.com/en-us/entra/identity-platform/v2-oauth2-auth-code-flow: it "triggers the
- * OAuth consent dialog after the user signs in") so a sign-in always shows Microsoft's consent screen, even to someone
- * who approved cnv before: a consent link sent by someone else never completes unseen.
+ * `prompt=select_account` (https://learn.microsoft.com/entra/identity-platform/msal-js-prompt-behavior: it "interrupts
+ * single sign-on by providing an account selection experience") so a sign-in always asks which Microsoft account to
+ * use, even of someone who approved cnv before: a consent link sent by someone else never completes unseen, and a person
+ * with a work and a personal account picks the one that holds the ad account. Not `prompt=consent`, which forces the
+ * user's own consent screen every time: where a tenant lets only its admins consent, that would stop users whose admin
+ * already approved cnv (Microsoft's pages found do not say otherwise). The browser binding of the callback
+ * (api/handoffs/browser-binding.ts) is what refuses a sign-in completed in another browser.
  */
 import type { OAuthProvider } from '../destination';
 
@@ -21,6 +25,6 @@ export const microsoftOAuth: OAuthProvider = {
   clientSecret: (settings) => settings.microsoft.oauthClientSecret,
   scopes: MICROSOFT_ADS_SCOPES,
   // The code comes back as a query parameter of the redirect (the documented consent request sets it explicitly), and
-  // the consent screen is shown every time.
-  extraAuthorizeParams: { response_mode: 'query', prompt: 'consent' },
+  // Microsoft asks which account every time.
+  extraAuthorizeParams: { response_mode: 'query', prompt: 'select_account' },
 };

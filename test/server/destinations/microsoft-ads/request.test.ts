@@ -141,7 +141,7 @@ describe('connecting Microsoft Advertising', () => {
     expect(microsoftOAuth.clientId(settings)).toBe('app');
     expect(microsoftOAuth.clientSecret(settings)).toBe('secret');
     expect(microsoftOAuth.scopes).toEqual(['https://ads.microsoft.com/msads.manage', 'offline_access']);
-    // The consent screen every time, so a sign-in never completes unseen (prompt=consent, documented by Microsoft).
-    expect(microsoftOAuth.extraAuthorizeParams).toEqual({ response_mode: 'query', prompt: 'consent' });
+    // The account picker every time, so a sign-in never completes unseen (prompt=select_account, documented by Microsoft).
+    expect(microsoftOAuth.extraAuthorizeParams).toEqual({ response_mode: 'query', prompt: 'select_account' });
   });
 });
