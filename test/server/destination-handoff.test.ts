@@ -8,6 +8,7 @@ import { createRestService, json, type RestService, type Tenant } from './suppor
 import { startFakeGoogle, type FakeGoogle } from '../../src/demo/fakes/google';
 import { googleSettings } from './support/google-connection';
 import { cookieHeaderFrom } from './support/browser-cookies';
+import { secretBox } from '../../src/server/db/secret-box';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const SECRET_KEY = 'a'.repeat(64);
@@ -54,6 +55,29 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     expect(back.statusCode).toBe(303);
     return back.headers.location as string;
   }
+
+  it('a sign-in sealed under another CNV_SECRET_KEY (a restart with a new key midway) asks to sign in again: no 500, nothing stored', async () => {
+    const otherBox = secretBox(Buffer.from('c'.repeat(64), 'hex'));
+    const tenant = await svc.addTenant('Key changed');
+    // Finished sign-in, then the key changes before the form is sent.
+    const handoff = await newHandoff(tenant);
+    await signIn(handoff.url);
+    await svc.db.query('update handoffs set oauth_grant = $2 where id = $1', [handoff.id, otherBox.seal(JSON.stringify({ refresh_token: 'r' }))]);
+    const form = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=123-456-7890' });
+    expect(form.statusCode).toBe(400);
+    expect(form.body).toContain('sign in with Google Ads again');
+    // A sign-in started, then the key changes before the platform sends the browser back.
+    const second = await newHandoff(tenant);
+    const start = await svc.app.inject({ method: 'GET', url: `${pathOf(second.url)}/authorize` });
+    await svc.db.query('update handoffs set oauth_verifier = $2 where id = $1', [second.id, otherBox.seal('verifier')]);
+    const consent = await fetch(new URL(start.headers.location as string), { redirect: 'manual' });
+    const callback = new URL(consent.headers.get('location')!);
+    const back = await svc.app.inject({ method: 'GET', url: callback.pathname + callback.search, headers: { cookie: cookieHeaderFrom(start.headers['set-cookie']) } });
+    expect(back.statusCode).toBeLessThan(500);
+    const after = await svc.app.inject({ method: 'GET', url: back.headers.location ? String(back.headers.location) : pathOf(second.url) });
+    expect(`${back.body}${after.body}`).toContain('started before the service');
+    expect(await svc.db.query('select id from destinations where account_id = $1', [tenant.accountId])).toEqual([]);
+  });
 
   it('signs in with Google, asks for the customer id, and stores the refresh token sealed, never in any answer', async () => {
     const tenant = await svc.addTenant('Google');

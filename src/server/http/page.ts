@@ -31,6 +31,8 @@ p.back { margin: 28px 0 0; padding-top: 20px; border-top: 1px solid var(--line);
 button { margin-top: 24px; padding: 10px 18px; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; }
 button.secondary { background: #fff; color: var(--accent); border: 1px solid var(--accent); }
 ${COPYABLE_STYLE}.notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; overflow-wrap: anywhere; }
+.notice > p { margin: 0 0 6px; }
+.notice > p:last-child { margin-bottom: 0; }
 .notice.good { background: #ecfdf3; color: var(--good); }
 .notice.warn { background: #fffaeb; }
 .notice.bad { background: #fef3f2; color: var(--bad); }

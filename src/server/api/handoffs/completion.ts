@@ -25,7 +25,7 @@ import {
 } from '../../destinations';
 import { resumeDeliveries } from '../../delivery';
 import { enqueueDestinationNotification } from '../../notifications';
-import { serviceSecretBox } from '../../db/secret-box';
+import { serviceSecretBox, type SecretBox } from '../../db/secret-box';
 import { newUrlToken } from '../../db/ids';
 
 /** Where a site's API trigger reports go. */
@@ -125,7 +125,12 @@ export async function completeDestinationHandoff(
   if (oauth && !grant && !oauth.optional) {
     return { kind: 'invalid', errors: [{ param: 'oauth', message: `Sign in with ${hosted.destination.label} first.` }] };
   }
-  if (grant) credentials = { ...credentials, ...(JSON.parse(box.open(grant)) as Record<string, string>) };
+  if (grant) {
+    const opened = openedOrNull(box, grant);
+    // Sealed before the service's key changed (a restart with another CNV_SECRET_KEY): signing in again replaces it.
+    if (opened === null) return { kind: 'invalid', errors: [{ param: 'oauth', message: `The sign-in with ${hosted.destination.label} cannot be read any more (the service's key changed since): sign in with ${hosted.destination.label} again.` }] };
+    credentials = { ...credentials, ...(JSON.parse(opened) as Record<string, string>) };
+  }
   // The check may refresh the grant's access token; a refresh token the platform rotated meanwhile lands in `credentials`.
   const refused = await connectionRefused(db, settings, hosted, form, { id: hosted.handoff.id, settings: parsed.settings, credentials }, grant !== null);
   if (refused.length > 0) return { kind: 'invalid', errors: refused };
@@ -274,10 +279,14 @@ export async function finishHandoffOAuth(
     return { kind: 'refused', token: handoff.token, message: `${reason} Nothing was connected; you can try again.` };
   }
   const box = serviceSecretBox(settings);
+  const codeVerifier = openedOrNull(box, handoff.oauth_verifier);
+  if (codeVerifier === null) {
+    return { kind: 'refused', token: handoff.token, message: `This sign-in was started before the service's key changed, so it cannot be finished. Nothing was connected; sign in with ${platform.label} again.` };
+  }
   const result = await exchangeCode(
     platform.oauth,
     settings,
-    { code: query.code, redirectUri: oauthCallbackUrl(settings), codeVerifier: box.open(handoff.oauth_verifier) },
+    { code: query.code, redirectUri: oauthCallbackUrl(settings), codeVerifier },
     { signal: AbortSignal.timeout(15_000), timeoutMs: 10_000, now: () => new Date() },
   );
   if (!result.ok) return { kind: 'refused', token: handoff.token, message: `${platform.label} did not issue a token: ${result.error.message}` };
@@ -290,4 +299,13 @@ export async function finishHandoffOAuth(
   }
   await recordHandoffGrant(db, handoff.id, box.seal(JSON.stringify({ refresh_token: result.tokens.refreshToken })));
   return { kind: 'continue', token: handoff.token };
+}
+
+/** A sealed value opened, or null when it does not open with this service's key (sealed under another CNV_SECRET_KEY). */
+function openedOrNull(box: SecretBox, sealed: string): string | null {
+  try {
+    return box.open(sealed);
+  } catch {
+    return null;
+  }
 }

@@ -26,6 +26,17 @@ function destinationHeading(kind: DestinationPlatform, title: string): Html {
   return html`<div class="brandline">${platformLogo(kind.type, kind.label, 44)}<h1>${title}</h1></div>`;
 }
 
+/**
+ * What a bad submit says above the form: an error of a field is marked at the field, and one of no field (the sign-in
+ * to do again, say) is said here in full.
+ */
+function formErrorsNotice(fieldNames: readonly string[], errors: readonly Problem[]): Html | string {
+  if (errors.length === 0) return '';
+  const unplaced = errors.filter((e) => !fieldNames.includes(e.param));
+  const marked = errors.length > unplaced.length;
+  return html`<div class="notice warn" role="alert">${unplaced.map((e) => html`<p>${e.message}</p>`)}${marked ? 'Please correct the fields marked below.' : ''}</div>`;
+}
+
 /** The consent screen of a destination, with the form (and, after a bad submit, its errors and non-secret values). */
 export function destinationFormPage(hosted: DestinationHandoff, values: Record<string, string> = {}, errors: Problem[] = []): string {
   const kind = hosted.destination;
@@ -54,7 +65,7 @@ ${error ? html`<p class="field-error" id="${field.name}-error">${error.message}<
     html`${destinationHeading(kind, `Connect ${kind.label} to cnv`)}
 ${destinationIntro(hosted)}
 ${hosted.signedIn ? html`<div class="notice good">Signed in with ${kind.label}. Now tell cnv which account to send to.</div>` : ''}
-${errors.length > 0 ? html`<div class="notice warn" role="alert">Please correct the fields marked below.</div>` : ''}
+${formErrorsNotice(kind.fields.map((f) => f.name), errors)}
 ${hosted.signInOffered ? optionalSignIn(hosted) : ''}
 <form method="post">
 ${fields}
