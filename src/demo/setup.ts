@@ -14,7 +14,7 @@ import type { Database } from '../server/db/db';
 import type { SecretBox } from '../server/db/secret-box';
 import { findAccountByApiKey, insertAccount, issueApiKey, listAccounts, listApiKeys, revokeApiKey, type Account } from '../server/accounts';
 import { activeWebhookSecrets } from '../server/webhook';
-import { DEMO_ACCOUNTS, DEMO_SIGN_IN_PLATFORMS } from './ad-platforms';
+import { DEMO_ACCOUNTS, DEMO_FORM_VALUES, DEMO_SIGN_IN_PLATFORMS } from './ad-platforms';
 import { readCredentials, writeCredentials } from './credentials';
 import { DEMO_ACCOUNT_NAME } from './account';
 import { completeDestinationHandoff, submitHostedForm, localHandoffUrl, webhookSecretOnPage } from './hosted-handoff';
@@ -40,14 +40,7 @@ export const DEMO = {
   /** What the paid plan costs, as the store's backend reports it. */
   paidPlan: { value: 29, currency: 'EUR' },
   /** What the demo types into each platform's hosted connect form, after signing in (the fakes consent at once). */
-  connectForms: {
-    'google-ads': { customer_id: DEMO_ACCOUNTS.google.customerId },
-    meta: { pixel_id: DEMO_ACCOUNTS.meta.pixelId, access_token: DEMO_ACCOUNTS.meta.accessToken },
-    'microsoft-ads': { customer_id: DEMO_ACCOUNTS.microsoft.customerId, account_id: DEMO_ACCOUNTS.microsoft.accountId },
-    linkedin: { ad_account_id: DEMO_ACCOUNTS.linkedin.adAccountId },
-    reddit: { pixel_id: DEMO_ACCOUNTS.reddit.pixelId, access_token: DEMO_ACCOUNTS.reddit.accessToken },
-    tiktok: { pixel_code: DEMO_ACCOUNTS.tiktok.pixelCode, access_token: DEMO_ACCOUNTS.tiktok.accessToken },
-  } as Readonly<Record<string, Readonly<Record<string, string>>>>,
+  connectForms: DEMO_FORM_VALUES as Readonly<Record<string, Readonly<Record<string, string>>>>,
   /** The demo flow's actions: one per platform, each config as its platform's check wants it. */
   actions: [
     { integrationId: 'google-ads', config: { conversion: { id: DEMO_ACCOUNTS.google.conversionActionId } } },
