@@ -28,6 +28,7 @@ import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
 import { createRateLimits } from './rate-limits';
 import { sealWebhookSecretsAtStart } from './webhook';
+import { sealHandoffTokensAtStart } from './api/handoffs';
 
 export interface ServiceUrls {
   /** Where the app listens (loopback address with the real port). */
@@ -143,6 +144,8 @@ export async function startService(settings: Settings, options: StartServiceOpti
     }
     // Before anything listens: webhook secrets an older version stored in clear are sealed (once; see secret-upgrade.ts).
     const webhookSecrets = await sealWebhookSecretsAtStart(db, serviceSecretBox(settings));
+    const handoffTokens = await sealHandoffTokensAtStart(db, serviceSecretBox(settings));
+    if (handoffTokens > 0) app.log.info({ sealed: handoffTokens }, 'handoff links stored in clear by an earlier version were sealed with the service key');
     if (webhookSecrets.sealed > 0) {
       app.log.info({ sealed: webhookSecrets.sealed }, 'webhook secrets stored in clear by an earlier version were sealed with the service key');
     }

@@ -580,6 +580,19 @@ create table if not exists service_facts (
 );
 `,
   },
+  {
+    version: 29,
+    name: 'handoff links are found by their hash, their token is stored sealed',
+    sql: `
+-- A handoff's link is a credential for a day: token_hash (SHA-256 hex of the token, as api keys) is what the hosted page
+-- looks it up by, and token is sealed with the service key at the next start (handoffs/token-upgrade.ts; SQL has no
+-- key), so a backup never holds a live link. Re-runnable: it fills only the rows without a hash.
+alter table handoffs add column if not exists token_hash text;
+update handoffs set token_hash = encode(sha256(convert_to(token, 'UTF8')), 'hex') where token_hash is null;
+alter table handoffs alter column token_hash set not null;
+create unique index if not exists handoffs_token_hash on handoffs (token_hash);
+`,
+  },
 ];
 
 /**

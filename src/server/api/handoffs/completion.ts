@@ -4,7 +4,7 @@
  */
 import type { Database, Queryable } from '../../db/db';
 import { platformApiElsewhere, platformFakeValues, type Settings } from '../../settings';
-import { claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HandoffRow } from './sql';
+import { claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HostedHandoffRow } from './sql';
 import { findSite, type SiteRow } from '../sites';
 import { accountName } from '../../accounts';
 import { connectTriggerSource } from '../../webhook';
@@ -39,7 +39,7 @@ export interface WebhookTarget {
 export type HostedHandoff =
   | {
       kind: 'destination';
-      handoff: HandoffRow;
+      handoff: HostedHandoffRow;
       destination: DestinationPlatform;
       /** Whether the form may be shown: the platform's OAuth step is done, or it has none, or it is optional. */
       authorized: boolean;
@@ -61,7 +61,7 @@ export type HostedHandoff =
       /** The names of the form's fields this service's operator set for every account (not shown: ConnectField.providedBy). */
       provided: string[];
     }
-  | { kind: 'trigger_source'; handoff: HandoffRow; site: SiteRow; webhook: WebhookTarget; accountName: string };
+  | { kind: 'trigger_source'; handoff: HostedHandoffRow; site: SiteRow; webhook: WebhookTarget; accountName: string };
 
 /** The webhook URL of a site's API trigger (template and the keys in use). */
 export async function webhookTarget(db: Queryable, settings: Settings, site: SiteRow): Promise<WebhookTarget> {
@@ -268,8 +268,11 @@ export async function finishHandoffOAuth(
   query: { state?: string; code?: string; error?: string },
 ): Promise<{ kind: 'continue'; token: string } | { kind: 'unknown_state' } | { kind: 'refused'; token: string; message: string }> {
   if (!query.state || !OAUTH_STATE_PATTERN.test(query.state)) return { kind: 'unknown_state' };
-  const handoff = await findHandoffByOAuthState(db, query.state);
-  if (!handoff || !handoff.oauth_verifier) return { kind: 'unknown_state' };
+  const box = serviceSecretBox(settings);
+  const found = await findHandoffByOAuthState(db, box, query.state);
+  // A handoff whose token does not open (sealed under another CNV_SECRET_KEY) has no page to continue on.
+  if (!found || !found.oauth_verifier || found.token === null) return { kind: 'unknown_state' };
+  const handoff = { ...found, token: found.token, oauth_verifier: found.oauth_verifier };
   // An expired link's page says so; the platform's code is not exchanged.
   if (handoffExpired(handoff)) return { kind: 'continue', token: handoff.token };
   const platform = platformFor(handoff.destination_type ?? '');
@@ -278,7 +281,6 @@ export async function finishHandoffOAuth(
     const reason = query.error === 'access_denied' ? 'You declined the request.' : 'The sign-in did not complete.';
     return { kind: 'refused', token: handoff.token, message: `${reason} Nothing was connected; you can try again.` };
   }
-  const box = serviceSecretBox(settings);
   const codeVerifier = openedOrNull(box, handoff.oauth_verifier);
   if (codeVerifier === null) {
     return { kind: 'refused', token: handoff.token, message: `This sign-in was started before the service's key changed, so it cannot be finished. Nothing was connected; sign in with ${platform.label} again.` };

@@ -1,6 +1,7 @@
 /** Handoffs through the API: create one (its hosted url is where the user authorizes) and poll it. */
 import type { Queryable } from '../../db/db';
 import type { Settings } from '../../settings';
+import { serviceSecretBox } from '../../db/secret-box';
 import { findHandoff, handoffExpired, insertHandoff, type HandoffPurpose, type HandoffRow } from './sql';
 import { firstSites } from '../sites';
 import { ApiError, invalidParam, notFound, printable } from '../../http/errors';
@@ -13,7 +14,8 @@ export { TRIGGER_SOURCES } from './schemas';
 /** The Handoff record: the spec's id, url, status, and what it connects. */
 export interface HandoffRecord {
   id: string;
-  url: string;
+  /** Null when its token was sealed under another CNV_SECRET_KEY (the link itself still works). */
+  url: string | null;
   status: 'pending' | 'completed' | 'expired';
   purpose: HandoffPurpose;
   destination_type: string | null;
@@ -32,7 +34,7 @@ export function handoffUrl(settings: Settings, token: string): string {
 export function toHandoffRecord(settings: Settings, row: HandoffRow): HandoffRecord {
   return {
     id: row.id,
-    url: handoffUrl(settings, row.token),
+    url: row.token === null ? null : handoffUrl(settings, row.token),
     status: handoffExpired(row) ? 'expired' : row.status,
     purpose: row.purpose,
     destination_type: row.destination_type,
@@ -61,7 +63,7 @@ async function siteForTriggerSource(db: Queryable, accountId: string, siteId: st
 }
 
 /** POST /v1/handoffs: a pending handoff and its hosted url. */
-export async function createHandoff(db: Queryable, settings: Settings, accountId: string, body: CreateHandoffBody): Promise<HandoffRecord> {
+export async function createHandoff(db: Queryable, settings: Settings, accountId: string, body: CreateHandoffBody): Promise<HandoffRecord & { url: string }> {
   if (body.purpose === 'connect_destination') {
     const type = body.destination_type;
     if (!platformFor(type)) {
@@ -70,17 +72,17 @@ export async function createHandoff(db: Queryable, settings: Settings, accountId
         `destination_type '${printable(type)}' is not supported; supported: ${supportedDestinationTypes().join(', ')}.`,
       );
     }
-    const row = await insertHandoff(db, { accountId, purpose: body.purpose, destinationType: type, triggerSource: null, siteId: null });
-    return toHandoffRecord(settings, row);
+    const row = await insertHandoff(db, serviceSecretBox(settings), { accountId, purpose: body.purpose, destinationType: type, triggerSource: null, siteId: null });
+    return { ...toHandoffRecord(settings, row), url: handoffUrl(settings, row.token) };
   }
   const siteId = await siteForTriggerSource(db, accountId, body.site_id);
-  const row = await insertHandoff(db, { accountId, purpose: body.purpose, destinationType: null, triggerSource: body.trigger_source ?? 'api', siteId });
-  return toHandoffRecord(settings, row);
+  const row = await insertHandoff(db, serviceSecretBox(settings), { accountId, purpose: body.purpose, destinationType: null, triggerSource: body.trigger_source ?? 'api', siteId });
+  return { ...toHandoffRecord(settings, row), url: handoffUrl(settings, row.token) };
 }
 
 /** GET /v1/handoffs/{id}: the handoff, for polling until status is completed. */
 export async function getHandoff(db: Queryable, settings: Settings, accountId: string, id: string): Promise<HandoffRecord> {
-  const row = await findHandoff(db, accountId, id);
+  const row = await findHandoff(db, serviceSecretBox(settings), accountId, id);
   if (!row) throw notFound('handoff', id);
   return toHandoffRecord(settings, row);
 }

@@ -61,7 +61,7 @@ export type HandoffIdParams = Static<typeof HandoffIdParams>;
 export const Handoff = Type.Object(
   {
     id: Type.String({ description: 'The handoff id (hdf_…).' }),
-    url: Type.String({ description: 'The hosted page to send the user to (addressed by an unguessable token).' }),
+    url: Nullable(Type.String({ description: 'The hosted page to send the user to (addressed by an unguessable token); null when the service key changed since the handoff was created (the link still works for whoever holds it).' })),
     status: StringEnum(['pending', 'completed', 'expired'] as const, {
       description: 'completed once the user finished the hosted page; expired when nobody did within a day (the link no longer works: create a new handoff).',
     }),

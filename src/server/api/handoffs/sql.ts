@@ -1,6 +1,11 @@
-/** SQL for handoffs: a hosted authorization step, reached through an unguessable token. */
+/**
+ * SQL for handoffs: a hosted authorization step, reached through an unguessable token. The token is a credential for a
+ * day, so the store holds it sealed with the service key (`token`) and found by its SHA-256 (`token_hash`), as API keys:
+ * a backup never holds a live link. A row's `token` here is the opened one, or null when it does not open with this key.
+ */
 import type { Queryable } from '../../db/db';
-import { newId, newUrlToken } from '../../db/ids';
+import { hashSecret, newId, newUrlToken } from '../../db/ids';
+import { looksSealed, type SecretBox } from '../../db/secret-box';
 
 export type HandoffPurpose = 'connect_destination' | 'connect_trigger_source';
 export type HandoffStatus = 'pending' | 'completed';
@@ -12,34 +17,56 @@ export interface HandoffRow {
   destination_type: string | null;
   trigger_source: string | null;
   site_id: string | null;
-  token: string;
+  /** The url token, opened; null when it was sealed under another CNV_SECRET_KEY. */
+  token: string | null;
   status: HandoffStatus;
   created_at: Date;
   completed_at: Date | null;
 }
 
+/** A handoff reached by its url token (the hosted page): its token is the one given. */
+export type HostedHandoffRow = HandoffRow & { token: string };
+
+/** A row as stored: token sealed. */
+type StoredHandoffRow = Omit<HandoffRow, 'token'> & { token: string };
+
 const COLUMNS = 'id, account_id, purpose, destination_type, trigger_source, site_id, token, status, created_at, completed_at';
 
-/** Creates a pending handoff with a fresh token. */
+/** The token a handoff is looked up by: SHA-256 hex, as migration 29 computes it for the rows before it. */
+const tokenHash = hashSecret;
+
+/** A stored row with its sealed token opened (null when it does not open with this key). */
+function opened(box: SecretBox, row: StoredHandoffRow): HandoffRow {
+  let token: string | null;
+  try {
+    token = box.open(row.token);
+  } catch {
+    token = null;
+  }
+  return { ...row, token };
+}
+
+/** Creates a pending handoff with a fresh token (stored sealed, found by its hash). */
 export async function insertHandoff(
   db: Queryable,
+  box: SecretBox,
   fields: { accountId: string; purpose: HandoffPurpose; destinationType: string | null; triggerSource: string | null; siteId: string | null },
-): Promise<HandoffRow> {
-  const [row] = await db.query<HandoffRow>(
-    `insert into handoffs (id, account_id, purpose, destination_type, trigger_source, site_id, token)
-     values ($1, $2, $3, $4, $5, $6, $7) returning ${COLUMNS}`,
-    [newId('hdf'), fields.accountId, fields.purpose, fields.destinationType, fields.triggerSource, fields.siteId, newUrlToken()],
+): Promise<HostedHandoffRow> {
+  const token = newUrlToken();
+  const [row] = await db.query<StoredHandoffRow>(
+    `insert into handoffs (id, account_id, purpose, destination_type, trigger_source, site_id, token, token_hash)
+     values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${COLUMNS}`,
+    [newId('hdf'), fields.accountId, fields.purpose, fields.destinationType, fields.triggerSource, fields.siteId, box.seal(token), tokenHash(token)],
   );
-  return row!;
+  return { ...row!, token };
 }
 
 /** A handoff of an account by id, or null. */
-export async function findHandoff(db: Queryable, accountId: string, id: string): Promise<HandoffRow | null> {
-  const [row] = await db.query<HandoffRow>(`select ${COLUMNS} from handoffs where account_id = $1 and id = $2`, [accountId, id]);
-  return row ?? null;
+export async function findHandoff(db: Queryable, box: SecretBox, accountId: string, id: string): Promise<HandoffRow | null> {
+  const [row] = await db.query<StoredHandoffRow>(`select ${COLUMNS} from handoffs where account_id = $1 and id = $2`, [accountId, id]);
+  return row ? opened(box, row) : null;
 }
 
-/** A handoff by its url token (the hosted page), or null. */
 /**
  * How long a handoff's link works: a day. A link is a credential (whoever holds it may connect a destination for the
  * account or get a new webhook secret), and it travels by chat and email and through agents' transcripts; one not used
@@ -52,40 +79,45 @@ export function handoffExpired(row: Pick<HandoffRow, 'status' | 'created_at'>, n
   return row.status === 'pending' && now.getTime() - row.created_at.getTime() > HANDOFF_TTL_MS;
 }
 
-export async function findHandoffByToken(db: Queryable, token: string): Promise<HandoffRow | null> {
-  const [row] = await db.query<HandoffRow>(`select ${COLUMNS} from handoffs where token = $1`, [token]);
-  return row ?? null;
+/** A handoff by its url token (the hosted page), or null. */
+export async function findHandoffByToken(db: Queryable, token: string): Promise<HostedHandoffRow | null> {
+  const [row] = await db.query<StoredHandoffRow>(`select ${COLUMNS} from handoffs where token_hash = $1`, [tokenHash(token)]);
+  return row ? { ...row, token } : null;
 }
 
 /**
  * Marks a pending handoff completed and returns it; null when it was not pending (already completed, perhaps by a
  * concurrent request). Run it first in the completing transaction: the row lock makes exactly one completion win.
  */
-export async function claimPendingHandoff(tx: Queryable, token: string, result: Record<string, unknown>): Promise<HandoffRow | null> {
-  const [row] = await tx.query<HandoffRow>(
+export async function claimPendingHandoff(tx: Queryable, token: string, result: Record<string, unknown>): Promise<HostedHandoffRow | null> {
+  const [row] = await tx.query<StoredHandoffRow>(
     `update handoffs set status = 'completed', completed_at = now(), result = $2
-     where token = $1 and status = 'pending' and created_at > now() - $3 * interval '1 millisecond' returning ${COLUMNS}`,
-    [token, JSON.stringify(result), HANDOFF_TTL_MS],
+     where token_hash = $1 and status = 'pending' and created_at > now() - $3 * interval '1 millisecond' returning ${COLUMNS}`,
+    [tokenHash(token), JSON.stringify(result), HANDOFF_TTL_MS],
   );
-  return row ?? null;
+  return row ? { ...row, token } : null;
 }
 
 /** Starts the OAuth step of a pending handoff: the state the callback will name and the sealed PKCE verifier. */
 export async function startHandoffOAuth(db: Queryable, token: string, state: string, sealedVerifier: string): Promise<boolean> {
   const rows = await db.query(
-    `update handoffs set oauth_state = $2, oauth_verifier = $3 where token = $1 and status = 'pending' returning id`,
-    [token, state, sealedVerifier],
+    `update handoffs set oauth_state = $2, oauth_verifier = $3 where token_hash = $1 and status = 'pending' returning id`,
+    [tokenHash(token), state, sealedVerifier],
   );
   return rows.length > 0;
 }
 
 /** The pending handoff an OAuth callback's state belongs to, with its sealed verifier; null for an unknown state. */
-export async function findHandoffByOAuthState(db: Queryable, state: string): Promise<(HandoffRow & { oauth_verifier: string | null }) | null> {
-  const [row] = await db.query<HandoffRow & { oauth_verifier: string | null }>(
+export async function findHandoffByOAuthState(
+  db: Queryable,
+  box: SecretBox,
+  state: string,
+): Promise<(HandoffRow & { oauth_verifier: string | null }) | null> {
+  const [row] = await db.query<StoredHandoffRow & { oauth_verifier: string | null }>(
     `select ${COLUMNS}, oauth_verifier from handoffs where oauth_state = $1 and status = 'pending'`,
     [state],
   );
-  return row ?? null;
+  return row ? { ...opened(box, row), oauth_verifier: row.oauth_verifier } : null;
 }
 
 /** Records the sealed grant (refresh token) of a completed OAuth step; the state cannot be used twice. */
@@ -97,4 +129,20 @@ export async function recordHandoffGrant(db: Queryable, id: string, sealedGrant:
 export async function handoffGrant(db: Queryable, id: string): Promise<string | null> {
   const [row] = await db.query<{ oauth_grant: string | null }>('select oauth_grant from handoffs where id = $1', [id]);
   return row?.oauth_grant ?? null;
+}
+
+/**
+ * Handoff tokens at the start of the service: versions before migration 29 stored them in clear; the start seals each
+ * once with the service's key (SQL has none), by a guarded update (only while the stored value is still that clear one),
+ * so two processes starting at once never seal one twice and a later start finds nothing to do. Returns how many.
+ */
+export async function sealHandoffTokensAtStart(db: Queryable, box: SecretBox): Promise<number> {
+  const rows = await db.query<{ id: string; token: string }>('select id, token from handoffs');
+  let sealed = 0;
+  for (const row of rows) {
+    if (looksSealed(row.token)) continue;
+    const updated = await db.query('update handoffs set token = $2 where id = $1 and token = $3 returning id', [row.id, box.seal(row.token), row.token]);
+    sealed += updated.length;
+  }
+  return sealed;
 }
