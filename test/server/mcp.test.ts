@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DATABASE_KINDS } from './support/databases';
+import { secretBox } from '../../src/server/db/secret-box';
 import { createRestService, type RestService, type Tenant } from './support/rest-harness';
 import { createCnvClient } from '../../src/client';
 import { SiteFields } from '../../src/server/api/sites';
@@ -185,6 +186,19 @@ describe('the agent tools over POST /mcp', () => {
     expect(expiredTrigger.content[1]!.text).toContain('no longer works');
     expect(expiredTrigger.content[1]!.text).toContain(`call connect_trigger_source with site_id '${svc.site.id}' for a fresh link`);
     expect(expiredTrigger.content[1]!.text).not.toContain('pending');
+  });
+
+  it('says what to do with a pending handoff whose link cannot be shown (sealed under another CNV_SECRET_KEY), never "null"', async () => {
+    const client = await connect(svc.auth.authorization);
+    const made = await call(client, 'connect_destination', { destination_type: 'tiktok' });
+    const other = secretBox(Buffer.from('d'.repeat(64), 'hex'));
+    await svc.db.query('update handoffs set token = $2 where id = $1', [made.structuredContent.id, other.seal('some-token')]);
+    const pending = await call(client, 'get_handoff', { id: made.structuredContent.id });
+    expect(pending.structuredContent).toMatchObject({ status: 'pending', url: null });
+    const step = pending.content[1]!.text!;
+    expect(step).toContain('can no longer show its url');
+    expect(step).toContain("call connect_destination with destination_type 'tiktok' for a fresh link");
+    expect(step).not.toContain('null');
   });
 
   it('answers a bad input with a tool error carrying the envelope’s code and message', async () => {

@@ -99,6 +99,13 @@ function handoffStep(body: Record<string, unknown>, fresh: boolean): string {
         `it to the user). Nothing was connected. To try again, call ${freshHandoffCall(body)} for a fresh link.`
       );
     case 'pending':
+      // Its link cannot be shown when it was sealed under another CNV_SECRET_KEY: whoever holds it can still finish it.
+      if (typeof body.url !== 'string') {
+        return (
+          `Handoff ${id} is pending, but cnv can no longer show its url (the service's key changed since it was made). If ` +
+          `the user still has the link, they can finish it; otherwise call ${freshHandoffCall(body)} for a fresh link.`
+        );
+      }
       return fresh
         ? `Handoff ${id} is pending. Give the user this url and ask them to open it in their browser: ${String(body.url)} . ` +
             'Nothing is connected until they finish that page. When they say they are done, call get_handoff with this id.'
