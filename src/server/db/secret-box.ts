@@ -6,6 +6,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Queryable } from './db';
 
 const VERSION = 'v1';
 
@@ -15,6 +16,37 @@ const VERSION = 'v1';
  */
 export function looksSealed(value: string): boolean {
   return value.startsWith(`${VERSION}.`) && value.split('.').length === 4;
+}
+
+/** The plain text of a sealed value, or null when it does not open with `box` (sealed under another key, or altered). */
+export function openedOrNull(box: Pick<SecretBox, 'open'>, sealed: string): string | null {
+  try {
+    return box.open(sealed);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Seals, once, the values of `table.column` that an earlier version stored in clear (migrations are SQL and have no
+ * key, so the start does it): each by a guarded update (only while the stored value is still that clear one), so two
+ * processes starting at once on one PostgreSQL never seal a value twice, and a later start finds nothing to do.
+ * Returns how many it sealed.
+ */
+export async function sealValuesStoredInClear(
+  db: Queryable,
+  box: SecretBox,
+  table: 'handoffs' | 'trigger_sources',
+  column: 'token' | 'secret' | 'previous_secret',
+): Promise<number> {
+  const rows = await db.query<{ id: string; value: string }>(`select id, ${column} as value from ${table} where ${column} is not null`);
+  let sealed = 0;
+  for (const row of rows) {
+    if (looksSealed(row.value)) continue;
+    const updated = await db.query(`update ${table} set ${column} = $2 where id = $1 and ${column} = $3 returning id`, [row.id, box.seal(row.value), row.value]);
+    sealed += updated.length;
+  }
+  return sealed;
 }
 
 /** Seals and opens secret strings. */

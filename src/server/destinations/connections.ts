@@ -9,7 +9,7 @@
  * refreshes again at once.
  */
 import type { Database, Queryable } from '../db/db';
-import type { SecretBox } from '../db/secret-box';
+import { openedOrNull, type SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
 import { ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
 import { refreshAccessToken } from './oauth';
@@ -49,12 +49,7 @@ export function credentialsUnreadableError(label: string, type: string): Deliver
 
 /** Whether a sealed value opens with the box (the start's check of the store, see unreadable-secrets.ts). */
 export function opens(box: SecretBox, sealed: string): boolean {
-  try {
-    box.open(sealed);
-    return true;
-  } catch {
-    return false;
-  }
+  return openedOrNull(box, sealed) !== null;
 }
 
 /**
@@ -63,12 +58,8 @@ export function opens(box: SecretBox, sealed: string): boolean {
  */
 export function openCredentials(box: SecretBox, sealed: string | null): Record<string, string> {
   if (!sealed) return {};
-  let plain: string;
-  try {
-    plain = box.open(sealed);
-  } catch {
-    throw new CredentialsUnreadable();
-  }
+  const plain = openedOrNull(box, sealed);
+  if (plain === null) throw new CredentialsUnreadable();
   const value = JSON.parse(plain) as unknown;
   if (typeof value !== 'object' || value === null) return {};
   return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));

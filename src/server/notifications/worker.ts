@@ -6,7 +6,7 @@
  */
 import type { Database } from '../db/db';
 import type { Settings } from '../settings';
-import { serviceSecretBox } from '../db/secret-box';
+import { openedOrNull, serviceSecretBox } from '../db/secret-box';
 import { storeAwareErrorLog } from '../db/store-trouble';
 import { MAX_ATTEMPTS, RECEIVER_TIMEOUT_MS, retryDelayMs } from './kinds';
 import { claimNotifications, recordNotificationAttempt } from './sql';
@@ -58,10 +58,8 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
     const claims = await claimNotifications(options.db, { now: now(), leaseMs, limit });
     await Promise.all(
       claims.map(async (claim) => {
-        let secret: string;
-        try {
-          secret = box.open(claim.sealedSecret);
-        } catch {
+        const secret = openedOrNull(box, claim.sealedSecret);
+        if (secret === null) {
           // Sealed under another CNV_SECRET_KEY: no message can be signed for this endpoint, now or later. This one
           // fails with the reason (the others of the round go out); the endpoint must be created again.
           const recorded = await recordNotificationAttempt(options.db, claim, { status: null, error: UNREADABLE_SECRET, durationMs: 0 }, { status: 'failed' }, now());

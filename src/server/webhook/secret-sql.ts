@@ -5,7 +5,7 @@
  */
 import type { Queryable } from '../db/db';
 import { newId, newWebhookSecret } from '../db/ids';
-import type { SecretBox } from '../db/secret-box';
+import { openedOrNull, type SecretBox } from '../db/secret-box';
 
 /** The one trigger source type there is: the signed webhook of the spec's API trigger. */
 export type TriggerSourceType = 'api';
@@ -132,20 +132,11 @@ export interface OpenedWebhookSecrets {
   previous_secret_expires_at: Date | null;
 }
 
-/** A sealed secret opened, or null when it does not open with this box (a value stored in clear included). */
-export function openWebhookSecret(box: SecretBox, sealed: string): string | null {
-  try {
-    return box.open(sealed);
-  } catch {
-    return null;
-  }
-}
-
 /** The stored secrets of a row opened with the service's box. */
 export function openWebhookSecrets(box: SecretBox, row: WebhookSecretsRow): OpenedWebhookSecrets {
   return {
-    secret: openWebhookSecret(box, row.secret),
-    previous_secret: row.previous_secret === null ? null : openWebhookSecret(box, row.previous_secret),
+    secret: openedOrNull(box, row.secret),
+    previous_secret: row.previous_secret === null ? null : openedOrNull(box, row.previous_secret),
     previous_secret_expires_at: row.previous_secret_expires_at,
   };
 }

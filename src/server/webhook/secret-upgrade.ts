@@ -9,8 +9,7 @@
  * store was restored without its key): their webhook refuses every signature until their secret is rotated.
  */
 import type { Queryable } from '../db/db';
-import { looksSealed, type SecretBox } from '../db/secret-box';
-import { openWebhookSecret } from './secret-sql';
+import { openedOrNull, sealValuesStoredInClear, type SecretBox } from '../db/secret-box';
 
 export interface WebhookSecretsAtStart {
   /** Values (current or previous secrets) found in clear and sealed by this start. */
@@ -19,27 +18,11 @@ export interface WebhookSecretsAtStart {
   notOpening: number;
 }
 
-const COLUMNS = ['secret', 'previous_secret'] as const;
-
 /** Seals the webhook secrets stored in clear, and counts those that do not open with this key. */
 export async function sealWebhookSecretsAtStart(db: Queryable, box: SecretBox): Promise<WebhookSecretsAtStart> {
-  const rows = await db.query<{ id: string; secret: string; previous_secret: string | null }>(
-    'select id, secret, previous_secret from trigger_sources',
-  );
   let sealed = 0;
-  let notOpening = 0;
-  for (const row of rows) {
-    for (const column of COLUMNS) {
-      const value = row[column];
-      if (value === null || looksSealed(value)) continue;
-      const updated = await db.query(`update trigger_sources set ${column} = $2 where id = $1 and ${column} = $3 returning id`, [
-        row.id,
-        box.seal(value),
-        value,
-      ]);
-      sealed += updated.length;
-    }
-    if (looksSealed(row.secret) && openWebhookSecret(box, row.secret) === null) notOpening++;
-  }
+  for (const column of ['secret', 'previous_secret'] as const) sealed += await sealValuesStoredInClear(db, box, 'trigger_sources', column);
+  const rows = await db.query<{ secret: string }>('select secret from trigger_sources');
+  const notOpening = rows.filter((row) => openedOrNull(box, row.secret) === null).length;
   return { sealed, notOpening };
 }

@@ -25,7 +25,7 @@ import {
 } from '../../destinations';
 import { resumeDeliveries } from '../../delivery';
 import { enqueueDestinationNotification } from '../../notifications';
-import { serviceSecretBox, type SecretBox } from '../../db/secret-box';
+import { openedOrNull, serviceSecretBox } from '../../db/secret-box';
 import { newUrlToken } from '../../db/ids';
 
 /** Where a site's API trigger reports go. */
@@ -303,11 +303,3 @@ export async function finishHandoffOAuth(
   return { kind: 'continue', token: handoff.token };
 }
 
-/** A sealed value opened, or null when it does not open with this service's key (sealed under another CNV_SECRET_KEY). */
-function openedOrNull(box: SecretBox, sealed: string): string | null {
-  try {
-    return box.open(sealed);
-  } catch {
-    return null;
-  }
-}

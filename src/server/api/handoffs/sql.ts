@@ -5,7 +5,7 @@
  */
 import type { Queryable } from '../../db/db';
 import { hashSecret, newId, newUrlToken } from '../../db/ids';
-import { looksSealed, type SecretBox } from '../../db/secret-box';
+import { openedOrNull, sealValuesStoredInClear, type SecretBox } from '../../db/secret-box';
 
 export type HandoffPurpose = 'connect_destination' | 'connect_trigger_source';
 export type HandoffStatus = 'pending' | 'completed';
@@ -37,13 +37,7 @@ const tokenHash = hashSecret;
 
 /** A stored row with its sealed token opened (null when it does not open with this key). */
 function opened(box: SecretBox, row: StoredHandoffRow): HandoffRow {
-  let token: string | null;
-  try {
-    token = box.open(row.token);
-  } catch {
-    token = null;
-  }
-  return { ...row, token };
+  return { ...row, token: openedOrNull(box, row.token) };
 }
 
 /** Creates a pending handoff with a fresh token (stored sealed, found by its hash). */
@@ -131,18 +125,7 @@ export async function handoffGrant(db: Queryable, id: string): Promise<string | 
   return row?.oauth_grant ?? null;
 }
 
-/**
- * Handoff tokens at the start of the service: versions before migration 29 stored them in clear; the start seals each
- * once with the service's key (SQL has none), by a guarded update (only while the stored value is still that clear one),
- * so two processes starting at once never seal one twice and a later start finds nothing to do. Returns how many.
- */
-export async function sealHandoffTokensAtStart(db: Queryable, box: SecretBox): Promise<number> {
-  const rows = await db.query<{ id: string; token: string }>('select id, token from handoffs');
-  let sealed = 0;
-  for (const row of rows) {
-    if (looksSealed(row.token)) continue;
-    const updated = await db.query('update handoffs set token = $2 where id = $1 and token = $3 returning id', [row.id, box.seal(row.token), row.token]);
-    sealed += updated.length;
-  }
-  return sealed;
+/** Handoff tokens at the start of the service: versions before migration 29 stored them in clear. Returns how many it sealed. */
+export function sealHandoffTokensAtStart(db: Queryable, box: SecretBox): Promise<number> {
+  return sealValuesStoredInClear(db, box, 'handoffs', 'token');
 }
