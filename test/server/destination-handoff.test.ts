@@ -63,9 +63,14 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     const handoff = await newHandoff(tenant);
     await signIn(handoff.url);
     await svc.db.query('update handoffs set oauth_grant = $2 where id = $1', [handoff.id, otherBox.seal(JSON.stringify({ refresh_token: 'r' }))]);
+    // The page offers the sign-in again (it is no longer signed in), and a submitted form says why.
+    const reopened = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(reopened.body).toContain(`href="${new URL(handoff.url).pathname}/authorize"`);
+    expect(reopened.body).not.toContain('Signed in with Google Ads');
     const form = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=123-456-7890' });
     expect(form.statusCode).toBe(400);
     expect(form.body).toContain('sign in with Google Ads again');
+    expect(form.body).toContain(`href="${new URL(handoff.url).pathname}/authorize"`);
     // A sign-in started, then the key changes before the platform sends the browser back.
     const second = await newHandoff(tenant);
     const start = await svc.app.inject({ method: 'GET', url: `${pathOf(second.url)}/authorize` });

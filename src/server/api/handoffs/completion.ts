@@ -88,7 +88,9 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
   if (handoff.purpose === 'connect_destination') {
     const destination = platformFor(handoff.destination_type ?? '');
     if (!destination) return null;
-    const signedIn = destination.oauth !== null && (await handoffGrant(db, handoff.id)) !== null;
+    // A grant sealed under another CNV_SECRET_KEY cannot be used: the page asks to sign in again.
+    const grant = destination.oauth !== null ? await handoffGrant(db, handoff.id) : null;
+    const signedIn = grant !== null && openedOrNull(serviceSecretBox(settings), grant) !== null;
     const optional = destination.oauth?.optional === true;
     const authorized = destination.oauth === null || optional || signedIn;
     const signInOffered = optional && !signedIn && missingOAuthSetting(settings, destination) === null;
