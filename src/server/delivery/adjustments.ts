@@ -20,7 +20,7 @@ import {
 } from '../destinations';
 import { claimAdjustments, loadAdjustmentRecords, recordAdjustmentResults, type AdjustmentRecord, type AdjustmentResultUpdate, type ClaimedAdjustment } from './adjustment-sql';
 import { loadDeliveryRecords, type DeliveryRecord } from './sql';
-import { REAUTHORIZATION_RECHECK_MS, deliveryInput, type RoundDeps, type RoundResult } from './round';
+import { REAUTHORIZATION_RECHECK_MS, deliveryInput, markCredentialsUnreadable, type RoundDeps, type RoundResult } from './round';
 import { decide } from './decision';
 import { sendWithHealing } from './token-healing';
 
@@ -126,8 +126,7 @@ async function sendGroup(platform: DestinationPlatform, rows: readonly Row[], de
   } catch (error) {
     if (!(error instanceof CredentialsUnreadable)) throw error;
     // Sealed under another key: marked as for a refused grant; these wait, every other connection's go out.
-    const { marked, reason } = await deps.tokens.requireReauthorizationForUnreadable(found, platform);
-    if (marked === 'written') deps.log.warn({ destinationId: connectionId, destination: platform.type }, 'destination credentials do not open with the current CNV_SECRET_KEY: marked reauthorization_required');
+    const { marked, reason } = await markCredentialsUnreadable(deps, found, platform);
     const at = deps.now();
     return rows.map((row) => (marked === 'replaced' ? { ...interrupted(row, at), waiting: 'credentials_replaced' as const } : waitForReauthorization(row, platform.label, at, reason)));
   }

@@ -500,6 +500,22 @@ export async function prepareDeliveryRound(claims: readonly ClaimedDelivery[], d
 }
 
 /**
+ * Marks a connection whose stored credentials do not open with the current key `reauthorization_required` (only while
+ * those are still its credentials), and says so once in the log (ids only). For conversions and adjustments alike.
+ */
+export async function markCredentialsUnreadable(
+  deps: Pick<RoundDeps, 'tokens' | 'log'>,
+  row: { id: string; credentials: string | null },
+  platform: DestinationPlatform,
+): ReturnType<AccessTokens['requireReauthorizationForUnreadable']> {
+  const result = await deps.tokens.requireReauthorizationForUnreadable(row, platform);
+  if (result.marked === 'written') {
+    deps.log.warn({ destinationId: row.id, destination: platform.type }, 'destination credentials do not open with the current CNV_SECRET_KEY: marked reauthorization_required');
+  }
+  return result;
+}
+
+/**
  * The rows of a connection whose stored credentials do not open with the current key: the connection is marked
  * `reauthorization_required` (with its notification, as for a refused grant) and its rows wait, no attempt counted;
  * a reconnect that replaced those credentials meanwhile makes them due at once instead.
@@ -512,8 +528,7 @@ async function unreadableConnection(
   deps: RoundDeps,
   at: Date,
 ): Promise<Settled[]> {
-  const { marked, reason } = await deps.tokens.requireReauthorizationForUnreadable({ id, credentials: sealed }, platform);
-  if (marked === 'written') deps.log.warn({ destinationId: id, destination: platform.type }, 'destination credentials do not open with the current CNV_SECRET_KEY: marked reauthorization_required');
+  const { marked, reason } = await markCredentialsUnreadable(deps, { id, credentials: sealed }, platform);
   return rows.map((r) => (marked === 'replaced' ? sendAgainWithNewCredentials(r, at) : waitForReauthorization(r, platform, at, reason)));
 }
 
