@@ -7,6 +7,7 @@ import {
   CUSTOMER_ID_MAX,
   IDENTITY_VALUE_MAX,
   WEBHOOK_MAX_BYTES,
+  conversionValueOf,
   isConversionValue,
   isTriggerKey,
   type AdjustmentReport,
@@ -33,8 +34,9 @@ export interface ReportSignupInput {
   lastName?: string | null;
   /** Send even without a correlation token (no click id: much weaker matching). Default false. */
   allowUncorrelated?: boolean;
-  /** What the signup is worth (0 to 1e9, at most 6 decimals), with its ISO 4217 currency (required with a value). */
+  /** What the signup is worth (0 to 1e9, at most 6 decimals; float noise past them is rounded away before sending). */
   value?: number | null;
+  /** Its ISO 4217 currency, required with a value; three letters in any case ('eur' is sent as 'EUR'). */
   currency?: string | null;
   /** Your stable id of the customer or account: later stages (reportConversion) find this signup's click by it. */
   customerId?: string | null;
@@ -129,10 +131,26 @@ function isCookieHeader(value: unknown): boolean {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }
 
-/** value and currency: both or neither; the value 0 to 1e9 with at most 6 decimals, the currency a real ISO 4217 code. */
+/**
+ * A currency as the service takes it: three ASCII letters upper-cased ('eur', as Stripe writes it, is sent as 'EUR');
+ * anything else as given, for checkValue to refuse.
+ */
+export function currencyToSend<T>(currency: T): T | string {
+  return typeof currency === 'string' && /^[A-Za-z]{3}$/.test(currency) ? currency.toUpperCase() : currency;
+}
+
+/** A value as sent: rounded to 6 decimals when float noise is all that is past them (conversionValueOf), else as given. */
+function valueToSend(value: number): number {
+  return conversionValueOf(value) ?? value;
+}
+
+/**
+ * value and currency: both or neither; the value 0 to 1e9 with at most 6 decimals (float noise aside, as the service
+ * counts them), the currency a real ISO 4217 code (in any case: it is sent upper-cased).
+ */
 export function checkValue(input: { value?: number | null; currency?: string | null }): InputProblem | null {
   const value: unknown = input.value;
-  const currency: unknown = input.currency;
+  const currency: unknown = currencyToSend(input.currency);
   if (value !== undefined && value !== null && !isConversionValue(value)) {
     return { param: 'value', message: `value must be a number from 0 to 1000000000 with at most 6 decimals (got ${describe(value)}).` };
   }
@@ -196,7 +214,7 @@ export function adjustmentBody(input: AdjustConversionInput): { body: Adjustment
       adjustment_id: input.adjustmentId,
       customer_event_id: input.customerEventId,
       type: input.type,
-      ...(input.type === 'restate' ? { value: input.value!, currency: input.currency! } : {}),
+      ...(input.type === 'restate' ? { value: valueToSend(input.value!), currency: currencyToSend(input.currency!) } : {}),
       ...(occurredAt ? { occurred_at: occurredAt } : {}),
     },
   };
@@ -212,7 +230,7 @@ export function reportBody(input: Omit<ReportSignupInput, 'customerId'> & { cust
     first_name: input.firstName ?? null,
     last_name: input.lastName ?? null,
     allow_uncorrelated: input.allowUncorrelated === true,
-    ...(input.value !== undefined && input.value !== null ? { value: input.value, currency: input.currency ?? null } : {}),
+    ...(input.value !== undefined && input.value !== null ? { value: valueToSend(input.value), currency: currencyToSend(input.currency ?? null) } : {}),
     ...('customerId' in input && input.customerId ? { customer_id: input.customerId } : {}),
   };
 }

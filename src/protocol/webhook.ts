@@ -81,16 +81,41 @@ export function isCurrencyCode(code: unknown): code is string {
   return currencies.has(code);
 }
 
-/** A value as JavaScript writes it, with at most VALUE_MAX_DECIMALS (6) decimals. */
-const VALUE_TEXT = /^\d+(\.\d{1,6})?$/;
+/**
+ * How far a number may lie from a value with at most VALUE_MAX_DECIMALS decimals and still count as that value:
+ * 1e-9, or 1e-13 of the number when that is more (from 10,000 up). A double carries about 16 significant digits, so
+ * ordinary arithmetic on amounts leaves noise far below that: 29.9 * 1.19 is 35.580999999999996 (7e-15 off 35.581),
+ * 100 * 1.1 is 110.00000000000001 (1.4e-14 off), 0.1 + 0.2 is 0.30000000000000004, a thousand additions of 0.1 end
+ * 1.4e-12 off 100, and 1,000,000.1 - 1,000,000 is 2.3e-11 off 0.1. The part that grows with the number (about 450
+ * times the spacing of doubles there) covers large amounts, where one rounding step alone exceeds 1e-9 (from about
+ * 8 million). A 7th or 8th decimal a caller actually wrote (1.2345678, 0.00000005) lies 1e-8 or more off and is
+ * refused; digits from the 10th on are below the bound and are rounded away like noise.
+ */
+export const VALUE_NOISE_ABSOLUTE = 1e-9;
+/** The relative part of the noise bound: see VALUE_NOISE_ABSOLUTE. */
+export const VALUE_NOISE_RELATIVE = 1e-13;
+
+/**
+ * The conversion value a number stands for: the number rounded to VALUE_MAX_DECIMALS (6) decimals when it is finite,
+ * from 0 to VALUE_MAX, and within float noise (VALUE_NOISE_ABSOLUTE) of that rounding; else null. So
+ * 35.580999999999996 (29.9 * 1.19) is 35.581, and 1.2345678 (a 7th decimal) is null. The service stores and sends
+ * the rounded value; the client sends it rounded.
+ */
+export function conversionValueOf(value: unknown): number | null {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return null;
+  // toFixed rounds the exact binary value to 6 decimals; Number() reads that back as the nearest double.
+  const rounded = Number(value.toFixed(VALUE_MAX_DECIMALS));
+  if (rounded > VALUE_MAX) return null;
+  const noise = Math.max(VALUE_NOISE_ABSOLUTE, value * VALUE_NOISE_RELATIVE);
+  return Math.abs(value - rounded) <= noise ? rounded : null;
+}
 
 /**
  * Whether a value is a conversion value the service takes: a finite number from 0 to VALUE_MAX with at most
- * VALUE_MAX_DECIMALS decimal places (as JavaScript writes the number: 29.9 has one, 1e-7 has seven).
+ * VALUE_MAX_DECIMALS decimal places, float noise aside ({@link conversionValueOf}: 29.9 * 1.19 qualifies, 1e-7 does not).
  */
 export function isConversionValue(value: unknown): value is number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > VALUE_MAX) return false;
-  return VALUE_TEXT.test(String(value));
+  return conversionValueOf(value) !== null;
 }
 
 /** The value fields any report may carry: a value with its currency, and the customer it belongs to. */

@@ -8,7 +8,7 @@ import { parseJsonText, utf8Text } from '../http/json-text';
 import { ApiError, invalidParam } from '../http/errors';
 import { isStorableTimestamp } from '../http/timestamps';
 import { bodyChecker } from '../http/body-check';
-import { AdjustmentBody, ConversionBody, checkValueRules } from './schemas';
+import { AdjustmentBody, ConversionBody, checkValueRules, refuseCurrencyCase } from './schemas';
 import { refuseMalformedText, type ValidReport } from './report-input';
 
 const DAY_MS = 86_400_000;
@@ -68,23 +68,23 @@ const IDENTITY = ['email', 'phone', 'first_name', 'last_name'] as const;
 
 /** Checks a later stage's body (parsed JSON) at `now`; throws the 400 of the first fault. */
 export function validateConversion(body: Record<string, unknown>, now: Date): ValidConversion {
+  refuseCurrencyCase(body);
   const fields = checkConversion(body);
-  checkValueRules(fields);
+  const { value, currency } = checkValueRules(fields);
   for (const name of ['customer_event_id', 'customer_id', ...IDENTITY] as const) refuseMalformedText(fields[name], name);
   const occurredAt = checkOccurredAt(fields.occurred_at, now);
   const identity: ValidReport['identity'] = {};
   for (const name of IDENTITY) {
-    const value = fields[name];
-    if (typeof value === 'string' && value.trim() !== '') identity[name] = value;
+    const text = fields[name];
+    if (typeof text === 'string' && text.trim() !== '') identity[name] = text;
   }
-  const value = fields.value ?? null;
   return {
     customer_event_id: fields.customer_event_id,
     correlation_token: fields.correlation_token ?? null,
     identity,
     allow_uncorrelated: fields.allow_uncorrelated === true,
     value,
-    currency: value === null ? null : (fields.currency ?? null),
+    currency,
     customer_id: fields.customer_id,
     occurred_at: occurredAt,
   };
@@ -92,11 +92,11 @@ export function validateConversion(body: Record<string, unknown>, now: Date): Va
 
 /** Checks an adjustment's body (parsed JSON) at `now`; throws the 400 of the first fault. */
 export function validateAdjustment(body: Record<string, unknown>, now: Date): ValidAdjustment {
+  refuseCurrencyCase(body);
   const fields = checkAdjustment(body);
-  checkValueRules(fields);
+  const { value, currency } = checkValueRules(fields);
   refuseMalformedText(fields.adjustment_id, 'adjustment_id');
   refuseMalformedText(fields.customer_event_id, 'customer_event_id');
-  const value = fields.value ?? null;
   if (fields.type === 'restate' && value === null) {
     throw invalidParam('value', "Missing parameter value: a restatement ('restate') gives the conversion's new total value.", 'parameter_missing');
   }
@@ -108,7 +108,7 @@ export function validateAdjustment(body: Record<string, unknown>, now: Date): Va
     customer_event_id: fields.customer_event_id,
     type: fields.type,
     value,
-    currency: value === null ? null : (fields.currency ?? null),
+    currency,
     occurred_at: checkOccurredAt(fields.occurred_at, now),
   };
 }

@@ -4,7 +4,7 @@ import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, exceedsCharacters, type Saas
 import { isWellFormedText, parseJsonText, utf8Text } from '../http/json-text';
 import { ApiError, invalidParam, missingParam } from '../http/errors';
 import { bodyChecker } from '../http/body-check';
-import { SignupValueBody, checkValueRules } from './schemas';
+import { SignupValueBody, checkValueRules, refuseCurrencyCase } from './schemas';
 
 const IDENTITY_FIELDS = ['email', 'phone', 'first_name', 'last_name'] as const;
 
@@ -24,11 +24,11 @@ const checkSignupValues = bodyChecker(SignupValueBody);
 
 /** The value fields of a body: checked by the schema, then by the rules it cannot say. */
 export function validateValueFields(body: Record<string, unknown>): { value: number | null; currency: string | null; customer_id: string | null } {
+  refuseCurrencyCase(body);
   const fields = checkSignupValues(body);
-  checkValueRules(fields);
+  const { value, currency } = checkValueRules(fields);
   refuseMalformedText(fields.customer_id, 'customer_id');
-  const value = fields.value ?? null;
-  return { value, currency: value === null ? null : (fields.currency ?? null), customer_id: fields.customer_id ?? null };
+  return { value, currency, customer_id: fields.customer_id ?? null };
 }
 
 /** Parses the raw body (UTF-8 JSON) of a report; throws a 400 ApiError naming the first fault. Unknown fields are ignored. */

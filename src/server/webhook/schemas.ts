@@ -17,7 +17,7 @@ import {
   SIGNATURE_TOLERANCE_SECONDS,
   VALUE_MAX,
   WEBHOOK_MAX_BYTES,
-  isConversionValue,
+  conversionValueOf,
 } from '../../protocol/webhook';
 import { CORRELATION_TOKEN_PATTERN } from '../../protocol/cookies';
 import { invalidParam } from '../http/errors';
@@ -95,18 +95,35 @@ export const AdjustmentBody = Type.Object({
 
 
 /**
- * What a schema cannot say about value and currency: at most 6 decimals, a currency that exists, and a currency with
- * every value. Throws the 400 naming the field.
+ * What a schema cannot say about value and currency: at most 6 decimals (float noise aside: the value comes back
+ * rounded, conversionValueOf), a currency that exists, and a currency with every value. Returns the value to store
+ * and its currency (both null when there is no value); throws the 400 naming the field.
  */
-export function checkValueRules(body: { value?: number | null; currency?: string | null }): void {
-  if (body.value !== undefined && body.value !== null && !isConversionValue(body.value)) {
+export function checkValueRules(body: { value?: number | null; currency?: string | null }): { value: number | null; currency: string | null } {
+  const given = body.value !== undefined && body.value !== null;
+  const value = given ? conversionValueOf(body.value) : null;
+  if (given && value === null) {
     throw invalidParam('value', `Invalid parameter 'value'. Expected: ${VALUE_RULE}`);
   }
   if (body.currency !== undefined && body.currency !== null && !isCurrencyCode(body.currency)) {
     throw invalidParam('currency', `Invalid parameter 'currency': '${body.currency}' is not an ISO 4217 currency code. Expected: ${CURRENCY_RULE}`);
   }
-  if (body.value !== undefined && body.value !== null && (body.currency === undefined || body.currency === null)) {
+  if (value !== null && (body.currency === undefined || body.currency === null)) {
     throw invalidParam('currency', 'Missing parameter currency: a value needs its ISO 4217 currency code (such as "EUR").', 'parameter_missing');
+  }
+  return { value, currency: value === null ? null : (body.currency ?? null) };
+}
+
+/**
+ * A currency written in small letters ('eur', as Stripe writes it) stays refused, as the contract wants three capital
+ * letters, but its 400 says what to send ("use EUR"). Checked before the schema, whose message cannot say it.
+ */
+export function refuseCurrencyCase(body: Record<string, unknown>): void {
+  const currency = body.currency;
+  if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency)) return;
+  const upper = currency.toUpperCase();
+  if (upper !== currency && isCurrencyCode(upper)) {
+    throw invalidParam('currency', `Invalid parameter 'currency': '${currency}' must be written in capital letters: use ${upper}. Expected: ${CURRENCY_RULE}`);
   }
 }
 

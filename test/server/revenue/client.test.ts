@@ -35,8 +35,21 @@ describe('the client: value, later stages, adjustments', () => {
     expect(!unknown.ok && unknown.message).not.toMatch(/siteKey|webhookBaseUrl/);
   });
 
+  it('sends a value from float arithmetic rounded and a currency in small letters upper-cased', async () => {
+    const result = await client.reportSignup({ customerEventId: 'c-float-1', allowUncorrelated: true, email: 'flo@example.com', value: 29.9 * 1.19, currency: 'eur' });
+    expect(result).toMatchObject({ ok: true, response: { status: 'promoted' } });
+    const restate = await client.adjustConversion({ adjustmentId: 'c-float-adj', customerEventId: 'c-float-1', type: 'restate', value: 100 * 1.1, currency: 'usd' });
+    expect(restate).toMatchObject({ ok: true, response: { status: 'accepted' } });
+    const events = await r.api('GET', `/v1/events?site_id=${r.setup.site.id}`);
+    const event = events.data.find((e: any) => e.customer_event_id === 'c-float-1');
+    expect(event).toMatchObject({ value: 35.581, currency: 'EUR' });
+    expect(event.adjustments[0]).toMatchObject({ value: 110, currency: 'USD' });
+  });
+
   it('checks the input before sending anything', async () => {
     expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 1.1234567, currency: 'EUR' })).toMatchObject({ ok: false, sent: false, param: 'value' });
+    expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 1.2345678, currency: 'EUR' })).toMatchObject({ ok: false, sent: false, param: 'value' });
+    expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 5, currency: 'eu' })).toMatchObject({ ok: false, sent: false, param: 'currency' });
     expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 5 })).toMatchObject({ ok: false, sent: false, param: 'currency' });
     // Three capital letters that name no currency: refused before sending, as the service would refuse it.
     expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 5, currency: 'ZZZ' })).toMatchObject({ ok: false, sent: false, param: 'currency' });

@@ -51,9 +51,35 @@ describe('value on a signup report', () => {
   });
 
   it.each([
+    [29.9 * 1.19, 35.581],
+    [100 * 1.1, 110],
+    [0.1 + 0.2, 0.3],
+    [1234567.89 * 1.19 * 3, 4407407.3673],
+  ])('takes %s (float arithmetic on an amount) as %s, stored and sent rounded', async (value, rounded) => {
+    const customerEventId = id();
+    const res = await r.post(path, { customer_event_id: customerEventId, correlation_token: null, allow_uncorrelated: true, email: 'cy@example.com', value, currency: 'EUR' });
+    expect(res.status).toBe(200);
+    await r.drain();
+    expect(r.fakes.google.ingested().at(-1)!.event.conversionValue).toBe(rounded);
+    expect(r.fakes.meta.requests.at(-1)!.body.data[0].custom_data.value).toBe(rounded);
+    expect(r.fakes.linkedin.events.at(-1)!.conversionValue?.amount).toBe(String(rounded));
+    const events = await r.api('GET', `/v1/events?site_id=${r.setup.site.id}`);
+    expect(events.data.find((e: any) => e.customer_event_id === customerEventId).value).toBe(rounded);
+  });
+
+  it('refuses a currency in small letters, saying to send it in capitals', async () => {
+    const res = await r.post(path, { customer_event_id: id(), correlation_token: null, allow_uncorrelated: true, value: 10, currency: 'eur' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ param: 'currency' });
+    expect(res.body.error.message).toMatch(/use EUR/);
+  });
+
+  it.each([
     [{ value: -1, currency: 'EUR' }, 'value'],
     [{ value: 1_000_000_000.5, currency: 'EUR' }, 'value'],
     [{ value: 1.1234567, currency: 'EUR' }, 'value'],
+    [{ value: 1.2345678, currency: 'EUR' }, 'value'],
+    [{ value: 0.00000005, currency: 'EUR' }, 'value'],
     [{ value: '10', currency: 'EUR' }, 'value'],
     [{ value: 10 }, 'currency'],
     [{ value: 10, currency: 'eur' }, 'currency'],

@@ -6,6 +6,7 @@
  */
 import type { Problem } from '../destination';
 import { fixedValueProblems } from '../fixed-value';
+import { conversionValueOf } from '../../../protocol/webhook';
 
 export const CONVERSION_URN_PREFIX = 'urn:lla:llaPartnerConversion:';
 
@@ -38,7 +39,7 @@ function parseValue(config: Record<string, unknown>): { ok: true; value: LinkedI
   if (!given(value) && !given(currency)) return { ok: true, value: null };
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return { ok: false };
   if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) return { ok: false };
-  return { ok: true, value: { currencyCode: currency, amount: String(value) } };
+  return { ok: true, value: { currencyCode: currency, amount: String(conversionValueOf(value) ?? value) } };
 }
 
 /** Problems of a LinkedIn action config; `param` is its path in the request (e.g. `actions_config[0].config`). */

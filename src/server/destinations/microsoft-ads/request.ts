@@ -6,6 +6,7 @@
  */
 import { adUserDataDenied, consentDenied, type DeliveryInput, type DeliveryOutcome, type RequestSummary, type SendContext } from '../destination';
 import { hashIdentity, microsoftClickId } from './identity';
+import { conversionValueOf } from '../../../protocol/webhook';
 
 /** Path of ApplyOfflineConversions under the Campaign Management host. */
 export const APPLY_OFFLINE_CONVERSIONS_PATH = '/CampaignManagement/v13/OfflineConversions/Apply';
@@ -57,7 +58,8 @@ export function readActionConfig(config: Record<string, unknown>): MicrosoftActi
   return {
     // Never trimmed or re-cased: Microsoft matches the goal name exactly.
     conversionName: typeof name === 'string' && name.trim() !== '' ? name : null,
-    value: typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null,
+    // Rounded as a report's value is (float noise off: conversionValueOf), else as published.
+    value: typeof value === 'number' && Number.isFinite(value) && value >= 0 ? (conversionValueOf(value) ?? value) : null,
     currency: typeof currency === 'string' && /^[A-Za-z]{3}$/.test(currency) ? currency.toUpperCase() : null,
   };
 }
