@@ -21,8 +21,18 @@ export type FakeGoogleAdsPlan =
 /** What the fake saw of one request: the harness's record (path, headers, JSON body, problems, answered status). */
 export type FakeGoogleAdsRequest = FakeRequest;
 
-/** The fake: the shared harness (requests, respondWith, reset, waitForRequests, close) with Google Ads' answers. */
-export type FakeGoogleAds = FakeServer<FakeGoogleAdsPlan>;
+/** A conversion as Google holds it after its adjustments: its value now, and whether it was retracted. */
+export interface HeldConversion {
+  value: number | null;
+  currency: string | null;
+  retracted: boolean;
+}
+
+/**
+ * The fake: the shared harness (requests, respondWith, reset, waitForRequests, close) with Google Ads' answers, and
+ * `held(conversionAction, orderId)`, the conversion as Google would hold it now (undefined when never uploaded).
+ */
+export type FakeGoogleAds = FakeServer<FakeGoogleAdsPlan> & { held(conversionAction: string, orderId: string): HeldConversion | undefined };
 
 /** The newest Google Ads API version Google has sunset (v22 on 7 October 2026): requests to it and older ones fail. */
 const LAST_SUNSET_VERSION = 22;
@@ -204,21 +214,42 @@ function partialFailure(version: string, field: string, rows: Array<{ index: num
 export function startFakeGoogleAds(options: { port?: number } = {}): Promise<FakeGoogleAds> {
   let jobId = 1000;
   const answer = (status: number, json: unknown, headers: Record<string, string> = {}): FakeAnswer => ({ status, json, headers });
-  /** Conversions uploaded with an order id (their conversionDateTime), and those retracted since. */
-  const uploaded = new Map<string, string>();
-  const retracted = new Set<string>();
+  /**
+   * Conversions uploaded with an order id: their conversionDateTime, their value as Google holds it, and the time of
+   * their latest restatement.
+   */
+  const uploaded = new Map<string, { at: string; value: number | null; currency: string | null; restatedAtMs: number | null; retracted: boolean }>();
 
-  /** Applies adjustments as Google would, row by row: row errors for what it cannot find or accept. */
+  /**
+   * Applies adjustments as Google documents them, row by row: row errors for what it cannot find or accept
+   * (ConversionAdjustmentUploadError), and a restatement whose adjustmentDateTime is no more recent than the previous
+   * restatement's left unapplied (RestatementValue: "If you want to upload a second restatement with a different
+   * adjusted value, it must have a new, more recent, adjustment occurrence time. Otherwise, it will be treated as a
+   * duplicate of the previous restatement and ignored."): an older one is MORE_RECENT_RESTATEMENT_FOUND ("More recent
+   * adjustment adjustment_date_time has already been reported for the associated conversion"), the same time is
+   * ignored without an error.
+   */
   const adjust = (version: string, adjustments: any[]) => {
     const errors: Array<{ index: number; code: Record<string, string>; message: string }> = [];
     adjustments.forEach((a, index) => {
       const key = a.orderId !== undefined ? conversionKey(a.conversionAction, a.orderId) : null;
-      const at = key === null ? undefined : uploaded.get(key);
+      const held = key === null ? undefined : uploaded.get(key);
       const fail = (code: string, message: string) => errors.push({ index, code: { conversionAdjustmentUploadError: code }, message });
-      if (key === null || at === undefined) return fail('CONVERSION_NOT_FOUND', "The conversion for this conversion action and conversion identifier can't be found.");
-      if (retracted.has(key)) return fail('CONVERSION_ALREADY_RETRACTED', 'The conversion was already retracted. This adjustment was not processed.');
-      if (!(dateTimeMs(a.adjustmentDateTime) > dateTimeMs(at))) return fail('ADJUSTMENT_PRECEDES_CONVERSION', 'Adjustment has an adjustment_date_time that occurred before the associated conversion.');
-      if (a.adjustmentType === 'RETRACTION') retracted.add(key);
+      if (key === null || held === undefined) return fail('CONVERSION_NOT_FOUND', "The conversion for this conversion action and conversion identifier can't be found.");
+      if (held.retracted) return fail('CONVERSION_ALREADY_RETRACTED', 'The conversion was already retracted. This adjustment was not processed.');
+      const atMs = dateTimeMs(a.adjustmentDateTime);
+      if (!(atMs > dateTimeMs(held.at))) return fail('ADJUSTMENT_PRECEDES_CONVERSION', 'Adjustment has an adjustment_date_time that occurred before the associated conversion.');
+      if (a.adjustmentType === 'RETRACTION') {
+        held.retracted = true;
+        return;
+      }
+      if (held.restatedAtMs !== null && atMs < held.restatedAtMs) {
+        return fail('MORE_RECENT_RESTATEMENT_FOUND', 'More recent adjustment adjustment_date_time has already been reported for the associated conversion.');
+      }
+      if (held.restatedAtMs !== null && atMs === held.restatedAtMs) return; // a duplicate of the previous restatement: ignored
+      held.restatedAtMs = atMs;
+      held.value = a.restatementValue.adjustedValue;
+      held.currency = a.restatementValue.currencyCode ?? held.currency;
     });
     const failed = new Set(errors.map((e) => e.index));
     return answer(200, {
@@ -228,6 +259,11 @@ export function startFakeGoogleAds(options: { port?: number } = {}): Promise<Fak
       ),
       jobId: String(jobId++),
     });
+  };
+
+  const held = (conversionAction: string, orderId: string): HeldConversion | undefined => {
+    const conversion = uploaded.get(conversionKey(conversionAction, orderId));
+    return conversion && { value: conversion.retracted ? 0 : conversion.value, currency: conversion.currency, retracted: conversion.retracted };
   };
 
   return startFakeServer<FakeGoogleAdsPlan>(
@@ -273,7 +309,13 @@ export function startFakeGoogleAds(options: { port?: number } = {}): Promise<Fak
         ...(c.userIdentifiers ? { userIdentifiers: c.userIdentifiers } : {}),
       });
       const remember = (conversions: any[]) => {
-        for (const c of conversions) if (c.orderId) uploaded.set(conversionKey(c.conversionAction, c.orderId), c.conversionDateTime);
+        for (const c of conversions) {
+          const key = c.orderId ? conversionKey(c.conversionAction, c.orderId) : null;
+          // A repeat of an order id is a duplicate Google keeps the first of.
+          if (key !== null && !uploaded.has(key)) {
+            uploaded.set(key, { at: c.conversionDateTime, value: c.conversionValue ?? null, currency: c.currencyCode ?? null, restatedAtMs: null, retracted: false });
+          }
+        }
       };
       switch (plan.kind) {
         case 'hang':
@@ -313,5 +355,5 @@ export function startFakeGoogleAds(options: { port?: number } = {}): Promise<Fak
       ...(options.port === undefined ? {} : { port: options.port }),
       takesPlan: (request) => request.method === 'POST' && (PATH.test(request.path) || ADJUST_PATH.test(request.path)),
     },
-  );
+  ).then((server) => Object.assign(server, { held }));
 }

@@ -44,6 +44,8 @@ export interface AdjustmentRecord {
   value: string | number | null;
   currency: string | null;
   occurred_at: Date;
+  /** The occurred_at of the earlier adjustments of the same event action, in the order they apply (epoch ms). */
+  earlier_occurred_at: Array<number | string>;
   event_action_id: string;
   action_status: string;
   action_error: { code?: string; message?: string } | null;
@@ -54,7 +56,11 @@ export interface AdjustmentRecord {
 export async function loadAdjustmentRecords(db: Queryable, ids: readonly string[]): Promise<Map<string, AdjustmentRecord>> {
   if (ids.length === 0) return new Map();
   const rows = await db.query<AdjustmentRecord>(
-    `select r.id, j.adjustment_id, j.type, j.value, j.currency, j.occurred_at, r.event_action_id,
+    `select r.id, j.adjustment_id, j.type, j.value, j.currency, j.occurred_at,
+            array(select (extract(epoch from pj.occurred_at) * 1000)::float8
+                  from adjustment_results p join adjustments pj on pj.id = p.adjustment_id
+                  where p.event_action_id = r.event_action_id and p.seq < r.seq order by p.seq) as earlier_occurred_at,
+            r.event_action_id,
             a.status as action_status, a.error as action_error, a.request as action_request
      from adjustment_results r join adjustments j on j.id = r.adjustment_id join event_actions a on a.id = r.event_action_id
      where r.id = any($1::text[])`,

@@ -51,10 +51,30 @@ function notDelivered(row: Row, label: string): AdjustmentResultUpdate {
   return settled(row, 'failed', reason);
 }
 
-/** The adjustment as the platform gets it; never dated before the conversion (platforms refuse that). */
+const SECOND_MS = 1000;
+
+/**
+ * The time an adjustment is sent with, to the whole second (Google formats adjustment times to the second): the
+ * latest of its own occurred_at, one second after the conversion, and one second after the time the previous
+ * adjustment of the same event action is sent with (`earlier`: those adjustments' occurred_at, in the order they apply,
+ * this one's last). So an adjustment is never dated at or before its conversion (Google: "Must be after the
+ * conversion_date_time", ADJUSTMENT_PRECEDES_CONVERSION; Microsoft: "cannot be earlier than the original offline
+ * conversion date and time"), and each one is dated after the one before it, in the order they arrived: Google ignores
+ * a second restatement that has no "new, more recent, adjustment occurrence time" (RestatementValue), and refuses one
+ * older than the latest (MORE_RECENT_RESTATEMENT_FOUND). Computed from stored times alone, so a resend carries the
+ * same time.
+ */
+export function adjustmentSendTime(conversionAt: Date, occurredAts: readonly Date[]): Date {
+  let previous = Math.floor(conversionAt.getTime() / SECOND_MS) * SECOND_MS;
+  for (const at of occurredAts) previous = Math.max(Math.floor(at.getTime() / SECOND_MS) * SECOND_MS, previous + SECOND_MS);
+  return new Date(previous);
+}
+
+/** The adjustment as the platform gets it, at its send time (adjustmentSendTime). */
 function adjustmentInput(row: Row): AdjustmentInput {
   const original = deliveryInput(row.record, row.record.click_ids);
-  const at = row.adjustment.occurred_at.getTime() > original.occurredAt.getTime() ? row.adjustment.occurred_at : new Date(original.occurredAt.getTime() + 1000);
+  const earlier = row.adjustment.earlier_occurred_at.map((ms) => new Date(Number(ms)));
+  const at = adjustmentSendTime(original.occurredAt, [...earlier, row.adjustment.occurred_at]);
   const value = numeric(row.adjustment.value);
   return {
     adjustmentResultId: row.claim.id,

@@ -96,7 +96,10 @@ export interface AdjustmentInput {
   /** The new total value and its currency (restate); null for a retraction. */
   value: number | null;
   currency: string | null;
-  /** When the adjustment happened (never before the conversion). */
+  /**
+   * The adjustment's time as sent (delivery/adjustments.ts, adjustmentSendTime): its occurred_at to the second, but
+   * at least a second after the conversion and after the previous adjustment of the same conversion.
+   */
   occurredAt: Date;
   /** The conversion as it was delivered: the same input `sendBatch` got, so the platform can name the same conversion. */
   original: DeliveryInput;

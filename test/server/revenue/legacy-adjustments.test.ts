@@ -76,9 +76,9 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     return { customerEventId, actionId: actionIds[0]!, orderId: conversion.orderId, conversionDateTime: conversion.conversionDateTime };
   }
 
-  async function adjust(customerEventId: string, adjustmentId: string, type: 'restate' | 'retract', value: number | null = null) {
+  async function adjust(customerEventId: string, adjustmentId: string, type: 'restate' | 'retract', value: number | null = null, occurredAt = new Date()) {
     const recorded = await db.transaction((tx) =>
-      insertAdjustment(tx, { siteId: fx.site.id, adjustmentId, customerEventId, type, value, currency: value === null ? null : 'EUR', occurredAt: new Date() }),
+      insertAdjustment(tx, { siteId: fx.site.id, adjustmentId, customerEventId, type, value, currency: value === null ? null : 'EUR', occurredAt }),
     );
     expect(recorded).toMatchObject({ ok: true, events: 1 });
     const before = ads.requests.length;
@@ -127,6 +127,41 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     expect((again.requests[0]!.answer as { partialFailureError?: { message: string } }).partialFailureError?.message).toMatch(/already retracted/);
     expect(again.result).toMatchObject({ status: 'adjusted' });
     expect(again.result.request).toMatchObject({ deduplicated: 'CONVERSION_ALREADY_RETRACTED' });
+  });
+
+  it('two restatements dated at the same second (or before the conversion) both apply, the later one last', async () => {
+    const conversion = await uploaded();
+    // Both before the conversion: each was moved to the conversion + 1 s, the same time, and Google ignored the second.
+    const before = new Date(Date.now() - 60 * 60_000);
+    const first = await adjust(conversion.customerEventId, `up-${kind.name}`, 'restate', 49, before);
+    const second = await adjust(conversion.customerEventId, `down-${kind.name}`, 'restate', 39, before);
+    expect([first.result.status, second.result.status]).toEqual(['adjusted', 'adjusted']);
+    const [t1, t2] = [first, second].map((a) => a.requests[0]!.body.conversionAdjustments[0].adjustmentDateTime as string);
+    expect(t2! > t1!).toBe(true);
+    expect(t1! > conversion.conversionDateTime).toBe(true);
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 39, retracted: false });
+  });
+
+  it('a restatement that arrives after another but is dated earlier is still the one Google ends with', async () => {
+    const conversion = await uploaded();
+    const now = Date.now();
+    await adjust(conversion.customerEventId, `late-dated-${kind.name}`, 'restate', 59, new Date(now));
+    const older = await adjust(conversion.customerEventId, `early-dated-${kind.name}`, 'restate', 45, new Date(now - 5 * 60_000));
+    expect(older.result).toMatchObject({ status: 'adjusted' });
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 45 });
+  });
+
+  it('a resend of an adjustment carries the same time', async () => {
+    const conversion = await uploaded();
+    ads.respondWith({ kind: 'serverError', status: 503 });
+    const at = new Date(Date.now() - 60 * 60_000);
+    const first = await adjust(conversion.customerEventId, `same-time-${kind.name}`, 'restate', 12, at);
+    await db.query(`update adjustment_results set due_at = now() - interval '1 second' where status = 'queued'`);
+    const before = ads.requests.length;
+    await worker().drain();
+    const resent = ads.requests.slice(before).filter((r) => r.path.endsWith(':uploadConversionAdjustments'));
+    expect(resent[0]!.body).toEqual(first.requests[0]!.body);
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 12 });
   });
 
   it("says why when Google refuses an adjustment's row (partial failure), and never sends it again", async () => {

@@ -3,7 +3,10 @@
  * the Google Ads API's ConversionAdjustmentUploadService.UploadConversionAdjustments, RESTATEMENT or RETRACTION.
  *
  * Verified, in Google's Google Ads API reference (developers.google.com/google-ads/api/reference/rpc/vNN/…, the same
- * in v16 to v26; the REST mapping in developers.google.com/google-ads/api/rest/reference/rest/v16/customers/uploadConversionAdjustments):
+ * in v16 to v26; the REST mapping in developers.google.com/google-ads/api/rest/reference/rest/v16/customers/uploadConversionAdjustments;
+ * RestatementValue's note and the texts of CONVERSION_ALREADY_RETRACTED and ADJUSTMENT_PRECEDES_CONVERSION checked
+ * again in v23 to v26 on 2026-11-28; MORE_RECENT_RESTATEMENT_FOUND's text in Google's v3 reference and its client
+ * libraries' enum docs, not seen in the current reference pages, so only the fake relies on it):
  * - `POST {base}/{version}/customers/{customerId}:uploadConversionAdjustments`, body `{conversionAdjustments[],
  *   partialFailure, validateOnly?, jobId?}`; `partialFailure` is "Required … This should always be set to true"
  *   (UploadConversionAdjustmentsRequest). Scope `https://www.googleapis.com/auth/adwords`, the one the legacy upload
@@ -17,8 +20,14 @@
  *   `gclidDateTimePair`, which "uniquely identifies a conversion that was reported without an order ID", is not sent),
  *   `restatementValue` ("Required for restatements. Should not be supplied for retractions. An error will be returned
  *   if provided for a retraction"; RestatementValue `adjustedValue` is the value after restatement, `currencyCode` the
- *   ISO 4217 code; "a second restatement with a different adjusted value … must have a new, more recent, adjustment
- *   occurrence time", which cnv's adjustments have: each is its own report with its own time).
+ *   ISO 4217 code; "If you want to upload a second restatement with a different adjusted value, it must have a new,
+ *   more recent, adjustment occurrence time. Otherwise, it will be treated as a duplicate of the previous restatement
+ *   and ignored."). Reports alone do not guarantee that: two may carry the same second, or arrive in another order
+ *   than their occurred_at. So the time sent is delivery's adjustmentSendTime (delivery/adjustments.ts): at least one
+ *   second after the conversion and after the previous adjustment of the same conversion, in the order they arrived.
+ *   The strict fake (src/demo/fake-google-ads.ts) applies that rule: a restatement at the previous one's time is
+ *   ignored, an older one is MORE_RECENT_RESTATEMENT_FOUND ("More recent adjustment adjustment_date_time has already
+ *   been reported for the associated conversion", ConversionAdjustmentUploadError).
  * - ConversionAdjustmentUploadError: TOO_RECENT_CONVERSION_ACTION ("Try importing again in 6 hours"),
  *   CONVERSION_ALREADY_RETRACTED ("This adjustment was not processed": a resend of ours, counted as applied),
  *   CONVERSION_NOT_FOUND, CONVERSION_EXPIRED ("more than 54 days ago"), ADJUSTMENT_PRECEDES_CONVERSION (permanent).

@@ -8,6 +8,12 @@
  * earlier than the original offline conversion date and time"). Verified: those fields and values, and (2026-11-27)
  * the REST path: Microsoft's own REST SDK (BingAds/BingAds-PHP-REST-SDK v13.0.26, CampaignManagementServiceApi.php)
  * posts ApplyOfflineConversionAdjustments to `/CampaignManagement/v13/OfflineConversionAdjustments/Apply`.
+ * AdjustmentTime checked again on 2026-11-28 (OfflineConversionAdjustment, bingads-13): "The date and time when the adjustment
+ * occurred. The adjustment time cannot be earlier than the original offline conversion date and time", in UTC. Not
+ * found in Microsoft's documents: Google's rule that a second restatement needs a more recent time (Google Ads API,
+ * RestatementValue), nor which of two restatements with one time wins. The time sent is delivery's
+ * adjustmentSendTime all the same (a second after the conversion and after the previous adjustment, in the order they
+ * arrived), which meets Microsoft's documented rule and leaves no doubt about the order.
  */
 import { adjustmentOutcomeOf, type AdjustmentInput, type AdjustmentOutcome, type DeliveryOutcome, type RequestSummary } from '../destination';
 import { prepareConversion } from './request';
