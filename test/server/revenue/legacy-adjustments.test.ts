@@ -129,6 +129,16 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     expect(again.result.request).toMatchObject({ deduplicated: 'CONVERSION_ALREADY_RETRACTED' });
   });
 
+  it('a restatement after a retraction is failed with Google\'s reason, not adjusted: Google keeps the conversion retracted', async () => {
+    const conversion = await uploaded();
+    expect((await adjust(conversion.customerEventId, `cancel-${kind.name}`, 'retract')).result).toMatchObject({ status: 'adjusted' });
+    const restated = await adjust(conversion.customerEventId, `reinstate-${kind.name}`, 'restate', 49);
+    expect(restated.requests).toHaveLength(1);
+    expect(restated.result.status).toBe('failed');
+    expect(restated.result.reason).toMatch(/already retracted.*not processed/);
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ retracted: true, value: 0 });
+  });
+
   it('two restatements dated at the same second (or before the conversion) both apply, the later one last', async () => {
     const conversion = await uploaded();
     // Both before the conversion: each was moved to the conversion + 1 s, the same time, and Google ignored the second.

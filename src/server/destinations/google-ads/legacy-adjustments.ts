@@ -29,7 +29,9 @@
  *   ignored, an older one is MORE_RECENT_RESTATEMENT_FOUND ("More recent adjustment adjustment_date_time has already
  *   been reported for the associated conversion", ConversionAdjustmentUploadError).
  * - ConversionAdjustmentUploadError: TOO_RECENT_CONVERSION_ACTION ("Try importing again in 6 hours"),
- *   CONVERSION_ALREADY_RETRACTED ("This adjustment was not processed": a resend of ours, counted as applied),
+ *   CONVERSION_ALREADY_RETRACTED ("The conversion was already retracted. This adjustment was not processed.":
+ *   for a RETRACTION row what was asked for, counted as applied; for a RESTATEMENT row a refusal, `failed` with the
+ *   reason, since Google keeps the conversion retracted; legacy-response.ts),
  *   CONVERSION_NOT_FOUND, CONVERSION_EXPIRED ("more than 54 days ago"), ADJUSTMENT_PRECEDES_CONVERSION (permanent).
  * Not verified: the field name Google puts in a partial failure's location for this request (`conversion_adjustments`,
  * by analogy with `conversions` of uploadClickConversions; an error without a location counts for every row), and a

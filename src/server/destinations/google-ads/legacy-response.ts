@@ -36,12 +36,17 @@ interface RpcStatus {
   details?: Array<{ '@type'?: string; errors?: GoogleAdsError[]; retryDelay?: string; requestId?: string }>;
 }
 
+/** Row errors that mean Google already holds this row: a resend (crash, restart) of the same order id. */
+const ALREADY_RECORDED = new Set(['ORDER_ID_ALREADY_IN_USE', 'CLICK_CONVERSION_ALREADY_EXISTS']);
+
 /**
- * Row errors that mean Google already holds this row: a resend (crash, restart) of the same order id, or of a
- * retraction ("CONVERSION_ALREADY_RETRACTED: The conversion was already retracted. This adjustment was not
- * processed.", ConversionAdjustmentUploadError).
+ * "CONVERSION_ALREADY_RETRACTED: The conversion was already retracted. This adjustment was not processed."
+ * (ConversionAdjustmentUploadError). For a retraction that is what was asked for (a resend, or a second refund), so it
+ * counts as applied; for a restatement it is a refusal: Google keeps the conversion retracted, not at the new value.
  */
-const ALREADY_RECORDED = new Set(['ORDER_ID_ALREADY_IN_USE', 'CLICK_CONVERSION_ALREADY_EXISTS', 'CONVERSION_ALREADY_RETRACTED']);
+const ALREADY_RETRACTED = 'CONVERSION_ALREADY_RETRACTED';
+const RESTATED_AFTER_RETRACTION_HINT =
+  'Google Ads keeps a retracted conversion retracted and takes no restatement of it; if the customer counts again, report a new conversion (a new customer_event_id).';
 
 /** Row errors Google documents as "try again in 6 hours" (ConversionUploadError and ConversionAdjustmentUploadError). */
 const TOO_RECENT = new Set(['TOO_RECENT_CONVERSION_ACTION', 'TOO_RECENT_EVENT']);
@@ -143,6 +148,10 @@ export function interpretUploadResponse(
       const said = error.message ?? partial?.message;
       const message = said ? platformText(said) : 'Google Ads rejected the conversion.';
       if (ALREADY_RECORDED.has(code)) return delivered({ ...summary, ...jobId, deduplicated: code });
+      if (code === ALREADY_RETRACTED) {
+        if (summary.adjustment_type === 'RETRACTION') return delivered({ ...summary, ...jobId, deduplicated: code });
+        return failed({ code, message, status: httpStatus, hint: RESTATED_AFTER_RETRACTION_HINT }, { ...summary, ...jobId });
+      }
       if (TOO_RECENT.has(code)) return retry({ code, message, status: httpStatus }, TOO_RECENT_RETRY_MS, summary);
       return failed(deliveryError(code, message, httpStatus), { ...summary, ...jobId });
     });
