@@ -356,6 +356,14 @@ export function dedupEventId(input: Pick<DeliveryInput, 'customerEventId' | 'eve
   return input.customerEventId || input.eventId;
 }
 
+/**
+ * Whether a conversion is a paid one for a platform's default event name (Meta `Purchase`, Reddit `PURCHASE`, TikTok
+ * `CompletePayment`): it carries a value above 0. A stage worth 0 (a free trial) is not a purchase.
+ */
+export function carriesPaidValue(input: Pick<DeliveryInput, 'value'>): boolean {
+  return input.value !== null && input.value > 0;
+}
+
 /** Consent denied for ad user data: no user identifier of any kind may be sent. */
 export function adUserDataDenied(input: Pick<DeliveryInput, 'consent'>): boolean {
   return input.consent.ad_user_data === 'denied';

@@ -20,11 +20,13 @@ describe('value fields per platform', () => {
     expect(none.ok && 'conversionValue' in none.prepared.event).toBe(false);
   });
 
-  it('Meta: custom_data.value and custom_data.currency; a valued later stage defaults to Purchase', () => {
+  it('Meta: custom_data.value and custom_data.currency; a later stage worth more than 0 defaults to Purchase, a free one to Lead', () => {
     const built = buildServerEvent(metaInput(valued), '123', META_NOW);
     expect(built.ok && built.event.custom_data).toEqual({ value: 29.9, currency: 'EUR' });
     const stage = buildServerEvent(metaInput({ ...valued, trigger: 'conversion' }), '123', META_NOW);
     expect(stage.ok && stage.event.event_name).toBe('Purchase');
+    const trial = buildServerEvent(metaInput({ value: 0, currency: 'EUR', trigger: 'conversion' }), '123', META_NOW);
+    expect(trial.ok && trial.event.event_name).toBe('Lead');
     const unvalued = buildServerEvent(metaInput({ trigger: 'conversion' }), '123', META_NOW);
     expect(unvalued.ok && unvalued.event.event_name).toBe('Lead');
     const purchaseWithout = buildServerEvent(metaInput({ actionConfig: { event_name: 'Purchase' } }), '123', META_NOW);

@@ -91,7 +91,7 @@ export function checkMetaAction(config: Record<string, unknown>, param: string, 
   return problems;
 }
 
-/** The event name a delivery sends: the action's `event_name`, else the trigger's default (Purchase for a valued stage). */
+/** The event name a delivery sends: the action's `event_name`, else the trigger's default (Purchase for a stage worth more than 0: carriesPaidValue). */
 export function metaEventName(config: Record<string, unknown>, trigger: EventTrigger, hasValue = false): string {
   const name = config.event_name;
   if (typeof name === 'string' && name !== '') return name;

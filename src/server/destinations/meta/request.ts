@@ -16,7 +16,7 @@
  */
 import { isIP } from 'node:net';
 import { httpUrlOrNull } from '../browser-signals';
-import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryError, type DeliveryInput, type RequestSummary } from '../destination';
+import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryError, type DeliveryInput, type RequestSummary, carriesPaidValue } from '../destination';
 import { metaEventName } from './action-config';
 import { buildFbc, fbpFromCookies, hashIdentityForMeta, type FbcSource } from './identity';
 
@@ -83,7 +83,7 @@ export const metaEventId = dedupEventId;
 
 /** Builds the server event for one input, checked against the 7-day limit with `now`, and its PII-free summary. */
 export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Date): BuiltEvent {
-  const eventName = metaEventName(input.actionConfig, input.trigger, input.value !== null);
+  const eventName = metaEventName(input.actionConfig, input.trigger, carriesPaidValue(input));
   const eventId = metaEventId(input);
   const eventTime = Math.floor(input.occurredAt.getTime() / 1000);
   const base: RequestSummary = { api: 'meta-conversions', pixel_id: pixelId, event_name: eventName, event_id: eventId, event_time: eventTime };

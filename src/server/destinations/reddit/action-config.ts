@@ -61,7 +61,7 @@ export function checkRedditAction(config: Record<string, unknown>, param: string
 
 /**
  * The event type a delivery sends: the action's `event_name` (a tracking type or a custom name), else the trigger's
- * default (PURCHASE for a later stage with a value).
+ * default (PURCHASE for a later stage worth more than 0: carriesPaidValue).
  */
 export function redditEventType(config: Record<string, unknown>, trigger: EventTrigger, hasValue = false): RedditEventType {
   const name = config.event_name;

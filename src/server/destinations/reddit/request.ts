@@ -4,7 +4,7 @@
  * here, before sending, because Reddit refuses a whole request for one invalid event. Facts: ./index.ts.
  */
 import { httpUrlOrNull } from '../browser-signals';
-import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryInput, type RequestSummary } from '../destination';
+import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryInput, type RequestSummary, carriesPaidValue } from '../destination';
 import type { Built } from '../split-batch';
 import { redditEventType, WITHOUT_VALUE, type RedditEventType } from './action-config';
 import { clickIdOf, hashedIp, hashIdentityForReddit, uuidOf } from './identity';
@@ -54,7 +54,7 @@ export const redditConversionId = dedupEventId;
 
 /** Builds the event for one input, checked against the 7-day limit with `now`, and its summary. */
 export function buildRedditEvent(input: DeliveryInput, pixelId: string, now: Date): BuiltEvent {
-  const type = redditEventType(input.actionConfig, input.trigger, input.value !== null);
+  const type = redditEventType(input.actionConfig, input.trigger, carriesPaidValue(input));
   const conversionId = redditConversionId(input);
   const eventAt = input.occurredAt.getTime();
   const base: RequestSummary = { api: 'reddit-conversions-v3', pixel_id: pixelId, type, conversion_id: conversionId, event_at: eventAt };

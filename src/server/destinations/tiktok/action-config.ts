@@ -70,7 +70,7 @@ export function checkTikTokAction(config: Record<string, unknown>, param: string
   return problems;
 }
 
-/** The event name a delivery sends: the action's `event_name`, else the trigger's default (CompletePayment for a valued stage). */
+/** The event name a delivery sends: the action's `event_name`, else the trigger's default (CompletePayment for a stage worth more than 0: carriesPaidValue). */
 export function tiktokEventName(config: Record<string, unknown>, trigger: EventTrigger, hasValue = false): string {
   const name = config.event_name;
   if (typeof name === 'string' && name !== '') return name;

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { httpUrlOrNull } from '../browser-signals';
-import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryInput, type RequestSummary } from '../destination';
+import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryInput, type RequestSummary, carriesPaidValue } from '../destination';
 import type { Built } from '../split-batch';
 import { tiktokEventName } from './action-config';
 import { hashIdentityForTikTok, ttclidOf, ttpOf } from './identity';
@@ -56,7 +56,7 @@ export const tiktokEventId = dedupEventId;
 
 /** Builds the web event for one input and its summary (hashes and kinds only, never an IP, a user agent or a raw field). */
 export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): BuiltEvent {
-  const event = tiktokEventName(input.actionConfig, input.trigger, input.value !== null);
+  const event = tiktokEventName(input.actionConfig, input.trigger, carriesPaidValue(input));
   const eventId = tiktokEventId(input);
   const eventTime = Math.floor(input.occurredAt.getTime() / 1000);
   const base: RequestSummary = { api: 'tiktok-events', pixel_code: pixelCode, event, event_id: eventId, event_time: eventTime };

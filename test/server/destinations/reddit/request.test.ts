@@ -98,9 +98,11 @@ describe('a cnv conversion as a Reddit v3 conversion event', () => {
     expect(JSON.stringify(signup.ok && signup.summary)).not.toContain('customer12345');
   });
 
-  it('makes a later stage a PURCHASE when it has a value, else a LEAD, and PAGE_VISIT never carries one', () => {
+  it('makes a later stage a PURCHASE when it has a value above 0, else a LEAD (a free trial too), and PAGE_VISIT never carries one', () => {
     const paid = buildRedditEvent(redditInput({ trigger: 'conversion', value: 120.5, currency: 'USD' }), 'a2_x', NOW);
     expect(paid.ok && paid.event).toMatchObject({ type: { tracking_type: 'PURCHASE' }, metadata: { value: 120.5, currency: 'USD' } });
+    const trial = buildRedditEvent(redditInput({ trigger: 'conversion', value: 0, currency: 'USD' }), 'a2_x', NOW);
+    expect(trial.ok && trial.event.type).toEqual({ tracking_type: 'LEAD' });
     const stage = buildRedditEvent(redditInput({ trigger: 'conversion' }), 'a2_x', NOW);
     expect(stage.ok && [stage.event.type, stage.event.metadata]).toEqual([{ tracking_type: 'LEAD' }, { conversion_id: 'user_42' }]);
     const visit = buildRedditEvent(redditInput({ actionConfig: { event_name: 'PAGE_VISIT' }, value: 5, currency: 'USD' }), 'a2_x', NOW);

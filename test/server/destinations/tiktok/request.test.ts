@@ -79,9 +79,11 @@ describe('a cnv conversion as a TikTok web event', () => {
     expect(built.ok && built.summary).toMatchObject({ properties: { value: 49.9, currency: 'EUR' }, user: { external_id: sha('acct_7') } });
   });
 
-  it('makes a later stage CompletePayment when it has a value, else Lead; one with only a customer id still matches', () => {
+  it('makes a later stage CompletePayment when it has a value above 0, else Lead (a free trial too); one with only a customer id still matches', () => {
     const paid = buildTikTokEvent(tiktokInput({ trigger: 'conversion', value: 120, currency: 'USD' }), 'P');
     expect(paid.ok && [paid.event.event, paid.event.properties]).toEqual(['CompletePayment', { value: 120, currency: 'USD' }]);
+    const trial = buildTikTokEvent(tiktokInput({ trigger: 'conversion', value: 0, currency: 'USD' }), 'P');
+    expect(trial.ok && trial.event.event).toBe('Lead');
     const only = buildTikTokEvent(
       tiktokInput({ trigger: 'conversion', clickIds: {}, cookies: {}, identity: {}, userAgent: null, ipAddress: null, pageUrl: null, customerId: 'acct_7' }),
       'P',
