@@ -370,6 +370,9 @@ describe('the OpenAPI document', () => {
   it('declares what a generated client meets: redeliver\'s 409, optional bodies as optional, publish\'s other 400s, names', () => {
     const post = (path: string): any => (doc.paths as Record<string, any>)[path].post;
     expect(post('/v1/events/{id}/redeliver').responses['409'].description).toMatch(/nothing_to_redeliver.*event_erased/);
+    for (const path of ['/api/webhook-bridge/saas-signup/{site_key}/{trigger_key}', '/api/webhook-bridge/conversion/{site_key}/{trigger_key}']) {
+      expect(post(path).responses['409'].description, path).toMatch(/customer_event_id_reused/);
+    }
     expect(post('/v1/destinations/{id}/test').requestBody.required).toBe(false);
     expect(post('/v1/dashboard/sign-in-links').requestBody.required).toBe(false);
     expect(post('/v1/sites').requestBody.required).toBe(false);

@@ -46,11 +46,18 @@ export function reportKey(siteId: string, customerEventId: string): string {
   return compositeKey(siteId, customerEventId);
 }
 
-/** The responses the first reports of these (site, customer_event_id) were answered with, by reportKey. */
+/** A stored report as a repeat of its key needs it: its answer, and what it reported to (its kind and trigger key). */
+export interface StoredReport {
+  response: SaasSignupResponse | null;
+  kind: ReportKind;
+  triggerKey: string;
+}
+
+/** The first reports of these (site, customer_event_id), by reportKey: their answers, kinds and trigger keys. */
 export async function findReportResponses(
   db: Queryable,
   keys: ReadonlyArray<{ siteId: string; customerEventId: string }>,
-): Promise<Map<string, SaasSignupResponse | null>> {
+): Promise<Map<string, StoredReport>> {
   return responsesBy(db, 'customer_event_id', keys.map((k) => ({ siteId: k.siteId, value: k.customerEventId })));
 }
 
@@ -62,15 +69,15 @@ async function responsesBy(
   db: Queryable,
   column: 'customer_event_id' | 'erased_id_hash',
   keys: ReadonlyArray<{ siteId: string; value: string }>,
-): Promise<Map<string, SaasSignupResponse | null>> {
+): Promise<Map<string, StoredReport>> {
   if (keys.length === 0) return new Map();
-  const rows = await db.query<{ site_id: string; value: string; response: SaasSignupResponse | null }>(
-    `select r.site_id, r.${column} as value, r.response from reports r
+  const rows = await db.query<{ site_id: string; value: string; response: SaasSignupResponse | null; kind: ReportKind; trigger_key: string }>(
+    `select r.site_id, r.${column} as value, r.response, r.kind, r.trigger_key from reports r
      join unnest($1::text[], $2::text[]) as k(site_id, value)
        on r.site_id = k.site_id and r.${column} = k.value`,
     [keys.map((k) => k.siteId), keys.map((k) => k.value)],
   );
-  return new Map(rows.map((row) => [compositeKey(row.site_id, row.value), row.response]));
+  return new Map(rows.map((row) => [compositeKey(row.site_id, row.value), { response: row.response, kind: row.kind, triggerKey: row.trigger_key }]));
 }
 
 /** The key of findErasedReportResponses' answer: (site, keyed hash of the caller's customer_event_id), as one string. */
@@ -85,7 +92,7 @@ export function erasedReportKey(siteId: string, erasedIdHash: string): string {
 export async function findErasedReportResponses(
   db: Queryable,
   keys: ReadonlyArray<{ siteId: string; erasedIdHash: string }>,
-): Promise<Map<string, SaasSignupResponse | null>> {
+): Promise<Map<string, StoredReport>> {
   return responsesBy(db, 'erased_id_hash', keys.map((k) => ({ siteId: k.siteId, value: k.erasedIdHash })));
 }
 

@@ -16,7 +16,9 @@ import {
   type ReportKind,
   type FanOutFlow,
   type SignupOfCustomer,
+  type StoredReport,
 } from './report-sql';
+import { ApiError } from '../http/errors';
 import { insertReportsWithEvents, isEventSlotTaken, type ReportWithEvents } from './report-batch-sql';
 import { liveFlowsOf } from './live-flows';
 import { describeMatch, pairingDeadline } from '../pairing';
@@ -60,7 +62,10 @@ export type ReportOutcome = { ok: true; response: ReportResponse; queuedNow: boo
 
 /**
  * Records a report and returns its response; a repeated customer_event_id returns the first report's response and
- * writes nothing (so does a retry of an erased report, found by ReportSubmission.erasedIdHash).
+ * writes nothing (so does a retry of an erased report, found by ReportSubmission.erasedIdHash), whatever its body or
+ * trigger key (DESIGN.md: "a repeated customer_event_id for the same site returns the first report's response"). A
+ * report of the other kind (a later stage with a signup's customer_event_id, or the reverse) is no retry: 409
+ * `customer_event_id_reused`, and nothing is written (customerEventIdReused).
  */
 export async function recordReport(
   db: Database,
@@ -121,21 +126,57 @@ export async function recordReports(db: Database, submissions: readonly ReportSu
   const unseen = repeats.filter((p) => !stored.has(keyOf(p.submission)) && p.submission.erasedIdHash);
   const erased = await findErasedReportResponses(db, unseen.map((p) => ({ siteId: p.submission.site.id, erasedIdHash: p.submission.erasedIdHash! })));
   const outcomes = new Map<string, ReportOutcome>();
+  /** What the report that holds each key is: this batch's first submission, or the stored report. */
+  const holders = new Map<string, ReportTarget>();
   for (const { submission: s, response, queuedNow, deferred } of planned) {
     const key = keyOf(s);
     if (inserted.has(key)) {
       outcomes.set(key, { ok: true, response, queuedNow, deferred });
+      holders.set(key, targetOf(s));
       continue;
     }
     const erasedKey = erasedKeyOf(s);
-    const erasedFirst = erasedKey === null ? undefined : erased.get(erasedKey);
+    const found = stored.get(key);
+    const erasedFound = erasedKey === null ? undefined : erased.get(erasedKey);
+    const holder = found ?? erasedFound;
     // The erased report's answer, with the caller's own id (the stored one is the erasure's replacement).
-    const first = stored.get(key) ?? (erasedFirst ? { ...erasedFirst, customer_event_id: s.report.customer_event_id } : undefined);
+    const first = found ? found.response : erasedFound?.response ? { ...erasedFound.response, customer_event_id: s.report.customer_event_id } : undefined;
+    if (holder) holders.set(key, { kind: holder.kind, triggerKey: holder.triggerKey });
     outcomes.set(key, first
       ? { ok: true, response: first, queuedNow: false, deferred: false }
       : { ok: false, error: new Error(`report ${s.report.customer_event_id} of site ${s.site.id} has no stored response`) });
   }
-  return submissions.map((s) => outcomes.get(keyOf(s))!);
+  return submissions.map((s) => {
+    const holder = holders.get(keyOf(s));
+    if (holder && holder.kind !== kindOf(s)) return { ok: false, error: customerEventIdReused(holder) };
+    return outcomes.get(keyOf(s))!;
+  });
+}
+
+/** What a report reports to: its kind (a signup, a later stage) and its trigger key. */
+interface ReportTarget {
+  kind: ReportKind;
+  triggerKey: string;
+}
+
+function targetOf(s: ReportSubmission): ReportTarget {
+  return { kind: kindOf(s), triggerKey: s.triggerKey };
+}
+
+/**
+ * The 409 of a report whose customer_event_id the site already holds for a report of the other kind: that cannot be a
+ * retry (a retry goes to the same webhook), and answering the first report's response would drop this one silently
+ * and break its answer's shape (a stage answered as a signup, without `match`). The message names the earlier
+ * report's kind and trigger, never the id itself.
+ */
+export function customerEventIdReused(earlier: ReportTarget): ApiError {
+  const what = earlier.kind === 'conversion' ? `a later stage (the conversion webhook) of trigger '${earlier.triggerKey}'` : `a signup (the saas-signup webhook) of trigger '${earlier.triggerKey}'`;
+  return new ApiError(
+    409, 'conflict_error', 'customer_event_id_reused',
+    `This customer_event_id was already used on this site for ${what}: nothing was recorded. A signup and a later stage ` +
+      'are two conversions: give each its own customer_event_id (for a later stage, such as the invoice or payment id).',
+    'customer_event_id',
+  );
 }
 
 /** A report planned for writing: the row with its events, its answer, and what writing it queues. */

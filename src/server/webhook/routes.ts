@@ -108,6 +108,15 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
     return { site, rawBody };
   };
 
+  /** The 409 of a report whose customer_event_id the site holds for a report of the other kind. */
+  const CustomerEventIdReused = {
+    ...ErrorEnvelope,
+    description:
+      'customer_event_id_reused: the customer_event_id was already used on this site for a report of the other kind (a signup ' +
+      'for a later stage, a later stage for a signup); a retry goes to the same webhook. The message names the earlier ' +
+      'report. Nothing is recorded; do not retry.',
+  };
+
   app.post(
     `${WEBHOOK_PREFIX}/saas-signup/:site_key/:trigger_key`,
     {
@@ -118,10 +127,10 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
         description:
           'Your backend reports a signup: one event per live flow of the site whose API trigger has this key. Checks run in ' +
           'this order: rate limits, body size, the trigger key\'s shape, site key, signature (over the raw bytes), body. A repeat of a customer_event_id answers ' +
-          "the first report's response and counts nothing twice. A 200 means the report is stored; during a burst its " +
+          "the first report's response and counts nothing twice (a repeat with another value keeps the first: use an adjustment). A 200 means the report is stored; during a burst its " +
           'events are built right after the burst (see docs/webhook.md).',
         params: ReportParams,
-        response: { 200: ReportResponse },
+        response: { 200: ReportResponse, 409: CustomerEventIdReused },
       },
       // Documented, not validated by Fastify: the body is checked after the signature, over the raw bytes.
       config: { openapiBody: ReportBody },
@@ -144,9 +153,9 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
         description:
           "A trial, a qualified lead, a payment or a renewal: one event per live flow whose API trigger is {type: 'conversion', key}. " +
           'The click is found by correlation_token, else through the latest signup of the same customer_id; match says which. ' +
-          'Signed like the saas-signup webhook; deduped on customer_event_id.',
+          'Signed like the saas-signup webhook; deduped on customer_event_id (a repeat answers the first response and keeps the first value: use an adjustment).',
         params: ReportParams,
-        response: { 200: ConversionResponse },
+        response: { 200: ConversionResponse, 409: CustomerEventIdReused },
       },
       config: { openapiBody: ConversionBody },
     },

@@ -46,6 +46,13 @@ describe('the client: value, later stages, adjustments', () => {
     expect(event.adjustments[0]).toMatchObject({ value: 110, currency: 'USD' });
   });
 
+  it("treats a reused customer_event_id (409) as final: no retry, the service's reason surfaced", async () => {
+    expect((await client.reportSignup({ customerEventId: 'c-user-7', allowUncorrelated: true, customerId: 'acct_7' })).ok).toBe(true);
+    const reused = await client.reportConversion('paid', { customerEventId: 'c-user-7', customerId: 'acct_7', value: 49, currency: 'EUR' });
+    expect(reused).toMatchObject({ ok: false, sent: true, reason: 'rejected', httpStatus: 409, attempts: 1, error: { code: 'customer_event_id_reused', param: 'customer_event_id' } });
+    expect(!reused.ok && reused.message).toMatch(/customer_event_id_reused: This customer_event_id was already used on this site for a signup/);
+  });
+
   it('checks the input before sending anything', async () => {
     expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 1.1234567, currency: 'EUR' })).toMatchObject({ ok: false, sent: false, param: 'value' });
     expect(await client.reportSignup({ customerEventId: 'x', allowUncorrelated: true, value: 1.2345678, currency: 'EUR' })).toMatchObject({ ok: false, sent: false, param: 'value' });

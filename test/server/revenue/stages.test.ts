@@ -5,6 +5,7 @@ import { conversionPath, saasSignupPath } from '../../../src/protocol/webhook';
 import { snapshotsPath } from '../../../src/protocol/collector';
 import { newToken, snapshotBody } from '../support/fixtures';
 import { checkOccurredAt } from '../../../src/server/webhook/conversion-input';
+import { recordReports } from '../../../src/server/webhook/report';
 
 const ORIGIN = 'http://localhost:8788';
 const DAY = 86_400_000;
@@ -101,6 +102,55 @@ describe('later stages of a customer (the conversion trigger)', () => {
     const [a, b] = await Promise.all([stage(body), stage(body)]);
     expect(b.body).toEqual(a.body);
     expect(await eventsOf(body.customer_event_id)).toHaveLength(1);
+  });
+
+  it("refuses a stage that reuses a signup's customer_event_id with a 409 naming the signup, and stores nothing", async () => {
+    const userId = id('user');
+    expect((await signup({ customer_event_id: userId, correlation_token: null, allow_uncorrelated: true, customer_id: 'cus_R' })).status).toBe(200);
+    const reused = await stage({ customer_event_id: userId, customer_id: 'cus_R', value: 49, currency: 'EUR' });
+    expect(reused.status).toBe(409);
+    expect(reused.body.error).toMatchObject({ type: 'conflict_error', code: 'customer_event_id_reused', param: 'customer_event_id' });
+    expect(reused.body.error.message).toMatch(new RegExp(`signup .*trigger '${DEMO.triggerKey}'`));
+    expect(reused.body.error.message).not.toContain(userId);
+    const rows = await r.svc.db.query<{ kind: string }>('select kind from reports where site_id = $1 and customer_event_id = $2', [r.setup.site.id, userId]);
+    expect(rows).toEqual([{ kind: 'saas_signup' }]);
+    expect((await eventsOf(userId)).map((e: any) => e.trigger_type)).toEqual(['saas_signup']);
+    // The other way round: no retry either.
+    const paidId = id('paid');
+    const paid = await stage({ customer_event_id: paidId, customer_id: 'cus_R', value: 9, currency: 'EUR' });
+    expect(paid.status).toBe(200);
+    const asSignup = await signup({ customer_event_id: paidId, correlation_token: null, allow_uncorrelated: true });
+    expect(asSignup.status).toBe(409);
+    expect(asSignup.body.error.message).toMatch(/later stage .*trigger 'paid'/);
+    // A repeat of the same kind is answered as the first time (DESIGN.md's dedupe), even with another value or trigger key.
+    const retry = await stage({ customer_event_id: paidId, customer_id: 'cus_R', value: 99, currency: 'EUR' }, 'renewal');
+    expect(retry).toEqual(paid);
+    expect((await eventsOf(paidId)).map((e: any) => e.value)).toEqual([9]);
+  });
+
+  it('refuses the reuse within one batch of concurrent reports too: the first kind keeps the id', async () => {
+    const sharedId = id('shared');
+    const [a, b] = await Promise.all([
+      signup({ customer_event_id: sharedId, correlation_token: null, allow_uncorrelated: true, customer_id: 'cus_S' }),
+      stage({ customer_event_id: sharedId, customer_id: 'cus_S', value: 5, currency: 'EUR' }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const rows = await r.svc.db.query('select kind from reports where site_id = $1 and customer_event_id = $2', [r.setup.site.id, sharedId]);
+    expect(rows).toHaveLength(1);
+
+    // In one batch of the writer: the first submission of the id holds it, a retry of it shares its answer.
+    const [owner] = await r.svc.db.query<{ account_id: string }>('select account_id from sites where id = $1', [r.setup.site.id]);
+    const site = { id: r.setup.site.id, account_id: owner!.account_id, site_key: r.setup.site.site_key };
+    const report = (customerEventId: string) => ({ customer_event_id: customerEventId, correlation_token: null, identity: {}, allow_uncorrelated: true, customer_id: 'cus_S' });
+    const batchId = id('batch');
+    const now = new Date();
+    const outcomes = await recordReports(r.svc.db, [
+      { site, triggerKey: DEMO.triggerKey, report: report(batchId), now },
+      { site, triggerKey: 'paid', report: report(batchId), now, kind: 'conversion' },
+      { site, triggerKey: DEMO.triggerKey, report: report(batchId), now },
+    ]);
+    expect(outcomes.map((o) => o.ok)).toEqual([true, false, true]);
+    expect(!outcomes[1]!.ok && outcomes[1]!.error).toMatchObject({ status: 409, code: 'customer_event_id_reused' });
   });
 
   it("pairs a stage reported before its signup's snapshot arrived, within the pairing window", async () => {
