@@ -7,6 +7,11 @@
  * stored credentials are still the ones the send loaded: a send that started before a reconnect never marks nor
  * overwrites the new grant. Refused with credentials a reconnect replaced meanwhile, a send takes the new ones and
  * refreshes again at once.
+ *
+ * A refresh that rotates the refresh token (Microsoft issues a new one every time) stores the access token it came
+ * with beside it, sealed with the rest of the credentials: another process, whose cached token belongs to a refresh
+ * token the store no longer holds, takes that access token while it is valid instead of refreshing again (which would
+ * rotate the refresh token once more and send the first process refreshing in turn, every round).
  */
 import type { Database, Queryable } from '../db/db';
 import { openedOrNull, type SecretBox } from '../db/secret-box';
@@ -71,11 +76,34 @@ export function sealCredentials(box: SecretBox, credentials: Record<string, stri
 }
 
 /**
- * What each connection was loaded with: its row's sealed credentials (each seal is unique, so they tell whether a
- * new handoff replaced them) and settings. Keyed by the connection's credentials object, which copies of the
- * connection (a test's extra settings) share and which a refresh updates in place.
+ * The keys under which the stored credentials keep the access token of the last rotating refresh and its expiry (an
+ * ISO date). Never part of the credentials a platform sees: `toConnection` takes them out.
  */
-const loadedFrom = new WeakMap<Record<string, string>, { sealed: string | null; settings: string }>();
+const STORED_ACCESS_TOKEN = 'oauth_access_token';
+const STORED_ACCESS_TOKEN_EXPIRES_AT = 'oauth_access_token_expires_at';
+
+/** An access token stored with the credentials, for the refresh token it was issued with. */
+interface StoredAccessToken {
+  token: string;
+  expiresAt: number;
+  refreshToken: string;
+}
+
+/** Splits opened credentials into those a platform sees and the access token stored with them (if whole). */
+function withoutStoredToken(opened: Record<string, string>): { credentials: Record<string, string>; accessToken: StoredAccessToken | null } {
+  const { [STORED_ACCESS_TOKEN]: token, [STORED_ACCESS_TOKEN_EXPIRES_AT]: expires, ...credentials } = opened;
+  const expiresAt = expires === undefined ? Number.NaN : Date.parse(expires);
+  const refreshToken = credentials.refresh_token;
+  const accessToken = token && refreshToken && Number.isFinite(expiresAt) ? { token, expiresAt, refreshToken } : null;
+  return { credentials, accessToken };
+}
+
+/**
+ * What each connection was loaded with: its row's sealed credentials (each seal is unique, so they tell whether a
+ * new handoff replaced them), settings, and the access token stored with them. Keyed by the connection's credentials
+ * object, which copies of the connection (a test's extra settings) share and which a refresh updates in place.
+ */
+const loadedFrom = new WeakMap<Record<string, string>, { sealed: string | null; settings: string; accessToken: StoredAccessToken | null }>();
 
 /** The sealed credentials the connection was loaded with, or undefined for one not loaded from its row. */
 function sealedOf(connection: Connection): string | null | undefined {
@@ -84,8 +112,8 @@ function sealedOf(connection: Connection): string | null | undefined {
 
 /** The connection as a platform sees it. */
 export function toConnection(row: ConnectionRow, box: SecretBox): Connection {
-  const credentials = openCredentials(box, row.credentials);
-  loadedFrom.set(credentials, { sealed: row.credentials, settings: JSON.stringify(row.settings) });
+  const { credentials, accessToken } = withoutStoredToken(openCredentials(box, row.credentials));
+  loadedFrom.set(credentials, { sealed: row.credentials, settings: JSON.stringify(row.settings), accessToken });
   return { id: row.id, settings: row.settings, credentials };
 }
 
@@ -120,10 +148,12 @@ export function sendContextFor(
   };
 }
 
-/** Access tokens by connection id, in memory (a restart refreshes once). */
+/** Access tokens by connection id, in memory (a restart refreshes once, unless the stored credentials carry a valid one). */
 export class AccessTokens {
   private readonly cache = new Map<string, { token: string; expiresAt: number; refreshToken: string }>();
   private readonly pending = new Map<string, Promise<string>>();
+  /** The last access token a platform refused, per connection: never taken from the store again (see `forget`). */
+  private readonly refused = new Map<string, string>();
 
   constructor(
     private readonly deps: {
@@ -147,6 +177,17 @@ export class AccessTokens {
     const cached = this.cache.get(connection.id);
     const now = this.deps.now().getTime();
     if (cached && cached.refreshToken === refreshToken && cached.expiresAt - ACCESS_TOKEN_MARGIN_MS > now) return cached.token;
+    // Another process refreshed (and rotated) this grant: its access token, stored with the credentials, serves here too.
+    const stored = loadedFrom.get(connection.credentials)?.accessToken;
+    if (
+      stored &&
+      stored.refreshToken === refreshToken &&
+      stored.expiresAt - ACCESS_TOKEN_MARGIN_MS > now &&
+      stored.token !== this.refused.get(connection.id)
+    ) {
+      this.cache.set(connection.id, stored);
+      return stored.token;
+    }
     // One refresh at a time per refresh token (not per connection: a send loaded before a reconnect holds the old one).
     const key = `${connection.id} ${refreshToken}`;
     let pending = this.pending.get(key);
@@ -157,8 +198,13 @@ export class AccessTokens {
     return pending;
   }
 
-  /** Forgets a connection's token (a new handoff replaced it, or the platform refused it): the next `get` refreshes. */
+  /**
+   * Forgets a connection's token (the platform refused it): the next `get` refreshes, and never takes that token again
+   * from the stored credentials.
+   */
   forget(connectionId: string): void {
+    const cached = this.cache.get(connectionId);
+    if (cached) this.refused.set(connectionId, cached.token);
     this.cache.delete(connectionId);
   }
 
@@ -216,10 +262,11 @@ export class AccessTokens {
       if (error instanceof CredentialsUnreadable) return false; // its rows wait and are loaded afresh (and marked) later
       throw error;
     }
+    const { credentials: visible, accessToken } = withoutStoredToken(fresh);
     const credentials = connection.credentials;
     for (const key of Object.keys(credentials)) delete credentials[key];
-    Object.assign(credentials, fresh);
-    loadedFrom.set(credentials, { sealed: row.credentials, settings: loaded.settings });
+    Object.assign(credentials, visible);
+    loadedFrom.set(credentials, { sealed: row.credentials, settings: loaded.settings, accessToken });
     return true;
   }
 
@@ -233,17 +280,24 @@ export class AccessTokens {
     const result = await refreshAccessToken(platform.oauth!, this.deps.settings, refreshToken, { ...ctx, now: this.deps.now });
     if (result.ok) {
       const rotated = result.tokens.refreshToken;
+      const fresh = { token: result.tokens.accessToken, expiresAt: result.tokens.expiresAt.getTime(), refreshToken: rotated ?? refreshToken };
       if (rotated && rotated !== refreshToken) {
         // Microsoft rotates refresh tokens: keep the newest, or the next refresh after a restart would fail. Stored
-        // only over the credentials it came from: a new handoff's grant stays (this send still uses the old one).
+        // only over the credentials it came from: a new handoff's grant stays (this send still uses the old one). The
+        // access token goes with it, so other processes use it rather than rotate the grant again (see the top).
         const loaded = loadedFrom.get(connection.credentials);
-        const sealed = sealCredentials(this.deps.box, { ...connection.credentials, refresh_token: rotated });
+        const sealed = sealCredentials(this.deps.box, {
+          ...connection.credentials,
+          refresh_token: rotated,
+          [STORED_ACCESS_TOKEN]: fresh.token,
+          [STORED_ACCESS_TOKEN_EXPIRES_AT]: new Date(fresh.expiresAt).toISOString(),
+        });
         const write = await replaceCredentials(this.deps.db, connection.id, sealed, sealedOf(connection));
         connection.credentials.refresh_token = rotated;
-        if (loaded && write === 'written') loadedFrom.set(connection.credentials, { ...loaded, sealed });
+        if (loaded && write === 'written') loadedFrom.set(connection.credentials, { ...loaded, sealed, accessToken: fresh });
       }
-      this.cache.set(connection.id, { token: result.tokens.accessToken, expiresAt: result.tokens.expiresAt.getTime(), refreshToken: rotated ?? refreshToken });
-      return result.tokens.accessToken;
+      this.cache.set(connection.id, fresh);
+      return fresh.token;
     }
     if (result.kind === 'invalid_grant') {
       // Refused credentials that a new handoff replaced meanwhile: the new grant was not refused; refresh with it now.
