@@ -89,16 +89,35 @@ export interface AdjustmentResultUpdate {
 
 /**
  * Writes results still held under their claims, in one statement; returns the ids written. An erasure of the event
- * takes the claim away (so nothing is written), and a request summary is never written for an erased event.
+ * takes the claim away (so nothing is written), and a request summary is never written for an erased event. A result
+ * queued to wait for a new authorization (error code `reauthorization_required`) whose connection is connected by now
+ * is due at `at`: a reconnect that committed while this worker held it could not make it due (resumeDeliveries leaves
+ * held results alone). Those connections are locked first, as for conversions (recordOutcomes, outbox-sql.ts).
  */
 export async function recordAdjustmentResults(tx: Queryable, updates: readonly AdjustmentResultUpdate[], at: Date): Promise<Set<string>> {
   if (updates.length === 0) return new Set();
+  const waiting = updates.filter((u) => u.status === 'queued' && u.error?.code === 'reauthorization_required').map((u) => u.claim.id);
+  if (waiting.length > 0) {
+    await tx.query(
+      `select d.id from adjustment_results r join event_actions a on a.id = r.event_action_id join events e on e.id = a.event_id
+       join destinations d on d.account_id = e.account_id and d.type = a.destination
+       where r.id = any($1::text[]) order by d.id for share of d`,
+      [waiting],
+    );
+  }
   const rows = await tx.query<{ id: string }>(
     `update adjustment_results r set status = t.status, reason = t.reason, attempts = t.attempts,
        request = case when exists (select 1 from event_actions a join events e on e.id = a.event_id
                                    where a.id = r.event_action_id and e.erased_at is not null) then null
                       else coalesce(t.request, r.request) end,
-       error = t.error, due_at = coalesce(t.due_at, r.due_at), locked_until = null,
+       error = t.error,
+       due_at = case
+         when t.status = 'queued' and t.error->>'code' = 'reauthorization_required' and exists (
+           select 1 from event_actions a join events e on e.id = a.event_id
+           join destinations d on d.account_id = e.account_id and d.type = a.destination
+           where a.id = r.event_action_id and d.status = 'connected') then $9::timestamptz
+         else coalesce(t.due_at, r.due_at) end,
+       locked_until = null,
        updated_at = $9::timestamptz
      from unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])
        as t(id, lease, status, reason, attempts, request, error, due_at)

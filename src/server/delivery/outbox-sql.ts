@@ -70,6 +70,24 @@ export interface RowOutcome {
   countsAttempt: boolean;
 }
 
+/** The `last_error` of an outbox row that waits for its connection to be authorized again (see resumeDeliveries). */
+export const REAUTHORIZATION_WAIT = 'reauthorization_required';
+
+/**
+ * Locks (for share) the connections of the outbox rows `ids` until the transaction ends, waiting for a reconnect (or a
+ * recovery) in progress to commit: a statement after this sees whether each is connected now, and a reconnect after
+ * it waits for this transaction, whose rows are no longer held when its resumeDeliveries looks at them.
+ */
+async function lockConnectionsOfRows(tx: Queryable, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.query(
+    `select d.id from outbox o join event_actions a on a.id = o.event_action_id join events e on e.id = a.event_id
+     join destinations d on d.account_id = e.account_id and d.type = a.destination
+     where o.id = any($1::bigint[]) order by d.id for share of d`,
+    [ids],
+  );
+}
+
 /**
  * Writes a round's outcomes in ONE statement (the rows' fates in the outbox, fenced by their leases, then for the rows
  * still held their actions' new state, their delivery attempts and their events' statuses); returns the claim ids
@@ -77,6 +95,11 @@ export interface RowOutcome {
  * store. The caller must have locked the rows' events (lockEvents) earlier in its transaction: the events' statuses
  * are computed from this statement's snapshot (the actions' stored statuses, with this round's results over them),
  * which then holds every other worker's committed result for those events.
+ *
+ * A row rescheduled to wait for a new authorization (`last_error` REAUTHORIZATION_WAIT) whose connection is connected
+ * by now is due at `at` instead: a reconnect (or a passing connection test) that committed while this worker held the
+ * row could not make it due (resumeDeliveries leaves held rows alone). Its connection is locked first, so a reconnect
+ * in progress is waited for, and one that comes later finds the row no longer held.
  */
 export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[], at: Date): Promise<Set<number>> {
   if (rows.length === 0) return new Set();
@@ -84,13 +107,21 @@ export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[],
   const moved = rows.filter((r) => !r.finish && r.reschedule);
   const acted = rows.filter((r) => r.action);
   const json = (value: unknown) => (value ? JSON.stringify(value) : null);
+  await lockConnectionsOfRows(tx, moved.filter((r) => r.reschedule!.lastError === REAUTHORIZATION_WAIT).map((r) => r.claim.id));
   const kept = await tx.query<{ id: number | string }>(
     `with done as (
        delete from outbox o using unnest($1::bigint[], $2::timestamptz[]) as t(id, lease)
        where o.id = t.id and o.locked_until = t.lease returning o.id
      ),
      moved as (
-       update outbox o set due_at = t.due_at, locked_until = null, attempts = o.attempts + t.added,
+       update outbox o set
+         due_at = case
+           when t.last_error = '${REAUTHORIZATION_WAIT}' and exists (
+             select 1 from event_actions a join events e on e.id = a.event_id
+             join destinations d on d.account_id = e.account_id and d.type = a.destination
+             where a.id = o.event_action_id and d.status = 'connected') then $15::timestamptz
+           else t.due_at end,
+         locked_until = null, attempts = o.attempts + t.added,
          last_error = coalesce(t.last_error, o.last_error)
        from unnest($3::bigint[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[]) as t(id, lease, due_at, added, last_error)
        where o.id = t.id and o.locked_until = t.lease returning o.id
@@ -153,8 +184,8 @@ export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[],
 /**
  * Makes the deliveries of an account's destination type that wait for its authorization due now (a new handoff, or a
  * connection test that passed, connected it again): its queued conversions whose outbox row waits for reauthorization
- * (`last_error` 'reauthorization_required') and its queued adjustments waiting the same way. Rows a worker holds
- * right now are left to it, and rows waiting for anything else (a platform's rate-limit wait, a retry's backoff, a
+ * (`last_error` REAUTHORIZATION_WAIT) and its queued adjustments waiting the same way. Rows a worker holds right now
+ * are left to it (it makes them due as it writes them, see recordOutcomes and recordAdjustmentResults), and rows waiting for anything else (a platform's rate-limit wait, a retry's backoff, a
  * browser snapshot) keep their time. Returns how many of both.
  */
 export async function resumeDeliveries(tx: Queryable, accountId: string, destinationType: string): Promise<number> {
@@ -162,7 +193,7 @@ export async function resumeDeliveries(tx: Queryable, accountId: string, destina
     `update outbox o set due_at = now(), locked_until = null
      from event_actions a join events e on e.id = a.event_id
      where o.event_action_id = a.id and a.destination = $2 and e.account_id = $1 and a.status = 'queued'
-       and o.last_error = 'reauthorization_required' and (o.locked_until is null or o.locked_until < now())
+       and o.last_error = '${REAUTHORIZATION_WAIT}' and (o.locked_until is null or o.locked_until < now())
      returning o.id`,
     [accountId, destinationType],
   );

@@ -7,7 +7,7 @@
 import type { Database } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
-import { recordOutcomes, type ClaimedDelivery, type Reschedule } from './outbox-sql';
+import { REAUTHORIZATION_WAIT, recordOutcomes, type ClaimedDelivery, type Reschedule } from './outbox-sql';
 import { SETTLED_ACTION_STATUSES, loadDeliveryRecords, lockEvents, type ActionResult, type DeliveryRecord } from './sql';
 import { settleFoldedAdjustments } from './adjustment-sql';
 import { settlePairing, type Settlement } from '../pairing';
@@ -324,7 +324,7 @@ function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Dat
     eventId: row.record.event_id,
     result: 'waiting_for_reauthorization',
     finish: false,
-    reschedule: { dueAt: new Date(at.getTime() + REAUTHORIZATION_RECHECK_MS), countAttempt: false, lastError: 'reauthorization_required' },
+    reschedule: { dueAt: new Date(at.getTime() + REAUTHORIZATION_RECHECK_MS), countAttempt: false, lastError: REAUTHORIZATION_WAIT },
     action: {
       actionId: row.record.action_id,
       status: 'queued',

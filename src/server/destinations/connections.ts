@@ -171,9 +171,19 @@ export class AccessTokens {
 
   /** A valid access token for the connection (refreshing it with its refresh token when needed). */
   async get(platform: DestinationPlatform, connection: Connection, ctx: { signal: AbortSignal; timeoutMs: number }): Promise<string> {
-    const oauth = platform.oauth;
+    if (!platform.oauth) throw new ReauthorizationRequired(platform.type);
     const refreshToken = connection.credentials.refresh_token;
-    if (!oauth || !refreshToken) throw new ReauthorizationRequired(platform.type);
+    if (!refreshToken) {
+      // Nothing to refresh with: marked like a refused grant, so the connection says it needs a new authorization and
+      // its conversions wait for it (a connection still `connected` would have them due again at once, see
+      // recordOutcomes in delivery/outbox-sql.ts).
+      const marked = await this.requireReauthorization(connection, {
+        code: 'reauthorization_required',
+        message: `cnv holds no ${platform.label} refresh token for this connection, so it cannot authorize its calls.`,
+        hint: `Connect ${platform.label} again.`,
+      });
+      throw new ReauthorizationRequired(platform.type, marked === 'replaced');
+    }
     const cached = this.cache.get(connection.id);
     const now = this.deps.now().getTime();
     if (cached && cached.refreshToken === refreshToken && cached.expiresAt - ACCESS_TOKEN_MARGIN_MS > now) return cached.token;

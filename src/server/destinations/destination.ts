@@ -379,7 +379,8 @@ export function consentDenied(platformLabel: string, detail: string): DeliveryEr
 }
 
 /**
- * Thrown by `SendContext.accessToken()` when the platform refused the refresh token (`invalid_grant`).
+ * Thrown by `SendContext.accessToken()` when the platform refused the refresh token (`invalid_grant`), or when the
+ * connection holds none (it is marked `reauthorization_required` then too).
  * `credentialsReplaced`: a new handoff had already replaced the refused credentials, but they could not be taken into
  * this send (its settings changed, or it is no longer connected): the items are due again at once, loaded afresh.
  */

@@ -1,7 +1,7 @@
 /** Rows a delivery test needs (account, site, connected Google Ads destination, report, event) and a steppable clock. */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { Database } from '../../../src/server/db/db';
+import type { Database, Queryable } from '../../../src/server/db/db';
 import { openDatabase } from '../../../src/server/db/db';
 import { migrate } from '../../../src/server/db/migrations';
 import { insertAccount } from '../../../src/server/accounts/sql';
@@ -184,4 +184,51 @@ export async function openTwoHandles(kind: DatabaseKind): Promise<{ first: Datab
       await second.close();
     },
   };
+}
+
+/**
+ * The database seen through a hook: `after` runs once, right after the first transaction that ran a statement
+ * containing `match` has committed (e.g. a reconnect landing after a worker marked a connection and before it writes
+ * its rows' outcomes, in their own transaction).
+ */
+export function afterTransactionRunning(db: Database, match: string, after: () => Promise<void>): Database {
+  let fired = false;
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
+      return async <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> => {
+        let matched = false;
+        const result = await target.transaction((tx) =>
+          fn({ query: (sql, params) => ((matched ||= sql.includes(match)), tx.query(sql, params)) }),
+        );
+        if (matched && !fired) {
+          fired = true;
+          await after();
+        }
+        return result;
+      };
+    },
+  });
+}
+
+/** The database seen through a hook: `before` runs once, inside the transaction, before the first statement containing `match`. */
+export function beforeStatement(db: Database, match: string, before: () => Promise<void>): Database {
+  let fired = false;
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
+      return <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> =>
+        target.transaction((tx) =>
+          fn({
+            async query(sql, params) {
+              if (!fired && sql.includes(match)) {
+                fired = true;
+                await before();
+              }
+              return tx.query(sql, params);
+            },
+          }),
+        );
+    },
+  });
 }

@@ -2,8 +2,9 @@
  * A connection's authorization against what happens around a send: a reconnect while a send is in flight never
  * turns the new grant `reauthorization_required` (nor tells anyone so) and never loses the new credentials to the old
  * grant's rotated refresh token; a connection test that passes recovers a waiting connection exactly as a reconnect
- * does; and a reconnect makes due only the deliveries that waited for it, never one a worker holds nor one waiting on
- * a platform's rate limit.
+ * does; a reconnect makes due only the deliveries that waited for it, never one a worker holds nor one waiting on
+ * a platform's rate limit; and a delivery a worker held while a reconnect came is due at once when the worker writes
+ * its wait, not 10 minutes later while the destination shows connected.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../support/databases';
@@ -18,8 +19,11 @@ import {
   AccessTokens, findConnection, openCredentials, platformFor, sealCredentials, toConnection, upsertDestination,
 } from '../../../src/server/destinations';
 import { startFakeGoogle, type FakeGoogle } from '../../../src/demo/fakes/google';
-import { TEST_SECRET_KEY, createDeliveryFixture, insertReportedEvent, memoryLog, readOutcome, settingsFor, steppableClock } from './fixtures';
-import { connect, createPlatformAccount, reportSignup, startPlatform, type PlatformFake } from './platforms';
+import {
+  TEST_SECRET_KEY, afterTransactionRunning, beforeStatement, createDeliveryFixture, insertReportedEvent, memoryLog, openTwoHandles, readOutcome,
+  settingsFor, steppableClock,
+} from './fixtures';
+import { connect, createPlatformAccount, reconnect, reportSignup, startPlatform, type PlatformFake } from './platforms';
 
 const box = secretBox(Buffer.from(TEST_SECRET_KEY, 'hex'));
 const KINDS = ['destination.reauthorization_required', 'destination.recovered'];
@@ -41,9 +45,9 @@ describe.each(DATABASE_KINDS)('authorization races on $name', (kind) => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
   });
 
-  function worker(settings: Settings) {
+  function worker(settings: Settings, on: Database = db) {
     const clock = steppableClock(new Date(Date.now() + 60_000));
-    const w = startDeliveryWorker({ db, settings, log: memoryLog(), now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 5000 });
+    const w = startDeliveryWorker({ db: on, settings, log: memoryLog(), now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 5000 });
     workers.push(w);
     return Object.assign(w, { clock });
   }
@@ -202,5 +206,98 @@ describe.each(DATABASE_KINDS)('authorization races on $name', (kind) => {
     expect(of(waiting!).due).toBe(true);
     expect(of(limited!).due).toBe(false);
     expect(of(held!)).toMatchObject({ due: false, locked_until: expect.any(Date) });
+  });
+
+  it('a reconnect that lands after the worker marked the connection, before it wrote the wait: the conversion goes out at once', async () => {
+    const acct = await createPlatformAccount(db, microsoft);
+    const { eventId, actionId } = await reportSignup(db, acct, microsoft);
+    microsoft.revokeGrant();
+    // The refresh is refused; right after the worker marked the connection (its own transaction), the user reconnects.
+    // The worker still holds the row, so the reconnect's resumeDeliveries cannot make it due.
+    let resumed: number | undefined;
+    const hooked = afterTransactionRunning(db, "set status = 'reauthorization_required'", async () => {
+      resumed = await reconnect(db, acct.accountId, microsoft);
+    });
+    const w = worker(platformSettings(microsoft), hooked);
+    const results = await w.drain();
+    expect(resumed).toBe(0);
+    expect((await storedCredentials(acct.accountId, 'microsoft-ads')).status).toBe('connected');
+    // Written as a wait, due at once (the connection is connected again): sent in the same drain with the new grant.
+    expect(results.filter((r) => r.eventActionId === actionId).map((r) => r.result)).toEqual(['waiting_for_reauthorization', 'delivered']);
+    const { event, actions } = await readOutcome(db, eventId);
+    expect(event.status).toBe('completed');
+    expect(actions[0]).toMatchObject({ status: 'delivered', attempts: 1, error: null });
+  });
+
+  it('a connection whose credentials hold no refresh token is marked reauthorization_required, and its conversions wait', async () => {
+    const acct = await createPlatformAccount(db, microsoft);
+    await upsertDestination(db, acct.accountId, 'microsoft-ads', microsoft.settings, sealCredentials(box, {}));
+    const { actionId } = await reportSignup(db, acct, microsoft);
+    const w = worker(platformSettings(microsoft));
+    // Not looked at again and again while the destination shows connected: it says what it needs, and the row waits.
+    expect((await w.drain()).filter((r) => r.eventActionId === actionId).map((r) => r.result)).toEqual(['waiting_for_reauthorization']);
+    expect((await storedCredentials(acct.accountId, 'microsoft-ads')).status).toBe('reauthorization_required');
+    const [row] = await db.query<{ due_at: Date }>('select due_at from outbox where event_action_id = $1', [actionId]);
+    expect(row!.due_at.getTime()).toBeGreaterThan(w.clock.now().getTime() + 9 * 60_000);
+  });
+});
+
+/**
+ * A reconnect in progress (its transaction not yet committed) while a worker writes the wait of a row it held: the
+ * worker waits for it and writes the row due at once. PostgreSQL only: the embedded store runs one transaction at a
+ * time, so the two cannot overlap there (the case of a reconnect between the mark and the write is tested above).
+ */
+describe.each(DATABASE_KINDS.filter((k) => k.name === 'postgres'))('a reconnect committing while the worker writes on $name', (kind) => {
+  let handles: Awaited<ReturnType<typeof openTwoHandles>>;
+  let microsoft: PlatformFake;
+  beforeAll(async () => {
+    [handles, microsoft] = await Promise.all([openTwoHandles(kind), startPlatform('microsoft-ads')]);
+  });
+  afterAll(async () => {
+    await Promise.all([handles.close(), microsoft.close()]);
+  });
+
+  it('the waiting conversion is due at once, and goes out', async () => {
+    const { first, second } = handles;
+    const acct = await createPlatformAccount(first, microsoft);
+    const { actionId } = await reportSignup(first, acct, microsoft);
+    microsoft.revokeGrant();
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    let reconnecting!: Promise<number>;
+    let reconnectPid = 0;
+    // As the worker begins writing the row's wait, a reconnect on another pool stores the new grant and resumes the
+    // waiting rows (not this one: the worker holds it), and has not committed yet.
+    const hooked = beforeStatement(first, 'select id from events where id = any($1::text[]) order by id for update', async () => {
+      let started!: () => void;
+      const upserted = new Promise<void>((resolve) => (started = resolve));
+      reconnecting = second.transaction(async (tx) => {
+        reconnectPid = (await tx.query<{ pid: number }>('select pg_backend_pid() as pid'))[0]!.pid;
+        await upsertDestination(tx, acct.accountId, 'microsoft-ads', microsoft.settings, sealCredentials(box, microsoft.newCredentials()));
+        const resumed = await resumeDeliveries(tx, acct.accountId, 'microsoft-ads');
+        started();
+        await committing;
+        return resumed;
+      });
+      await upserted;
+    });
+    const clock = steppableClock(new Date(Date.now() + 60_000));
+    const settings = loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: TEST_SECRET_KEY, ...microsoft.env });
+    const w = startDeliveryWorker({ db: hooked, settings, log: memoryLog(), now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 5000 });
+    let drained = false;
+    const draining = w.drain().finally(() => (drained = true));
+    // The reconnect commits once the worker has written its outcome, or waits for the reconnect's transaction.
+    for (;;) {
+      const [waiting] = await second.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [reconnectPid]);
+      if (drained || waiting!.n > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    commit();
+    expect(await reconnecting).toBe(0);
+    const results = await draining;
+    await w.stop();
+    const [row] = await first.query<{ status: string }>('select status from destinations where account_id = $1', [acct.accountId]);
+    expect(row!.status).toBe('connected');
+    expect(results.filter((r) => r.eventActionId === actionId).map((r) => r.result)).toEqual(['waiting_for_reauthorization', 'delivered']);
   });
 });

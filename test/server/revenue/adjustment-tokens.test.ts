@@ -3,7 +3,7 @@
  * fakes of Google (Data Manager API restatement) and Microsoft Advertising (ApplyOfflineConversionAdjustments): a
  * refused access token is dropped, refreshed once and the adjustment sent again in the same round; a refused refresh
  * makes the connection `reauthorization_required`, the adjustment waits (queued, never failed, no attempt counted) and
- * is applied after a new handoff.
+ * is applied after a new handoff, at once when the handoff came while a worker held it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../support/databases';
@@ -11,6 +11,9 @@ import type { Database } from '../../../src/server/db/db';
 import { insertAdjustment } from '../../../src/server/webhook/adjustment-sql';
 import { createPlatformAccount, reconnect, reportSignup, type PlatformAccount, type PlatformFake } from '../delivery/platforms';
 import { usePlatformWorkers } from '../delivery/platform-workers';
+import { TEST_SECRET_KEY, afterTransactionRunning, memoryLog, steppableClock } from '../delivery/fixtures';
+import { startDeliveryWorker } from '../../../src/server/delivery/worker';
+import { loadSettings } from '../../../src/server/settings';
 import type { FakeRequest } from '../../../src/demo/fakes/fake-server';
 
 const PLATFORMS = ['google-ads', 'microsoft-ads'] as const;
@@ -101,6 +104,29 @@ describe.each(DATABASE_KINDS)('adjustments with tokens that heal on $name', (kin
       expect(after.filter((r) => r.eventActionId === actionId).map((r) => r.result)).toEqual(['adjusted']);
       expect(await resultOf(actionId)).toMatchObject({ status: 'adjusted', attempts: 1 });
       expect(adjustmentSends(p, before).at(-1)!.problems).toEqual([]);
+    });
+
+    it('applies the adjustment at once when a reconnect lands after the worker marked the connection, before it wrote the wait', async () => {
+      const p = platform();
+      const { acct, w, actionId } = await deliveredThenRestated(p);
+      await w.stop();
+      p.revokeAccessTokens();
+      p.revokeGrant();
+      // Right after the worker marked the connection, the user reconnects; the worker still holds the result.
+      let resumed: number | undefined;
+      const hooked = afterTransactionRunning(db, "set status = 'reauthorization_required'", async () => {
+        resumed = await reconnect(db, acct.accountId, p);
+      });
+      const settings = loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: TEST_SECRET_KEY, ...p.env });
+      const worker = startDeliveryWorker({ db: hooked, settings, log: memoryLog(), now: steppableClock(new Date(Date.now() + 120_000)).now, autoStart: false, random: () => 0.5, sendTimeoutMs: 5000 });
+      try {
+        const results = await worker.drain();
+        expect(resumed).toBe(0);
+        expect(results.filter((r) => r.eventActionId === actionId).map((r) => r.result)).toEqual(['waiting_for_reauthorization', 'adjusted']);
+        expect(await resultOf(actionId)).toMatchObject({ status: 'adjusted', attempts: 1 });
+      } finally {
+        await worker.stop();
+      }
     });
   });
 });
