@@ -155,6 +155,27 @@ describe.each(DATABASE_KINDS)('plans with big tables on $name', (kind) => {
     }
   }
 
+  it("re-checks what each report's planning read (a stage's signup, a snapshot) by primary key, never reading every report", async () => {
+    const flowId = await insertApiFlow(db, { id: siteId, account_id: accountId }, { triggerKey: 'basis' });
+    const report = (i: number, events: ReportWithEvents['events'], id?: string): ReportWithEvents => ({
+      siteId, customerEventId: id ? `cev-${i + 1}` : `basis-new-${i}`, triggerKey: 'basis', correlationToken: null, identity: {}, allowUncorrelated: true,
+      value: null, currency: null, customerId: `cus_${i}`, kind: 'conversion', occurredAt: null, erasedIdHash: `hash-${i}`,
+      response: { status: 'promoted', promoted_count: 1, customer_event_id: `basis-new-${i}`, correlated: true }, events,
+      basis: { snapshotId: String(i + 1), signup: { id: `rpt_plan${i + 100}`, correlationToken: 'token', identity: { email: `person${i}@example.com` } } },
+      ...(id ? { id } : {}),
+    });
+    const event = (i: number): ReportWithEvents['events'][number] => ({
+      accountId, siteId, siteKey: 'k', flowId, flowName: 'Basis', trigger: 'api', occurredAt: new Date(Date.now() + i),
+      matchQuality: 'low', email: null, clickIds: null, data: {}, actions: [],
+    });
+    await expectNoWholeTable((q) => insertReportsWithEvents(q, Array.from({ length: 25 }, (_, i) => report(i, []))), ['reports']);
+    await expectNoWholeTable((q) => insertReportsWithEvents(q, Array.from({ length: 25 }, (_, i) => report(i, [event(i)]))), ['reports']);
+    await expectNoWholeTable(
+      (q) => insertReportsWithEvents(q, Array.from({ length: 5 }, (_, i) => report(i, [event(i)], `rpt_plan${i + 1}`)), { existing: true }),
+      ['reports'],
+    );
+  });
+
   it("finds a new account's first delivered event without reading every action (the setup checklist polls it)", async () => {
     await expectNoWholeTable((q) => deliveredEventId(q, newAccountId), ['event_actions', 'events']);
     expect(await deliveredEventId(db, newAccountId)).toBeNull();

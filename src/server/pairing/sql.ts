@@ -22,14 +22,20 @@ export function snapshotKey(siteId: string, correlationToken: string): string {
   return compositeKey(siteId, correlationToken);
 }
 
+/**
+ * A stored snapshot as a report's planning reads it: the row, and its id (text), by which the report's write checks
+ * that it is still there (an erasure deletes it: see ReportWithEvents.basis).
+ */
+export type StoredSnapshot = SnapshotRow & { id: string };
+
 /** The stored snapshots of several (site, correlation token) pairs in one read, by snapshotKey; missing ones are absent. */
 export async function findSnapshots(
   db: Queryable,
   keys: ReadonlyArray<{ siteId: string; correlationToken: string }>,
-): Promise<Map<string, SnapshotRow>> {
+): Promise<Map<string, StoredSnapshot>> {
   if (keys.length === 0) return new Map();
-  const rows = await db.query<SnapshotRow>(
-    `select ${snapshotColumns('s')}
+  const rows = await db.query<StoredSnapshot>(
+    `select s.id::text as id, ${snapshotColumns('s')}
      from snapshots s join unnest($1::text[], $2::text[]) as k(site_id, correlation_token)
        on s.site_id = k.site_id and s.correlation_token = k.correlation_token`,
     [keys.map((k) => k.siteId), keys.map((k) => k.correlationToken)],

@@ -13,10 +13,13 @@
  *
  * A report is built once: the statement takes only reports still waiting, each locked, and skips one another writer
  * holds (a second process on one PostgreSQL), which then builds it.
+ *
+ * A report whose planning read a snapshot an erasure deleted before the build's statement (another report's, of the
+ * same browser) is not built by it: it stays waiting and is planned again (ReportWriteResult.stale).
  */
 import type { Database } from '../db/db';
 import { reportKey, type ReportKind } from './report-sql';
-import { insertAtomically, planReports, type ReportSubmission } from './report';
+import { insertAtomically, MAX_PLANS, planReports, type ReportSubmission } from './report';
 import type { ValidReport } from './report-input';
 
 /** Reports built per statement: about as many as a batch of the burst, so a report arriving meanwhile waits little. */
@@ -55,7 +58,41 @@ export async function fanOutPendingReports(
   db: Database,
   { limit = FANOUT_BATCH, reportIds }: { limit?: number; reportIds?: readonly string[] } = {},
 ): Promise<FanOutResult> {
-  const rows = await db.query<PendingRow>(
+  const rows = await pendingReports(db, limit, reportIds);
+  if (rows.length === 0) return { built: 0, queuedNow: false };
+  let queuedNow = false;
+  // One statement for the batch; if it fails, one per report, so that a report that cannot be built (it stays waiting,
+  // and is tried again at the next pass) never holds back the others. Returns the ids of the reports left waiting
+  // because what their planning read changed meanwhile (ReportWriteResult.stale).
+  const build = async (batch: readonly PendingRow[]): Promise<string[]> => {
+    const ids = new Map(batch.map((row) => [reportKey(row.site_id, row.customer_event_id), row.id]));
+    const planned = await planReports(db, batch.map(submissionOf), ids);
+    const { inserted: built, stale } = await insertAtomically(db, planned.map((p) => p.report), { existing: true });
+    if (planned.some((p) => p.queuedNow && built.has(reportKey(p.submission.site.id, p.submission.report.customer_event_id)))) queuedNow = true;
+    return [...stale].map((key) => ids.get(key)!);
+  };
+  let stale: string[] = [];
+  try {
+    stale = await build(rows);
+  } catch (error) {
+    if (rows.length === 1) throw error;
+    let failed: unknown = null;
+    for (const row of rows) stale.push(...(await build([row]).catch((e: unknown) => ((failed ??= e), []))));
+    if (failed !== null && rows.length < limit) throw failed;
+  }
+  // Planned again from the stored rows as they are now (an erasure may have taken one off the queue meanwhile). One
+  // still stale after that many rounds stays waiting for the next pass.
+  for (let round = 1; stale.length > 0 && round < MAX_PLANS; round++) {
+    const again = await pendingReports(db, stale.length, stale);
+    stale = again.length > 0 ? await build(again) : [];
+  }
+  // Reports skipped because another writer held them count as built: that writer is building them.
+  return { built: rows.length, queuedNow };
+}
+
+/** Up to `limit` reports waiting for their events (of `reportIds`, when given), in the order of their ids. */
+async function pendingReports(db: Database, limit: number, reportIds?: readonly string[]): Promise<PendingRow[]> {
+  return db.query<PendingRow>(
     `select r.id, r.site_id, s.account_id, s.site_key, r.trigger_key, r.customer_event_id, r.correlation_token, r.identity,
        r.allow_uncorrelated, r.value, r.currency, r.customer_id, r.kind, r.occurred_at, f.received_at
      from reports r join report_fanouts f on f.report_id = r.id join sites s on s.id = r.site_id
@@ -65,26 +102,6 @@ export async function fanOutPendingReports(
      order by r.id`,
     reportIds ? [limit, reportIds] : [limit],
   );
-  if (rows.length === 0) return { built: 0, queuedNow: false };
-  let queuedNow = false;
-  // One statement for the batch; if it fails, one per report, so that a report that cannot be built (it stays waiting,
-  // and is tried again at the next pass) never holds back the others.
-  const build = async (batch: readonly PendingRow[]): Promise<void> => {
-    const ids = new Map(batch.map((row) => [reportKey(row.site_id, row.customer_event_id), row.id]));
-    const planned = await planReports(db, batch.map(submissionOf), ids);
-    const built = await insertAtomically(db, planned.map((p) => p.report), { existing: true });
-    if (planned.some((p) => p.queuedNow && built.has(reportKey(p.submission.site.id, p.submission.report.customer_event_id)))) queuedNow = true;
-  };
-  try {
-    await build(rows);
-  } catch (error) {
-    if (rows.length === 1) throw error;
-    let failed: unknown = null;
-    for (const row of rows) await build([row]).catch((e: unknown) => void (failed ??= e));
-    if (failed !== null && rows.length < limit) throw failed;
-  }
-  // Reports skipped because another writer held them count as built: that writer is building them.
-  return { built: rows.length, queuedNow };
 }
 
 /**

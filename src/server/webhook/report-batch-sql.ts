@@ -8,7 +8,18 @@ import { compareText } from '../db/composite-key';
 import { newId } from '../db/ids';
 import { insertEvents, type NewEvent } from '../fanout';
 import type { EventStatus } from '../delivery';
-import { reportKey, type NewReport } from './report-sql';
+import { reportKey, type NewReport, type ReportIdentity } from './report-sql';
+
+/**
+ * What a report's planning read from other rows that an erasure may remove meanwhile (planReports reads, then one
+ * statement writes: an erasure can commit in between). The write checks each is still as read (BASIS_HOLDS).
+ */
+export interface ReportBasis {
+  /** The stored snapshot whose click, touch and cookies the report's events carry (its id), or null. */
+  snapshotId: string | null;
+  /** The stored signup whose identity and token a later stage took (as read), or null. */
+  signup: { id: string; correlationToken: string | null; identity: ReportIdentity } | null;
+}
 
 /** A report to record with the events it fans out to (their reportId is filled in here). */
 export interface ReportWithEvents extends NewReport {
@@ -17,6 +28,18 @@ export interface ReportWithEvents extends NewReport {
   id?: string;
   /** When its events count as recorded (events.created_at; the pairing window runs from here); absent: now. */
   eventsRecordedAt?: Date;
+  /** What its planning read from other rows (see ReportBasis); absent: nothing. */
+  basis?: ReportBasis;
+}
+
+/**
+ * What a write did, by reportKey: the reports inserted (or, `existing`, built) with their ids, and the reports left
+ * out because what their planning read changed meanwhile (`stale`: see BASIS_HOLDS), which the caller plans again.
+ * A report in neither is a repeat (or, `existing`, one another writer builds or an erasure took off the queue).
+ */
+export interface ReportWriteResult {
+  inserted: Map<string, string>;
+  stale: Set<string>;
 }
 
 /** How insertReportsWithEvents writes: see there. */
@@ -38,7 +61,8 @@ function eventStatus(event: NewEvent): EventStatus {
 /** The fields of the reports' JSON document. */
 const REPORT_FIELDS = `id text, site_id text, customer_event_id text, trigger_key text, correlation_token text, identity jsonb,
          allow_uncorrelated boolean, response jsonb, value numeric, currency text, customer_id text, kind text, occurred_at timestamptz,
-         fanout_pending_since timestamptz, erased_id_hash text, n int`;
+         fanout_pending_since timestamptz, erased_id_hash text, basis_snapshot_id text, basis_signup_id text,
+         basis_signup_token text, basis_signup_identity jsonb, n int`;
 
 /**
  * The test that keeps a report out when its site has an erased report of the same caller id (NewReport.erasedIdHash):
@@ -47,6 +71,21 @@ const REPORT_FIELDS = `id text, site_id text, customer_event_id text, trigger_ke
  */
 const NOT_ERASED = `(select 1 from reports x where x.site_id = t.site_id and x.erased_id_hash = t.erased_id_hash
          and x.erased_id_hash is not null limit 1) is null`;
+
+/**
+ * The test that what a report's planning read from other rows still holds (ReportWithEvents.basis): the snapshot whose
+ * click its events carry is still stored, and the signup whose identity and token a later stage took still holds them
+ * under the stage's customer id. An erasure removes both (it deletes the snapshot; it clears the signup's identity,
+ * token and customer id), and one that committed between the planning and the write would otherwise see its person's
+ * email and click written again, and sent, after it answered. This statement runs wholly after such an erasure or
+ * before it (it writes to reports, which the erasure locks against writes), so a report whose basis is gone is left
+ * out and planned again (ReportWriteResult.stale). Scalar subqueries by primary key, as NOT_ERASED.
+ */
+const BASIS_HOLDS = `(t.basis_snapshot_id is null
+         or (select 1 from snapshots s where s.id = t.basis_snapshot_id::bigint) is not null)
+       and (t.basis_signup_id is null
+         or (select 1 from reports x where x.id = t.basis_signup_id and x.customer_id = t.customer_id
+           and x.correlation_token is not distinct from t.basis_signup_token and x.identity = t.basis_signup_identity) is not null)`;
 
 /**
  * The text of the error an insertion `alone` raises when an event of a report it inserts found its slot taken: the
@@ -79,9 +118,12 @@ export function isEventSlotTaken(error: unknown): boolean {
  * Reports without any event (a burst's, stored first: see NewReport.fanoutPendingSince; or reports that fire no
  * flow) go in by a statement of their own, the reports alone and the queue of those waiting for their events: a third
  * of the full statement's cost on the embedded store. `existing` (see ReportWriteMode): stored reports get their events.
+ *
+ * A report whose basis changed since it was planned (BASIS_HOLDS) is not written, nor are its events: it is returned
+ * as stale, for the caller to plan again.
  */
-export async function insertReportsWithEvents(tx: Queryable, reports: readonly ReportWithEvents[], { alone = false, existing = false }: ReportWriteMode = {}): Promise<Map<string, string>> {
-  if (reports.length === 0) return new Map();
+export async function insertReportsWithEvents(tx: Queryable, reports: readonly ReportWithEvents[], { alone = false, existing = false }: ReportWriteMode = {}): Promise<ReportWriteResult> {
+  if (reports.length === 0) return { inserted: new Map(), stale: new Set() };
   const sorted = [...reports]
     .map((report) => ({ report, key: reportKey(report.siteId, report.customerEventId), id: existing ? report.id! : newId('rpt') }))
     .sort((a, b) => compareText(a.key, b.key));
@@ -100,18 +142,25 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
     identity: r.identity, allow_uncorrelated: r.allowUncorrelated, response: r.response,
     value: r.value, currency: r.currency, customer_id: r.customerId, kind: r.kind, occurred_at: r.occurredAt,
     fanout_pending_since: r.fanoutPendingSince ?? null, erased_id_hash: r.erasedIdHash ?? null,
+    basis_snapshot_id: r.basis?.snapshotId ?? null, basis_signup_id: r.basis?.signup?.id ?? null,
+    basis_signup_token: r.basis?.signup?.correlationToken ?? null, basis_signup_identity: r.basis?.signup?.identity ?? null,
   })));
+  const keyOfId = new Map(sorted.map((s) => [s.id, s.key]));
+  const result = (rows: ReadonlyArray<{ kind: string; id: string }>): ReportWriteResult => ({
+    inserted: new Map(rows.flatMap((row) => (row.kind === 'report' ? [[keyOfId.get(row.id)!, row.id] as const] : []))),
+    stale: new Set(rows.flatMap((row) => (row.kind === 'stale' ? [keyOfId.get(row.id)!] : []))),
+  });
   if (!existing && events.length === 0) {
     // Reports without events (a burst's, whose events are built later, or reports that fire no flow): the reports
     // alone, and the queue of those waiting for their events.
-    const inserted = await tx.query<{ id: string }>(
-      `with t as materialized (select * from json_to_recordset($1::json) as t(${REPORT_FIELDS})),
+    const written = await tx.query<{ kind: 'report' | 'stale'; id: string }>(
+      `with t as materialized (select *, ${BASIS_HOLDS} as holds from json_to_recordset($1::json) as t(${REPORT_FIELDS})),
        r as (
          insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
            value, currency, customer_id, kind, occurred_at)
          select id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
            value, currency, customer_id, kind, occurred_at
-         from t where ${NOT_ERASED} order by n
+         from t where t.holds and ${NOT_ERASED} order by n
          on conflict (site_id, customer_event_id) do nothing
          returning id
        ),
@@ -120,14 +169,17 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
          insert into report_fanouts (report_id, received_at)
          select t.id, t.fanout_pending_since from t join r on r.id = t.id where t.fanout_pending_since is not null
        )
-       select id from r`,
+       select 'report' as kind, id from r union all select 'stale' as kind, id from t where not t.holds`,
       [reportsDocument],
     );
-    const ids = new Set(inserted.map((row) => row.id));
-    return new Map(sorted.filter((s) => ids.has(s.id)).map((s) => [s.key, s.id]));
+    return result(written);
   }
-  const rows = await tx.query<{ kind: 'report' | 'event' | 'slots'; id: string }>(
-    `with te as materialized (
+  const rows = await tx.query<{ kind: 'report' | 'event' | 'slots' | 'stale'; id: string }>(
+    `with t as materialized (
+       -- The reports' rows, each with whether its basis holds (read once though two parts of the statement use it).
+       select *, ${BASIS_HOLDS} as holds from json_to_recordset($1::json) as t(${REPORT_FIELDS})
+     ),
+     te as materialized (
        -- The events' and the actions' rows, each document parsed once though two parts of the statement read it.
        select * from json_to_recordset($2::json) as t(id text, account_id text, site_id text, site_key text,
          flow_id text, flow_name text, report_id text, trigger text, occurred_at timestamptz, status text, match_quality text,
@@ -143,15 +195,15 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
        delete from report_fanouts f
        where f.report_id = any(array(
          select q.report_id from report_fanouts q
-         where q.report_id = any(array(select t.id from json_to_recordset($1::json) as t(id text)))
+         where q.report_id = any(array(select t.id from t where t.holds))
          order by q.report_id for update skip locked))
        returning f.report_id as id` : `
        insert into reports (id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
          value, currency, customer_id, kind, occurred_at)
        select id, site_id, customer_event_id, trigger_key, correlation_token, identity, allow_uncorrelated, response,
          value, currency, customer_id, kind, occurred_at
-       from json_to_recordset($1::json) as t(${REPORT_FIELDS})
-       where ${NOT_ERASED}
+       from t
+       where t.holds and ${NOT_ERASED}
        order by n
        on conflict (site_id, customer_event_id) do nothing
        returning id`}
@@ -192,7 +244,8 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
        select (case when (select count(*) from e) = (select count(*) from te as t join r on r.id = t.report_id)
          then '0' else '${EVENT_SLOT_TAKEN}' end)::int as missing
      )` : ''}
-     select 'report' as kind, id from r union all select 'event' as kind, id from e${alone ? `
+     select 'report' as kind, id from r union all select 'event' as kind, id from e
+     union all select 'stale' as kind, id from t where not t.holds${alone ? `
      union all select 'slots' as kind, missing::text from slots` : ''}`,
     [
       reportsDocument,
@@ -210,10 +263,10 @@ export async function insertReportsWithEvents(tx: Queryable, reports: readonly R
 
   const insertedReports = new Set<string>();
   const insertedEvents = new Set<string>();
-  for (const row of rows) if (row.kind !== 'slots') (row.kind === 'report' ? insertedReports : insertedEvents).add(row.id);
+  for (const row of rows) if (row.kind === 'report' || row.kind === 'event') (row.kind === 'report' ? insertedReports : insertedEvents).add(row.id);
   // Events of inserted reports that lost their slot to another writer: the stepping path of insertEvents. (Alone,
   // there are none: the statement fails instead, see `slots`.)
   const bumped = events.filter((e) => insertedReports.has(e.reportId!) && !insertedEvents.has(e.id));
   if (bumped.length > 0) await insertEvents(tx, bumped.map(({ id: _id, recordedAt: _recordedAt, ...event }) => event));
-  return new Map(sorted.filter((s) => insertedReports.has(s.id)).map((s) => [s.key, s.id]));
+  return result(rows);
 }

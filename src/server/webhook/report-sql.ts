@@ -141,6 +141,8 @@ export async function liveFlowsForTriggers(
 
 /** The latest signup report of a customer of a site: where a later stage of that customer finds its click. */
 export interface SignupOfCustomer {
+  /** The stored report's id; null for a signup of the same batch, not stored yet. */
+  id: string | null;
   site_id: string;
   customer_id: string;
   customer_event_id: string;
@@ -167,7 +169,7 @@ export async function findLatestSignups(
   const rows = await db.query<SignupOfCustomer & { before: Date }>(
     `select k.before, s.* from unnest($1::text[], $2::text[], $3::timestamptz[]) as k(site_id, customer_id, before)
      cross join lateral (
-       select r.site_id, r.customer_id, r.customer_event_id, r.correlation_token, r.identity, r.created_at from reports r
+       select r.id, r.site_id, r.customer_id, r.customer_event_id, r.correlation_token, r.identity, r.created_at from reports r
        where r.site_id = k.site_id and r.customer_id = k.customer_id and r.kind = 'saas_signup' and r.created_at <= k.before
        order by r.created_at desc limit 1
      ) s`,

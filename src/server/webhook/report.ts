@@ -19,7 +19,7 @@ import {
   type StoredReport,
 } from './report-sql';
 import { ApiError } from '../http/errors';
-import { insertReportsWithEvents, isEventSlotTaken, type ReportWithEvents } from './report-batch-sql';
+import { insertReportsWithEvents, isEventSlotTaken, type ReportWithEvents, type ReportWriteResult } from './report-batch-sql';
 import { liveFlowsOf } from './live-flows';
 import { describeMatch, pairingDeadline } from '../pairing';
 import type { ValidReport } from './report-input';
@@ -96,9 +96,10 @@ export interface RecordOptions {
  * between statements, and a batch is two or three round trips to it instead of four or five (two when the flows are in
  * memory). A repeat's stored response is read after (already committed: a concurrent duplicate, another batch or
  * another process, waits on the unique index until the first commits). In the rare case that an event's slot was
- * taken meanwhile (see insertReportsWithEvents), the write runs again in a transaction that can follow it. Within the
- * batch, a repeated (site, customer_event_id) is recorded once and every repeat gets the first one's outcome. A
- * database fault fails the whole batch (the caller may retry its reports one by one).
+ * taken meanwhile (see insertReportsWithEvents), the write runs again in a transaction that can follow it. A report
+ * whose signup or snapshot an erasure removed between its planning and its write is planned again (ReportBasis).
+ * Within the batch, a repeated (site, customer_event_id) is recorded once and every repeat gets the first one's
+ * outcome. A database fault fails the whole batch (the caller may retry its reports one by one).
  *
  * Deferred (`defer`, a burst of signups): no snapshot is read and no event written; each report that fires a flow is
  * stored as waiting for its events (one statement, the reports alone), which deferred-fanout.ts builds afterwards with
@@ -114,12 +115,28 @@ export async function recordReports(db: Database, submissions: readonly ReportSu
   });
   const firsts = [...firstOf.values()].map((i) => submissions[i]!);
   const deferring = defer && firsts.every((s) => kindOf(s) === 'saas_signup');
-  const planned = deferring ? await planDeferred(db, firsts) : await planReports(db, firsts);
-
-  const inserted = await insertAtomically(db, planned.map((p) => p.report));
-
   const keyOf = (s: ReportSubmission) => reportKey(s.site.id, s.report.customer_event_id);
-  const repeats = planned.filter((p) => !inserted.has(keyOf(p.submission)));
+  let planned = deferring ? await planDeferred(db, firsts) : await planReports(db, firsts);
+
+  // A report whose planning read what an erasure removed meanwhile (the signup a later stage took its email and click
+  // from, a snapshot) is left out by the write and planned again, as if it had arrived after the erasure.
+  const inserted = new Map<string, string>();
+  const failed = new Map<string, Error>();
+  for (let toWrite = planned, round = 1; toWrite.length > 0; round++) {
+    const written = await insertAtomically(db, toWrite.map((p) => p.report));
+    for (const [key, id] of written.inserted) inserted.set(key, id);
+    const stale = toWrite.filter((p) => written.stale.has(keyOf(p.submission)));
+    if (stale.length > 0 && round >= MAX_PLANS) {
+      // (No ids in the message: a caller's customer_event_id may hold an email.)
+      for (const p of stale) failed.set(keyOf(p.submission), new Error(`a report's signup or snapshot was erased each of the ${MAX_PLANS} times it was planned`));
+      break;
+    }
+    toWrite = stale.length > 0 ? await planReports(db, stale.map((p) => p.submission)) : [];
+    const replanned = new Map(toWrite.map((p) => [keyOf(p.submission), p]));
+    planned = planned.map((p) => replanned.get(keyOf(p.submission)) ?? p);
+  }
+
+  const repeats = planned.filter((p) => !inserted.has(keyOf(p.submission)) && !failed.has(keyOf(p.submission)));
   const stored = await findReportResponses(db, repeats.map((p) => ({ siteId: p.submission.site.id, customerEventId: p.submission.report.customer_event_id })));
   // A repeat not found by its customer_event_id is a retry of an erased report (its id replaced): one more read, only then.
   const erasedKeyOf = (s: ReportSubmission) => (s.erasedIdHash ? erasedReportKey(s.site.id, s.erasedIdHash) : null);
@@ -130,6 +147,11 @@ export async function recordReports(db: Database, submissions: readonly ReportSu
   const holders = new Map<string, ReportTarget>();
   for (const { submission: s, response, queuedNow, deferred } of planned) {
     const key = keyOf(s);
+    const error = failed.get(key);
+    if (error) {
+      outcomes.set(key, { ok: false, error });
+      continue;
+    }
     if (inserted.has(key)) {
       outcomes.set(key, { ok: true, response, queuedNow, deferred });
       holders.set(key, targetOf(s));
@@ -178,6 +200,12 @@ export function customerEventIdReused(earlier: ReportTarget): ApiError {
     'customer_event_id',
   );
 }
+
+/**
+ * How many times a report is planned at most when what its planning read is erased each time before its write (each
+ * round takes an erasure committing in that moment: in practice a report is planned twice at most).
+ */
+export const MAX_PLANS = 5;
 
 /** A report planned for writing: the row with its events, its answer, and what writing it queues. */
 export interface PlannedReport {
@@ -302,7 +330,13 @@ export async function planReports(db: Database, firsts: readonly ReportSubmissio
       deliverAt: match.matchQuality === null ? pairingDeadline(s.now) : s.now,
     }));
     const id = existing?.get(reportKey(s.site.id, s.report.customer_event_id));
-    const report: ReportWithEvents = { ...reportRow(s, response, token, identity, events), ...(id ? { id, eventsRecordedAt: s.now } : {}) };
+    // What the write checks is still there: the snapshot the events took their click from, the signup a stage took its
+    // identity and token from (ReportBasis).
+    const basis = {
+      snapshotId: flows.length > 0 ? (snapshot?.id ?? null) : null,
+      signup: signup?.id ? { id: signup.id, correlationToken: signup.correlation_token, identity: signup.identity } : null,
+    };
+    const report: ReportWithEvents = { ...reportRow(s, response, token, identity, events), basis, ...(id ? { id, eventsRecordedAt: s.now } : {}) };
     // A live flow has at least one action (publish checks it), so any fired flow queued deliveries.
     return { submission: s, report, response, queuedNow: match.matchQuality !== null && flows.length > 0, deferred: false };
   });
@@ -310,9 +344,10 @@ export async function planReports(db: Database, firsts: readonly ReportSubmissio
 
 /**
  * The reports' one statement (see recordReports), or, when an event's slot was taken meanwhile, a transaction.
- * `existing`: stored reports whose events are built now (see insertReportsWithEvents).
+ * `existing`: stored reports whose events are built now (see insertReportsWithEvents). Reports whose basis changed
+ * since they were planned are not written: they come back as `stale`.
  */
-export async function insertAtomically(db: Database, reports: readonly ReportWithEvents[], { existing = false } = {}): Promise<Map<string, string>> {
+export async function insertAtomically(db: Database, reports: readonly ReportWithEvents[], { existing = false } = {}): Promise<ReportWriteResult> {
   try {
     return await insertReportsWithEvents(db, reports, { alone: true, existing });
   } catch (error) {
@@ -345,6 +380,7 @@ async function signupsOfStages(db: Queryable, firsts: readonly ReportSubmission[
     for (const k of wanted) {
       if (k.siteId !== s.site.id || k.customerId !== s.report.customer_id || s.now.getTime() > k.before.getTime()) continue;
       found.set(customerKey(k.siteId, k.customerId, k.before), {
+        id: null,
         site_id: s.site.id,
         customer_id: s.report.customer_id,
         customer_event_id: s.report.customer_event_id,

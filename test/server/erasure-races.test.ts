@@ -1,0 +1,186 @@
+/**
+ * An erasure racing the writers that copy a person's data: after it has answered, nothing of the person may be written
+ * again or sent. Each race is laid out step by step, never by timing: a writer's handle runs the erasure (or lets it
+ * go on) just before the statement the race is about.
+ *
+ * Planned before, written after (both stores): a report's planning reads the signup a later stage takes its email and
+ * click from, or a snapshot, and its write comes after an erasure deleted them. The write checks what was read is
+ * still there, and plans the report again if not.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { DATABASE_KINDS } from './support/databases';
+import { insertApiFlow, newToken, snapshotBody } from './support/fixtures';
+import { memoryLog, settingsFor, TEST_SECRET_KEY } from './delivery/fixtures';
+import type { Database } from '../../src/server/db/db';
+import { insertAccount } from '../../src/server/accounts/sql';
+import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
+import { upsertSnapshots } from '../../src/server/collector/sql';
+import { recordReports } from '../../src/server/webhook/report';
+import { fanOutPendingReports } from '../../src/server/webhook/deferred-fanout';
+import { erasePerson, type ErasureRecord } from '../../src/server/api/erasures/erasures';
+import { erasureHash } from '../../src/server/api/erasures/keyed-hash';
+import { startDeliveryWorker } from '../../src/server/delivery/worker';
+import { startFakeGoogle, type FakeGoogle } from '../../src/demo/fakes/google';
+import { sealCredentials, upsertDestination } from '../../src/server/destinations';
+import { secretBox } from '../../src/server/db/secret-box';
+
+const hash = erasureHash(settingsFor('http://x.invalid'));
+
+/** A handle whose statements go to `db`, running `before()` once just before the first one whose text holds `match`. */
+function beforeStatement(db: Database, match: string, before: () => Promise<void>): Database {
+  let fired = false;
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      if (prop !== 'query') return Reflect.get(target, prop, receiver);
+      return async (sql: string, params?: unknown[]) => {
+        if (!fired && sql.includes(match)) {
+          fired = true;
+          await before();
+        }
+        return target.query(sql, params as never);
+      };
+    },
+  });
+}
+
+/** A snapshot of a click with `gclid` under a fresh token; returns the token. */
+async function click(db: Database, site: SiteRow, gclid: string): Promise<string> {
+  const token = newToken();
+  await upsertSnapshots(db, [{
+    siteId: site.id,
+    snapshot: snapshotBody({
+      correlation_token: token,
+      occurred_at: new Date(Date.now() - 120_000).toISOString(),
+      touch: { click_ids: { gclid }, utm: {}, landing_page_url: `https://www.example.com/?gclid=${gclid}`, referrer: null, captured_at: new Date(Date.now() - 3_600_000).toISOString() },
+    }),
+  }]);
+  return token;
+}
+
+/** A signup of `email` with a token, written whole (its events with it). */
+async function signup(db: Database, site: SiteRow, customerEventId: string, token: string | null, email: string, customerId?: string): Promise<void> {
+  const [outcome] = await recordReports(db, [{
+    site, triggerKey: 'signup', now: new Date(Date.now() - 60_000),
+    report: { customer_event_id: customerEventId, correlation_token: token, identity: { email }, allow_uncorrelated: false, ...(customerId ? { customer_id: customerId } : {}) },
+  }]);
+  expect(outcome!.ok).toBe(true);
+}
+
+function erase(db: Database, site: SiteRow, email: string): Promise<ErasureRecord> {
+  return erasePerson(db, site.account_id, { email, phone: null, customerId: null }, hash);
+}
+
+describe.each(DATABASE_KINDS)('a report planned before an erasure and written after it, on $name', (kind) => {
+  let db: Database;
+  let site: SiteRow;
+  let google: FakeGoogle;
+
+  beforeAll(async () => {
+    db = await kind.open();
+    google = await startFakeGoogle();
+    site = await insertSite(db, (await insertAccount(db, 'a')).id);
+    await insertApiFlow(db, site, { name: 'signup', triggerKey: 'signup' });
+    await insertApiFlow(db, site, { name: 'paid', triggerKey: 'paid', triggerType: 'conversion' });
+    await upsertDestination(db, site.account_id, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' },
+      sealCredentials(secretBox(Buffer.from(TEST_SECRET_KEY, 'hex')), { refresh_token: google.issueRefreshToken() }));
+  });
+  afterAll(async () => {
+    await db?.close();
+    await google?.close();
+  });
+
+  /** Delivers everything due; returns what reached Google's ingest, as text. */
+  async function deliverAll(): Promise<string> {
+    const before = google.server.requests.length;
+    const worker = startDeliveryWorker({ db, settings: settingsFor('http://legacy.invalid', {}, google), log: memoryLog(), autoStart: false });
+    await worker.drain();
+    await worker.stop();
+    return JSON.stringify(google.server.requests.slice(before).filter((r) => r.path === '/v1/events:ingest').map((r) => r.body));
+  }
+
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+  /** The events of a report (by its customer_event_id as sent), with what identifies. */
+  function eventsOf(customerEventId: string) {
+    return db.query<{ email: string | null; click_ids: unknown; erased_at: Date | null; data: Record<string, unknown> }>(
+      `select e.email, e.click_ids, e.erased_at, e.data from events e join reports r on r.id = e.report_id
+       where r.site_id = $1 and r.customer_event_id = $2`,
+      [site.id, customerEventId],
+    );
+  }
+
+  it("a later stage takes nothing of a signup erased between its planning and its write: no email, no click, none sent", async () => {
+    const token = await click(db, site, 'GCLID-STAGE-SIGNUP');
+    await signup(db, site, 'stage-signup-1', token, 'stage@example.com', 'cus_stage');
+    await deliverAll(); // the signup's own conversion, before the erasure: not what this test is about
+
+    let erased: ErasureRecord | null = null;
+    // The stage has read the signup (its email, token and click); the erasure runs whole before the stage's write.
+    const webhook = beforeStatement(db, 'insert into reports', async () => {
+      erased = await erase(db, site, 'stage@example.com');
+    });
+    const [outcome] = await recordReports(webhook, [{
+      site, triggerKey: 'paid', kind: 'conversion', now: new Date(),
+      report: { customer_event_id: 'stage-paid-1', correlation_token: null, identity: {}, allow_uncorrelated: true, customer_id: 'cus_stage', value: 10, currency: 'USD' },
+    }]);
+    expect(erased!.matched.reports).toBe(1);
+    // Recorded as if it had arrived after the erasure: its own customer id, no signup found, so no click.
+    expect(outcome).toMatchObject({ ok: true, response: { status: 'promoted', match: 'none', correlated: false } });
+    const [report] = await db.query<{ identity: unknown; correlation_token: string | null; customer_id: string | null }>(
+      'select identity, correlation_token, customer_id from reports where site_id = $1 and customer_event_id = $2', [site.id, 'stage-paid-1']);
+    expect(report).toEqual({ identity: {}, correlation_token: null, customer_id: 'cus_stage' });
+    const events = await eventsOf('stage-paid-1');
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ email: null, click_ids: null });
+    expect(JSON.stringify(events[0]!.data)).not.toMatch(/GCLID-STAGE-SIGNUP|stage-signup-1|stage@example/);
+
+    const sent = await deliverAll();
+    expect(sent).not.toContain('GCLID-STAGE-SIGNUP');
+    expect(sent).not.toContain(sha256('stage@example.com'));
+  });
+
+  it("a signup whose browser's snapshot an erasure deleted between its planning and its write carries no click", async () => {
+    // One browser, two people: the erased one's signup and another's, of the same token.
+    const token = await click(db, site, 'GCLID-SHARED-BROWSER');
+    await signup(db, site, 'shared-erased-1', token, 'shared.erased@example.com');
+    await deliverAll();
+
+    const webhook = beforeStatement(db, 'insert into reports', async () => {
+      expect((await erase(db, site, 'shared.erased@example.com')).matched.snapshots).toBe(1);
+    });
+    const [outcome] = await recordReports(webhook, [{
+      site, triggerKey: 'signup', now: new Date(),
+      report: { customer_event_id: 'shared-other-1', correlation_token: token, identity: { email: 'other@example.com' }, allow_uncorrelated: false },
+    }]);
+    expect(outcome!.ok).toBe(true);
+    const events = await eventsOf('shared-other-1');
+    expect(events).toHaveLength(1);
+    // As a signup arriving after the erasure: its snapshot is not there (yet), so it waits for one.
+    expect(events[0]).toMatchObject({ email: 'other@example.com', click_ids: null, data: { match_reason: 'snapshot_pending' } });
+    expect(await deliverAll()).not.toContain('GCLID-SHARED-BROWSER');
+  });
+
+  it("a burst's signup built after an erasure deleted the snapshot its build had read carries no click", async () => {
+    const token = await click(db, site, 'GCLID-SHARED-BURST');
+    await signup(db, site, 'burst-erased-1', token, 'burst.erased@example.com');
+    await deliverAll();
+    // Stored during a burst, waiting for its events.
+    const [stored] = await recordReports(db, [{
+      site, triggerKey: 'signup', now: new Date(),
+      report: { customer_event_id: 'burst-other-1', correlation_token: token, identity: { email: 'burst.other@example.com' }, allow_uncorrelated: false },
+    }], { defer: true });
+    expect(stored).toMatchObject({ ok: true, deferred: true });
+
+    // The fan-out has read the waiting report and its snapshot; the erasure runs whole before the build's statement.
+    const fanOut = beforeStatement(db, 'delete from report_fanouts f', async () => {
+      expect((await erase(db, site, 'burst.erased@example.com')).matched.snapshots).toBe(1);
+    });
+    expect((await fanOutPendingReports(fanOut)).built).toBe(1);
+    expect(await db.query('select * from report_fanouts')).toEqual([]);
+    const events = await eventsOf('burst-other-1');
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ email: 'burst.other@example.com', click_ids: null, data: { match_reason: 'snapshot_pending' } });
+    expect(await deliverAll()).not.toContain('GCLID-SHARED-BURST');
+  });
+});
