@@ -6,13 +6,17 @@
  * Planned before, written after (both stores): a report's planning reads the signup a later stage takes its email and
  * click from, or a snapshot, and its write comes after an erasure deleted them. The write checks what was read is
  * still there, and plans the report again if not.
+ *
+ * Two processes on one PostgreSQL (or one service's pool): one erases while the other writes; the test lets the
+ * erasure go on once the writer waits for it (PostgreSQL's pg_blocking_pids), or once the writer is done if it does
+ * not wait.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { DATABASE_KINDS } from './support/databases';
 import { insertApiFlow, newToken, snapshotBody } from './support/fixtures';
-import { memoryLog, settingsFor, TEST_SECRET_KEY } from './delivery/fixtures';
-import type { Database } from '../../src/server/db/db';
+import { memoryLog, openTwoHandles, settingsFor, TEST_SECRET_KEY } from './delivery/fixtures';
+import type { Database, Queryable } from '../../src/server/db/db';
 import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
 import { upsertSnapshots } from '../../src/server/collector/sql';
@@ -42,6 +46,43 @@ function beforeStatement(db: Database, match: string, before: () => Promise<void
       };
     },
   });
+}
+
+/** A handle whose transactions run `during(tx)` once, just before the first statement whose text holds `match`. */
+function inTransactionBefore(db: Database, match: string, during: (tx: Queryable) => Promise<void>): Database {
+  let fired = false;
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
+      return <T>(fn: (tx: Queryable) => Promise<T>) =>
+        target.transaction((tx) =>
+          fn({
+            query: async (sql: string, params?: unknown[]) => {
+              if (!fired && sql.includes(match)) {
+                fired = true;
+                await during(tx);
+              }
+              return tx.query(sql, params as never);
+            },
+          } as Queryable),
+        );
+    },
+  });
+}
+
+/**
+ * Resolves once a statement of another connection waits for a lock `tx`'s transaction holds, or once `other` has
+ * settled (it did not have to wait).
+ */
+async function untilWaitingFor(tx: Queryable, observer: Database, other: Promise<unknown>): Promise<void> {
+  const [{ pid }] = (await tx.query<{ pid: number }>('select pg_backend_pid() as pid')) as [{ pid: number }];
+  let settled = false;
+  void other.then(() => (settled = true), () => (settled = true));
+  while (!settled) {
+    const [row] = await observer.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [pid]);
+    if (row!.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** A snapshot of a click with `gclid` under a fresh token; returns the token. */
@@ -182,5 +223,61 @@ describe.each(DATABASE_KINDS)('a report planned before an erasure and written af
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ email: 'burst.other@example.com', click_ids: null, data: { match_reason: 'snapshot_pending' } });
     expect(await deliverAll()).not.toContain('GCLID-SHARED-BURST');
+  });
+});
+
+describe.each(DATABASE_KINDS.filter((k) => k.name === 'postgres'))('an erasure and another process writing, on $name', (kind) => {
+  let h: Awaited<ReturnType<typeof openTwoHandles>>;
+  let site: SiteRow;
+  let google: FakeGoogle;
+
+  beforeAll(async () => {
+    h = await openTwoHandles(kind);
+    google = await startFakeGoogle();
+    site = await insertSite(h.first, (await insertAccount(h.first, 'a')).id);
+    await insertApiFlow(h.first, site, { name: 'signup', triggerKey: 'signup' });
+    await upsertDestination(h.first, site.account_id, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' },
+      sealCredentials(secretBox(Buffer.from(TEST_SECRET_KEY, 'hex')), { refresh_token: google.issueRefreshToken() }));
+  });
+  afterAll(async () => {
+    await h?.close();
+    await google?.close();
+  });
+
+  async function deliverAll(): Promise<string> {
+    const before = google.server.requests.length;
+    const worker = startDeliveryWorker({ db: h.first, settings: settingsFor('http://legacy.invalid', {}, google), log: memoryLog(), autoStart: false });
+    await worker.drain();
+    await worker.stop();
+    return JSON.stringify(google.server.requests.slice(before).filter((r) => r.path === '/v1/events:ingest').map((r) => r.body));
+  }
+
+  it("a burst's report built by another process while the erasure runs is built before it (and erased) or not at all", async () => {
+    const token = await click(h.first, site, 'GCLID-BUILT-MEANWHILE');
+    const [stored] = await recordReports(h.first, [{
+      site, triggerKey: 'signup', now: new Date(),
+      report: { customer_event_id: 'built-meanwhile-1', correlation_token: token, identity: { email: 'gone@example.com' }, allow_uncorrelated: false },
+    }], { defer: true });
+    expect(stored).toMatchObject({ ok: true, deferred: true });
+
+    // The erasure has found the person's report and looked for its events (none yet); the other process's fan-out
+    // reads the waiting report (with the email) and builds it now, before the erasure goes on.
+    let building: Promise<unknown> = Promise.resolve();
+    const eraser = inTransactionBefore(h.first, 'with unbuilt as', async (tx) => {
+      building = fanOutPendingReports(h.second);
+      await untilWaitingFor(tx, h.first, building);
+    });
+    const erased = await erasePerson(eraser, site.account_id, { email: 'gone@example.com', phone: null, customerId: null }, hash);
+    await building;
+    expect(erased.matched.reports).toBe(1);
+
+    const events = await h.first.query<{ email: string | null; click_ids: unknown; erased_at: Date | null }>(
+      'select email, click_ids, erased_at from events where site_id = $1', [site.id]);
+    for (const event of events) expect(event).toMatchObject({ email: null, click_ids: null, erased_at: expect.any(Date) });
+    expect(await h.first.query('select o.* from outbox o join event_actions a on a.id = o.event_action_id join events e on e.id = a.event_id where e.site_id = $1', [site.id])).toEqual([]);
+    expect(await h.first.query('select * from report_fanouts')).toEqual([]);
+    const sent = await deliverAll();
+    expect(sent).not.toContain('GCLID-BUILT-MEANWHILE');
+    expect(sent).not.toContain(createHash('sha256').update('gone@example.com').digest('hex'));
   });
 });

@@ -14,8 +14,11 @@
  * A report is built once: the statement takes only reports still waiting, each locked, and skips one another writer
  * holds (a second process on one PostgreSQL), which then builds it.
  *
- * A report whose planning read a snapshot an erasure deleted before the build's statement (another report's, of the
- * same browser) is not built by it: it stays waiting and is planned again (ReportWriteResult.stale).
+ * An erasure and a build never overlap: the erasure locks `report_fanouts` against writes and the build's statement
+ * deletes from it, so the build commits wholly before the erasure looks for the person's events (and they are
+ * erased) or runs after the erasure has committed, when an erased report is off the queue (nothing is built). A report
+ * whose planning read a snapshot the erasure deleted (another report's, of the same browser) is not built by that
+ * statement: it stays waiting and is planned again (ReportWriteResult.stale).
  */
 import type { Database } from '../db/db';
 import { reportKey, type ReportKind } from './report-sql';

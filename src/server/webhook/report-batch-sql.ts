@@ -78,8 +78,9 @@ const NOT_ERASED = `(select 1 from reports x where x.site_id = t.site_id and x.e
  * under the stage's customer id. An erasure removes both (it deletes the snapshot; it clears the signup's identity,
  * token and customer id), and one that committed between the planning and the write would otherwise see its person's
  * email and click written again, and sent, after it answered. This statement runs wholly after such an erasure or
- * before it (it writes to reports, which the erasure locks against writes), so a report whose basis is gone is left
- * out and planned again (ReportWriteResult.stale). Scalar subqueries by primary key, as NOT_ERASED.
+ * before it (it writes to a table the erasure locks against writes: reports, or report_fanouts for `existing`), so a
+ * report whose basis is gone is left out and planned again (ReportWriteResult.stale). Scalar subqueries by primary
+ * key, as NOT_ERASED.
  */
 const BASIS_HOLDS = `(t.basis_snapshot_id is null
          or (select 1 from snapshots s where s.id = t.basis_snapshot_id::bigint) is not null)

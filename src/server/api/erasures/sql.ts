@@ -29,10 +29,13 @@ export interface IdentityCandidate {
 /**
  * Takes the write locks that make an erasure one step in time: a report, snapshot or form submission of the same
  * person commits wholly before the erasure reads (and is erased) or waits until it has committed (and is kept).
- * SHARE ROW EXCLUSIVE blocks inserts and updates of those tables (and other erasures), never readers.
+ * `report_fanouts` too: the build of a burst's report (deferred-fanout.ts) writes events from a report it read
+ * earlier, in a statement that touches no other table here; it then either commits before the erasure looks for the
+ * person's events (which finds them) or runs after it, when an erased report is off the queue and nothing is built.
+ * SHARE ROW EXCLUSIVE blocks inserts, updates and deletes of those tables (and other erasures), never readers.
  */
 export async function lockPersonalDataWrites(tx: Queryable): Promise<void> {
-  await tx.query('lock table snapshots, form_submissions, reports in share row exclusive mode');
+  await tx.query('lock table snapshots, form_submissions, reports, report_fanouts in share row exclusive mode');
 }
 
 /** The coarse test of a jsonb column of raw identity fields, `$2` the email, `$3` the phone's digits. */
