@@ -7,15 +7,15 @@
  * click from, or a snapshot, and its write comes after an erasure deleted them. The write checks what was read is
  * still there, and plans the report again if not.
  *
- * Two processes on one PostgreSQL (or one service's pool): one erases while the other writes; the test lets the
- * erasure go on once the writer waits for it (PostgreSQL's pg_blocking_pids), or once the writer is done if it does
- * not wait.
+ * Two processes on one PostgreSQL (or one service's pool): one erases while the other builds a burst's report or
+ * redelivers an event; the test lets the first go on once the second waits for it (PostgreSQL's pg_blocking_pids), or
+ * once the second is done if it does not wait.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { DATABASE_KINDS } from './support/databases';
 import { insertApiFlow, newToken, snapshotBody } from './support/fixtures';
-import { memoryLog, openTwoHandles, settingsFor, TEST_SECRET_KEY } from './delivery/fixtures';
+import { createDeliveryFixture, insertReportedEvent, memoryLog, openTwoHandles, settingsFor, TEST_SECRET_KEY } from './delivery/fixtures';
 import type { Database, Queryable } from '../../src/server/db/db';
 import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
@@ -25,6 +25,9 @@ import { fanOutPendingReports } from '../../src/server/webhook/deferred-fanout';
 import { erasePerson, type ErasureRecord } from '../../src/server/api/erasures/erasures';
 import { erasureHash } from '../../src/server/api/erasures/keyed-hash';
 import { startDeliveryWorker } from '../../src/server/delivery/worker';
+import { redeliverFailedActions, type RedeliveryResult } from '../../src/server/delivery/redeliver';
+import { redeliverEvent } from '../../src/server/api/events/redeliver';
+import { ERASED_ERROR_CODE } from '../../src/server/api/erasures/sql';
 import { startFakeGoogle, type FakeGoogle } from '../../src/demo/fakes/google';
 import { sealCredentials, upsertDestination } from '../../src/server/destinations';
 import { secretBox } from '../../src/server/db/secret-box';
@@ -279,5 +282,53 @@ describe.each(DATABASE_KINDS.filter((k) => k.name === 'postgres'))('an erasure a
     const sent = await deliverAll();
     expect(sent).not.toContain('GCLID-BUILT-MEANWHILE');
     expect(sent).not.toContain(createHash('sha256').update('gone@example.com').digest('hex'));
+  });
+
+  /** An event of `email` whose one action failed for good (its outbox row gone, as recordOutcomes leaves it). */
+  async function failedEvent(email: string): Promise<{ accountId: string; eventId: string; actionIds: string[] }> {
+    const fx = await createDeliveryFixture(h.first, { api: 'data_manager', refreshToken: google.issueRefreshToken() });
+    const { eventId, actionIds } = await insertReportedEvent(h.first, fx, { identity: { email } });
+    await h.first.query('delete from outbox where event_action_id = any($1::text[])', [actionIds]);
+    await h.first.query(`update event_actions set status = 'failed', attempts = 1, error = '{"code":"x","message":"m"}' where id = any($1::text[])`, [actionIds]);
+    await h.first.query(`update events set status = 'failed' where id = $1`, [eventId]);
+    return { accountId: fx.accountId, eventId, actionIds };
+  }
+
+  /** What is left of an event to send: its status, its actions' statuses and error codes, its outbox rows. */
+  async function sendable(eventId: string) {
+    const [event] = await h.first.query<{ status: string; erased: boolean }>('select status, erased_at is not null as erased from events where id = $1', [eventId]);
+    const actions = await h.first.query<{ status: string; code: string | null }>("select status, error ->> 'code' as code from event_actions where event_id = $1", [eventId]);
+    const outbox = await h.first.query('select o.id from outbox o join event_actions a on a.id = o.event_action_id where a.event_id = $1', [eventId]);
+    return { event, actions, outbox: outbox.length };
+  }
+
+  it('a redelivery asked for while the erasure commits answers 409 event_erased and queues nothing', async () => {
+    const { accountId, eventId } = await failedEvent('racer@example.com');
+    // The erasure has anonymised the event (not committed yet); the other process's POST .../redeliver comes now,
+    // having read the event before the erasure commits.
+    let redelivery: Promise<unknown> = Promise.resolve();
+    const eraser = inTransactionBefore(h.first, 'insert into erasures', async (tx) => {
+      redelivery = redeliverEvent(h.second, accountId, eventId);
+      await untilWaitingFor(tx, h.first, redelivery);
+    });
+    expect((await erasePerson(eraser, accountId, { email: 'racer@example.com', phone: null, customerId: null }, hash)).matched.events).toBe(1);
+    await expect(redelivery).rejects.toMatchObject({ status: 409, code: 'event_erased' });
+    expect(await sendable(eventId)).toEqual({ event: { status: 'failed', erased: true }, actions: [{ status: 'failed', code: 'x' }], outbox: 0 });
+    expect(await deliverAll()).not.toContain('racer');
+  });
+
+  it('an erasure coming while a redelivery queues an event again waits for it and cancels what it queued', async () => {
+    const { accountId, eventId } = await failedEvent('second@example.com');
+    // The redelivery has taken the event (not erased yet); the erasure starts now, in the other process.
+    let erasure: Promise<ErasureRecord> | null = null;
+    const redeliverer = inTransactionBefore(h.second, 'update event_actions', async (tx) => {
+      erasure = erasePerson(h.first, accountId, { email: 'second@example.com', phone: null, customerId: null }, hash);
+      await untilWaitingFor(tx, h.first, erasure);
+    });
+    const result: RedeliveryResult = await redeliverFailedActions(redeliverer, eventId);
+    expect(result).toMatchObject({ erased: false, actionIds: [expect.any(String)] });
+    expect((await erasure!).matched.events).toBe(1);
+    expect(await sendable(eventId)).toEqual({ event: { status: 'failed', erased: true }, actions: [{ status: 'failed', code: ERASED_ERROR_CODE }], outbox: 0 });
+    expect(await deliverAll()).not.toContain('second');
   });
 });

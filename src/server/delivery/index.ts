@@ -3,5 +3,5 @@ export * from './backoff';
 export * from './outbox-sql';
 export type { EventStatus } from './sql';
 export * from './wakeup';
-export { redeliverFailedActions } from './redeliver';
+export { redeliverFailedActions, type RedeliveryResult } from './redeliver';
 export * from './worker';

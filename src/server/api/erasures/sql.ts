@@ -229,7 +229,9 @@ const SCRUBBED_ERROR = (column: string) => `case when ${column} is null then nul
  * Anonymises events and what delivery recorded of them: each action's and attempt's request summary (hashed
  * identifiers identify too) goes; actions not yet sent are taken out of the outbox and marked failed with the reason.
  * The event keeps only what identifies no one (`keep` keys of its data; a renamed customer_event_id replaced).
- * Actions first, then events, in the order the delivery worker locks them.
+ * The events' rows are locked first, in id order, as the delivery worker (lockEvents) and a redelivery lock them
+ * before their actions: a redelivery that took an event first commits before the outbox and the actions are read
+ * here (what it queued is then cancelled), and one that comes after finds the event erased.
  */
 export async function anonymiseEvents(
   tx: Queryable,
@@ -239,6 +241,7 @@ export async function anonymiseEvents(
   now: Date,
 ): Promise<number> {
   if (ids.length === 0) return 0;
+  await tx.query('select id from events where id = any($1::text[]) order by id for update', [[...ids].sort()]);
   // A row still leased is a send under way: its outcome is never written (the lease is gone with the row), and the
   // action says the platform may have it.
   const inFlight = await tx.query<{ event_action_id: string; in_flight: boolean }>(

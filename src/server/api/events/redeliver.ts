@@ -8,12 +8,13 @@ import { getEvent, type EventRecord } from './events';
 export async function redeliverEvent(db: Database, accountId: string, id: string): Promise<EventRecord> {
   const row = await findEvent(db, accountId, id);
   if (!row) throw notFound('event', id);
-  if (row.data?.erased === true) {
-    // Its person was erased: what it would carry is gone, and sending it again would tell a platform about them anew.
-    throw new ApiError(409, 'conflict_error', 'event_erased', `Event '${id}' belongs to a person whose data was erased: it is never sent again.`);
-  }
-  const queued = await redeliverFailedActions(db, row.id);
-  if (queued.length === 0) {
+  // Its person was erased (seen here, or by the redelivery itself when the erasure committed meanwhile): what it would
+  // carry is gone, and sending it again would tell a platform about them anew.
+  const erased = () => new ApiError(409, 'conflict_error', 'event_erased', `Event '${id}' belongs to a person whose data was erased: it is never sent again.`);
+  if (row.data?.erased === true) throw erased();
+  const result = await redeliverFailedActions(db, row.id);
+  if (result.erased) throw erased();
+  if (result.actionIds.length === 0) {
     throw new ApiError(
       409,
       'conflict_error',
