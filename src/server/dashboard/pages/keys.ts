@@ -36,7 +36,7 @@ ${csrfField(session)}
 ${
   keys.length === 0
     ? html`<p class="muted">No API keys.</p>`
-    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Starts with</th><th>Label</th><th>Created</th><th>Last used</th><th>Status</th><th></th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Starts with</th><th>Label</th><th>Created</th><th>Last used</th><th>Status</th><th><span class="visually-hidden">Revoke</span></th></tr></thead><tbody>
 ${keys.map(
   (k) => html`<tr id="${k.id}"><td data-label="Key"><code class="nowrap">${k.prefix}…</code></td><td data-label="Label">${k.label || html`<span class="muted">—</span>`}</td>
 <td data-label="Created">${when(k.created_at)}</td>
