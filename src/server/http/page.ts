@@ -48,10 +48,18 @@ footer { margin-top: 28px; color: var(--muted); font-size: .8125rem; }
 /** The script of the hosted pages' Copy buttons, allowed by its hash in HOSTED_PAGE_CSP: nothing else runs. */
 const COPY_SCRIPT_HASH = `sha256-${createHash('sha256').update(COPY_BUTTONS_SCRIPT).digest('base64')}`;
 
-/** A complete, self-contained page (inline CSS; no script but the Copy buttons', when `copyButtons` is set). */
+/** The page title a tab or a screen reader shows: the page's own, naming the product as the dashboard's titles do. */
+function titleOf(title: string): string {
+  return /\bcnv\b/.test(title) ? title : `${title} · cnv`;
+}
+
+/**
+ * A complete, self-contained page (inline CSS; no script but the Copy buttons', when `copyButtons` is set). Its title
+ * gets " · cnv" unless it already names cnv ("Connect Meta to cnv").
+ */
 export function page(title: string, body: Html, { copyButtons = false }: { copyButtons?: boolean } = {}): string {
   return htmlDocument({
-    title,
+    title: titleOf(title),
     style: STYLE,
     body: html`<main>
 ${body}

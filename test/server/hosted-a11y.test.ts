@@ -1,0 +1,20 @@
+/** The hosted pages as assistive technology reads them: titles that name the product, errors tied to their fields. */
+import { describe, expect, it } from 'vitest';
+import { notFoundPage, otherBrowserPage, unavailablePage } from '../../src/server/api/handoffs/hosted-pages';
+import { page } from '../../src/server/http/page';
+import { html } from '../../src/server/http/html';
+
+const titleOf = (markup: string) => /<title>([^<]*)<\/title>/.exec(markup)![1];
+
+describe('the hosted pages', () => {
+  it('name the product in their title, as the dashboard does', () => {
+    expect(titleOf(notFoundPage())).toBe('Link not found · cnv');
+    expect(titleOf(otherBrowserPage())).toBe('Sign-in not started here · cnv');
+    expect(titleOf(unavailablePage(503, 'Busy.'))).toBe('Try again in a minute · cnv');
+    expect(titleOf(page('Your webhook secret', html``))).toBe('Your webhook secret · cnv');
+  });
+
+  it('leave a title that already names cnv as it is', () => {
+    expect(titleOf(page('Connect Meta to cnv', html``))).toBe('Connect Meta to cnv');
+  });
+});
