@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { notFoundPage, otherBrowserPage, unavailablePage } from '../../src/server/api/handoffs/hosted-pages';
 import { page } from '../../src/server/http/page';
 import { html } from '../../src/server/http/html';
+import { colourOf, contrastRatio } from '../support/contrast';
 
 const titleOf = (markup: string) => /<title>([^<]*)<\/title>/.exec(markup)![1];
 
@@ -16,5 +17,14 @@ describe('the hosted pages', () => {
 
   it('leave a title that already names cnv as it is', () => {
     expect(titleOf(page('Connect Meta to cnv', html``))).toBe('Connect Meta to cnv');
+  });
+});
+
+describe('the hosted page style', () => {
+  it('draws the edge of text fields and selects at 3:1 or more against the white they sit on', () => {
+    const css = /<style>([\s\S]*?)<\/style>/.exec(page('Link expired', html``))![1]!;
+    for (const selector of ['input[type=text]', 'input[type=password]', 'select']) {
+      expect(contrastRatio(colourOf(css, selector, 'border'), '#ffffff')).toBeGreaterThanOrEqual(3);
+    }
   });
 });

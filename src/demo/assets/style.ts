@@ -1,7 +1,7 @@
 /** The demo site's one stylesheet: no external fonts or images, so the demo works offline. */
 export const STYLESHEET = `
 :root {
-  --ink: #1c2430; --muted: #5d6b7e; --line: #e3e8ef; --paper: #ffffff; --wash: #f5f7fb;
+  --ink: #1c2430; --muted: #5d6b7e; --line: #e3e8ef; --field: #8a94a6; --paper: #ffffff; --wash: #f5f7fb;
   --brand: #4f46e5; --brand-ink: #ffffff; --ok: #166534; --ok-wash: #e8f6ed; --wait: #b45309; --wait-wash: #fdf3e3;
   --bad: #b91c1c; --bad-wash: #fdecec; --code: #0f172a;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
@@ -59,8 +59,8 @@ p.lead { font-size: 1.15rem; color: var(--muted); max-width: 42rem; }
 
 .signup { display: grid; grid-template-columns: 1fr 1fr; gap: 1.5rem; align-items: start; }
 form.stack label { display: block; font-weight: 600; font-size: .9rem; margin: .9rem 0 .3rem; }
-form.stack input { width: 100%; padding: .65rem .75rem; border: 1px solid #cfd6e1; border-radius: 9px; font: inherit; }
-form.stack input:focus { outline: 2px solid #a5b4fc; border-color: var(--brand); }
+form.stack input { width: 100%; padding: .65rem .75rem; border: 1px solid var(--field); border-radius: 9px; font: inherit; }
+form.stack input:focus { outline: 2px solid var(--brand); outline-offset: 1px; border-color: var(--brand); }
 form.stack .button { margin-top: 1.1rem; width: 100%; }
 
 dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; margin: .5rem 0 0; }

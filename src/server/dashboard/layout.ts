@@ -24,13 +24,13 @@ export type NavId = (typeof NAV)[number]['id'];
 export const SCRIPT_PATH = '/dashboard/assets/dashboard.js';
 
 const STYLE = `
-:root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #dfe3ea; --soft: #f5f7fa; --accent: #2456d6;
+:root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #dfe3ea; --field: #8a94a6; --soft: #f5f7fa; --accent: #2456d6;
   --bad: #b42318; --bad-bg: #fef3f2; --good: #067647; --good-bg: #ecfdf3; --warn: #93370d; --warn-bg: #fffaeb; }
 * { box-sizing: border-box; }
 [hidden] { display: none !important; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--soft); }
 a { color: var(--accent); }
-:focus-visible { outline: 3px solid #6d8fe8; outline-offset: 2px; }
+:focus-visible { outline: 3px solid #4a6fd8; outline-offset: 2px; }
 .skip { position: absolute; left: 8px; top: -48px; background: #fff; padding: 8px 12px; border-radius: 6px; z-index: 10; }
 .skip:focus { top: 8px; }
 header.top { background: #fff; border-bottom: 1px solid var(--line); }
@@ -54,7 +54,7 @@ p.lead { color: var(--muted); margin: 0 0 20px; }
 label { display: block; font-weight: 600; font-size: .9rem; }
 label .hint { display: block; font-weight: 400; }
 input[type=text], input[type=url], input[type=search], input[type=date], select {
-  width: 100%; padding: 8px 10px; margin-top: 4px; font: inherit; font-weight: 400; border: 1px solid var(--line); border-radius: 7px; background: #fff; }
+  width: 100%; padding: 8px 10px; margin-top: 4px; font: inherit; font-weight: 400; border: 1px solid var(--field); border-radius: 7px; background: #fff; }
 input[aria-invalid=true] { border-color: var(--bad); }
 button, a.button { display: inline-block; padding: 8px 14px; font: inherit; font-weight: 600; color: #fff; background: var(--accent);
   border: 1px solid var(--accent); border-radius: 7px; cursor: pointer; text-decoration: none; line-height: 1.3; }

@@ -8,7 +8,7 @@ export { Html, html, escapeHtml } from './html';
 export { copyable } from './copy-buttons';
 
 const STYLE = `
-:root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #dfe3ea; --accent: #2456d6; --bad: #b42318; --good: #067647; }
+:root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #dfe3ea; --field: #8a94a6; --accent: #2456d6; --bad: #b42318; --good: #067647; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f5f7fa; }
 main { max-width: 640px; margin: 48px auto; padding: 32px; background: #fff; border: 1px solid var(--line); border-radius: 12px; }
@@ -17,7 +17,7 @@ h2 { font-size: 1.1rem; margin: 24px 0 8px; }
 p.lead { color: var(--muted); margin-top: 0; }
 label { display: block; font-weight: 600; margin-top: 18px; }
 .hint { display: block; font-weight: 400; color: var(--muted); font-size: .875rem; }
-input[type=text], input[type=password], select { width: 100%; padding: 10px 12px; margin-top: 6px; font: inherit; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
+input[type=text], input[type=password], select { width: 100%; padding: 10px 12px; margin-top: 6px; font: inherit; border: 1px solid var(--field); border-radius: 8px; background: #fff; }
 input[aria-invalid=true] { border-color: var(--bad); }
 .fake-value { margin: 6px 0 0; padding: 6px 10px 2px; border-left: 3px solid #f79009; background: #fffaeb; border-radius: 0 8px 8px 0; }
 .fake-value pre { margin: 4px 0 6px; background: #fff; }
