@@ -1,11 +1,61 @@
 /** The demo pages as assistive technology reads them: titles, headings, the current page, landmarks, form errors. */
 import { describe, expect, it } from 'vitest';
 import { STYLESHEET } from '../../src/demo/assets/style';
-import { colourOf, contrastRatio } from '../support/contrast';
+import { colourOf, contrastRatio, declarationsOf } from '../support/contrast';
+import { landingPage } from '../../src/demo/pages/landing';
+import { pricingPage } from '../../src/demo/pages/pricing';
+import { welcomePage } from '../../src/demo/pages/welcome';
 
 describe('the demo style', () => {
   it('draws the edge of the signup fields, and their focus ring, at 3:1 or more against the white they sit on', () => {
     expect(contrastRatio(colourOf(STYLESHEET, 'form.stack input', 'border'), '#ffffff')).toBeGreaterThanOrEqual(3);
     expect(contrastRatio(colourOf(STYLESHEET, 'form.stack input:focus', 'outline'), '#ffffff')).toBeGreaterThanOrEqual(3);
+  });
+});
+
+const CTX = { serviceUrl: 'http://127.0.0.1:8787', siteKey: 'abc123' };
+const CLICK_IDS = { gclid: 'g', fbclid: 'f', msclkid: 'm', li_fat_id: 'l', rdt_cid: 'r', ttclid: 't' };
+const SIGNUP = { id: 'u1', name: 'Ada Lovelace', email: 'ada@example.com', upgrade: null, refund: null } as never;
+const JOURNEY = { final: false, steps: [{ key: 'click', title: 'Ad click', state: 'done', summary: 'Stored.', facts: [] }] } as never;
+const PLAN = { key: 'demo-paid', value: 29, currency: 'EUR' };
+
+const pages = () => ({
+  landing: landingPage(CTX, { clickIds: [['gclid', 'g']], freshClickIds: CLICK_IDS }).value,
+  landingWithoutClick: landingPage(CTX, { clickIds: [], freshClickIds: CLICK_IDS }).value,
+  pricing: pricingPage(CTX).value,
+  welcome: welcomePage(CTX, SIGNUP, JOURNEY, { plan: PLAN }).value,
+});
+
+const titleOf = (page: string) => /<title>([^<]*)<\/title>/.exec(page)![1];
+
+describe('the demo pages', () => {
+  it('have a title of their own: the landing page and the welcome page are told apart', () => {
+    const { landing, pricing, welcome } = pages();
+    expect(new Set([titleOf(landing), titleOf(pricing), titleOf(welcome)]).size).toBe(3);
+    expect(titleOf(landing)).toBe('Ship parcels without the paperwork · Demo store');
+    expect(titleOf(welcome)).toBe('Welcome aboard · Demo store');
+  });
+
+  it('never skip a heading level (h1, then h2, then h3…)', () => {
+    for (const [name, page] of Object.entries(pages())) {
+      const levels = [...page.matchAll(/<h([1-6])\b/g)].map((m) => Number(m[1]));
+      expect(levels[0], name).toBe(1);
+      levels.forEach((level, i) => {
+        if (i > 0) expect(level - levels[i - 1]!, `${name}: h${levels[i - 1]} then h${level}`).toBeLessThanOrEqual(1);
+      });
+    }
+  });
+
+  it('mark the current page in the navigation for screen readers, not only by colour', () => {
+    const { pricing, welcome } = pages();
+    expect(pricing).toContain('<a href="/pricing" aria-current="page">Pricing</a>');
+    expect(pricing.match(/aria-current/g)).toHaveLength(1);
+    expect(welcome).not.toContain('aria-current');
+    expect(colourOf(STYLESHEET, 'nav a[aria-current=page]', 'color')).toBeTruthy();
+    expect(declarationsOf(STYLESHEET, 'nav a[aria-current=page]')).toContain('text-decoration: underline');
+  });
+
+  it('put the demo ribbon in a landmark of its own', () => {
+    expect(pages().pricing).toMatch(/<aside class="ribbon" aria-label="About this demo">[\s\S]*?Events seen by cnv[\s\S]*?<\/aside>/);
   });
 });

@@ -25,7 +25,8 @@ header.site .wrap { display: flex; align-items: center; justify-content: space-b
 .brand { white-space: nowrap; display: flex; align-items: center; gap: .6rem; font-weight: 700; font-size: 1.15rem; color: var(--ink); text-decoration: none; }
 .brand-mark { width: 28px; height: 28px; border-radius: 8px; background: linear-gradient(135deg, #6366f1, #ec4899); }
 nav a { margin-left: 1.25rem; color: var(--muted); text-decoration: none; font-weight: 500; }
-nav a.active, nav a:hover { color: var(--ink); }
+nav a:hover { color: var(--ink); }
+nav a[aria-current=page] { color: var(--ink); text-decoration: underline; text-decoration-thickness: 2px; text-underline-offset: 6px; }
 
 main { padding: 2.5rem 0 4rem; }
 h1 { font-size: 2.2rem; line-height: 1.2; margin: 0 0 .75rem; letter-spacing: -.02em; }
@@ -36,7 +37,7 @@ p.lead { font-size: 1.15rem; color: var(--muted); max-width: 42rem; }
 @media (max-width: 820px) { .hero, .plans, .signup { grid-template-columns: 1fr !important; } }
 
 .card { background: var(--paper); border: 1px solid var(--line); border-radius: 14px; padding: 1.25rem 1.4rem; box-shadow: 0 1px 2px rgba(16,24,40,.04); }
-.card h3 { margin: 0 0 .5rem; font-size: 1.05rem; }
+.card h2, .card h3 { margin: 0 0 .5rem; font-size: 1.05rem; }
 .card.note { background: #eef2ff; border-color: #c7d2fe; }
 .card.billing { margin: 0 0 1.25rem; display: grid; gap: .5rem; }
 .card.billing .billing-head { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; }

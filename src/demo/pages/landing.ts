@@ -28,14 +28,14 @@ export function adClickHref(clickIds: DemoClickIds): string {
 export function landingPage(ctx: PageContext, visit: { clickIds: Array<[string, string]>; freshClickIds: DemoClickIds }): Html {
   const arrived = visit.clickIds.length > 0
     ? html`<div class="card note">
-        <h3>You arrived from an ad</h3>
+        <h2>You arrived from an ad</h2>
         <p>This visit's URL carries ${visit.clickIds.length === 1 ? 'this click id' : 'these click ids'}, as the ad platforms' auto-tagging writes them:</p>
         <dl class="kv click-ids">${visit.clickIds.map(([k, v]) => html`<dt>${k}</dt><dd><code>${v}</code></dd>`)}</dl>
         <p>The cnv loader read them as its first act and kept them in a first-party cookie, so a signup on another page,
         minutes or days later, is still credited to this click.</p>
       </div>`
     : html`<div class="card note">
-        <h3>No ad click yet</h3>
+        <h2>No ad click yet</h2>
         <p>This visit has no click id in its URL. Start the journey the way a real visitor does: by clicking an ad.</p>
         <p><a class="button" href="${adClickHref(visit.freshClickIds)}">Simulate an ad click</a></p>
       </div>`;
@@ -52,7 +52,7 @@ export function landingPage(ctx: PageContext, visit: { clickIds: Array<[string, 
     ${arrived}
   </div>
   <aside class="card browser-state" data-browser-state>
-    <h3>What the loader keeps in this browser</h3>
+    <h2>What the loader keeps in this browser</h2>
     <p class="muted small">Read live from this page's cookies (this origin's, not the service's).</p>
   </aside>
 </section>
@@ -63,5 +63,5 @@ export function landingPage(ctx: PageContext, visit: { clickIds: Array<[string, 
   <li><h3>Backend report</h3><div class="detail muted">This store's backend creates your account and reports the signup through the cnv Node client, signed with its webhook secret, carrying the token from your request's cookie.</div></li>
   <li><h3>Delivered to the ad platforms</h3><div class="detail muted">cnv pairs the report with the click and sends the conversion to Google Ads, Meta, Microsoft Advertising, LinkedIn, Reddit and TikTok, each with its own click id: here local fakes of their APIs, so nothing leaves this machine.</div></li>
 </ol>`;
-  return layout(ctx, { title: 'Welcome', nav: 'home', body });
+  return layout(ctx, { title: 'Ship parcels without the paperwork', nav: 'home', body });
 }

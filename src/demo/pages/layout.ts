@@ -1,4 +1,4 @@
-/** The frame of every demo page: the demo ribbon, the pretend store's header, and the real install snippet. */
+/** The frame of every demo page: the demo ribbon (a landmark of its own, beside the store's), the pretend store's header, and the real install snippet. */
 import { installSnippet as snippetFor } from '../../protocol/install';
 import { html, raw, type Html } from '../../server/http/html';
 
@@ -20,7 +20,7 @@ export function installSnippet(ctx: PageContext): Html {
 /** A whole page. `live` names what the page's script keeps up to date (see assets/live-script). */
 export function layout(ctx: PageContext, page: { title: string; nav: NavItem; body: Html; live?: string }): Html {
   const link = (item: Exclude<NavItem, null>, href: string, label: string) =>
-    html`<a href="${href}" class="${page.nav === item ? 'active' : ''}">${label}</a>`;
+    html`<a href="${href}"${page.nav === item ? html` aria-current="page"` : ''}>${label}</a>`;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -33,13 +33,13 @@ ${installSnippet(ctx)}
 <script defer src="/assets/demo.js"></script>
 </head>
 <body${page.live ? html` data-live="${page.live}"` : ''}>
-<div class="ribbon"><div class="wrap">
+<aside class="ribbon" aria-label="About this demo"><div class="wrap">
   <span><strong>cnv demo</strong> · a pretend customer site on its own origin, with the cnv loader installed from <code>${ctx.serviceUrl}</code></span>
   <span><a href="/events">Events seen by cnv</a></span>
-</div></div>
+</div></aside>
 <header class="site"><div class="wrap">
   <a class="brand" href="/"><span class="brand-mark"></span>Demo store</a>
-  <nav>${link('home', '/', 'Home')}${link('pricing', '/pricing', 'Pricing')}${link('events', '/events', 'Events')}</nav>
+  <nav aria-label="Store">${link('home', '/', 'Home')}${link('pricing', '/pricing', 'Pricing')}${link('events', '/events', 'Events')}</nav>
 </div></header>
 <main><div class="wrap">
 ${page.body}

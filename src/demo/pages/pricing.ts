@@ -16,7 +16,7 @@ const PLANS = [
 export function pricingPage(ctx: PageContext, form: { error?: string | null; email?: string; name?: string } = {}): Html {
   const plans = PLANS.map(
     (plan) => html`<div class="card plan${plan.featured ? ' featured' : ''}">
-      <h3>${plan.name}</h3>
+      <h2>${plan.name}</h2>
       <div class="price">${plan.price}</div><div class="muted small">${plan.per}</div>
       <ul>${plan.features.map((f) => html`<li>${f}</li>`)}</ul>
     </div>`,
@@ -27,7 +27,7 @@ export function pricingPage(ctx: PageContext, form: { error?: string | null; ema
 <section class="plans">${plans}</section>
 <section class="signup">
   <div class="card">
-    <h3>Start your free trial</h3>
+    <h2>Start your free trial</h2>
     ${form.error ? html`<p class="pill bad">${form.error}</p>` : ''}
     <form class="stack" method="post" action="/signup" ${raw(SIGNUP_INTENT_ATTRIBUTE)}>
       <label for="email">Work email</label>
@@ -39,14 +39,14 @@ export function pricingPage(ctx: PageContext, form: { error?: string | null; ema
   </div>
   <div>
     <div class="card note">
-      <h3>What happens when you press the button</h3>
+      <h2>What happens when you press the button</h2>
       <p>The form carries <code>${SIGNUP_INTENT_ATTRIBUTE}</code>. In the submit event, before the browser sends the form,
       the loader writes the cookie holding a fresh correlation token, so this very POST carries it to the store's backend,
       and it sends cnv a snapshot of your ad click under that token.</p>
       <p>The backend then reports the signup with the token; cnv pairs the two.</p>
     </div>
     <div class="card browser-state" data-browser-state>
-      <h3>What the loader keeps in this browser</h3>
+      <h2>What the loader keeps in this browser</h2>
     </div>
   </div>
 </section>`;

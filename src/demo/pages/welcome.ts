@@ -56,7 +56,7 @@ ${planCard(signup, options.plan, options.notice ?? null)}
   <a class="button" href="/">Start again with a new ad click</a>
   <a class="button ghost" href="/events">All events of the demo site</a>
 </div>`;
-  return layout(ctx, { title: 'Welcome', nav: null, body });
+  return layout(ctx, { title: 'Welcome aboard', nav: null, body });
 }
 
 /** The welcome page of a user the demo does not know (it keeps signups in memory only). */
