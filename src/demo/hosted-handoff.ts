@@ -96,7 +96,7 @@ export async function submitHostedForm(url: string, fields: Record<string, strin
   });
   const result = await submitted.text();
   if (!submitted.ok) {
-    const message = /<p class="field-error">([^<]*)<\/p>/.exec(result)?.[1];
+    const message = /<p class="field-error"[^>]*>([^<]*)<\/p>/.exec(result)?.[1];
     throw new Error(`Submitting the hosted page ${new URL(url).pathname} answered ${submitted.status}${message ? `: ${message}` : ''}.`);
   }
   return result;

@@ -99,11 +99,11 @@ export function splitName(name: string): { firstName: string | null; lastName: s
 }
 
 /** Checks the signup form; a message for the visitor when it is not acceptable. */
-export function checkSignupForm(fields: { email?: unknown; name?: unknown }): { email: string; name: string } | { error: string } {
+export function checkSignupForm(fields: { email?: unknown; name?: unknown }): { email: string; name: string } | { error: string; field: 'email' | 'name' } {
   const email = typeof fields.email === 'string' ? fields.email.trim() : '';
   const name = typeof fields.name === 'string' ? fields.name.trim() : '';
-  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 200) return { error: 'Please enter a valid email address.' };
-  if (name.length === 0 || name.length > 200) return { error: 'Please enter your name.' };
+  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 200) return { error: 'Please enter a valid email address.', field: 'email' };
+  if (name.length === 0 || name.length > 200) return { error: 'Please enter your name.', field: 'name' };
   return { email, name };
 }
 

@@ -59,3 +59,19 @@ describe('the demo pages', () => {
     expect(pages().pricing).toMatch(/<aside class="ribbon" aria-label="About this demo">[\s\S]*?Events seen by cnv[\s\S]*?<\/aside>/);
   });
 });
+
+describe('a refused signup on the pricing page', () => {
+  it('ties the message to its field: aria-invalid, aria-describedby to the message under it, and the focus there', () => {
+    const page = pricingPage(CTX, { error: 'Please enter a valid email address.', field: 'email', email: 'nope', name: 'Ada' }).value;
+    const email = /<input id="email"[^>]*>/.exec(page)![0];
+    expect(email).toContain('aria-invalid="true"');
+    expect(email).toContain('aria-describedby="email-error"');
+    expect(email).toContain('autofocus');
+    expect(page).toContain('<p class="field-error" id="email-error">Please enter a valid email address.</p>');
+    expect(/<input id="name"[^>]*>/.exec(page)![0]).not.toContain('aria-invalid');
+  });
+
+  it('says an error of no field above the form, as an alert', () => {
+    expect(pricingPage(CTX, { error: 'Try again.' }).value).toContain('<p class="pill bad" role="alert">Try again.</p>');
+  });
+});

@@ -1,6 +1,10 @@
 /** The dashboard's pages as assistive technology reads them: headers, titles, errors tied to their fields. */
 import { describe, expect, it } from 'vitest';
 import { keysPage } from '../../src/server/dashboard/pages/keys';
+import { sitesPage, type SiteView } from '../../src/server/dashboard/pages/sites';
+import { privacyPage } from '../../src/server/dashboard/pages/privacy';
+import { notificationsPage } from '../../src/server/dashboard/pages/notifications';
+import { flowsPage, type FlowsPageData } from '../../src/server/dashboard/pages/flows';
 import type { DashboardSession } from '../../src/server/dashboard/sessions';
 import { layout } from '../../src/server/dashboard/layout';
 import { html } from '../../src/server/http/html';
@@ -36,5 +40,101 @@ describe('the dashboard style', () => {
     const ring = colourOf(css, ':focus-visible', 'outline');
     expect(contrastRatio(ring, '#f5f7fa')).toBeGreaterThanOrEqual(3);
     expect(contrastRatio(ring, '#ffffff')).toBeGreaterThanOrEqual(3);
+  });
+});
+
+/** The opening tag of the element with `id` in `page`. */
+function tagOf(page: string, id: string): string {
+  const tag = new RegExp(`<[a-z]+\\b[^>]*\\bid="${id}"[^>]*>`).exec(page);
+  if (!tag) throw new Error(`no element #${id}`);
+  return tag[0];
+}
+
+/** The ids an element's aria-describedby names. */
+function describedBy(page: string, id: string): string[] {
+  return /aria-describedby="([^"]*)"/.exec(tagOf(page, id))?.[1]!.split(' ') ?? [];
+}
+
+/** The text of the element with `id` (markup removed). */
+function textOf(page: string, id: string): string {
+  const match = new RegExp(`<([a-z]+)\\b[^>]*\\bid="${id}"[^>]*>([\\s\\S]*?)</\\1>`).exec(page);
+  if (!match) throw new Error(`no element #${id}`);
+  return match[2]!.replace(/<[^>]+>/g, '').trim();
+}
+
+/** Expects the control `id` to be marked invalid and described by a message under it that says `message`. */
+function expectTiedError(page: string, id: string, message: string | RegExp, notes: readonly string[] = []) {
+  expect(tagOf(page, id)).toContain('aria-invalid="true"');
+  expect(describedBy(page, id)).toEqual([...notes, `${id}-error`]);
+  expect(tagOf(page, `${id}-error`)).toContain('class="field-error"');
+  expect(textOf(page, `${id}-error`)).toMatch(message);
+}
+
+const SITE = { id: 'site_1', name: 'Shop', domain: 'https://www.example.com', timezone: 'UTC', site_key: 'key1', created_at: '2026-01-01T00:00:00.000Z' };
+const CHECK = { origins: [], refusals: [] };
+
+describe('a refused form on the dashboard', () => {
+  it("ties a site's refused setting to its field: aria-invalid, and the message under it named by aria-describedby after the hint", () => {
+    const view: SiteView = { site: SITE, check: CHECK, error: { message: 'Domain must not contain a path.', param: 'domain', values: { name: 'Shop', domain: 'https://x.example/p', timezone: 'UTC' } } };
+    const page = sitesPage(SESSION, 'http://cnv.test', [view]);
+    expectTiedError(page, 'site_1-domain', 'Domain must not contain a path.', ['site_1-domain-hint']);
+    expect(tagOf(page, 'site_1-name')).not.toContain('aria-invalid');
+    // Above the form: the message as a link to the field.
+    expect(page).toContain('<a href="#site_1-domain">Domain must not contain a path.</a>');
+  });
+
+  it('ties a refused Add site field the same way', () => {
+    const page = sitesPage(SESSION, 'http://cnv.test', [], [], { message: 'Give the site a name.', param: 'name', values: { name: ' ', domain: '' } });
+    expectTiedError(page, 'new-site-name', 'Give the site a name.');
+    expect(describedBy(page, 'new-site-domain')).toEqual(['new-site-domain-hint']);
+  });
+
+  it('ties a refused erasure field to its message (Personal data)', () => {
+    const values = { email: '', phone: '555 0100', customer_id: '' };
+    const page = privacyPage(SESSION, { erasures: [], retentionDays: 90, error: { message: 'phone must be a phone number with its country code.', param: 'phone', values } });
+    expectTiedError(page, 'erase-phone', 'phone must be a phone number with its country code.');
+    expect(tagOf(page, 'erase-email')).not.toContain('aria-invalid');
+  });
+
+  it("ties a refused endpoint URL to its field and says it in words, not with the API's parameter name", () => {
+    const page = notificationsPage(SESSION, {
+      endpoints: [], recent: [],
+      error: { message: 'url must be an absolute URL, e.g. https://example.com/webhooks/cnv.', param: 'url', url: 'hooks', kinds: ['event.failed'] },
+    });
+    expectTiedError(page, 'endpoint-url', 'Enter the whole address, starting with https://, e.g. https://example.com/webhooks/cnv.');
+    expect(page).not.toContain('url must');
+    // The kinds ticked stay as they were sent.
+    expect(page).toMatch(/name="kind:event\.failed" value="1" checked/);
+    expect(page).not.toMatch(/name="kind:destination\.recovered" value="1" checked/);
+  });
+
+  it('marks the kinds of an endpoint when none is ticked, the message in the group', () => {
+    const page = notificationsPage(SESSION, {
+      endpoints: [], recent: [], error: { message: 'Choose at least one kind of notification.', param: 'kinds', url: 'https://example.com/h', kinds: [] },
+    });
+    expect(describedBy(page, 'endpoint-kinds')).toEqual(['endpoint-kinds-error']);
+    expect(textOf(page, 'endpoint-kinds-error')).toBe('Choose at least one kind of notification.');
+    expect(page).not.toMatch(/name="kind:[^"]+" value="1" checked/);
+    expect(tagOf(page, 'endpoint-url')).not.toContain('aria-invalid');
+  });
+
+  const flowsData = (error: FlowsPageData['error']): FlowsPageData => ({
+    flows: [], sites: [SITE], triggerSources: new Map(), publishProblems: new Map(), formIntegrations: ['hubspot'],
+    destinations: [{ id: 'dst_1', type: 'meta', label: 'Meta', status: 'connected', account: {}, connected_at: '', created_at: '' }],
+    webhookUrlOf: () => 'http://cnv.test/w', webhookBaseUrl: 'http://cnv.test', error,
+  });
+
+  it('ties a refused flow field to its message after its hint (Create a flow)', () => {
+    const page = flowsPage(SESSION, flowsData({ message: 'Trigger key: must match…', param: 'trigger_config.key', values: { key: 'not a key!' } }));
+    expectTiedError(page, 'flow-key', 'Trigger key: must match…', ['flow-key-hint']);
+    expect(page).not.toContain('aria-errormessage');
+  });
+
+  it('marks the "Send to" group when no destination is ticked, with the message in it', () => {
+    const page = flowsPage(SESSION, flowsData({ message: 'Tick at least one destination for the flow to send to.', param: 'actions_config', values: { name: 'Leads' } }));
+    expect(describedBy(page, 'flow-actions')).toEqual(['flow-actions-error']);
+    expect(textOf(page, 'flow-actions-error')).toBe('Tick at least one destination for the flow to send to.');
+    expect(page).toMatch(/name="action_meta" value="on" aria-invalid="true"/);
+    expect(page).toContain('<a href="#flow-actions">Tick at least one destination');
   });
 });

@@ -47,7 +47,7 @@ describe('the dashboard: notifications and redelivery', () => {
     expect(empty.body).toContain('No endpoints');
     const refused = await b.post('/dashboard/notifications', { url: 'http://hooks.example.com/x', 'kind:event.failed': '1' });
     expect(refused.statusCode).toBe(400);
-    expect(refused.body).toContain('url must use https');
+    expect(refused.body).toContain('The URL must use https');
     const added = await b.post('/dashboard/notifications', { url: receiver.url, 'kind:event.failed': '1' });
     expect(added.statusCode).toBe(200);
     const secret = /whsec_[A-Za-z0-9+/=]+/.exec(added.body)?.[0];

@@ -1,3 +1,5 @@
+import { FIELD_ERROR_STYLE } from '../../server/http/field-error';
+
 /** The demo site's one stylesheet: no external fonts or images, so the demo works offline. */
 export const STYLESHEET = `
 :root {
@@ -63,7 +65,8 @@ form.stack label { display: block; font-weight: 600; font-size: .9rem; margin: .
 form.stack input { width: 100%; padding: .65rem .75rem; border: 1px solid var(--field); border-radius: 9px; font: inherit; }
 form.stack input:focus { outline: 2px solid var(--brand); outline-offset: 1px; border-color: var(--brand); }
 form.stack .button { margin-top: 1.1rem; width: 100%; }
-
+form.stack input[aria-invalid=true] { border-color: var(--bad); }
+${FIELD_ERROR_STYLE}
 dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; margin: .5rem 0 0; }
 dl.kv dt { color: var(--muted); }
 dl.kv dd { margin: 0; min-width: 0; word-break: break-all; }

@@ -1,6 +1,7 @@
 /** `/pricing`: a later page of the visit, with the signup form marked as a conversion surface. */
 import { SIGNUP_INTENT_ATTRIBUTE } from '../../protocol/install';
 import { html, raw, type Html } from '../../server/http/html';
+import { fieldAttributes, fieldError } from '../../server/http/field-error';
 import { layout, type PageContext } from './layout';
 import { DEMO } from '../setup';
 import { moneyOf } from '../../protocol/money';
@@ -12,8 +13,13 @@ const PLANS = [
   { name: 'Scale', price: 'EUR 99', per: 'per month', features: ['Unlimited labels', 'API access', 'Priority support'] },
 ];
 
-/** The pricing page; `error` is shown above the form after a rejected submit. */
-export function pricingPage(ctx: PageContext, form: { error?: string | null; email?: string; name?: string } = {}): Html {
+/**
+ * The pricing page; after a rejected submit, `error` is shown under its `field` (which takes the focus, so a screen
+ * reader reads the field with its message), or above the form when it names none.
+ */
+export function pricingPage(ctx: PageContext, form: { error?: string | null; field?: 'email' | 'name'; email?: string; name?: string } = {}): Html {
+  const invalid = (name: 'email' | 'name') => Boolean(form.error) && form.field === name;
+  const marks = (name: 'email' | 'name') => html`${fieldAttributes(name, [], invalid(name))}${invalid(name) ? html` autofocus` : ''}`;
   const plans = PLANS.map(
     (plan) => html`<div class="card plan${plan.featured ? ' featured' : ''}">
       <h2>${plan.name}</h2>
@@ -28,12 +34,14 @@ export function pricingPage(ctx: PageContext, form: { error?: string | null; ema
 <section class="signup">
   <div class="card">
     <h2>Start your free trial</h2>
-    ${form.error ? html`<p class="pill bad">${form.error}</p>` : ''}
+    ${form.error && !form.field ? html`<p class="pill bad" role="alert">${form.error}</p>` : ''}
     <form class="stack" method="post" action="/signup" ${raw(SIGNUP_INTENT_ATTRIBUTE)}>
       <label for="email">Work email</label>
-      <input id="email" name="email" type="email" required autocomplete="email" placeholder="ada@example.com" value="${form.email ?? ''}">
+      <input id="email" name="email" type="email" required autocomplete="email" placeholder="ada@example.com" value="${form.email ?? ''}"${marks('email')}>
+      ${fieldError('email', invalid('email') ? form.error : null)}
       <label for="name">Your name</label>
-      <input id="name" name="name" type="text" required autocomplete="name" placeholder="Ada Lovelace" value="${form.name ?? ''}">
+      <input id="name" name="name" type="text" required autocomplete="name" placeholder="Ada Lovelace" value="${form.name ?? ''}"${marks('name')}>
+      ${fieldError('name', invalid('name') ? form.error : null)}
       <button class="button" type="submit">Create my account</button>
     </form>
   </div>

@@ -1,10 +1,12 @@
 /** The dashboard's page shell: header with the account and sign-out, the navigation, notices, and the styles. */
 import { Html, html, htmlDocument, raw } from '../http/html';
 import { COPY_BUTTONS_SCRIPT, COPYABLE_STYLE } from '../http/copy-buttons';
+import { FIELD_ERROR_STYLE } from '../http/field-error';
 import type { DashboardSession } from './sessions';
 
 export { Html, html, raw } from '../http/html';
 export { copyable } from '../http/copy-buttons';
+export { fieldAttributes, fieldError } from '../http/field-error';
 
 /** The pages in the navigation, in order. */
 export const NAV = [
@@ -55,8 +57,8 @@ label { display: block; font-weight: 600; font-size: .9rem; }
 label .hint { display: block; font-weight: 400; }
 input[type=text], input[type=url], input[type=search], input[type=date], select {
   width: 100%; padding: 8px 10px; margin-top: 4px; font: inherit; font-weight: 400; border: 1px solid var(--field); border-radius: 7px; background: #fff; }
-input[aria-invalid=true] { border-color: var(--bad); }
-button, a.button { display: inline-block; padding: 8px 14px; font: inherit; font-weight: 600; color: #fff; background: var(--accent);
+input[aria-invalid=true], select[aria-invalid=true] { border-color: var(--bad); }
+${FIELD_ERROR_STYLE}button, a.button { display: inline-block; padding: 8px 14px; font: inherit; font-weight: 600; color: #fff; background: var(--accent);
   border: 1px solid var(--accent); border-radius: 7px; cursor: pointer; text-decoration: none; line-height: 1.3; }
 button.secondary, a.button.secondary { background: #fff; color: var(--accent); }
 button.danger, a.button.danger { background: #fff; color: var(--bad); border-color: #f4c7c2; }
@@ -154,6 +156,7 @@ details summary { cursor: pointer; color: var(--accent); font-weight: 500; }
 .sign-in { max-width: 520px; margin: 10vh auto; }
 .card .notice { margin: 12px 0; }
 fieldset.choices { border: 0; padding: 0; margin: 18px 0 0; display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 12px; }
+fieldset.choices > .field-error { grid-column: 1 / -1; margin: 0; }
 fieldset.choices > legend { font-weight: 700; font-size: .95rem; margin-bottom: 8px; padding: 0; }
 .choice { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; }
 .choice > label:not(.option) { margin-top: 10px; }
@@ -207,6 +210,14 @@ export interface LayoutOptions {
   nav: NavId | null;
   session: DashboardSession | null;
   notices?: readonly Notice[];
+}
+
+/**
+ * A refused form's message, above the form: a link to the field it names (which says it again under itself, see
+ * fieldError), or the message alone when it names none.
+ */
+export function formErrorSummary(id: string, message: string, controlId?: string): Html {
+  return html`<div class="notice bad" role="alert" id="${id}">${controlId ? html`<a href="#${controlId}">${message}</a>` : message}</div>`;
 }
 
 /** A hidden input carrying the session's CSRF token: every form of a signed-in page has one. */

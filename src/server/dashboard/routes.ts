@@ -382,7 +382,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
       return renderNotifications(request, reply, 200, { created });
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      return renderNotifications(request, reply, 400, { error: { message: error.message, url: form.url ?? '' } });
+      return renderNotifications(request, reply, 400, { error: { message: error.message, ...(error.param ? { param: error.param } : {}), url: form.url ?? '', kinds } });
     }
   });
   app.post('/dashboard/notifications/:id/delete', post, async (request, reply) => {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { Html, html, htmlDocument, raw } from './html';
 import { COPY_BUTTONS_SCRIPT, COPYABLE_STYLE } from './copy-buttons';
+import { FIELD_ERROR_STYLE } from './field-error';
 
 export { Html, html, escapeHtml } from './html';
 export { copyable } from './copy-buttons';
@@ -21,7 +22,6 @@ input[type=text], input[type=password], select { width: 100%; padding: 10px 12px
 input[aria-invalid=true] { border-color: var(--bad); }
 .fake-value { margin: 6px 0 0; padding: 6px 10px 2px; border-left: 3px solid #f79009; background: #fffaeb; border-radius: 0 8px 8px 0; }
 .fake-value pre { margin: 4px 0 6px; background: #fff; }
-.field-error { color: var(--bad); font-size: .875rem; margin: 4px 0 0; overflow-wrap: anywhere; }
 a.button { display: inline-block; padding: 10px 18px; font-weight: 600; color: #fff; background: var(--accent); border: 1px solid var(--accent); border-radius: 8px; text-decoration: none; }
 a.button.secondary { background: #fff; color: var(--accent); }
 .brandline { display: flex; align-items: center; gap: 14px; margin: 0 0 12px; }
@@ -30,7 +30,7 @@ svg.logo { flex: none; }
 p.back { margin: 28px 0 0; padding-top: 20px; border-top: 1px solid var(--line); }
 button { margin-top: 24px; padding: 10px 18px; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; }
 button.secondary { background: #fff; color: var(--accent); border: 1px solid var(--accent); }
-${COPYABLE_STYLE}.notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; overflow-wrap: anywhere; }
+${COPYABLE_STYLE}${FIELD_ERROR_STYLE}.notice { padding: 12px 14px; border-radius: 8px; background: #eef4ff; margin: 16px 0; overflow-wrap: anywhere; }
 .notice > p { margin: 0 0 6px; }
 .notice > p:last-child { margin-bottom: 0; }
 .notice.good { background: #ecfdf3; color: var(--good); }

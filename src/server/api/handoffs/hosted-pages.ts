@@ -4,6 +4,7 @@
  * the same origin as these pages, so the way back is a relative link.
  */
 import { copyable, html, page, type Html } from '../../http/page';
+import { fieldAttributes, fieldError } from '../../http/field-error';
 import type { HostedHandoff, WebhookTarget } from './completion';
 import { platformLogo, type DestinationPlatform, type Problem } from '../../destinations';
 import { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_PREFIX } from '../../../protocol/webhook';
@@ -46,19 +47,20 @@ export function destinationFormPage(hosted: DestinationHandoff, values: Record<s
     const error = errors.find((e) => e.param === field.name);
     const value = field.secret ? '' : (values[field.name] ?? '');
     const fakeValue = fakeValues && Object.hasOwn(fakeValues, field.name) ? fakeValues[field.name]! : null;
-    const described = [field.hint ? `${field.name}-hint` : '', fakeValue !== null ? `${field.name}-fake` : '', error ? `${field.name}-error` : ''].filter(Boolean).join(' ');
+    const notes = [field.hint ? `${field.name}-hint` : '', fakeValue !== null ? `${field.name}-fake` : ''].filter(Boolean);
+    const marks = fieldAttributes(field.name, notes, Boolean(error));
     const control = field.choices
-      ? html`<select id="${field.name}" name="${field.name}"${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}>
+      ? html`<select id="${field.name}" name="${field.name}"${marks}>
 ${field.choices.map((choice) => html`<option value="${choice.value}"${choice.value === value ? html` selected` : ''}>${choice.label}</option>`)}
 </select>`
       : html`<input type="${field.secret ? 'password' : 'text'}" id="${field.name}" name="${field.name}" value="${value}"
-  placeholder="${field.placeholder ?? ''}" autocomplete="off"${field.required ? html` required` : ''}${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}>`;
+  placeholder="${field.placeholder ?? ''}" autocomplete="off"${field.required ? html` required` : ''}${marks}>`;
     return html`
 <label for="${field.name}">${field.label}</label>
 ${field.hint ? html`<span class="hint" id="${field.name}-hint">${field.hint}</span>` : ''}
 ${fakeValue !== null ? fakeValueHint(field.name, fakeValue) : ''}
 ${control}
-${error ? html`<p class="field-error" id="${field.name}-error">${error.message}</p>` : ''}`;
+${fieldError(field.name, error?.message)}`;
   });
   return page(
     `Connect ${kind.label} to cnv`,

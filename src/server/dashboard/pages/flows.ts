@@ -8,7 +8,7 @@ import type { FlowRecord } from '../../api/flows';
 import type { SiteRecord } from '../../api/sites';
 import type { DestinationRecord } from '../../api/destinations';
 import { platformLogo } from '../../destinations';
-import { badge, copyable, csrfField, html, layout, postButton, when, type Html, type Notice } from '../layout';
+import { badge, copyable, csrfField, fieldAttributes, fieldError, formErrorSummary, html, layout, postButton, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { actionFieldOf } from '../action-fields';
 import { formToolLabel } from '../labels';
@@ -185,6 +185,13 @@ const FLOW_FORM_FIELDS: Readonly<Record<string, string>> = {
   name: 'name', 'trigger_config.key': 'key', 'trigger_config.pageFilter': 'page_filter', page_filter: 'page_filter',
 };
 
+/** The id of the create form's control (or group) of each of its fields a refusal may name. */
+function flowControlId(field: string): string | undefined {
+  const fixed: Record<string, string> = { name: 'flow-name', key: 'flow-key', page_filter: 'flow-pages', actions_config: 'flow-actions' };
+  if (fixed[field]) return fixed[field];
+  return field.startsWith('value_') ? `flow-${field.slice('value_'.length)}` : undefined;
+}
+
 function createForm(session: DashboardSession, data: FlowsPageData): Html {
   const submitted = data.error && !data.error.flowId ? data.error.values : undefined;
   const values = submitted ?? {};
@@ -193,18 +200,22 @@ function createForm(session: DashboardSession, data: FlowsPageData): Html {
   // The only connected platform is ticked for a new form (a form sent back keeps what was sent).
   const ticked = (type: string) => (submitted ? Boolean(values[`action_${type}`]) : connected.length === 1);
   // The field a refusal names (the API's parameter, or the form's own value_<type>), marked for the eye and the reader.
-  const refused = data.error && !data.error.flowId ? (FLOW_FORM_FIELDS[data.error.param ?? ''] ?? data.error.param) : undefined;
-  const invalid = (name: string) => (refused === name ? html` aria-invalid="true" aria-errormessage="new-flow-error"` : '');
+  const error = data.error && !data.error.flowId ? data.error : undefined;
+  const refused = error ? (FLOW_FORM_FIELDS[error.param ?? ''] ?? error.param) : undefined;
+  const refusedControl = refused ? flowControlId(refused) : undefined;
+  // A control's aria-describedby (its hint, then the message under it when the refusal names it) and aria-invalid.
+  const marks = (name: string, notes: readonly string[] = []) => fieldAttributes(flowControlId(name)!, notes, refused === name);
+  const message = (name: string) => fieldError(flowControlId(name)!, refused === name ? error!.message : null);
   return html`<section class="card" id="new-flow" aria-labelledby="new-flow-title">
 <h2 id="new-flow-title">Create a flow</h2>
-${data.error && !data.error.flowId ? html`<div class="notice bad" role="alert" id="new-flow-error">${data.error.message}</div>` : ''}
+${error ? formErrorSummary('new-flow-error', error.message, refusedControl) : ''}
 <form method="post" action="/dashboard/flows">
 ${csrfField(session)}
 <div class="grid">
 <div><label for="flow-site">Site</label><select id="flow-site" name="site_id">${data.sites.map(
     (s) => html`<option value="${s.id}"${values.site_id === s.id ? html` selected` : ''}>${s.name}</option>`,
   )}</select></div>
-<div><label for="flow-name">Name</label><input type="text" id="flow-name" name="name" value="${values.name ?? ''}" placeholder="Signups"${invalid('name')}></div>
+<div><label for="flow-name">Name</label><input type="text" id="flow-name" name="name" value="${values.name ?? ''}" placeholder="Signups"${marks('name')}>${message('name')}</div>
 </div>
 <fieldset class="choices"><legend>Trigger: what counts as a conversion</legend>
 <div class="choice">
@@ -213,8 +224,8 @@ ${csrfField(session)}
 <label for="flow-api-type">Reports</label>
 <select id="flow-api-type" name="api_type"><option value="saas_signup">Signups</option><option value="conversion"${values.api_type === 'conversion' ? html` selected` : ''}>A later stage (trial, qualified lead, payment, renewal)</option></select>
 <label for="flow-key">Trigger key</label>
-<input type="text" id="flow-key" name="key" value="${values.key ?? ''}" placeholder="signup" aria-describedby="flow-key-hint"${invalid('key')}>
-<span class="hint" id="flow-key-hint">1 to 64 of A-Z a-z 0-9 _ -; the last part of the webhook URL.</span>
+<input type="text" id="flow-key" name="key" value="${values.key ?? ''}" placeholder="signup"${marks('key', ['flow-key-hint'])}>
+<span class="hint" id="flow-key-hint">1 to 64 of A-Z a-z 0-9 _ -; the last part of the webhook URL.</span>${message('key')}
 </div>
 <div class="choice">
 <label class="option"><input type="radio" name="trigger_type" value="form"${trigger === 'form' ? html` checked` : ''}> A form on your site (form trigger)</label>
@@ -223,22 +234,23 @@ ${csrfField(session)}
 <div><label for="flow-integration">Form tool</label><select id="flow-integration" name="integration">${data.formIntegrations.map(
     (i) => html`<option value="${i}"${values.integration === i ? html` selected` : ''}>${formToolLabel(i)}</option>`,
   )}</select></div>
-<div><label for="flow-pages">Pages</label><input type="text" id="flow-pages" name="page_filter" value="${values.page_filter ?? 'all'}" aria-describedby="flow-pages-hint"${invalid('page_filter')}>
-<span class="hint" id="flow-pages-hint"><code>all</code>, or a path like <code>/signup</code> or <code>/pricing/*</code></span></div>
+<div><label for="flow-pages">Pages</label><input type="text" id="flow-pages" name="page_filter" value="${values.page_filter ?? 'all'}"${marks('page_filter', ['flow-pages-hint'])}>
+<span class="hint" id="flow-pages-hint"><code>all</code>, or a path like <code>/signup</code> or <code>/pricing/*</code></span>${message('page_filter')}</div>
 </div>
 </div>
 </fieldset>
-<fieldset class="choices"><legend>Send to</legend>
+<fieldset class="choices" id="flow-actions"${refused === 'actions_config' ? html` aria-describedby="flow-actions-error"` : ''}><legend>Send to</legend>
+${message('actions_config')}
 ${
   connected.length === 0
     ? html`<p class="notice warn">No ad platform is connected yet: <a href="/dashboard/destinations">connect one</a> first, then come back to create the flow.</p>`
     : connected.map((d) => {
         const field = actionFieldOf(d.type);
         return html`<div class="choice">
-<label class="option">${html`<input type="checkbox" name="action_${d.type}" value="on"${ticked(d.type) ? html` checked` : ''}>`} ${platformLogo(d.type, d.label, 20)} Send to ${d.label}</label>
+<label class="option">${html`<input type="checkbox" name="action_${d.type}" value="on"${ticked(d.type) ? html` checked` : ''}${refused === 'actions_config' ? html` aria-invalid="true"` : ''}>`} ${platformLogo(d.type, d.label, 20)} Send to ${d.label}</label>
 <label for="flow-${d.type}">${field.label}</label>
-<input type="text" id="flow-${d.type}" name="value_${d.type}" value="${values[`value_${d.type}`] ?? ''}" aria-describedby="flow-${d.type}-hint"${invalid(`value_${d.type}`)}>
-<span class="hint" id="flow-${d.type}-hint">${field.hint}</span></div>`;
+<input type="text" id="flow-${d.type}" name="value_${d.type}" value="${values[`value_${d.type}`] ?? ''}"${marks(`value_${d.type}`, [`flow-${d.type}-hint`])}>
+<span class="hint" id="flow-${d.type}-hint">${field.hint}</span>${message(`value_${d.type}`)}</div>`;
       })
 }
 </fieldset>

@@ -5,7 +5,7 @@
 import type { EndpointRecord } from '../../api/notification-endpoints';
 import type { NotificationRecord } from '../../notifications';
 import { NOTIFICATION_KINDS } from '../../notifications';
-import { badge, copyable, csrfField, html, layout, when, type Notice } from '../layout';
+import { badge, copyable, csrfField, fieldAttributes, fieldError, formErrorSummary, html, layout, when, type Notice } from '../layout';
 import { actionFieldOf } from '../action-fields';
 import type { DashboardSession } from '../sessions';
 
@@ -14,8 +14,17 @@ export interface NotificationsData {
   recent: NotificationRecord[];
   /** An endpoint just made, with its secret, shown this once. */
   created?: EndpointRecord & { secret: string };
-  /** A refused form, with what was entered. */
-  error?: { message: string; url: string };
+  /** A refused form: the message, the API parameter it names (`url` or `kinds`), and what was entered. */
+  error?: { message: string; param?: string; url: string; kinds?: readonly string[] };
+}
+
+/**
+ * A refusal in the form's words: the field is the URL, not the API's `url` parameter, and "absolute URL" is said as
+ * what to type.
+ */
+export function endpointProblemInWords(message: string): string {
+  if (/^url must be an absolute URL/.test(message)) return 'Enter the whole address, starting with https://, e.g. https://example.com/webhooks/cnv.';
+  return message.replace(/^url /, 'The URL ');
 }
 
 /** Each kind in words: a short name, and when it is sent. */
@@ -55,6 +64,11 @@ function about(n: NotificationRecord) {
 }
 
 export function notificationsPage(session: DashboardSession, data: NotificationsData, notices: Notice[] = []): string {
+  const error = data.error ? { ...data.error, message: endpointProblemInWords(data.error.message) } : undefined;
+  const badUrl = error !== undefined && error.param !== 'kinds';
+  const badKinds = error?.param === 'kinds';
+  // A form sent back keeps the kinds ticked as they were sent; a new one has them all.
+  const ticked = (kind: string) => !error?.kinds || error.kinds.includes(kind);
   const endpointUrl = new Map(data.endpoints.map((e) => [e.id, e.url]));
   // With one endpoint, every notification goes to it: its url is said once, above.
   const showTo = new Set(data.recent.map((n) => n.endpoint_id)).size > 1 || data.endpoints.length > 1;
@@ -71,14 +85,16 @@ ${copyable('new-secret', data.created.secret)}</section>`
 }
 <section class="card">
 <h2>Add an endpoint</h2>
-${data.error ? html`<div class="notice bad" role="alert">${data.error.message}</div>` : ''}
+${error ? formErrorSummary('endpoint-error', error.message, badKinds ? 'endpoint-kinds' : 'endpoint-url') : ''}
 <form method="post" action="/dashboard/notifications">
 ${csrfField(session)}
 <label for="endpoint-url">URL <span class="hint">https; plain http only to localhost for development. Redirects are not followed.</span>
-<input type="url" id="endpoint-url" name="url" required maxlength="2000" placeholder="https://example.com/webhooks/cnv" value="${data.error?.url ?? ''}"></label>
-<fieldset class="kinds"><legend>Tell me when</legend>
+<input type="url" id="endpoint-url" name="url" required maxlength="2000" placeholder="https://example.com/webhooks/cnv" value="${error?.url ?? ''}"${fieldAttributes('endpoint-url', [], badUrl)}></label>
+${fieldError('endpoint-url', badUrl ? error?.message : null)}
+<fieldset class="kinds" id="endpoint-kinds"${badKinds ? html` aria-describedby="endpoint-kinds-error"` : ''}><legend>Tell me when</legend>
+${fieldError('endpoint-kinds', badKinds ? error?.message : null)}
 ${NOTIFICATION_KINDS.map(
-  (k) => html`<label class="option"><input type="checkbox" name="kind:${k}" value="1" checked><span><strong>${kindName(k)}</strong> <code>${k}</code><span class="hint">${KINDS[k]?.hint ?? ''}</span></span></label>`,
+  (k) => html`<label class="option"><input type="checkbox" name="kind:${k}" value="1"${ticked(k) ? html` checked` : ''}${badKinds ? html` aria-invalid="true"` : ''}><span><strong>${kindName(k)}</strong> <code>${k}</code><span class="hint">${KINDS[k]?.hint ?? ''}</span></span></label>`,
 )}
 </fieldset>
 <div class="actions"><button type="submit">Add endpoint</button></div>

@@ -3,7 +3,7 @@
  * made (never the values), and how long identity is kept.
  */
 import type { ErasureCounts, ErasureRecord } from '../../api/erasures';
-import { csrfField, html, layout, when, type Html, type Notice } from '../layout';
+import { csrfField, fieldAttributes, fieldError, formErrorSummary, html, layout, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 
 /** The person as typed in the form (shown back only on the confirmation and on an error, never after the erasure). */
@@ -37,16 +37,20 @@ function countsText(counts: ErasureCounts): string {
   ].join(', ');
 }
 
-function field(id: keyof ErasureForm, label: string, hint: string, type: string, values: ErasureForm, invalid: boolean): Html {
-  return html`<label for="erase-${id}">${label} <span class="hint">${hint}</span><input type="${type}" id="erase-${id}" name="${id}" value="${values[id]}" maxlength="512" autocomplete="off"${invalid ? html` aria-invalid="true"` : ''}></label>`;
+const FIELDS: readonly (keyof ErasureForm)[] = ['email', 'phone', 'customer_id'];
+
+function field(id: keyof ErasureForm, label: string, hint: string, type: string, values: ErasureForm, error: PrivacyPageData['error']): Html {
+  const invalid = error?.param === id;
+  return html`<label for="erase-${id}">${label} <span class="hint">${hint}</span><input type="${type}" id="erase-${id}" name="${id}" value="${values[id]}" maxlength="512" autocomplete="off"${fieldAttributes(`erase-${id}`, [], invalid)}></label>
+${fieldError(`erase-${id}`, invalid ? error!.message : null)}`;
 }
 
-function erasureForm(session: DashboardSession, values: ErasureForm, param: string | undefined): Html {
+function erasureForm(session: DashboardSession, values: ErasureForm, error: PrivacyPageData['error']): Html {
   return html`<form method="post" action="/dashboard/privacy/preview">
 ${csrfField(session)}
-${field('email', 'Email', 'Matched trimmed and lower-cased.', 'text', values, param === 'email')}
-${field('phone', 'Phone', 'With its country code, e.g. +1 202 555 0143.', 'text', values, param === 'phone')}
-${field('customer_id', 'Customer id', 'Your id of the customer, as your backend reported it.', 'text', values, param === 'customer_id')}
+${field('email', 'Email', 'Matched trimmed and lower-cased.', 'text', values, error)}
+${field('phone', 'Phone', 'With its country code, e.g. +1 202 555 0143.', 'text', values, error)}
+${field('customer_id', 'Customer id', 'Your id of the customer, as your backend reported it.', 'text', values, error)}
 <div class="actions"><button type="submit">Find what would be erased</button></div>
 </form>`;
 }
@@ -90,8 +94,8 @@ ${data.confirm ? confirmation(session, data.confirm) : ''}
 <section class="card">
 <h2>Erase a person</h2>
 <p class="hint">Give at least one of email, phone and customer id. You will see what would be removed before anything is.</p>
-${data.error ? html`<div class="notice bad" role="alert">${data.error.message}</div>` : ''}
-${erasureForm(session, values, data.error?.param)}
+${data.error ? formErrorSummary('erase-error', data.error.message, FIELDS.includes(data.error.param as keyof ErasureForm) ? `erase-${data.error.param}` : undefined) : ''}
+${erasureForm(session, values, data.error)}
 </section>
 <section class="card">
 <h2>Erasures</h2>

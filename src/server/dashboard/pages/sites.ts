@@ -1,7 +1,7 @@
 /** The Sites page: each site's settings form, install snippet (and tag-manager variant), and install check. */
 import { installSnippet } from '../../../protocol/install';
 import type { SiteRecord } from '../../api/sites';
-import { badge, copyable, csrfField, html, layout, when, type Html, type Notice } from '../layout';
+import { badge, copyable, csrfField, fieldAttributes, fieldError, formErrorSummary, html, layout, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { loaderSeen, type InstallCheck } from '../install-check';
 
@@ -24,13 +24,23 @@ export function tagManagerSnippetOf(publicUrl: string, siteKey: string): string 
 </script>`;
 }
 
-function field(view: SiteView, name: 'name' | 'domain' | 'timezone', label: string, hint: string, value: string): Html {
+const SITE_FIELDS = ['name', 'domain', 'timezone'] as const;
+
+function field(view: SiteView, name: (typeof SITE_FIELDS)[number], label: string, hint: string, value: string): Html {
   const sent = view.error?.values[name];
   const invalid = view.error?.param === name;
   const id = `${view.site.id}-${name}`;
   return html`<div><label for="${id}">${label}</label>
-<input type="text" id="${id}" name="${name}" value="${sent ?? value}"${hint ? html` aria-describedby="${id}-hint"` : ''}${invalid ? html` aria-invalid="true"` : ''}${name === 'domain' ? html` placeholder="https://www.example.com"` : ''}>
-${hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}</div>`;
+<input type="text" id="${id}" name="${name}" value="${sent ?? value}"${fieldAttributes(id, hint ? [`${id}-hint`] : [], invalid)}${name === 'domain' ? html` placeholder="https://www.example.com"` : ''}>
+${hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}${fieldError(id, invalid ? view.error!.message : null)}</div>`;
+}
+
+/** The settings form's message above it, linking to the field it names. */
+function siteErrorSummary(view: SiteView): Html | string {
+  const error = view.error;
+  if (!error) return '';
+  const placed = SITE_FIELDS.find((name) => name === error.param);
+  return formErrorSummary(`${view.site.id}-error`, error.message, placed ? `${view.site.id}-${placed}` : undefined);
 }
 
 /** Path of a site's live install check fragment. */
@@ -76,7 +86,7 @@ function siteCard(session: DashboardSession, publicUrl: string, view: SiteView):
   return html`<section class="card" id="${site.id}">
 <h2>${site.name}</h2>
 <p class="hint">Site key <code>${site.site_key}</code> · id <code>${site.id}</code></p>
-${view.error ? html`<div class="notice bad" role="alert">${view.error.message}</div>` : ''}
+${siteErrorSummary(view)}
 <form method="post" action="/dashboard/sites/${site.id}" aria-label="Settings of ${site.name}">
 ${csrfField(session)}
 <div class="grid">
@@ -107,7 +117,8 @@ export interface NewSiteError {
 
 /** The Sites page; `newSiteError` shows a refused Add site form again with its values and the reason beside its field. */
 export function sitesPage(session: DashboardSession, publicUrl: string, views: readonly SiteView[], notices: Notice[] = [], newSiteError?: NewSiteError): string {
-  const invalid = (name: string) => (newSiteError?.param === name ? html` aria-invalid="true"` : '');
+  const invalid = (name: 'name' | 'domain') => newSiteError?.param === name;
+  const placed = newSiteError && (['name', 'domain'] as const).find((name) => name === newSiteError.param);
   return layout(
     { title: 'Sites', nav: 'sites', session, notices },
     html`<h1>Sites</h1>
@@ -115,13 +126,14 @@ export function sitesPage(session: DashboardSession, publicUrl: string, views: r
 ${views.map((view) => siteCard(session, publicUrl, view))}
 <section class="card" id="add-site">
 <h2>Add a site</h2>
-${newSiteError ? html`<div class="notice bad" role="alert">${newSiteError.message}</div>` : ''}
+${newSiteError ? formErrorSummary('new-site-error', newSiteError.message, placed ? `new-site-${placed}` : undefined) : ''}
 <form method="post" action="/dashboard/sites#add-site">
 ${csrfField(session)}
 <div class="grid">
-<div><label for="new-site-name">Name</label><input type="text" id="new-site-name" name="name" placeholder="Shop, or app.example.com" required value="${newSiteError?.values.name ?? ''}"${invalid('name')}></div>
-<div><label for="new-site-domain">Domain</label><input type="text" id="new-site-domain" name="domain" placeholder="https://www.example.com" value="${newSiteError?.values.domain ?? ''}"${invalid('domain')} aria-describedby="new-site-domain-hint">
-<span class="hint" id="new-site-domain-hint">Optional: no page can send anything until it is set.</span></div>
+<div><label for="new-site-name">Name</label><input type="text" id="new-site-name" name="name" placeholder="Shop, or app.example.com" required value="${newSiteError?.values.name ?? ''}"${fieldAttributes('new-site-name', [], invalid('name'))}>
+${fieldError('new-site-name', invalid('name') ? newSiteError!.message : null)}</div>
+<div><label for="new-site-domain">Domain</label><input type="text" id="new-site-domain" name="domain" placeholder="https://www.example.com" value="${newSiteError?.values.domain ?? ''}"${fieldAttributes('new-site-domain', ['new-site-domain-hint'], invalid('domain'))}>
+<span class="hint" id="new-site-domain-hint">Optional: no page can send anything until it is set.</span>${fieldError('new-site-domain', invalid('domain') ? newSiteError!.message : null)}</div>
 </div>
 <div class="actions"><button type="submit" class="secondary">Add site</button></div>
 </form>
