@@ -10,6 +10,7 @@ const executablePath = chromiumExecutable();
 const OWN_SERVICE_SPECS = [
   '**/api-reference.spec.ts',
   '**/dashboard.spec.ts',
+  '**/dashboard-a11y.spec.ts',
   '**/dashboard-delivery.spec.ts',
   '**/demo-revenue.spec.ts',
   '**/journey.spec.ts',

@@ -6,7 +6,7 @@ import { privacyPage } from '../../src/server/dashboard/pages/privacy';
 import { notificationsPage } from '../../src/server/dashboard/pages/notifications';
 import { flowsPage, type FlowsPageData } from '../../src/server/dashboard/pages/flows';
 import type { DashboardSession } from '../../src/server/dashboard/sessions';
-import { layout } from '../../src/server/dashboard/layout';
+import { layout, SCRIPT } from '../../src/server/dashboard/layout';
 import { html } from '../../src/server/http/html';
 import { colourOf, contrastRatio } from '../support/contrast';
 
@@ -136,5 +136,28 @@ describe('a refused form on the dashboard', () => {
     expect(textOf(page, 'flow-actions-error')).toBe('Tick at least one destination for the flow to send to.');
     expect(page).toMatch(/name="action_meta" value="on" aria-invalid="true"/);
     expect(page).toContain('<a href="#flow-actions">Tick at least one destination');
+  });
+});
+
+describe('after a failed submit', () => {
+  const view: SiteView = { site: SITE, check: CHECK, error: { message: 'Domain must not contain a path.', param: 'domain', values: { name: 'Shop', domain: 'x', timezone: 'UTC' } } };
+
+  it("posts each form to an address whose fragment is its message's id, so the refusal opens at the message", () => {
+    const sites = sitesPage(SESSION, 'http://cnv.test', [view]);
+    expect(sites).toContain('<form method="post" action="/dashboard/sites/site_1#site_1-error"');
+    expect(tagOf(sites, 'site_1-error')).toContain('tabindex="-1"');
+    expect(sites).toContain('<form method="post" action="/dashboard/sites#new-site-error">');
+    const flows = flowsPage(SESSION, {
+      flows: [], sites: [SITE], triggerSources: new Map(), publishProblems: new Map(), formIntegrations: [], destinations: [],
+      webhookUrlOf: () => '', webhookBaseUrl: 'http://cnv.test',
+    });
+    expect(flows).toContain('<form method="post" action="/dashboard/flows#new-flow-error">');
+  });
+
+  it('renders the message above the form focusable by script (tabindex -1), and the script focuses it', () => {
+    const page = sitesPage(SESSION, 'http://cnv.test', [view]);
+    expect(tagOf(page, 'site_1-error')).toMatch(/role="alert"[^>]*data-error-summary[^>]*tabindex="-1"/);
+    expect(SCRIPT).toContain("document.querySelector('[data-error-summary]')");
+    expect(SCRIPT).toMatch(/refusal\.focus\(\)/);
   });
 });

@@ -214,11 +214,16 @@ export interface LayoutOptions {
 
 /**
  * A refused form's message, above the form: a link to the field it names (which says it again under itself, see
- * fieldError), or the message alone when it names none.
+ * fieldError), or the message alone when it names none. Focusable (tabindex -1): a form that posts to an address
+ * whose fragment is this id opens at it, focused, with no script (Chrome focuses a focusable fragment target, and
+ * clears the focus when the target is not focusable); the page's script focuses it too (ERROR_SUMMARY).
  */
 export function formErrorSummary(id: string, message: string, controlId?: string): Html {
-  return html`<div class="notice bad" role="alert" id="${id}">${controlId ? html`<a href="#${controlId}">${message}</a>` : message}</div>`;
+  return html`<div class="notice bad" role="alert" id="${id}" ${raw(ERROR_SUMMARY)} tabindex="-1">${controlId ? html`<a href="#${controlId}">${message}</a>` : message}</div>`;
 }
+
+/** The attribute of the message of a refused form that the page's script focuses once the page has loaded. */
+export const ERROR_SUMMARY = 'data-error-summary';
 
 /** A hidden input carrying the session's CSRF token: every form of a signed-in page has one. */
 export function csrfField(session: DashboardSession): Html {
@@ -289,6 +294,9 @@ ${COPY_BUTTONS_SCRIPT}document.addEventListener('submit', function (event) {
   var form = event.target;
   if (form.hasAttribute && form.hasAttribute('data-confirm') && !window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
 });
+// A refused form: its message takes the focus, so it is in view and a screen reader reads it first.
+var refusal = document.querySelector('[${ERROR_SUMMARY}]');
+if (refusal) refusal.focus();
 document.querySelectorAll('[data-live]').forEach(function (section) {
   var url = section.getAttribute('data-live');
   var every = Math.max(1, Number(section.getAttribute('data-live-every')) || 3) * 1000;

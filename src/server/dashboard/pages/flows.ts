@@ -8,7 +8,7 @@ import type { FlowRecord } from '../../api/flows';
 import type { SiteRecord } from '../../api/sites';
 import type { DestinationRecord } from '../../api/destinations';
 import { platformLogo } from '../../destinations';
-import { badge, copyable, csrfField, fieldAttributes, fieldError, formErrorSummary, html, layout, postButton, when, type Html, type Notice } from '../layout';
+import { badge, copyable, csrfField, ERROR_SUMMARY, fieldAttributes, fieldError, formErrorSummary, html, layout, postButton, raw, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { actionFieldOf } from '../action-fields';
 import { formToolLabel } from '../labels';
@@ -91,11 +91,11 @@ function publishBlock(session: DashboardSession, data: FlowsPageData, flow: Flow
   const problems = data.publishProblems.get(flow.id) ?? [];
   const failed = data.error?.flowId === flow.id;
   if (problems.length === 0) {
-    return html`${failed ? html`<div class="notice bad" role="alert">${data.error!.message}</div>` : ''}
-<div class="actions">${postButton(session, `/dashboard/flows/${flow.id}/publish`, 'Publish')}<span class="hint">Ready: publishing starts delivery at once.</span>
+    return html`${failed ? formErrorSummary(`todo-${flow.id}`, data.error!.message) : ''}
+<div class="actions">${postButton(session, `/dashboard/flows/${flow.id}/publish#todo-${flow.id}`, 'Publish')}<span class="hint">Ready: publishing starts delivery at once.</span>
 <a href="/dashboard/events?flow_id=${flow.id}">Events of this flow</a></div>`;
   }
-  return html`<div class="notice warn todo" id="todo-${flow.id}"${failed ? html` role="alert"` : ''}>
+  return html`<div class="notice warn todo" id="todo-${flow.id}"${failed ? html` role="alert" ${raw(ERROR_SUMMARY)} tabindex="-1"` : ''}>
 <strong>${failed ? 'This flow could not go live yet.' : 'Before this flow can go live:'}</strong>
 <ol>${problems.map((p) => html`<li><span>${p.text}</span>${p.fix ? fixControl(session, p.fix) : ''}</li>`)}</ol>
 </div>
@@ -209,7 +209,7 @@ function createForm(session: DashboardSession, data: FlowsPageData): Html {
   return html`<section class="card" id="new-flow" aria-labelledby="new-flow-title">
 <h2 id="new-flow-title">Create a flow</h2>
 ${error ? formErrorSummary('new-flow-error', error.message, refusedControl) : ''}
-<form method="post" action="/dashboard/flows">
+<form method="post" action="/dashboard/flows#new-flow-error">
 ${csrfField(session)}
 <div class="grid">
 <div><label for="flow-site">Site</label><select id="flow-site" name="site_id">${data.sites.map(

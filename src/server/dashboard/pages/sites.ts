@@ -87,7 +87,7 @@ function siteCard(session: DashboardSession, publicUrl: string, view: SiteView):
 <h2>${site.name}</h2>
 <p class="hint">Site key <code>${site.site_key}</code> · id <code>${site.id}</code></p>
 ${siteErrorSummary(view)}
-<form method="post" action="/dashboard/sites/${site.id}" aria-label="Settings of ${site.name}">
+<form method="post" action="/dashboard/sites/${site.id}#${site.id}-error" aria-label="Settings of ${site.name}">
 ${csrfField(session)}
 <div class="grid">
 ${field(view, 'name', 'Name', '', site.name)}
@@ -127,7 +127,7 @@ ${views.map((view) => siteCard(session, publicUrl, view))}
 <section class="card" id="add-site">
 <h2>Add a site</h2>
 ${newSiteError ? formErrorSummary('new-site-error', newSiteError.message, placed ? `new-site-${placed}` : undefined) : ''}
-<form method="post" action="/dashboard/sites#add-site">
+<form method="post" action="/dashboard/sites#new-site-error">
 ${csrfField(session)}
 <div class="grid">
 <div><label for="new-site-name">Name</label><input type="text" id="new-site-name" name="name" placeholder="Shop, or app.example.com" required value="${newSiteError?.values.name ?? ''}"${fieldAttributes('new-site-name', [], invalid('name'))}>
