@@ -3,7 +3,7 @@
  * submit the message is in view and has the focus; a live section that refreshes keeps the focus where it was.
  */
 import { expect, test } from './support/test';
-import { open, useDashboardService } from './support/dashboard';
+import { open, signIn, useDashboardService } from './support/dashboard';
 
 const service = useDashboardService();
 let svc: typeof service.svc;
@@ -40,4 +40,19 @@ test("a refused site setting opens at the site's card, its message in view and f
   await expect(message).toBeFocused();
   await expect(message).toBeInViewport();
   await expect(card.getByLabel('Domain')).toHaveAccessibleDescription(/must not contain a path/i);
+});
+
+test('the live checklist keeps the focus on the link it was on when it refreshes, and says the new progress', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signIn(page, svc);
+  await expect(page.getByText('0 of 7 steps done')).toBeVisible();
+  const connect = page.locator('#step-destination a.go');
+  await connect.focus();
+  await expect(connect).toBeFocused();
+  // Done elsewhere (another tab, the API): the checklist ticks the step by itself.
+  await svc.db.query(`update sites set domain = 'https://www.example.com' where id = $1`, [svc.bootstrapSite.id]);
+  await expect(page.locator('#setup-progress')).toHaveText(/^1 of 7 steps done/, { timeout: 20_000 });
+  await expect(page.locator('#step-domain')).toHaveClass(/done/);
+  await expect(connect).toBeFocused();
+  await expect(page.locator('body > [role="status"]')).toHaveText(/^1 of 7 steps done/);
 });

@@ -5,6 +5,7 @@ import { colourOf, contrastRatio, declarationsOf } from '../support/contrast';
 import { landingPage } from '../../src/demo/pages/landing';
 import { pricingPage } from '../../src/demo/pages/pricing';
 import { welcomePage } from '../../src/demo/pages/welcome';
+import { journeyFragment } from '../../src/demo/pages/journey-view';
 
 describe('the demo style', () => {
   it('draws the edge of the signup fields, and their focus ring, at 3:1 or more against the white they sit on', () => {
@@ -73,5 +74,17 @@ describe('a refused signup on the pricing page', () => {
 
   it('says an error of no field above the form, as an alert', () => {
     expect(pricingPage(CTX, { error: 'Try again.' }).value).toContain('<p class="pill bad" role="alert">Try again.</p>');
+  });
+});
+
+describe('the live journey of the welcome page', () => {
+  it('marks one short line as its summary, said when it changes: the steps done and the step it is at', () => {
+    const journey = { final: false, steps: [
+      { key: 'click', title: 'Ad click', state: 'done', summary: '', facts: [] },
+      { key: 'report', title: 'Backend report', state: 'waiting', summary: '', facts: [] },
+      { key: 'stage', title: 'Paid plan', state: 'skipped', summary: '', facts: [] },
+    ] } as never;
+    expect(journeyFragment(journey).value).toContain('<p class="visually-hidden" data-live-summary>1 of 2 steps done; Backend report: waiting.</p>');
+    expect(STYLESHEET).toContain('.visually-hidden {');
   });
 });

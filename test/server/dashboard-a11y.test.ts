@@ -5,6 +5,9 @@ import { sitesPage, type SiteView } from '../../src/server/dashboard/pages/sites
 import { privacyPage } from '../../src/server/dashboard/pages/privacy';
 import { notificationsPage } from '../../src/server/dashboard/pages/notifications';
 import { flowsPage, type FlowsPageData } from '../../src/server/dashboard/pages/flows';
+import { checklistSection } from '../../src/server/dashboard/pages/overview';
+import { installCheckSection } from '../../src/server/dashboard/pages/sites';
+import { destinationsSection } from '../../src/server/dashboard/pages/destinations';
 import type { DashboardSession } from '../../src/server/dashboard/sessions';
 import { layout, SCRIPT } from '../../src/server/dashboard/layout';
 import { html } from '../../src/server/http/html';
@@ -159,5 +162,23 @@ describe('after a failed submit', () => {
     expect(tagOf(page, 'site_1-error')).toMatch(/role="alert"[^>]*data-error-summary[^>]*tabindex="-1"/);
     expect(SCRIPT).toContain("document.querySelector('[data-error-summary]')");
     expect(SCRIPT).toMatch(/refusal\.focus\(\)/);
+  });
+});
+
+describe('a live section', () => {
+  const summaries = (markup: string) => [...markup.matchAll(/<[a-z]+\b[^>]*data-live-summary[^>]*>([\s\S]*?)<\/[a-z]+>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, '').trim());
+
+  it('marks one short line as its summary (said when it changes), and is no live region as a whole', () => {
+    const steps = [{ id: 'domain', title: 'Domain', detail: 'd', done: true, href: '/dashboard/sites', action: 'Set' }, { id: 'install', title: 'Install', detail: 'd', done: false, href: '/dashboard/sites', action: 'Install' }] as never;
+    expect(summaries(String(checklistSection(steps)))).toEqual(['1 of 2 steps done. Each step ticks itself as soon as cnv sees it done.']);
+    const check = String(installCheckSection({ site: SITE, check: CHECK }));
+    expect(summaries(check)).toEqual([expect.stringMatching(/^Waiting for the first page view/)]);
+    const destination = { id: 'dst_1', type: 'meta', label: 'Meta', status: 'reauthorization_required', account: {}, connected_at: '', created_at: '' };
+    expect(summaries(String(destinationsSection(SESSION, [destination], [])))).toEqual(['Ad platforms: Meta reauthorization required.']);
+    expect(summaries(String(destinationsSection(SESSION, [], [])))).toEqual(['No ad platform connected yet: pick one below.']);
+    for (const markup of [check, String(destinationsSection(SESSION, [destination], []))]) {
+      expect(markup).not.toContain('role="status"');
+      expect(markup).not.toContain('aria-live');
+    }
   });
 });

@@ -1,15 +1,18 @@
 /**
  * The demo pages' one script (served as /assets/demo.js): shows what the loader keeps in this browser, and keeps
- * live regions up to date by polling the demo backend for server-rendered fragments. Plain ES2019, no build step.
+ * live regions up to date by polling the demo backend for server-rendered fragments (swapped in as the dashboard's
+ * are: LIVE_SWAP_SCRIPT). Plain ES2019, no build step.
  */
 import { CLICK_COOKIE, CORRELATION_COOKIE } from '../../protocol/cookies';
 import { SERVICE_GLOBAL } from '../../protocol/install';
+import { LIVE_SWAP_SCRIPT } from '../../server/http/live-swap';
 
 /** The script's source, with the protocol's cookie and global names filled in. */
 export function browserScript(): string {
   return SOURCE.replace('%CLICK_COOKIE%', JSON.stringify(CLICK_COOKIE))
     .replace('%CORRELATION_COOKIE%', JSON.stringify(CORRELATION_COOKIE))
-    .replace('%SERVICE_GLOBAL%', JSON.stringify(SERVICE_GLOBAL));
+    .replace('%SERVICE_GLOBAL%', JSON.stringify(SERVICE_GLOBAL))
+    .replace('%LIVE_SWAP%', () => LIVE_SWAP_SCRIPT);
 }
 
 const SOURCE = `(function () {
@@ -17,6 +20,7 @@ const SOURCE = `(function () {
   var CLICK_COOKIE = %CLICK_COOKIE%;
   var CORRELATION_COOKIE = %CORRELATION_COOKIE%;
   var SERVICE_GLOBAL = %SERVICE_GLOBAL%;
+%LIVE_SWAP%
 
   function cookie(name) {
     var parts = document.cookie ? document.cookie.split('; ') : [];
@@ -82,12 +86,14 @@ const SOURCE = `(function () {
       fetch(src, { headers: { accept: 'text/html' }, cache: 'no-store' })
         .then(function (res) { return res.ok ? res.text() : Promise.reject(new Error('HTTP ' + res.status)); })
         .then(function (markup) {
-          if (markup !== region.innerHTML) region.innerHTML = markup;
+          // The focus stays on the request body being read; the timeline's summary line is said when it changes.
+          if (cnvSwapKeepingFocus(region, markup)) cnvAnnounceSummary(region);
           var finalPart = region.querySelector('[data-final="true"]');
           if (!finalPart) setTimeout(tick, every);
         })
         .catch(function () { setTimeout(tick, every * 3); });
     }
+    cnvAnnounceSummary(region);
     var initial = region.querySelector('[data-final="true"]');
     if (!initial) setTimeout(tick, every);
   }

@@ -10,6 +10,7 @@ export const STYLESHEET = `
   color: var(--ink); background: var(--wash); line-height: 1.5;
 }
 * { box-sizing: border-box; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
 body { margin: 0; }
 a { color: var(--brand); }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .88em; }

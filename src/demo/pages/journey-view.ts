@@ -47,7 +47,15 @@ function stepView(step: JourneyStep): Html {
   </li>`;
 }
 
+/** The timeline in one line: how many steps are done, and the step it is at (what a screen reader hears when it changes). */
+export function journeySummary(journey: Journey): string {
+  const steps = journey.steps.filter((step) => step.state !== 'skipped');
+  const done = steps.filter((step) => step.state === 'done').length;
+  const at = steps.find((step) => step.state !== 'done');
+  return `${done} of ${steps.length} steps done${at ? `; ${at.title}: ${at.state}` : ''}.`;
+}
+
 /** The timeline; `data-final` tells the page's script whether to keep polling. */
 export function journeyFragment(journey: Journey): Html {
-  return html`<div data-final="${journey.final ? 'true' : 'false'}"><ol class="timeline">${journey.steps.map(stepView)}</ol></div>`;
+  return html`<div data-final="${journey.final ? 'true' : 'false'}"><p class="visually-hidden" data-live-summary>${journeySummary(journey)}</p><ol class="timeline">${journey.steps.map(stepView)}</ol></div>`;
 }

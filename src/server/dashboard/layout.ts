@@ -2,6 +2,7 @@
 import { Html, html, htmlDocument, raw } from '../http/html';
 import { COPY_BUTTONS_SCRIPT, COPYABLE_STYLE } from '../http/copy-buttons';
 import { FIELD_ERROR_STYLE } from '../http/field-error';
+import { LIVE_SWAP_SCRIPT } from '../http/live-swap';
 import type { DashboardSession } from './sessions';
 
 export { Html, html, raw } from '../http/html';
@@ -284,13 +285,15 @@ ${body}
 }
 
 /**
- * The progressive enhancement: copy buttons, a confirmation before destructive posts, and live sections. A live
- * section (`data-live="/path"`) is fetched again every few seconds (`data-live-every`, default 3) and replaced when it
- * changed, until the fresh copy says it is done (`data-live-done`), the tab is closed, or half an hour has passed; the
- * pages are complete without it (a reload shows the same).
+ * The progressive enhancement: copy buttons, a confirmation before destructive posts, the focus on a refused form's
+ * message, and live sections. A live section (`data-live="/path"`) is fetched again every few seconds
+ * (`data-live-every`, default 3) and replaced when it changed (the focus kept on the same control, its
+ * `data-live-summary` lines said in a status region: LIVE_SWAP_SCRIPT), until the fresh copy says it is done
+ * (`data-live-done`), the tab is closed, or half an hour has passed; the pages are complete without it (a reload shows
+ * the same).
  */
 export const SCRIPT = `
-${COPY_BUTTONS_SCRIPT}document.addEventListener('submit', function (event) {
+${COPY_BUTTONS_SCRIPT}${LIVE_SWAP_SCRIPT}document.addEventListener('submit', function (event) {
   var form = event.target;
   if (form.hasAttribute && form.hasAttribute('data-confirm') && !window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
 });
@@ -302,6 +305,7 @@ document.querySelectorAll('[data-live]').forEach(function (section) {
   var every = Math.max(1, Number(section.getAttribute('data-live-every')) || 3) * 1000;
   var until = Date.now() + 30 * 60 * 1000;
   var last = null;
+  cnvAnnounceSummary(section);
   function tick() {
     if (Date.now() > until || section.hasAttribute('data-live-done')) return;
     // Hidden tab, or someone typing in the section (a test's conversion id): look again later, never under their hands.
@@ -315,9 +319,9 @@ document.querySelectorAll('[data-live]').forEach(function (section) {
         var fresh = document.createElement('div');
         fresh.innerHTML = text;
         var next = fresh.firstElementChild;
-        if (next && next.innerHTML !== section.innerHTML) {
-          section.innerHTML = next.innerHTML;
+        if (next && cnvSwapKeepingFocus(section, next.innerHTML)) {
           cnvShowCopyButtons(section);
+          cnvAnnounceSummary(section);
         }
         if (next && next.hasAttribute('data-live-done')) section.setAttribute('data-live-done', '');
       }

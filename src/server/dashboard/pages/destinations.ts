@@ -105,8 +105,10 @@ export function destinationsSection(
 ): Html {
   const connected = new Set(records.map((r) => r.type));
   const available = platforms.filter((p) => !connected.has(p.type));
+  // The line a screen reader hears when the list changes (a connection made in another tab, one refused).
+  const summary = `Ad platforms: ${records.map((r) => `${r.label} ${r.status.replace(/_/g, ' ')}`).join('; ')}.`;
   return html`<div id="destinations" data-live="${DESTINATIONS_FRAGMENT_PATH}" data-live-every="4">
-${records.length === 0 ? html`<div class="card"><p class="muted">No ad platform connected yet: pick one below.</p></div>` : ''}
+${records.length === 0 ? html`<div class="card"><p class="muted" data-live-summary>No ad platform connected yet: pick one below.</p></div>` : html`<p class="visually-hidden" data-live-summary>${summary}</p>`}
 ${records.map((r) => destinationCard(session, r, outcome?.destinationId === r.id ? outcome : undefined, googleConversionIds))}
 ${
   available.length > 0

@@ -20,7 +20,7 @@ export function checklistSection(steps: readonly SetupStep[]): Html {
   const percent = Math.round((done / steps.length) * 100);
   return html`<section class="card" id="setup" aria-labelledby="setup-title" data-live="${SETUP_FRAGMENT_PATH}" data-live-every="3"${complete ? html` data-live-done` : ''}>
 <h2 id="setup-title">${complete ? 'Setup complete' : 'Set up cnv'}</h2>
-<p class="hint" id="setup-progress">${done} of ${steps.length} steps done${complete ? ': conversions reach your ad platforms.' : '. Each step ticks itself as soon as cnv sees it done.'}</p>
+<p class="hint" id="setup-progress" data-live-summary>${done} of ${steps.length} steps done${complete ? ': conversions reach your ad platforms.' : '. Each step ticks itself as soon as cnv sees it done.'}</p>
 <div class="progress" role="progressbar" aria-labelledby="setup-progress" aria-valuemin="0" aria-valuemax="${steps.length}" aria-valuenow="${done}"><span style="width:${percent}%"></span></div>
 <ol class="checklist">
 ${steps.map((step) => {

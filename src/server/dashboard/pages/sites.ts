@@ -57,8 +57,8 @@ export function installCheckSection(view: SiteView): Html {
   const seen = loaderSeen(check);
   const origins =
     check.origins.length === 0
-      ? html`<p class="notice info waiting" role="status">Waiting for the first page view${site.domain ? '' : ' (no page can send anything until the domain is set)'}: open a page of your site that has the snippet. This check updates by itself.</p>`
-      : html`${seen ? html`<p class="notice good" role="status">The snippet works: page views arrive from your site.</p>` : ''}<div class="table-wrap"><table class="stack"><caption class="visually-hidden">Page origins seen</caption><thead><tr><th scope="col">Page origin</th><th scope="col">Covered</th><th scope="col">Last config request</th><th scope="col">Last snapshot</th><th scope="col">Last form submission</th></tr></thead><tbody>
+      ? html`<p class="notice info waiting" data-live-summary>Waiting for the first page view${site.domain ? '' : ' (no page can send anything until the domain is set)'}: open a page of your site that has the snippet. This check updates by itself.</p>`
+      : html`${seen ? html`<p class="notice good" data-live-summary>The snippet works: page views arrive from your site.</p>` : ''}<div class="table-wrap"><table class="stack"><caption class="visually-hidden">Page origins seen</caption><thead><tr><th scope="col">Page origin</th><th scope="col">Covered</th><th scope="col">Last config request</th><th scope="col">Last snapshot</th><th scope="col">Last form submission</th></tr></thead><tbody>
 ${check.origins.map(
   (o) => html`<tr><td data-label="Origin"><code>${o.origin}</code></td>
 <td data-label="Covered">${o.covered ? html`<span class="badge good">yes</span>` : html`<span class="badge bad">not covered</span>`}</td>
