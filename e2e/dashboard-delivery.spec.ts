@@ -137,14 +137,14 @@ test('Events: reports become events; the list, its filters and chart, and a trac
   const failed = events.find((e) => e.customer_event_id === 'user-1002')!;
 
   await open(page, svc, 'Events');
-  await expect(page.locator('tbody tr')).toHaveCount(2);
-  await expect(page.locator('tbody tr').first()).toContainText('u***@example.com');
+  await expect(page.getByRole('table', { name: 'Conversions, newest first' }).locator('tbody tr')).toHaveCount(2);
+  await expect(page.getByRole('table', { name: 'Conversions, newest first' }).locator('tbody tr').first()).toContainText('u***@example.com');
   await expect(page.locator('svg[role=img]')).toHaveAttribute('aria-label', /2 in 14 days/);
   await shoot(page, 'events');
   await page.getByRole('combobox', { name: 'Status' }).selectOption('failed');
   await page.getByRole('button', { name: 'Filter' }).click();
   await expect(page).toHaveURL(/status=failed/);
-  await expect(page.locator('tbody tr')).toHaveCount(1);
+  await expect(page.getByRole('table', { name: 'Conversions, newest first' }).locator('tbody tr')).toHaveCount(1);
   await page.getByRole('link', { name: 'Trace' }).click();
   await expect(page).toHaveURL(`${origin}/dashboard/events/${failed.id}`);
   await expect(page.getByRole('alert')).toContainText('Why it failed');

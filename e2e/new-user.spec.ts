@@ -178,7 +178,7 @@ test('a new user goes from the sign-in link to a first delivered conversion with
     await shoot(overview, 'overview-complete');
     await overview.close();
     await nav(page, 'Events');
-    const row = page.locator('tbody tr').first();
+    const row = page.getByRole('table', { name: 'Conversions, newest first' }).locator('tbody tr').first();
     await expect(row).toContainText('g***@example.org');
     await expect(row).not.toContainText('grace.hopper');
     await expect(row.locator('.badge').filter({ hasText: 'delivered' })).toBeVisible();

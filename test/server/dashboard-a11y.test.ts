@@ -8,6 +8,7 @@ import { flowsPage, type FlowsPageData } from '../../src/server/dashboard/pages/
 import { checklistSection } from '../../src/server/dashboard/pages/overview';
 import { installCheckSection } from '../../src/server/dashboard/pages/sites';
 import { destinationsSection } from '../../src/server/dashboard/pages/destinations';
+import { conversionsChart, STATUS_COLOURS, VALUE_COLOUR, valueChart } from '../../src/server/dashboard/chart';
 import type { DashboardSession } from '../../src/server/dashboard/sessions';
 import { layout, SCRIPT } from '../../src/server/dashboard/layout';
 import { html } from '../../src/server/http/html';
@@ -180,5 +181,37 @@ describe('a live section', () => {
       expect(markup).not.toContain('role="status"');
       expect(markup).not.toContain('aria-live');
     }
+  });
+});
+
+describe('the events chart', () => {
+  /** The rows of the first table in `markup`, each as its cells' text. */
+  const rowsOf = (markup: string) =>
+    [...markup.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<t[hd]\b[^>]*>([\s\S]*?)<\/t[hd]>/g)].map((c) => c[1]!.trim()));
+
+  it('has its numbers per day as a table behind a "Show as table" disclosure, one column per status', () => {
+    const days = ['2026-03-01', '2026-03-02'];
+    const chart = String(conversionsChart([
+      { day: '2026-03-01', status: 'delivered', count: 3 }, { day: '2026-03-01', status: 'failed', count: 1 }, { day: '2026-03-02', status: 'queued', count: 2 },
+    ], days));
+    expect(chart).toMatch(/<details class="chart-table"><summary>Show as table<\/summary>/);
+    expect(rowsOf(chart)).toEqual([
+      ['Day', 'delivered', 'queued', 'failed', 'Total'],
+      ['2026-03-01', '3', '0', '1', '4'],
+      ['2026-03-02', '0', '2', '0', '2'],
+    ]);
+    expect(chart).toContain('<th scope="row">2026-03-01</th>');
+  });
+
+  it('has a table per currency of the value view', () => {
+    const chart = String(valueChart([{ day: '2026-03-02', currency: 'EUR', value: 29, conversions: 1 }], ['2026-03-01', '2026-03-02']));
+    expect(rowsOf(chart)).toEqual([['Day', 'Value (EUR)', 'Conversions'], ['2026-03-01', 'EUR 0.00', '0'], ['2026-03-02', 'EUR 29.00', '1']]);
+  });
+
+  it('draws every status and the value at 3:1 or more against the white card, stacked parts parted by a white line', () => {
+    for (const [status, colour] of [...STATUS_COLOURS, ['value', VALUE_COLOUR] as const]) {
+      expect(contrastRatio(colour, '#ffffff'), status).toBeGreaterThanOrEqual(3);
+    }
+    expect(String(conversionsChart([{ day: '2026-03-01', status: 'delivered', count: 3 }], ['2026-03-01']))).toMatch(/<rect [^>]*stroke="#fff"/);
   });
 });

@@ -6,17 +6,29 @@ import { html, type Html } from './layout';
 import type { DailyActionCount, DailyValue } from './sql';
 import { moneyOf } from '../../protocol/money';
 
-/** Status colours, in stacking order (bottom first). */
+/**
+ * Status colours, in stacking order (bottom first), each at 3:1 or more against the white card (WCAG 1.4.11); stacked
+ * parts are also parted by a white line, and every chart has its numbers as a table.
+ */
 export const STATUS_COLOURS: ReadonlyArray<readonly [string, string]> = [
-  ['delivered', '#12b76a'],
-  ['queued', '#f79009'],
-  ['failed', '#f04438'],
+  ['delivered', '#039855'],
+  ['queued', '#dc6803'],
+  ['failed', '#d92d20'],
   // Not sent because its person was erased: stored as failed, but nothing to fix. In the legend only when present.
-  ['erased', '#98a2b3'],
+  ['erased', '#667085'],
 ];
 
 /** The colour of value bars. */
-export const VALUE_COLOUR = '#2e90fa';
+export const VALUE_COLOUR = '#1570ef';
+
+/** The numbers of a chart as a table, behind a "Show as table" disclosure (the same numbers the bars draw). */
+function chartTable(caption: string, headers: readonly string[], rows: ReadonlyArray<readonly (string | number)[]>): Html {
+  return html`<details class="chart-table"><summary>Show as table</summary>
+<div class="table-wrap"><table><caption class="visually-hidden">${caption}</caption>
+<thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
+<tbody>${rows.map((row) => html`<tr><th scope="row">${row[0]}</th>${row.slice(1).map((cell) => html`<td>${cell}</td>`)}</tr>`)}</tbody>
+</table></div></details>`;
+}
 
 /** What the chart shows: conversions per day (by status), or the reported value per day (per currency). */
 export type ChartView = 'conversions' | 'value';
@@ -59,7 +71,7 @@ function bars(days: readonly string[], segmentsOf: (day: string) => Segment[], o
     const x = pad.left + i * slot + (slot - barW) / 2;
     let base = 0;
     const rects = stacks[i]!.map((s) => {
-      const rect = html`<rect x="${x.toFixed(1)}" y="${y(base + s.value).toFixed(1)}" width="${barW.toFixed(1)}" height="${(y(base) - y(base + s.value)).toFixed(1)}" fill="${s.colour}"><title>${s.title}</title></rect>`;
+      const rect = html`<rect x="${x.toFixed(1)}" y="${y(base + s.value).toFixed(1)}" width="${barW.toFixed(1)}" height="${(y(base) - y(base + s.value)).toFixed(1)}" fill="${s.colour}" stroke="#fff" stroke-width="1"><title>${s.title}</title></rect>`;
       base += s.value;
       return rect;
     });
@@ -71,7 +83,7 @@ function bars(days: readonly string[], segmentsOf: (day: string) => Segment[], o
   return html`<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${options.label}">${grid}${drawn}</svg>`;
 }
 
-/** A stacked bar chart of per-day counts by status; every bar has a <title> for its numbers. */
+/** A stacked bar chart of per-day counts by status; every bar has a <title> for its numbers, and a table has them all. */
 export function conversionsChart(counts: readonly DailyActionCount[], days: readonly string[]): Html {
   const byDay = new Map<string, Map<string, number>>();
   for (const c of counts) {
@@ -90,10 +102,18 @@ export function conversionsChart(counts: readonly DailyActionCount[], days: read
   const total = counts.reduce((a, c) => a + c.count, 0);
   const shown = new Set(counts.filter((c) => c.count > 0).map((c) => c.status));
   const legend = STATUS_COLOURS.filter(([s]) => s !== 'erased' || shown.has(s));
+  // The table's columns: the legend's statuses, then any other status present.
+  const columns = [...legend.map(([s]) => s), ...[...shown].filter((s) => !known.has(s))];
+  const rows = days.map((day) => {
+    const statuses = byDay.get(day) ?? new Map<string, number>();
+    const counts = columns.map((status) => statuses.get(status) ?? 0);
+    return [day, ...counts, [...statuses.values()].reduce((a, n) => a + n, 0)];
+  });
   return html`<figure class="chart" style="margin:0" tabindex="0">
 ${bars(days, segmentsOf, { height: 200, label: `Deliveries per day by status (each conversion once per destination): ${total} in ${days.length} days`, axis: formatCount })}
 <figcaption class="legend">${legend.map(([s, c]) => html`<span><i style="background:${c}"></i>${s}</span>`)}<span>each conversion once per destination it goes to, per day (UTC)</span></figcaption>
-</figure>`;
+</figure>
+${chartTable('Deliveries per day by status (UTC)', ['Day', ...columns, 'Total'], rows)}`;
 }
 
 /**
@@ -117,10 +137,15 @@ export function valueChart(values: readonly DailyValue[], days: readonly string[
     };
     const total = moneyOf(totalOf(currency), currency) ?? currency;
     const conversions = values.filter((v) => v.currency === currency).reduce((a, v) => a + v.conversions, 0);
-    return html`<figure class="chart" style="margin:0" tabindex="0" data-currency="${currency}">
+    const rows = days.map((day) => {
+      const v = byDay.get(day);
+      return [day, moneyOf(v?.value ?? 0, currency) ?? String(v?.value ?? 0), v?.conversions ?? 0];
+    });
+    return html`<div><figure class="chart" style="margin:0" tabindex="0" data-currency="${currency}">
 <figcaption class="chart-head"><strong data-total>${total}</strong> <span class="muted">from ${conversions} conversion${conversions === 1 ? '' : 's'} in ${days.length} days</span></figcaption>
 ${bars(days, segmentsOf, { height, label: `Value per day in ${currency}: ${total} in ${days.length} days`, axis: (v) => compact(v) })}
-</figure>`;
+</figure>
+${chartTable(`Value per day in ${currency} (UTC)`, ['Day', `Value (${currency})`, 'Conversions'], rows)}</div>`;
   });
   return html`<div class="value-charts">${charts}<p class="legend"><span><i style="background:${VALUE_COLOUR}"></i>reported value</span><span>once per conversion report, as restated or retracted, per day (UTC)${currencies.length > 1 ? '; one chart per currency, never added together' : ''}</span></p></div>`;
 }

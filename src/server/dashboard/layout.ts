@@ -147,6 +147,11 @@ ul.attention-list li span { flex: 1 1 20rem; }
 .segmented a + a { border-left: 1px solid var(--line); }
 .segmented a[aria-current] { background: var(--ink); color: #fff; font-weight: 600; }
 .value-charts { display: grid; gap: 14px; }
+details.chart-table { margin-top: 8px; font-size: .9rem; }
+details.chart-table table { margin-top: 6px; }
+details.chart-table td { font-variant-numeric: tabular-nums; }
+details.chart-table tbody th { text-transform: none; letter-spacing: 0; font-size: .9rem; color: var(--ink); font-variant-numeric: tabular-nums; }
+details.chart-table tr:last-child th { border-bottom: 0; }
 .chart-head { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; font-size: .95rem; margin-bottom: 2px; }
 .chart svg { width: 100%; min-width: 540px; height: auto; display: block; }
 .grid.filters { grid-template-columns: repeat(auto-fit, minmax(140px, 1fr)); }
