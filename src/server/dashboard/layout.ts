@@ -189,6 +189,9 @@ ul.plain { list-style: none; margin: 0; padding: 0; }
   nav.main a { white-space: nowrap; padding: 6px 7px; }
   .chart { direction: rtl; }
   .chart svg, .chart figcaption { direction: ltr; }
+  details.chart-table th, details.chart-table td { padding: 6px 5px; }
+  details.chart-table tbody th { white-space: nowrap; }
+  details.chart-table thead th { letter-spacing: 0; font-size: .7rem; }
   ol.trace dl.facts, ol.trace .card dl.facts { grid-template-columns: 1fr; }
   ol.checklist > li { grid-template-columns: 32px 1fr; }
   ol.checklist .go { grid-column: 2; justify-self: start; }
