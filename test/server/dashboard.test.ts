@@ -1,5 +1,5 @@
 /** The dashboard in process: sign-in links, sessions, CSRF, the account's data only, and what each page shows and does. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestService, type TestService } from './support/harness';
 import { platformsElsewhere } from '../../src/server/dashboard/views';
@@ -20,12 +20,18 @@ import type { Queryable } from '../../src/server/db/db';
 import { serviceSecretBox } from '../../src/server/db/secret-box';
 import { formToken, pressSignIn } from './support/dashboard-sign-in';
 
+// One store and app for the file (a fresh PGlite is a load of about a second); each test gets an account, key and site
+// of its own in it, and every page and query of the dashboard is scoped to the signed-in account.
+let shared: TestService;
 let svc: TestService;
-beforeEach(async () => {
-  svc = await createTestService({ CNV_PUBLIC_URL: 'http://cnv.test' });
+beforeAll(async () => {
+  shared = await createTestService({ CNV_PUBLIC_URL: 'http://cnv.test' });
 });
-afterEach(async () => {
-  await svc.close();
+afterAll(async () => {
+  await shared.close();
+});
+beforeEach(async () => {
+  svc = { ...shared, ...(await createTenant(shared.db, 'Test account')) };
 });
 
 /** A browser of one account: its session cookie and the CSRF token of its pages. */
@@ -65,13 +71,16 @@ async function signedIn(accountId = svc.accountId): Promise<Browser> {
 }
 
 /** Inserts an event with one action; it happened `agoSeconds` ago (events of one account need distinct times). */
+let insertedEvents = 0;
 async function insertEvent(db: Queryable, site: { id: string; site_key: string; account_id: string }, action: { status: string; error?: unknown; request?: unknown }, agoSeconds = 0) {
   const id = newId('evt');
+  // sort_at is unique per account, and PGlite's now() can repeat between two quick statements: each event is a
+  // microsecond apart.
   await db.query(
     `insert into events (id, account_id, site_id, site_key, flow_name, trigger, occurred_at, sort_at, status, match_quality, email, click_ids, data)
-     values ($1, $2, $3, $4, 'Signups', 'saas_signup', now() - make_interval(secs => $7), now() - make_interval(secs => $7), $5, 'high', 'ada@example.com', '{"gclid":"TeSt-gclid"}', $6)`,
+     values ($1, $2, $3, $4, 'Signups', 'saas_signup', now() - make_interval(secs => $7), now() - make_interval(secs => $7) + make_interval(secs => $8 / 1e6), $5, 'high', 'ada@example.com', '{"gclid":"TeSt-gclid"}', $6)`,
     [id, site.account_id, site.id, site.site_key, action.status === 'delivered' ? 'completed' : action.status,
-      JSON.stringify({ match_reason: 'paired', correlation_token: 'tok_abc', utm: { utm_source: 'google' }, landing_page_url: 'https://www.example.com/?gclid=TeSt-gclid', customer_event_id: 'user-1' }), agoSeconds],
+      JSON.stringify({ match_reason: 'paired', correlation_token: 'tok_abc', utm: { utm_source: 'google' }, landing_page_url: 'https://www.example.com/?gclid=TeSt-gclid', customer_event_id: 'user-1' }), agoSeconds, ++insertedEvents],
   );
   await db.query(
     `insert into event_actions (id, event_id, position, destination, conversion_id, status, attempts, error, request)
@@ -103,9 +112,9 @@ describe('signing in', () => {
     // The form posts to the bare path (no token in its address), the token in a hidden field.
     expect(page.body).toContain(`<form method="post" action="/dashboard/sign-in"><input type="hidden" name="token" value="${token}"><button type="submit">Sign in</button></form>`);
     expect(formToken(page.body)).toBe(token);
-    const [stored] = await svc.db.query<{ used_at: Date | null }>('select used_at from dashboard_sign_in_tokens');
+    const [stored] = await svc.db.query<{ used_at: Date | null }>('select used_at from dashboard_sign_in_tokens where account_id = $1', [svc.accountId]);
     expect(stored!.used_at).toBeNull();
-    expect(await svc.db.query('select 1 from dashboard_sessions')).toHaveLength(0);
+    expect(await svc.db.query('select 1 from dashboard_sessions where account_id = $1', [svc.accountId])).toHaveLength(0);
   });
 
   it('the button spends the link once, sets an HttpOnly SameSite=Lax cookie, and opens the account\'s dashboard', async () => {
@@ -191,8 +200,8 @@ describe('signing in', () => {
     const browser = await signedIn();
     const session = browser.cookie.split('=')[1]!;
     const rows = JSON.stringify([
-      ...(await svc.db.query('select * from dashboard_sign_in_tokens')),
-      ...(await svc.db.query('select * from dashboard_sessions')),
+      ...(await svc.db.query('select * from dashboard_sign_in_tokens where account_id = $1', [svc.accountId])),
+      ...(await svc.db.query('select * from dashboard_sessions where account_id = $1', [svc.accountId])),
     ]);
     expect(rows).not.toContain(token);
     expect(rows).not.toContain(session);
@@ -284,7 +293,7 @@ describe('the setup checklist', () => {
     expect(checklist).toContain('Connected: Google Ads.');
     expect(checklist).toMatch(/<li class="current" id="step-publish">[\s\S]*?href="\/dashboard\/flows#flow_/);
 
-    const [flow] = await svc.db.query<{ id: string }>('select id from flows');
+    const [flow] = await svc.db.query<{ id: string }>('select id from flows where account_id = $1', [svc.accountId]);
     expect((await browser.post(`/dashboard/flows/${flow!.id}/publish`, {})).statusCode).toBe(303);
     expect(doneSteps((await browser.get('/dashboard/setup/checklist')).body)).toHaveLength(6);
     const failed = await insertEvent(svc.db, { ...svc.site, account_id: svc.accountId }, { status: 'failed' });
@@ -336,10 +345,10 @@ describe('the Sites page', () => {
     const unnamed = await browser.post('/dashboard/sites', { name: ' ', domain: '' });
     expect(unnamed.statusCode).toBe(400);
     expect(unnamed.body).toContain('Give the site a name');
-    expect(await svc.db.query('select id from sites')).toHaveLength(1);
+    expect(await svc.db.query('select id from sites where account_id = $1', [svc.accountId])).toHaveLength(1);
     const added = await browser.post('/dashboard/sites', { name: 'Second shop', domain: 'https://shop.example.com' });
     expect(added.statusCode).toBe(303);
-    expect(await svc.db.query('select id from sites')).toHaveLength(2);
+    expect(await svc.db.query('select id from sites where account_id = $1', [svc.accountId])).toHaveLength(2);
   });
 
   it('shows why a domain is refused, with the values sent kept in the form', async () => {
@@ -389,7 +398,7 @@ describe('the Flows page', () => {
       site_id: svc.site.id, name: 'Signups', trigger_type: 'api', key: 'signup', 'action_google-ads': 'on', 'value_google-ads': '987654321',
     });
     expect(created.statusCode).toBe(303);
-    const [flow] = await svc.db.query<{ id: string; status: string; actions_config: unknown }>('select id, status, actions_config from flows');
+    const [flow] = await svc.db.query<{ id: string; status: string; actions_config: unknown }>('select id, status, actions_config from flows where account_id = $1', [svc.accountId]);
     expect(flow!.status).toBe('draft');
     expect(flow!.actions_config).toEqual([{ integrationId: 'google-ads', config: { conversion: { id: '987654321' } } }]);
 
@@ -439,7 +448,7 @@ describe('the Flows page', () => {
     expect((await browser.post(`/dashboard/sites/${svc.site.id}/webhook-secret/revoke-previous`, {})).headers.location).toContain('done=old_secret_gone');
 
     expect((await browser.post(`/dashboard/flows/${flow!.id}/unpublish`, {})).statusCode).toBe(303);
-    const [unpublished] = await svc.db.query<{ status: string }>('select status from flows');
+    const [unpublished] = await svc.db.query<{ status: string }>('select status from flows where account_id = $1', [svc.accountId]);
     expect(unpublished!.status).toBe('draft');
   });
 
@@ -457,12 +466,12 @@ describe('the Flows page', () => {
     expect(badPages.statusCode).toBe(400);
     expect(badPages.body).toContain('Pages: The page filter');
     expect(badPages.body).toContain('value="signup page"');
-    expect(await svc.db.query('select id from flows')).toEqual([]);
+    expect(await svc.db.query('select id from flows where account_id = $1', [svc.accountId])).toEqual([]);
     const made = await browser.post('/dashboard/flows', {
       site_id: svc.site.id, name: 'Leads', trigger_type: 'form', integration: 'hubspot', page_filter: '/contact', action_meta: 'on', value_meta: '',
     });
     expect(made.statusCode).toBe(303);
-    const [flow] = await svc.db.query<{ trigger_config: unknown; actions_config: unknown }>('select trigger_config, actions_config from flows');
+    const [flow] = await svc.db.query<{ trigger_config: unknown; actions_config: unknown }>('select trigger_config, actions_config from flows where account_id = $1', [svc.accountId]);
     expect(flow).toEqual({ trigger_config: { integrationId: 'hubspot', pageFilter: '/contact' }, actions_config: [{ integrationId: 'meta', config: {} }] });
   });
 });
@@ -632,18 +641,18 @@ describe('the API keys page', () => {
     expect(list).toContain(`${key.slice(0, 12)}…`);
     expect(keyRow(list)).not.toContain('never');
     // Written once a minute at most: a second request within the minute leaves the time as it was.
-    const [used] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend'`);
+    const [used] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend' and account_id = $1`, [svc.accountId]);
     expect(used!.last_used_at).toBeInstanceOf(Date);
-    await svc.db.query(`update api_keys set last_used_at = now() - interval '30 seconds' where label = 'backend'`);
-    const [pinned] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend'`);
+    await svc.db.query(`update api_keys set last_used_at = now() - interval '30 seconds' where label = 'backend' and account_id = $1`, [svc.accountId]);
+    const [pinned] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend' and account_id = $1`, [svc.accountId]);
     expect((await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
-    const [same] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend'`);
+    const [same] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend' and account_id = $1`, [svc.accountId]);
     expect(same!.last_used_at.getTime()).toBe(pinned!.last_used_at.getTime());
-    await svc.db.query(`update api_keys set last_used_at = now() - interval '2 minutes' where label = 'backend'`);
+    await svc.db.query(`update api_keys set last_used_at = now() - interval '2 minutes' where label = 'backend' and account_id = $1`, [svc.accountId]);
     expect((await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
-    const [again] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend'`);
+    const [again] = await svc.db.query<{ last_used_at: Date }>(`select last_used_at from api_keys where label = 'backend' and account_id = $1`, [svc.accountId]);
     expect(again!.last_used_at.getTime()).toBeGreaterThan(pinned!.last_used_at.getTime());
-    const [row] = await svc.db.query<{ id: string }>(`select id from api_keys where label = 'backend'`);
+    const [row] = await svc.db.query<{ id: string }>(`select id from api_keys where label = 'backend' and account_id = $1`, [svc.accountId]);
     expect((await browser.post(`/dashboard/keys/${row!.id}/revoke`, {})).statusCode).toBe(303);
     expect((await svc.app.inject({ method: 'GET', url: '/v1/sites', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(401);
   });
