@@ -5,10 +5,12 @@ const executablePath = chromiumExecutable();
 
 /**
  * Specs that start their own real service (startRealService, startJourneyService): independent of the shared one and of
- * each other (fresh data directory, free ports), so two of them may run at once.
+ * each other (fresh data directory, free ports), so two of them may run at once; and specs that need no service at all
+ * (axe-check.spec.ts), which keep the shared service's lane, the longest, for the specs that need it.
  */
 const OWN_SERVICE_SPECS = [
   '**/api-reference.spec.ts',
+  '**/axe-check.spec.ts',
   '**/dashboard.spec.ts',
   '**/dashboard-a11y.spec.ts',
   '**/dashboard-delivery.spec.ts',
