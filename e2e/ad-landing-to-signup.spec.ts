@@ -5,6 +5,7 @@ import { expectCollectorRequests, snapshotBody } from './support/collector-traff
 import { fixtureOrigin, fixtureUrl } from './support/env';
 import { recordedRequests } from './support/fixture-server';
 import { captureIntent, cookieNamed, expect, expectNoNewGlobals, expectSnapshotStored, loaderReady, test } from './support/test';
+import { QUICK_POLL } from './support/poll';
 
 const nowSeconds = () => Date.now() / 1000;
 
@@ -20,7 +21,7 @@ test('an ad landing followed by a signup on a later page sends one token in the 
   await loaderReady(page, traffic);
 
   // The touch is kept in a first-party cookie on the registrable domain, for 90 days.
-  await expect.poll(async () => (await cookieNamed(context, CLICK_COOKIE))?.domain).toBe('.example.com');
+  await expect.poll(async () => (await cookieNamed(context, CLICK_COOKIE))?.domain, QUICK_POLL).toBe('.example.com');
   const click = (await cookieNamed(context, CLICK_COOKIE))!;
   expect(click.path).toBe('/');
   expect(click.expires).toBeGreaterThan(nowSeconds() + (CLICK_COOKIE_DAYS - 1) * 86400);

@@ -10,6 +10,7 @@ import { readCorrelationToken } from '../src/client';
 import { fixtureOrigin, fixtureUrl, secureFixtureUrl } from './support/env';
 import { recordedRequests, storedSnapshot } from './support/fixture-server';
 import { captureIntent, cookieNamed, expect, expectNoNewGlobals, expectSnapshotStored, giveConsent, loaderReady, test } from './support/test';
+import { QUICK_POLL } from './support/poll';
 import type { Page } from '@playwright/test';
 import type { CollectorTraffic } from './support/collector-traffic';
 import type { E2EEnv, SiteName } from './support/env';
@@ -95,7 +96,7 @@ test('2b. two touches reaching one token: the collector keeps the newer captured
   expect(await post({ gclid: 'J2b-A', fbclid: 'J2b-F' }, '2026-11-20T10:00:00.000Z')).toBe(204);
   expect(await post({ gclid: 'J2b-B' }, '2026-11-21T10:00:00.000Z')).toBe(204);
   const storedTouch = async () => (await storedSnapshot(env.fixtureControl, env.sites.main.id, token))?.touch as { captured_at?: string } | null | undefined;
-  await expect.poll(async () => (await storedTouch())?.captured_at, 'the newer captured_at wins').toBe('2026-11-21T10:00:00.000Z');
+  await expect.poll(async () => (await storedTouch())?.captured_at, { message: 'the newer captured_at wins', ...QUICK_POLL }).toBe('2026-11-21T10:00:00.000Z');
   const stored = await storedSnapshot(env.fixtureControl, env.sites.main.id, token);
   // The newer touch, whole: the older campaign's click ids never mix into it.
   expect((stored!.touch as { click_ids: Record<string, string> }).click_ids).toEqual({ gclid: 'J2b-B' });
@@ -221,7 +222,7 @@ test('6. consent given on page two: data-url-passthrough carries the landing cli
   await expectNoNewGlobals(page, blankGlobals);
 
   await giveConsent(page, true);
-  await expect.poll(async () => decodeURIComponent((await cookieNamed(page.context(), CLICK_COOKIE))?.value ?? '')).toContain('J6-pass');
+  await expect.poll(async () => decodeURIComponent((await cookieNamed(page.context(), CLICK_COOKIE))?.value ?? ''), QUICK_POLL).toContain('J6-pass');
   const { call, token } = await signUp(page, traffic, env);
   expect(await storedClickIds(env, call)).toEqual({ gclid: 'J6-pass' });
   await expectUploadedGclid(env, 'main', token, 'J6-pass');

@@ -15,6 +15,7 @@ import {
   storageEntries,
   test,
 } from './support/test';
+import { QUICK_POLL } from './support/poll';
 
 /** Asserts the not-consented state: the API resolves null and sends nothing; no cookie, no storage. */
 async function expectNotConsented(page: Page, traffic: CollectorTraffic): Promise<void> {
@@ -68,7 +69,7 @@ test('with data-consent-required nothing is written or sent until consent(true),
   // Remove the click params from the address bar, as a router would: the click read at boot is still in memory.
   await page.evaluate(() => history.replaceState({}, '', '/consent-required.html'));
   await giveConsent(page, true);
-  await expect.poll(async () => (await cookieNamed(context, CLICK_COOKIE)) !== undefined, { message: 'cnv_click after consent' }).toBe(true);
+  await expect.poll(async () => (await cookieNamed(context, CLICK_COOKIE)) !== undefined, { message: 'cnv_click after consent', ...QUICK_POLL }).toBe(true);
   await expectCapturedWithClick(page, traffic, env, 'before-consent');
 });
 
@@ -80,7 +81,7 @@ test('consent(false) stops the loader and deletes its cookies; consent(true) sta
 
   await giveConsent(page, false);
   // The page deletes them at once; the browser's cookie store (which the test reads) hears of it a moment later.
-  await expect.poll(() => loaderCookies(context), { message: 'cookies after consent(false)' }).toEqual([]);
+  await expect.poll(() => loaderCookies(context), { message: 'cookies after consent(false)', ...QUICK_POLL }).toEqual([]);
   await expectCollectorRequests(
     traffic,
     page,
@@ -115,7 +116,7 @@ test('Google Consent Mode v2: ad_storage denied by default keeps the loader off 
   await page.evaluate(() => {
     (window as unknown as { gtag(...args: unknown[]): void }).gtag('consent', 'update', { ad_storage: 'granted', ad_user_data: 'granted' });
   });
-  await expect.poll(async () => (await cookieNamed(context, CLICK_COOKIE)) !== undefined, { message: 'cnv_click after the update' }).toBe(true);
+  await expect.poll(async () => (await cookieNamed(context, CLICK_COOKIE)) !== undefined, { message: 'cnv_click after the update', ...QUICK_POLL }).toBe(true);
   await expectCapturedWithClick(page, traffic, env, 'consent-mode');
 
   // A later update that denies again (the visitor withdrew in the banner) is followed too, and deletes the cookies:
@@ -126,6 +127,7 @@ test('Google Consent Mode v2: ad_storage denied by default keeps the loader off 
   });
   await expect.poll(async () => [await cookieNamed(context, CLICK_COOKIE), await cookieNamed(context, CORRELATION_COOKIE)], {
     message: 'both cookies deleted on the denying update',
+    ...QUICK_POLL,
   }).toEqual([undefined, undefined]);
   await expectCollectorRequests(traffic, page, async () => expect(await captureIntent(page)).toBeNull(), {
     notSent: [{ kind: 'snapshot' }],

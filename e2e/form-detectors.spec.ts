@@ -18,6 +18,7 @@ import type { CollectorTraffic } from './support/collector-traffic';
 import { fixtureUrl, type E2EEnv } from './support/env';
 import { awaitFormEventCompleted, listEvents } from './support/upload';
 import { expect, loaderReady, test } from './support/test';
+import { QUICK_POLL } from './support/poll';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'forms');
 const FORMS_SCRIPT = optionalScriptPath('forms');
@@ -168,7 +169,7 @@ async function openWatched(page: Page, traffic: CollectorTraffic, form: FormCase
     page_filter: env.formFlows.pageFilters[form.integration] ?? 'all',
   });
   await loaderReady(page, traffic);
-  await expect.poll(() => traffic.calls.filter((c) => isFormsScript(c.request) && c.done).length, { message: 'the forms script loaded' }).toBe(1);
+  await expect.poll(() => traffic.calls.filter((c) => isFormsScript(c.request) && c.done).length, { message: 'the forms script loaded', ...QUICK_POLL }).toBe(1);
   await traffic.settle(page);
 }
 
@@ -182,9 +183,9 @@ test('HubSpot repeating its success signal for one submission (legacy without co
   const since = traffic.calls.length;
   await form.submit(page);
   await expect(page.locator('.submitted-message'), 'the legacy form was submitted (three success signals)').toBeVisible();
-  await expect.poll(() => submissions(traffic, since).length, { message: 'a form-submissions request' }).toBe(1);
+  await expect.poll(() => submissions(traffic, since).length, { message: 'a form-submissions request', ...QUICK_POLL }).toBe(1);
   await page.locator('#hs-v4-form button').click();
-  await expect.poll(() => submissions(traffic, since).length, { message: 'the v4 form submission' }).toBe(2);
+  await expect.poll(() => submissions(traffic, since).length, { message: 'the v4 form submission', ...QUICK_POLL }).toBe(2);
   await traffic.settle(page);
   const sent = submissions(traffic, since).map((s) => s.body.form_id);
   expect(sent, 'one submission per form, however often HubSpot repeated its signal').toEqual([form.formId, '6a1d2b3c-0000-4000-8000-000000000004']);
@@ -198,7 +199,7 @@ for (const form of CASES) {
       if (email) await page.locator(form.emailField!).fill(email);
       const since = traffic.calls.length;
       await form.submit(page);
-      await expect.poll(() => submissions(traffic, since).length, { message: 'a form-submissions request' }).toBe(1);
+      await expect.poll(() => submissions(traffic, since).length, { message: 'a form-submissions request', ...QUICK_POLL }).toBe(1);
       await traffic.settle(page);
       const sent = submissions(traffic, since);
       expect(sent, 'exactly one form submission').toHaveLength(1);
@@ -280,6 +281,6 @@ test('consent withdrawn stops the detectors, given again restarts them (one scri
   await page.evaluate(() => (window as unknown as { __service: { consent(granted: boolean): void } }).__service.consent(true));
   since = traffic.calls.length;
   await form.submit(page);
-  await expect.poll(() => submissions(traffic, since).length).toBe(1);
+  await expect.poll(() => submissions(traffic, since).length, QUICK_POLL).toBe(1);
   expect(traffic.calls.filter((c) => isFormsScript(c.request))).toHaveLength(1);
 });

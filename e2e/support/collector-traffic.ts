@@ -4,6 +4,7 @@
  */
 import { expect, type BrowserContext, type Page, type Request } from '@playwright/test';
 import type { Snapshot } from '../../src/protocol/collector';
+import { QUICK_POLL } from './poll';
 
 export type CollectorKind = 'loader' | 'config' | 'snapshot' | 'other';
 
@@ -82,9 +83,9 @@ export class CollectorTraffic {
    * NOT sent can only be observed over a window of time; this is that window, not a timing assertion.
    */
   async settle(page: Page): Promise<void> {
-    await expect.poll(() => this.inFlight(), { message: 'collector requests still in flight' }).toBe(0);
+    await expect.poll(() => this.inFlight(), { message: 'collector requests still in flight', ...QUICK_POLL }).toBe(0);
     if (!page.isClosed()) await page.waitForTimeout(250);
-    await expect.poll(() => this.inFlight(), { message: 'collector requests still in flight' }).toBe(0);
+    await expect.poll(() => this.inFlight(), { message: 'collector requests still in flight', ...QUICK_POLL }).toBe(0);
   }
 
   /** Waits for the first snapshot (from index `since`) that satisfies `predicate`, and returns it with its call. */
@@ -93,6 +94,7 @@ export class CollectorTraffic {
     await expect
       .poll(() => (found = this.of('snapshot', since).find((c) => predicate(snapshotBody(c)))) !== undefined, {
         message: 'a snapshot request to the collector',
+        ...QUICK_POLL,
       })
       .toBe(true);
     return { body: snapshotBody(found!), call: found! };
