@@ -115,6 +115,21 @@ function erase(db: Database, site: SiteRow, email: string): Promise<ErasureRecor
   return erasePerson(db, site.account_id, { email, phone: null, customerId: null }, hash);
 }
 
+/** Google Ads (Data Manager API, the fake's refresh token) as the site's account's destination. */
+async function connectGoogle(db: Database, site: SiteRow, google: FakeGoogle): Promise<void> {
+  await upsertDestination(db, site.account_id, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' },
+    sealCredentials(secretBox(Buffer.from(TEST_SECRET_KEY, 'hex')), { refresh_token: google.issueRefreshToken() }));
+}
+
+/** Delivers everything due on `db`; returns what reached Google's ingest meanwhile, as text. */
+async function deliverAllTo(db: Database, google: FakeGoogle): Promise<string> {
+  const before = google.server.requests.length;
+  const worker = startDeliveryWorker({ db, settings: settingsFor('http://legacy.invalid', {}, google), log: memoryLog(), autoStart: false });
+  await worker.drain();
+  await worker.stop();
+  return JSON.stringify(google.server.requests.slice(before).filter((r) => r.path === '/v1/events:ingest').map((r) => r.body));
+}
+
 describe.each(DATABASE_KINDS)('a report planned before an erasure and written after it, on $name', (kind) => {
   let db: Database;
   let site: SiteRow;
@@ -126,22 +141,14 @@ describe.each(DATABASE_KINDS)('a report planned before an erasure and written af
     site = await insertSite(db, (await insertAccount(db, 'a')).id);
     await insertApiFlow(db, site, { name: 'signup', triggerKey: 'signup' });
     await insertApiFlow(db, site, { name: 'paid', triggerKey: 'paid', triggerType: 'conversion' });
-    await upsertDestination(db, site.account_id, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' },
-      sealCredentials(secretBox(Buffer.from(TEST_SECRET_KEY, 'hex')), { refresh_token: google.issueRefreshToken() }));
+    await connectGoogle(db, site, google);
   });
   afterAll(async () => {
     await db?.close();
     await google?.close();
   });
 
-  /** Delivers everything due; returns what reached Google's ingest, as text. */
-  async function deliverAll(): Promise<string> {
-    const before = google.server.requests.length;
-    const worker = startDeliveryWorker({ db, settings: settingsFor('http://legacy.invalid', {}, google), log: memoryLog(), autoStart: false });
-    await worker.drain();
-    await worker.stop();
-    return JSON.stringify(google.server.requests.slice(before).filter((r) => r.path === '/v1/events:ingest').map((r) => r.body));
-  }
+  const deliverAll = () => deliverAllTo(db, google);
 
   const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -239,21 +246,14 @@ describe.each(DATABASE_KINDS.filter((k) => k.name === 'postgres'))('an erasure a
     google = await startFakeGoogle();
     site = await insertSite(h.first, (await insertAccount(h.first, 'a')).id);
     await insertApiFlow(h.first, site, { name: 'signup', triggerKey: 'signup' });
-    await upsertDestination(h.first, site.account_id, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' },
-      sealCredentials(secretBox(Buffer.from(TEST_SECRET_KEY, 'hex')), { refresh_token: google.issueRefreshToken() }));
+    await connectGoogle(h.first, site, google);
   });
   afterAll(async () => {
     await h?.close();
     await google?.close();
   });
 
-  async function deliverAll(): Promise<string> {
-    const before = google.server.requests.length;
-    const worker = startDeliveryWorker({ db: h.first, settings: settingsFor('http://legacy.invalid', {}, google), log: memoryLog(), autoStart: false });
-    await worker.drain();
-    await worker.stop();
-    return JSON.stringify(google.server.requests.slice(before).filter((r) => r.path === '/v1/events:ingest').map((r) => r.body));
-  }
+  const deliverAll = () => deliverAllTo(h.first, google);
 
   it("a burst's report built by another process while the erasure runs is built before it (and erased) or not at all", async () => {
     const token = await click(h.first, site, 'GCLID-BUILT-MEANWHILE');
