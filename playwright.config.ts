@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_ARGS, chromiumExecutable } from './e2e/support/chromium';
+import { chromiumExecutable, playwrightLaunchArgs } from './e2e/support/chromium';
 
 const executablePath = chromiumExecutable();
 
@@ -11,6 +11,7 @@ const executablePath = chromiumExecutable();
 const OWN_SERVICE_SPECS = [
   '**/api-reference.spec.ts',
   '**/axe-check.spec.ts',
+  '**/chromium-launch.spec.ts',
   '**/dashboard.spec.ts',
   '**/dashboard-a11y.spec.ts',
   '**/dashboard-delivery.spec.ts',
@@ -44,7 +45,7 @@ export default defineConfig({
   use: {
     browserName: 'chromium',
     headless: true,
-    launchOptions: { ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS },
+    launchOptions: { ...(executablePath ? { executablePath } : {}), args: playwrightLaunchArgs() },
     // A failed test keeps its trace (actions, DOM snapshots, network). Without the screencast: recording its frames
     // through every test cost 12 % of the browser step on this 2-core machine (153 s against 135 s for four specs, side
     // by side), a price paid by every passing test for a film nobody watches; the snapshots show each step's page.

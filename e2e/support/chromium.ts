@@ -1,5 +1,6 @@
 /** How the browser tests and the benchmark launch Chromium: Playwright's own build when installed, else the system's. */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium } from '@playwright/test';
 
 const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -30,3 +31,41 @@ export const CHROMIUM_ARGS = [
   '--disable-quic',
   `--host-resolver-rules=${TEST_HOST_RULES}`,
 ];
+
+/**
+ * Chromium's own pages that every window of a full (new-headless) Chromium preloads: the address bar's WebUI popups
+ * (`chrome://omnibox-popup.top-chrome/`, and its "AI mode" variant), each in a renderer of its own. Playwright opens a
+ * window per browser context, so every test paid for them: on this 2-core machine that renderer used more CPU than the
+ * tested pages' own renderers (43 s against 36 s of CPU over form-detectors and dashboard-delivery), and switching them
+ * off took the whole browser step's CPU down by a third. A headless test never opens the address bar.
+ */
+export const UNUSED_BROWSER_UI_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup', 'PreloadTopChromeWebUI'];
+
+/**
+ * The features Playwright itself disables at launch (its `--disable-features` switch), read from the installed
+ * playwright-core. Chromium keeps only the last `--disable-features` of its command line, so a launch that disables
+ * more must repeat Playwright's list, or it would turn those back on (HttpsUpgrades among them: an http:// navigation
+ * would become https://). Returns null when the list cannot be found in this version of Playwright.
+ */
+export function playwrightDisabledFeatures(): string[] | null {
+  try {
+    const bundle = readFileSync(createRequire(import.meta.url).resolve('playwright-core/lib/coreBundle'), 'utf8');
+    const list = /\bdisabledFeatures = \[([\s\S]*?)\]\.filter\(Boolean\)/.exec(bundle)?.[1];
+    if (!list) return null;
+    const features = [...list.replace(/\/\/.*$/gm, '').matchAll(/"([A-Za-z0-9]+)"/g)].map((m) => m[1]!);
+    return features.length > 0 ? features : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The arguments of a Playwright launch: CHROMIUM_ARGS, and Playwright's disabled features with the unused browser UI
+ * added. When Playwright's list cannot be read, Playwright's own switch is left as it is (the tests stay correct, only
+ * slower), and e2e/chromium-launch.spec.ts fails, saying so.
+ */
+export function playwrightLaunchArgs(): string[] {
+  const playwright = playwrightDisabledFeatures();
+  if (!playwright) return CHROMIUM_ARGS;
+  return [...CHROMIUM_ARGS, `--disable-features=${[...playwright, ...UNUSED_BROWSER_UI_FEATURES].join(',')}`];
+}
