@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/server/app';
 import { createHttpApp, redactUrl, REQUEST_TIMEOUT_MS } from '../../src/server/http/app';
 import { connect } from 'node:net';
-import { openDatabase, type Database } from '../../src/server/db/db';
-import { migrate } from '../../src/server/db/migrations';
+import type { Database } from '../../src/server/db/db';
 import { loadSettings } from '../../src/server/settings';
 import { insertAccount, issueApiKey } from '../../src/server/accounts/sql';
+import { openMigratedPglite } from '../support/pglite';
 
 describe('the app shell', () => {
   let db: Database;
@@ -14,8 +14,7 @@ describe('the app shell', () => {
   let app: Awaited<ReturnType<typeof buildApp>>;
   let auth: { authorization: string };
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: 'memory://' });
-    await migrate(db);
+    db = await openMigratedPglite();
     const account = await insertAccount(db, 'shell');
     auth = { authorization: `Bearer ${(await issueApiKey(db, account.id)).key}` };
     const stream = new Writable({
