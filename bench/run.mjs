@@ -39,7 +39,7 @@ import { startBareRoute } from './bare-route.mjs';
 import { SERVICE_ALLOCATOR, SERVICE_HEAP, STORE_LABELS, startFleet } from './fleet.mjs';
 import { startChild } from './support/child.mjs';
 import { formatTable, mark, num, times } from './support/table.mjs';
-import { DISTURBED_PEAK_STEAL_SHARE, DISTURBED_STEAL_SHARE, isDisturbed, percent, stealCell, worstOf } from './support/machine-time.mjs';
+import { DISTURBED_PEAK_STEAL_SHARE, DISTURBED_STEAL_SHARE, isDisturbed, percent, stealCell, waitUntilIdle, worstOf } from './support/machine-time.mjs';
 
 const benchDir = new URL('.', import.meta.url).pathname;
 const SECTIONS = ['loader', 'ingest', 'webhook', 'delivery'];
@@ -82,8 +82,8 @@ function parseServer(argv) {
 
 /**
  * The server sections on one store: the services in their own processes (fleet.mjs), the fake Google and the load
- * generator in theirs, the bare Fastify route in this one, measured just before the service so the ratios are side
- * by side.
+ * generator in theirs, the bare Fastify route in this one, measured just before each service window and again after it
+ * so the ratios are side by side.
  */
 async function runServerSections({ store, instances, only, options, server, progress }) {
   const out = { store, instances };
@@ -115,17 +115,26 @@ async function runServerSections({ store, instances, only, options, server, prog
     closers.push(() => bare.close());
 
     const load = { connections: options.connections, duration: options.duration, warmup: options.warmup };
+    // The bare route is measured before each section's service window and again after it, once the service is idle
+    // (bracketBare in ingest.mjs): the ratio is to the mean of the two. The window after one section is the window
+    // before the next.
     progress('bare route');
-    const bareResult = await measureBareRoute({ loadgen, bare, ...load });
+    let bareBefore = await measureBareRoute({ loadgen, bare, ...load });
+    const bareAfter = async () => {
+      progress('bare route, after the service is idle');
+      await waitUntilIdle(sut.pids);
+      return measureBareRoute({ loadgen, bare, ...load });
+    };
     if (only.has('ingest')) {
       progress('snapshot ingest');
-      out.ingest = await runIngestBenchmark({ sut, loadgen, bareResult, ...load });
+      out.ingest = await runIngestBenchmark({ sut, loadgen, bareResult: bareBefore, bareAfter, ...load });
+      bareBefore = out.ingest.bare.windows?.after ?? bareBefore;
       endProgress();
       console.log(formatIngestResults(out.ingest) + '\n');
     }
     if (only.has('webhook')) {
       progress('webhook reports, then delivery');
-      out.webhook = await runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult, secret: sut.secret, ...load });
+      out.webhook = await runWebhookBenchmark({ sut, loadgen, fakeAds, bareResult: bareBefore, bareAfter, secret: sut.secret, ...load });
       endProgress();
       console.log(formatWebhookResults(out.webhook) + '\n');
     }
@@ -251,7 +260,8 @@ function summary(results) {
     if (d) add(`${label} delivery`, d.targets.delivery_p99.target, `${num(d.targets.delivery_p99.value)} ms (p50 ${num(d.delivery.p50_ms)} ms)`, d.targets.delivery_p99.met, d.delivery.machine);
   }
   for (const e of results.errors) rows.push([e.section, 'could not run', e.error.split('\n')[0].slice(0, 80), '-', 'n/a']);
-  const windows = Object.values(results.stores ?? {}).flatMap((r) => [r.ingest, r.ingest?.bare, r.webhook, r.webhook?.bare]).filter(Boolean);
+  const bareWindows = (bare) => (bare?.windows ? [bare.windows.before, bare.windows.after] : [bare]);
+  const windows = Object.values(results.stores ?? {}).flatMap((r) => [r.ingest, ...bareWindows(r.ingest?.bare), r.webhook, ...bareWindows(r.webhook?.bare)]).filter(Boolean);
   const remeasured = new Set(windows.filter((w) => w.attempts?.length > 1)).size;
   const note = [
     "steal: the share of the machine's CPU time the hypervisor gave to other guests during the figure's window, and in its worst second.",

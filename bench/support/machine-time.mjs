@@ -117,3 +117,46 @@ export function stealCell(machine) {
   if (!machine) return '-';
   return `${percent(machine.steal)} / ${percent(machine.peak_steal ?? machine.steal)}`;
 }
+
+/** CPU time (user + system, in clock ticks) a process has used, from /proc/<pid>/stat; null where it cannot be read. */
+export function readProcessTicks(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' '); // after the command, which may hold spaces
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime and stime, the 14th and 15th fields
+    return Number.isFinite(ticks) ? ticks : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits until the processes `pids` together use less than `maxCores` of a core over a `sampleMs` window (the service
+ * done with what a load left it: events built after a burst, deliveries, an analyze or a checkpoint), or `timeoutMs`
+ * passed; resolves with whether they went idle. A bare route measured while the service still works in the background
+ * is slower, which would flatter the service's ratio. Where /proc cannot be read, resolves at once (true). `read`,
+ * `sleep` and `ticksPerSecond` stand in for the system in tests.
+ */
+export async function waitUntilIdle(pids, {
+  maxCores = 0.05,
+  sampleMs = 500,
+  timeoutMs = 60_000,
+  ticksPerSecond = 100,
+  read = readProcessTicks,
+  sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+} = {}) {
+  const total = () => {
+    const each = pids.map(read);
+    return each.some((t) => t === null) ? null : each.reduce((n, t) => n + t, 0);
+  };
+  let before = total();
+  if (before === null) return true;
+  for (let waited = 0; waited < timeoutMs; waited += sampleMs) {
+    await sleep(sampleMs);
+    const after = total();
+    if (after === null) return true;
+    if ((after - before) / ticksPerSecond / (sampleMs / 1000) < maxCores) return true;
+    before = after;
+  }
+  return false;
+}

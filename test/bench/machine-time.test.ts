@@ -109,3 +109,39 @@ describe('disturbed windows', () => {
     expect(stealCell(null)).toBe('-');
   });
 });
+
+describe('waitUntilIdle (the service done with what a load left it, before the bare route is measured again)', () => {
+  const waitUntilIdle = (machineTime as unknown as {
+    waitUntilIdle: (pids: number[], options: { read: (pid: number) => number | null; sleep: (ms: number) => Promise<void>; sampleMs?: number; timeoutMs?: number; ticksPerSecond?: number; maxCores?: number }) => Promise<boolean>;
+  }).waitUntilIdle;
+  /** Reads from a script of tick counts per process, one reading per call. */
+  const scripted = (byPid: Record<number, number[]>) => {
+    const calls: Record<number, number> = {};
+    return (pid: number) => {
+      const i = (calls[pid] = (calls[pid] ?? -1) + 1);
+      const values = byPid[pid]!;
+      return values[Math.min(i, values.length - 1)]!;
+    };
+  };
+  const sleeps: number[] = [];
+  const sleep = async (ms: number) => void sleeps.push(ms);
+  afterEach(() => void (sleeps.length = 0));
+
+  it('resolves once the processes together use less than the share of a core over a window', async () => {
+    // 100 ticks a second; windows of 500 ms: 50 ticks is a whole core. Busy (40 + 10), then 1 + 0: idle.
+    const read = scripted({ 1: [0, 40, 80, 81], 2: [0, 10, 20, 20] });
+    expect(await waitUntilIdle([1, 2], { read, sleep, sampleMs: 500, ticksPerSecond: 100 })).toBe(true);
+    expect(sleeps).toEqual([500, 500, 500]);
+  });
+
+  it('gives up after the timeout, saying the processes never went idle', async () => {
+    let ticks = 0;
+    expect(await waitUntilIdle([1], { read: () => (ticks += 50), sleep, sampleMs: 500, timeoutMs: 2000 })).toBe(false);
+    expect(sleeps).toEqual([500, 500, 500, 500]);
+  });
+
+  it('resolves at once where a process cannot be read (not Linux, or the process ended)', async () => {
+    expect(await waitUntilIdle([1], { read: () => null, sleep })).toBe(true);
+    expect(sleeps).toEqual([]);
+  });
+});
