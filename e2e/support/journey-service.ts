@@ -71,7 +71,15 @@ export function useJourneyService(): JourneyService {
     journey = await startJourneyService();
   });
   test.afterAll(async () => {
+    // Closing stops the demo, the delivery workers and the store (its shutdown checkpoint syncs the data directory).
+    // A fresh clone's CI run on this 2-core machine (2026-11-28) once ran out of the default 30 s here, after the
+    // test itself had passed; alone it takes a few seconds. The start's allowance, and the time said when it is long,
+    // so that a slow close can be told from a hung one (which still fails, at 120 s).
+    test.setTimeout(120_000);
+    const started = Date.now();
     await journey?.close();
+    const seconds = (Date.now() - started) / 1000;
+    if (seconds > 10) console.warn(`closing the journey service (service, demo, store) took ${seconds.toFixed(1)} s`);
   });
   return new Proxy({} as JourneyService, {
     get(_target, property) {
