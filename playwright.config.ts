@@ -6,7 +6,8 @@ const executablePath = chromiumExecutable();
 /**
  * Specs that start their own real service (startRealService, startJourneyService): independent of the shared one and of
  * each other (fresh data directory, free ports), so two of them may run at once; and specs that need no service at all
- * (axe-check.spec.ts), which keep the shared service's lane, the longest, for the specs that need it.
+ * (axe-check.spec.ts, chromium-launch.spec.ts), which keep the shared service's lane, the longest, for the specs that
+ * need it.
  */
 const OWN_SERVICE_SPECS = [
   '**/api-reference.spec.ts',

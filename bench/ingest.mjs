@@ -57,10 +57,19 @@ export function bareRows(bare) {
   return [throughputRow('bare Fastify route (204), before', bare.windows.before), throughputRow('bare Fastify route (204), after', bare.windows.after)];
 }
 
-/** The ratio line of a section: the service's rate over the bare route's (the mean of both windows when bracketed). */
+/**
+ * The ratio line of a section: the service's rate over the bare route's (the mean of both windows when bracketed), and
+ * a warning when the window after began with the service still busy (it stayed above waitUntilIdle's share of a core
+ * for the whole wait): that bare window was slowed by the service, and the ratio flatters it.
+ */
 export function ratioLine(r) {
   const b = r.bare;
-  return `service / bare: ${times(r.ratio_to_bare)}` + (b.windows ? ` (of the mean of the bare route's windows before and after, ${num(b.windows.before.requests_per_s)} and ${num(b.windows.after.requests_per_s)}/s)` : '');
+  if (!b.windows) return `service / bare: ${times(r.ratio_to_bare)}`;
+  const { before, after } = b.windows;
+  return (
+    `service / bare: ${times(r.ratio_to_bare)} (of the mean of the bare route's windows before and after, ${num(before.requests_per_s)} and ${num(after.requests_per_s)}/s)` +
+    (after.service_busy ? "; the service was still busy when the window after began, so that window was slowed and the ratio flatters the service" : '')
+  );
 }
 
 /** bare µs per request / service µs per request: the throughput ratio the costs predict for a CPU-bound service. */

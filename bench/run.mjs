@@ -122,8 +122,9 @@ async function runServerSections({ store, instances, only, options, server, prog
     let bareBefore = await measureBareRoute({ loadgen, bare, ...load });
     const bareAfter = async () => {
       progress('bare route, after the service is idle');
-      await waitUntilIdle(sut.pids);
-      return measureBareRoute({ loadgen, bare, ...load });
+      const idle = await waitUntilIdle(sut.pids);
+      const window = await measureBareRoute({ loadgen, bare, ...load });
+      return idle ? window : { ...window, service_busy: true }; // said beside the ratio (ratioLine in ingest.mjs)
     };
     if (only.has('ingest')) {
       progress('snapshot ingest');
