@@ -95,8 +95,9 @@ describe('a refused form on the dashboard', () => {
 
   it('ties a refused erasure field to its message (Personal data)', () => {
     const values = { email: '', phone: '555 0100', customer_id: '' };
-    const page = privacyPage(SESSION, { erasures: [], retentionDays: 90, error: { message: 'phone must be a phone number with its country code.', param: 'phone', values } });
-    expectTiedError(page, 'erase-phone', 'phone must be a phone number with its country code.');
+    const page = privacyPage(SESSION, { erasures: [], retentionDays: 90, error: { message: 'phone must be a phone number with its country code, starting with + or 00 (E.164: at most 15 digits).', param: 'phone', values } });
+    expectTiedError(page, 'erase-phone', 'Enter the phone number with its country code, starting with + or 00, e.g. +1 202 555 0143.');
+    expect(page).not.toContain('phone must');
     expect(tagOf(page, 'erase-email')).not.toContain('aria-invalid');
   });
 

@@ -371,8 +371,20 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     // A malformed phone: the form again, with the message, nothing erased.
     const bad = await post('/dashboard/privacy/preview', { email: '', phone: '555 0100', customer_id: '' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.body).toContain('phone must be a phone number with its country code');
-    expect(bad.body).toContain('aria-invalid="true"');
+    expect(bad.body).toContain('Enter the phone number with its country code, starting with + or 00, e.g. +1 202 555 0143.');
+    expect(bad.body).not.toContain('phone must');
+    expect(bad.body).toMatch(/<input[^>]*id="erase-phone"[^>]*aria-invalid="true"/);
+    // Nothing given: said above the form, in the form's words, with no field marked.
+    const empty = await post('/dashboard/privacy/preview', { email: ' ', phone: '', customer_id: '' });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.body).toContain('Give at least one of email, phone and customer id.');
+    expect(empty.body).not.toContain('customer_id.');
+    expect(empty.body).not.toContain('aria-invalid="true"');
+    // A value too long, checked by the REST route's schema: its field marked, the message without the API's names.
+    const long = await post('/dashboard/privacy/preview', { email: '', phone: '', customer_id: 'c'.repeat(300) });
+    expect(long.statusCode).toBe(400);
+    expect(long.body).toMatch(/<input[^>]*id="erase-customer_id"[^>]*aria-invalid="true"/);
+    expect(long.body).not.toMatch(/customer_id must|body\//);
     // The confirmation says what will go; nothing has gone yet.
     const preview = await post('/dashboard/privacy/preview', { email: 'Dash.Person@example.com', phone: '', customer_id: '' });
     expect(preview.statusCode).toBe(200);

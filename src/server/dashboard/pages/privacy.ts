@@ -5,6 +5,8 @@
 import type { ErasureCounts, ErasureRecord } from '../../api/erasures';
 import { csrfField, fieldAttributes, fieldError, formErrorSummary, html, layout, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
+import { MAX_IDENTITY_FIELD_LENGTH } from '../../../protocol/identity';
+import { CUSTOMER_ID_MAX } from '../../../protocol/webhook';
 
 /** The person as typed in the form (shown back only on the confirmation and on an error, never after the erasure). */
 export interface ErasureForm {
@@ -39,9 +41,30 @@ function countsText(counts: ErasureCounts): string {
 
 const FIELDS: readonly (keyof ErasureForm)[] = ['email', 'phone', 'customer_id'];
 
+/** The longest value each field takes, as the REST route checks it. */
+const MAX_LENGTH: Record<keyof ErasureForm, number> = { email: MAX_IDENTITY_FIELD_LENGTH, phone: MAX_IDENTITY_FIELD_LENGTH, customer_id: CUSTOMER_ID_MAX };
+
+/** The fields as the form labels them, for messages that name the API's parameters. */
+const FIELD_WORDS: Record<keyof ErasureForm, string> = { email: 'The email', phone: 'The phone number', customer_id: 'The customer id' };
+
+/**
+ * A refusal in the form's words: what to type, with the form's labels, not the API's parameter names (the REST route's
+ * messages name `customer_id` and say `phone must be…`). An empty form is named above the fields, not on the email.
+ */
+export function erasureProblemInWords(message: string): string {
+  if (/^Name the person to erase/.test(message)) return 'Give at least one of email, phone and customer id.';
+  if (/^email must be the address alone/.test(message)) return 'Enter the address alone, without mailto: (e.g. name@example.com).';
+  if (/^email must be one email address/.test(message)) return 'Enter one email address, e.g. name@example.com.';
+  if (/^phone must be a phone number/.test(message)) return 'Enter the phone number with its country code, starting with + or 00, e.g. +1 202 555 0143.';
+  const tooLong = /^Invalid parameter '(email|phone|customer_id)': it must be at most (\d+) characters/.exec(message);
+  if (tooLong) return `${FIELD_WORDS[tooLong[1] as keyof ErasureForm]} must be at most ${tooLong[2]} characters.`;
+  const named = /^(email|phone|customer_id) (.*)$/s.exec(message);
+  return named ? `${FIELD_WORDS[named[1] as keyof ErasureForm]} ${named[2]}` : message;
+}
+
 function field(id: keyof ErasureForm, label: string, hint: string, type: string, values: ErasureForm, error: PrivacyPageData['error']): Html {
   const invalid = error?.param === id;
-  return html`<label for="erase-${id}">${label} <span class="hint">${hint}</span><input type="${type}" id="erase-${id}" name="${id}" value="${values[id]}" maxlength="512" autocomplete="off"${fieldAttributes(`erase-${id}`, [], invalid)}></label>
+  return html`<label for="erase-${id}">${label} <span class="hint">${hint}</span><input type="${type}" id="erase-${id}" name="${id}" value="${values[id]}" maxlength="${MAX_LENGTH[id]}" autocomplete="off"${fieldAttributes(`erase-${id}`, [], invalid)}></label>
 ${fieldError(`erase-${id}`, invalid ? error!.message : null)}`;
 }
 
@@ -86,6 +109,12 @@ ${csrfField(session)}
 /** The personal data page. */
 export function privacyPage(session: DashboardSession, data: PrivacyPageData, notices: Notice[] = []): string {
   const values = data.error?.values ?? data.confirm?.values ?? EMPTY;
+  // Nothing given names no field: the message stands above the form alone.
+  const error = data.error && {
+    ...data.error,
+    message: erasureProblemInWords(data.error.message),
+    ...(/^Name the person to erase/.test(data.error.message) ? { param: undefined } : {}),
+  };
   return layout(
     { title: 'Personal data', nav: 'privacy', session, notices },
     html`<h1>Personal data</h1>
@@ -94,8 +123,8 @@ ${data.confirm ? confirmation(session, data.confirm) : ''}
 <section class="card">
 <h2>Erase a person</h2>
 <p class="hint">Give at least one of email, phone and customer id. You will see what would be removed before anything is.</p>
-${data.error ? formErrorSummary('erase-error', data.error.message, FIELDS.includes(data.error.param as keyof ErasureForm) ? `erase-${data.error.param}` : undefined) : ''}
-${erasureForm(session, values, data.error)}
+${error ? formErrorSummary('erase-error', error.message, FIELDS.includes(error.param as keyof ErasureForm) ? `erase-${error.param}` : undefined) : ''}
+${erasureForm(session, values, error)}
 </section>
 <section class="card">
 <h2>Erasures</h2>
