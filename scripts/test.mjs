@@ -12,8 +12,8 @@
  * slow them. On a machine already busy the overlap saves little: the browser step then waits for the same cores.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { testTmpdir } from './test-tmpdir.mjs';
 
 /** The steps, in order: each is an npm script of package.json. */
 const STEPS = [
@@ -23,36 +23,6 @@ const STEPS = [
   { name: 'unit tests (vitest)', script: 'test:unit', alias: 'unit' },
   { name: 'browser tests (playwright)', script: 'test:e2e', alias: 'e2e', browser: true },
 ];
-
-/** statfs's type of a tmpfs (linux/magic.h). */
-const TMPFS_MAGIC = 0x01021994;
-/** The room a memory-backed temporary root must have free: the tests' data directories are 40 MB each, a few at once. */
-const TMPFS_MIN_FREE = 2 * 1024 ** 3;
-
-/**
- * Where the steps' temporary directories go (their TMPDIR): a directory of its own on /dev/shm when that is a tmpfs
- * with room, else the system's default. The tests make a store's data directory for every service they start (a copy
- * of the migrated image, some 1,150 files) and PGlite syncs every commit into it: on the disk of a 2-core VM that was a
- * fifth of the store-heavy test files' time, mostly kernel time creating files (2026-11-28: 71 and 89 s against 84 and
- * 115 s for the same files, alternating). What the tests check does not change: each fsync is still made, and the
- * service's own data directory is wherever CNV_DATA_DIR says. CNV_TEST_TMPDIR names another root, or `off` keeps the
- * default. Removed with everything in it when the run ends.
- */
-function testTmpdir() {
-  const chosen = process.env.CNV_TEST_TMPDIR;
-  if (chosen === 'off' || process.platform !== 'linux') return null;
-  const root = chosen || '/dev/shm';
-  try {
-    if (!chosen) {
-      const fs = statfsSync(root);
-      if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < TMPFS_MIN_FREE) return null;
-    }
-    return mkdtempSync(join(root, 'cnv-test-'));
-  } catch (error) {
-    if (chosen) console.error(`CNV_TEST_TMPDIR=${chosen} cannot be used (${error.message}): the system's temporary directory instead`);
-    return null;
-  }
-}
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !STEPS.some((s) => s.script === w || s.alias === w));
