@@ -65,6 +65,16 @@ test('a person is found, the removal confirmed, and nothing of them is shown aft
   await expect(page.getByText('No erasures yet.')).toBeVisible();
   await shoot(page, 'personal-data');
 
+  // A phone without its country code: refused in the form's words, the field marked, nothing looked up.
+  await page.getByLabel('Phone').fill('555 0100');
+  await page.getByRole('button', { name: 'Find what would be erased' }).click();
+  const refusal = 'Enter the phone number with its country code, starting with + or 00, e.g. +1 202 555 0143.';
+  await expect(page.getByRole('alert')).toHaveText(refusal);
+  await expect(page.getByLabel('Phone')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByLabel('Phone')).toHaveValue('555 0100');
+  await shoot(page, 'personal-data-refused');
+  await page.getByLabel('Phone').fill('');
+
   await page.getByLabel('Email').fill('Ada.Lovelace@example.com ');
   await page.getByRole('button', { name: 'Find what would be erased' }).click();
   const confirm = page.getByRole('region', { name: 'Erase this person?' });
