@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { KnownDurationsSequencer } from './test/support/sequencer';
 
 export default defineConfig({
   test: {
@@ -19,5 +20,7 @@ export default defineConfig({
     // imports Fastify, PGlite and happy-dom again for every file (about a second a file, over 150 files). Test files
     // share no state through it: each makes its own stores, services and pages, and resets what it changes.
     isolate: false,
+    // Longest first by committed durations, also where vitest has no results of an earlier run (test/support/sequencer.ts).
+    sequence: { sequencer: KnownDurationsSequencer },
   },
 });
