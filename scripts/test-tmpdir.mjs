@@ -16,7 +16,7 @@ export const TMPFS_MIN_FREE = 2 * 1024 ** 3;
  * fifth of the store-heavy test files' time, mostly kernel time creating files (2026-11-28: 71 and 89 s against 84 and
  * 115 s for the same files, alternating). What the tests check does not change: each fsync is still made, and the
  * service's own data directory is wherever CNV_DATA_DIR says. CNV_TEST_TMPDIR names another root, or `off` keeps the
- * default. Removed with everything in it when the run ends.
+ * default. scripts/test.mjs removes it, with whatever a test left in it, however the run ends.
  */
 export function testTmpdir({ chosen = process.env.CNV_TEST_TMPDIR, defaultRoot = '/dev/shm', statfs = statfsSync } = {}) {
   if (chosen === 'off' || process.platform !== 'linux') return null;

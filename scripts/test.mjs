@@ -68,7 +68,8 @@ process.on('SIGINT', () => {
 
 const tmp = testTmpdir();
 if (tmp) console.log(`temporary directories in ${tmp} (tmpfs; CNV_TEST_TMPDIR=off for the system's default)`);
-const removeTmp = () => tmp && rmSync(tmp, { recursive: true, force: true });
+// Removed however the run ends (process.exit included), with whatever a test left in it.
+if (tmp) process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 
 const suiteStarted = Date.now();
 const withBrowser = steps.some((s) => s.browser);
@@ -101,7 +102,6 @@ for (const { step, code, seconds } of results) {
 }
 for (const step of steps.filter((s) => !results.some((r) => r.step === s))) console.log(`skip  ${step.name} (interrupted)`);
 console.log(`      ${'all (wall clock)'.padEnd(28)} ${((Date.now() - suiteStarted) / 1000).toFixed(1).padStart(6)} s`);
-removeTmp();
 const failed = results.filter((r) => r.code !== 0);
 if (failed.length > 0 || interrupted) {
   console.log(`\n${failed.length} of ${steps.length} steps failed${interrupted ? ', interrupted' : ''}.`);
