@@ -384,6 +384,7 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     const long = await post('/dashboard/privacy/preview', { email: '', phone: '', customer_id: 'c'.repeat(300) });
     expect(long.statusCode).toBe(400);
     expect(long.body).toMatch(/<input[^>]*id="erase-customer_id"[^>]*aria-invalid="true"/);
+    expect(long.body).toContain('The customer id must be at most 200 characters.');
     expect(long.body).not.toMatch(/customer_id must|body\//);
     // The confirmation says what will go; nothing has gone yet.
     const preview = await post('/dashboard/privacy/preview', { email: 'Dash.Person@example.com', phone: '', customer_id: '' });

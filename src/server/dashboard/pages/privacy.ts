@@ -49,17 +49,20 @@ const FIELD_WORDS: Record<keyof ErasureForm, string> = { email: 'The email', pho
 
 /**
  * A refusal in the form's words: what to type, with the form's labels, not the API's parameter names (the REST route's
- * messages name `customer_id` and say `phone must be…`). An empty form is named above the fields, not on the email.
+ * messages name `customer_id` and say `phone must be…`). An empty form names no field: its message stands above the
+ * form alone, not on the email.
  */
-export function erasureProblemInWords(message: string): string {
-  if (/^Name the person to erase/.test(message)) return 'Give at least one of email, phone and customer id.';
-  if (/^email must be the address alone/.test(message)) return 'Enter the address alone, without mailto: (e.g. name@example.com).';
-  if (/^email must be one email address/.test(message)) return 'Enter one email address, e.g. name@example.com.';
-  if (/^phone must be a phone number/.test(message)) return 'Enter the phone number with its country code, starting with + or 00, e.g. +1 202 555 0143.';
+export function erasureRefusalInWords(refusal: { message: string; param?: string | undefined }): { message: string; param?: string } {
+  const { message, param } = refusal;
+  if (/^Name the person to erase/.test(message)) return { message: 'Give at least one of email, phone and customer id.' };
+  const words = (text: string) => ({ message: text, ...(param ? { param } : {}) });
+  if (/^email must be the address alone/.test(message)) return words('Enter the address alone, without mailto: (e.g. name@example.com).');
+  if (/^email must be one email address/.test(message)) return words('Enter one email address, e.g. name@example.com.');
+  if (/^phone must be a phone number/.test(message)) return words('Enter the phone number with its country code, starting with + or 00, e.g. +1 202 555 0143.');
   const tooLong = /^Invalid parameter '(email|phone|customer_id)': it must be at most (\d+) characters/.exec(message);
-  if (tooLong) return `${FIELD_WORDS[tooLong[1] as keyof ErasureForm]} must be at most ${tooLong[2]} characters.`;
+  if (tooLong) return words(`${FIELD_WORDS[tooLong[1] as keyof ErasureForm]} must be at most ${tooLong[2]} characters.`);
   const named = /^(email|phone|customer_id) (.*)$/s.exec(message);
-  return named ? `${FIELD_WORDS[named[1] as keyof ErasureForm]} ${named[2]}` : message;
+  return words(named ? `${FIELD_WORDS[named[1] as keyof ErasureForm]} ${named[2]}` : message);
 }
 
 function field(id: keyof ErasureForm, label: string, hint: string, type: string, values: ErasureForm, error: PrivacyPageData['error']): Html {
@@ -109,12 +112,7 @@ ${csrfField(session)}
 /** The personal data page. */
 export function privacyPage(session: DashboardSession, data: PrivacyPageData, notices: Notice[] = []): string {
   const values = data.error?.values ?? data.confirm?.values ?? EMPTY;
-  // Nothing given names no field: the message stands above the form alone.
-  const error = data.error && {
-    ...data.error,
-    message: erasureProblemInWords(data.error.message),
-    ...(/^Name the person to erase/.test(data.error.message) ? { param: undefined } : {}),
-  };
+  const error = data.error && { ...erasureRefusalInWords(data.error), values: data.error.values };
   return layout(
     { title: 'Personal data', nav: 'privacy', session, notices },
     html`<h1>Personal data</h1>
