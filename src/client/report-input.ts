@@ -1,7 +1,6 @@
 /** The input of `reportSignup`, its checks, and the webhook request body built from it. */
 import {
   exceedsCharacters,
-  isCurrencyCode,
   ADJUSTMENT_ID_MAX,
   CUSTOMER_EVENT_ID_MAX,
   CUSTOMER_ID_MAX,
@@ -15,6 +14,7 @@ import {
   type ConversionReport,
   type SaasSignupReport,
 } from '../protocol/webhook';
+import { isCurrencyCode } from '../protocol/currencies';
 import { cookieHeaderOf, type RequestLike } from './correlation';
 
 /** What the customer's backend knows about one signup. */
@@ -146,7 +146,7 @@ function valueToSend(value: number): number {
 
 /**
  * value and currency: both or neither; the value 0 to 1e9 with at most 6 decimals (float noise aside, as the service
- * counts them), the currency a real ISO 4217 code (in any case: it is sent upper-cased).
+ * counts them), the currency the ISO 4217 code of a current currency (protocol/currencies.ts; in any case: it is sent upper-cased).
  */
 export function checkValue(input: { value?: number | null; currency?: string | null }): InputProblem | null {
   const value: unknown = input.value;
@@ -155,7 +155,7 @@ export function checkValue(input: { value?: number | null; currency?: string | n
     return { param: 'value', message: `value must be a number from 0 to 1000000000 with at most 6 decimals (got ${describe(value)}).` };
   }
   if (currency !== undefined && currency !== null && !isCurrencyCode(currency)) {
-    return { param: 'currency', message: `currency must be an ISO 4217 currency code of three capital letters, such as "EUR" (got ${describe(currency)}).` };
+    return { param: 'currency', message: `currency must be the ISO 4217 code of a current currency, such as "EUR" (got ${describe(currency)}).` };
   }
   if (value !== undefined && value !== null && (currency === undefined || currency === null)) {
     return { param: 'currency', message: 'currency is required with a value (an ISO 4217 code such as "EUR").' };

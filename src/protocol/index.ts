@@ -6,6 +6,7 @@ export * from './forms';
 export * from './page-filter';
 export * from './origin';
 export * from './webhook';
+export * from './currencies';
 export * from './install';
 export * from './errors';
 export * from './identity';

@@ -65,22 +65,6 @@ export const ADJUSTMENT_ID_MAX = 200;
 /** How far back a later stage's or an adjustment's occurred_at may lie, in days. */
 export const OCCURRED_AT_MAX_AGE_DAYS = 90;
 
-/** An ISO 4217 code as written: three capital letters (the service also checks it names a real currency). */
-export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
-
-/** The ISO 4217 codes of current currencies (the runtime's ICU list), built on first use. */
-let currencies: ReadonlySet<string> | null = null;
-
-/**
- * Whether a code names a real ISO 4217 currency as a report must write it: three capital letters (CURRENCY_PATTERN)
- * that the runtime's list of current currencies holds ('XXX', 'usd' and 'ABC' do not qualify).
- */
-export function isCurrencyCode(code: unknown): code is string {
-  if (typeof code !== 'string' || !CURRENCY_PATTERN.test(code)) return false;
-  currencies ??= new Set(Intl.supportedValuesOf('currency'));
-  return currencies.has(code);
-}
-
 /**
  * How far a number may lie from a value with at most VALUE_MAX_DECIMALS decimals and still count as that value:
  * 1e-9, or 1e-13 of the number when that is more (from 10,000 up). A double carries about 16 significant digits, so

@@ -3,7 +3,8 @@
  * same rules as a report's value (src/protocol/webhook.ts), so a flow never publishes a value or currency that every
  * conversion would then carry to the platform and have refused there.
  */
-import { VALUE_MAX, VALUE_MAX_DECIMALS, isConversionValue, isCurrencyCode } from '../../protocol/webhook';
+import { VALUE_MAX, VALUE_MAX_DECIMALS, isConversionValue } from '../../protocol/webhook';
+import { isCurrencyCode } from '../../protocol/currencies';
 import type { Problem } from './destination';
 
 /**
@@ -26,7 +27,7 @@ export function fixedValueProblems(config: Record<string, unknown>, param: strin
     const shown = typeof currency === 'string' ? `'${currency.slice(0, 20)}'` : `a ${typeof currency}`;
     problems.push({
       param: `${param}.currency`,
-      message: `${param}.currency ${shown} is not an ISO 4217 currency code: write one of three capital letters, such as "EUR" or "USD".`,
+      message: `${param}.currency ${shown} is not the ISO 4217 code of a current currency: write one in capital letters, such as "EUR" or "USD".`,
     });
   }
   return problems;

@@ -8,8 +8,6 @@ import { Type } from '@sinclair/typebox';
 import {
   ADJUSTMENT_ID_MAX,
   ADJUSTMENT_TYPES,
-  CURRENCY_PATTERN,
-  isCurrencyCode,
   CUSTOMER_EVENT_ID_MAX,
   CUSTOMER_ID_MAX,
   IDENTITY_VALUE_MAX,
@@ -20,12 +18,13 @@ import {
   conversionValueOf,
 } from '../../protocol/webhook';
 import { CORRELATION_TOKEN_PATTERN } from '../../protocol/cookies';
+import { CURRENCY_PATTERN, isCurrencyCode } from '../../protocol/currencies';
 import { invalidParam } from '../http/errors';
 import { NOT_BLANK } from '../http/validation';
 import { Nullable } from '../http/schemas';
 
 const VALUE_RULE = `a number from 0 to ${VALUE_MAX} with at most 6 decimals (in the currency's major unit: 29.9 for 29.90 EUR), or null.`;
-const CURRENCY_RULE = 'an ISO 4217 currency code of three capital letters, such as "EUR" or "USD" (required with value), or null.';
+const CURRENCY_RULE = 'the ISO 4217 code of a current currency, in capital letters, such as "EUR" or "USD" (required with value), or null.';
 const CUSTOMER_ID_RULE = `your stable id of the customer or account, 1 to ${CUSTOMER_ID_MAX} characters (not blank), or null.`;
 
 /** `value`, `currency`, `customer_id`: on every report body. */
@@ -106,7 +105,7 @@ export function checkValueRules(body: { value?: number | null; currency?: string
     throw invalidParam('value', `Invalid parameter 'value'. Expected: ${VALUE_RULE}`);
   }
   if (body.currency !== undefined && body.currency !== null && !isCurrencyCode(body.currency)) {
-    throw invalidParam('currency', `Invalid parameter 'currency': '${body.currency}' is not an ISO 4217 currency code. Expected: ${CURRENCY_RULE}`);
+    throw invalidParam('currency', `Invalid parameter 'currency': '${body.currency}' is not the ISO 4217 code of a current currency. Expected: ${CURRENCY_RULE}`);
   }
   if (value !== null && (body.currency === undefined || body.currency === null)) {
     throw invalidParam('currency', 'Missing parameter currency: a value needs its ISO 4217 currency code (such as "EUR").', 'parameter_missing');
