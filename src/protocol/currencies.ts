@@ -1,8 +1,8 @@
 /**
- * The currencies a value may be reported in: one fixed list, so that the service, the Node client and the dashboard
- * give the same answer whatever JavaScript runtime runs them. (Until 2026-11 the check asked the runtime's ICU data,
- * `Intl.supportedValuesOf('currency')`: Node 20's ICU 78 still accepted the withdrawn ANG, BGN, CUC, HRK, SLL and ZWL
- * and refused the current VED, and an older runtime running the client refuses XCG and ZWG, which the service accepts.)
+ * The currencies a value may be reported in: one fixed list, so that the service and the Node client give the same
+ * answer whatever JavaScript runtime runs them. (Until 2026-11 the check asked the runtime's ICU data,
+ * `Intl.supportedValuesOf('currency')`: this machine's Node 20 (ICU 78.2) still accepted the withdrawn ANG, BGN, CUC,
+ * HRK, SLL and ZWL and refused the current VED, and a client on a runtime with other ICU data answered otherwise.)
  *
  * Source: ISO 4217 List One ("Current currency & funds code list"), as the maintenance agency (SIX) publishes it,
  * read through datasets/currency-codes' `data/codes-all.csv` at its commit of 2026-02-01 (the codes without a
@@ -10,13 +10,13 @@
  * from 2025-03-31) and ANG withdrawn 2025-03; BGN withdrawn 2026-01 (Bulgaria's euro); HRK 2023-01; CUC 2021-06;
  * SLL 2023-12 (SLE current); ZWL 2024-09 (ZWG current); VED current beside VES.
  *
- * Left out of List One's 178, because nobody is paid in them and no ad platform takes them as a conversion's
- * currency: the funds codes (List Two: BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW), the precious metals (XAG, XAU,
+ * Left out of List One's 178, because no purchase is priced in them (not checked against each platform's own
+ * list): the funds codes (List Two: BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW), the precious metals (XAG, XAU,
  * XPD, XPT), the units of account and bond market units (XAD, XBA, XBB, XBC, XBD, XDR, XSU, XUA), the testing code XTS
  * and XXX ("no currency"). Each ad platform may support fewer: a platform's refusal of a currency is reported on the
  * delivery as that platform words it.
  *
- * When ISO amends List One (a currency created or withdrawn), change this list and its date; test/protocol/
+ * When ISO amends List One (a currency created or withdrawn), change this list and its date; test/server/revenue/
  * currencies.test.ts holds the withdrawn codes that must stay refused.
  */
 
