@@ -9,7 +9,8 @@ import webhookRoutes from './webhook/routes';
 import dashboardRoutes from './dashboard/routes';
 import mcpRoutes from './mcp/routes';
 import referenceRoutes from './openapi/reference-routes';
-import healthRoutes from './health/routes';
+import healthRoutes, { HEALTH_PATH } from './health/routes';
+import { markRequest } from './http/request-activity';
 import { registerOpenApi } from './openapi/document';
 import { createRateLimits, type RateLimits } from './rate-limits';
 import { StoreTrouble } from './db/store-trouble';
@@ -54,6 +55,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(options.now ? { now: options.now } : {}),
     ...(rateLimits ? { rateLimits } : {}),
   };
+  // Every request but a health check says the store has somebody waiting (the embedded store's maintenance waits for a
+  // quiet moment before a long vacuum: db/maintenance.ts).
+  const db = options.db;
+  app.addHook('onRequest', (request, _reply, done) => {
+    const url = request.url;
+    if (!(url.startsWith(HEALTH_PATH) && (url.length === HEALTH_PATH.length || url[HEALTH_PATH.length] === '?'))) markRequest(db);
+    done();
+  });
   // The API description collects every route added after it: register it first.
   if (surfaces.has('rest')) await registerOpenApi(app, options.settings);
   if (surfaces.has('rest')) await app.register(restRoutes, ctx);

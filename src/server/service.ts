@@ -21,7 +21,8 @@ import { serviceSecretBox } from './db/secret-box';
 import { startNotificationWorker } from './notifications';
 import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
-import { QUIET_AFTER_BURST_MS, startStoreMaintenance } from './db/maintenance';
+import { QUIET_AFTER_BURST_MS, QUIET_BEFORE_VACUUM_MS, startStoreMaintenance } from './db/maintenance';
+import { requestsQuietFor } from './http/request-activity';
 import { StoreTrouble } from './db/store-trouble';
 import { recordPublicUrl } from './db/service-facts';
 import { issueSignInLink } from './dashboard';
@@ -219,8 +220,14 @@ export async function startService(settings: Settings, options: StartServiceOpti
     const identityRetention = startIdentityRetention({ db, retentionDays: settings.identityRetentionDays, log: app.log });
     closers.push(() => identityRetention.stop());
     // The embedded store's vacuum and statistics (a PostgreSQL server's autovacuum does this there).
-    // Put off while reports arrive in a burst (an ANALYZE holds the embedded store's one connection).
-    const maintenance = startStoreMaintenance({ db, log: app.log, intakeBusy: () => intakeBusy(db, { withinMs: QUIET_AFTER_BURST_MS }) });
+    // Put off while reports arrive in a burst (an ANALYZE holds the embedded store's one connection); its vacuums of
+    // dead rows also wait for a moment without requests.
+    const maintenance = startStoreMaintenance({
+      db,
+      log: app.log,
+      intakeBusy: () => intakeBusy(db, { withinMs: QUIET_AFTER_BURST_MS }),
+      requestsQuiet: () => requestsQuietFor(db, QUIET_BEFORE_VACUUM_MS),
+    });
     closers.push(() => maintenance.stop());
     progress(`ready (${seconds(started)})`);
 

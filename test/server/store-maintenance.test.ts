@@ -11,7 +11,7 @@ import { openMigratedPglite, seededDataDir } from '../support/pglite';
 import { openDatabase, type Database } from '../../src/server/db/db';
 import { openStore } from '../../src/server/db/open-store';
 import {
-  CHECK_INTERVAL_MS, CHECKPOINT_EVERY_MS, CHECKPOINT_MIN_WAL_BYTES, MAX_CHECKS_PUT_OFF, VACUUM_EVERY_CHECKS, checkpointIfDue,
+  CHECK_INTERVAL_MS, CHECKPOINT_EVERY_MS, CHECKPOINT_MIN_WAL_BYTES, MAX_CHECKS_PUT_OFF, MAX_VACUUM_PUT_OFF_CHECKS, VACUUM_EVERY_CHECKS, checkpointIfDue,
   tablesToFreeze,
   VACUUM_DEAD_SHARE, VACUUM_MIN_DEAD_ROWS, maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze, tablesToVacuum,
   tablesToVacuumAfterStart, walSinceCheckpoint,
@@ -165,6 +165,34 @@ describe('maintenance of the embedded store', () => {
       await checks(1);
       await deadRowsCounted();
       expect(await tablesToVacuum(db)).not.toContain('churned_in_burst');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('vacuums dead rows only in a moment without requests, or once MAX_VACUUM_PUT_OFF_CHECKS checks in a row were put off', async () => {
+    await churn('churned_under_requests', 2_000, 1);
+    await deadRowsCounted();
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let quiet = false;
+    try {
+      const checks = async (n: number) => {
+        const maintenance = startStoreMaintenance({ db, log: { error: () => undefined, info: () => undefined }, requestsQuiet: () => quiet });
+        vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
+        await maintenance.stop();
+        await deadRowsCounted();
+      };
+      await checks(MAX_VACUUM_PUT_OFF_CHECKS); // requests all the while: each check puts the vacuum off
+      expect(await tablesToVacuum(db)).toContain('churned_under_requests');
+      quiet = true;
+      await checks(1); // a quiet moment
+      expect(await tablesToVacuum(db)).not.toContain('churned_under_requests');
+
+      await db.query(`update churned_under_requests set state = 'again'`);
+      await deadRowsCounted();
+      quiet = false;
+      await checks(MAX_VACUUM_PUT_OFF_CHECKS + 1); // requests that never stop: the check after the last put off vacuums
+      expect(await tablesToVacuum(db)).not.toContain('churned_under_requests');
     } finally {
       vi.useRealTimers();
     }

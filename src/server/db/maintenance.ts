@@ -20,7 +20,8 @@
  *   reuse. So, as autovacuum does, a table is vacuumed at a check once its dead rows (PostgreSQL's own count) are more
  *   than VACUUM_MIN_DEAD_ROWS plus VACUUM_DEAD_SHARE of its live ones: `vacuum events` took 443 ms after that run, 12 ms
  *   when nothing had changed (the visibility map skips pages untouched since the last one). Dead rows cost only space,
- *   so this waits for the end of a burst, however long.
+ *   so this waits for the end of a burst, however long, and then for a moment without requests (QUIET_BEFORE_VACUUM_MS:
+ *   the pass over the indexes holds the store for up to a second on a big table).
  * - **Dead rows left from before a start.** PGlite keeps those counts only while it runs: they start at zero each
  *   time the store is opened (measured: 10,000 dead rows counted, the store closed cleanly and opened again, 0; PGlite
  *   writes no statistics file). So the dead rows left from before a start were seen again only once the table had
@@ -282,12 +283,33 @@ export const MAX_CHECKS_PUT_OFF = 2;
  */
 export const QUIET_AFTER_BURST_MS = 2_000;
 
+/**
+ * How long no request may have come (health checks aside) for a vacuum of dead rows to start. Such a vacuum reads every
+ * index of its table whole, whatever the number of dead rows: on `events` about 0.6 ms a thousand rows of the table
+ * (211 ms at 352,000 events, 407 ms at 472,000; measured 2026-11-28, docs/benchmarks.md, the twenty-third pass), and
+ * PGlite runs nothing else meanwhile: every request that arrives then waits for it. Dead rows cost only space, so the
+ * vacuum waits for a moment without requests, as it waits for a burst's end: after a burst, the 50 reports a second of
+ * the benchmark's delivery sample met that stall (its p99 701 and 836 ms, against 105 to 115 ms without it).
+ */
+export const QUIET_BEFORE_VACUUM_MS = 2_000;
+
+/**
+ * Checks in a row, at most, that a vacuum of dead rows is put off while requests keep coming (at CHECK_INTERVAL_MS:
+ * 15 minutes): a store that never has a quiet moment still gets its space back, each time with one stall.
+ */
+export const MAX_VACUUM_PUT_OFF_CHECKS = 30;
+
 export interface StoreMaintenanceOptions {
   db: Database;
   /** Failures; and each checkpoint and freeze at info level, as PostgreSQL's `log_checkpoints` does by default (no data in them). */
   log: PeriodicLog;
   /** Whether reports are arriving in a burst now (the service passes the webhook's signal): a check then waits. */
   intakeBusy?: () => boolean;
+  /**
+   * Whether no request has come for QUIET_BEFORE_VACUUM_MS (the service passes http/request-activity.ts's answer): a
+   * vacuum of dead rows waits for it, at most MAX_VACUUM_PUT_OFF_CHECKS checks in a row. Always quiet when absent.
+   */
+  requestsQuiet?: () => boolean;
   /** When a checkpoint is due (tests use smaller figures); CHECKPOINT_WAL_BYTES and CHECKPOINT_EVERY_MS by default. */
   checkpoint?: CheckpointRule;
   /** The clock the checkpoint rule reads (tests inject one). */
@@ -301,6 +323,7 @@ export function startStoreMaintenance(options: StoreMaintenanceOptions): { stop(
   if (options.db.kind !== 'pglite') return { stop: async () => undefined };
   let check = 0; // the one at start
   let putOff = 0;
+  let vacuumPutOff = 0;
   // The vacuums after a start (see the module's comment): the tables to visit, listed at the second check, and every
   // table vacuumed since this start, by either rule.
   let afterStart: string[] | null = null;
@@ -316,8 +339,10 @@ export function startStoreMaintenance(options: StoreMaintenanceOptions): { stop(
       putOff = 0;
       const vacuumQueues = check > 0 && check % VACUUM_EVERY_CHECKS === 0;
       check++;
-      // Dead rows cost only space: their vacuum waits for a burst's end, however long it lasts.
-      const vacuumDead = !busy;
+      // Dead rows cost only space: their vacuum waits for a burst's end, however long it lasts, and then for a moment
+      // without requests (at most MAX_VACUUM_PUT_OFF_CHECKS checks in a row).
+      const vacuumDead = !busy && ((options.requestsQuiet?.() ?? true) || vacuumPutOff >= MAX_VACUUM_PUT_OFF_CHECKS);
+      if (!busy) vacuumPutOff = vacuumDead ? 0 : vacuumPutOff + 1;
       // The vacuums after a start begin at the second check: the start itself (its purge, its first analyses) comes first.
       if (vacuumDead && check > 1) afterStart ??= await tablesToVacuumAfterStart(options.db);
       const alsoVacuum = vacuumDead ? afterStart?.find((table) => !vacuumedSinceStart.has(table)) : undefined;
