@@ -9,7 +9,7 @@ import webhookRoutes from './webhook/routes';
 import dashboardRoutes from './dashboard/routes';
 import mcpRoutes from './mcp/routes';
 import referenceRoutes from './openapi/reference-routes';
-import healthRoutes, { HEALTH_PATH } from './health/routes';
+import healthRoutes, { isHealthCheck } from './health/routes';
 import { markRequest } from './http/request-activity';
 import { registerOpenApi } from './openapi/document';
 import { createRateLimits, type RateLimits } from './rate-limits';
@@ -59,8 +59,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // quiet moment before a long vacuum: db/maintenance.ts).
   const db = options.db;
   app.addHook('onRequest', (request, _reply, done) => {
-    const url = request.url;
-    if (!(url.startsWith(HEALTH_PATH) && (url.length === HEALTH_PATH.length || url[HEALTH_PATH.length] === '?'))) markRequest(db);
+    if (!isHealthCheck(request.url)) markRequest(db);
     done();
   });
   // The API description collects every route added after it: register it first.

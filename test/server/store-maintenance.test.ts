@@ -14,9 +14,22 @@ import {
   CHECK_INTERVAL_MS, CHECKPOINT_EVERY_MS, CHECKPOINT_MIN_WAL_BYTES, MAX_CHECKS_PUT_OFF, MAX_VACUUM_PUT_OFF_CHECKS, VACUUM_EVERY_CHECKS, checkpointIfDue,
   tablesToFreeze,
   VACUUM_DEAD_SHARE, VACUUM_MIN_DEAD_ROWS, maintainEmbeddedStore, startStoreMaintenance, tablesToAnalyze, tablesToVacuum,
-  tablesToVacuumAfterStart, walSinceCheckpoint,
+  tablesToVacuumAfterStart, walSinceCheckpoint, type StoreMaintenanceOptions,
 } from '../../src/server/db/maintenance';
 import { createDeliveryFixture, insertReportedEvent, type DeliveryFixture } from './delivery/fixtures';
+
+/**
+ * Runs `n` checks of the maintenance as it runs by itself (the one at start, then one per interval; setInterval faked)
+ * and waits for them to end.
+ */
+async function runChecks(n: number, options: StoreMaintenanceOptions): Promise<void> {
+  const maintenance = startStoreMaintenance(options);
+  vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
+  await maintenance.stop();
+}
+
+/** A log that keeps nothing. */
+const SILENT = { error: () => undefined, info: () => undefined };
 
 describe('maintenance of the embedded store', () => {
   let db: Database;
@@ -96,11 +109,7 @@ describe('maintenance of the embedded store', () => {
     const errors: unknown[] = [];
     let busy = true;
     try {
-      const checks = async (n: number) => {
-        const maintenance = startStoreMaintenance({ db, log: { error: (obj: object) => errors.push(obj), info: () => undefined }, intakeBusy: () => busy });
-        vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS); // the check at start, then one per interval
-        await maintenance.stop();
-      };
+      const checks = (n: number) => runChecks(n, { db, log: { error: (obj: object) => errors.push(obj), info: () => undefined }, intakeBusy: () => busy });
       await checks(MAX_CHECKS_PUT_OFF);
       expect(await tablesToAnalyze(db)).toContain('events'); // put off
       await checks(MAX_CHECKS_PUT_OFF + 1);
@@ -153,11 +162,7 @@ describe('maintenance of the embedded store', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     let busy = true;
     try {
-      const checks = async (n: number) => {
-        const maintenance = startStoreMaintenance({ db, log: { error: () => undefined, info: () => undefined }, intakeBusy: () => busy });
-        vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
-        await maintenance.stop();
-      };
+      const checks = (n: number) => runChecks(n, { db, log: SILENT, intakeBusy: () => busy });
       await checks(MAX_CHECKS_PUT_OFF + 1); // the last one runs anyway, its analyses and checkpoint included
       await deadRowsCounted();
       expect(await tablesToVacuum(db)).toContain('churned_in_burst');
@@ -177,9 +182,7 @@ describe('maintenance of the embedded store', () => {
     let quiet = false;
     try {
       const checks = async (n: number) => {
-        const maintenance = startStoreMaintenance({ db, log: { error: () => undefined, info: () => undefined }, requestsQuiet: () => quiet });
-        vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
-        await maintenance.stop();
+        await runChecks(n, { db, log: SILENT, requestsQuiet: () => quiet });
         await deadRowsCounted();
       };
       await checks(MAX_VACUUM_PUT_OFF_CHECKS); // requests all the while: each check puts the vacuum off
@@ -258,11 +261,7 @@ describe('after a restart of the embedded store (PGlite starts its dead-row coun
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const errors: unknown[] = [];
     try {
-      const checks = async (n: number) => {
-        const maintenance = startStoreMaintenance({ db: db!, log: { error: (obj: object) => errors.push(obj), info: () => undefined } });
-        vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
-        await maintenance.stop();
-      };
+      const checks = (n: number) => runChecks(n, { db: db!, log: { error: (obj: object) => errors.push(obj), info: () => undefined } });
       await checks(1); // the check at start leaves it for later
       await counted();
       expect((await stats('kept_rows')).vacuums).toBe(0);
@@ -296,7 +295,7 @@ describe('against transaction id wraparound (PGlite freezes nothing by itself)',
     const infos: Array<{ level: 'info' | 'error'; obj: object; msg?: string | undefined }> = [];
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
-      const maintenance = startStoreMaintenance({
+      await runChecks(n, {
         db,
         log: {
           error: (obj: object, msg?: string) => infos.push({ level: 'error', obj, msg }),
@@ -305,8 +304,6 @@ describe('against transaction id wraparound (PGlite freezes nothing by itself)',
         intakeBusy: () => busy,
         freeze,
       });
-      vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
-      await maintenance.stop();
     } finally {
       vi.useRealTimers();
     }

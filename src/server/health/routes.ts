@@ -16,6 +16,11 @@ import { STORE_TROUBLE_MESSAGES, STORE_TROUBLE_WINDOW_MS, storeTroubleOf } from 
 /** The path of the health check. */
 export const HEALTH_PATH = '/healthz';
 
+/** Whether a request's URL (path and query) is the health check's. */
+export function isHealthCheck(url: string): boolean {
+  return url.startsWith(HEALTH_PATH) && (url.length === HEALTH_PATH.length || url[HEALTH_PATH.length] === '?');
+}
+
 /** How long the store may take to answer the check's statement before the process counts as unable to serve, in ms. */
 export const HEALTH_STORE_TIMEOUT_MS = 5_000;
 
