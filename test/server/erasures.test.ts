@@ -297,6 +297,13 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     await svc.db.query(`update event_actions set status = 'delivered', request = $2::jsonb, delivered_at = now() where event_id = $1`, [stageEvent!.id, summary]);
     await svc.db.query(`update event_actions set status = 'failed', request = $2::jsonb, error = $3::jsonb where event_id = $1`, [signupEvent!.id, summary, quoted]);
     await svc.db.query(`update event_actions set status = 'failed', error = $2::jsonb where event_id = $1`, [bobEvent!.id, quoted.replace(ADA.gclid, 'Cj0KCQ-bob-stage')]);
+    // The trial's conversion was retracted before it was sent: its action is settled as skipped.
+    const [trialEvent] = await svc.db.query<{ id: string }>(
+      `select id from events where account_id = $1 and data ->> 'customer_event_id' = 'stage-trial'`, [tenant.accountId]);
+    const retracted = JSON.stringify({ code: 'retracted', message: 'The conversion was retracted before it was sent.', hint: null });
+    await svc.db.query(`update event_actions set status = 'skipped', error = $2::jsonb where event_id = $1`, [trialEvent!.id, retracted]);
+    await svc.db.query(`update events set status = 'completed' where id = $1`, [trialEvent!.id]);
+    await svc.db.query(`delete from outbox where event_action_id in (select id from event_actions where event_id = $1)`, [trialEvent!.id]);
     await svc.db.query(
       `insert into delivery_attempts (event_action_id, attempt, at, outcome, error, request)
        select a.id, 1, now(), a.status, a.error, a.request from event_actions a join events e on e.id = a.event_id where e.account_id = $1`,
@@ -333,6 +340,9 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     });
     const signupShown = json(await svc.app.inject({ method: 'GET', url: `/v1/events/${signupEvent!.id}`, headers: tenant.auth }));
     expect(signupShown.actions[0]).toMatchObject({ status: 'failed', request: null, error: { code: 'invalid_format', hint: 'Nothing can be resent.' } });
+    // A settled action keeps its status and its reason's code: the retracted trial stays skipped, its event completed.
+    const trialShown = json(await svc.app.inject({ method: 'GET', url: `/v1/events/${trialEvent!.id}`, headers: tenant.auth }));
+    expect(trialShown).toMatchObject({ erased: true, status: 'completed', actions: [{ status: 'skipped', request: null, error: { code: 'retracted' } }] });
     const [told] = await svc.db.query<{ payload: { data: Record<string, unknown> } }>(`select payload from notifications where payload -> 'data' ->> 'event_id' = $1`, [signupEvent!.id]);
     expect(told!.payload.data).toMatchObject({ event_id: signupEvent!.id, destination: { type: 'google-ads' }, reason: expect.stringContaining('removed with the person') });
     // Bob's failure and its notification are untouched.

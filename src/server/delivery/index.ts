@@ -1,7 +1,7 @@
 /** The public face of this folder: what other parts of the service may import. */
 export * from './backoff';
 export * from './outbox-sql';
-export type { EventStatus } from './sql';
+export { SETTLED_ACTION_STATUSES, eventStatusAggregate, type EventStatus } from './sql';
 export * from './wakeup';
 export { redeliverFailedActions, type RedeliveryResult } from './redeliver';
 export * from './worker';

@@ -6,6 +6,7 @@
 import type { Queryable } from '../../db/db';
 import type { PageRequest, PageResult } from '../../http/pagination';
 import { selectPageBySeq } from '../../db/keyset';
+import { SETTLED_ACTION_STATUSES, eventStatusAggregate } from '../../delivery';
 import type { RawIdentity } from '../../../protocol/identity';
 
 /** How a person is looked for: normalised values (email lower-cased, phone E.164 and its digits). */
@@ -227,7 +228,8 @@ const SCRUBBED_ERROR = (column: string) => `case when ${column} is null then nul
 
 /**
  * Anonymises events and what delivery recorded of them: each action's and attempt's request summary (hashed
- * identifiers identify too) goes; actions not yet sent are taken out of the outbox and marked failed with the reason.
+ * identifiers identify too) goes; actions not settled yet are taken out of the outbox and marked failed with the reason
+ * (a settled one, delivered, failed or skipped, keeps its status and its error code).
  * The event keeps only what identifies no one (`keep` keys of its data; a renamed customer_event_id replaced).
  * The events' rows are locked first, in id order, as the delivery worker (lockEvents) and a redelivery lock them
  * before their actions: a redelivery that took an event first commits before the outbox and the actions are read
@@ -251,8 +253,8 @@ export async function anonymiseEvents(
   );
   await tx.query(
     `update event_actions set request = null,
-       status = case when status in ('delivered', 'failed') then status else 'failed' end,
-       error = case when status in ('delivered', 'failed') then ${SCRUBBED_ERROR('error')}
+       status = case when status = any($6::text[]) then status else 'failed' end,
+       error = case when status = any($6::text[]) then ${SCRUBBED_ERROR('error')}
                     when id = any($4::text[]) then $5::jsonb else $2::jsonb end,
        updated_at = $3
      where event_id = any($1::text[])`,
@@ -262,6 +264,7 @@ export async function anonymiseEvents(
       now,
       inFlight.filter((r) => r.in_flight).map((r) => r.event_action_id),
       JSON.stringify(ERASED_IN_FLIGHT_ERROR),
+      SETTLED_ACTION_STATUSES,
     ],
   );
   await tx.query(
@@ -298,7 +301,7 @@ export async function anonymiseEvents(
          || case when k.renamed is null then '{}'::jsonb else jsonb_build_object('customer_event_id', k.renamed) end
          || '{"erased": true}'::jsonb,
        status = case when e.status = 'queued' then (
-         select case when bool_or(a.status = 'failed') then 'failed' else 'completed' end from event_actions a where a.event_id = e.id
+         select ${eventStatusAggregate('a.status')} from event_actions a where a.event_id = e.id
        ) else e.status end
      from unnest($1::text[], $4::text[]) as k(id, renamed)
      where e.id = k.id returning e.id`,
