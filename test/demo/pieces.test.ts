@@ -203,7 +203,11 @@ describe('completing the hosted trigger source page', () => {
         kind: 'trigger_source',
         handoff: {} as never,
         site: { id: 'site_1', name: 'Demo store', site_key: 'abc' } as never,
-        webhook: { urlTemplate: 'http://127.0.0.1:8787/api/webhook-bridge/saas-signup/abc/{trigger_key}', known: [] },
+        webhook: {
+          urlTemplate: 'http://127.0.0.1:8787/api/webhook-bridge/saas-signup/abc/{trigger_key}',
+          stageUrlTemplate: 'http://127.0.0.1:8787/api/webhook-bridge/conversion/abc/{stage_key}',
+          known: [],
+        },
         accountName: 'Demo',
       },
       'whsec_0123456789abcdefghijABCDEFGHIJ01',

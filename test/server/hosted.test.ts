@@ -238,18 +238,26 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
       expect(await activeWebhookSecrets(svc.db, serviceSecretBox(svc.settings), tenant.site.id)).toEqual([secretIn(winner.body)]);
     });
 
-    it('lists the webhook URLs of trigger keys the site already uses', async () => {
+    it('lists the webhook URLs of the keys the site already uses, a later stage at the webhook of a stage', async () => {
       const tenant = await svc.addTenant('Keys');
-      await svc.app.inject({
-        method: 'POST', url: '/v1/flows', headers: tenant.auth,
-        payload: {
-          site_id: tenant.site.id, name: 'Signup', trigger_config: { type: 'saas_signup', integrationId: 'api', key: 'signup-v2' },
-          actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '42' } } }],
-        },
-      });
+      for (const [name, type, key] of [['Signup', 'saas_signup', 'signup-v2'], ['Paid', 'conversion', 'paid']] as const) {
+        const created = await svc.app.inject({
+          method: 'POST', url: '/v1/flows', headers: tenant.auth,
+          payload: {
+            site_id: tenant.site.id, name, trigger_config: { type, integrationId: 'api', key },
+            actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '42' } } }],
+          },
+        });
+        expect(created.statusCode).toBe(201);
+      }
       const handoff = await newHandoff({ purpose: 'connect_trigger_source' }, tenant.auth);
       const page = (await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) })).body;
-      expect(page).toContain(`https://hooks.cnv.test/api/webhook-bridge/saas-signup/${tenant.site.site_key}/signup-v2`);
+      const base = 'https://hooks.cnv.test/api/webhook-bridge';
+      expect(page).toContain(`${base}/saas-signup/${tenant.site.site_key}/signup-v2`);
+      expect(page).toContain(`${base}/conversion/${tenant.site.site_key}/{stage_key}`);
+      expect(page).toContain(`${base}/conversion/${tenant.site.site_key}/paid`);
+      // A stage key is never offered at the signup webhook, where its reports would match no flow.
+      expect(page).not.toContain(`${base}/saas-signup/${tenant.site.site_key}/paid`);
     });
   });
 

@@ -128,13 +128,17 @@ export async function transitionFlow(db: Queryable, accountId: string, id: strin
   return row ?? null;
 }
 
-/** The distinct trigger keys of a site's API-trigger flows (drafts included), for the hosted trigger source page. */
-export async function triggerKeysOfSite(db: Queryable, siteId: string): Promise<string[]> {
-  const rows = await db.query<{ trigger_key: string }>(
-    'select distinct trigger_key from flows where site_id = $1 and trigger_key is not null order by trigger_key',
+/**
+ * The distinct trigger keys of a site's API-trigger flows (drafts included), each with its kind (a signup's key or a
+ * later stage's), signups first: for the hosted trigger source page.
+ */
+export async function triggerKeysOfSite(db: Queryable, siteId: string): Promise<Array<{ key: string; type: 'saas_signup' | 'conversion' }>> {
+  return db.query<{ key: string; type: 'saas_signup' | 'conversion' }>(
+    `select distinct trigger_key as key,
+       case when trigger_config ->> 'type' = 'conversion' then 'conversion' else 'saas_signup' end as type
+     from flows where site_id = $1 and trigger_key is not null order by type desc, key`,
     [siteId],
   );
-  return rows.map((r) => r.trigger_key);
 }
 
 /** The trigger_config of every live flow of a site that is not an API trigger (those have a trigger_key), oldest first. */

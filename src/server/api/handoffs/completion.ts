@@ -9,7 +9,7 @@ import { findSite, type SiteRow } from '../sites';
 import { accountName } from '../../accounts';
 import { connectTriggerSource } from '../../webhook';
 import { triggerKeysOfSite } from '../flows';
-import { WEBHOOK_PREFIX, saasSignupPath } from '../../../protocol/webhook';
+import { WEBHOOK_PREFIX, conversionPath, saasSignupPath } from '../../../protocol/webhook';
 import {
   AccessTokens,
   authorizeUrl,
@@ -30,10 +30,12 @@ import { newUrlToken } from '../../db/ids';
 
 /** Where a site's API trigger reports go. */
 export interface WebhookTarget {
-  /** The URL with `{trigger_key}` standing for the key the user picks in a flow. */
+  /** The signup webhook's URL with `{trigger_key}` standing for the key the user picks in a flow. */
   urlTemplate: string;
-  /** Concrete URLs for the keys the site's flows already use. */
-  known: { key: string; url: string }[];
+  /** A later stage's webhook URL (a `conversion` API trigger) with `{stage_key}` standing for the flow's key. */
+  stageUrlTemplate: string;
+  /** Concrete URLs for the keys the site's flows already use, each at the webhook of its kind. */
+  known: { key: string; type: 'saas_signup' | 'conversion'; url: string }[];
 }
 
 export type HostedHandoff =
@@ -68,7 +70,12 @@ export async function webhookTarget(db: Queryable, settings: Settings, site: Sit
   const keys = await triggerKeysOfSite(db, site.id);
   return {
     urlTemplate: `${settings.webhookBaseUrl}${WEBHOOK_PREFIX}/saas-signup/${encodeURIComponent(site.site_key)}/{trigger_key}`,
-    known: keys.map((key) => ({ key, url: `${settings.webhookBaseUrl}${saasSignupPath(site.site_key, key)}` })),
+    stageUrlTemplate: `${settings.webhookBaseUrl}${WEBHOOK_PREFIX}/conversion/${encodeURIComponent(site.site_key)}/{stage_key}`,
+    known: keys.map(({ key, type }) => ({
+      key,
+      type,
+      url: `${settings.webhookBaseUrl}${type === 'conversion' ? conversionPath(site.site_key, key) : saasSignupPath(site.site_key, key)}`,
+    })),
   };
 }
 

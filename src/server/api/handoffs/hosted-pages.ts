@@ -126,14 +126,20 @@ function webhookBaseOf(webhook: WebhookTarget): string {
 }
 
 function webhookUrls(webhook: WebhookTarget): Html {
-  return html`<dt>Webhook URL</dt>
+  const known = (type: 'saas_signup' | 'conversion', label: string) => {
+    const keys = webhook.known.filter((k) => k.type === type);
+    return keys.length > 0
+      ? html`${label}<ul>${keys.map((k) => html`<li><code>${k.key}</code>: <code>${k.url}</code></li>`)}</ul>`
+      : '';
+  };
+  return html`<dt>Webhook URL of a signup</dt>
 <dd><pre>${webhook.urlTemplate}</pre>
-Replace <code>{trigger_key}</code> with the key of your flow's API trigger (1 to 64 characters of <code>A-Z a-z 0-9 _ -</code>).
-${
-  webhook.known.length > 0
-    ? html`Keys your flows on this site already use:<ul>${webhook.known.map((k) => html`<li><code>${k.key}</code>: <code>${k.url}</code></li>`)}</ul>`
-    : ''
-}</dd>`;
+Replace <code>{trigger_key}</code> with the key of your signup flow's API trigger (1 to 64 characters of <code>A-Z a-z 0-9 _ -</code>).
+${known('saas_signup', 'Signup keys your flows on this site already use:')}</dd>
+<dt>Webhook URL of a later stage (a trial started, a first payment)</dt>
+<dd><pre>${webhook.stageUrlTemplate}</pre>
+Replace <code>{stage_key}</code> with the key of a later-stage flow (an API trigger of type <code>conversion</code>).
+${known('conversion', 'Stage keys your flows on this site already use:')}</dd>`;
 }
 
 /** The first step of connecting the API trigger source: what will happen, and the button that does it. */
