@@ -208,4 +208,45 @@ describe('a request that stops arriving', () => {
       await app.close();
     }
   });
+
+  it('answered early (before its body) gets that one answer and a closed connection, never a 408 after it', async () => {
+    const app = createHttpApp(false, true, undefined, { requestTimeoutMs: 300, checkEveryMs: 100 });
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.headers.authorization === undefined) return void reply.status(401).send({ error: { code: 'missing_api_key' } });
+      done();
+    });
+    app.post('/things', async () => ({ ok: true }));
+    app.get('/things', async () => ({ ok: true }));
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const exchange = (request: string, waitForClose: boolean) =>
+      new Promise<string>((resolve, reject) => {
+        const { port } = new URL(address);
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+        let data = '';
+        socket.on('data', (chunk) => {
+          data += chunk.toString('latin1');
+          if (!waitForClose && data.includes('\r\n\r\n{')) socket.destroy();
+        });
+        socket.on('close', () => resolve(data));
+        socket.on('error', (error) => (data ? resolve(data) : reject(error)));
+      });
+    try {
+      // No key, says 100 bytes, sends 1: answered 401 at once, then the connection closes (the 408 would come 300 ms on).
+      const early = await exchange('POST /things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{', true);
+      expect(early).toMatch(/^HTTP\/1\.1 401 /);
+      expect(early.toLowerCase()).toContain('connection: close');
+      expect(early.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+      // A request read whole keeps its connection, with or without a body.
+      for (const request of [
+        'POST /things HTTP/1.1\r\nHost: x\r\nAuthorization: k\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+        'GET /things HTTP/1.1\r\nHost: x\r\nAuthorization: k\r\n\r\n',
+        'GET /things HTTP/1.1\r\nHost: x\r\n\r\n',
+      ]) {
+        const answer = await exchange(request, false);
+        expect(answer.toLowerCase(), request).toContain('connection: keep-alive');
+      }
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 /** The Fastify instance every surface is served by: logging without secrets, the error envelope, the 404 envelope. */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, {
   LogController,
@@ -71,6 +71,12 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 /** How often Node looks for requests past that time (its default is 30 s, which would double the wait). */
 export const REQUEST_TIMEOUT_CHECK_MS = 5_000;
 
+/** Whether a request's headers say a body follows (a length above 0, or chunks). */
+function announcesBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** What createHttpApp's timeouts are (tests use shorter ones). */
 export interface RequestTimeouts {
   requestTimeoutMs: number;
@@ -139,6 +145,14 @@ export function createHttpApp(
   // Response schemas describe the API (the OpenAPI document, test/server/openapi*); they never filter an answer: a body
   // is sent as the handler built it, so a field a schema lacks is never silently dropped.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // An answer sent before the request's body arrived whole (a refusal from a hook: no key, a rate limit) closes the
+  // connection: kept open, Node would wait for the rest of the body and then send a second, unasked-for answer (408)
+  // on the same connection when the client never sends it. (A request without a body is not `complete` yet while a
+  // hook answers it in the same turn: only one that announces a body counts.)
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.raw.complete && announcesBody(request.headers)) reply.header('connection', 'close');
+    done(null, payload);
+  });
   app.addHook('onResponse', (request, reply, done) => {
     request.log.debug({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
     done();
