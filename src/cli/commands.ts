@@ -1,6 +1,7 @@
 /** The commands of `cnv`: each names its options and runs against the store. */
 import type { Database } from '../server/db/db';
-import { DEFAULT_SERVICE_URL, type Settings } from '../server/settings';
+import { DEFAULT_SERVICE_URL, loadSettings, type Settings } from '../server/settings';
+import { runningServiceAddress } from '../server/db/data-dir-lock';
 import { insertAccount, issueApiKey, listAccounts, listApiKeys, revokeApiKey, type Account } from '../server/accounts/sql';
 import { findSiteAnyAccount, insertSite, listAllSites, type SiteRow } from '../server/api/sites/sql';
 import { PREVIOUS_SECRET_GRACE_MS, rotateWebhookSecret } from '../server/webhook/secret-sql';
@@ -136,7 +137,7 @@ export const COMMANDS: readonly Command[] = [
     usage: 'dashboard [--account acct_…]',
     summary:
       'Print a one-time sign-in link to the dashboard (works once, for 15 minutes). With CNV_API_KEY set, the running\n' +
-      `      service at CNV_API_URL (default ${DEFAULT_API_URL}) issues it for the key's account (use this while it holds the embedded store).`,
+      `      service at CNV_API_URL (else the one holding CNV_DATA_DIR, else ${DEFAULT_API_URL}) issues it for the key's account (use this while it holds the embedded store).`,
     options: { account: 'Account to sign in to; optional when there is only one besides the demo\'s (not with CNV_API_KEY: the key names it).' },
     async runWithService(ctx) {
       const { apiUrl, apiKey } = serviceAddress(ctx.env);
@@ -393,11 +394,30 @@ function notCnv(apiUrl: string, status: number): string {
   return `no cnv service answered at ${apiUrl} (HTTP ${status}, not a cnv answer): check CNV_API_URL.`;
 }
 
-/** The running service's address and the API key, from CNV_API_URL and CNV_API_KEY (a usage error when unusable). */
+/**
+ * Where the running service answers when CNV_API_URL is not set: the address the service's own settings give here
+ * (CNV_PUBLIC_URL, PORT or HOST set), else the one noted by the service that holds the embedded store in
+ * CNV_DATA_DIR, else the default.
+ */
+function serviceUrlWithoutApiUrl(env: NodeJS.ProcessEnv): string {
+  try {
+    const settings = loadSettings(env);
+    if (env.CNV_PUBLIC_URL || env.PORT || env.HOST) return settings.publicUrl;
+    if (!settings.databaseUrl) return runningServiceAddress(settings.dataDir) ?? DEFAULT_API_URL;
+  } catch {
+    // A setting this command does not need is unusable: the default, and the error names CNV_API_URL if it is wrong.
+  }
+  return DEFAULT_API_URL;
+}
+
+/**
+ * The running service's address and the API key, from CNV_API_URL (else serviceUrlWithoutApiUrl) and CNV_API_KEY (a
+ * usage error when unusable).
+ */
 function serviceAddress(env: NodeJS.ProcessEnv): { apiUrl: string; apiKey: string } {
   const apiKey = env.CNV_API_KEY?.trim();
   if (!apiKey) throw new CommandLineError("CNV_API_KEY is not set: put an API key of the account in it (see 'cnv keys create').");
-  const apiUrl = (env.CNV_API_URL?.trim() || DEFAULT_API_URL).replace(/\/+$/, '');
+  const apiUrl = (env.CNV_API_URL?.trim() || serviceUrlWithoutApiUrl(env)).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(apiUrl) || !URL.canParse(apiUrl)) {
     throw new CommandLineError(`CNV_API_URL must be the service's http(s) address, such as ${DEFAULT_API_URL}.`);
   }
@@ -414,7 +434,7 @@ export const SERVICE_COMMANDS: readonly ServiceCommand[] = [
     usage: 'mcp',
     summary:
       'Serve the agent tools (Model Context Protocol) on stdio, for an MCP client to start. It calls the running\n' +
-      `      service's API at CNV_API_URL (default ${DEFAULT_API_URL}) with the API key in CNV_API_KEY.`,
+      `      service's API at CNV_API_URL (else the one holding CNV_DATA_DIR, else ${DEFAULT_API_URL}) with the API key in CNV_API_KEY.`,
     options: {},
     async run(ctx) {
       const { apiUrl, apiKey } = serviceAddress(ctx.env);

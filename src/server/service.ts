@@ -25,6 +25,7 @@ import { QUIET_AFTER_BURST_MS, QUIET_BEFORE_VACUUM_MS, startStoreMaintenance } f
 import { requestsQuietFor } from './http/request-activity';
 import { StoreTrouble } from './db/store-trouble';
 import { recordPublicUrl } from './db/service-facts';
+import { noteServiceAddress } from './db/data-dir-lock';
 import { issueSignInLink } from './dashboard';
 import { explainListenError, explainStoreError } from './start-errors';
 import { createRateLimits } from './rate-limits';
@@ -198,7 +199,10 @@ export async function startService(settings: Settings, options: StartServiceOpti
     }
 
     // The address this service's links carry, for `cnv` on the same store (a port 0 URL names no address anyone can use).
-    if (new URL(settings.publicUrl).port !== '0') await recordPublicUrl(db, settings.publicUrl);
+    if (new URL(settings.publicUrl).port !== '0') {
+      await recordPublicUrl(db, settings.publicUrl);
+      if (!settings.databaseUrl) noteServiceAddress(settings.dataDir, settings.publicUrl);
+    }
 
     // Only now that every listener is up: a key made by a start that then failed would never be shown to anyone.
     const first = await bootstrap(db);

@@ -4,6 +4,10 @@ import { DATABASE_KINDS } from './support/databases';
 import { createRestService, type RestService } from './support/rest-harness';
 import { runCli } from '../../src/cli/run';
 import { pressSignIn } from './support/dashboard-sign-in';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lockDataDir, noteServiceAddress } from '../../src/server/db/data-dir-lock';
 
 describe('cnv dashboard through the running service', () => {
   let svc: RestService;
@@ -31,6 +35,28 @@ describe('cnv dashboard through the running service', () => {
     expect(String(first.headers['set-cookie'])).toContain('HttpOnly');
     const again = await svc.app.inject({ method: 'GET', url: url.pathname + url.search });
     expect(again.statusCode).toBe(410);
+  });
+
+  it('finds the service without CNV_API_URL: by the address the service holding the embedded store noted, or by PORT', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-address-'));
+    const release = lockDataDir(dir, 'the cnv service');
+    try {
+      // Nothing noted yet: the default address, not this test's service.
+      const unnoted = await cli({ CNV_API_KEY: svc.apiKey, CNV_DATA_DIR: dir });
+      expect(unnoted.code).toBe(1);
+      expect(unnoted.out).toBe('');
+      noteServiceAddress(dir, base);
+      const noted = await cli({ CNV_API_KEY: svc.apiKey, CNV_DATA_DIR: dir });
+      expect(noted.err).toBe('');
+      expect(noted.code).toBe(0);
+      expect(noted.out).toContain('/dashboard/sign-in?token=');
+      const port = new URL(base).port;
+      const byPort = await cli({ CNV_API_KEY: svc.apiKey, PORT: port, CNV_DATA_DIR: join(dir, 'elsewhere') });
+      expect(byPort.code).toBe(0);
+    } finally {
+      release();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses --account beside CNV_API_KEY (the key names the account) rather than ignoring it', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/server/service';
 import { startupBanner } from '../../src/server/banner';
 import { recordedPublicUrl } from '../../src/server/db/service-facts';
+import { runningServiceAddress } from '../../src/server/db/data-dir-lock';
 import { loadSettings } from '../../src/server/settings';
 import { seededDataDir } from '../support/pglite';
 
@@ -37,6 +38,8 @@ describe('startService on the embedded store', () => {
     expect(banner).toContain('https://cnv.example/v1');
     // cnv on the same store prints this address without being told it: the service recorded it there.
     expect(await recordedPublicUrl(first.db)).toBe('https://cnv.example');
+    // And beside the store's lock, for cnv commands that ask the running service (its store is closed to them).
+    expect(runningServiceAddress(dir)).toBe('https://cnv.example');
     expect(banner).toContain(
       'Operator commands: run them with the same DATABASE_URL / CNV_DATA_DIR; their links and snippets use https://cnv.example, recorded there by this service.\n' +
         'On the embedded store, stop the service first, or run dashboard, erase and mcp through it with CNV_API_URL=https://cnv.example CNV_API_KEY=<API key>:',
@@ -65,6 +68,7 @@ describe('startService on the embedded store', () => {
     await first!.close();
     await first!.close();
     await expect(fetch(`${first!.urls.listening}/v1/sites`)).rejects.toThrow();
+    expect(runningServiceAddress(dir)).toBeNull();
     first = undefined;
   }, TEST_TIMEOUT);
 });

@@ -61,3 +61,26 @@ export function lockDataDir(dataDir: string, owner: string): () => void {
   }
   throw new Error(`Could not lock the data directory ${dataDir}.`);
 }
+
+const ADDRESS_FILE = 'cnv.address';
+
+/**
+ * Notes beside the lock the address the service holding it answers at, for the `cnv` commands that ask the running
+ * service while it holds the embedded store (its store, where the address is recorded too, is closed to them).
+ */
+export function noteServiceAddress(dataDir: string, url: string): void {
+  writeFileSync(join(dataDir, ADDRESS_FILE), JSON.stringify({ pid: process.pid, url }), { mode: 0o600 });
+}
+
+/** The address noted by the process that holds the data directory's lock now, or null (none holds it, or it noted none). */
+export function runningServiceAddress(dataDir: string): string | null {
+  try {
+    const holder = JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')) as { pid?: unknown };
+    const noted = JSON.parse(readFileSync(join(dataDir, ADDRESS_FILE), 'utf8')) as { pid?: unknown; url?: unknown };
+    const pid = Number(holder.pid);
+    const alive = Number.isInteger(pid) && pid > 0 && isAlive(pid);
+    return alive && noted.pid === pid && typeof noted.url === 'string' ? noted.url : null;
+  } catch {
+    return null; // no lock, no note, or one being written
+  }
+}
