@@ -49,15 +49,35 @@ describe('value and adjustments on the dashboard', () => {
     expect(page).not.toContain('correlation token found the loader');
   });
 
+  it("names each action's conversion as its platform does, from the request summary where the action has no conversion id", () => {
+    const delivered = (destination: string, request: Record<string, unknown>) =>
+      ({ destination, status: 'delivered', conversion_id: null, attempts: 1, error: null, request, delivered_at: '2026-11-21T09:30:02.000Z' });
+    const page = eventPage(session, event({
+      actions: [
+        delivered('meta', { event_name: 'Purchase' }),
+        delivered('linkedin', { endpoint: '/rest/conversionEvents', conversion: 'urn:lla:llaPartnerConversion:104013' }),
+        delivered('reddit', { api: 'reddit-conversions-v3', type: { tracking_type: 'PURCHASE' }, conversion_id: 'evt_1:paid' }),
+        delivered('reddit', { api: 'reddit-conversions-v3', type: { tracking_type: 'CUSTOM', custom_event_name: 'Upgrade' } }),
+        delivered('tiktok', { api: 'tiktok-events', pixel_code: 'C123', event: 'Purchase' }),
+      ],
+    }));
+    const conversions = [...page.matchAll(/<dt>Conversion<\/dt><dd>(.*?)<\/dd>/g)].map((m) => m[1]);
+    expect(conversions).toEqual([
+      '<code>Purchase</code>', '<code>urn:lla:llaPartnerConversion:104013</code>', '<code>PURCHASE</code>', '<code>Upgrade</code>', '<code>Purchase</code>',
+    ]);
+  });
+
   it('shows an erased conversion as erased, never as a failure to fix', () => {
     const erasedAction = { destination: 'google-ads', status: 'failed', conversion_id: '1', attempts: 0, error: { code: 'erased', message: "Not sent: the person's data was erased." }, request: null, delivered_at: null };
-    const erased = event({ status: 'failed', erased: true, match_reason: 'snapshot_pending', actions: [erasedAction] });
+    const erased = event({ status: 'failed', erased: true, click_ids: null, match_reason: 'snapshot_pending', actions: [erasedAction] });
     const page = eventPage(session, erased);
     expect(page).toMatch(/<h1>Conversion <span class="badge"[^>]*>erased<\/span>/);
     expect(page).not.toContain('Why it failed');
     expect(page).not.toContain('Send failed deliveries again');
     expect(page).toContain('Its person was erased: the correlation token and the click data are gone.');
     expect(page).toContain('Its person was erased: the correlation token is gone with the click data.');
+    expect(page).toContain('Its person was erased: the click and the landing went with their data.');
+    expect(page).not.toContain('snapshot was not paired');
     expect(page).not.toContain('the report came without');
     // Said once, as what happened: no platform answered it.
     expect(page.match(/Not sent: the person/g)).toHaveLength(1);

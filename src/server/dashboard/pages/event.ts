@@ -53,7 +53,10 @@ function landing(event: EventRecord): Html {
   const referrer = text(event.landing_referrer) ?? text(touch?.referrer);
   const captured = text(event.touch_captured_at) ?? text(touch?.captured_at);
   if (!clickIds && !utm && !landingPage && !referrer) {
-    return html`<li><h3>Landing</h3><p class="muted">No landing data: the loader's snapshot was not paired with this conversion, so no click or UTM travels with it.</p></li>`;
+    const why = isErased(event)
+      ? 'Its person was erased: the click and the landing went with their data.'
+      : "No landing data: the loader's snapshot was not paired with this conversion, so no click or UTM travels with it.";
+    return html`<li><h3>Landing</h3><p class="muted">${why}</p></li>`;
   }
   return html`<li><h3>Landing</h3>
 <dl class="facts">
@@ -132,9 +135,19 @@ function json(value: unknown): string {
 }
 
 /** What the action fired: its conversion id, else the event or goal its request named (Meta's, Reddit's, TikTok's event). */
+/**
+ * The conversion an action fires, as its platform names it: the action's conversion id (Google Ads, Microsoft), else
+ * what the request summary names: Meta's `event_name`, LinkedIn's rule (`conversion`, a URN), Reddit's
+ * `type.custom_event_name` or `type.tracking_type`, TikTok's `event`.
+ */
 function conversionOf(action: EventActionRecord, request: Record<string, unknown> | null): Html | null {
   if (action.conversion_id) return html`<code>${action.conversion_id}</code>`;
-  const named = request ? [request.event_name, request.conversion_name, request.tracking_type].find((v) => typeof v === 'string' && v !== '') : undefined;
+  if (!request) return null;
+  const redditType = record(request.type);
+  const named = [
+    request.event_name, request.conversion_name, request.conversion, request.event, redditType?.custom_event_name, redditType?.tracking_type,
+    request.tracking_type,
+  ].find((v) => typeof v === 'string' && v !== '');
   return typeof named === 'string' ? html`<code>${named}</code>` : null;
 }
 
