@@ -502,6 +502,13 @@ describe('the Destinations page', () => {
     expect(body).toContain("triggerKey: 'signup_key',");
     expect(body.match(/await cnv\.reportSignup\(/g)?.length).toBeGreaterThanOrEqual(1);
     expect(body).not.toContain("triggerKey: 'paid_plan'");
+    // The stage's snippet names the site's own signup key, never a made-up one.
+    expect(body).toContain("triggerKey: 'signup_key', // the key of your signup flow's trigger");
+    expect(body).not.toContain("triggerKey: 'signup',");
+    const lone = await insertSite(svc.db, svc.accountId, { name: 'Stage only' });
+    await insertApiFlow(svc.db, lone, { triggerKey: 'renewal', triggerType: 'conversion' });
+    const withLone = decodeEntities((await (await signedIn()).get('/dashboard/flows')).body);
+    expect(withLone).toContain("triggerKey: '…', // the key of your signup flow's trigger (this site has none yet)");
   });
 
   it('answers an address under /dashboard that is no page with a dashboard page that says so, never the API\'s JSON', async () => {

@@ -71,7 +71,11 @@ const cnv = createCnvClient({
 });
 `;
   if (trigger.type === 'conversion') {
-    return `${client(`'signup', // the key of your signup flow's trigger`)}
+    // The client's triggerKey is the signup's: the key of this site's signup flow (a live one first), when it has one.
+    const signups = data.flows.filter((f) => f.site_id === site.id && f.trigger_config.type === 'saas_signup' && typeof f.trigger_config.key === 'string');
+    const signup = signups.find((f) => f.status === 'live') ?? signups[0];
+    const signupKey = signup ? `'${String(signup.trigger_config.key)}', // the key of your signup flow's trigger` : `'…', // the key of your signup flow's trigger (this site has none yet)`;
+    return `${client(signupKey)}
 // When a customer reaches this stage (a payment, a renewal…), with the customerId you sent with their signup:
 await cnv.reportConversion('${trigger.key}', { customerEventId: invoice.id, customerId: customer.id, value: 29, currency: 'EUR' });`;
   }
