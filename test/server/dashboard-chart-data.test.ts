@@ -234,3 +234,19 @@ describe('the Events chart, a page of events at a time', () => {
     expect(conversionsChart(counts, daysBetween(since, until)).toString()).toContain('erased</span>');
   });
 });
+
+describe('the chart axis', () => {
+  it('puts its grid lines at whole numbers (never 12.5), the top at or just above the largest day', () => {
+    const days = ['2026-11-20', '2026-11-21'];
+    const labels = (largest: number) => {
+      const svg = conversionsChart([{ day: days[0]!, status: 'delivered', count: largest }], days).toString();
+      return [...svg.matchAll(/<text x="38" [^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    };
+    expect(labels(3)).toEqual(['0', '2', '4']);
+    expect(labels(5)).toEqual(['0', '3', '6']);
+    expect(labels(25)).toEqual(['0', '15', '30']);
+    expect(labels(50)).toEqual(['0', '30', '60']);
+    expect(labels(100)).toEqual(['0', '50', '100']);
+    expect(labels(101)).toEqual(['0', '100', '200']);
+  });
+});

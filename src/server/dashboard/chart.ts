@@ -150,10 +150,11 @@ ${chartTable(`Value per day in ${currency} (UTC)`, ['Day', `Value (${currency})`
   return html`<div class="value-charts">${charts}<p class="legend"><span><i style="background:${VALUE_COLOUR}"></i>reported value</span><span>once per conversion report, as restated or retracted, per day (UTC)${currencies.length > 1 ? '; one chart per currency, never added together' : ''}</span></p></div>`;
 }
 
+/** The axis' top: 4 at least, else a round number whose half (the middle grid line) is a whole one too (never 12.5). */
 function niceCeiling(value: number): number {
   if (value <= 4) return 4;
   const magnitude = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 2.5, 5, 10]) if (step * magnitude >= value) return step * magnitude;
+  for (const step of [1, 2, 3, 4, 6, 8, 10]) if (step * magnitude >= value) return step * magnitude;
   return 10 * magnitude;
 }
 

@@ -81,6 +81,8 @@ ${COPYABLE_STYLE}.secret { border: 2px solid var(--good); background: var(--good
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 th, td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
+/* A name or label of one long word (a key's label, a flow's name) wraps instead of widening the page. */
+td, h1, h2, h3, summary { overflow-wrap: anywhere; }
 th { font-size: .78rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); font-weight: 600; }
 tr:last-child td { border-bottom: 0; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: .78rem; font-weight: 600; background: #eef0f4; color: var(--muted); white-space: nowrap; }
@@ -146,7 +148,7 @@ ul.attention-list li span { flex: 1 1 20rem; }
 .segmented a { padding: 4px 12px; font-size: .9rem; text-decoration: none; color: var(--muted); }
 .segmented a + a { border-left: 1px solid var(--line); }
 .segmented a[aria-current] { background: var(--ink); color: #fff; font-weight: 600; }
-.value-charts { display: grid; gap: 14px; }
+.value-charts { display: grid; grid-template-columns: minmax(0, 1fr); gap: 14px; }
 details.chart-table { margin-top: 8px; font-size: .9rem; }
 details.chart-table table { margin-top: 6px; }
 details.chart-table td { font-variant-numeric: tabular-nums; }
