@@ -60,6 +60,8 @@ export interface EventFacts {
   value: number | null;
   currency: string | null;
   customerId: string | null;
+  /** Whether its person was erased (an erasure request): its ids replaced, so no user of the demo store has them. */
+  erased: boolean;
   actions: ActionFacts[];
   adjustments: AdjustmentFacts[];
 }
@@ -130,6 +132,7 @@ export function eventFacts(event: ApiEvent): EventFacts {
     touchCapturedAt: str(field(event, 'touch_captured_at')),
     ...valueFacts(event),
     customerId: str(field(event, 'customer_id')),
+    erased: field(event, 'erased') === true,
     actions: (Array.isArray(event.actions) ? event.actions : []).map(actionFacts).filter((a): a is ActionFacts => a !== null),
     adjustments: (Array.isArray(event.adjustments) ? event.adjustments : []).map(adjustmentFacts).filter((a): a is AdjustmentFacts => a !== null),
   };

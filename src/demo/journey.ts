@@ -274,7 +274,7 @@ function refundStep(signup: Signup): JourneyStep {
   const result = refund.result;
   if (!result) return { ...base, title: 'Backend reporting the refund', state: 'waiting', summary: 'The store’s backend is reporting the refund through adjustConversion.', facts };
   if (!result.ok) return { ...base, state: 'failed', summary: result.sent ? `The report failed: ${result.message}` : `Nothing was sent: ${result.message}`, facts };
-  return { ...base, state: 'done', summary: 'The backend took the payment back with adjustConversion: cnv applies it on every platform, after the original delivery.', facts };
+  return { ...base, state: 'done', summary: 'The backend took the payment back with adjustConversion: cnv passes the retraction on, after the original delivery, to each platform that has a way to take a conversion back (what each did is below).', facts };
 }
 
 const ADJUSTMENT_STATE: Record<string, StepState> = { adjusted: 'done', unsupported: 'skipped', failed: 'failed', queued: 'waiting' };

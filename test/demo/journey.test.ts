@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildJourney, type JourneyInput } from '../../src/demo/journey';
 import { eventFacts, type ApiEvent } from '../../src/demo/event-facts';
+import { eventsTable } from '../../src/demo/pages/events';
 import type { Signup } from '../../src/demo/signups';
 import type { ReceivedRequest, RequestFinder } from '../../src/demo/platform-requests';
 import type { ReportSignupResult } from '../../src/client/index';
@@ -247,9 +248,20 @@ describe('reading an event', () => {
       value: null,
       currency: null,
       customerId: null,
+      erased: false,
       actions: [],
       adjustments: [],
     });
+  });
+
+  it("lists an erased person's event without a link to a user the store never knew", () => {
+    const erased = eventFacts({ id: 'evt_e', site_key: 'k', occurred_at: null, erased: true, customer_id: 'erased_abc', data: { customer_event_id: 'erased_def' } });
+    expect(erased.erased).toBe(true);
+    const table = eventsTable([erased], null).toString();
+    expect(table).not.toContain('/welcome?user=');
+    expect(table).toContain('>erased</span>');
+    const kept = eventsTable([eventFacts({ id: 'evt_k', site_key: 'k', occurred_at: null, customer_id: 'usr_1' })], null).toString();
+    expect(kept).toContain('/welcome?user=usr_1');
   });
 
   it('reads passed-through facts from the event or from its data object, and skips malformed actions', () => {

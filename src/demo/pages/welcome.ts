@@ -63,8 +63,8 @@ ${planCard(signup, options.plan, options.notice ?? null)}
 export function unknownSignupPage(ctx: PageContext): Html {
   const body = html`
 <h1>We don’t know this user</h1>
-<p class="lead">The demo store keeps its signups in memory, so they are forgotten when the service restarts.
-The events themselves are still in cnv.</p>
+<p class="lead">The demo store keeps its signups in memory, so it forgets them when the service restarts. (A person
+erased through cnv has new ids on their events, which the store never knew.) The events themselves are still in cnv.</p>
 <div class="actions"><a class="button" href="/pricing">Sign up again</a><a class="button ghost" href="/events">All events</a></div>`;
   return layout(ctx, { title: 'Unknown user', nav: null, body });
 }
