@@ -610,7 +610,11 @@ describe('the Events page', () => {
     expect(dates.statusCode).toBe(400);
     expect(dates.body).toContain('From must not be later than To.');
     expect(dates.body).not.toContain('occurred_after');
-    expect(dates.body).toContain('The last 90 days');
+    expect(dates.body).toContain('Searches the last 90 days');
+    // The field it is about is marked, and no list claims that nothing matched a search that never ran.
+    expect(dates.body).toMatch(/id="f-from" name="from" value="2026-11-20" aria-invalid="true" aria-errormessage="filter-error"/);
+    expect(dates.body).not.toMatch(/id="f-to"[^>]*aria-invalid/);
+    expect(dates.body).not.toContain('No events match');
   });
 
   it("says how many reports of a burst wait for their events, and says nothing when none waits", async () => {

@@ -443,10 +443,18 @@ export async function eventsView(
     const page = await listEvents(db, accountId, query as ListEventsQuery, identityWindowStart(retentionDays, now), { erased: filters.status === ERASED_CHOICE });
     return { ...base, events: page.data, nextCursor: page.next_cursor };
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) return { ...base, events: [], nextCursor: null, error: inFilterWords(error.message) };
+    if (error instanceof ApiError && error.status < 500) {
+      const errorField = error.param ? FILTER_FIELDS[error.param] : undefined;
+      return { ...base, events: [], nextCursor: null, error: inFilterWords(error.message), ...(errorField ? { errorField } : {}) };
+    }
     throw error;
   }
 }
+
+/** The Events page's filter field (its name) of a refused API parameter, marked invalid on the page. */
+const FILTER_FIELDS: Readonly<Record<string, string>> = {
+  occurred_after: 'from', occurred_before: 'to', site_id: 'site_id', flow_id: 'flow_id', status: 'status', email: 'email',
+};
 
 /** The filters' API names in a refusal, as the Events page labels its fields. */
 const FILTER_WORDS: ReadonlyArray<readonly [RegExp, string]> = [

@@ -39,6 +39,8 @@ export interface EventsPageData {
   /** How many days back the email and status filters search (CNV_IDENTITY_RETENTION_DAYS). */
   identityDays?: number;
   error?: string | undefined;
+  /** The filter field (its name) the error is about, marked invalid. */
+  errorField?: string | undefined;
 }
 
 /** The query string of a filter set, plus a cursor and the chart's view (conversions, the default, is left out). */
@@ -51,8 +53,13 @@ export function eventsQuery(filters: EventFilterForm, cursor?: string, chartView
   return text ? `?${text}` : '';
 }
 
-function select(name: string, label: string, current: string | undefined, options: ReadonlyArray<readonly [string, string]>): Html {
-  return html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">All</option>${options.map(
+/** ` aria-invalid="true" aria-describedby="filter-error"` on the field the page's error is about. */
+function invalidIf(invalid: boolean): Html | string {
+  return invalid ? html` aria-invalid="true" aria-errormessage="filter-error"` : '';
+}
+
+function select(name: string, label: string, current: string | undefined, options: ReadonlyArray<readonly [string, string]>, invalid = false): Html {
+  return html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"${invalidIf(invalid)}><option value="">All</option>${options.map(
     ([value, text]) => html`<option value="${value}"${current === value ? html` selected` : ''}>${text}</option>`,
   )}</select></div>`;
 }
@@ -148,22 +155,24 @@ ${data.chart}
 <section class="card">
 <form method="get" action="/dashboard/events">
 <div class="grid filters">
-${select('site_id', 'Site', f.site_id, data.sites.map((s) => [s.id, s.name] as const))}
-${select('flow_id', 'Flow', f.flow_id, data.flows.map((fl) => [fl.id, fl.name] as const))}
-${select('status', 'Status', f.status, data.statuses.map((s) => [s, s] as const))}
-<div><label for="f-email">Email</label><input type="search" id="f-email" name="email" value="${f.email ?? ''}" placeholder="an email" aria-describedby="f-email-hint"><span class="hint" id="f-email-hint">${data.identityDays ? `The last ${data.identityDays} days` : 'Recent events'}</span></div>
-<div><label for="f-from">From (UTC)</label><input type="date" id="f-from" name="from" value="${f.from ?? ''}"></div>
-<div><label for="f-to">To (UTC)</label><input type="date" id="f-to" name="to" value="${f.to ?? ''}"></div>
+${select('site_id', 'Site', f.site_id, data.sites.map((s) => [s.id, s.name] as const), data.errorField === 'site_id')}
+${select('flow_id', 'Flow', f.flow_id, data.flows.map((fl) => [fl.id, fl.name] as const), data.errorField === 'flow_id')}
+${select('status', 'Status', f.status, data.statuses.map((s) => [s, s] as const), data.errorField === 'status')}
+<div><label for="f-email">Email</label><input type="search" id="f-email" name="email" value="${f.email ?? ''}" placeholder="an email" aria-describedby="f-email-hint"${invalidIf(data.errorField === 'email')}><span class="hint" id="f-email-hint">${data.identityDays ? `Searches the last ${data.identityDays} days (older events keep no email)` : 'Recent events'}</span></div>
+<div><label for="f-from">From (UTC)</label><input type="date" id="f-from" name="from" value="${f.from ?? ''}"${invalidIf(data.errorField === 'from')}></div>
+<div><label for="f-to">To (UTC)</label><input type="date" id="f-to" name="to" value="${f.to ?? ''}"${invalidIf(data.errorField === 'to')}></div>
 </div>
 ${data.chartView === 'value' ? html`<input type="hidden" name="chart" value="value">` : ''}
 <div class="actions"><button type="submit">Filter</button><a href="/dashboard/events${data.chartView === 'value' ? '?chart=value' : ''}">Clear</a></div>
 </form>
 </section>
-${data.error ? html`<div class="notice bad" role="alert">${data.error}</div>` : ''}
-<section class="card">
+${data.error ? html`<div class="notice bad" role="alert" id="filter-error">${data.error} Nothing was searched: correct the filter above.</div>` : ''}
+${data.error ? '' : html`<section class="card">
 ${
   data.events.length === 0
-    ? html`<p class="muted">No events${Object.values(f).some(Boolean) ? ' match these filters' : ' yet'}.</p>`
+    ? Object.values(f).some(Boolean)
+      ? html`<p class="muted">No events match these filters.</p>`
+      : html`<p class="muted">No events yet. A conversion shows here once a live flow fires: <a href="/dashboard/setup/checklist">the setup checklist</a> says what is left.</p>`
     : html`<div class="table-wrap"><table class="stack"><caption class="visually-hidden">Conversions, newest first</caption><thead><tr><th scope="col">Occurred</th><th scope="col">Who</th><th scope="col">Value</th><th scope="col">Flow</th><th scope="col">Match</th><th scope="col">Status</th><th scope="col">Destinations</th><th scope="col"><span class="visually-hidden">Trace</span></th></tr></thead>
 <tbody>${data.events.map(eventRow)}</tbody></table></div>`
 }
@@ -171,6 +180,6 @@ ${
 ${data.cursor ? html`<a href="/dashboard/events${eventsQuery(f, undefined, data.chartView)}">← Newest</a>` : html`<span></span>`}
 ${data.nextCursor ? html`<a class="button secondary" href="/dashboard/events${eventsQuery(f, data.nextCursor, data.chartView)}">Older →</a>` : ''}
 </div>
-</section>`,
+</section>`}`,
   );
 }
