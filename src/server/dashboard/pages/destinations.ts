@@ -71,7 +71,7 @@ function testForm(session: DashboardSession, record: DestinationRecord, outcome:
     action,
     'Test connection',
     'secondary',
-    html`<label for="test-${record.id}">Conversion action id <span class="hint">${googleConversionIds.length > 0 ? 'from your live flows, or another one' : "the numeric id of a conversion action of type 'Import from clicks'"}</span>
+    html`<label for="test-${record.id}">Conversion action id (required: Google checks a test upload against it) <span class="hint">${googleConversionIds.length > 0 ? 'from your live flows, or another one' : "the numeric id of a conversion action of type 'Import from clicks'"}</span>
 <input type="text" id="test-${record.id}" name="conversion_id" inputmode="numeric" pattern="[0-9]+" maxlength="30" required value="${value}" list="${listId}"></label>
 <datalist id="${listId}">${googleConversionIds.map((id) => html`<option value="${id}">`)}</datalist>`,
   );
