@@ -68,3 +68,33 @@ describe('optional request bodies', () => {
     expect(res.json().error.code).toBe('invalid_body');
   });
 });
+
+describe('endpoints that take no query parameters or no body', () => {
+  it('refuse any query parameter with 400 parameter_unknown, as the lists refuse the ones they do not take', async () => {
+    const urls = [
+      ['GET', `/v1/sites/${svc.site.id}?x=1`], ['PATCH', `/v1/sites/${svc.site.id}?x=1`], ['POST', '/v1/sites?x=1'], ['GET', '/v1/events/evt_nothing?expand=1'],
+    ] as const;
+    for (const [method, url] of urls) {
+      const res = await svc.app.inject({ method, url, headers: { ...svc.auth, 'content-type': 'application/json' }, payload: '{"name":"Shop"}' });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error, url).toMatchObject({ code: 'parameter_unknown', param: url.endsWith('expand=1') ? 'expand' : 'x' });
+    }
+    expect((await svc.app.inject({ method: 'GET', url: `/v1/sites/${svc.site.id}`, headers: svc.auth })).statusCode).toBe(200);
+  });
+
+  it('refuse a body field where they take no body, and take none, {} or an empty body', async () => {
+    const flow = await svc.app.inject({
+      method: 'POST', url: '/v1/flows', headers: svc.auth,
+      payload: { site_id: svc.site.id, name: 'Leads', trigger_config: { integrationId: 'html', pageFilter: 'all' },
+      actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '42' } } }] },
+    });
+    expect(flow.statusCode).toBe(201);
+    const unpublish = (payload?: string) =>
+      svc.app.inject({ method: 'POST', url: `/v1/flows/${flow.json().id}/unpublish`, headers: { ...svc.auth, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) }, ...(payload === undefined ? {} : { payload }) });
+    expect((await unpublish('{"x": 1}')).json().error).toMatchObject({ code: 'parameter_unknown', param: 'x' });
+    expect((await unpublish('[]')).json().error).toMatchObject({ code: 'invalid_body' });
+    for (const payload of [undefined, '', '{}']) expect((await unpublish(payload)).statusCode, String(payload)).not.toBe(400);
+    const redeliver = await svc.app.inject({ method: 'POST', url: '/v1/events/evt_nothing/redeliver', headers: svc.auth, payload: { x: 1 } });
+    expect(redeliver.json().error).toMatchObject({ code: 'parameter_unknown', param: 'x' });
+  });
+});

@@ -4,6 +4,7 @@ import { OptionalKind } from '@sinclair/typebox';
 import { parseJsonText, utf8JsonBodyText } from '../http/json-text';
 import type { AppContext } from '../http/app';
 import { bearerAuthHook } from '../http/auth';
+import { ApiError, printable } from '../http/errors';
 import siteRoutes from './sites/routes';
 import handoffRoutes from './handoffs/routes';
 import flowRoutes from './flows/routes';
@@ -12,6 +13,13 @@ import destinationRoutes from './destinations/routes';
 import erasureRoutes from './erasures/routes';
 import notificationEndpointRoutes from './notification-endpoints/routes';
 import dashboardApiRoutes from '../dashboard/api-routes';
+
+/** 400 parameter_unknown naming the first parameter of `values`, when it has any. */
+function refuseAnyParameter(values: unknown, where: string, why: string): void {
+  const [name] = Object.keys((values ?? {}) as object);
+  if (name === undefined) return;
+  throw new ApiError(400, 'invalid_request_error', 'parameter_unknown', `Unknown ${where}: ${printable(name, 100)}. This endpoint ${why}.`, printable(name, 100));
+}
 
 /** Registers /v1 (encapsulated: the auth hook and the body parser apply to /v1 only). */
 export default async function restRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -32,10 +40,20 @@ export default async function restRoutes(app: FastifyInstance, ctx: AppContext):
           done(error as Error);
         }
       });
-      // A body the route's schema marks optional (Type.Optional) may be left out: no body, or an empty one, is `{}`.
       v1.addHook('preValidation', async (request) => {
-        const schema = request.routeOptions.schema?.body as Record<symbol, unknown> | undefined;
-        if (request.body === undefined && schema?.[OptionalKind] === 'Optional') request.body = {};
+        const schemas = request.routeOptions.schema;
+        const body = schemas?.body as Record<symbol, unknown> | undefined;
+        // A body the route's schema marks optional (Type.Optional) may be left out: no body, or an empty one, is `{}`.
+        if (request.body === undefined && body?.[OptionalKind] === 'Optional') request.body = {};
+        // A route without query parameters or without a body (a read, publish, redeliver) refuses any sent, as every
+        // other route refuses the ones it does not take: a typo never passes silently.
+        if (!schemas?.querystring) refuseAnyParameter(request.query, 'query parameter', 'takes no query parameters');
+        if (!body && request.body !== undefined) {
+          if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {
+            throw new ApiError(400, 'invalid_request_error', 'invalid_body', 'The request body must be a JSON object, or left out: this endpoint takes no parameters.');
+          }
+          refuseAnyParameter(request.body, 'parameter', 'takes no body (send none, or {})');
+        }
       });
       await v1.register(siteRoutes, ctx);
       await v1.register(handoffRoutes, ctx);
