@@ -14,6 +14,7 @@ import {
   SIGNATURE_HEADER,
   SIGNATURE_TOLERANCE_SECONDS,
   VALUE_MAX,
+  VALUE_MAX_DECIMALS,
   WEBHOOK_MAX_BYTES,
   conversionValueOf,
 } from '../../protocol/webhook';
@@ -102,7 +103,9 @@ export function checkValueRules(body: { value?: number | null; currency?: string
   const given = body.value !== undefined && body.value !== null;
   const value = given ? conversionValueOf(body.value) : null;
   if (given && value === null) {
-    throw invalidParam('value', `Invalid parameter 'value'. Expected: ${VALUE_RULE}`);
+    const inRange = typeof body.value === 'number' && body.value >= 0 && body.value <= VALUE_MAX;
+    const why = inRange ? `: it has more than ${VALUE_MAX_DECIMALS} decimals` : '';
+    throw invalidParam('value', `Invalid parameter 'value'${why}. Expected: ${VALUE_RULE}`);
   }
   if (body.currency !== undefined && body.currency !== null && !isCurrencyCode(body.currency)) {
     throw invalidParam('currency', `Invalid parameter 'currency': '${body.currency}' is not the ISO 4217 code of a current currency. Expected: ${CURRENCY_RULE}`);

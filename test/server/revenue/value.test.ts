@@ -74,6 +74,14 @@ describe('value on a signup report', () => {
     expect(res.body.error.message).toMatch(/use EUR/);
   });
 
+  it('says why a value is refused: its decimals, its sign, its size, its type', async () => {
+    const why = async (value: unknown) =>
+      (await r.post(path, { customer_event_id: id(), correlation_token: null, allow_uncorrelated: true, value, currency: 'EUR' })).body.error.message as string;
+    expect(await why(1.2345678)).toContain('it has more than 6 decimals');
+    for (const value of [-1, 1e10, '10']) expect(await why(value), String(value)).not.toContain('decimals.');
+    expect(await why(-1)).toMatch(/0|negative|minimum|at least/);
+  });
+
   it.each([
     [{ value: -1, currency: 'EUR' }, 'value'],
     [{ value: 1_000_000_000.5, currency: 'EUR' }, 'value'],
