@@ -81,8 +81,10 @@ ${COPYABLE_STYLE}.secret { border: 2px solid var(--good); background: var(--good
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 th, td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
-/* A name or label of one long word (a key's label, a flow's name) wraps instead of widening the page. */
-td, h1, h2, h3, summary { overflow-wrap: anywhere; }
+/* A name or label of one long word (a key's label, a flow's name) wraps instead of widening the page; the other
+   cells of its table keep their words whole. */
+h1, h2, h3, summary, td.text { overflow-wrap: anywhere; }
+td.text { min-width: 10rem; }
 th { font-size: .78rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); font-weight: 600; }
 tr:last-child td { border-bottom: 0; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: .78rem; font-weight: 600; background: #eef0f4; color: var(--muted); white-space: nowrap; }

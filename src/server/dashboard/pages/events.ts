@@ -119,7 +119,7 @@ function eventRow(event: EventRecord): Html {
 <td data-label="Occurred"><a href="/dashboard/events/${event.id}">${when(event.occurred_at)}</a></td>
 <td data-label="Who" class="who-cell">${who(event)}</td>
 <td data-label="Value">${money ?? html`<span class="muted">—</span>`}</td>
-<td data-label="Flow">${event.flow_name ?? html`<span class="muted">—</span>`}<div class="hint">${event.trigger_type === 'conversion' ? `stage ${String(event.stage ?? '')}` : triggerLabel(event.trigger)}</div></td>
+<td data-label="Flow" class="text">${event.flow_name ?? html`<span class="muted">—</span>`}<div class="hint">${event.trigger_type === 'conversion' ? `stage ${String(event.stage ?? '')}` : triggerLabel(event.trigger)}</div></td>
 <td data-label="Match">${badge(event.match_quality)}</td>
 <td data-label="Status">${isErased(event) ? html`<span class="badge" title="Its person was erased: it is never sent again">erased</span>` : badge(event.status)}</td>
 <td data-label="Destinations">${

@@ -38,7 +38,7 @@ ${
     ? html`<p class="muted">No API keys.</p>`
     : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Starts with</th><th>Label</th><th>Created</th><th>Last used</th><th>Status</th><th><span class="visually-hidden">Revoke</span></th></tr></thead><tbody>
 ${keys.map(
-  (k) => html`<tr id="${k.id}"><td data-label="Key"><code class="nowrap">${k.prefix}…</code></td><td data-label="Label">${k.label || html`<span class="muted">—</span>`}</td>
+  (k) => html`<tr id="${k.id}"><td data-label="Key"><code class="nowrap">${k.prefix}…</code></td><td data-label="Label" class="text">${k.label || html`<span class="muted">—</span>`}</td>
 <td data-label="Created">${when(k.created_at)}</td>
 <td data-label="Last used">${k.last_used_at ? when(k.last_used_at) : html`<span class="muted">never</span>`}</td>
 <td data-label="Status">${k.revoked_at ? html`${badge('revoked')} <span class="hint">${when(k.revoked_at)}</span>` : badge('active')}</td>
