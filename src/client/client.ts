@@ -9,6 +9,8 @@ import {
   conversionBody,
   encodeBody,
   reportBody,
+  SIGNUP_FIELDS,
+  unknownField,
   type AdjustConversionInput,
   type ReportConversionInput,
   type ReportSignupInput,
@@ -65,7 +67,7 @@ async function adjustConversion(config: ResolvedOptions, input: AdjustConversion
 
 async function reportSignup(config: ResolvedOptions, input: ReportSignupInput): Promise<ReportSignupResult> {
   if (!input || typeof input !== 'object') throw new TypeError('reportSignup needs an input object.');
-  const problem = checkInput(input);
+  const problem = unknownField(input, SIGNUP_FIELDS, 'reportSignup') ?? checkInput(input);
   if (problem) return { ok: false, sent: false, reason: 'invalid_input', ...problem };
 
   const lookup = findToken(input);

@@ -69,6 +69,25 @@ export interface InputProblem {
   message: string;
 }
 
+/** The fields of each input: any other key is refused before sending (a misspelled one would be dropped silently). */
+export const SIGNUP_FIELDS: readonly (keyof ReportSignupInput)[] = [
+  'request', 'cookieHeader', 'correlationToken', 'customerEventId', 'email', 'phone', 'firstName', 'lastName', 'allowUncorrelated',
+  'value', 'currency', 'customerId',
+];
+const CONVERSION_FIELDS: readonly (keyof ReportConversionInput)[] = [...SIGNUP_FIELDS, 'occurredAt'];
+const ADJUSTMENT_FIELDS: readonly (keyof AdjustConversionInput)[] = ['adjustmentId', 'customerEventId', 'type', 'value', 'currency', 'occurredAt'];
+
+/** The first key of an input that is none of its fields, named with the field it likely meant; null when there is none. */
+export function unknownField(input: object, fields: readonly string[], method: string): InputProblem | null {
+  for (const key of Object.keys(input)) {
+    if (fields.includes(key)) continue;
+    const meant = fields.find((field) => field.toLowerCase() === key.toLowerCase().replace(/[_-]/g, ''));
+    const hint = meant ? `did you mean ${meant}?` : `its fields are ${fields.join(', ')}.`;
+    return { param: key, message: `${key} is not a field of ${method}'s input: ${hint} Nothing was sent.` };
+  }
+  return null;
+}
+
 const IDENTITY_FIELDS = [
   ['email', 'email'],
   ['phone', 'phone'],
@@ -181,6 +200,8 @@ function isoOf(value: Date | string | null | undefined): string | null | InputPr
 /** Checks a later stage's input and builds its body (the token as found: the service also finds the click by customerId). */
 export function conversionBody(stageKey: string, input: ReportConversionInput, token: string | null): { body: ConversionReport } | InputProblem {
   if (!isTriggerKey(stageKey)) return { param: 'stageKey', message: 'stageKey must be the trigger key of a conversion flow: 1 to 64 characters from [A-Za-z0-9_-].' };
+  const unknown = unknownField(input, CONVERSION_FIELDS, 'reportConversion');
+  if (unknown) return unknown;
   const problem = checkInput({ ...input, customerId: input.customerId }) ?? checkCustomerId(input.customerId, true);
   if (problem) return problem;
   const occurredAt = isoOf(input.occurredAt);
@@ -196,6 +217,8 @@ export function conversionBody(stageKey: string, input: ReportConversionInput, t
 
 /** Checks an adjustment's input and builds its body. */
 export function adjustmentBody(input: AdjustConversionInput): { body: AdjustmentReport } | InputProblem {
+  const unknown = unknownField(input, ADJUSTMENT_FIELDS, 'adjustConversion');
+  if (unknown) return unknown;
   for (const [field, max] of [['adjustmentId', ADJUSTMENT_ID_MAX], ['customerEventId', CUSTOMER_EVENT_ID_MAX]] as const) {
     const value: unknown = input[field];
     if (typeof value !== 'string' || value.trim() === '' || exceedsCharacters(value, max)) {

@@ -165,6 +165,19 @@ describe('reportSignup: input checks before sending', () => {
     const longest = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'v', lastName: 'a'.repeat(512) });
     expect(longest.ok).toBe(true);
   });
+
+  it('refuses a key that is no field of its input (a typo), naming the field it likely meant, in every method', async () => {
+    const signup = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u', customerID: 'cus_1' } as never);
+    expect(signup).toMatchObject({ ok: false, sent: false, reason: 'invalid_input', param: 'customerID' });
+    expect(!signup.ok && signup.message).toContain('did you mean customerId?');
+    const snake = await client().reportConversion('paid', { customerId: 'cus_1', customerEventId: 'inv_1', occurred_at: '2026-11-20T00:00:00Z' } as never);
+    expect(snake).toMatchObject({ reason: 'invalid_input', param: 'occurred_at' });
+    expect(!snake.ok && snake.message).toContain('did you mean occurredAt?');
+    const stranger = await client().adjustConversion({ adjustmentId: 'a', customerEventId: 'inv_1', type: 'retract', note: 'x' } as never);
+    expect(stranger).toMatchObject({ reason: 'invalid_input', param: 'note' });
+    expect(!stranger.ok && stranger.message).toContain('its fields are adjustmentId, customerEventId, type, value, currency, occurredAt.');
+    expect(hook.requests).toHaveLength(0);
+  });
 });
 
 describe('createCnvClient: configuration errors throw', () => {
