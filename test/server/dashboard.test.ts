@@ -391,6 +391,17 @@ describe('the Sites page', () => {
 });
 
 describe('the Flows page', () => {
+  it('with no ad platform connected, says to connect one and offers no Create draft to press', async () => {
+    const browser = await signedIn();
+    const before = (await browser.get('/dashboard/flows')).body;
+    expect(before).toContain('No ad platform is connected yet');
+    expect(before).toContain('<button type="submit" disabled>Create draft</button>');
+    await upsertDestination(svc.db, svc.accountId, 'meta', { pixel_id: '1234567890123456' }, null);
+    const after = (await browser.get('/dashboard/flows')).body;
+    expect(after).not.toContain('No ad platform is connected yet');
+    expect(after).toContain('<button type="submit">Create draft</button>');
+  });
+
   it('creates an API-trigger flow, makes the webhook secret once, publishes, rotates the secret and unpublishes', async () => {
     await upsertDestination(svc.db, svc.accountId, 'google-ads', { customer_id: '1234567890' });
     const browser = await signedIn();

@@ -166,7 +166,7 @@ details summary { cursor: pointer; color: var(--accent); font-weight: 500; }
 .sign-in { max-width: 520px; margin: 10vh auto; }
 .card .notice { margin: 12px 0; }
 fieldset.choices { border: 0; padding: 0; margin: 18px 0 0; display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 12px; }
-fieldset.choices > .field-error { grid-column: 1 / -1; margin: 0; }
+fieldset.choices > .field-error, fieldset.choices > .notice { grid-column: 1 / -1; margin: 0; }
 fieldset.choices > legend { font-weight: 700; font-size: .95rem; margin-bottom: 8px; padding: 0; }
 .choice { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; }
 .choice > label:not(.option) { margin-top: 10px; }

@@ -258,7 +258,11 @@ ${
       })
 }
 </fieldset>
-<div class="actions"><button type="submit">Create draft</button><span class="hint">A draft delivers nothing until published; the flow's card then lists anything still missing.</span></div>
+<div class="actions">${
+  connected.length === 0
+    ? html`<button type="submit" disabled>Create draft</button><span class="hint">Connect an ad platform first: a flow needs somewhere to send.</span>`
+    : html`<button type="submit">Create draft</button><span class="hint">A draft delivers nothing until published; the flow's card then lists anything still missing.</span>`
+}</div>
 </form>
 </section>`;
 }
