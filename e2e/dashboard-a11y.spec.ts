@@ -4,6 +4,7 @@
  */
 import { expect, test } from './support/test';
 import { open, signIn, useDashboardService } from './support/dashboard';
+import { upsertDestination } from '../src/server/destinations/sql';
 
 const service = useDashboardService();
 let svc: typeof service.svc;
@@ -15,17 +16,27 @@ test.beforeEach(() => {
 });
 
 test('a refused Create a flow opens at the form, its message in view and focused', async ({ page }) => {
+  // No platform connected: nothing to send to, and Create draft is disabled with the reason beside it.
   await open(page, svc, 'Flows');
-  const form = page.locator('#new-flow');
-  await form.getByLabel('Name').fill('Signups');
-  // No platform is connected: nothing to send to, so the form is refused.
-  await form.getByRole('button', { name: 'Create draft' }).click();
-  await expect(page).toHaveURL(/\/dashboard\/flows#new-flow-error$/);
-  const message = page.locator('#new-flow-error');
-  await expect(message).toBeFocused();
-  await expect(message).toBeInViewport();
-  await expect(message).toHaveText('Tick at least one destination for the flow to send to.');
-  await expect(form.getByRole('group', { name: 'Send to' })).toHaveAccessibleDescription('Tick at least one destination for the flow to send to.');
+  await expect(page.locator('#new-flow').getByRole('button', { name: 'Create draft' })).toBeDisabled();
+  // One connected (for this test only: the checklist test below starts with nothing done), then unticked: refused.
+  const [site] = await svc.db.query<{ account_id: string }>('select account_id from sites where id = $1', [svc.bootstrapSite.id]);
+  const meta = await upsertDestination(svc.db, site!.account_id, 'meta', { pixel_id: '1234567890123456' }, null);
+  try {
+    await open(page, svc, 'Flows');
+    const form = page.locator('#new-flow');
+    await form.getByLabel('Name', { exact: true }).fill('Signups');
+    await form.getByRole('checkbox', { name: /Send to Meta/ }).uncheck();
+    await form.getByRole('button', { name: 'Create draft' }).click();
+    await expect(page).toHaveURL(/\/dashboard\/flows#new-flow-error$/);
+    const message = page.locator('#new-flow-error');
+    await expect(message).toBeFocused();
+    await expect(message).toBeInViewport();
+    await expect(message).toHaveText('Tick at least one destination for the flow to send to.');
+    await expect(form.getByRole('group', { name: 'Send to' })).toHaveAccessibleDescription('Tick at least one destination for the flow to send to.');
+  } finally {
+    await svc.db.query('delete from destinations where id = $1', [meta.id]);
+  }
 });
 
 test("a refused site setting opens at the site's card, its message in view and focused", async ({ page }) => {
