@@ -19,6 +19,7 @@ import { DEMO_CLICK_ID_KEYS, landingPage, type DemoClickIds } from './pages/land
 import type { PageContext } from './pages/layout';
 import { pricingPage } from './pages/pricing';
 import { unknownSignupPage, welcomePage } from './pages/welcome';
+import { notFoundPage } from './pages/not-found';
 
 /** What the site serves with, known once the demo setup is done. */
 export interface DemoSiteContext {
@@ -88,6 +89,8 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
     ctx = current;
   });
   const sendPage = (reply: FastifyReply, markup: Html, status = 200) => sendHtml(reply, markup, status, ctx.page.serviceUrl);
+  // An address the store does not have: a page of the store that says so, not the framework's JSON.
+  app.setNotFoundHandler((_request, reply) => sendPage(reply, notFoundPage(ctx.page), 404));
 
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',

@@ -266,6 +266,15 @@ describe('the demo site served beside the service', () => {
     expect((await fetch(`${demo}/welcome/journey?user=usr_nobody`)).status).toBe(404);
   });
 
+  it('answers an address it does not have with a page of the store, not JSON', async () => {
+    const res = await fetch(`${demo}/nope`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await res.text();
+    expect(page).toContain('This page does not exist');
+    expect(page).toContain('href="/events"');
+  });
+
   it('stops the start with a message naming CNV_DEMO_PORT when the demo port is taken', async () => {
     const busy: Server = createServer();
     const port = await new Promise<number>((resolve) =>
