@@ -359,6 +359,25 @@ describe('the Sites page', () => {
     expect(res.body).toMatch(/value="https:\/\/www\.example\.com\/path"[^>]*aria-invalid="true"/);
   });
 
+  it('names every wrong field of a refused site form, not only the first, and saves nothing', async () => {
+    const browser = await signedIn();
+    const res = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com/path', timezone: 'Mars/Olympus' });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('2 fields need a change:');
+    expect(res.body).toMatch(new RegExp(`id="${svc.site.id}-domain"[^>]*aria-invalid="true"`));
+    expect(res.body).toMatch(new RegExp(`id="${svc.site.id}-timezone"[^>]*aria-invalid="true"`));
+    expect(res.body).not.toMatch(new RegExp(`id="${svc.site.id}-name"[^>]*aria-invalid="true"`));
+    expect(res.body).toContain(`href="#${svc.site.id}-timezone"`);
+    const [site] = await svc.db.query<{ name: string; timezone: string }>('select name, timezone from sites where id = $1', [svc.site.id]);
+    expect(site!.timezone).not.toBe('Mars/Olympus');
+    // Adding a site: no name and a bad domain, both said.
+    const added = await browser.post('/dashboard/sites', { name: '', domain: 'https://shop.example.com/path' });
+    expect(added.statusCode).toBe(400);
+    expect(added.body).toContain('Give the site a name');
+    expect(added.body).toMatch(/id="new-site-name"[^>]*aria-invalid="true"/);
+    expect(added.body).toMatch(/id="new-site-domain"[^>]*aria-invalid="true"/);
+  });
+
   it('shows the install check: config requests and snapshots per origin, and refusals with the domain that fixes them', async () => {
     const browser = await signedIn();
     await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com', timezone: 'America/New_York' });

@@ -235,6 +235,34 @@ export function formErrorSummary(id: string, message: string, controlId?: string
   return html`<div class="notice bad" role="alert" id="${id}" ${raw(ERROR_SUMMARY)} tabindex="-1">${controlId ? html`<a href="#${controlId}">${message}</a>` : message}</div>`;
 }
 
+/** A refused form: its message, the field it names, and, when several fields are wrong, each one's. */
+export interface FormRefusal {
+  message: string;
+  param?: string;
+  problems?: ReadonlyArray<{ param: string; message: string }>;
+}
+
+/** What a refused form says of one of its fields, or null when that field is fine. */
+export function problemOf(refusal: FormRefusal | undefined, param: string): string | null {
+  if (!refusal) return null;
+  if (refusal.problems) return refusal.problems.find((p) => p.param === param)?.message ?? null;
+  return refusal.param === param ? refusal.message : null;
+}
+
+/** The message above a refused form: one linking to its field, or, for several wrong fields, a list linking to each. */
+export function refusalSummary(id: string, refusal: FormRefusal, controlIdOf: (param: string) => string | undefined): Html {
+  const problems = refusal.problems ?? [];
+  if (problems.length < 2) {
+    const control = refusal.param ? controlIdOf(refusal.param) : undefined;
+    return formErrorSummary(id, refusal.message, control);
+  }
+  const item = (p: { param: string; message: string }) => {
+    const control = controlIdOf(p.param);
+    return html`<li>${control ? html`<a href="#${control}">${p.message}</a>` : p.message}</li>`;
+  };
+  return html`<div class="notice bad" role="alert" id="${id}" ${raw(ERROR_SUMMARY)} tabindex="-1">${problems.length} fields need a change:<ul>${problems.map(item)}</ul></div>`;
+}
+
 /** The attribute of the message of a refused form that the page's script focuses once the page has loaded. */
 export const ERROR_SUMMARY = 'data-error-summary';
 

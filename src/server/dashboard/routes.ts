@@ -9,7 +9,7 @@ import { answerStoreTrouble, type AppContext } from '../http/app';
 import { ApiError } from '../http/errors';
 import { cookieValue, isHttps } from '../http/cookies';
 import { schemaError } from '../http/validation';
-import { SCRIPT, SCRIPT_PATH, type Notice } from './layout';
+import { SCRIPT, SCRIPT_PATH, type FormRefusal, type Notice } from './layout';
 import { csrfTokenValid, sessionOf, signIn, signInLinkState, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
 import * as views from './views';
 import { ChartData } from './chart-data';
@@ -95,9 +95,13 @@ function idParam(request: FastifyRequest): string {
 }
 
 /** A form's 400 refusal as its page shows it again (the message, and the field when known); anything else is thrown on. */
-function formRefusal(error: unknown): { message: string; param?: string } {
+function formRefusal(error: unknown): FormRefusal {
   if (!(error instanceof ApiError) || error.status !== 400) throw error;
-  return { message: error.message, ...(error.param ? { param: error.param } : {}) };
+  return {
+    message: error.message,
+    ...(error.param ? { param: error.param } : {}),
+    ...(error instanceof views.FormProblems ? { problems: error.problems } : {}),
+  };
 }
 
 /** Registers the dashboard. */

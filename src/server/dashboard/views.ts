@@ -10,7 +10,7 @@ import { serviceSecretBox } from '../db/secret-box';
 import { html } from '../http/page';
 import type { Notice } from './layout';
 import { ApiError, notFound } from '../http/errors';
-import { listSites, patchSite, createSite, requireSite, SiteFields, type SiteRecord } from '../api/sites';
+import { listSites, patchSite, createSite, requireSite, SiteFields, parseSiteDomain, parseSiteName, parseTimezone, type SiteRecord } from '../api/sites';
 import { allDestinationRecords, testDestination, type DestinationRecord } from '../api/destinations';
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
 import { createFlow, flowPublishProblems, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowRecord } from '../api/flows';
@@ -121,6 +121,7 @@ const FLOW_LABELS: Readonly<Record<string, string>> = {
  * `Domain must …`. Anything else as it is.
  */
 export function inFormWords(error: unknown, labels: Readonly<Record<string, string>>): unknown {
+  if (error instanceof FormProblems) return error; // in the form's words already
   if (!(error instanceof ApiError) || error.status !== 400 || !error.param || !Object.hasOwn(labels, error.param)) return error;
   const label = labels[error.param]!;
   const named = error.message.startsWith(`${error.param} `) ? `${label}${error.message.slice(error.param.length)}` : error.message;
@@ -140,6 +141,36 @@ async function inFormTerms<T>(labels: Readonly<Record<string, string>>, fn: () =
   }
 }
 
+/** A form's refusal naming every field that is wrong (each `{param, message}` in the form's words), not just the first. */
+export class FormProblems extends ApiError {
+  constructor(readonly problems: ReadonlyArray<{ param: string; message: string }>) {
+    super(400, 'invalid_request_error', 'parameter_invalid', problems.map((p) => p.message).join(' '), problems[0]?.param);
+  }
+}
+
+/** Each site field of a form checked on its own (schema, then its parser): every problem, in the form's words. */
+function siteFieldProblems(validate: Validate, fields: Record<string, unknown>): Array<{ param: string; message: string }> {
+  const problems: Array<{ param: string; message: string }> = [];
+  const parsers = { name: parseSiteName, domain: parseSiteDomain, timezone: parseTimezone } as const;
+  for (const [name, parse] of Object.entries(parsers)) {
+    if (!Object.hasOwn(fields, name)) continue;
+    try {
+      validate(SiteFields, { [name]: fields[name] }, 'body');
+      parse(fields[name]);
+    } catch (error) {
+      const worded = inFormWords(error, SITE_LABELS);
+      if (!(worded instanceof ApiError) || worded.status !== 400) throw worded;
+      problems.push({ param: worded.param ?? name, message: worded.message });
+    }
+  }
+  return problems;
+}
+
+/** Refuses a form with more than one wrong field naming them all (one alone is refused by the usual checks after). */
+function refuseSeveral(problems: ReadonlyArray<{ param: string; message: string }>): void {
+  if (problems.length > 1) throw new FormProblems(problems);
+}
+
 /** The site fields a form sends: an empty domain clears it. Only fields present in the form are sent. */
 function siteFieldsOf(form: Form): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
@@ -153,6 +184,7 @@ function siteFieldsOf(form: Form): Record<string, unknown> {
 export async function saveSite(db: Database, validate: Validate, accountId: string, siteId: string, form: Form): Promise<SiteRecord> {
   return inFormTerms(SITE_LABELS, async () => {
     const fields = siteFieldsOf(form);
+    refuseSeveral(siteFieldProblems(validate, fields));
     validate(SiteFields, fields, 'body');
     return patchSite(db, accountId, siteId, fields as SiteFields);
   });
@@ -167,8 +199,12 @@ async function createSiteOf(db: Database, validate: Validate, accountId: string,
   const fields = siteFieldsOf(form);
   // The API names a site without a name "My Website"; here that would make a second site of the same name.
   if (typeof fields.name !== 'string' || fields.name.trim() === '') {
-    throw new ApiError(400, 'invalid_request_error', 'parameter_missing', 'Give the site a name, to tell it from your other sites.', 'name');
+    const missing = { param: 'name', message: 'Give the site a name, to tell it from your other sites.' };
+    const { name: _name, ...others } = fields;
+    refuseSeveral([missing, ...siteFieldProblems(validate, others)]);
+    throw new ApiError(400, 'invalid_request_error', 'parameter_missing', missing.message, 'name');
   }
+  refuseSeveral(siteFieldProblems(validate, fields));
   validate(SiteFields, fields, 'body');
   return createSite(db, accountId, fields as SiteFields);
 }

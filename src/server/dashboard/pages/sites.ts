@@ -1,7 +1,7 @@
 /** The Sites page: each site's settings form, install snippet (and tag-manager variant), and install check. */
 import { installSnippet } from '../../../protocol/install';
 import type { SiteRecord } from '../../api/sites';
-import { badge, copyable, csrfField, fieldAttributes, fieldError, formErrorSummary, html, layout, when, type Html, type Notice } from '../layout';
+import { badge, copyable, csrfField, fieldAttributes, fieldError, html, layout, problemOf, refusalSummary, when, type FormRefusal, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { loaderSeen, type InstallCheck } from '../install-check';
 
@@ -9,7 +9,7 @@ export interface SiteView {
   site: SiteRecord;
   check: InstallCheck;
   /** A failed save of this site: the message and the values sent, shown in the form. */
-  error?: { message: string; param?: string; values: Record<string, string> };
+  error?: FormRefusal & { values: Record<string, string> };
 }
 
 /** The tag-manager variant: the same loader URL, the script element created from a script. */
@@ -28,19 +28,19 @@ const SITE_FIELDS = ['name', 'domain', 'timezone'] as const;
 
 function field(view: SiteView, name: (typeof SITE_FIELDS)[number], label: string, hint: string, value: string): Html {
   const sent = view.error?.values[name];
-  const invalid = view.error?.param === name;
+  const problem = problemOf(view.error, name);
+  const invalid = problem !== null;
   const id = `${view.site.id}-${name}`;
   return html`<div><label for="${id}">${label}</label>
 <input type="text" id="${id}" name="${name}" value="${sent ?? value}"${fieldAttributes(id, hint ? [`${id}-hint`] : [], invalid)}${name === 'domain' ? html` placeholder="https://www.example.com"` : ''}>
-${hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}${fieldError(id, invalid ? view.error!.message : null)}</div>`;
+${hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}${fieldError(id, problem)}</div>`;
 }
 
 /** The settings form's message above it, linking to the field it names. */
 function siteErrorSummary(view: SiteView): Html | string {
   const error = view.error;
   if (!error) return '';
-  const placed = SITE_FIELDS.find((name) => name === error.param);
-  return formErrorSummary(`${view.site.id}-error`, error.message, placed ? `${view.site.id}-${placed}` : undefined);
+  return refusalSummary(`${view.site.id}-error`, error, (param) => (SITE_FIELDS.some((name) => name === param) ? `${view.site.id}-${param}` : undefined));
 }
 
 /** Path of a site's live install check fragment. */
@@ -109,16 +109,14 @@ ${installCheckSection(view)}
 }
 
 /** A refused Add site form: what was wrong, and what was typed (shown again). */
-export interface NewSiteError {
-  message: string;
-  param?: string;
+export interface NewSiteError extends FormRefusal {
   values: { name: string; domain: string };
 }
 
 /** The Sites page; `newSiteError` shows a refused Add site form again with its values and the reason beside its field. */
 export function sitesPage(session: DashboardSession, publicUrl: string, views: readonly SiteView[], notices: Notice[] = [], newSiteError?: NewSiteError): string {
-  const invalid = (name: 'name' | 'domain') => newSiteError?.param === name;
-  const placed = newSiteError && (['name', 'domain'] as const).find((name) => name === newSiteError.param);
+  const problem = (name: 'name' | 'domain') => problemOf(newSiteError, name);
+  const invalid = (name: 'name' | 'domain') => problem(name) !== null;
   return layout(
     { title: 'Sites', nav: 'sites', session, notices },
     html`<h1>Sites</h1>
@@ -126,14 +124,14 @@ export function sitesPage(session: DashboardSession, publicUrl: string, views: r
 ${views.map((view) => siteCard(session, publicUrl, view))}
 <section class="card" id="add-site">
 <h2>Add a site</h2>
-${newSiteError ? formErrorSummary('new-site-error', newSiteError.message, placed ? `new-site-${placed}` : undefined) : ''}
+${newSiteError ? refusalSummary('new-site-error', newSiteError, (param) => (param === 'name' || param === 'domain' ? `new-site-${param}` : undefined)) : ''}
 <form method="post" action="/dashboard/sites#new-site-error">
 ${csrfField(session)}
 <div class="grid">
 <div><label for="new-site-name">Name</label><input type="text" id="new-site-name" name="name" placeholder="Shop, or app.example.com" required value="${newSiteError?.values.name ?? ''}"${fieldAttributes('new-site-name', [], invalid('name'))}>
-${fieldError('new-site-name', invalid('name') ? newSiteError!.message : null)}</div>
+${fieldError('new-site-name', problem('name'))}</div>
 <div><label for="new-site-domain">Domain</label><input type="text" id="new-site-domain" name="domain" placeholder="https://www.example.com" value="${newSiteError?.values.domain ?? ''}"${fieldAttributes('new-site-domain', ['new-site-domain-hint'], invalid('domain'))}>
-<span class="hint" id="new-site-domain-hint">Optional: no page can send anything until it is set.</span>${fieldError('new-site-domain', invalid('domain') ? newSiteError!.message : null)}</div>
+<span class="hint" id="new-site-domain-hint">Optional: no page can send anything until it is set.</span>${fieldError('new-site-domain', problem('domain'))}</div>
 </div>
 <div class="actions"><button type="submit" class="secondary">Add site</button></div>
 </form>
