@@ -342,6 +342,19 @@ describe('the Sites page', () => {
     expect(noId.body).toContain('Google Ads: Conversion action id is missing');
     expect(noId.body).not.toMatch(/Conversion\.id/i);
 
+    // Several mistakes at once: each one said and marked, not only the first.
+    const several = await browser.post('/dashboard/flows', { site_id: svc.site.id, name: 'Signups', trigger_type: 'api', key: 'bad key!', 'action_google-ads': 'on', 'value_google-ads': '' });
+    expect(several.statusCode).toBe(400);
+    expect(several.body).toContain('2 fields need a change:');
+    expect(several.body).toMatch(/id="flow-key"[^>]*aria-invalid="true"/);
+    expect(several.body).toContain('href="#flow-google-ads"');
+    expect(several.body).toContain('Google Ads: Conversion action id is missing');
+    const formTrigger = await browser.post('/dashboard/flows', { site_id: svc.site.id, name: 'Leads', trigger_type: 'form', integration: 'html', page_filter: 'not a path' });
+    expect(formTrigger.statusCode).toBe(400);
+    expect(formTrigger.body).toContain('Tick at least one destination');
+    expect(formTrigger.body).toMatch(/id="flow-pages"[^>]*aria-invalid="true"/);
+    expect(formTrigger.body).toContain('Pages: ');
+
     const unnamed = await browser.post('/dashboard/sites', { name: ' ', domain: '' });
     expect(unnamed.statusCode).toBe(400);
     expect(unnamed.body).toContain('Give the site a name');

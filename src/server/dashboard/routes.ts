@@ -312,9 +312,9 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
       const flow = await views.addFlow(db, validatorOf(request), sessionFor(request).accountId, form);
       return reply.redirect(`/dashboard/flows?done=flow_created#${flow.id}`, 303);
     } catch (error) {
-      const { message, param } = formRefusal(error);
+      const refusal = formRefusal(error);
       const { _csrf, ...values } = form;
-      return renderFlows(request, reply, 400, { error: { message, values, ...(param ? { param } : {}) } });
+      return renderFlows(request, reply, 400, { error: { ...refusal, values } });
     }
   });
   for (const [action, live] of [['publish', true], ['unpublish', false]] as const) {

@@ -316,25 +316,39 @@ export async function addFlow(db: Database, validate: Validate, accountId: strin
 
 async function createFlowOf(db: Database, validate: Validate, accountId: string, form: Form): Promise<FlowRecord> {
   const body = flowBodyOf(form);
-  if ((body.actions_config as unknown[]).length === 0) {
-    throw new ApiError(400, 'invalid_request_error', 'parameter_missing', 'Tick at least one destination for the flow to send to.', 'actions_config');
+  // Every check runs, so that a form with several mistakes is told of them all at once.
+  const problems: Array<{ param: string; message: string }> = [];
+  const refused = (error: unknown) => {
+    const worded = inFormWords(error, FLOW_LABELS);
+    if (!(worded instanceof ApiError) || worded.status !== 400) throw worded;
+    problems.push({ param: worded.param ?? 'name', message: worded.message });
+  };
+  const actions = body.actions_config as { integrationId: string; config: Record<string, unknown> }[];
+  if (actions.length === 0) problems.push({ param: 'actions_config', message: 'Tick at least one destination for the flow to send to.' });
+  try {
+    // The schema's own checks (name, trigger), the actions aside when none is ticked (said above).
+    validate(CreateFlowBody, actions.length === 0 ? { ...body, actions_config: [{ integrationId: 'meta', config: {} }] } : body, 'body');
+  } catch (error) {
+    refused(error);
   }
-  validate(CreateFlowBody, body, 'body');
   // The dashboard cannot edit a flow later, so what would keep it from publishing is said now: its page filter…
   const pages = (body.trigger_config as { pageFilter?: unknown }).pageFilter;
   if (pages !== undefined) {
     const filter = parsePageFilter(pages);
-    if (!filter.ok) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', `Pages: ${filter.error}`, 'page_filter');
+    if (!filter.ok && !problems.some((p) => p.param === 'trigger_config.pageFilter')) problems.push({ param: 'page_filter', message: `Pages: ${filter.error}` });
   }
   // …and its actions.
   const trigger = (body.trigger_config as { integrationId?: string }).integrationId === 'api' ? 'saas_signup' : 'form_submission';
-  for (const [i, action] of (body.actions_config as { integrationId: string; config: Record<string, unknown> }[]).entries()) {
+  for (const [i, action] of actions.entries()) {
     const platform = platformFor(action.integrationId);
     const [problem] = platform?.checkAction(action.config, `actions_config[${i}].config`, trigger) ?? [];
-    if (problem) {
-      throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', `${platform!.label}: ${inWords(problem.message, `actions_config[${i}].config`, actionFieldOf(action.integrationId))}`, `value_${action.integrationId}`);
+    if (problem && !problems.some((p) => p.param.startsWith(`actions_config.${i}`) || p.param.startsWith(`actions_config[${i}]`))) {
+      problems.push({ param: `value_${action.integrationId}`, message: `${platform!.label}: ${inWords(problem.message, `actions_config[${i}].config`, actionFieldOf(action.integrationId))}` });
     }
   }
+  if (problems.length > 1) throw new FormProblems(problems);
+  const [only] = problems;
+  if (only) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', only.message, only.param);
   return createFlow(db, accountId, body as CreateFlowBody);
 }
 

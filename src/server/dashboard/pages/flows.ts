@@ -8,7 +8,7 @@ import type { FlowRecord } from '../../api/flows';
 import type { SiteRecord } from '../../api/sites';
 import type { DestinationRecord } from '../../api/destinations';
 import { platformLogo } from '../../destinations';
-import { badge, copyable, csrfField, ERROR_SUMMARY, fieldAttributes, fieldError, formErrorSummary, html, layout, postButton, raw, when, type Html, type Notice } from '../layout';
+import { badge, copyable, csrfField, ERROR_SUMMARY, fieldAttributes, fieldError, formErrorSummary, html, layout, postButton, raw, refusalSummary, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { actionFieldOf } from '../action-fields';
 import { formToolLabel } from '../labels';
@@ -205,14 +205,17 @@ function createForm(session: DashboardSession, data: FlowsPageData): Html {
   const ticked = (type: string) => (submitted ? Boolean(values[`action_${type}`]) : connected.length === 1);
   // The field a refusal names (the API's parameter, or the form's own value_<type>), marked for the eye and the reader.
   const error = data.error && !data.error.flowId ? data.error : undefined;
-  const refused = error ? (FLOW_FORM_FIELDS[error.param ?? ''] ?? error.param) : undefined;
-  const refusedControl = refused ? flowControlId(refused) : undefined;
+  // Every field a refusal names (one, or each of several), in the form's names.
+  const formField = (param: string) => FLOW_FORM_FIELDS[param] ?? param;
+  const refusals = error ? (error.problems ?? (error.param ? [{ param: error.param, message: error.message }] : [])) : [];
+  const refusedMessage = (name: string) => refusals.find((r) => formField(r.param) === name)?.message ?? null;
+  const isRefused = (name: string) => refusedMessage(name) !== null;
   // A control's aria-describedby (its hint, then the message under it when the refusal names it) and aria-invalid.
-  const marks = (name: string, notes: readonly string[] = []) => fieldAttributes(flowControlId(name)!, notes, refused === name);
-  const message = (name: string) => fieldError(flowControlId(name)!, refused === name ? error!.message : null);
+  const marks = (name: string, notes: readonly string[] = []) => fieldAttributes(flowControlId(name)!, notes, isRefused(name));
+  const message = (name: string) => fieldError(flowControlId(name)!, refusedMessage(name));
   return html`<section class="card" id="new-flow" aria-labelledby="new-flow-title">
 <h2 id="new-flow-title">Create a flow</h2>
-${error ? formErrorSummary('new-flow-error', error.message, refusedControl) : ''}
+${error ? refusalSummary('new-flow-error', error, (param) => flowControlId(formField(param))) : ''}
 <form method="post" action="/dashboard/flows#new-flow-error">
 ${csrfField(session)}
 <div class="grid">
@@ -243,7 +246,7 @@ ${csrfField(session)}
 </div>
 </div>
 </fieldset>
-<fieldset class="choices" id="flow-actions"${refused === 'actions_config' ? html` aria-describedby="flow-actions-error"` : ''}><legend>Send to</legend>
+<fieldset class="choices" id="flow-actions"${isRefused('actions_config') ? html` aria-describedby="flow-actions-error"` : ''}><legend>Send to</legend>
 ${message('actions_config')}
 ${
   connected.length === 0
@@ -251,7 +254,7 @@ ${
     : connected.map((d) => {
         const field = actionFieldOf(d.type);
         return html`<div class="choice">
-<label class="option">${html`<input type="checkbox" name="action_${d.type}" value="on"${ticked(d.type) ? html` checked` : ''}${refused === 'actions_config' ? html` aria-invalid="true"` : ''}>`} ${platformLogo(d.type, d.label, 20)} Send to ${d.label}</label>
+<label class="option">${html`<input type="checkbox" name="action_${d.type}" value="on"${ticked(d.type) ? html` checked` : ''}${isRefused('actions_config') ? html` aria-invalid="true"` : ''}>`} ${platformLogo(d.type, d.label, 20)} Send to ${d.label}</label>
 <label for="flow-${d.type}">${field.label}</label>
 <input type="text" id="flow-${d.type}" name="value_${d.type}" value="${values[`value_${d.type}`] ?? ''}"${marks(`value_${d.type}`, [`flow-${d.type}-hint`])}>
 <span class="hint" id="flow-${d.type}-hint">${field.hint}</span>${message(`value_${d.type}`)}</div>`;
