@@ -98,13 +98,17 @@ export function splitName(name: string): { firstName: string | null; lastName: s
   return { firstName: parts[0]!, lastName: parts.length > 1 ? parts.slice(1).join(' ') : null };
 }
 
-/** Checks the signup form; a message for the visitor when it is not acceptable. */
-export function checkSignupForm(fields: { email?: unknown; name?: unknown }): { email: string; name: string } | { error: string; field: 'email' | 'name' } {
+/** The signup form's fields a visitor can get wrong, each with its message. */
+export type SignupFormErrors = Partial<Record<'email' | 'name', string>>;
+
+/** Checks the signup form; a message for the visitor for each field that is not acceptable (all of them at once). */
+export function checkSignupForm(fields: { email?: unknown; name?: unknown }): { email: string; name: string } | { errors: SignupFormErrors } {
   const email = typeof fields.email === 'string' ? fields.email.trim() : '';
   const name = typeof fields.name === 'string' ? fields.name.trim() : '';
-  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 200) return { error: 'Please enter a valid email address.', field: 'email' };
-  if (name.length === 0 || name.length > 200) return { error: 'Please enter your name.', field: 'name' };
-  return { email, name };
+  const errors: SignupFormErrors = {};
+  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 200) errors.email = 'Please enter a valid email address.';
+  if (name.length === 0 || name.length > 200) errors.name = 'Please enter your name.';
+  return errors.email || errors.name ? { errors } : { email, name };
 }
 
 /** The demo store's signups: creates users and reports each signup to cnv. */

@@ -126,10 +126,10 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
   app.post('/signup', async (request, reply) => {
     const fields = (request.body ?? {}) as Record<string, unknown>;
     const checked = checkSignupForm(fields);
-    if ('error' in checked) {
+    if ('errors' in checked) {
       const email = typeof fields.email === 'string' ? fields.email : '';
       const name = typeof fields.name === 'string' ? fields.name : '';
-      return sendPage(reply, pricingPage(ctx.page, { error: checked.error, field: checked.field, email, name }), 400);
+      return sendPage(reply, pricingPage(ctx.page, { errors: checked.errors, email, name }), 400);
     }
     // The customer's backend: create the user, answer, and report the signup with the request (its cookie holds the token).
     const { signup, reported } = ctx.desk.signUp({ email: checked.email, name: checked.name, request: request.raw });

@@ -63,13 +63,24 @@ describe('the demo pages', () => {
 
 describe('a refused signup on the pricing page', () => {
   it('ties the message to its field: aria-invalid, aria-describedby to the message under it, and the focus there', () => {
-    const page = pricingPage(CTX, { error: 'Please enter a valid email address.', field: 'email', email: 'nope', name: 'Ada' }).value;
+    const page = pricingPage(CTX, { errors: { email: 'Please enter a valid email address.' }, email: 'nope', name: 'Ada' }).value;
     const email = /<input id="email"[^>]*>/.exec(page)![0];
     expect(email).toContain('aria-invalid="true"');
     expect(email).toContain('aria-describedby="email-error"');
     expect(email).toContain('autofocus');
     expect(page).toContain('<p class="field-error" id="email-error">Please enter a valid email address.</p>');
     expect(/<input id="name"[^>]*>/.exec(page)![0]).not.toContain('aria-invalid');
+  });
+
+  it('marks every wrong field with its own message, the focus on the first', () => {
+    const page = pricingPage(CTX, { errors: { email: 'Please enter a valid email address.', name: 'Please enter your name.' }, email: 'nope', name: '' }).value;
+    const email = /<input id="email"[^>]*>/.exec(page)![0];
+    const name = /<input id="name"[^>]*>/.exec(page)![0];
+    expect(email).toContain('aria-invalid="true"');
+    expect(name).toContain('aria-invalid="true"');
+    expect(email).toContain('autofocus');
+    expect(name).not.toContain('autofocus');
+    expect(page).toContain('<p class="field-error" id="name-error">Please enter your name.</p>');
   });
 
   it('says an error of no field above the form, as an alert', () => {

@@ -61,8 +61,9 @@ describe('the demo backend', () => {
   });
 
   it('refuses a signup form without a valid email or a name', () => {
-    expect(checkSignupForm({ email: 'nope', name: 'Ada' })).toEqual({ error: 'Please enter a valid email address.', field: 'email' });
-    expect(checkSignupForm({ email: 'ada@example.com', name: ' ' })).toEqual({ error: 'Please enter your name.', field: 'name' });
+    expect(checkSignupForm({ email: 'nope', name: 'Ada' })).toEqual({ errors: { email: 'Please enter a valid email address.' } });
+    expect(checkSignupForm({ email: 'ada@example.com', name: ' ' })).toEqual({ errors: { name: 'Please enter your name.' } });
+    expect(checkSignupForm({ email: 'nope', name: '' })).toEqual({ errors: { email: 'Please enter a valid email address.', name: 'Please enter your name.' } });
     expect(checkSignupForm({ email: ' ada@example.com ', name: 'Ada' })).toEqual({ email: 'ada@example.com', name: 'Ada' });
   });
 

@@ -5,6 +5,7 @@ import { fieldAttributes, fieldError } from '../../server/http/field-error';
 import { layout, type PageContext } from './layout';
 import { DEMO } from '../setup';
 import { moneyOf } from '../../protocol/money';
+import type { SignupFormErrors } from '../signups';
 
 /** The plans, priced in the currency the demo's paid stage reports (DEMO.paidPlan: EUR 29 for Team). */
 const PLANS = [
@@ -14,12 +15,13 @@ const PLANS = [
 ];
 
 /**
- * The pricing page; after a rejected submit, `error` is shown under its `field` (which takes the focus, so a screen
- * reader reads the field with its message), or above the form when it names none.
+ * The pricing page; after a rejected submit, each field's message (`errors`) is shown under it and the first wrong
+ * field takes the focus (so a screen reader reads it with its message); `error`, naming no field, above the form.
  */
-export function pricingPage(ctx: PageContext, form: { error?: string | null; field?: 'email' | 'name'; email?: string; name?: string } = {}): Html {
-  const invalid = (name: 'email' | 'name') => Boolean(form.error) && form.field === name;
-  const marks = (name: 'email' | 'name') => html`${fieldAttributes(name, [], invalid(name))}${invalid(name) ? html` autofocus` : ''}`;
+export function pricingPage(ctx: PageContext, form: { error?: string | null; errors?: SignupFormErrors; email?: string; name?: string } = {}): Html {
+  const invalid = (name: 'email' | 'name') => Boolean(form.errors?.[name]);
+  const first = (['email', 'name'] as const).find(invalid);
+  const marks = (name: 'email' | 'name') => html`${fieldAttributes(name, [], invalid(name))}${first === name ? html` autofocus` : ''}`;
   const plans = PLANS.map(
     (plan) => html`<div class="card plan${plan.featured ? ' featured' : ''}">
       <h2>${plan.name}</h2>
@@ -34,14 +36,14 @@ export function pricingPage(ctx: PageContext, form: { error?: string | null; fie
 <section class="signup">
   <div class="card">
     <h2>Start your free trial</h2>
-    ${form.error && !form.field ? html`<p class="pill bad" role="alert">${form.error}</p>` : ''}
+    ${form.error ? html`<p class="pill bad" role="alert">${form.error}</p>` : ''}
     <form class="stack" method="post" action="/signup" ${raw(SIGNUP_INTENT_ATTRIBUTE)}>
       <label for="email">Work email</label>
       <input id="email" name="email" type="email" required autocomplete="email" placeholder="ada@example.com" value="${form.email ?? ''}"${marks('email')}>
-      ${fieldError('email', invalid('email') ? form.error : null)}
+      ${fieldError('email', form.errors?.email ?? null)}
       <label for="name">Your name</label>
       <input id="name" name="name" type="text" required autocomplete="name" placeholder="Ada Lovelace" value="${form.name ?? ''}"${marks('name')}>
-      ${fieldError('name', invalid('name') ? form.error : null)}
+      ${fieldError('name', form.errors?.name ?? null)}
       <button class="button" type="submit">Create my account</button>
     </form>
   </div>
