@@ -58,13 +58,13 @@ export function installCheckSection(view: SiteView): Html {
   const origins =
     check.origins.length === 0
       ? html`<p class="notice info waiting" data-live-summary>Waiting for the first page view${site.domain ? '' : ' (no page can send anything until the domain is set)'}: open a page of your site that has the snippet. This check updates by itself.</p>`
-      : html`${seen ? html`<p class="notice good" data-live-summary>The snippet works: page views arrive from your site.</p>` : ''}<div class="table-wrap"><table class="stack"><caption class="visually-hidden">Page origins seen</caption><thead><tr><th scope="col">Page origin</th><th scope="col">Covered</th><th scope="col">Last config request</th><th scope="col">Last snapshot</th><th scope="col">Last form submission</th></tr></thead><tbody>
+      : html`${seen ? html`<p class="notice good" data-live-summary>The snippet works: page views arrive from your site.</p>` : ''}<div class="table-wrap"><table class="stack"><caption class="visually-hidden">Page origins seen</caption><thead><tr><th scope="col">Page origin</th><th scope="col">Covered</th><th scope="col">Last config request</th><th scope="col">Last snapshot</th><th scope="col" title="A submission of a form tool seen by a form trigger (a signup form marked for intent sends a snapshot instead)">Last form-trigger submission</th></tr></thead><tbody>
 ${check.origins.map(
   (o) => html`<tr><td data-label="Origin"><code>${o.origin}</code></td>
 <td data-label="Covered">${o.covered ? html`<span class="badge good">yes</span>` : html`<span class="badge bad">not covered</span>`}</td>
 <td data-label="Config">${when(o.lastConfig)}${o.configCount ? html` <span class="hint">(${o.configCount}×)</span>` : ''}</td>
 <td data-label="Snapshot">${when(o.lastSnapshot)}${o.snapshotCount ? html` <span class="hint">(${o.snapshotCount}×)</span>` : ''}</td>
-<td data-label="Form">${when(o.lastFormSubmission)}${o.formSubmissionCount ? html` <span class="hint">(${o.formSubmissionCount}×)</span>` : ''}</td></tr>`,
+<td data-label="Form trigger">${when(o.lastFormSubmission)}${o.formSubmissionCount ? html` <span class="hint">(${o.formSubmissionCount}×)</span>` : ''}</td></tr>`,
 )}</tbody></table></div>`;
   const refusals =
     check.refusals.length === 0
