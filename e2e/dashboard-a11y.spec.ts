@@ -26,6 +26,7 @@ test('a refused Create a flow opens at the form, its message in view and focused
     await open(page, svc, 'Flows');
     const form = page.locator('#new-flow');
     await form.getByLabel('Name', { exact: true }).fill('Signups');
+    await form.getByLabel('Trigger key').fill('signup');
     await form.getByRole('checkbox', { name: /Send to Meta/ }).uncheck();
     await form.getByRole('button', { name: 'Create draft' }).click();
     await expect(page).toHaveURL(/\/dashboard\/flows#new-flow-error$/);

@@ -36,7 +36,16 @@ describe('the demo site served beside the service', () => {
 
   beforeAll(async () => {
     dataDir = await seededDataDir('cnv-demo-site-');
-    running = await startServiceWithDemo(await settingsFor(dataDir, 0));
+    // The free port is probed, then listened on: a test in another worker may take it in between (seen once in CI),
+    // so a start refused for a port in use is tried again on another.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        running = await startServiceWithDemo(await settingsFor(dataDir, 0));
+        break;
+      } catch (error) {
+        if (attempt === 3 || !/already in use/.test((error as Error).message)) throw error;
+      }
+    }
     demo = running.demo!.url;
     secrets.push(running.service.apiKey!, running.demo!.setup.webhookSecret, readCredentials(join(dataDir, 'demo-store.json'))!.api_key);
   });
