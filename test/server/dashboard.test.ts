@@ -230,8 +230,13 @@ describe('signing in', () => {
   it('signs out: the session cookie no longer opens anything', async () => {
     const browser = await signedIn();
     const out = await browser.post('/dashboard/sign-out', {});
-    expect(out.statusCode).toBe(200);
+    // Post, then redirect: a reload of the page it lands on sends nothing again.
+    expect(out.statusCode).toBe(303);
+    expect(out.headers.location).toBe('/dashboard/signed-out');
     expect(String(out.headers['set-cookie'])).toContain('Max-Age=0');
+    const landed = await svc.app.inject({ method: 'GET', url: '/dashboard/signed-out' });
+    expect(landed.statusCode).toBe(200);
+    expect(landed.body).toContain('You are signed out.');
     expect((await browser.get('/')).statusCode).toBe(401);
   });
 });

@@ -174,6 +174,8 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     }
   };
   const page = { onRequest: needsSession };
+  /** Where signing out lands: the sign-in help, said as signed out. */
+  const SIGNED_OUT_PATH = '/dashboard/signed-out';
   const post = { onRequest: needsSession, preHandler: checksCsrf };
 
   app.get(SCRIPT_PATH, async (_request, reply) =>
@@ -224,6 +226,11 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   app.post('/dashboard/sign-out', post, async (request, reply) => {
     await signOut(db, sessionFor(request));
     reply.header('set-cookie', sessionCookie('', 0, isHttps(request, settings.publicUrl)));
+    // To a page of its own (post, then redirect): a reload of it sends nothing again.
+    return reply.redirect(SIGNED_OUT_PATH, 303);
+  });
+  app.get(SIGNED_OUT_PATH, async (request, reply) => {
+    if (await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE))) return reply.redirect('/', 303);
     return sendPage(reply, 200, signInNeededPage(true));
   });
 
