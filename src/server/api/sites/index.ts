@@ -2,4 +2,4 @@
 export * from './sites';
 export * from './sql';
 export { ListSitesQuery, SiteFields, SiteIdParams } from './schemas';
-export { parseSiteDomain, parseSiteName, parseTimezone } from './site-fields';
+export { parseSiteDomain, parseSiteName, parseTimezone, SITE_NAME_MAX } from './site-fields';

@@ -1,6 +1,6 @@
 /** The Sites page: each site's settings form, install snippet (and tag-manager variant), and install check. */
 import { installSnippet } from '../../../protocol/install';
-import type { SiteRecord } from '../../api/sites';
+import { SITE_NAME_MAX, type SiteRecord } from '../../api/sites';
 import { badge, copyable, csrfField, fieldAttributes, fieldError, html, layout, problemOf, refusalSummary, when, type FormRefusal, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { loaderSeen, type InstallCheck } from '../install-check';
@@ -32,7 +32,7 @@ function field(view: SiteView, name: (typeof SITE_FIELDS)[number], label: string
   const invalid = problem !== null;
   const id = `${view.site.id}-${name}`;
   return html`<div><label for="${id}">${label}</label>
-<input type="text" id="${id}" name="${name}" value="${sent ?? value}"${fieldAttributes(id, hint ? [`${id}-hint`] : [], invalid)}${name === 'domain' ? html` placeholder="https://www.example.com"` : ''}>
+<input type="text" id="${id}" name="${name}" value="${sent ?? value}"${fieldAttributes(id, hint ? [`${id}-hint`] : [], invalid)}${name === 'domain' ? html` placeholder="https://www.example.com"` : ''}${name === 'name' ? html` maxlength="${SITE_NAME_MAX}"` : ''}>
 ${hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}${fieldError(id, problem)}</div>`;
 }
 
@@ -128,7 +128,7 @@ ${newSiteError ? refusalSummary('new-site-error', newSiteError, (param) => (para
 <form method="post" action="/dashboard/sites#new-site-error">
 ${csrfField(session)}
 <div class="grid">
-<div><label for="new-site-name">Name</label><input type="text" id="new-site-name" name="name" placeholder="Shop, or app.example.com" required value="${newSiteError?.values.name ?? ''}"${fieldAttributes('new-site-name', [], invalid('name'))}>
+<div><label for="new-site-name">Name</label><input type="text" id="new-site-name" name="name" placeholder="Shop, or app.example.com" required maxlength="${SITE_NAME_MAX}" value="${newSiteError?.values.name ?? ''}"${fieldAttributes('new-site-name', [], invalid('name'))}>
 ${fieldError('new-site-name', problem('name'))}</div>
 <div><label for="new-site-domain">Domain</label><input type="text" id="new-site-domain" name="domain" placeholder="https://www.example.com" value="${newSiteError?.values.domain ?? ''}"${fieldAttributes('new-site-domain', ['new-site-domain-hint'], invalid('domain'))}>
 <span class="hint" id="new-site-domain-hint">Optional: no page can send anything until it is set.</span>${fieldError('new-site-domain', problem('domain'))}</div>
