@@ -78,6 +78,7 @@ describe.each(DATABASE_KINDS)('sites API on $name', (kind) => {
       ['https://', /host/],
       ['https://exa mple.com', /host/],
       ['https://www.example.com:99999', /host or port/],
+      [`https://${'a'.repeat(64)}.example.com`, /part longer than 63 characters/],
       ['https://github.io', /public suffix.*https:\/\/www\.yoursite\.github\.io/],
       ['https://co.uk', /public suffix/],
       ['http://com', /public suffix/],

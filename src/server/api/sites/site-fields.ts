@@ -52,7 +52,12 @@ export function parseSiteDomain(value: unknown, param = 'domain'): string | null
     url = null;
   }
   const host = url?.hostname.replace(/\.$/, '') ?? '';
-  if (!url || !authority || host.length > 253 || !HOST.test(host) || url.port === '0') {
+  // A DNS name's parts are 1 to 63 characters, the whole at most 253: said as such rather than as "invalid".
+  if (url && host.split('.').some((label) => label.length > 63)) {
+    throw invalidParam(param, `${param} has a host name with a part longer than 63 characters, which no DNS name has: '${printable(host, 80)}'.`);
+  }
+  if (url && host.length > 253) throw invalidParam(param, `${param} has a host name longer than 253 characters, which no DNS name has.`);
+  if (!url || !authority || !HOST.test(host) || url.port === '0') {
     throw invalidParam(param, `${param} has an invalid host or port: '${shown}'.`);
   }
   // A public suffix (co.uk, github.io) is no one's site: as a domain it would accept every site under it.
