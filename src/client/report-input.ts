@@ -5,6 +5,8 @@ import {
   CUSTOMER_EVENT_ID_MAX,
   CUSTOMER_ID_MAX,
   IDENTITY_VALUE_MAX,
+  VALUE_MAX,
+  VALUE_MAX_DECIMALS,
   WEBHOOK_MAX_BYTES,
   conversionValueOf,
   isConversionValue,
@@ -171,7 +173,7 @@ export function checkValue(input: { value?: number | null; currency?: string | n
   const value: unknown = input.value;
   const currency: unknown = currencyToSend(input.currency);
   if (value !== undefined && value !== null && !isConversionValue(value)) {
-    return { param: 'value', message: `value must be a number from 0 to 1000000000 with at most 6 decimals (got ${describe(value)}).` };
+    return { param: 'value', message: `value must be a number from 0 to ${VALUE_MAX} with at most ${VALUE_MAX_DECIMALS} decimals (got ${describe(value)}).` };
   }
   if (currency !== undefined && currency !== null && !isCurrencyCode(currency)) {
     return { param: 'currency', message: `currency must be the ISO 4217 code of a current currency, such as "EUR" (got ${describe(currency)}).` };

@@ -45,6 +45,11 @@ export function conversionPath(siteKey: string, stageKey: string): string {
   return `${WEBHOOK_PREFIX}/conversion/${encodeURIComponent(siteKey)}/${encodeURIComponent(stageKey)}`;
 }
 
+/** Path of the webhook of an API trigger's key: a signup's, or a later stage's (a `conversion` trigger). */
+export function apiTriggerPath(siteKey: string, key: string, type: 'saas_signup' | 'conversion'): string {
+  return type === 'conversion' ? conversionPath(siteKey, key) : saasSignupPath(siteKey, key);
+}
+
 /** Path of the adjustments webhook of a site (restate or retract a reported conversion); URL-encoded. */
 export function adjustmentPath(siteKey: string): string {
   return `${WEBHOOK_PREFIX}/adjustment/${encodeURIComponent(siteKey)}`;

@@ -23,9 +23,14 @@ import { createDeliveryFixture, insertReportedEvent, type DeliveryFixture } from
  * and waits for them to end.
  */
 async function runChecks(n: number, options: StoreMaintenanceOptions): Promise<void> {
-  const maintenance = startStoreMaintenance(options);
-  vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
-  await maintenance.stop();
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  try {
+    const maintenance = startStoreMaintenance(options);
+    vi.advanceTimersByTime((n - 1) * CHECK_INTERVAL_MS);
+    await maintenance.stop(); // waits for the checks the intervals started
+  } finally {
+    vi.useRealTimers();
+  }
 }
 
 /** A log that keeps nothing. */
@@ -81,48 +86,34 @@ describe('maintenance of the embedded store', () => {
   });
 
   it('when it runs by itself: checks at start and every interval, and vacuums the queues at every tenth check after the first', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const errors: unknown[] = [];
     const log = { error: (obj: object) => errors.push(obj), info: () => undefined };
-    try {
-      await report(40);
-      await db.query('delete from outbox');
-      const intervals = async (n: number) => {
-        const maintenance = startStoreMaintenance({ db, log });
-        vi.advanceTimersByTime(n * CHECK_INTERVAL_MS);
-        await maintenance.stop(); // waits for the checks the intervals started
-      };
-      await intervals(VACUUM_EVERY_CHECKS - 1);
-      expect(await outboxPages()).toBeGreaterThan(0);
-      await intervals(VACUUM_EVERY_CHECKS);
-      expect(await outboxPages()).toBe(0);
-      expect(errors).toEqual([]);
-    } finally {
-      vi.useRealTimers();
-    }
+    await report(40);
+    await db.query('delete from outbox');
+    // The check at start and n - 1 intervals.
+    await runChecks(VACUUM_EVERY_CHECKS, { db, log });
+    expect(await outboxPages()).toBeGreaterThan(0);
+    await runChecks(VACUUM_EVERY_CHECKS + 1, { db, log });
+    expect(await outboxPages()).toBe(0);
+    expect(errors).toEqual([]);
   });
 
   it('puts its check off while reports arrive in a burst, at most MAX_CHECKS_PUT_OFF checks in a row', async () => {
     await report(400);
     expect(await tablesToAnalyze(db)).toContain('events');
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const errors: unknown[] = [];
     let busy = true;
-    try {
-      const checks = (n: number) => runChecks(n, { db, log: { error: (obj: object) => errors.push(obj), info: () => undefined }, intakeBusy: () => busy });
-      await checks(MAX_CHECKS_PUT_OFF);
-      expect(await tablesToAnalyze(db)).toContain('events'); // put off
-      await checks(MAX_CHECKS_PUT_OFF + 1);
-      expect(await tablesToAnalyze(db)).toEqual([]); // a burst that lasts is analyzed anyway
-      await report(900);
-      expect(await tablesToAnalyze(db)).toContain('events');
-      busy = false;
-      await checks(1);
-      expect(await tablesToAnalyze(db)).toEqual([]); // no burst: at once
-      expect(errors).toEqual([]);
-    } finally {
-      vi.useRealTimers();
-    }
+    const checks = (n: number) => runChecks(n, { db, log: { error: (obj: object) => errors.push(obj), info: () => undefined }, intakeBusy: () => busy });
+    await checks(MAX_CHECKS_PUT_OFF);
+    expect(await tablesToAnalyze(db)).toContain('events'); // put off
+    await checks(MAX_CHECKS_PUT_OFF + 1);
+    expect(await tablesToAnalyze(db)).toEqual([]); // a burst that lasts is analyzed anyway
+    await report(900);
+    expect(await tablesToAnalyze(db)).toContain('events');
+    busy = false;
+    await checks(1);
+    expect(await tablesToAnalyze(db)).toEqual([]); // no burst: at once
+    expect(errors).toEqual([]);
   });
 
   /** PostgreSQL's counts of dead rows, as the next check reads them (a backend sends its counts at a statement's end). */
@@ -134,6 +125,11 @@ describe('maintenance of the embedded store', () => {
     await db.exec(`create table ${table} (id int primary key, state text, body text); create index ${table}_state on ${table} (state)`);
     await db.query(`insert into ${table} select g, 'new', repeat('x', 300) from generate_series(1, $1::int) g`, [rows]);
     for (let i = 0; i < updates; i++) await db.query(`update ${table} set state = $1`, [`state ${i}`]); // not HOT: state is indexed
+  };
+  /** Checks run with these options (a silent log), then the dead rows counted as the next check would read them. */
+  const checksCounted = (options: Partial<StoreMaintenanceOptions>) => async (n: number) => {
+    await runChecks(n, { db, log: SILENT, ...options });
+    await deadRowsCounted();
   };
   const tableBytes = async (table: string) => Number((await db.query<{ n: string }>('select pg_relation_size($1) as n', [table]))[0]!.n);
 
@@ -159,46 +155,31 @@ describe('maintenance of the embedded store', () => {
   it('vacuums dead rows only once reports stop arriving in a burst, even when the burst outlasts the checks put off', async () => {
     await churn('churned_in_burst', 2_000, 1);
     await deadRowsCounted();
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     let busy = true;
-    try {
-      const checks = (n: number) => runChecks(n, { db, log: SILENT, intakeBusy: () => busy });
-      await checks(MAX_CHECKS_PUT_OFF + 1); // the last one runs anyway, its analyses and checkpoint included
-      await deadRowsCounted();
-      expect(await tablesToVacuum(db)).toContain('churned_in_burst');
-      busy = false;
-      await checks(1);
-      await deadRowsCounted();
-      expect(await tablesToVacuum(db)).not.toContain('churned_in_burst');
-    } finally {
-      vi.useRealTimers();
-    }
+    const checks = checksCounted({ intakeBusy: () => busy });
+    await checks(MAX_CHECKS_PUT_OFF + 1); // the last one runs anyway, its analyses and checkpoint included
+    expect(await tablesToVacuum(db)).toContain('churned_in_burst');
+    busy = false;
+    await checks(1);
+    expect(await tablesToVacuum(db)).not.toContain('churned_in_burst');
   });
 
   it('vacuums dead rows only in a moment without requests, or once MAX_VACUUM_PUT_OFF_CHECKS checks in a row were put off', async () => {
     await churn('churned_under_requests', 2_000, 1);
     await deadRowsCounted();
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     let quiet = false;
-    try {
-      const checks = async (n: number) => {
-        await runChecks(n, { db, log: SILENT, requestsQuiet: () => quiet });
-        await deadRowsCounted();
-      };
-      await checks(MAX_VACUUM_PUT_OFF_CHECKS); // requests all the while: each check puts the vacuum off
-      expect(await tablesToVacuum(db)).toContain('churned_under_requests');
-      quiet = true;
-      await checks(1); // a quiet moment
-      expect(await tablesToVacuum(db)).not.toContain('churned_under_requests');
+    const checks = checksCounted({ requestsQuiet: () => quiet });
+    await checks(MAX_VACUUM_PUT_OFF_CHECKS); // requests all the while: each check puts the vacuum off
+    expect(await tablesToVacuum(db)).toContain('churned_under_requests');
+    quiet = true;
+    await checks(1); // a quiet moment
+    expect(await tablesToVacuum(db)).not.toContain('churned_under_requests');
 
-      await db.query(`update churned_under_requests set state = 'again'`);
-      await deadRowsCounted();
-      quiet = false;
-      await checks(MAX_VACUUM_PUT_OFF_CHECKS + 1); // requests that never stop: the check after the last put off vacuums
-      expect(await tablesToVacuum(db)).not.toContain('churned_under_requests');
-    } finally {
-      vi.useRealTimers();
-    }
+    await db.query(`update churned_under_requests set state = 'again'`);
+    await deadRowsCounted();
+    quiet = false;
+    await checks(MAX_VACUUM_PUT_OFF_CHECKS + 1); // requests that never stop: the check after the last put off vacuums
+    expect(await tablesToVacuum(db)).not.toContain('churned_under_requests');
   });
 
   it('runs nothing on PostgreSQL, whose autovacuum and checkpointer do this', async () => {
@@ -258,20 +239,15 @@ describe('after a restart of the embedded store (PGlite starts its dead-row coun
     expect(queuePages[0]!.pages).toBeGreaterThanOrEqual(8);
     expect(order).not.toContain('report_fanouts'); // the queues keep their own turn
 
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const errors: unknown[] = [];
-    try {
-      const checks = (n: number) => runChecks(n, { db: db!, log: { error: (obj: object) => errors.push(obj), info: () => undefined } });
-      await checks(1); // the check at start leaves it for later
-      await counted();
-      expect((await stats('kept_rows')).vacuums).toBe(0);
-      await checks(2 + order.length); // the second check vacuums it; the next ones vacuum the other tables
-      await counted();
-      expect((await stats('kept_rows')).vacuums).toBe(1); // once, not at every check
-      expect(errors).toEqual([]);
-    } finally {
-      vi.useRealTimers();
-    }
+    const checks = (n: number) => runChecks(n, { db: db!, log: { error: (obj: object) => errors.push(obj), info: () => undefined } });
+    await checks(1); // the check at start leaves it for later
+    await counted();
+    expect((await stats('kept_rows')).vacuums).toBe(0);
+    await checks(2 + order.length); // the second check vacuums it; the next ones vacuum the other tables
+    await counted();
+    expect((await stats('kept_rows')).vacuums).toBe(1); // once, not at every check
+    expect(errors).toEqual([]);
     const size = await bytes('kept_rows');
     await db.query(`insert into kept_rows select g, 'new', repeat('x', 300) from generate_series(3001, 5800) g`);
     expect(await bytes('kept_rows')).toBe(size); // the old versions' space took the new rows
@@ -293,20 +269,15 @@ describe('against transaction id wraparound (PGlite freezes nothing by itself)',
     (await db.query<{ age: number }>('select age(datfrozenxid)::int as age from pg_database where datname = current_database()'))[0]!.age;
   const checks = async (n: number, busy: boolean, freeze: { maxAge: number; evenInBurstAge: number }) => {
     const infos: Array<{ level: 'info' | 'error'; obj: object; msg?: string | undefined }> = [];
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    try {
-      await runChecks(n, {
-        db,
-        log: {
-          error: (obj: object, msg?: string) => infos.push({ level: 'error', obj, msg }),
-          info: (obj: object, msg?: string) => infos.push({ level: 'info', obj, msg }),
-        },
-        intakeBusy: () => busy,
-        freeze,
-      });
-    } finally {
-      vi.useRealTimers();
-    }
+    await runChecks(n, {
+      db,
+      log: {
+        error: (obj: object, msg?: string) => infos.push({ level: 'error', obj, msg }),
+        info: (obj: object, msg?: string) => infos.push({ level: 'info', obj, msg }),
+      },
+      intakeBusy: () => busy,
+      freeze,
+    });
     return infos;
   };
 

@@ -24,8 +24,8 @@ function shortId(value: string): Html {
 
 /** The user a row belongs to: the customer id when the backend sent one (a stage's own id is not the user's). */
 function userCell(event: EventFacts): Html {
-  const user = event.customerId ?? event.customerEventId;
   if (event.erased) return html`<span class="muted" title="The person was erased (an erasure request): the ids are replaced">erased</span>`;
+  const user = event.customerId ?? event.customerEventId;
   if (!user) return html`–`;
   return html`<a href="/welcome?user=${encodeURIComponent(user)}" title="${user}">${user.length > 14 ? `${user.slice(0, 12)}…` : user}</a>`;
 }

@@ -242,11 +242,14 @@ export interface FormRefusal {
   problems?: ReadonlyArray<{ param: string; message: string }>;
 }
 
-/** What a refused form says of one of its fields, or null when that field is fine. */
-export function problemOf(refusal: FormRefusal | undefined, param: string): string | null {
+/**
+ * What a refused form says of one of its fields, or null when that field is fine. `fieldOf` names the form's field of
+ * a refused parameter when the two differ (the API's `trigger_config.key` is the form's `key`).
+ */
+export function problemOf(refusal: FormRefusal | undefined, field: string, fieldOf: (param: string) => string = (param) => param): string | null {
   if (!refusal) return null;
-  if (refusal.problems) return refusal.problems.find((p) => p.param === param)?.message ?? null;
-  return refusal.param === param ? refusal.message : null;
+  const problems = refusal.problems ?? (refusal.param ? [{ param: refusal.param, message: refusal.message }] : []);
+  return problems.find((p) => fieldOf(p.param) === field)?.message ?? null;
 }
 
 /** The message above a refused form: one linking to its field, or, for several wrong fields, a list linking to each. */

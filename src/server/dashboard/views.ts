@@ -23,7 +23,7 @@ import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../accou
 import { platformFor, supportedDestinationTypes, type Problem } from '../destinations';
 import { FORM_INTEGRATIONS } from '../../protocol/forms';
 import { parsePageFilter } from '../../protocol/page-filter';
-import { conversionPath, saasSignupPath } from '../../protocol/webhook';
+import { apiTriggerPath } from '../../protocol/webhook';
 import { installCheckOf, loaderSeen } from './install-check';
 import { actionFieldOf, type ActionField } from './action-fields';
 import { attentionCounts, deliveredEventId } from './sql';
@@ -166,9 +166,9 @@ function siteFieldProblems(validate: Validate, fields: Record<string, unknown>):
   return problems;
 }
 
-/** Refuses a form with more than one wrong field naming them all (one alone is refused by the usual checks after). */
-function refuseSeveral(problems: ReadonlyArray<{ param: string; message: string }>): void {
-  if (problems.length > 1) throw new FormProblems(problems);
+/** Refuses a form with any wrong field, naming each. */
+function refuseProblems(problems: ReadonlyArray<{ param: string; message: string }>): void {
+  if (problems.length > 0) throw new FormProblems(problems);
 }
 
 /** The site fields a form sends: an empty domain clears it. Only fields present in the form are sent. */
@@ -184,7 +184,7 @@ function siteFieldsOf(form: Form): Record<string, unknown> {
 export async function saveSite(db: Database, validate: Validate, accountId: string, siteId: string, form: Form): Promise<SiteRecord> {
   return inFormTerms(SITE_LABELS, async () => {
     const fields = siteFieldsOf(form);
-    refuseSeveral(siteFieldProblems(validate, fields));
+    refuseProblems(siteFieldProblems(validate, fields));
     validate(SiteFields, fields, 'body');
     return patchSite(db, accountId, siteId, fields as SiteFields);
   });
@@ -198,13 +198,10 @@ export async function addSite(db: Database, validate: Validate, accountId: strin
 async function createSiteOf(db: Database, validate: Validate, accountId: string, form: Form): Promise<SiteRecord> {
   const fields = siteFieldsOf(form);
   // The API names a site without a name "My Website"; here that would make a second site of the same name.
-  if (typeof fields.name !== 'string' || fields.name.trim() === '') {
-    const missing = { param: 'name', message: 'Give the site a name, to tell it from your other sites.' };
-    const { name: _name, ...others } = fields;
-    refuseSeveral([missing, ...siteFieldProblems(validate, others)]);
-    throw new ApiError(400, 'invalid_request_error', 'parameter_missing', missing.message, 'name');
-  }
-  refuseSeveral(siteFieldProblems(validate, fields));
+  const named = typeof fields.name === 'string' && fields.name.trim() !== '';
+  const { name: _name, ...others } = fields;
+  const missing = { param: 'name', message: 'Give the site a name, to tell it from your other sites.' };
+  refuseProblems([...(named ? [] : [missing]), ...siteFieldProblems(validate, named ? fields : others)]);
   validate(SiteFields, fields, 'body');
   return createSite(db, accountId, fields as SiteFields);
 }
@@ -292,7 +289,7 @@ export async function flowsView(
     formIntegrations: FORM_INTEGRATIONS,
     webhookBaseUrl: settings.webhookBaseUrl,
     webhookUrlOf: (site, key, type) =>
-      `${settings.webhookBaseUrl}${type === 'conversion' ? conversionPath(site.site_key, key) : saasSignupPath(site.site_key, key)}`,
+      `${settings.webhookBaseUrl}${apiTriggerPath(site.site_key, key, type)}`,
     ...extra,
   };
 }
@@ -342,13 +339,11 @@ async function createFlowOf(db: Database, validate: Validate, accountId: string,
   for (const [i, action] of actions.entries()) {
     const platform = platformFor(action.integrationId);
     const [problem] = platform?.checkAction(action.config, `actions_config[${i}].config`, trigger) ?? [];
-    if (problem && !problems.some((p) => p.param.startsWith(`actions_config.${i}`) || p.param.startsWith(`actions_config[${i}]`))) {
+    if (problem && !problems.some((p) => p.param.startsWith(`actions_config[${i}]`))) {
       problems.push({ param: `value_${action.integrationId}`, message: `${platform!.label}: ${inWords(problem.message, `actions_config[${i}].config`, actionFieldOf(action.integrationId))}` });
     }
   }
-  if (problems.length > 1) throw new FormProblems(problems);
-  const [only] = problems;
-  if (only) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', only.message, only.param);
+  refuseProblems(problems);
   return createFlow(db, accountId, body as CreateFlowBody);
 }
 
@@ -494,28 +489,29 @@ export async function eventsView(
     return { ...base, events: page.data, nextCursor: page.next_cursor };
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) {
-      const errorField = error.param ? FILTER_FIELDS[error.param] : undefined;
+      const errorField = FILTER_PARAMS.find((filter) => filter.param === error.param)?.field;
       return { ...base, events: [], nextCursor: null, error: inFilterWords(error.message), ...(errorField ? { errorField } : {}) };
     }
     throw error;
   }
 }
 
-/** The Events page's filter field (its name) of a refused API parameter, marked invalid on the page. */
-const FILTER_FIELDS: Readonly<Record<string, string>> = {
-  occurred_after: 'from', occurred_before: 'to', site_id: 'site_id', flow_id: 'flow_id', status: 'status', email: 'email',
-};
-
-/** The filters' API names in a refusal, as the Events page labels its fields. */
-const FILTER_WORDS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/occurred_after/g, 'From'],
-  [/occurred_before/g, 'To'],
-  [/site_id/g, 'Site'],
-  [/flow_id/g, 'Flow'],
+/**
+ * Each API parameter of the Events page's filters: the page's field of it (marked invalid when a refusal names it) and,
+ * where the API's name differs from the page's label, the label a refusal's message uses instead.
+ */
+const FILTER_PARAMS: ReadonlyArray<{ param: string; field: string; label?: string }> = [
+  { param: 'occurred_after', field: 'from', label: 'From' },
+  { param: 'occurred_before', field: 'to', label: 'To' },
+  { param: 'site_id', field: 'site_id', label: 'Site' },
+  { param: 'flow_id', field: 'flow_id', label: 'Flow' },
+  { param: 'status', field: 'status' },
+  { param: 'email', field: 'email' },
 ];
 
+/** A refusal's message with the filters' API names as the Events page labels its fields. */
 function inFilterWords(message: string): string {
-  return FILTER_WORDS.reduce((text, [name, label]) => text.replace(name, label), message);
+  return FILTER_PARAMS.reduce((text, { param, label }) => (label ? text.replaceAll(param, label) : text), message);
 }
 
 /** The account's API keys. */

@@ -24,7 +24,7 @@ import { invalidParam } from '../http/errors';
 import { NOT_BLANK } from '../http/validation';
 import { Nullable } from '../http/schemas';
 
-const VALUE_RULE = `a number from 0 to ${VALUE_MAX} with at most 6 decimals (in the currency's major unit: 29.9 for 29.90 EUR), or null.`;
+const VALUE_RULE = `a number from 0 to ${VALUE_MAX} with at most ${VALUE_MAX_DECIMALS} decimals (in the currency's major unit: 29.9 for 29.90 EUR), or null.`;
 const CURRENCY_RULE = 'the ISO 4217 code of a current currency, in capital letters, such as "EUR" or "USD" (required with value), or null.';
 const CUSTOMER_ID_RULE = `your stable id of the customer or account, 1 to ${CUSTOMER_ID_MAX} characters (not blank), or null.`;
 

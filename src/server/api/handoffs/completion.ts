@@ -9,7 +9,7 @@ import { findSite, type SiteRow } from '../sites';
 import { accountName } from '../../accounts';
 import { connectTriggerSource } from '../../webhook';
 import { triggerKeysOfSite } from '../flows';
-import { WEBHOOK_PREFIX, conversionPath, saasSignupPath } from '../../../protocol/webhook';
+import { WEBHOOK_PREFIX, apiTriggerPath } from '../../../protocol/webhook';
 import {
   AccessTokens,
   authorizeUrl,
@@ -74,7 +74,7 @@ export async function webhookTarget(db: Queryable, settings: Settings, site: Sit
     known: keys.map(({ key, type }) => ({
       key,
       type,
-      url: `${settings.webhookBaseUrl}${type === 'conversion' ? conversionPath(site.site_key, key) : saasSignupPath(site.site_key, key)}`,
+      url: `${settings.webhookBaseUrl}${apiTriggerPath(site.site_key, key, type)}`,
     })),
   };
 }

@@ -134,7 +134,6 @@ function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-/** What the action fired: its conversion id, else the event or goal its request named (Meta's, Reddit's, TikTok's event). */
 /**
  * The conversion an action fires, as its platform names it: the action's conversion id (Google Ads, Microsoft), else
  * what the request summary names: Meta's `event_name`, LinkedIn's rule (`conversion`, a URN), Reddit's

@@ -53,7 +53,7 @@ export function eventsQuery(filters: EventFilterForm, cursor?: string, chartView
   return text ? `?${text}` : '';
 }
 
-/** ` aria-invalid="true" aria-describedby="filter-error"` on the field the page's error is about. */
+/** ` aria-invalid="true" aria-errormessage="filter-error"` on the field the page's error is about. */
 function invalidIf(invalid: boolean): Html | string {
   return invalid ? html` aria-invalid="true" aria-errormessage="filter-error"` : '';
 }
@@ -166,8 +166,7 @@ ${data.chartView === 'value' ? html`<input type="hidden" name="chart" value="val
 <div class="actions"><button type="submit">Filter</button><a href="/dashboard/events${data.chartView === 'value' ? '?chart=value' : ''}">Clear</a></div>
 </form>
 </section>
-${data.error ? html`<div class="notice bad" role="alert" id="filter-error">${data.error} Nothing was searched: correct the filter above.</div>` : ''}
-${data.error ? '' : html`<section class="card">
+${data.error ? html`<div class="notice bad" role="alert" id="filter-error">${data.error} Nothing was searched: correct the filter above.</div>` : html`<section class="card">
 ${
   data.events.length === 0
     ? Object.values(f).some(Boolean)

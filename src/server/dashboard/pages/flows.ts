@@ -8,7 +8,7 @@ import type { FlowRecord } from '../../api/flows';
 import type { SiteRecord } from '../../api/sites';
 import type { DestinationRecord } from '../../api/destinations';
 import { platformLogo } from '../../destinations';
-import { badge, copyable, csrfField, ERROR_SUMMARY, fieldAttributes, fieldError, formErrorSummary, html, layout, postButton, raw, refusalSummary, when, type Html, type Notice } from '../layout';
+import { badge, copyable, csrfField, ERROR_SUMMARY, fieldAttributes, fieldError, formErrorSummary, html, layout, postButton, problemOf, raw, refusalSummary, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { actionFieldOf } from '../action-fields';
 import { formToolLabel } from '../labels';
@@ -43,7 +43,7 @@ export interface FlowsPageData {
   /** For each draft, what keeps it from publishing now (empty: it can go live). */
   publishProblems: ReadonlyMap<string, readonly FlowProblem[]>;
   formIntegrations: readonly string[];
-  webhookUrlOf(site: SiteRecord, key: string, type?: 'saas_signup' | 'conversion'): string;
+  webhookUrlOf(site: SiteRecord, key: string, type: 'saas_signup' | 'conversion'): string;
   webhookBaseUrl: string;
   shownSecret?: ShownSecret | undefined;
   /** A failed create or publish: the message, and the form's values for a create. */
@@ -207,8 +207,7 @@ function createForm(session: DashboardSession, data: FlowsPageData): Html {
   const error = data.error && !data.error.flowId ? data.error : undefined;
   // Every field a refusal names (one, or each of several), in the form's names.
   const formField = (param: string) => FLOW_FORM_FIELDS[param] ?? param;
-  const refusals = error ? (error.problems ?? (error.param ? [{ param: error.param, message: error.message }] : [])) : [];
-  const refusedMessage = (name: string) => refusals.find((r) => formField(r.param) === name)?.message ?? null;
+  const refusedMessage = (name: string) => problemOf(error, name, formField);
   const isRefused = (name: string) => refusedMessage(name) !== null;
   // A control's aria-describedby (its hint, then the message under it when the refusal names it) and aria-invalid.
   const marks = (name: string, notes: readonly string[] = []) => fieldAttributes(flowControlId(name)!, notes, isRefused(name));
