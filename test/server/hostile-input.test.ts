@@ -287,12 +287,13 @@ describe.each(DATABASE_KINDS)('hostile input on $name', (kind) => {
       expect(await counts()).toBe(before);
     });
 
-    it('refuses a JSON-RPC body for the agent tools that is not UTF-8', async () => {
+    it('refuses a JSON-RPC body for the agent tools that is not UTF-8, as a JSON-RPC parse error', async () => {
       const res = await svc.app.inject({
         method: 'POST', url: '/mcp', payload: notUtf8('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"', '"}}'),
         headers: { ...svc.auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       });
-      expectEnvelope(res, 400, 'invalid_json');
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: .*not valid UTF-8/) } });
     });
 
     it("refuses a limit written with spaces around its digits, as any value that is not just digits", async () => {

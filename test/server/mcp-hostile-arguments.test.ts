@@ -139,3 +139,21 @@ it('refuses, on every tool, an argument its input schema does not declare, as up
   const rows = await svc.db.query<{ status: string }>('select status from flows where id = $1', [draft]);
   expect(rows[0]!.status).toBe('draft');
 });
+
+it('answers a NUL character in an argument as the tool’s error naming it, as over stdio, and an unreadable message as JSON-RPC', async () => {
+  const { status, answer } = await rpc('tools/call', { name: 'update_site', arguments: { id: svc.site.id, name: 'a\u0000b' } });
+  expect(status).toBe(200);
+  expect(answer.result.isError).toBe(true);
+  expect(answer.result.structuredContent.error).toMatchObject({ code: 'invalid_json', param: 'name' });
+  expect((await svc.db.query<{ name: string }>('select name from sites where id = $1', [svc.site.id]))[0]!.name).not.toContain('\u0000');
+
+  const headers = { ...svc.auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  for (const payload of ['{"jsonrpc":', '', '[' .repeat(40) + ']'.repeat(40), Buffer.from([0x7b, 0xff, 0x7d])]) {
+    const res = await svc.app.inject({ method: 'POST', url: '/mcp', payload, headers });
+    expect(res.statusCode, String(payload)).toBe(400);
+    expect(res.json(), String(payload)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: /) } });
+  }
+  // The key is still checked first: a missing one is the REST 401, whatever the body.
+  const unauthenticated = await svc.app.inject({ method: 'POST', url: '/mcp', payload: '{"jsonrpc":', headers: { 'content-type': 'application/json' } });
+  expect(unauthenticated.statusCode).toBe(401);
+});

@@ -15,8 +15,9 @@ import { CreateFlowBody } from '../../src/server/api/flows';
 import { ListEventsQuery } from '../../src/server/api/events';
 
 const TOOL_NAMES = [
-  'list_sites', 'update_site', 'connect_destination', 'connect_trigger_source', 'get_handoff',
-  'list_flows', 'create_flow', 'publish_flow', 'list_events', 'get_event', 'redeliver_event',
+  'list_sites', 'update_site', 'connect_destination', 'connect_trigger_source', 'get_handoff', 'list_destinations',
+  'list_flows', 'create_flow', 'publish_flow', 'get_flow', 'update_flow', 'unpublish_flow', 'list_events', 'get_event',
+  'redeliver_event',
 ];
 
 type ToolCall = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
@@ -63,7 +64,7 @@ describe('the agent tools over POST /mcp', () => {
     return { status: res.status, html: await res.text() };
   }
 
-  it('lists the ten tools, each with a description for a model and the REST route’s own input schema', async () => {
+  it('lists the fifteen tools, each with a description for a model and the REST route’s own input schema', async () => {
     const client = await connect(svc.auth.authorization);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
@@ -130,6 +131,31 @@ describe('the agent tools over POST /mcp', () => {
     expect(published.structuredContent).toMatchObject({ id: flow.structuredContent.id, status: 'live' });
     const flows = await call(client, 'list_flows', { site_id: site.id });
     expect(flows.structuredContent.data.map((f: { id: string }) => f.id)).toEqual([flow.structuredContent.id]);
+
+    // What a fix takes (redeliver_event's "a conversion id"): a live flow changes only through unpublish, update, publish.
+    const flowId = flow.structuredContent.id;
+    const liveEdit = await call(client, 'update_flow', { id: flowId, actions_config: [{ integrationId: 'meta', config: { event_name: 'Lead' } }] });
+    expect(liveEdit.isError).toBe(true);
+    expect(liveEdit.structuredContent.error).toMatchObject({ code: 'flow_live' });
+    const draft = await call(client, 'unpublish_flow', { id: flowId });
+    expect(draft.structuredContent).toMatchObject({ id: flowId, status: 'draft' });
+    expect(draft.content[1]!.text).toContain('update_flow');
+    const edited = await call(client, 'update_flow', { id: flowId, actions_config: [{ integrationId: 'meta', config: { event_name: 'Lead' } }] });
+    expect(edited.isError).toBeFalsy();
+    expect(edited.content[1]!.text).toContain('call publish_flow');
+    expect((await call(client, 'publish_flow', { id: flowId })).structuredContent.status).toBe('live');
+    const read = await call(client, 'get_flow', { id: flowId });
+    expect(read.structuredContent).toMatchObject({ id: flowId, status: 'live', actions_config: [{ integrationId: 'meta', config: { event_name: 'Lead' } }] });
+    expect((await call(client, 'update_flow', { id: flowId, colour: 'blue' })).structuredContent.error).toMatchObject({ code: 'parameter_unknown' });
+
+    // The connected platforms, and what to do when one needs connecting again.
+    const destinations = await call(client, 'list_destinations');
+    expect(destinations.structuredContent.data).toEqual([expect.objectContaining({ type: 'meta', status: 'connected' })]);
+    expect(destinations.content).toHaveLength(1);
+    await svc.db.query(`update destinations set status = 'reauthorization_required' where account_id = $1`, [svc.accountId]);
+    const refused = await call(client, 'list_destinations');
+    expect(refused.content[1]!.text).toBe('Needs connecting again: meta. Call connect_destination with that destination_type and give the user the url.');
+    await svc.db.query(`update destinations set status = 'connected' where account_id = $1`, [svc.accountId]);
 
     const reporter = createCnvClient({ webhookBaseUrl: base, siteKey: site.site_key, triggerKey: 'signup', secret, maxAttempts: 1 });
     for (const user of ['user_1', 'user_2']) {
@@ -232,7 +258,7 @@ describe('the agent tools over POST /mcp', () => {
     const unsupported = await call(client, 'connect_destination', { destination_type: 'myspace' });
     expect(unsupported.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'destination_type' });
 
-    await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toThrow(/^MCP error -32602: Unknown tool 'delete_everything'; the tools are: list_sites, /);
   });
 
   it('refuses a missing or wrong API key with 401 and the envelope', async () => {
@@ -304,6 +330,9 @@ describe('the agent tools over POST /mcp', () => {
       call(mine, 'update_site', { id: other.site.id, name: 'Mine now' }),
       call(mine, 'get_handoff', { id: theirHandoff.structuredContent.id }),
       call(mine, 'publish_flow', { id: theirFlow.structuredContent.id }),
+      call(mine, 'get_flow', { id: theirFlow.structuredContent.id }),
+      call(mine, 'update_flow', { id: theirFlow.structuredContent.id, name: 'Mine now' }),
+      call(mine, 'unpublish_flow', { id: theirFlow.structuredContent.id }),
       call(mine, 'connect_trigger_source', { site_id: other.site.id }),
       call(mine, 'create_flow', {
         site_id: other.site.id, name: 'Into theirs',

@@ -47,6 +47,12 @@ export interface JsonTextOptions {
    * 400 `parameter_invalid` naming it; `keep` leaves it for a lenient reader to repair or drop.
    */
   unpairedSurrogates?: 'refuse' | 'keep';
+  /**
+   * A string or key holding a NUL character (`"\u0000"`, which PostgreSQL text and jsonb cannot store): `refuse`
+   * answers 400 `invalid_json` naming it (default); `keep` leaves it for the reader that stores it to refuse (the agent
+   * tools' JSON-RPC, whose arguments reach a REST route that names the argument).
+   */
+  nulCharacters?: 'refuse' | 'keep';
 }
 
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -69,7 +75,9 @@ export function parseJsonText(text: string, options: JsonTextOptions = {}): unkn
     throw new ApiError(400, 'invalid_request_error', 'invalid_json', `${what} is not valid JSON.`);
   }
   const unpairedSurrogates = options.unpairedSurrogates ?? 'refuse';
-  if (needsWalk(text, unpairedSurrogates)) inspect(value, '', { what, protoKeys: options.protoKeys ?? 'drop', unpairedSurrogates });
+  if (needsWalk(text, unpairedSurrogates)) {
+    inspect(value, '', { what, protoKeys: options.protoKeys ?? 'drop', unpairedSurrogates, nulCharacters: options.nulCharacters ?? 'refuse' });
+  }
   return value;
 }
 
@@ -122,7 +130,7 @@ function spell(place: Place, rootPath: string, key?: string): string {
 
 /** A string, or the key `key` of `place`, checked for NUL characters and, as the options say, unpaired surrogates. */
 function checkText(text: string, place: Place, key: string | undefined, rootPath: string, options: Required<JsonTextOptions>): void {
-  if (text.includes('\u0000')) {
+  if (options.nulCharacters === 'refuse' && text.includes('\u0000')) {
     const at = spell(place, rootPath, key);
     const param = printable(at || 'body');
     throw new ApiError(

@@ -8,6 +8,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { AppContext } from '../http/app';
 import { bearerAuthHook } from '../http/auth';
 import { ApiError } from '../http/errors';
+import { parseJsonText, utf8JsonBodyText } from '../http/json-text';
 import { createMcpServer } from './server';
 import { queryString, type CallRest } from './tools';
 
@@ -52,11 +53,45 @@ function methodNotAllowed(reply: FastifyReply): FastifyReply {
     .send(new ApiError(405, 'invalid_request_error', 'method_not_allowed', 'The MCP endpoint is stateless: send JSON-RPC messages with POST /mcp.').toBody());
 }
 
+/** A JSON-RPC message that could not be read: answered as JSON-RPC says (Parse error, id null), not with the REST envelope. */
+class UnreadableMessage {
+  constructor(readonly status: number, readonly message: string) {}
+}
+
+/**
+ * The body of POST /mcp as JSON, read as every JSON body is (UTF-8, nested 32 levels at most, `__proto__` refused) but
+ * for two things. A NUL character is kept: it is in a tool's argument, and the REST route the tool calls refuses it
+ * naming that argument, as a tool error (over stdio too). And a body that cannot be read is answered with a JSON-RPC
+ * error, which an MCP client can show, rather than the REST envelope.
+ */
+function readMessage(request: FastifyRequest, body: Buffer): unknown {
+  try {
+    const text = utf8JsonBodyText(body, request.headers['content-type']);
+    if (text === '') return new UnreadableMessage(400, 'Parse error: the request body is empty: send one JSON-RPC message.');
+    return parseJsonText(text, { what: 'The JSON-RPC message', protoKeys: 'refuse', unpairedSurrogates: 'keep', nulCharacters: 'keep' });
+  } catch (error) {
+    if (error instanceof ApiError) return new UnreadableMessage(error.status, `Parse error: ${error.message}`);
+    throw error;
+  }
+}
+
 export default async function mcpRoutes(fastify: FastifyInstance, { db }: AppContext): Promise<void> {
   await fastify.register(async (app) => {
     app.addHook('onRequest', bearerAuthHook(db));
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      try {
+        done(null, readMessage(request, body as Buffer));
+      } catch (error) {
+        done(error as Error);
+      }
+    });
 
     app.post('/mcp', async (request, reply) => {
+      if (request.body instanceof UnreadableMessage) {
+        const { status, message } = request.body;
+        return reply.status(status).send({ jsonrpc: '2.0', id: null, error: { code: -32700, message } });
+      }
       const server = createMcpServer(restOverInject(app, request.headers.authorization!));
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);

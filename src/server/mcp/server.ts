@@ -3,7 +3,7 @@
  * it is given. The SDK's low-level Server is used because the input schemas are JSON Schema (TypeBox), not zod.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { printable } from '../http/errors';
 import { TOOLS, runTool, toolInputSchema, type CallRest } from './tools';
@@ -17,7 +17,9 @@ export const MCP_INSTRUCTIONS =
   'site; update_site to set its domain; connect_destination for each ad platform and connect_trigger_source for the ' +
   "backend's signed webhook (each returns a url the user opens in their browser; check with get_handoff); create_flow " +
   'with the API trigger and one action per platform; publish_flow; then list_events and get_event to see conversions ' +
-  'arrive. Secrets (the webhook secret, platform credentials) are only ever shown to the user in their browser.';
+  'arrive. When a delivery failed: get_event says why; fix it (a live flow changes through unpublish_flow, update_flow ' +
+  'and publish_flow; list_destinations shows a platform to connect again), then redeliver_event. Secrets (the webhook ' +
+  'secret, platform credentials) are only ever shown to the user in their browser.';
 
 /**
  * A tools/call request with its params left to the SDK's own check. Given the SDK's full CallToolRequestSchema, its
@@ -44,7 +46,9 @@ export function createMcpServer(callRest: CallRest): Server {
     const { params } = unchecked as unknown as CallToolRequest;
     const tool = TOOLS.find((t) => t.name === params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${printable(params.name)}'; the tools are: ${TOOLS.map((t) => t.name).join(', ')}.`);
+      // Not McpError: its message carries "MCP error -32602: " already, which an SDK client then prefixes a second time.
+      const message = `Unknown tool '${printable(params.name)}'; the tools are: ${TOOLS.map((t) => t.name).join(', ')}.`;
+      throw Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
     }
     return runTool(tool, params.arguments ?? {}, callRest);
   });

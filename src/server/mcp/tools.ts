@@ -6,7 +6,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ListSitesQuery, SiteFields, SiteIdParams } from '../api/sites';
 import { ConnectDestinationBody, ConnectTriggerSourceBody, HandoffIdParams } from '../api/handoffs';
-import { CreateFlowBody, FlowIdParams, ListFlowsQuery } from '../api/flows';
+import { CreateFlowBody, FlowIdParams, ListFlowsQuery, PatchFlowBody } from '../api/flows';
+import { DestinationIdParams, ListDestinationsQuery } from '../api/destinations';
 import { EventIdParams, ListEventsQuery } from '../api/events';
 import { supportedDestinationTypes } from '../destinations';
 import { invalidParam, missingParam, printable } from '../http/errors';
@@ -191,6 +192,24 @@ export const TOOLS: readonly ToolDefinition[] = [
     nextStep: (body) => handoffStep(body, false),
   },
   {
+    name: 'list_destinations',
+    title: 'List connected ad platforms',
+    description:
+      'List the ad platforms connected to the account (destinations), each with id, type (the integrationId a flow action ' +
+      "names), account (the ids it sends to, never credentials) and status: 'connected', or 'reauthorization_required' " +
+      'when the platform refused the authorization: its conversions then wait, queued, until the user connects it again ' +
+      `(connect_destination with the same destination_type). Returns {data, has_more, next_cursor}. ${NEXT_PAGE}`,
+    inputSchema: Type.Omit(ListDestinationsQuery, ['ending_before'], { additionalProperties: false }),
+    readOnly: true,
+    toRequest: (input) => ({ method: 'GET', path: '/v1/destinations', query: input }),
+    nextStep: (body) => {
+      const waiting = Array.isArray(body.data) ? body.data.filter((d) => isRecord(d) && d.status === 'reauthorization_required') : [];
+      if (waiting.length === 0) return undefined;
+      const types = waiting.map((d) => String((d as Record<string, unknown>).type));
+      return `Needs connecting again: ${types.join(', ')}. Call connect_destination with that destination_type and give the user the url.`;
+    },
+  },
+  {
     name: 'list_flows',
     title: 'List flows',
     description:
@@ -235,6 +254,47 @@ export const TOOLS: readonly ToolDefinition[] = [
     toRequest: (input) => ({ method: 'POST', path: `/v1/flows/${withId(input).id}/publish` }),
   },
   {
+    name: 'get_flow',
+    title: 'Read a flow',
+    description:
+      'Read one flow: its site_id, name, trigger_config, actions_config (each destination with its config, such as the ' +
+      'Google Ads conversion id) and status (draft or live).',
+    inputSchema: FlowIdParams,
+    readOnly: true,
+    toRequest: (input) => ({ method: 'GET', path: `/v1/flows/${withId(input).id}` }),
+  },
+  {
+    name: 'update_flow',
+    title: 'Change a flow',
+    description:
+      "Change a flow's name, trigger_config or actions_config (the same shapes as create_flow); send the flow id and only " +
+      'the fields to change. actions_config is replaced whole: send every action the flow should keep. A live flow may ' +
+      'only be renamed (409 flow_live otherwise): call unpublish_flow first, change it, then publish_flow again. Returns ' +
+      'the flow.',
+    inputSchema: Type.Object(
+      { ...propertiesOf(FlowIdParams), ...propertiesOf(PatchFlowBody) },
+      { additionalProperties: false, description: 'The flow id and the fields to change.' },
+    ),
+    readOnly: false,
+    toRequest: (input) => {
+      const { id, rest } = withId(input);
+      return { method: 'PATCH', path: `/v1/flows/${id}`, body: rest };
+    },
+    nextStep: (body) => (body.status === 'draft' ? `Flow ${String(body.id)} is a draft: call publish_flow with this id to make it deliver.` : undefined),
+  },
+  {
+    name: 'unpublish_flow',
+    title: 'Unpublish a flow',
+    description:
+      'Take a live flow back to draft, to change what it delivers with update_flow. While it is a draft it delivers nothing: ' +
+      "a report to its trigger meanwhile is kept but answered 'no_matching_flow' and sent nowhere, so publish it again " +
+      'soon. Returns the draft flow.',
+    inputSchema: FlowIdParams,
+    readOnly: false,
+    toRequest: (input) => ({ method: 'POST', path: `/v1/flows/${withId(input).id}/unpublish` }),
+    nextStep: (body) => `Flow ${String(body.id)} is a draft again: change it with update_flow, then call publish_flow.`,
+  },
+  {
     name: 'list_events',
     title: 'List conversions',
     description:
@@ -260,8 +320,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'redeliver_event',
     title: 'Send failed deliveries again',
     description:
-      "Send an event's failed deliveries again, once the cause get_event shows in its actions was fixed (a conversion id, " +
-      'a permission, a destination connected again). Only failed actions are sent, with the same dedup ids as before; ' +
+      "Send an event's failed deliveries again, once the cause get_event shows in its actions was fixed (a conversion id: " +
+      'unpublish_flow, update_flow, publish_flow; a permission on the platform; a destination connected again). Only failed actions are sent, with the same dedup ids as before; ' +
       'the answer is the event, queued again: call get_event later for the outcome. Refused (409 nothing_to_redeliver) ' +
       'when nothing of the event failed, and (409 event_erased) when its person was erased.',
     inputSchema: EventIdParams,

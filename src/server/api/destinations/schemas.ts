@@ -34,7 +34,7 @@ export type ListDestinationsQuery = Static<typeof ListDestinationsQuery>;
 export const Destination = Type.Object(
   {
     id: Type.String({ description: 'The destination id (dst_…).' }),
-    type: Type.String({ description: 'The platform: google-ads, meta, microsoft-ads, linkedin.' }),
+    type: Type.String({ description: 'The platform: google-ads, meta, microsoft-ads, linkedin, reddit or tiktok.' }),
     label: Type.String({ description: "The platform's name." }),
     status: Type.Unsafe<string>({
       type: 'string',
