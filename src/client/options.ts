@@ -77,9 +77,31 @@ export const DEFAULTS = {
   maxRetryAfterMs: 60_000,
 } as const;
 
+/** Every option createCnvClient takes: any other key is a misspelling (`timeout`, `maxRetries`), refused at once. */
+const OPTION_NAMES: readonly (keyof CnvClientOptions)[] = [
+  'webhookBaseUrl', 'siteKey', 'triggerKey', 'secret', 'maxAttempts', 'timeoutMs', 'baseDelayMs', 'maxDelayMs',
+  'maxRetryAfterMs', 'onRetry', 'fetch', 'sleep', 'random', 'now',
+];
+
+/** The option a misspelled one most likely means: the same letters but case and `_`/`-`, or a known prefix of it. */
+function optionMeant(name: string): string | undefined {
+  const plain = name.toLowerCase().replace(/[_-]/g, '');
+  return (
+    OPTION_NAMES.find((option) => option.toLowerCase() === plain) ??
+    OPTION_NAMES.find((option) => plain.length >= 4 && option.toLowerCase().startsWith(plain))
+  );
+}
+
 /** Checks the options and fills in defaults; throws CnvConfigError naming the bad option. */
 export function resolveOptions(options: CnvClientOptions): ResolvedOptions {
   if (!options || typeof options !== 'object') throw new CnvConfigError('createCnvClient needs an options object.');
+  for (const name of Object.keys(options)) {
+    if ((OPTION_NAMES as readonly string[]).includes(name)) continue;
+    const meant = optionMeant(name);
+    throw new CnvConfigError(
+      `${name} is not an option of createCnvClient: ${meant ? `did you mean ${meant}?` : `its options are ${OPTION_NAMES.join(', ')}.`}`,
+    );
+  }
   const origin = webhookOrigin(options.webhookBaseUrl);
   if (typeof options.siteKey !== 'string' || options.siteKey.length === 0) {
     throw new CnvConfigError('siteKey must be a non-empty string (the site key of the install snippet).');

@@ -17,6 +17,7 @@ import {
   type SaasSignupReport,
 } from '../protocol/webhook';
 import { isCurrencyCode } from '../protocol/currencies';
+import { ISO_TIMESTAMP } from '../protocol/timestamps';
 import { cookieHeaderOf, type RequestLike } from './correlation';
 
 /** What the customer's backend knows about one signup. */
@@ -48,7 +49,7 @@ export interface ReportSignupInput {
 export interface ReportConversionInput extends Omit<ReportSignupInput, 'customerId'> {
   /** Required: the same customer id the signup was reported with; the service finds the ad click through it. */
   customerId: string;
-  /** When the stage happened (a Date or ISO 8601), at most 90 days ago; default now. */
+  /** When the stage happened (a Date, or an ISO 8601 date-time with its time zone), at most 90 days ago; default now. */
   occurredAt?: Date | string | null;
 }
 
@@ -62,6 +63,7 @@ export interface AdjustConversionInput {
   /** Restate: the new total value, with its currency. */
   value?: number | null;
   currency?: string | null;
+  /** When the adjustment happened (a Date, or an ISO 8601 date-time with its time zone); default now. */
   occurredAt?: Date | string | null;
 }
 
@@ -194,8 +196,14 @@ function checkCustomerId(value: unknown, required: boolean): InputProblem | null
 
 function isoOf(value: Date | string | null | undefined): string | null | InputProblem {
   if (value === undefined || value === null) return null;
+  const problem: InputProblem = {
+    param: 'occurredAt',
+    message: 'occurredAt must be a Date or an ISO 8601 date-time with a time zone, such as 2026-11-21T09:30:00Z (without one, the time would be read in this machine\'s time zone). Nothing was sent.',
+  };
+  // A string without its zone is refused, as the service refuses it: `new Date` would read it in this machine's zone.
+  if (typeof value === 'string' && !ISO_TIMESTAMP.test(value)) return problem;
   const date = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(date.getTime())) return { param: 'occurredAt', message: 'occurredAt must be a Date or an ISO 8601 date-time.' };
+  if (Number.isNaN(date.getTime())) return problem;
   return date.toISOString();
 }
 

@@ -1,5 +1,6 @@
 /** Reading the service's error envelope (shaped in src/protocol/errors.ts) and what a rejection means for the caller. */
 import { isErrorType, type ErrorDetail, type ErrorType } from '../protocol/errors';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../protocol/webhook';
 
 /**
  * The `error` object of the service's error envelope, as read by the client: `type` is `'unknown'` when the body carries
@@ -28,16 +29,26 @@ export function parseServiceError(text: string): ServiceError | null {
 /** A sentence for a log line: what the service said and, where the status tells, the likely cause. */
 export function describeRejection(httpStatus: number, error: ServiceError | null): string {
   const said = error ? ` ${error.code}: ${error.message}` : '';
-  if (httpStatus === 401) {
-    return (
-      `The service rejected the signature (HTTP 401${said ? `,${said}` : ''}). Check that \`secret\` is this trigger's ` +
-      `current webhook secret (it may have been rotated) and that this machine's clock is correct.`
-    );
-  }
+  if (httpStatus === 401) return `The service rejected the signature (HTTP 401${said ? `,${said}` : ''}). ${signatureAdvice(error?.code)}`;
   if (httpStatus === 404 && isWrongAddress(error)) {
     return `The service found no such webhook (HTTP 404${said ? `,${said}` : ''}). Check siteKey and webhookBaseUrl.`;
   }
   return `The service rejected the report (HTTP ${httpStatus}${said ? `,${said}` : ''}).`;
+}
+
+/** What to do about a 401, by its code: a site without a webhook secret and a clock out of step need other fixes than a wrong secret. */
+function signatureAdvice(code: string | undefined): string {
+  switch (code) {
+    case 'no_webhook_secret':
+      return (
+        'The site has no webhook secret yet: connect its API trigger source (the dashboard, or a connect_trigger_source ' +
+        'handoff) and set `secret` to the secret its page shows.'
+      );
+    case 'timestamp_outside_tolerance':
+      return `Check this machine's clock: the signature's time must be within ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes of the service's.`;
+    default:
+      return "Check that `secret` is this trigger's current webhook secret (it may have been rotated) and that this machine's clock is correct.";
+  }
 }
 
 /**

@@ -62,7 +62,7 @@ export async function startFakeWebhook(secret: string): Promise<FakeWebhook> {
         timestamp: parseSignatureHeader(typeof header === 'string' ? header : undefined)?.timestamp ?? null,
       });
       if (!verification.ok) {
-        return send(401, { error: { type: 'authentication_error', code: 'signature_invalid', message: verification.message } });
+        return send(401, { error: { type: 'authentication_error', code: verification.code, message: verification.message } });
       }
       const reply = queue.shift() ?? 'ok';
       if (reply === 'hang') return;

@@ -191,9 +191,12 @@ describe('createCnvClient: configuration errors throw', () => {
     ['a relative base URL', { webhookBaseUrl: '/hooks' }, /absolute/],
     ['zero attempts', { maxAttempts: 0 }, /maxAttempts/],
     ['a fractional timeout', { timeoutMs: 1.5 }, /timeoutMs/],
+    ['a misspelled option, naming the one meant', { timeout: 100 }, /^timeout is not an option of createCnvClient: did you mean timeoutMs\?$/],
+    ['an option in snake case', { max_attempts: 2 }, /did you mean maxAttempts\?/],
+    ['an unknown option, listing the options', { bogus: 1 }, /^bogus is not an option of createCnvClient: its options are webhookBaseUrl, siteKey, .*, now\.$/],
   ])('rejects %s', (_name, override, message) => {
-    expect(() => createCnvClient({ ...base, ...override })).toThrow(CnvConfigError);
-    expect(() => createCnvClient({ ...base, ...override })).toThrow(message);
+    expect(() => createCnvClient({ ...base, ...override } as CnvClientOptions)).toThrow(CnvConfigError);
+    expect(() => createCnvClient({ ...base, ...override } as CnvClientOptions)).toThrow(message);
   });
 
   it.each([
@@ -355,9 +358,21 @@ describe('reportSignup: fails fast on other client errors', () => {
 
   it('returns a 401 for a wrong secret with a hint at the secret and the clock', async () => {
     const result = await client({ secret: 'whsec_wrong' }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
-    expect(result).toMatchObject({ reason: 'rejected', httpStatus: 401, attempts: 1, error: { code: 'signature_invalid' } });
+    expect(result).toMatchObject({ reason: 'rejected', httpStatus: 401, attempts: 1, error: { code: 'no_signature_match' } });
     expect(!result.ok && result.message).toMatch(/current webhook secret/);
     expect(hook.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['no_webhook_secret', /no webhook secret yet: connect its API trigger source .* set `secret` to the secret its page shows\.$/],
+    ['timestamp_outside_tolerance', /Check this machine's clock: the signature's time must be within 5 minutes of the service's\.$/],
+  ])('gives a 401 %s the advice of its own cause, not the secret’s', async (code, advice) => {
+    hook.script({ status: 401, body: { error: { type: 'authentication_error', code, message: 'Said by the service.' } } });
+    const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+    expect(result).toMatchObject({ reason: 'rejected', httpStatus: 401, error: { code } });
+    expect(!result.ok && result.message).toMatch(advice);
+    expect(!result.ok && result.message).toContain(`${code}: Said by the service.`);
+    expect(!result.ok && result.message).not.toMatch(/rotated/);
   });
 
   it('keeps a 4xx without an error envelope as error null', async () => {
@@ -419,6 +434,18 @@ describe('reportSignup: wrongly typed options from untyped callers', () => {
   it('checks them for reportConversion too', async () => {
     const result = await client().reportConversion('paid', { customerEventId: 'x1', customerId: 'c1', cookieHeader: 5 } as never);
     expect(result).toMatchObject({ ok: false, sent: false, reason: 'invalid_input', param: 'cookieHeader' });
+  });
+
+  it('refuses an occurredAt without a time zone, which would be read in this machine’s zone, and sends one with its zone in UTC', async () => {
+    for (const occurredAt of ['2026-11-28T10:00:00', '2026-11-28 10:00:00Z', '2026-11-28', 'yesterday', new Date(Number.NaN)]) {
+      const stage = await client().reportConversion('paid', { customerEventId: 'x1', customerId: 'c1', cookieHeader: COOKIE, occurredAt });
+      expect(stage, String(occurredAt)).toMatchObject({ ok: false, sent: false, reason: 'invalid_input', param: 'occurredAt' });
+      const adjustment = await client().adjustConversion({ adjustmentId: 'a1', customerEventId: 'x1', type: 'retract', occurredAt });
+      expect(adjustment, String(occurredAt)).toMatchObject({ ok: false, sent: false, reason: 'invalid_input', param: 'occurredAt' });
+    }
+    expect(hook.requests).toHaveLength(0);
+    await client().reportConversion('paid', { customerEventId: 'x1', customerId: 'c1', cookieHeader: COOKIE, occurredAt: '2026-11-28T10:00:00+01:00' });
+    expect(hook.requests[0]!.json.occurred_at).toBe('2026-11-28T09:00:00.000Z');
   });
 
   it('still accepts a null cookie header and a request without a cookie', async () => {

@@ -1,6 +1,5 @@
 /** ISO 8601 timestamps as the protocol sends them (`2026-11-21T09:30:00.000Z`, or with an offset). */
-
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+import { ISO_TIMESTAMP } from '../../protocol/timestamps';
 
 /** The two digits at `at` as a number (the pattern has already checked they are digits). */
 function twoDigits(text: string, at: number): number {
