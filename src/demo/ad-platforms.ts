@@ -51,7 +51,13 @@ export async function startDemoAdPlatforms(metaApiVersion: string): Promise<Demo
     await Promise.allSettled(started.map((fake) => fake.close()));
   };
   try {
-    const google = track(await startFakeGoogle());
+    const google = track(
+      await startFakeGoogle({
+        conversionActions: {
+          [DEMO_ACCOUNTS.google.customerId.replaceAll('-', '')]: [DEMO_ACCOUNTS.google.conversionActionId, DEMO_ACCOUNTS.google.paidConversionActionId],
+        },
+      }),
+    );
     const meta = track(
       await startFakeMeta({ accessToken: DEMO_ACCOUNTS.meta.accessToken, pixelIds: [DEMO_ACCOUNTS.meta.pixelId], apiVersion: metaApiVersion }),
     );

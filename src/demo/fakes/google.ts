@@ -228,7 +228,34 @@ function base64urlSha256(value: string): string {
 }
 
 /** Starts the fake on 127.0.0.1; `now` is its clock (defaults to the wall clock, for the demo). */
-export async function startFakeGoogle(options: { port?: number; now?: Date; accessTokenLifetimeSeconds?: number; clientId?: string; clientSecret?: string } = {}): Promise<FakeGoogle> {
+export interface FakeGoogleOptions {
+  port?: number;
+  now?: Date;
+  accessTokenLifetimeSeconds?: number;
+  clientId?: string;
+  clientSecret?: string;
+  /**
+   * The conversion actions of each Google Ads account (its id without dashes): when given, a destination naming an
+   * account or conversion action not listed fails the request as Google fails it for a conversion action it does not
+   * know (INVALID_CONVERSION_ACTION_ID, naming the destination's productDestinationId). Without it any id is taken.
+   */
+  conversionActions?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The destinations whose conversion action the account does not have, as violations (see FakeGoogleOptions). */
+function unknownConversionActions(body: Record<string, any>, known: Readonly<Record<string, readonly string[]>>): Violation[] {
+  return (body.destinations as Record<string, any>[]).flatMap((d, i) =>
+    (known[d.operatingAccount.accountId] ?? []).includes(d.productDestinationId)
+      ? []
+      : [{
+          field: `destinations[${i}].productDestinationId`,
+          description: `conversion action ${d.productDestinationId} not found in account ${d.operatingAccount.accountId}`,
+          reason: 'INVALID_CONVERSION_ACTION_ID',
+        }],
+  );
+}
+
+export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<FakeGoogle> {
   const client = { id: options.clientId ?? 'cnv-fake-google-client', secret: options.clientSecret ?? 'cnv-fake-google-secret' };
   const lifetime = options.accessTokenLifetimeSeconds ?? 3599;
   let fixedNow = options.now ?? null;
@@ -350,6 +377,7 @@ export async function startFakeGoogle(options: { port?: number; now?: Date; acce
       return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.', 'INVALID_ARGUMENT');
     }
     const violations = validateIngestBody(request.body);
+    if (violations.length === 0 && options.conversionActions) violations.push(...unknownConversionActions(request.body as Record<string, any>, options.conversionActions));
     if (violations.length > 0) {
       request.problems.push(...violations.map((v) => `${v.field}: ${v.description}`));
       // The first violation's reason is the request's ErrorInfo reason, as with a fail-fast answer.

@@ -70,6 +70,32 @@ describe('the fake Data Manager API', () => {
     expect(violations.map((v) => v.field)).toContain(field);
   });
 
+  it('refuses, when it knows the accounts’ conversion actions, a conversion action the account does not have', async () => {
+    const strict = await startFakeGoogle({ now: START, conversionActions: { '1234567890': ['555', '556'] } });
+    try {
+      const send = async (productDestinationId: string, accountId = '1234567890') => {
+        const response = await fetch(`${strict.url}/v1/events:ingest`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${strict.issueAccessToken().accessToken}` },
+          body: JSON.stringify(body({ destinations: [{ ...destination, operatingAccount: { accountType: 'GOOGLE_ADS', accountId }, productDestinationId }] })),
+        });
+        return { status: response.status, json: (await response.json()) as any };
+      };
+      expect((await send('556')).status).toBe(200);
+      for (const [id, account] of [['111111111', '1234567890'], ['555', '9999999999']] as const) {
+        const refused = await send(id, account);
+        expect(refused.status).toBe(400);
+        const info = refused.json.error.details.find((d: any) => d['@type'].endsWith('ErrorInfo'));
+        expect(info.reason).toBe('INVALID_CONVERSION_ACTION_ID');
+        const badRequest = refused.json.error.details.find((d: any) => d['@type'].endsWith('BadRequest'));
+        expect(badRequest.fieldViolations[0].field).toBe('destinations[0].productDestinationId');
+      }
+      expect(strict.ingested()).toHaveLength(1);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('refuses more than 2,000 events in one request', () => {
     const violations = validateIngestBody(body({ events: Array.from({ length: 2001 }, () => event()) }));
     expect(violations).toMatchObject([{ field: 'events', reason: 'TOO_MANY_EVENTS' }]);
