@@ -1,6 +1,6 @@
 /**
  * Google's normalisation of user-provided identifiers for the Data Manager API, and their SHA-256 hex hashes.
- * Rules: https://developers.google.com/data-manager/api/get-started/formatting ("Format user data").
+ * Rules: https://developers.google.com/data-manager/api/devguides/concepts/formatting ("Format user data").
  */
 import { normalizePhoneE164, type RawIdentity } from '../../../protocol/identity';
 import { sha256Hex } from '../hashing';
@@ -15,8 +15,13 @@ const GMAIL_DOMAINS = new Set(['gmail.com', 'googlemail.com']);
 
 /**
  * Normalises an email as Google documents it: all whitespace removed (leading, trailing and intermediate), lower-case,
- * and for gmail.com / googlemail.com every dot before the @ removed. Google's page says nothing of a `+tag`, so it is
- * kept (its own client library drops it for Gmail; we follow the page). Null when it is not one user@domain.
+ * and for gmail.com / googlemail.com the `+` of the local part and all after it removed, then every dot before the @
+ * (`cloudy.sanfrancisco+shopping@gmail.com` → `cloudysanfrancisco@gmail.com`); other domains keep their dots and `+`
+ * (`user.name+NYC@Example.com` → `user.name+nyc@example.com`). Verified 2026-11-28 against "Format user data",
+ * https://developers.google.com/data-manager/api/devguides/concepts/formatting (its examples are these two); an older
+ * copy of that page (.../get-started/formatting) did not have the `+` rule, which an earlier version here followed.
+ * The legacy Google Ads API path hashes with this same rule: its page (conversions/enhance-conversions) was not read in
+ * full here. Null when it is not one user@domain, or when nothing is left before the @.
  */
 export function normalizeEmail(raw: string | null | undefined): string | null {
   if (typeof raw !== 'string') return null;
@@ -25,7 +30,10 @@ export function normalizeEmail(raw: string | null | undefined): string | null {
   if (at <= 0 || at !== email.lastIndexOf('@') || at === email.length - 1) return null;
   const domain = email.slice(at + 1);
   let local = email.slice(0, at);
-  if (GMAIL_DOMAINS.has(domain)) local = local.replace(/\./g, '');
+  if (GMAIL_DOMAINS.has(domain)) {
+    const plus = local.indexOf('+');
+    local = (plus === -1 ? local : local.slice(0, plus)).replace(/\./g, '');
+  }
   return local === '' ? null : `${local}@${domain}`;
 }
 

@@ -23,9 +23,11 @@ describe('Google email normalisation', () => {
     expect(normalizeEmail('user.name@example.com')).toBe('user.name@example.com');
   });
 
-  it('keeps a +tag, which the formatting guide does not ask to remove', () => {
+  it('removes the +tag of a gmail.com or googlemail.com address and keeps it elsewhere, the formatting guide’s two examples', () => {
     expect(normalizeEmail('user.name+NYC@Example.com')).toBe('user.name+nyc@example.com');
-    expect(normalizeEmail('Cloudy.SanFrancisco+shopping@gmail.com')).toBe('cloudysanfrancisco+shopping@gmail.com');
+    expect(normalizeEmail('cloudy.sanfrancisco+shopping@gmail.com')).toBe('cloudysanfrancisco@gmail.com');
+    expect(normalizeEmail('Cloudy.San+Fran.cisco+x@GoogleMail.com')).toBe('cloudysan@googlemail.com');
+    expect(normalizeEmail('+tagonly@gmail.com')).toBeNull();
   });
 
   it('refuses what is not one user@domain', () => {
