@@ -29,6 +29,23 @@ describe('sending a snapshot', () => {
     expect(fetch).toHaveBeenCalledWith('https://cnv.test/s', { method: 'POST', body: sent, keepalive: true });
   });
 
+  test('sends by fetch when the browser has no sendBeacon (Firefox with beacon.enabled off) or it throws', () => {
+    const fetch = vi.fn(async () => ({ ok: true }));
+    vi.stubGlobal('fetch', fetch);
+    vi.stubGlobal('navigator', { userAgent: 'no beacon' });
+    sendBeacon('https://cnv.test/s', body());
+    vi.unstubAllGlobals();
+    vi.stubGlobal('fetch', fetch);
+    vi.spyOn(navigator, 'sendBeacon').mockImplementation(() => {
+      throw new TypeError('Illegal invocation');
+    });
+    sendBeacon('https://cnv.test/s', body());
+    expect(fetch.mock.calls).toEqual([
+      ['https://cnv.test/s', { method: 'POST', body: body(), keepalive: true }],
+      ['https://cnv.test/s', { method: 'POST', body: body(), keepalive: true }],
+    ]);
+  });
+
   test('never throws or leaves a rejected promise, whatever fails', async () => {
     vi.spyOn(navigator, 'sendBeacon').mockReturnValue(false);
     const rejected = vi.fn(() => Promise.reject(new TypeError('Failed to fetch')));
