@@ -168,7 +168,7 @@ test('every page works without JavaScript', async ({ browser }) => {
   await open(page, svc, 'Sites');
   await expect(page.getByRole('button', { name: 'Copy' })).toHaveCount(0);
   const card = page.locator(`#${svc.bootstrapSite.id}`);
-  await card.getByLabel('Timezone').fill('Europe/Berlin');
+  await card.getByLabel('Time zone').fill('Europe/Berlin');
   await card.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Site saved.' })).toBeVisible();
   for (const name of ['Destinations', 'Flows', 'Events', 'API keys']) {

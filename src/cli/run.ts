@@ -105,6 +105,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const command = storeCommand ?? serviceCommand;
   if (!command) {
     const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `)).map((c) => `cnv ${c.name}`);
+    // A group named alone (`cnv keys`): its commands, as `cnv keys --help` shows them, and a usage error.
+    const groupHelp = second === undefined || second.startsWith('-') ? helpFor([first]) : null;
+    if (group.length > 0 && groupHelp !== null) {
+      io.err.write(`cnv ${first} needs one of its commands:\n\n${groupHelp}`);
+      return EXIT_USAGE;
+    }
     io.err.write(
       group.length > 0
         ? `cnv: unknown command 'cnv ${argv.slice(0, 2).join(' ')}'. Did you mean: ${group.join(', ')}?\n`
@@ -119,7 +125,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       options: Object.fromEntries(Object.keys(command.options).map((key) => [key, { type: 'string' as const }])),
       allowPositionals: false,
       strict: true,
+      tokens: true,
     });
+    // An option given twice is a mistake (which one was meant?), not a silent override by the last.
+    const given = new Set<string>();
+    for (const token of parsed.tokens) {
+      if (token.kind !== 'option') continue;
+      if (given.has(token.name)) throw new Error(`Option '--${token.name}' is given twice: give it once.`);
+      given.add(token.name);
+    }
     values = parsed.values as Record<string, string | undefined>;
   } catch (error) {
     io.err.write(`cnv ${command.name}: ${(error as Error).message}\nUsage: cnv ${command.usage}\n`);

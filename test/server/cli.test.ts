@@ -46,9 +46,12 @@ describe('cnv help and command-line mistakes', () => {
   it.each([
     [['launch'], /unknown command 'launch'/],
     [['keys', 'delete'], /Did you mean: cnv keys create/],
+    [['keys'], /^cnv keys needs one of its commands:\n\ncnv keys: 3 commands\.\n[\s\S]*cnv keys revoke --key/],
+    [['sites', '--json'], /^cnv sites needs one of its commands:/],
     [['keys', 'create', '--colour', 'red'], /Unknown option '--colour'/],
     [['sites', 'create', '--name'], /argument missing/],
     [['sites', 'create', 'extra'], /Unexpected argument 'extra'/],
+    [['keys', 'list', '--account', 'acct_a', '--account=acct_b'], /Option '--account' is given twice: give it once\./],
   ])('exits 2 for %j with a clear message', async (argv, message) => {
     const { code, err } = await cnv(argv);
     expect(code).toBe(2);

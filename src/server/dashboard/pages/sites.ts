@@ -92,7 +92,7 @@ ${csrfField(session)}
 <div class="grid">
 ${field(view, 'name', 'Name', '', site.name)}
 ${field(view, 'domain', 'Domain', 'The origin your pages are on; subdomains are covered too. Empty: none.', site.domain ?? '')}
-${field(view, 'timezone', 'Timezone', 'IANA name, used for conversion times.', site.timezone)}
+${field(view, 'timezone', 'Time zone', 'IANA name, used for conversion times.', site.timezone)}
 </div>
 <div class="actions"><button type="submit">Save</button></div>
 </form>
