@@ -156,6 +156,29 @@ describe('signing in', () => {
     expect((await pressSignIn(svc.app, link.url)).statusCode).toBe(303);
   });
 
+  it('takes HTML forms only: a JSON body (numbers, lists, nulls where a form has text) is 415 on every form, never a 500, and changes nothing', async () => {
+    const browser = await signedIn();
+    const sitesBefore = await svc.db.query('select id, name, domain, timezone from sites order by id');
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['/dashboard/sites', { domain: 123 }],
+      ['/dashboard/sites', { domain: null }],
+      [`/dashboard/sites/${svc.site.id}`, { timezone: { x: 1 } }],
+      ['/dashboard/flows', { name: 'a', trigger: 'api', key: ['x'] }],
+      ['/dashboard/notifications', { url: 123 }],
+      ['/dashboard/privacy/preview', { email: ['a@b.c'] }],
+      ['/dashboard/privacy/erase', { email: ['a@b.c'] }],
+      ['/dashboard/keys', { label: { a: 1 } }],
+    ];
+    for (const [url, fields] of cases) {
+      const res = await svc.app.inject({
+        method: 'POST', url, headers: { cookie: browser.cookie, 'content-type': 'application/json' },
+        payload: JSON.stringify({ _csrf: browser.csrf, ...fields }),
+      });
+      expect([url, res.statusCode, res.headers['content-type']], JSON.stringify(fields)).toEqual([url, 415, 'text/html; charset=utf-8']);
+    }
+    expect(await svc.db.query('select id, name, domain, timezone from sites order by id')).toEqual(sitesBefore);
+  });
+
   it("asks before a link of another account replaces this browser's session, and switches only on the session's own form", async () => {
     const browser = await signedIn();
     const other = await createTenant(svc.db, 'Someone else');
