@@ -14,7 +14,7 @@ import { COMMANDS, CommandLineError, DEFAULT_API_URL, HELP, SERVICE_COMMANDS, ty
 import { explainStoreError } from '../server/start-errors';
 import { packageRoot } from '../server/http/static-file';
 
-import type { Output } from './output';
+import { terminalSafe, type Output } from './output';
 
 export type { Output } from './output';
 
@@ -79,7 +79,9 @@ async function publicUrlOf(env: NodeJS.ProcessEnv, settings: Settings, db: Datab
 }
 
 /** Runs `cnv <argv…>` and returns the exit code. Never throws for a user mistake. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], given: CliIo): Promise<number> {
+  // Names and labels that accounts chose reach the operator's terminal: their control characters are shown, not obeyed.
+  const io: CliIo = { ...given, out: terminalSafe(given.out), err: terminalSafe(given.err) };
   const [first, second] = argv;
   if ((first === '--version' || first === '-v' || first === 'version') && argv.length === 1) {
     io.out.write(`cnv ${cnvVersion()}\n`);

@@ -150,6 +150,18 @@ describe.each(DATABASE_KINDS)('cnv commands on $name', (kind) => {
     expect(await listAllSites(db, account.id)).toEqual([]);
   });
 
+  it("shows, not obeys, the control characters of a name an account chose (an ESC sequence would drive the operator's terminal)", async () => {
+    const account = await insertAccount(db, 'Escapes');
+    await cnv(['sites', 'create', '--name', 'Plain', '--account', account.id], { db });
+    const [site] = await listAllSites(db, account.id);
+    await db.query('update sites set name = $2 where id = $1', [site!.id, '\u001b[2J\u001b]0;pwned\u0007Evil\r\nFAKE LINE\u009b31m']);
+    const { code, out } = await cnv(['sites', 'list', '--account', account.id], { db });
+    expect(code).toBe(0);
+    expect(out).toContain('\\u001b[2J\\u001b]0;pwned\\u0007Evil\\u000d');
+    expect(out).toContain('\\u009b31m');
+    expect(out).not.toMatch(/[\u001b\u0007\r\u009b]/);
+  });
+
   it('lists sites as a table', async () => {
     const sites = await listAllSites(db);
     const { code, out } = await cnv(['sites', 'list'], { db });
