@@ -2,6 +2,7 @@
 import { CLIENT_ATTEMPT_TIMEOUT_MS, isTriggerKey, saasSignupPath, TRIGGER_KEY_PATTERN } from '../protocol/webhook';
 import type { BackoffSettings } from './backoff';
 import type { TransientFailure } from './attempt';
+import { meantName } from './names';
 
 /** Told before each retry: which attempt failed, how, and how long the client waits now. */
 export interface RetryEvent {
@@ -83,21 +84,12 @@ const OPTION_NAMES: readonly (keyof CnvClientOptions)[] = [
   'maxRetryAfterMs', 'onRetry', 'fetch', 'sleep', 'random', 'now',
 ];
 
-/** The option a misspelled one most likely means: the same letters but case and `_`/`-`, or a known prefix of it. */
-function optionMeant(name: string): string | undefined {
-  const plain = name.toLowerCase().replace(/[_-]/g, '');
-  return (
-    OPTION_NAMES.find((option) => option.toLowerCase() === plain) ??
-    OPTION_NAMES.find((option) => plain.length >= 4 && option.toLowerCase().startsWith(plain))
-  );
-}
-
 /** Checks the options and fills in defaults; throws CnvConfigError naming the bad option. */
 export function resolveOptions(options: CnvClientOptions): ResolvedOptions {
   if (!options || typeof options !== 'object') throw new CnvConfigError('createCnvClient needs an options object.');
   for (const name of Object.keys(options)) {
     if ((OPTION_NAMES as readonly string[]).includes(name)) continue;
-    const meant = optionMeant(name);
+    const meant = meantName(name, OPTION_NAMES);
     throw new CnvConfigError(
       `${name} is not an option of createCnvClient: ${meant ? `did you mean ${meant}?` : `its options are ${OPTION_NAMES.join(', ')}.`}`,
     );

@@ -19,6 +19,7 @@ import {
 import { isCurrencyCode } from '../protocol/currencies';
 import { ISO_TIMESTAMP } from '../protocol/timestamps';
 import { cookieHeaderOf, type RequestLike } from './correlation';
+import { meantName } from './names';
 
 /** What the customer's backend knows about one signup. */
 export interface ReportSignupInput {
@@ -85,7 +86,7 @@ const ADJUSTMENT_FIELDS: readonly (keyof AdjustConversionInput)[] = ['adjustment
 export function unknownField(input: object, fields: readonly string[], method: string): InputProblem | null {
   for (const key of Object.keys(input)) {
     if (fields.includes(key)) continue;
-    const meant = fields.find((field) => field.toLowerCase() === key.toLowerCase().replace(/[_-]/g, ''));
+    const meant = meantName(key, fields);
     const hint = meant ? `did you mean ${meant}?` : `its fields are ${fields.join(', ')}.`;
     return { param: key, message: `${key} is not a field of ${method}'s input: ${hint} Nothing was sent.` };
   }

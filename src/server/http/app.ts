@@ -119,8 +119,8 @@ export function createHttpApp(
   app.server.on('connect', (_request: unknown, socket: Socket) =>
     answerOnSocket(socket, 405, 'method_not_allowed', 'CONNECT is not served here: this is an HTTP API, not a proxy.'),
   );
-  // JSON bodies outside /v1 (the agent tools' JSON-RPC, the dashboard's own calls) are read as /v1's are
-  // (api/routes.ts): UTF-8 only, nested 32 levels at most, `__proto__` refused.
+  // JSON bodies on a route with no parser of its own (/v1, /mcp, the webhook, the collector and the form pages each set
+  // theirs) are read as /v1's are (api/routes.ts): UTF-8 only, nested 32 levels at most, `__proto__` refused.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     try {
