@@ -76,11 +76,17 @@ test('a user connects Google Ads for their own account through the sign-in in th
   const before = authorizeCalls();
 
   // The hosted page asks to sign in first; Google's (fake) consent screen agrees at once and sends the browser back.
+  // The API is chosen before Google's consent screen: it decides the access Google is asked for.
   await page.goto(handoff.url);
-  await page.getByRole('link', { name: 'Sign in with Google Ads' }).click();
+  await expect(page.getByLabel('Send through')).toHaveValue('data_manager');
+  await checkAndShoot(page, SHOTS, 'google-ads', 'sign-in');
+  await page.getByRole('button', { name: 'Sign in with Google Ads' }).click();
+  await expect(page.locator('body')).toContainText('Signed in with Google Ads');
   await expect(page).toHaveURL(handoff.url);
   expect(authorizeCalls()).toBe(before + 1);
-  await expect(page.locator('body')).toContainText('Signed in with Google Ads');
+  const asked = journey.demo.fakes.google.server.requests.filter((r) => r.path === '/o/oauth2/v2/auth').at(-1)!;
+  expect(asked.query.get('scope')).toBe('https://www.googleapis.com/auth/datamanager');
+  await expect(page.locator('body')).toContainText('Send through: Data Manager API (recommended), chosen before signing in.');
   // The form after the sign-in: the account ids and the API, no developer token (Google sunset them).
   await expect(page.getByLabel(/developer token/i)).toHaveCount(0);
   await checkAndShoot(page, SHOTS, 'google-ads', 'connect-form');

@@ -6,6 +6,7 @@
  * success, or whatever a test planned: a row error (partialFailureError), 500, 429 with Retry-After, 400, or no answer.
  */
 import { startFakeServer, type FakeAnswer, type FakeRequest, type FakeServer } from './fakes/fake-server';
+import { insufficientScope } from './fakes/google';
 
 /** One planned answer, used for one request (in order); when none is planned the fake validates and answers success. */
 export type FakeGoogleAdsPlan =
@@ -211,7 +212,21 @@ function partialFailure(version: string, field: string, rows: Array<{ index: num
 }
 
 /** Starts the fake on 127.0.0.1 (port 0, an ephemeral port, unless one is given). */
-export function startFakeGoogleAds(options: { port?: number } = {}): Promise<FakeGoogleAds> {
+/** The scope every Google Ads API method requires ("Authorization scopes" of each method's reference). */
+const GOOGLE_ADS_API_SCOPE = 'https://www.googleapis.com/auth/adwords';
+
+export interface FakeGoogleAdsOptions {
+  port?: number;
+  /**
+   * The scopes of a live access token (the fake Google's `scopesOf`, which issued it), or null for one it does not
+   * know: then a token without the Google Ads API's scope is refused as Google refuses it (403 PERMISSION_DENIED,
+   * ACCESS_TOKEN_SCOPE_INSUFFICIENT) and an unknown one with 401. Without it any bearer token passes (tests that send
+   * with a token of their own).
+   */
+  scopesOf?: (accessToken: string) => readonly string[] | null;
+}
+
+export function startFakeGoogleAds(options: FakeGoogleAdsOptions = {}): Promise<FakeGoogleAds> {
   let jobId = 1000;
   const answer = (status: number, json: unknown, headers: Record<string, string> = {}): FakeAnswer => ({ status, json, headers });
   /**
@@ -278,9 +293,21 @@ export function startFakeGoogleAds(options: { port?: number } = {}): Promise<Fak
         record.problems.push(`no such method: ${record.method} ${path}`);
         return answer(404, { error: { code: 404, message: `The requested URL ${path} was not found.`, status: 'NOT_FOUND' } });
       }
-      if (!/^Bearer \S+$/.test(headers.authorization ?? '')) {
+      const bearer = /^Bearer (\S+)$/.exec(headers.authorization ?? '');
+      if (!bearer) {
         record.problems.push('missing Authorization: Bearer <access token>');
         return answer(401, googleError(401, 'UNAUTHENTICATED', 'Request is missing required authentication credential. Expected OAuth 2 access token.', version, { authenticationError: 'OAUTH_TOKEN_HEADER_INVALID' }));
+      }
+      if (options.scopesOf) {
+        const scopes = options.scopesOf(bearer[1]!);
+        if (scopes === null) {
+          record.problems.push('the access token is unknown or expired');
+          return answer(401, googleError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token.', version, { authenticationError: 'OAUTH_TOKEN_INVALID' }));
+        }
+        if (!scopes.includes(GOOGLE_ADS_API_SCOPE)) {
+          record.problems.push(`the access token lacks the scope ${GOOGLE_ADS_API_SCOPE}`);
+          return insufficientScope('googleads.googleapis.com');
+        }
       }
       // No developer-token check: Google ignores the header since developer tokens were sunset on 9 September 2026.
       if (Number(version.slice(1)) <= LAST_SUNSET_VERSION) {

@@ -14,10 +14,22 @@ export function localHandoffUrl(handoffUrl: string, reachableBase: string): stri
   return `${reachableBase.replace(/\/+$/, '')}${url.pathname}${url.search}`;
 }
 
-/** The hosted page's "Sign in with …" link (to `/handoffs/{token}/authorize`), or null when the page shows none. */
+/**
+ * The hosted page's "Sign in with …" link (to `/handoffs/{token}/authorize`), or the form that starts the sign-in after
+ * the choices it asks first (Google's API: its preselected values are taken, as a person who only clicks the button
+ * sends them); null when the page shows neither.
+ */
 export function signInHref(page: string): string | null {
-  const match = /<a [^>]*href="(\/handoffs\/[^"/]+\/authorize)"/i.exec(page);
-  return match ? match[1]! : null;
+  const link = /<a [^>]*href="(\/handoffs\/[^"/]+\/authorize)"/i.exec(page);
+  if (link) return link[1]!;
+  const form = /<form method="get" action="(\/handoffs\/[^"/]+\/authorize)">([\s\S]*?)<\/form>/i.exec(page);
+  if (!form) return null;
+  const query = new URLSearchParams();
+  for (const select of form[2]!.matchAll(/<select [^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/gi)) {
+    const chosen = /<option value="([^"]*)" selected>/i.exec(select[2]!) ?? /<option value="([^"]*)"/i.exec(select[2]!);
+    if (chosen) query.set(select[1]!, chosen[1]!);
+  }
+  return query.size > 0 ? `${form[1]}?${query}` : form[1]!;
 }
 
 /**

@@ -228,6 +228,11 @@ describe('completing the hosted trigger source page', () => {
   it('finds the “Sign in with …” link of a destination page that still needs the platform’s consent', () => {
     expect(signInHref('<p><a class="button" href="/handoffs/TOKEN123/authorize">Sign in with Google Ads</a></p>')).toBe('/handoffs/TOKEN123/authorize');
     expect(signInHref('<form method="post"></form>')).toBeNull();
+    // With a choice asked before the sign-in (Google's API), the form's preselected value goes along.
+    const withChoice = `<form method="get" action="/handoffs/TOKEN123/authorize">
+<select id="api" name="api"><option value="data_manager">Data Manager API</option><option value="google_ads_api" selected>Google Ads API</option></select>
+<button type="submit">Sign in with Google Ads</button></form>`;
+    expect(signInHref(withChoice)).toBe('/handoffs/TOKEN123/authorize?api=google_ads_api');
   });
 });
 

@@ -11,6 +11,8 @@ import { cookieHeaderFrom } from './support/browser-cookies';
 import { secretBox } from '../../src/server/db/secret-box';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const DATA_MANAGER = 'https://www.googleapis.com/auth/datamanager';
+const ADWORDS = 'https://www.googleapis.com/auth/adwords';
 const SECRET_KEY = 'a'.repeat(64);
 
 describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff on $name', (kind) => {
@@ -39,14 +41,14 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     json(await svc.app.inject({ method: 'POST', url: '/v1/handoffs', headers: tenant.auth, payload: { purpose: 'connect_destination', destination_type: type } }));
 
   /** Follows the sign-in link to Google's (fake) consent screen and back to the service's callback. */
-  async function signIn(handoffUrl: string): Promise<string> {
-    const start = await svc.app.inject({ method: 'GET', url: `${pathOf(handoffUrl)}/authorize` });
+  async function signIn(handoffUrl: string, choices = '', scope = DATA_MANAGER): Promise<string> {
+    const start = await svc.app.inject({ method: 'GET', url: `${pathOf(handoffUrl)}/authorize${choices}` });
     expect(start.statusCode).toBe(302);
     const authorize = new URL(start.headers.location as string);
     expect(authorize.origin + authorize.pathname).toBe(google.urls.authorize);
     expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorize.searchParams.get('access_type')).toBe('offline');
-    expect(authorize.searchParams.get('scope')).toBe('https://www.googleapis.com/auth/datamanager');
+    expect(authorize.searchParams.get('scope')).toBe(scope);
     const consent = await fetch(authorize, { redirect: 'manual' });
     expect(consent.status).toBe(302);
     const callback = new URL(consent.headers.get('location')!);
@@ -65,12 +67,12 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     await svc.db.query('update handoffs set oauth_grant = $2 where id = $1', [handoff.id, otherBox.seal(JSON.stringify({ refresh_token: 'r' }))]);
     // The page offers the sign-in again (it is no longer signed in), and a submitted form says why.
     const reopened = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
-    expect(reopened.body).toContain(`href="${new URL(handoff.url).pathname}/authorize"`);
+    expect(reopened.body).toContain(`action="${new URL(handoff.url).pathname}/authorize"`);
     expect(reopened.body).not.toContain('Signed in with Google Ads');
     const form = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=123-456-7890' });
     expect(form.statusCode).toBe(400);
     expect(form.body).toContain('sign in with Google Ads again');
-    expect(form.body).toContain(`href="${new URL(handoff.url).pathname}/authorize"`);
+    expect(form.body).toContain(`action="${new URL(handoff.url).pathname}/authorize"`);
     // A sign-in started, then the key changes before the platform sends the browser back.
     const second = await newHandoff(tenant);
     const start = await svc.app.inject({ method: 'GET', url: `${pathOf(second.url)}/authorize` });
@@ -126,6 +128,70 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     }
     // The OAuth code and state never reach a log line either.
     expect(logs.join('\n')).not.toMatch(/code=[A-Za-z0-9]/);
+  });
+
+  it('asks Google for the Google Ads API scope when that API is chosen before the sign-in, and keeps the scope granted', async () => {
+    const tenant = await svc.addTenant('Legacy API');
+    const handoff = await newHandoff(tenant);
+    const first = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(first.body).toContain(`<form method="get" action="${new URL(handoff.url).pathname}/authorize">`);
+    expect(first.body).toContain('<select id="api" name="api"');
+    // The form is answered with a redirect to Google's consent screen, which the page's form-action must allow.
+    expect(first.headers['content-security-policy']).toContain(`form-action 'self' ${new URL(google.urls.authorize).origin};`);
+    // A value the choice does not take is refused on the page; no sign-in starts.
+    const authorizeCalls = google.server.requests.length;
+    const bogus = await svc.app.inject({ method: 'GET', url: `${pathOf(handoff.url)}/authorize?api=bogus` });
+    expect(bogus.statusCode).toBe(400);
+    expect(bogus.body).toContain('Choose one of the listed values for &quot;Send through&quot;');
+    expect(bogus.headers['set-cookie']).toBeUndefined();
+
+    await signIn(handoff.url, '?api=google_ads_api', `${DATA_MANAGER} ${ADWORDS}`);
+    expect(google.server.requests.length).toBeGreaterThan(authorizeCalls);
+    const page = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(page.body).toContain('Send through: <strong>Google Ads API (legacy)</strong>, chosen before signing in.');
+    expect(page.body).not.toContain('name="api"');
+    // The choice made before the sign-in wins over a form that says otherwise.
+    const done = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=123-456-7890&api=data_manager' });
+    expect(done.statusCode).toBe(200);
+    const [row] = await svc.db.query<{ settings: Record<string, unknown>; credentials: string }>('select settings, credentials from destinations where account_id = $1', [tenant.accountId]);
+    expect(row!.settings).toMatchObject({ api: 'google_ads_api' });
+    const opened = JSON.parse(secretBox(Buffer.from(SECRET_KEY, 'hex')).open(row!.credentials)) as Record<string, string>;
+    expect(opened.oauth_granted_scope).toBe(`${DATA_MANAGER} ${ADWORDS}`);
+  });
+
+  it('a sign-in that did not cover the Google Ads API cannot connect through it: the sign-in page says what to do', async () => {
+    const tenant = await svc.addTenant('Uncovered API');
+    const handoff = await newHandoff(tenant);
+    await signIn(handoff.url);
+    // A sign-in from before the choice was asked first: the form still offers the API.
+    await svc.db.query('update handoffs set oauth_choices = null where id = $1', [handoff.id]);
+    const page = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(page.body).toContain('name="api"');
+    const refused = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=123-456-7890&api=google_ads_api' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('Google did not give cnv access to the Google Ads API');
+    expect(refused.body).toContain(ADWORDS);
+    expect(refused.body).toContain(`action="${new URL(handoff.url).pathname}/authorize"`);
+    expect(await svc.db.query('select id from destinations where account_id = $1', [tenant.accountId])).toEqual([]);
+    // Signed in with the Data Manager scope, the Data Manager API connects.
+    const [choice] = await svc.db.query<{ oauth_choices: unknown }>('select oauth_choices from handoffs where id = $1', [handoff.id]);
+    expect(choice!.oauth_choices).toBeNull();
+    const done = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=123-456-7890&api=data_manager' });
+    expect(done.statusCode).toBe(200);
+  });
+
+  it('the sign-in page can be shown again after a sign-in, with the choice made, to change it', async () => {
+    const tenant = await svc.addTenant('Change API');
+    const handoff = await newHandoff(tenant);
+    await signIn(handoff.url, '?api=data_manager');
+    const form = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(form.body).toContain(`href="${new URL(handoff.url).pathname}?sign_in=again"`);
+    const again = await svc.app.inject({ method: 'GET', url: `${pathOf(handoff.url)}?sign_in=again` });
+    expect(again.body).toContain('<option value="data_manager" selected>');
+    expect(again.body).toContain(`action="${new URL(handoff.url).pathname}/authorize"`);
+    await signIn(handoff.url, '?api=google_ads_api', `${DATA_MANAGER} ${ADWORDS}`);
+    const changed = await svc.app.inject({ method: 'GET', url: pathOf(handoff.url) });
+    expect(changed.body).toContain('Send through: <strong>Google Ads API (legacy)</strong>');
   });
 
   it('tests a connection through the Data Manager API with validateOnly', async () => {

@@ -12,9 +12,10 @@ describe("the hosted connect form's choices", () => {
   const google = platformFor('google-ads')!;
   const hosted = {
     kind: 'destination', handoff: { token: 'tok' }, destination: google, authorized: true, signedIn: true, signInOffered: false,
-    replaces: null, accountName: 'My Account', apiElsewhere: null, provided: [],
+    replaces: null, accountName: 'My Account', apiElsewhere: null, provided: [], signInChoices: {},
   } as unknown as Parameters<typeof destinationFormPage>[0];
 
+  // After a sign-in that chose nothing first (one started before the API was asked on the sign-in page).
   it('offers Google\u2019s two APIs as a choice, the Data Manager API first', () => {
     const page = destinationFormPage(hosted);
     expect(page).toMatch(/<label for="api">Send through<\/label>[\s\S]*<select id="api" name="api"/);
@@ -26,6 +27,13 @@ describe("the hosted connect form's choices", () => {
     const page = destinationFormPage(hosted, { customer_id: 'x', api: 'google_ads_api' }, [{ param: 'customer_id', message: 'A customer ID has 10 digits.' }]);
     expect(page).toContain('<option value="google_ads_api" selected>');
     expect(page).not.toContain('<option value="data_manager" selected>');
+  });
+
+  it('shows the API chosen before the sign-in as made, not as a field, with the way to change it', () => {
+    const page = destinationFormPage({ ...hosted, signInChoices: { api: 'google_ads_api' } } as typeof hosted);
+    expect(page).not.toContain('name="api"');
+    expect(page).toContain('Send through: <strong>Google Ads API (legacy)</strong>, chosen before signing in.');
+    expect(page).toContain('href="/handoffs/tok?sign_in=again"');
   });
 
   it("leaves Microsoft's developer token out when the service has one for every account, and shows it otherwise", () => {

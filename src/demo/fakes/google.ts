@@ -50,10 +50,15 @@ export interface FakeGoogle {
    * changed conversionValue or currency, which Google overwrites ("Conversion adjustments", Data Manager API).
    */
   adjusted(): IngestedEvent[];
-  /** Issues an access token directly (no HTTP), for tests that need a valid bearer token. */
-  issueAccessToken(): { accessToken: string; expiresAt: Date };
-  /** Issues a refresh token directly (no consent screen), for tests that seed a connection. */
-  issueRefreshToken(): string;
+  /** Issues an access token directly (no HTTP), for tests that need a valid bearer token; of the Data Manager scope unless told. */
+  issueAccessToken(scope?: string): { accessToken: string; expiresAt: Date };
+  /** Issues a refresh token directly (no consent screen), for tests that seed a connection; of the Data Manager scope unless told. */
+  issueRefreshToken(scope?: string): string;
+  /**
+   * The scopes of a live access token this fake issued, or null (unknown, expired, revoked): what Google's API front
+   * end checks. The legacy Google Ads API fake (fake-google-ads.ts) is given it to check its own scope.
+   */
+  scopesOf(accessToken: string): readonly string[] | null;
   /** Revokes every access token issued so far before its expiry (Google then answers 401 UNAUTHENTICATED). */
   revokeAccessTokens(): void;
   /** From now on every refresh token issued so far is answered `invalid_grant`. */
@@ -90,6 +95,25 @@ function googleError(status: number, grpcStatus: string, message: string, reason
   if (violations.length > 0) details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations });
   details.push(...extra, { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: randomUUID() });
   return { status, json: { error: { code: status, message, status: grpcStatus, details } } };
+}
+
+/**
+ * A token without the API's scope: 403 PERMISSION_DENIED with ErrorInfo reason ACCESS_TOKEN_SCOPE_INSUFFICIENT in the
+ * domain googleapis.com (google/api/error_reason.proto, ErrorReason 17, whose example this follows), as Google's API
+ * front end answers for every API. Also the legacy Google Ads API fake's answer (fake-google-ads.ts).
+ */
+export function insufficientScope(service: string): FakeAnswer {
+  return {
+    status: 403,
+    json: {
+      error: {
+        code: 403,
+        message: 'Request had insufficient authentication scopes.',
+        status: 'PERMISSION_DENIED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', domain: 'googleapis.com', metadata: { service } }],
+      },
+    },
+  };
 }
 
 function isObject(value: unknown): value is Record<string, any> {
@@ -263,18 +287,22 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
   let counter = 0;
   const codes = new Map<string, { challenge: string; redirectUri: string; scope: string; used: boolean }>();
   const refreshTokens = new Map<string, { revoked: boolean; scope: string }>();
-  const accessTokens = new Map<string, Date>();
+  const accessTokens = new Map<string, { expiresAt: Date; scope: string }>();
   const accepted: IngestedEvent[] = [];
   const seenTransactions = new Map<string, IngestedEvent>();
   const adjustments: IngestedEvent[] = [];
   const requestStatus = new Map<string, { destinations: unknown[]; records: number; duplicates: number }>();
 
-  const issueAccessToken = () => {
+  const issueAccessToken = (scope: string = DATAMANAGER_SCOPE) => {
     counter += 1;
     const accessToken = `ya29.fake-${counter}-${randomUUID()}`;
     const expiresAt = new Date(now().getTime() + lifetime * 1000);
-    accessTokens.set(accessToken, expiresAt);
+    accessTokens.set(accessToken, { expiresAt, scope });
     return { accessToken, expiresAt };
+  };
+  const scopesOf = (accessToken: string): readonly string[] | null => {
+    const held = accessTokens.get(accessToken);
+    return held && held.expiresAt.getTime() > now().getTime() ? held.scope.split(' ').filter(Boolean) : null;
   };
 
   function authorize(request: FakeRequest): FakeAnswer {
@@ -319,24 +347,34 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
       entry.used = true;
       const refreshToken = `1//fake-refresh-${randomUUID()}`;
       refreshTokens.set(refreshToken, { revoked: false, scope: entry.scope });
-      const { accessToken } = issueAccessToken();
+      const { accessToken } = issueAccessToken(entry.scope);
       return { status: 200, json: { access_token: accessToken, expires_in: lifetime, refresh_token: refreshToken, scope: entry.scope, token_type: 'Bearer' } };
     }
     if (form.grant_type === 'refresh_token') {
       const entry = form.refresh_token ? refreshTokens.get(form.refresh_token) : undefined;
       if (!entry || entry.revoked) return tokenError(request, 400, 'invalid_grant', 'Token has been expired or revoked.');
-      const { accessToken } = issueAccessToken();
-      return { status: 200, json: { access_token: accessToken, expires_in: lifetime, scope: entry.scope, token_type: 'Bearer' } };
+      // RFC 6749 §6: a refresh may name a scope, but none the grant did not have (Google answers invalid_scope).
+      const asked = (form.scope ?? '').split(' ').filter(Boolean);
+      const granted = entry.scope.split(' ');
+      const beyond = asked.filter((scope) => !granted.includes(scope));
+      if (beyond.length > 0) return tokenError(request, 400, 'invalid_scope', `Some requested scopes were invalid: ${beyond.join(' ')} was not granted.`);
+      const scope = asked.length > 0 ? asked.join(' ') : entry.scope;
+      const { accessToken } = issueAccessToken(scope);
+      return { status: 200, json: { access_token: accessToken, expires_in: lifetime, scope, token_type: 'Bearer' } };
     }
     return tokenError(request, 400, 'unsupported_grant_type', `Invalid grant_type: ${form.grant_type ?? ''}`);
   }
 
   function bearerProblem(request: FakeRequest): FakeAnswer | null {
     const match = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '');
-    const expiresAt = match ? accessTokens.get(match[1]!) : undefined;
-    if (expiresAt && expiresAt.getTime() > now().getTime()) return null;
-    request.problems.push(match ? 'the access token is unknown or expired' : 'no bearer access token');
-    return googleError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token.', 'ACCESS_TOKEN_EXPIRED');
+    const scopes = match ? scopesOf(match[1]!) : null;
+    if (scopes === null) {
+      request.problems.push(match ? 'the access token is unknown or expired' : 'no bearer access token');
+      return googleError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token.', 'ACCESS_TOKEN_EXPIRED');
+    }
+    if (scopes.includes(DATAMANAGER_SCOPE)) return null;
+    request.problems.push(`the access token lacks the scope ${DATAMANAGER_SCOPE}`);
+    return insufficientScope('datamanager.googleapis.com');
   }
 
   function planned(plan: FakeGooglePlan | undefined, request: FakeRequest): FakeAnswer | null {
@@ -459,11 +497,12 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
     ingested: () => accepted.map((e) => ({ ...e })),
     adjusted: () => adjustments.slice(),
     issueAccessToken,
-    issueRefreshToken() {
+    issueRefreshToken(scope = DATAMANAGER_SCOPE) {
       const token = `1//fake-refresh-${randomUUID()}`;
-      refreshTokens.set(token, { revoked: false, scope: DATAMANAGER_SCOPE });
+      refreshTokens.set(token, { revoked: false, scope });
       return token;
     },
+    scopesOf,
     revokeRefreshTokens() {
       for (const entry of refreshTokens.values()) entry.revoked = true;
     },

@@ -593,6 +593,16 @@ alter table handoffs alter column token_hash set not null;
 create unique index if not exists handoffs_token_hash on handoffs (token_hash);
 `,
   },
+  {
+    version: 30,
+    name: 'a handoff remembers the choices made before its sign-in',
+    sql: `
+-- What the person chose on the sign-in page before the platform's consent screen (ConnectField.beforeSignIn, field
+-- name -> value: Google's api), since it decides the scopes asked for; the form after the sign-in takes it from here.
+-- Null: nothing chosen (every platform but Google, and sign-ins started before this version).
+alter table handoffs add column if not exists oauth_choices jsonb;
+`,
+  },
 ];
 
 /**

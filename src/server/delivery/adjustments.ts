@@ -159,7 +159,7 @@ async function sendGroup(platform: DestinationPlatform, rows: readonly Row[], de
     if (fate.kind === 'interrupted') return interrupted(row, fate.at);
     // Refused with credentials a reconnect replaced meanwhile: due at once, sent with the new ones.
     if (fate.kind === 'credentials_replaced') return { ...interrupted(row, fate.at), waiting: 'credentials_replaced' };
-    return waitForReauthorization(row, platform.label, fate.at);
+    return waitForReauthorization(row, platform.label, fate.at, fate.reason);
   });
 }
 

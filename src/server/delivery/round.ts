@@ -376,7 +376,7 @@ async function sendHealing(platform: DestinationPlatform, connection: Connection
     if (fate.kind === 'thrown') return afterThrow(fate.error, platform, [row], deps, fate.at)[0]!;
     if (fate.kind === 'interrupted') return interrupted(row, fate.at);
     if (fate.kind === 'credentials_replaced') return sendAgainWithNewCredentials(row, fate.at);
-    return waitForReauthorization(row, platform, fate.at);
+    return waitForReauthorization(row, platform, fate.at, fate.reason);
   });
 }
 

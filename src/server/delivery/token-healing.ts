@@ -18,8 +18,11 @@ export type Healed<O> =
   | { kind: 'thrown'; error: unknown; at: Date }
   /** The worker is stopping: nobody knows whether the platform got it; send again later with the same ids. */
   | { kind: 'interrupted'; at: Date }
-  /** The connection must be authorized again: the item waits, queued, for a new handoff. */
-  | { kind: 'reauthorization_required'; at: Date }
+  /**
+   * The connection must be authorized again: the item waits, queued, for a new handoff. `reason`: the platform's refusal
+   * when it says itself why (its code `reauthorization_required`: a token without the API's scope), to show on the item.
+   */
+  | { kind: 'reauthorization_required'; at: Date; reason?: DeliveryError }
   /** Refused with credentials a new handoff has replaced since: due again at once, sent with the new ones. */
   | { kind: 'credentials_replaced'; at: Date };
 
@@ -107,7 +110,8 @@ export async function sendWithHealing<T, O extends HealableOutcome>(
     if (kind === 'credentials_replaced') {
       deps.log.info({ destination: platform.type, items: refused.length }, 'access token refused, but a reconnect replaced the credentials meanwhile: sending again at once with the new ones');
     }
-    for (const i of refused) fates.set(i, { kind, at });
+    const reason = error.code === 'reauthorization_required' ? error : undefined;
+    for (const i of refused) fates.set(i, kind === 'reauthorization_required' && reason ? { kind, at, reason } : { kind, at });
   }
   return items.map((_, i) => fates.get(i)!);
 }

@@ -82,6 +82,12 @@ export function sealCredentials(box: SecretBox, credentials: Record<string, stri
 const STORED_ACCESS_TOKEN = 'oauth_access_token';
 const STORED_ACCESS_TOKEN_EXPIRES_AT = 'oauth_access_token_expires_at';
 
+/**
+ * The credential holding the scope an OAuth grant was given at its sign-in (space-separated, as the token answer's
+ * `scope`), stored with its refresh token by the hosted handoff. Connections made before it have none.
+ */
+export const GRANTED_SCOPE_CREDENTIAL = 'oauth_granted_scope';
+
 /** An access token stored with the credentials, for the refresh token it was issued with. */
 interface StoredAccessToken {
   token: string;
@@ -287,7 +293,9 @@ export class AccessTokens {
     ctx: { signal: AbortSignal; timeoutMs: number },
     adopted: boolean,
   ): Promise<string> {
-    const result = await refreshAccessToken(platform.oauth!, this.deps.settings, refreshToken, { ...ctx, now: this.deps.now });
+    // The scope the grant was given at its sign-in (GRANTED_SCOPE_CREDENTIAL), when stored: a refresh may not ask for more.
+    const granted = connection.credentials[GRANTED_SCOPE_CREDENTIAL];
+    const result = await refreshAccessToken(platform.oauth!, this.deps.settings, refreshToken, { ...ctx, now: this.deps.now }, granted);
     if (result.ok) {
       const rotated = result.tokens.refreshToken;
       const fresh = { token: result.tokens.accessToken, expiresAt: result.tokens.expiresAt.getTime(), refreshToken: rotated ?? refreshToken };

@@ -215,12 +215,19 @@ export interface ConnectField {
    * after the sign-in, the hosted page runs the test before storing anything and refuses ids the user may not use.
    */
   checkedOnConnect?: boolean;
+  /**
+   * A choice asked on the sign-in page, before the platform's consent screen, because it decides what the sign-in asks
+   * for (OAuthProvider.scopesFor): Google's `api`. The form after the sign-in shows it as chosen, not as a field.
+   */
+  beforeSignIn?: boolean;
 }
 
 /** What the hosted page knows besides the submitted fields. */
 export interface ConnectContext {
   /** Whether the platform's OAuth sign-in completed for this handoff (its tokens are added to the credentials). */
   signedIn: boolean;
+  /** The scopes the platform granted at the sign-in (its token answer's `scope`), when it said; else those asked. */
+  grantedScopes?: readonly string[];
 }
 
 /** A problem with a submitted form or an action config, located by its parameter path. */
@@ -235,7 +242,13 @@ export interface OAuthProvider {
   tokenUrl(settings: Settings): string;
   clientId(settings: Settings): string;
   clientSecret(settings: Settings): string;
+  /** The scopes the sign-in asks for, and every refresh of a grant that stored none (connections before scopesFor). */
   scopes: readonly string[];
+  /**
+   * The scopes to ask for given the choices made before the sign-in (ConnectField.beforeSignIn, by field name); the
+   * grant's refresh asks for what was granted then. Without it, always `scopes`.
+   */
+  scopesFor?: (choices: Readonly<Record<string, string>>) => readonly string[];
   /** Extra authorize parameters (e.g. Google's `access_type=offline`, `prompt=consent`). */
   extraAuthorizeParams?: Readonly<Record<string, string>>;
   /**

@@ -3,5 +3,5 @@ export * from './destination';
 export * from './registry';
 export * from './sql';
 export * from './connections';
-export { authorizeUrl, exchangeCode, pkcePair } from './oauth';
+export { authorizeUrl, exchangeCode, pkcePair, scopesToAsk } from './oauth';
 export { platformLogo, monogramOf } from './logos';

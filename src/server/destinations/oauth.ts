@@ -67,17 +67,25 @@ export function pkcePair(random: (size: number) => Uint8Array = randomBytes): Pk
   return { verifier, challenge: pkceChallenge(verifier), method: 'S256' };
 }
 
-/** The URL to send the user to: code flow, the provider's scopes and extra parameters, state and PKCE challenge. */
+/** The scopes a sign-in asks for, given the choices made before it (OAuthProvider.scopesFor). */
+export function scopesToAsk(provider: OAuthProvider, choices: Readonly<Record<string, string>> = {}): readonly string[] {
+  return provider.scopesFor?.(choices) ?? provider.scopes;
+}
+
+/**
+ * The URL to send the user to: code flow, the scopes (the provider's, or `scopes` as chosen before the sign-in), the
+ * provider's extra parameters, state and PKCE challenge.
+ */
 export function authorizeUrl(
   provider: OAuthProvider,
   settings: Settings,
-  params: { state: string; redirectUri: string; codeChallenge: string },
+  params: { state: string; redirectUri: string; codeChallenge: string; scopes?: readonly string[] },
 ): string {
   const url = new URL(provider.authorizeUrl(settings));
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', provider.clientId(settings));
   url.searchParams.set('redirect_uri', params.redirectUri);
-  url.searchParams.set('scope', provider.scopes.join(' '));
+  url.searchParams.set('scope', (params.scopes ?? provider.scopes).join(' '));
   url.searchParams.set('state', params.state);
   url.searchParams.set('code_challenge', params.codeChallenge);
   url.searchParams.set('code_challenge_method', 'S256');
@@ -158,13 +166,23 @@ export function exchangeCode(
   );
 }
 
-/** Gets a new access token with a refresh token; `invalid_grant` means the user must authorize again. */
-export function refreshAccessToken(provider: OAuthProvider, settings: Settings, refreshToken: string, ctx: TokenCallContext): Promise<TokenResult> {
+/**
+ * Gets a new access token with a refresh token; `invalid_grant` means the user must authorize again. `grantedScope` is
+ * the scope the grant was given (stored with it since scopes depend on choices made before the sign-in); a refresh may
+ * not ask for more (RFC 6749 §6), so without it the provider's default scopes are asked, as every grant before had.
+ */
+export function refreshAccessToken(
+  provider: OAuthProvider,
+  settings: Settings,
+  refreshToken: string,
+  ctx: TokenCallContext,
+  grantedScope?: string,
+): Promise<TokenResult> {
   return postToken(
     provider,
     settings,
     // Microsoft's token endpoint requires the scope on a refresh too; Google and LinkedIn accept it.
-    { grant_type: 'refresh_token', refresh_token: refreshToken, scope: provider.scopes.join(' ') },
+    { grant_type: 'refresh_token', refresh_token: refreshToken, scope: grantedScope || provider.scopes.join(' ') },
     ctx,
   );
 }

@@ -9,7 +9,7 @@ import { insertSite, type SiteRow } from '../../../src/server/api/sites/sql';
 import { insertEvent } from '../../../src/server/fanout/sql';
 import { newId } from '../../../src/server/db/ids';
 import { secretBox } from '../../../src/server/db/secret-box';
-import { sealCredentials, upsertDestination } from '../../../src/server/destinations';
+import { GRANTED_SCOPE_CREDENTIAL, sealCredentials, upsertDestination } from '../../../src/server/destinations';
 import type { FakeGoogle } from '../../../src/demo/fakes/google';
 import { loadSettings, type Settings } from '../../../src/server/settings';
 import type { DatabaseKind } from '../support/databases';
@@ -37,6 +37,8 @@ export async function createDeliveryFixture(
     refreshToken?: string;
     api?: 'google_ads_api' | 'data_manager';
     destinationSettings?: Record<string, unknown> | null;
+    /** The scope the grant was given at its sign-in, stored with it as the hosted handoff does (none: a grant before that). */
+    grantedScope?: string;
   } = {},
 ): Promise<DeliveryFixture> {
   const account = await insertAccount(db, 'delivery test');
@@ -46,7 +48,11 @@ export async function createDeliveryFixture(
     options.destinationSettings === undefined ? { customer_id: '1234567890', login_customer_id: null, api } : options.destinationSettings;
   if (settings !== null) {
     const box = secretBox(Buffer.from(TEST_SECRET_KEY, 'hex'));
-    const credentials = { refresh_token: options.refreshToken ?? 'no-refresh-token', ...(api === 'google_ads_api' ? { developer_token: DEVELOPER_TOKEN } : {}) };
+    const credentials = {
+      refresh_token: options.refreshToken ?? 'no-refresh-token',
+      ...(api === 'google_ads_api' ? { developer_token: DEVELOPER_TOKEN } : {}),
+      ...(options.grantedScope ? { [GRANTED_SCOPE_CREDENTIAL]: options.grantedScope } : {}),
+    };
     await upsertDestination(db, account.id, 'google-ads', settings, sealCredentials(box, credentials));
   }
   return { accountId: account.id, site };

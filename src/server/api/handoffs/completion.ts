@@ -4,7 +4,10 @@
  */
 import type { Database, Queryable } from '../../db/db';
 import { platformApiElsewhere, platformFakeValues, type Settings } from '../../settings';
-import { claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, recordHandoffGrant, startHandoffOAuth, type HostedHandoffRow } from './sql';
+import {
+  claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, handoffSignInChoices, recordHandoffGrant, startHandoffOAuth,
+  type HostedHandoffRow,
+} from './sql';
 import { findSite, type SiteRow } from '../sites';
 import { accountName } from '../../accounts';
 import { connectTriggerSource } from '../../webhook';
@@ -15,6 +18,8 @@ import {
   authorizeUrl,
   exchangeCode,
   findConnection,
+  GRANTED_SCOPE_CREDENTIAL,
+  scopesToAsk,
   sendContextFor,
   pkcePair,
   platformFor,
@@ -62,6 +67,8 @@ export type HostedHandoff =
       fakeValues: Readonly<Record<string, string>> | null;
       /** The names of the form's fields this service's operator set for every account (not shown: ConnectField.providedBy). */
       provided: string[];
+      /** What was chosen before the sign-in (ConnectField.beforeSignIn, field name → value); {} when nothing was. */
+      signInChoices: Record<string, string>;
     }
   | { kind: 'trigger_source'; handoff: HostedHandoffRow; site: SiteRow; webhook: WebhookTarget; accountName: string };
 
@@ -108,6 +115,7 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
       apiElsewhere: platformApiElsewhere(settings, destination.type),
       fakeValues: platformFakeValues(settings, destination.type),
       provided: providedFields(settings, destination),
+      signInChoices: signedIn ? await handoffSignInChoices(db, handoff.id) : {},
     };
   }
   const site = handoff.site_id ? await findSite(db, handoff.account_id, handoff.site_id) : null;
@@ -127,18 +135,23 @@ export async function completeDestinationHandoff(
   if (hosted.handoff.status === 'completed') return { kind: 'already_completed' };
   const oauth = hosted.destination.oauth;
   const grant = oauth ? await handoffGrant(db, hosted.handoff.id) : null;
-  const parsed = hosted.destination.parseConnectForm(form, { signedIn: grant !== null });
-  if (!parsed.ok) return { kind: 'invalid', errors: parsed.errors };
   const box = serviceSecretBox(settings);
+  const opened = grant === null ? null : openedOrNull(box, grant);
+  const granted = opened === null ? {} : (JSON.parse(opened) as Record<string, string>);
+  // A choice made before the sign-in is the one its scopes were asked for: it wins over the form's.
+  const chosen = grant === null ? {} : await handoffSignInChoices(db, hosted.handoff.id);
+  const scope = granted[GRANTED_SCOPE_CREDENTIAL];
+  const grantedScopes = scope !== undefined ? scope.split(' ').filter(Boolean) : oauth ? scopesToAsk(oauth, chosen) : [];
+  const parsed = hosted.destination.parseConnectForm({ ...form, ...chosen }, { signedIn: grant !== null, grantedScopes });
+  if (!parsed.ok) return { kind: 'invalid', errors: parsed.errors };
   let credentials = parsed.credentials;
   if (oauth && !grant && !oauth.optional) {
     return { kind: 'invalid', errors: [{ param: 'oauth', message: `Sign in with ${hosted.destination.label} first.` }] };
   }
   if (grant) {
-    const opened = openedOrNull(box, grant);
     // Sealed before the service's key changed (a restart with another CNV_SECRET_KEY): signing in again replaces it.
     if (opened === null) return { kind: 'invalid', errors: [{ param: 'oauth', message: `The sign-in with ${hosted.destination.label} cannot be read any more (the service's key changed since): sign in with ${hosted.destination.label} again.` }] };
-    credentials = { ...credentials, ...(JSON.parse(opened) as Record<string, string>) };
+    credentials = { ...credentials, ...granted };
   }
   // The check may refresh the grant's access token; a refresh token the platform rotated meanwhile lands in `credentials`.
   const refused = await connectionRefused(db, settings, hosted, form, { id: hosted.handoff.id, settings: parsed.settings, credentials }, grant !== null);
@@ -238,6 +251,7 @@ export async function beginHandoffOAuth(
   db: Queryable,
   settings: Settings,
   hosted: DestinationHandoff,
+  choices: Readonly<Record<string, string>> = {},
 ): Promise<{ kind: 'redirect'; url: string; state: string } | { kind: 'not_configured'; setting: string } | { kind: 'not_needed' }> {
   const oauth = hosted.destination.oauth;
   if (!oauth || hosted.handoff.status === 'completed') return { kind: 'not_needed' };
@@ -245,9 +259,28 @@ export async function beginHandoffOAuth(
   if (missing) return { kind: 'not_configured', setting: missing };
   const pkce = pkcePair();
   const state = newUrlToken();
-  const started = await startHandoffOAuth(db, hosted.handoff.token, state, serviceSecretBox(settings).seal(pkce.verifier));
+  const started = await startHandoffOAuth(db, hosted.handoff.token, state, serviceSecretBox(settings).seal(pkce.verifier), choices);
   if (!started) return { kind: 'not_needed' };
-  return { kind: 'redirect', state, url: authorizeUrl(oauth, settings, { state, redirectUri: oauthCallbackUrl(settings), codeChallenge: pkce.challenge }) };
+  const scopes = scopesToAsk(oauth, choices);
+  return { kind: 'redirect', state, url: authorizeUrl(oauth, settings, { state, redirectUri: oauthCallbackUrl(settings), codeChallenge: pkce.challenge, scopes }) };
+}
+
+/**
+ * The choices a sign-in page sent (ConnectField.beforeSignIn fields the operator did not set), each one of its field's
+ * values; a field not sent takes its first value, as the page preselects it. Problems for a value the field does not take.
+ */
+export function signInChoicesOf(hosted: DestinationHandoff, query: Readonly<Record<string, unknown>>): { choices: Record<string, string> } | { problem: string } {
+  const choices: Record<string, string> = {};
+  for (const field of hosted.destination.fields) {
+    if (!field.beforeSignIn || !field.choices || hosted.provided.includes(field.name)) continue;
+    const sent = query[field.name];
+    const value = typeof sent === 'string' && sent !== '' ? sent : field.choices[0]!.value;
+    if (!field.choices.some((choice) => choice.value === value)) {
+      return { problem: `Choose one of the listed values for "${field.label}": ${field.choices.map((c) => c.label).join(', ')}.` };
+    }
+    choices[field.name] = value;
+  }
+  return { choices };
 }
 
 /**
@@ -308,7 +341,12 @@ export async function finishHandoffOAuth(
       message: `${platform.label} issued no refresh token, so cnv could not deliver after an hour. Remove cnv's access in your ${platform.label} account settings, then try again.`,
     };
   }
-  await recordHandoffGrant(db, handoff.id, box.seal(JSON.stringify({ refresh_token: result.tokens.refreshToken })));
+  // Where the scopes depend on a choice (scopesFor), the grant keeps the scope it was given: its refreshes ask for that.
+  const grant: Record<string, string> = { refresh_token: result.tokens.refreshToken };
+  if (platform.oauth.scopesFor) {
+    grant[GRANTED_SCOPE_CREDENTIAL] = result.tokens.scope ?? scopesToAsk(platform.oauth, await handoffSignInChoices(db, handoff.id)).join(' ');
+  }
+  await recordHandoffGrant(db, handoff.id, box.seal(JSON.stringify(grant)));
   return { kind: 'continue', token: handoff.token };
 }
 

@@ -6,7 +6,7 @@
 import { copyable, html, page, type Html } from '../../http/page';
 import { fieldAttributes, fieldError } from '../../http/field-error';
 import type { HostedHandoff, WebhookTarget } from './completion';
-import { platformLogo, type DestinationPlatform, type Problem } from '../../destinations';
+import { platformLogo, type ConnectField, type DestinationPlatform, type Problem } from '../../destinations';
 import { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_PREFIX } from '../../../protocol/webhook';
 import { CORRELATION_COOKIE } from '../../../protocol/cookies';
 
@@ -41,7 +41,8 @@ function formErrorsNotice(fieldNames: readonly string[], errors: readonly Proble
 /** The consent screen of a destination, with the form (and, after a bad submit, its errors and non-secret values). */
 export function destinationFormPage(hosted: DestinationHandoff, values: Record<string, string> = {}, errors: Problem[] = []): string {
   const kind = hosted.destination;
-  const shown = kind.fields.filter((field) => !(field.withoutSignIn && hosted.signedIn) && !hosted.provided.includes(field.name));
+  const chosen = (field: ConnectField) => field.beforeSignIn === true && Object.hasOwn(hosted.signInChoices, field.name);
+  const shown = kind.fields.filter((field) => !(field.withoutSignIn && hosted.signedIn) && !hosted.provided.includes(field.name) && !chosen(field));
   const fakeValues = hosted.fakeValues ?? null;
   const fields = shown.map((field) => {
     const error = errors.find((e) => e.param === field.name);
@@ -67,6 +68,7 @@ ${fieldError(field.name, error?.message)}`;
     html`${destinationHeading(kind, `Connect ${kind.label} to cnv`)}
 ${destinationIntro(hosted)}
 ${hosted.signedIn ? html`<div class="notice good">Signed in with ${kind.label}. Now tell cnv which account to send to.</div>` : ''}
+${kind.fields.filter(chosen).map((field) => chosenBeforeSignIn(hosted, field))}
 ${formErrorsNotice(kind.fields.map((f) => f.name), errors)}
 ${hosted.signInOffered ? optionalSignIn(hosted) : ''}
 <form method="post">
@@ -85,6 +87,13 @@ ${backToDashboard(DASHBOARD_DESTINATIONS, false)}`,
 function fakeValueHint(name: string, value: string): Html {
   return html`<div class="fake-value" id="${name}-fake"><span class="hint">Test value of the demo's local fake (not a real account):</span>
 ${copyable(`${name}-fake-value`, value)}</div>`;
+}
+
+/** A choice made before the sign-in, shown as made (the sign-in asked for what it needs), with the way to change it. */
+function chosenBeforeSignIn(hosted: DestinationHandoff, field: ConnectField): Html {
+  const value = hosted.signInChoices[field.name]!;
+  const label = field.choices?.find((choice) => choice.value === value)?.label ?? value;
+  return html`<p class="chosen">${field.label}: <strong>${label}</strong>, chosen before signing in. To change it, <a href="/handoffs/${hosted.handoff.token}?sign_in=again">sign in with ${hosted.destination.label} again</a>.</p>`;
 }
 
 /** The platform's optional sign-in, offered above the form that connects without it. */
@@ -285,9 +294,32 @@ export function destinationSignInPage(hosted: DestinationHandoff, problem?: stri
 ${destinationIntro(hosted)}
 ${problem ? html`<div class="notice warn">${problem}</div>` : ''}
 <p>First sign in with ${kind.label} and allow cnv to send conversions. You come back here to pick the account.</p>
-<p><a class="button" href="/handoffs/${hosted.handoff.token}/authorize">Sign in with ${kind.label}</a></p>
+${signInStart(hosted)}
 ${backToDashboard(DASHBOARD_DESTINATIONS, false)}`,
   );
+}
+
+/**
+ * The sign-in button; with the choices to make before it (ConnectField.beforeSignIn), a form whose submit starts the
+ * sign-in with them (GET /handoffs/{token}/authorize?name=value), preselecting the last choice made.
+ */
+function signInStart(hosted: DestinationHandoff): Html {
+  const kind = hosted.destination;
+  const before = kind.fields.filter((field) => field.beforeSignIn && field.choices && !hosted.provided.includes(field.name));
+  if (before.length === 0) return html`<p><a class="button" href="/handoffs/${hosted.handoff.token}/authorize">Sign in with ${kind.label}</a></p>`;
+  const controls = before.map((field) => {
+    const value = hosted.signInChoices[field.name] ?? field.choices![0]!.value;
+    return html`
+<label for="${field.name}">${field.label}</label>
+${field.hint ? html`<span class="hint" id="${field.name}-hint">${field.hint}</span>` : ''}
+<select id="${field.name}" name="${field.name}"${field.hint ? html` aria-describedby="${field.name}-hint"` : ''}>
+${field.choices!.map((choice) => html`<option value="${choice.value}"${choice.value === value ? html` selected` : ''}>${choice.label}</option>`)}
+</select>`;
+  });
+  return html`<form method="get" action="/handoffs/${hosted.handoff.token}/authorize">
+${controls}
+<button type="submit">Sign in with ${kind.label}</button>
+</form>`;
 }
 
 /** The service has no OAuth client for the platform: say which setting the operator must set. */

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { answerStoreTrouble, type AppContext } from '../../http/app';
 import { ApiError } from '../../http/errors';
-import { sendHtml } from '../../http/page';
+import { HOSTED_PAGE_CSP, sendHtml } from '../../http/page';
 import { acceptForms } from '../../http/form';
 import {
   beginHandoffOAuth,
@@ -15,6 +15,8 @@ import {
   missingOAuthSetting,
   OAUTH_STATE_PATTERN,
   openHostedHandoff,
+  signInChoicesOf,
+  type HostedHandoff,
 } from './completion';
 import { HANDOFF_TTL_MS, handoffExpired } from './sql';
 import { clearedOAuthBrowserCookie, oauthBrowserCookie, oauthBrowserCookieName, oauthBrowserCookieValid } from './browser-binding';
@@ -34,9 +36,25 @@ import {
 } from './hosted-pages';
 
 type ByToken = { Params: { token: string } };
+type DestinationHandoff = Extract<HostedHandoff, { kind: 'destination' }>;
 
 function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
   return sendHtml(reply, status, body);
+}
+
+/**
+ * The sign-in page, whose form (the choices asked before the sign-in) is answered with a redirect to the platform's
+ * consent screen: a browser applies `form-action` to that redirect too, so the page allows the authorize URL's origin.
+ */
+function sendSignInPage(reply: FastifyReply, status: number, settings: AppContext['settings'], hosted: DestinationHandoff, problem?: string): FastifyReply {
+  let csp = HOSTED_PAGE_CSP;
+  try {
+    const origin = hosted.destination.oauth ? new URL(hosted.destination.oauth.authorizeUrl(settings)).origin : null;
+    if (origin && origin !== 'null') csp = HOSTED_PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${origin}`);
+  } catch {
+    // An authorize URL that does not parse: the sign-in cannot start anyway (its redirect fails); keep the strict policy.
+  }
+  return sendHtml(reply, status, destinationSignInPage(hosted, problem), csp);
 }
 
 
@@ -62,26 +80,32 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     return sendPage(reply, 500, unavailablePage(500, 'The service hit an internal error; its log has the details.'));
   });
 
-  app.get<ByToken>('/handoffs/:token', async (request, reply) => {
+  app.get<ByToken & { Querystring: Record<string, unknown> }>('/handoffs/:token', async (request, reply) => {
     const hosted = await openHostedHandoff(db, settings, request.params.token);
     if (!hosted) return sendPage(reply, 404, notFoundPage());
     if (hosted.handoff.status === 'completed') return sendPage(reply, 200, completedPage(hosted));
     if (handoffExpired(hosted.handoff)) return sendPage(reply, 410, expiredPage(hosted));
     if (hosted.kind === 'trigger_source') return sendPage(reply, 200, triggerSourceIntroPage(hosted));
-    if (hosted.authorized) return sendPage(reply, 200, destinationFormPage(hosted));
+    // ?sign_in=again: the sign-in page once more (to change a choice made before it), also after a sign-in.
+    const again = request.query?.sign_in === 'again' && hosted.destination.oauth !== null && !hosted.destination.oauth.optional;
+    if (hosted.authorized && !again) return sendPage(reply, 200, destinationFormPage(hosted));
     // Say at once when the service cannot run the platform's sign-in, rather than behind the button.
     const missing = missingOAuthSetting(settings, hosted.destination);
-    return missing ? sendPage(reply, 503, oauthNotConfiguredPage(hosted, missing)) : sendPage(reply, 200, destinationSignInPage(hosted));
+    return missing ? sendPage(reply, 503, oauthNotConfiguredPage(hosted, missing)) : sendSignInPage(reply, 200, settings, hosted);
   });
 
   // The OAuth step: redirect to the platform's consent screen with a state bound to this handoff and a PKCE challenge,
   // and bind the state to this browser with a cookie (browser-binding.ts) that the callback asks for.
-  app.get<ByToken>('/handoffs/:token/authorize', async (request, reply) => {
+  // The choices of the sign-in page (ConnectField.beforeSignIn: Google's API) come as query parameters: they decide
+  // the scopes asked for.
+  app.get<ByToken & { Querystring: Record<string, unknown> }>('/handoffs/:token/authorize', async (request, reply) => {
     const hosted = await openHostedHandoff(db, settings, request.params.token);
     if (!hosted || hosted.kind !== 'destination') return sendPage(reply, 404, notFoundPage());
     if (hosted.handoff.status === 'completed') return sendPage(reply, 200, completedPage(hosted));
     if (handoffExpired(hosted.handoff)) return sendPage(reply, 410, expiredPage(hosted));
-    const begun = await beginHandoffOAuth(db, settings, hosted);
+    const chosen = signInChoicesOf(hosted, request.query ?? {});
+    if ('problem' in chosen) return sendSignInPage(reply, 400, settings, hosted, chosen.problem);
+    const begun = await beginHandoffOAuth(db, settings, hosted, chosen.choices);
     if (begun.kind === 'not_configured') return sendPage(reply, 503, oauthNotConfiguredPage(hosted, begun.setting));
     if (begun.kind === 'not_needed') return reply.redirect(`/handoffs/${hosted.handoff.token}`, 303);
     const linkLeftMs = hosted.handoff.created_at.getTime() + HANDOFF_TTL_MS - Date.now();
@@ -109,7 +133,7 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     if (finished.kind === 'continue') return reply.header('referrer-policy', 'no-referrer').redirect(`/handoffs/${finished.token}`, 303);
     const hosted = await openHostedHandoff(db, settings, finished.token);
     if (!hosted || hosted.kind !== 'destination') return sendPage(reply, 404, notFoundPage());
-    return sendPage(reply, 400, destinationSignInPage(hosted, finished.message));
+    return sendSignInPage(reply, 400, settings, hosted, finished.message);
   });
 
   app.post<ByToken>('/handoffs/:token', async (request, reply) => {
@@ -125,7 +149,10 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     const outcome = await completeDestinationHandoff(db, settings, hosted, form);
     if (outcome.kind === 'already_completed') return sendPage(reply, 409, completedPage(hosted));
     if (outcome.kind === 'invalid') {
-      return sendPage(reply, 400, hosted.authorized ? destinationFormPage(hosted, form, outcome.errors) : destinationSignInPage(hosted, outcome.errors[0]?.message));
+      // A choice made before the sign-in that the sign-in does not cover is fixed by signing in again: that page.
+      const beforeSignIn = outcome.errors.find((e) => hosted.destination.fields.some((f) => f.beforeSignIn && f.name === e.param));
+      if (!hosted.authorized || beforeSignIn) return sendSignInPage(reply, 400, settings, hosted, (beforeSignIn ?? outcome.errors[0])?.message);
+      return sendPage(reply, 400, destinationFormPage(hosted, form, outcome.errors));
     }
     return sendPage(reply, 200, destinationConnectedPage(hosted.destination, outcome.summary));
   });

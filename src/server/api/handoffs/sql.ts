@@ -93,10 +93,17 @@ export async function claimPendingHandoff(tx: Queryable, token: string, result: 
 }
 
 /** Starts the OAuth step of a pending handoff: the state the callback will name and the sealed PKCE verifier. */
-export async function startHandoffOAuth(db: Queryable, token: string, state: string, sealedVerifier: string): Promise<boolean> {
+export async function startHandoffOAuth(
+  db: Queryable,
+  token: string,
+  state: string,
+  sealedVerifier: string,
+  choices: Readonly<Record<string, string>> = {},
+): Promise<boolean> {
   const rows = await db.query(
-    `update handoffs set oauth_state = $2, oauth_verifier = $3 where token_hash = $1 and status = 'pending' returning id`,
-    [tokenHash(token), state, sealedVerifier],
+    `update handoffs set oauth_state = $2, oauth_verifier = $3, oauth_choices = $4::jsonb
+     where token_hash = $1 and status = 'pending' returning id`,
+    [tokenHash(token), state, sealedVerifier, Object.keys(choices).length > 0 ? JSON.stringify(choices) : null],
   );
   return rows.length > 0;
 }
@@ -117,6 +124,16 @@ export async function findHandoffByOAuthState(
 /** Records the sealed grant (refresh token) of a completed OAuth step; the state cannot be used twice. */
 export async function recordHandoffGrant(db: Queryable, id: string, sealedGrant: string): Promise<void> {
   await db.query(`update handoffs set oauth_grant = $2, oauth_state = null, oauth_verifier = null where id = $1`, [id, sealedGrant]);
+}
+
+/** What was chosen on a handoff's sign-in page before its last sign-in started (ConnectField.beforeSignIn); {} if nothing. */
+export async function handoffSignInChoices(db: Queryable, id: string): Promise<Record<string, string>> {
+  const [row] = await db.query<{ oauth_choices: unknown }>('select oauth_choices from handoffs where id = $1', [id]);
+  const stored = row?.oauth_choices;
+  const choices: Record<string, string> = {};
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return choices;
+  for (const [name, value] of Object.entries(stored)) if (typeof value === 'string') choices[name] = value;
+  return choices;
 }
 
 /** The sealed OAuth grant of a handoff, or null when its OAuth step is not done. */

@@ -1,6 +1,7 @@
 /** Google Ads as a destination: the hosted connect form (after Google's OAuth step) and the checks of a flow's action. */
-import type { ConnectField, ConnectResult, EventTrigger, Problem } from '../destination';
+import type { ConnectContext, ConnectField, ConnectResult, EventTrigger, Problem } from '../destination';
 import { conversionActionId } from './data-manager-request';
+import { GOOGLE_ADS_API_SCOPE, googleScopesFor } from './oauth';
 
 /** Which Google API a connection sends through. */
 export type GoogleAdsApi = 'data_manager' | 'google_ads_api';
@@ -23,14 +24,18 @@ export const GOOGLE_ADS_FIELDS: readonly ConnectField[] = [
       { value: 'data_manager', label: 'Data Manager API (recommended)' },
       { value: 'google_ads_api', label: 'Google Ads API (legacy)' },
     ],
+    // Chosen before Google's consent screen: the Google Ads API needs its own scope (oauth.ts).
+    beforeSignIn: true,
   },
 ];
 
 /**
  * Checks the form into settings (account ids, API). No credential comes from the form: Google's OAuth gives the
  * tokens, and the Google Ads API no longer uses a developer token (sunset on 9 September 2026; see legacy-request.ts).
+ * After a sign-in, the API must be one the grant's scopes cover: a sign-in for the Data Manager API cannot send through
+ * the Google Ads API, and Google may let the person leave a scope unticked.
  */
-export function parseGoogleAdsConnectForm(form: Record<string, string>): ConnectResult {
+export function parseGoogleAdsConnectForm(form: Record<string, string>, context?: ConnectContext): ConnectResult {
   const errors: Problem[] = [];
   const customerRaw = (form.customer_id ?? '').trim();
   const customerId = parseGoogleAdsCustomerId(customerRaw);
@@ -44,6 +49,13 @@ export function parseGoogleAdsConnectForm(form: Record<string, string>): Connect
   const apiRaw = (form.api ?? '').trim() || 'data_manager';
   if (apiRaw !== 'data_manager' && apiRaw !== 'google_ads_api') {
     errors.push({ param: 'api', message: "Choose Google's Data Manager API or the Google Ads API." });
+  } else if (context?.signedIn && context.grantedScopes) {
+    const missing = googleScopesFor(apiRaw).filter((scope) => !context.grantedScopes!.includes(scope));
+    if (missing.length > 0) {
+      const api = apiRaw === 'google_ads_api' ? 'the Google Ads API' : "Google's Data Manager API";
+      const why = missing.includes(GOOGLE_ADS_API_SCOPE) && apiRaw === 'google_ads_api' ? ' (the sign-in was for the Data Manager API, or that access was left unticked)' : '';
+      errors.push({ param: 'api', message: `Google did not give cnv access to ${api}${why}: it needs ${missing.join(' and ')}. Sign in with Google again, choosing ${api} and allowing every access it asks for.` });
+    }
   }
   if (errors.length > 0 || !customerId) return { ok: false, errors };
   return {

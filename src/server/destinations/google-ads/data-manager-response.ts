@@ -7,6 +7,7 @@
  */
 import type { DeliveryError } from '../destination';
 import { parseJson, type HttpAnswer } from '../http';
+import { SCOPE_INSUFFICIENT_REASON, scopeRefused } from './oauth';
 import { platformText } from '../platform-text';
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
 
@@ -210,6 +211,7 @@ export function classifyIngestAnswer(answer: HttpAnswer, nowMs: number): IngestV
     return { kind: 'all', outcome: { kind: 'token_refused', error: { code: 'unauthenticated', message: `${PLATFORM} refused the access token (HTTP ${status}).`, status } } };
   }
   const reasons = error?.reasons ?? [];
+  if (reasons.includes(SCOPE_INSUFFICIENT_REASON)) return { kind: 'all', outcome: { kind: 'token_refused', error: scopeRefused('data_manager', status) } };
   const accountReason = reasons.find((r) => r in ACCOUNT_RULES) ?? (grpc === 'PERMISSION_DENIED' ? 'PERMISSION_DENIED' : grpc === 'NOT_FOUND' ? 'NOT_FOUND' : undefined);
   if (accountReason) return { kind: 'all', outcome: { kind: 'failed', error: errorFrom(ACCOUNT_RULES[accountReason]!, status, detail) } };
   if (status === 403) return { kind: 'all', outcome: { kind: 'failed', error: errorFrom(ACCOUNT_RULES.PERMISSION_DENIED!, status, detail) } };

@@ -5,7 +5,8 @@
  */
 import type { DeliveryError, DeliveryOutcome, RequestSummary } from '../destination';
 import { parseRetryAfterMs } from '../../../protocol/retry-after';
-import { durationMs as parseDuration } from './data-manager-response';
+import { durationMs as parseDuration, parseGoogleError } from './data-manager-response';
+import { SCOPE_INSUFFICIENT_REASON, scopeRefused } from './oauth';
 import { platformText } from '../platform-text';
 
 function delivered(request: RequestSummary): DeliveryOutcome {
@@ -162,6 +163,10 @@ export function interpretUploadResponse(
   if (httpStatus === 429 || httpStatus === 408 || httpStatus >= 500) {
     const afterMs = parseRetryAfterMs(retryAfterHeader, now.getTime()) ?? retryDelayOf(status);
     return summaries.map((summary) => retry(error, afterMs, summary));
+  }
+  if (parseGoogleError(httpStatus, bodyText)?.reasons.includes(SCOPE_INSUFFICIENT_REASON)) {
+    // A token without the Google Ads API's scope (a Data Manager sign-in): refreshing cannot add it; a new sign-in can.
+    return summaries.map((summary) => ({ kind: 'token_refused', error: scopeRefused('google_ads_api', httpStatus), request: summary }));
   }
   if (httpStatus === 401 || status?.status === 'UNAUTHENTICATED') {
     // "UNAUTHENTICATED … the OAuth access token is expired or invalid" (Google Ads API, Common errors, AuthenticationError):
