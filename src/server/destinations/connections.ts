@@ -16,7 +16,7 @@
 import type { Database, Queryable } from '../db/db';
 import { openedOrNull, type SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
-import { ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
+import { GRANTED_SCOPE_CREDENTIAL, ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
 import { refreshAccessToken } from './oauth';
 import { findConnectionsById, markConnectedAgain, markReauthorizationRequired, replaceCredentials, type ConnectionRow, type GuardedWrite } from './sql';
 
@@ -81,12 +81,6 @@ export function sealCredentials(box: SecretBox, credentials: Record<string, stri
  */
 const STORED_ACCESS_TOKEN = 'oauth_access_token';
 const STORED_ACCESS_TOKEN_EXPIRES_AT = 'oauth_access_token_expires_at';
-
-/**
- * The credential holding the scope an OAuth grant was given at its sign-in (space-separated, as the token answer's
- * `scope`), stored with its refresh token by the hosted handoff. Connections made before it have none.
- */
-export const GRANTED_SCOPE_CREDENTIAL = 'oauth_granted_scope';
 
 /** An access token stored with the credentials, for the refresh token it was issued with. */
 interface StoredAccessToken {

@@ -142,6 +142,12 @@ export interface Connection {
   credentials: Record<string, string>;
 }
 
+/**
+ * The credential holding the scope an OAuth grant was given at its sign-in (space-separated, as the token answer's
+ * `scope`), stored with its refresh token by the hosted handoff; not a secret. Connections made before it have none.
+ */
+export const GRANTED_SCOPE_CREDENTIAL = 'oauth_granted_scope';
+
 /** What delivery gives a platform besides the batch. */
 export interface SendContext {
   settings: Settings;

@@ -16,6 +16,7 @@
  * Each removal leaves `[removed]`: short codes (`INVALID_GCLID`), field paths (`/elements/0/user/userIds/0/idValue`,
  * `events[0].adIdentifiers.gclid`) and account or conversion ids stay, so the message still says what went wrong.
  */
+import { GRANTED_SCOPE_CREDENTIAL } from './destination';
 import type {
   AdjustmentInput,
   AdjustmentOutcome,
@@ -25,6 +26,7 @@ import type {
   DeliveryOutcome,
   DestinationPlatform,
   Diagnosis,
+  SendContext,
 } from './destination';
 
 /** What replaces a removed value. */
@@ -160,9 +162,35 @@ function cleanOutcome<O extends DeliveryOutcome | AdjustmentOutcome>(outcome: O,
   return outcome;
 }
 
-function cleanTest(result: ConnectionTestResult): ConnectionTestResult {
+function cleanTest(result: ConnectionTestResult, secrets: readonly string[]): ConnectionTestResult {
   if (result.ok) return result;
-  return { ...result, message: platformText(result.message, Number.MAX_SAFE_INTEGER), ...(result.error ? { error: cleanError(result.error) } : {}) };
+  const values = prepared(secrets);
+  return {
+    ...result,
+    message: cleanText(result.message, Number.MAX_SAFE_INTEGER, values),
+    ...(result.error ? { error: cleanErrorWith(result.error, values) } : {}),
+  };
+}
+
+/** Credentials that are not secret (what a grant covers): kept in messages, which may name them. */
+const NOT_SECRET = new Set([GRANTED_SCOPE_CREDENTIAL]);
+
+/**
+ * The send context with its secrets collected: the connection's credentials (a pasted token, a refresh token, a
+ * developer token) and every access token the send is given. A platform may quote them in its error (a token refused
+ * with its value; a token with `|` or `.` in it is not one opaque run the patterns catch), so they are removed too.
+ */
+function withSecrets<C extends Pick<SendContext, 'connection' | 'accessToken'>>(ctx: C): { ctx: C; secrets: () => string[] } {
+  const tokens: string[] = [];
+  const accessToken = async () => {
+    const token = await ctx.accessToken();
+    tokens.push(token);
+    return token;
+  };
+  const credentials = Object.entries(ctx.connection.credentials)
+    .filter(([key, value]) => !NOT_SECRET.has(key) && typeof value === 'string')
+    .map(([, value]) => value);
+  return { ctx: { ...ctx, accessToken }, secrets: () => [...credentials, ...tokens] };
 }
 
 /**
@@ -173,22 +201,25 @@ export function cleanPlatform(platform: DestinationPlatform): DestinationPlatfor
   const { adjustBatch, diagnose } = platform;
   return {
     ...platform,
-    async sendBatch(inputs, ctx) {
+    async sendBatch(inputs, sendCtx) {
+      const { ctx, secrets } = withSecrets(sendCtx);
       const outcomes = await platform.sendBatch(inputs, ctx);
       if (outcomes.every((outcome) => outcome.kind === 'delivered')) return outcomes;
-      const sent = prepared(inputs.flatMap(sentValues));
+      const sent = prepared([...inputs.flatMap(sentValues), ...secrets()]);
       const clean = errorCleaner(sent);
       return outcomes.map((outcome) => cleanOutcome(outcome, clean, sent));
     },
-    async testConnection(ctx) {
-      return cleanTest(await platform.testConnection(ctx));
+    async testConnection(sendCtx) {
+      const { ctx, secrets } = withSecrets(sendCtx);
+      return cleanTest(await platform.testConnection(ctx), secrets());
     },
     ...(adjustBatch
       ? {
-          async adjustBatch(inputs: readonly AdjustmentInput[], ctx) {
+          async adjustBatch(inputs: readonly AdjustmentInput[], sendCtx) {
+            const { ctx, secrets } = withSecrets(sendCtx);
             const outcomes = await adjustBatch(inputs, ctx);
             if (outcomes.every((outcome) => outcome.kind === 'adjusted')) return outcomes;
-            const sent = prepared(inputs.flatMap((input) => sentValues(input.original)));
+            const sent = prepared([...inputs.flatMap((input) => sentValues(input.original)), ...secrets()]);
             const clean = errorCleaner(sent);
             return outcomes.map((outcome) => cleanOutcome(outcome, clean, sent));
           },
@@ -196,9 +227,10 @@ export function cleanPlatform(platform: DestinationPlatform): DestinationPlatfor
       : {}),
     ...(diagnose
       ? {
-          async diagnose(requestId: string, ctx) {
+          async diagnose(requestId: string, sendCtx) {
+            const { ctx, secrets } = withSecrets(sendCtx);
             const diagnosis: Diagnosis = await diagnose(requestId, ctx);
-            return diagnosis.ok ? diagnosis : { ok: false, error: cleanError(diagnosis.error) };
+            return diagnosis.ok ? diagnosis : { ok: false, error: cleanError(diagnosis.error, secrets()) };
           },
         }
       : {}),

@@ -67,7 +67,7 @@ describe('platformText', () => {
 });
 
 describe('every platform through the registry', () => {
-  const ctx = {} as SendContext;
+  const ctx = { connection: { id: 'dst_1', settings: {}, credentials: {} }, accessToken: async () => 'unused' } as unknown as SendContext;
   const echo = `value ${HASH} of ${EMAIL}, click Cj0Kshort, name Lovelace`;
   const fake: DestinationPlatform = {
     ...platformFor('google-ads')!,
@@ -98,5 +98,38 @@ describe('every platform through the registry', () => {
     expect(test.message).toBe(`Refused: value ${REMOVED} of ${REMOVED}, click Cj0Kshort, name Lovelace`);
     // Nothing of a person was sent in a test or a diagnosis: what identifies anyone is removed all the same.
     expect(JSON.stringify(await cleaned.diagnose!('req', ctx))).not.toMatch(/ada\.lovelace|[0-9a-f]{64}/);
+  });
+
+  it("removes the connection's own secrets a platform quotes back (a pasted token, the access token it was sent), even with separators", async () => {
+    // Short parts between separators: no single run the patterns would catch as opaque.
+    const pasted = 'EAAB|ab12.cd34-ef56';
+    const access = 'ya29.a0Af|short.x9';
+    const scope = 'https://www.googleapis.com/auth/datamanager';
+    const quoting: DestinationPlatform = {
+      ...platformFor('google-ads')!,
+      sendBatch: async (inputs, c) => {
+        const token = await c.accessToken();
+        return inputs.map(() => ({ kind: 'failed', error: { code: 'x', message: `Bad token ${token}; pasted ${pasted}; scope ${scope}` } }));
+      },
+      adjustBatch: async (inputs) => inputs.map(() => ({ kind: 'failed' as const, error: { code: 'x', message: `Bad token ${pasted}` } })),
+      testConnection: async (c) => ({ ok: false, message: `Refused ${await c.accessToken()} and ${pasted}`, error: { code: 'x', message: `Refused ${pasted}` } }),
+      diagnose: async () => ({ ok: false, error: { code: 'x', message: `Diagnosis of ${pasted}` } }),
+    };
+    const withCredentials = {
+      connection: { id: 'dst_1', settings: {}, credentials: { access_token: pasted, oauth_granted_scope: scope } },
+      accessToken: async () => access,
+    } as unknown as SendContext;
+    const platform = cleanPlatform(quoting);
+    const said = JSON.stringify([
+      await platform.sendBatch([input], withCredentials),
+      await platform.adjustBatch!([{ original: input } as AdjustmentInput], withCredentials),
+      await platform.testConnection(withCredentials),
+      await platform.diagnose!('req', withCredentials),
+    ]);
+    expect(said).not.toContain('EAAB');
+    expect(said).not.toContain('ab12');
+    expect(said).not.toContain('ya29');
+    // What a grant covers is not a secret: a message naming the scope keeps it.
+    expect(said).toContain(`scope ${scope}`);
   });
 });
