@@ -14,7 +14,9 @@ const ORIGIN = 'https://www.example.com';
 describe('collector routes', () => {
   let svc: TestService;
   beforeAll(async () => {
-    svc = await createTestService();
+    // The collector's clock: half a minute after the fixtures' snapshots were sent (visitor-clock.ts sets a clock
+    // farther off right).
+    svc = await createTestService({}, { now: () => new Date(Date.parse(snapshotBody().occurred_at) + 30_000) });
     await setSiteDomain(svc.db, svc.site.id, 'https://example.com');
   });
   afterAll(() => svc.close());
@@ -186,6 +188,16 @@ describe('collector routes', () => {
       expect(row!.touch).toEqual(first.touch);
       expect(row!.cookies).toEqual(first.cookies);
       expect(row!.occurred_at.toISOString()).toBe(first.occurred_at);
+    });
+
+    it("stores a snapshot from a visitor whose clock says 0001 on the service's clock, with its click", async () => {
+      const received = new Date(Date.parse(snapshotBody().occurred_at) + 30_000);
+      const body = snapshotBody({ occurred_at: '0001-01-01T01:00:00.000Z', touch: { ...snapshotBody().touch!, captured_at: '0001-01-01T00:00:00.000Z' } });
+      const res = await post(body);
+      expect(res.statusCode).toBe(204);
+      const row = await findSnapshot(svc.db, svc.site.id, body.correlation_token);
+      expect(row!.occurred_at.toISOString()).toBe(received.toISOString());
+      expect(row!.touch).toMatchObject({ click_ids: body.touch!.click_ids, captured_at: new Date(received.getTime() - 3_600_000).toISOString() });
     });
   });
 

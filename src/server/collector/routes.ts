@@ -13,6 +13,7 @@ import { COLLECT_PREFIX, SNAPSHOT_MAX_BYTES } from '../../protocol/collector';
 import { originAllowed, originRefused, siteNotFound } from './config';
 import { snapshotClientOf } from './snapshot-client';
 import { parseSnapshotBody } from './snapshot-input';
+import { onServiceClock } from './visitor-clock';
 import { parseFormSubmissionBody } from './form-submission-input';
 import { recordFormSubmission } from './form-submissions';
 import { SiteKeyCache } from './site-cache';
@@ -74,6 +75,8 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
   }
 
   const schema = { params: CollectorSiteParams };
+  // The time a snapshot or submission is received: the visitor's clock is set right against it (visitor-clock.ts).
+  const now = ctx.now ?? (() => new Date());
   // Per client address and per site (CNV_RATE_LIMIT_COLLECTOR_*): checked before the body is read.
   const limited = (await ctx.rateLimits?.hook(app, 'collector')) ?? null;
   const limits = limited ? { onRequest: limited } : {};
@@ -106,7 +109,7 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
     async (request, reply) => {
       const origin = request.headers.origin;
       const site = await siteFor(request.params.site_key, origin);
-      const snapshot = parseSnapshotBody(request.body);
+      const snapshot = onServiceClock(parseSnapshotBody(request.body), now());
       await writer.write({ siteId: site.id, snapshot, client: snapshotClientOf(request) });
       traffic.served(site, origin, 'snapshot');
       allowOrigin(reply, origin!).code(204).send();
@@ -121,7 +124,7 @@ export default async function collectorRoutes(fastify: FastifyInstance, ctx: App
     async (request, reply) => {
       const origin = request.headers.origin;
       const site = await siteFor(request.params.site_key, origin);
-      const submission = parseFormSubmissionBody(request.body);
+      const submission = onServiceClock(parseFormSubmissionBody(request.body), now());
       await recordFormSubmission(ctx.db, site, submission, snapshotClientOf(request));
       traffic.served(site, origin, 'form_submission');
       allowOrigin(reply, origin!).code(204).send();

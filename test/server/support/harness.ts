@@ -20,13 +20,13 @@ export interface TestService {
 }
 
 /** Starts an in-process service on a fresh in-memory database. Pass settings overrides as environment variables. */
-export async function createTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function createTestService(env: Record<string, string> = {}, options: { now?: () => Date } = {}): Promise<TestService> {
   const settings = loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: '5'.repeat(64), ...env });
   const db = await openMigratedPglite();
   const account = await insertAccount(db, 'Test account');
   const { key } = await issueApiKey(db, account.id, 'test');
   const site = await insertSite(db, account.id);
-  const app = await buildApp({ db, settings, logger: false });
+  const app = await buildApp({ db, settings, logger: false, ...(options.now ? { now: options.now } : {}) });
   await app.ready();
   return {
     app,
