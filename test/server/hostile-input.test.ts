@@ -168,6 +168,7 @@ describe.each(DATABASE_KINDS)('hostile input on $name', (kind) => {
       ['{"site_id":"SITE","name":"f","trigger_config":{"integrationId":"html","pageFilter":"LONE"},"actions_config":[{"integrationId":"google-ads","config":{}}]}', 'trigger_config.pageFilter'],
       ['{"site_id":"SITE","name":"f","trigger_config":{"integrationId":"html","pageFilter":"all"},"actions_config":[{"integrationId":"google-ads","config":{"LONE":1}}]}', 'actions_config[0].config.\\ud800'],
       ['{"site_id":"SITE","name":"aLONE","trigger_config":{"integrationId":"html","pageFilter":"all"},"actions_config":[{"integrationId":"google-ads","config":{}}]}', 'name'],
+      ['{"site_id":"SITE","name":"f","trigger_config":{"integrationId":"html","pageFilter":"all"},"actions_config":[{"integrationId":"google-ads","config":{"conversion":{"id":"1"},"n":1e999}}]}', 'actions_config[0].config.n'],
     ])('in a REST body %s is 400 naming %s, creating nothing', async (payload, param) => {
       const before = await counts();
       const res = await rest('POST', '/v1/flows', payload.replace('SITE', svc.site.id).replace('LONE', '\\ud800'));

@@ -31,6 +31,14 @@ describe('parseJsonText names the first value it cannot keep', () => {
     expect(parseJsonText('{"x":{"__proto__":{"admin":true},"y":1}}')).toEqual({ x: { y: 1 } });
   });
 
+  it('a number beyond a double (1e999, read as Infinity, stored as null) as parameter_invalid, by its path', () => {
+    expect(refusal('{"a":{"b":[1,1e999]}}')).toMatchObject({ code: 'parameter_invalid', param: 'a.b[1]' });
+    expect(refusal('{"v":-2.5E+400}')).toMatchObject({ code: 'parameter_invalid', param: 'v' });
+    expect(refusal(`{"v":${'9'.repeat(400)}}`).message).toBe('v is a number too large to store (at most about 1.8e308).');
+    // The largest doubles, tiny numbers (which read as 0) and exponent-like text in strings are kept.
+    expect(parseJsonText('{"a":1.7e308,"b":1e-400,"c":"e999 E1000"}')).toEqual({ a: 1.7e308, b: 0, c: 'e999 E1000' });
+  });
+
   it('accepts what it can keep, unchanged', () => {
     const text = '{"a":[1,{"b":"ü","c":null,"d":[true,"\\ud83d\\ude00"]}]}';
     expect(parseJsonText(text)).toEqual(JSON.parse(text));

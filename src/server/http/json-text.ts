@@ -64,7 +64,9 @@ export function isWellFormedText(text: string): boolean {
 
 /**
  * Parses JSON text. A syntax error, or a string or key holding a NUL character (which PostgreSQL text and jsonb cannot
- * store), is a 400 `invalid_json` that says so and names where; `__proto__` keys and unpaired surrogates as the options say.
+ * store), is a 400 `invalid_json` that says so and names where; a number beyond a double's range (`1e999`, which
+ * JSON.parse reads as Infinity, stored as null) a 400 `parameter_invalid` naming it; `__proto__` keys and unpaired
+ * surrogates as the options say.
  */
 export function parseJsonText(text: string, options: JsonTextOptions = {}): unknown {
   const what = options.what ?? 'The request body';
@@ -81,6 +83,9 @@ export function parseJsonText(text: string, options: JsonTextOptions = {}): unkn
   return value;
 }
 
+/** Text that may hold a number beyond a double's range: an exponent of three digits or more, or 309 digits in a row. */
+const TOO_LARGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
+
 /**
  * Whether a parsed text must be walked, or can be shown from the text alone to hold nothing the walk refuses or drops.
  * Without a `\u` escape every string and key stands in the text as it is: a NUL would be raw (JSON.parse has already
@@ -91,6 +96,9 @@ export function parseJsonText(text: string, options: JsonTextOptions = {}): unkn
  */
 function needsWalk(text: string, unpairedSurrogates: 'refuse' | 'keep'): boolean {
   if (text.includes('\\u') || text.includes('__proto__')) return true;
+  // A number JSON.parse reads as Infinity has an exponent of three digits or 309 digits before it (read in a string
+  // too: the walk then only costs its time).
+  if (TOO_LARGE_NUMBER.test(text)) return true;
   if (unpairedSurrogates === 'refuse' && !isWellFormedText(text)) return true;
   // Counted by indexOf hops (a body has a handful): a loop over every character cost as much as the walk it spares.
   let brackets = 0;
@@ -156,6 +164,11 @@ function inspect(root: unknown, rootPath: string, options: Required<JsonTextOpti
     if (typeof value === 'string') {
       checkText(value, place, undefined, rootPath, options);
       continue;
+    }
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      // JSON.parse reads 1e999 as Infinity, which would be stored as null.
+      const param = printable(spell(place, rootPath) || 'body');
+      throw invalidParam(param, `${param} is a number too large to store (at most about 1.8e308).`);
     }
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= JSON_MAX_DEPTH) {
