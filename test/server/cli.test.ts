@@ -337,6 +337,8 @@ describe('cnv on the embedded store of CNV_DATA_DIR', () => {
         [['sites', 'create', '--name', '   '], /--name/],
         [['accounts', 'create', '--name', 'x'.repeat(201)], /--name must be at most 200 characters/],
         [['keys', 'create', '--label', ''], /--label must not be empty/],
+        [['keys', 'create', '--label', 'ci\u001b[2J'], /--label must be one line of text, without control characters/],
+        [['sites', 'create', '--name', 'Shop\nline two'], /--name must be one line of text/],
         [['erase'], /Name the person/],
         [['erase', '--email', 'x'.repeat(600)], /email must be a string of at most/],
       ] as const) {

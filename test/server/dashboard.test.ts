@@ -710,6 +710,16 @@ describe('the Events page', () => {
 });
 
 describe('the API keys page', () => {
+  it('refuses a label with a control character (an escape sequence for the terminal of whoever lists keys), making no key', async () => {
+    const browser = await signedIn();
+    const count = async () => (await svc.db.query<{ n: number }>('select count(*)::int as n from api_keys where account_id = $1', [svc.accountId]))[0]!.n;
+    const before = await count();
+    const res = await browser.post('/dashboard/keys', { label: 'ci\u001b]0;owned\u0007' });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('The label must be one line of text, without control characters.');
+    expect(await count()).toBe(before);
+  });
+
   it('creates a key shown once that works on the REST API, lists it by its first characters with its last use, and revokes it', async () => {
     const browser = await signedIn();
     const res = await browser.post('/dashboard/keys', { label: 'backend' });

@@ -344,6 +344,29 @@ describe.each(DATABASE_KINDS)('hostile input on $name', (kind) => {
     });
   });
 
+  describe('names and labels with control characters', () => {
+    it.each([
+      ['POST', '/v1/sites', '{"name":"Shop\\r\\nInjected"}', 'name'],
+      ['POST', '/v1/sites', '{"name":"\\u001b]0;pwned\\u0007Shop"}', 'name'],
+      ['POST', '/v1/sites', '{"name":"Shop\\u009b2J"}', 'name'],
+      ['PATCH', '/v1/sites/SITE', '{"name":"Tab\\there"}', 'name'],
+      ['POST', '/v1/flows', '{"site_id":"SITE","name":"Flow\\u001b[2J","trigger_config":{"integrationId":"html","pageFilter":"all"},"actions_config":[{"integrationId":"google-ads","config":{}}]}', 'name'],
+    ] as const)('%s %s with %s is 400 naming %s, changing nothing', async (method, url, payload, param) => {
+      const before = await counts();
+      const res = await rest(method, url.replace('SITE', svc.site.id), payload.replace('SITE', svc.site.id));
+      const { message } = expectEnvelope(res, 400, 'parameter_invalid', param);
+      expect(message).toContain('one line of text, not blank, without control characters');
+      expect(await counts()).toBe(before);
+      const [site] = await svc.db.query<{ name: string }>('select name from sites where id = $1', [svc.site.id]);
+      expect(site!.name).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    });
+
+    it('keeps names in any script, with spaces, quotes and emoji', async () => {
+      const res = await rest('POST', '/v1/sites', JSON.stringify({ name: 'Boutique « été » — 東京 🛍' }));
+      expect(res.statusCode, res.body).toBe(201);
+    });
+  });
+
   describe('site domains whose host is not a host name', () => {
     it.each([
       'https://*.example.com',

@@ -10,6 +10,7 @@ import { serviceSecretBox } from '../db/secret-box';
 import { html } from '../http/page';
 import type { Notice } from './layout';
 import { ApiError, notFound } from '../http/errors';
+import { hasControlCharacter } from '../http/input';
 import { listSites, patchSite, createSite, requireSite, SiteFields, parseSiteDomain, parseSiteName, parseTimezone, type SiteRecord } from '../api/sites';
 import { allDestinationRecords, testDestination, type DestinationRecord } from '../api/destinations';
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
@@ -523,6 +524,9 @@ export async function keysView(db: Database, accountId: string): Promise<ApiKeyR
 export async function addApiKey(db: Database, accountId: string, form: Form): Promise<{ id: string; key: string }> {
   const label = (form.label ?? '').trim();
   if (label.length > 200) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', 'The label is longer than 200 characters.', 'label');
+  if (hasControlCharacter(label)) {
+    throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', 'The label must be one line of text, without control characters.', 'label');
+  }
   // Without a label, one that still tells keys apart: when it was made.
   return issueApiKey(db, accountId, label || `Made in the dashboard, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`);
 }

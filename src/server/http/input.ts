@@ -12,11 +12,23 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A value that must be a non-empty (after trimming) string of at most `max` characters; returns it trimmed. */
+/** A control character (C0, DEL, C1): none belongs in a name or a label. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Whether a text holds a control character (a line break, a tab, an ESC of a terminal sequence). */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL_CHARACTER.test(text);
+}
+
+/**
+ * A name or label: a non-empty (after trimming) string of at most `max` characters, one line without control
+ * characters (as the schemas' NonBlankText); returns it trimmed.
+ */
 export function nonEmptyString(value: unknown, param: string, max: number): string {
   if (typeof value !== 'string') throw invalidParam(param, `${param} must be a string.`);
   const trimmed = value.trim();
   if (!trimmed) throw invalidParam(param, `${param} must not be empty.`);
   if (trimmed.length > max) throw invalidParam(param, `${param} must be at most ${max} characters (got ${trimmed.length}).`);
+  if (hasControlCharacter(trimmed)) throw invalidParam(param, `${param} must be one line of text, without control characters (line breaks, tabs, escape sequences).`);
   return trimmed;
 }

@@ -3,7 +3,7 @@
  * enums. Each resource's own schemas live in `api/<resource>/schemas.ts` and are exported by name.
  */
 import { Type, type Static, type StringOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { NO_CONTROL_CHARACTERS, NOT_BLANK } from './validation';
+import { NO_CONTROL_CHARACTERS, SINGLE_LINE_TEXT } from './validation';
 import { ERROR_TYPES } from '../../protocol/errors';
 
 /** Text from a path or a query string: 1 to `maxLength` (default 200) characters, no control characters. */
@@ -11,9 +11,12 @@ export function PlainText(description: string, options: StringOptions = {}) {
   return Type.String({ minLength: 1, maxLength: 200, pattern: NO_CONTROL_CHARACTERS, description, ...options });
 }
 
-/** Text that must hold something besides spaces: 1 to `maxLength` characters; the service trims it. */
+/**
+ * A name or label: one line of 1 to `maxLength` characters holding something besides spaces, without control
+ * characters; the service trims it.
+ */
 export function NonBlankText(description: string, maxLength: number) {
-  return Type.String({ minLength: 1, maxLength, pattern: NOT_BLANK, description });
+  return Type.String({ minLength: 1, maxLength, pattern: SINGLE_LINE_TEXT, description });
 }
 
 /** The `{id}` of a path: one object id. */

@@ -28,6 +28,13 @@ export const AJV_OPTIONS: NonNullable<FastifyServerOptions['ajv']> = {
 
 /** The pattern of text that must hold something besides spaces. */
 export const NOT_BLANK = '\\S';
+/**
+ * The pattern of a name or label: one line of text, not blank, without control characters (C0, DEL and C1: a line
+ * break, a tab, an ESC sequence that would clear or retitle the terminal of whoever lists it).
+ */
+export const SINGLE_LINE_TEXT = '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+/** What a failure of SINGLE_LINE_TEXT says. */
+export const SINGLE_LINE_RULE = 'must be one line of text, not blank, without control characters (line breaks, tabs, escape sequences)';
 
 /** A query value that is an integer written in decimal digits, and nothing else (no `1e2`, `0x10`, `1.0`, ` 5`). */
 const DECIMAL_INTEGER = /^\d{1,15}$/;
@@ -117,6 +124,7 @@ function reason(issue: VerboseError): string {
       return 'is not in the expected format';
     case 'pattern':
       if (p.pattern === NO_CONTROL_CHARACTERS) return 'must not contain control characters';
+      if (p.pattern === SINGLE_LINE_TEXT) return SINGLE_LINE_RULE;
       return p.pattern === NOT_BLANK ? 'must not be blank' : 'has the wrong form';
     default:
       return 'is not valid';
