@@ -29,13 +29,15 @@ export const storeTouch = (touch: Touch, write: WriteCookie): void => {
 };
 
 /**
- * The stored touch, from the page's cookies (read now unless a caller already read them); undefined when there is none
- * or it does not parse (the collector validates its shape).
+ * The stored touch, from the page's cookies (read now unless a caller already read them); undefined when there is none,
+ * it does not parse, or it is JSON but no touch (`{}`, `1`, `null`: a damaged or foreign cookie, which must neither
+ * stop the capture of new clicks nor go out as a snapshot's touch the collector refuses). The collector checks the rest.
  */
 export const storedTouch = (cookies: Record<string, string> = readCookies()): Touch | undefined => {
   try {
-    return JSON.parse(cookies[CLICK_COOKIE]!);
+    const touch = JSON.parse(cookies[CLICK_COOKIE]!);
+    if (touch.click_ids) return touch;
   } catch {
-    // no cookie, or not JSON: undefined
+    // no cookie, or not JSON (or JSON null): undefined
   }
 };

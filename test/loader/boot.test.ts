@@ -23,6 +23,27 @@ describe('an active page (origin within the site domain)', () => {
     expect(touch.landing_page_url).toBe('https://www.example.com/pricing?gclid=abc&utm_source=google');
   });
 
+  test.each(['{}', '1', 'null', '[]', '"text"', '{"click_ids":null}'])(
+    'a cnv_click cookie that is JSON but no touch (%s) neither stops a new click nor goes out as a touch',
+    async (junk) => {
+      const page = preparePage('https://www.example.com/?gclid=fresh', configFor('https://example.com'));
+      document.cookie = `${CLICK_COOKIE}=${encodeURIComponent(junk)}; domain=example.com; path=/`;
+      boot();
+      await service()!.ready;
+      expect(JSON.parse(decodeURIComponent(page.jar.get(CLICK_COOKIE)!.value)).click_ids).toEqual({ gclid: 'fresh' });
+      // Without a new click, the snapshot carries no touch rather than the damaged one.
+      resetPage();
+      const plain = preparePage('https://www.example.com/signup', configFor('https://example.com'));
+      document.cookie = `${CLICK_COOKIE}=${encodeURIComponent(junk)}; domain=example.com; path=/`;
+      boot();
+      await service()!.ready;
+      await service()!.captureSaasSignupIntent();
+      await plain.flush();
+      expect(plain.beacons).toHaveLength(1);
+      expect(plain.beacons[0]!.snapshot.touch).toBeNull();
+    },
+  );
+
   test('a submit of a marked form writes the correlation cookie inside the event and sends one snapshot', async () => {
     const page = preparePage('https://www.example.com/?gclid=abc', configFor('https://www.example.com'));
     boot();
