@@ -36,22 +36,29 @@ export function submissionBody(submission: DetectedSubmission, watches: readonly
 
 /**
  * The function the forms script hands to the core: called after every change of consent, it starts the detectors of
- * the watched integrations (each once) when `on` and they are not running, and stops them when not `on`.
+ * the watched integrations (each once) when `on` and they are not running, and stops them when not `on`. A restart
+ * (consent withdrawn, then given again) reports nothing its detectors find while starting: a confirmation already on
+ * the page then (Gravity Forms', WPForms') was reported by the first start, or appeared while consent was withdrawn,
+ * and must not come back as a new lead with a new submission_id.
  */
 export function formsRunner(doc: Document = document, win: Window = window): OptionalExports['forms'] {
   let stop: (() => void) | undefined;
+  let started = false;
   return (on, watches, send) => {
     if (on && !stop) {
       const integrations = watches.map((watch) => watch.integration);
+      let restarting = started;
+      started = true;
       stop = startFormDetectors(
         integrations,
         (submission) => {
-          const body = submissionBody(submission, watches, win);
+          const body = !restarting && submissionBody(submission, watches, win);
           if (body) send('form-submissions', body);
         },
         doc,
         win,
       );
+      restarting = false;
     } else if (!on && stop) {
       stop();
       stop = undefined;

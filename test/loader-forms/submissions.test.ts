@@ -64,6 +64,26 @@ describe('formsRunner', () => {
     run(false, watches, send);
   });
 
+  test('a confirmation already on the page is reported once: consent withdrawn and given again does not report it as a new lead', () => {
+    // A Gravity Forms page after a full-page submit: the confirmation is there when the detectors start.
+    render('<div id="gform_confirmation_wrapper_3" class="gform_confirmation_wrapper"><div id="gform_confirmation_message_3" class="gform_confirmation_message">Thanks!</div></div>');
+    const run = formsRunner();
+    const send = vi.fn();
+    const watches: FormWatch[] = [{ integration: 'gravity-forms', page_filter: 'all' }];
+    run(true, watches, send);
+    expect(send).toHaveBeenCalledOnce();
+    expect(send).toHaveBeenCalledWith('form-submissions', expect.objectContaining({ integration: 'gravity-forms', form_id: '3' }));
+    run(false, watches, send);
+    run(true, watches, send);
+    expect(send).toHaveBeenCalledOnce();
+    // A submission after the restart is still reported.
+    run(true, [...watches, { integration: 'html', page_filter: 'all' }], send);
+    run(false, watches, send);
+    run(true, [{ integration: 'html', page_filter: 'all' }], send);
+    submit(form());
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
   test('`off` before any `on` does nothing', () => {
     expect(() => formsRunner()(false, [], vi.fn())).not.toThrow();
   });
