@@ -144,6 +144,8 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     expect(bogus.statusCode).toBe(400);
     expect(bogus.body).toContain('Choose one of the listed values for &quot;Send through&quot;');
     expect(bogus.headers['set-cookie']).toBeUndefined();
+    // Sent twice, it is no one value: refused the same way.
+    expect((await svc.app.inject({ method: 'GET', url: `${pathOf(handoff.url)}/authorize?api=data_manager&api=google_ads_api` })).statusCode).toBe(400);
 
     await signIn(handoff.url, '?api=google_ads_api', `${DATA_MANAGER} ${ADWORDS}`);
     expect(google.server.requests.length).toBeGreaterThan(authorizeCalls);

@@ -274,8 +274,8 @@ export function signInChoicesOf(hosted: DestinationHandoff, query: Readonly<Reco
   for (const field of hosted.destination.fields) {
     if (!field.beforeSignIn || !field.choices || hosted.provided.includes(field.name)) continue;
     const sent = query[field.name];
-    const value = typeof sent === 'string' && sent !== '' ? sent : field.choices[0]!.value;
-    if (!field.choices.some((choice) => choice.value === value)) {
+    const value = sent === undefined || sent === '' ? field.choices[0]!.value : sent;
+    if (typeof value !== 'string' || !field.choices.some((choice) => choice.value === value)) {
       return { problem: `Choose one of the listed values for "${field.label}": ${field.choices.map((c) => c.label).join(', ')}.` };
     }
     choices[field.name] = value;
