@@ -159,6 +159,12 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     expect(row!.settings).toMatchObject({ api: 'google_ads_api' });
     const opened = JSON.parse(secretBox(Buffer.from(SECRET_KEY, 'hex')).open(row!.credentials)) as Record<string, string>;
     expect(opened.oauth_granted_scope).toBe(`${DATA_MANAGER} ${ADWORDS}`);
+
+    // A reconnect starts at the API the connection sends through: a plain sign-in link keeps it, scope included.
+    const reconnect = await newHandoff(tenant);
+    const reconnectPage = await svc.app.inject({ method: 'GET', url: pathOf(reconnect.url) });
+    expect(reconnectPage.body).toContain('<option value="google_ads_api" selected>');
+    await signIn(reconnect.url, '', `${DATA_MANAGER} ${ADWORDS}`);
   });
 
   it('a sign-in that did not cover the Google Ads API cannot connect through it: the sign-in page says what to do', async () => {

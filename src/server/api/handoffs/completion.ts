@@ -25,6 +25,7 @@ import {
   platformFor,
   sealCredentials,
   upsertDestination,
+  type ConnectField,
   type DestinationPlatform,
   type Problem,
 } from '../../destinations';
@@ -55,7 +56,7 @@ export type HostedHandoff =
       /** Whether the page offers an optional sign-in (the platform has one and the service has its OAuth client). */
       signInOffered: boolean;
       /** What the account has connected of this type already (a handoff replaces it), or null. */
-      replaces: { status: string } | null;
+      replaces: { status: string; settings: Record<string, unknown> } | null;
       /** The name of the account that receives the connection. */
       accountName: string;
       /** Where this service sends the platform's API calls when a setting points them elsewhere (the demo's fake), or null. */
@@ -111,7 +112,7 @@ export async function openHostedHandoff(db: Queryable, settings: Settings, token
     const existing = await findConnection(db, handoff.account_id, destination.type);
     return {
       kind: 'destination', handoff, destination, authorized, signedIn, signInOffered,
-      replaces: existing ? { status: existing.status } : null, accountName: owner,
+      replaces: existing ? { status: existing.status, settings: existing.settings } : null, accountName: owner,
       apiElsewhere: platformApiElsewhere(settings, destination.type),
       fakeValues: platformFakeValues(settings, destination.type),
       provided: providedFields(settings, destination),
@@ -266,6 +267,17 @@ export async function beginHandoffOAuth(
 }
 
 /**
+ * The value a choice asked before the sign-in starts at: the one made at the last sign-in, else the connection's this
+ * handoff replaces (a reconnect keeps the API it sent through), else the field's first.
+ */
+export function defaultChoice(hosted: DestinationHandoff, field: ConnectField): string {
+  const valid = (value: unknown): value is string => typeof value === 'string' && (field.choices ?? []).some((choice) => choice.value === value);
+  const made = hosted.signInChoices[field.name];
+  const connected = hosted.replaces?.settings[field.name];
+  return valid(made) ? made : valid(connected) ? connected : field.choices![0]!.value;
+}
+
+/**
  * The choices a sign-in page sent (ConnectField.beforeSignIn fields the operator did not set), each one of its field's
  * values; a field not sent takes its first value, as the page preselects it. Problems for a value the field does not take.
  */
@@ -274,7 +286,7 @@ export function signInChoicesOf(hosted: DestinationHandoff, query: Readonly<Reco
   for (const field of hosted.destination.fields) {
     if (!field.beforeSignIn || !field.choices || hosted.provided.includes(field.name)) continue;
     const sent = query[field.name];
-    const value = sent === undefined || sent === '' ? field.choices[0]!.value : sent;
+    const value = sent === undefined || sent === '' ? defaultChoice(hosted, field) : sent;
     if (typeof value !== 'string' || !field.choices.some((choice) => choice.value === value)) {
       return { problem: `Choose one of the listed values for "${field.label}": ${field.choices.map((c) => c.label).join(', ')}.` };
     }

@@ -5,7 +5,7 @@
  */
 import { copyable, html, page, type Html } from '../../http/page';
 import { fieldAttributes, fieldError } from '../../http/field-error';
-import type { HostedHandoff, WebhookTarget } from './completion';
+import { defaultChoice, type HostedHandoff, type WebhookTarget } from './completion';
 import { platformLogo, type ConnectField, type DestinationPlatform, type Problem } from '../../destinations';
 import { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_PREFIX } from '../../../protocol/webhook';
 import { CORRELATION_COOKIE } from '../../../protocol/cookies';
@@ -308,7 +308,7 @@ function signInStart(hosted: DestinationHandoff): Html {
   const before = kind.fields.filter((field) => field.beforeSignIn && field.choices && !hosted.provided.includes(field.name));
   if (before.length === 0) return html`<p><a class="button" href="/handoffs/${hosted.handoff.token}/authorize">Sign in with ${kind.label}</a></p>`;
   const controls = before.map((field) => {
-    const value = hosted.signInChoices[field.name] ?? field.choices![0]!.value;
+    const value = defaultChoice(hosted, field);
     return html`
 <label for="${field.name}">${field.label}</label>
 ${field.hint ? html`<span class="hint" id="${field.name}-hint">${field.hint}</span>` : ''}
