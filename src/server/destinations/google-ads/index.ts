@@ -21,7 +21,7 @@ export const googleAdsPlatform: DestinationPlatform = {
   type: 'google-ads',
   label: 'Google Ads',
   consent:
-    "Conversions captured by your flows will be sent to this Google Ads account (with the ad click id and hashed identifiers) through Google's Data Manager API, so Google Ads can attribute signups to your campaigns.",
+    "Conversions captured by your flows will be sent to this Google Ads account (with the ad click id and hashed identifiers) through Google's Data Manager API (or the legacy Google Ads API, if chosen), so Google Ads can attribute signups to your campaigns.",
   oauth: googleOAuth,
   fields: GOOGLE_ADS_FIELDS,
   parseConnectForm: parseGoogleAdsConnectForm,
