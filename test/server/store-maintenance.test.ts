@@ -322,7 +322,7 @@ describe('against transaction id wraparound (PGlite freezes nothing by itself)',
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 60_000); // three opens of a store on disk and a freeze: about 8 s alone, over 20 s on a machine busy with CI
 
   it('tells a service that runs on and on, once, to restart so that the template databases are frozen', async () => {
     await transactions(60);
