@@ -37,7 +37,7 @@ describe('an active page (origin within the site domain)', () => {
       document.cookie = `${CLICK_COOKIE}=${encodeURIComponent(junk)}; domain=example.com; path=/`;
       boot();
       await service()!.ready;
-      await service()!.captureSaasSignupIntent();
+      await service()!.captureSaasSignupIntent!();
       await plain.flush();
       expect(plain.beacons).toHaveLength(1);
       expect(plain.beacons[0]!.snapshot.touch).toBeNull();
