@@ -83,8 +83,13 @@ export function parseJsonText(text: string, options: JsonTextOptions = {}): unkn
   return value;
 }
 
-/** Text that may hold a number beyond a double's range: an exponent of three digits or more, or 309 digits in a row. */
-const TOO_LARGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
+/**
+ * Text that may hold a number beyond a double's range (about 1.8e308): an exponent of three digits or more, or 200
+ * digits in a row. With an exponent of at most 99, a number needs 210 digits before its point to reach 1e308 (JSON
+ * allows no leading zeros, and digits after the point add nothing); 309 digits in a row, as before, missed
+ * `1` + 210 zeros + `e99`.
+ */
+const TOO_LARGE_NUMBER = /[eE]\+?\d{3}|\d{200}/;
 
 /**
  * Whether a parsed text must be walked, or can be shown from the text alone to hold nothing the walk refuses or drops.
@@ -96,8 +101,8 @@ const TOO_LARGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
  */
 function needsWalk(text: string, unpairedSurrogates: 'refuse' | 'keep'): boolean {
   if (text.includes('\\u') || text.includes('__proto__')) return true;
-  // A number JSON.parse reads as Infinity has an exponent of three digits or 309 digits before it (read in a string
-  // too: the walk then only costs its time).
+  // A number JSON.parse reads as Infinity has an exponent of three digits or 210 digits before its point (read in a
+  // string too: the walk then only costs its time).
   if (TOO_LARGE_NUMBER.test(text)) return true;
   if (unpairedSurrogates === 'refuse' && !isWellFormedText(text)) return true;
   // Counted by indexOf hops (a body has a handful): a loop over every character cost as much as the walk it spares.
