@@ -157,3 +157,20 @@ it('answers a NUL character in an argument as the tool’s error naming it, as o
   const unauthenticated = await svc.app.inject({ method: 'POST', url: '/mcp', payload: '{"jsonrpc":', headers: { 'content-type': 'application/json' } });
   expect(unauthenticated.statusCode).toBe(401);
 });
+
+it('answers a number beyond a double (1e999) in an argument as the tool’s error naming it, creating nothing', async () => {
+  const count = async () => (await svc.db.query<{ n: number }>('select count(*)::int as n from flows'))[0]!.n;
+  const before = await count();
+  // Written as text: JSON.stringify cannot write 1e999 (it writes Infinity as null).
+  const args = `{"site_id":"${svc.site.id}","name":"f","trigger_config":{"integrationId":"html","pageFilter":"all"},"actions_config":[{"integrationId":"google-ads","config":{"conversion":{"id":"1"},"n":1e999}}]}`;
+  const res = await svc.app.inject({
+    method: 'POST', url: '/mcp', payload: `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"create_flow","arguments":${args}}}`,
+    headers: { ...svc.auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+  });
+  expect(res.statusCode).toBe(200);
+  const event = /^data: (.*)$/m.exec(res.body);
+  const answer = JSON.parse(event ? event[1]! : res.body);
+  expect(answer.result.isError).toBe(true);
+  expect(answer.result.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'actions_config[0].config.n' });
+  expect(await count()).toBe(before);
+});

@@ -53,6 +53,12 @@ export interface JsonTextOptions {
    * tools' JSON-RPC, whose arguments reach a REST route that names the argument).
    */
   nulCharacters?: 'refuse' | 'keep';
+  /**
+   * A number beyond a double's range (`1e999`, read as Infinity): `refuse` answers 400 `parameter_invalid` naming it
+   * (default); `keep` leaves it for the agent tools, which refuse it naming the argument (`nonFiniteNumberPath`), as
+   * over stdio.
+   */
+  nonFiniteNumbers?: 'refuse' | 'keep';
 }
 
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -78,7 +84,10 @@ export function parseJsonText(text: string, options: JsonTextOptions = {}): unkn
   }
   const unpairedSurrogates = options.unpairedSurrogates ?? 'refuse';
   if (needsWalk(text, unpairedSurrogates)) {
-    inspect(value, '', { what, protoKeys: options.protoKeys ?? 'drop', unpairedSurrogates, nulCharacters: options.nulCharacters ?? 'refuse' });
+    inspect(value, '', {
+      what, protoKeys: options.protoKeys ?? 'drop', unpairedSurrogates, nulCharacters: options.nulCharacters ?? 'refuse',
+      nonFiniteNumbers: options.nonFiniteNumbers ?? 'refuse',
+    });
   }
   return value;
 }
@@ -157,6 +166,26 @@ function checkText(text: string, place: Place, key: string | undefined, rootPath
   }
 }
 
+/** The refusal of a number beyond a double's range (JSON.parse's Infinity, which JSON.stringify writes as null). */
+export function numberTooLarge(param: string): ApiError {
+  return invalidParam(param, `${param} is a number too large to store (at most about 1.8e308).`);
+}
+
+/**
+ * The path of the first number in a parsed value that is not finite (`actions_config[0].config.n`), or null. For a
+ * reader that kept them (`nonFiniteNumbers: 'keep'`) and passes the value on as JSON, where it would become null.
+ */
+export function nonFiniteNumberPath(value: unknown, path = ''): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  if (typeof value !== 'object' || value === null) return null;
+  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
+  for (const [key, item] of entries) {
+    const found = nonFiniteNumberPath(item, childPath(path, key));
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 /** Deepest nesting of arrays and objects accepted: deeper values are no data a client means to send, and would overflow a stack. */
 export const JSON_MAX_DEPTH = 32;
 
@@ -170,10 +199,9 @@ function inspect(root: unknown, rootPath: string, options: Required<JsonTextOpti
       checkText(value, place, undefined, rootPath, options);
       continue;
     }
-    if (typeof value === 'number' && !Number.isFinite(value)) {
+    if (options.nonFiniteNumbers === 'refuse' && typeof value === 'number' && !Number.isFinite(value)) {
       // JSON.parse reads 1e999 as Infinity, which would be stored as null.
-      const param = printable(spell(place, rootPath) || 'body');
-      throw invalidParam(param, `${param} is a number too large to store (at most about 1.8e308).`);
+      throw numberTooLarge(printable(spell(place, rootPath) || 'body'));
     }
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= JSON_MAX_DEPTH) {
