@@ -174,3 +174,14 @@ it('answers a number beyond a double (1e999) in an argument as the tool’s erro
   expect(answer.result.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'actions_config[0].config.n' });
   expect(await count()).toBe(before);
 });
+
+it('answers a name with a control character (a line break, an escape sequence) as the tool’s error naming it, changing nothing', async () => {
+  const name = async () => (await svc.db.query<{ name: string }>('select name from sites where id = $1', [svc.site.id]))[0]!.name;
+  const before = await name();
+  for (const bad of ['Shop\r\nInjected', 'Shop\u001b]0;owned\u0007', 'Shop\u009b2J']) {
+    const { answer } = await rpc('tools/call', { name: 'update_site', arguments: { id: svc.site.id, name: bad } });
+    expect(answer.result.isError, JSON.stringify(bad)).toBe(true);
+    expect(answer.result.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'name' });
+  }
+  expect(await name()).toBe(before);
+});
