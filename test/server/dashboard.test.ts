@@ -349,6 +349,20 @@ describe('the Sites page', () => {
     expect((await browser.get(saved.headers.location as string)).body).toContain('Site saved.');
   });
 
+  it('refuses a site or flow name with a control character (a line break, an escape sequence), changing nothing', async () => {
+    const browser = await signedIn();
+    const rows = async () => JSON.stringify(await svc.db.query('select (select count(*)::int from sites) as sites, (select count(*)::int from flows) as flows, (select name from sites where id = $1) as name', [svc.site.id]));
+    const before = await rows();
+    const added = await browser.post('/dashboard/sites', { name: 'Shop\r\nInjected' });
+    expect(added.statusCode).toBe(400);
+    expect(added.body).toContain('one line of text');
+    const saved = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop\u001b]0;owned\u0007', timezone: 'UTC' });
+    expect(saved.statusCode).toBe(400);
+    const flow = await browser.post('/dashboard/flows', { site_id: svc.site.id, name: 'Signups\u009b2J', trigger_type: 'api', key: 'signup', 'action_google-ads': 'on', 'value_google-ads': '987654321' });
+    expect(flow.statusCode).toBe(400);
+    expect(await rows()).toBe(before);
+  });
+
   it('adds a site, and shows a refused one in the Add site form with its reason and the values typed', async () => {
     const browser = await signedIn();
     const bad = await browser.post('/dashboard/sites', { name: 'Second shop', domain: 'https://shop.example.com/path' });

@@ -4,6 +4,7 @@ import { createRestService, json, type RestService } from './support/rest-harnes
 import { activeWebhookSecrets } from '../../src/server/webhook/secret-sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { serviceSecretBox } from '../../src/server/db/secret-box';
+import { startFakeServer } from '../../src/demo/fakes/fake-server';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -62,6 +63,30 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
         expect(page).toContain('CNV_DEMO_PORT=off');
       } finally {
         await faked.close();
+      }
+    });
+
+    it("never shows a pasted token Meta's refusal quotes back, whatever its separators or length (the message is cut at 160)", async () => {
+      // A Graph API that refuses every token and quotes it, wherever it was sent.
+      const graph = await startFakeServer<never>('echoing Graph API', (request) => {
+        const sent = request.query.get('access_token') ?? request.body?.access_token ?? request.headers.authorization ?? '';
+        return { status: 400, json: { error: { type: 'OAuthException', code: 190, message: `Invalid OAuth access token - Cannot parse access token: ${sent}` } } };
+      });
+      const echoing = await createRestService(kind, { CNV_META_GRAPH_API_BASE: graph.url });
+      try {
+        for (const token of [`EAAB${'Zq7'.repeat(10)}|tail.x9Q`, `EAAB|${'ab12.cd34-ef56/'.repeat(12)}`]) {
+          const handoff = json<{ url: string }>(
+            await echoing.app.inject({ method: 'POST', url: '/v1/handoffs', headers: echoing.auth, payload: { purpose: 'connect_destination', destination_type: 'meta' } }),
+          );
+          const res = await echoing.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: new URLSearchParams({ pixel_id: '1234567890', access_token: token }).toString() });
+          expect(res.statusCode).toBe(400);
+          expect(res.body).toContain('Cannot parse access token: [removed]');
+          for (const part of ['EAAB', 'tail', 'x9Q', 'ab12', 'cd34']) expect(res.body, `${token}: ${part}`).not.toContain(part);
+        }
+        expect(graph.requests.length).toBeGreaterThanOrEqual(2);
+      } finally {
+        await echoing.close();
+        await graph.close();
       }
     });
 

@@ -123,6 +123,31 @@ describe.each(DATABASE_KINDS)('hostile input on $name', (kind) => {
     });
   });
 
+  describe('a number beyond a double (1e999, read as Infinity)', () => {
+    const report = (fields: string) =>
+      svc.app.inject(signedReport(svc.site.site_key, 'signup', null, SECRET, {
+        rawBody: `{"correlation_token":null,"customer_event_id":"evt-${newToken()}",${fields}}`,
+      }));
+
+    it('in the webhook value is refused with 400 naming it, recording nothing', async () => {
+      const before = await counts();
+      expectEnvelope(await report('"value":1e999,"currency":"EUR"'), 400, 'parameter_invalid', 'value');
+      expect(await counts()).toBe(before);
+    });
+
+    it('anywhere in a webhook or collector body, even a field they ignore, is 400 naming it (a loader never writes one: JSON.stringify cannot)', async () => {
+      const before = await counts();
+      expectEnvelope(await report('"nickname":{"n":[1e999]}'), 400, 'parameter_invalid', 'nickname.n[0]');
+      const body = snapshotBody();
+      const res = await svc.app.inject({
+        method: 'POST', url: snapshotsPath(svc.site.site_key), headers: { origin: ORIGIN, 'content-type': SNAPSHOT_CONTENT_TYPE },
+        payload: JSON.stringify({ ...body, extra: 'X' }).replace('"X"', '-1e999'),
+      });
+      expectEnvelope(res, 400, 'parameter_invalid', 'extra');
+      expect(await counts()).toBe(before);
+    });
+  });
+
   describe('a lone UTF-16 surrogate', () => {
     const report = (fields: Record<string, unknown>) =>
       svc.app.inject(signedReport(svc.site.site_key, 'signup', null, SECRET, {

@@ -35,6 +35,9 @@ describe('parseJsonText names the first value it cannot keep', () => {
     expect(refusal('{"a":{"b":[1,1e999]}}')).toMatchObject({ code: 'parameter_invalid', param: 'a.b[1]' });
     expect(refusal('{"v":-2.5E+400}')).toMatchObject({ code: 'parameter_invalid', param: 'v' });
     expect(refusal(`{"v":${'9'.repeat(400)}}`).message).toBe('v is a number too large to store (at most about 1.8e308).');
+    // Beyond a double with a two-digit exponent or a fraction: 1e210 × 1e99, 1e250 × 1e60.
+    expect(refusal(`{"v":1${'0'.repeat(210)}e99}`)).toMatchObject({ code: 'parameter_invalid', param: 'v' });
+    expect(refusal(`[1${'0'.repeat(250)}.5E+60]`)).toMatchObject({ code: 'parameter_invalid', param: '[0]' });
     // The largest doubles, tiny numbers (which read as 0) and exponent-like text in strings are kept.
     expect(parseJsonText('{"a":1.7e308,"b":1e-400,"c":"e999 E1000"}')).toEqual({ a: 1.7e308, b: 0, c: 'e999 E1000' });
   });

@@ -157,3 +157,31 @@ it('answers a NUL character in an argument as the tool’s error naming it, as o
   const unauthenticated = await svc.app.inject({ method: 'POST', url: '/mcp', payload: '{"jsonrpc":', headers: { 'content-type': 'application/json' } });
   expect(unauthenticated.statusCode).toBe(401);
 });
+
+it('answers a number beyond a double (1e999) in an argument as the tool’s error naming it, creating nothing', async () => {
+  const count = async () => (await svc.db.query<{ n: number }>('select count(*)::int as n from flows'))[0]!.n;
+  const before = await count();
+  // Written as text: JSON.stringify cannot write 1e999 (it writes Infinity as null).
+  const args = `{"site_id":"${svc.site.id}","name":"f","trigger_config":{"integrationId":"html","pageFilter":"all"},"actions_config":[{"integrationId":"google-ads","config":{"conversion":{"id":"1"},"n":1e999}}]}`;
+  const res = await svc.app.inject({
+    method: 'POST', url: '/mcp', payload: `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"create_flow","arguments":${args}}}`,
+    headers: { ...svc.auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+  });
+  expect(res.statusCode).toBe(200);
+  const event = /^data: (.*)$/m.exec(res.body);
+  const answer = JSON.parse(event ? event[1]! : res.body);
+  expect(answer.result.isError).toBe(true);
+  expect(answer.result.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'actions_config[0].config.n' });
+  expect(await count()).toBe(before);
+});
+
+it('answers a name with a control character (a line break, an escape sequence) as the tool’s error naming it, changing nothing', async () => {
+  const name = async () => (await svc.db.query<{ name: string }>('select name from sites where id = $1', [svc.site.id]))[0]!.name;
+  const before = await name();
+  for (const bad of ['Shop\r\nInjected', 'Shop\u001b]0;owned\u0007', 'Shop\u009b2J']) {
+    const { answer } = await rpc('tools/call', { name: 'update_site', arguments: { id: svc.site.id, name: bad } });
+    expect(answer.result.isError, JSON.stringify(bad)).toBe(true);
+    expect(answer.result.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'name' });
+  }
+  expect(await name()).toBe(before);
+});

@@ -152,6 +152,29 @@ describe('the agent tools over stdio (cnv mcp)', () => {
     expect(answers.find((a) => a.id === 2)!.result?.isError).not.toBe(true);
   });
 
+  it('refuses a number beyond a double (1e999) in an argument naming it, where it once reached the service as null', async () => {
+    const { spawn } = await import('node:child_process');
+    const flows = async () => (await svc.db.query<{ n: number }>('select count(*)::int as n from flows'))[0]!.n;
+    const before = await flows();
+    const child = spawn(process.execPath, [cli, 'mcp'], { env: { CNV_API_KEY: svc.apiKey, CNV_API_URL: base }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const line = (message: object) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+    // Written as text: JSON.stringify cannot write 1e999.
+    const args = `{"site_id":"${svc.site.id}","name":"f","trigger_config":{"integrationId":"html","pageFilter":"all"},"actions_config":[{"integrationId":"google-ads","config":{"conversion":{"id":"1"},"n":1e999}}]}`;
+    child.stdin.end(
+      line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } }) +
+        line({ method: 'notifications/initialized' }) +
+        `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_flow","arguments":${args}}}\n`,
+    );
+    expect(await exited).toBe(0);
+    const answer = out.trim().split('\n').map((text) => JSON.parse(text) as { id?: number; result?: ToolCall }).find((a) => a.id === 2)!;
+    expect(answer.result?.isError).toBe(true);
+    expect(answer.result?.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'actions_config[0].config.n' });
+    expect(await flows()).toBe(before);
+  });
+
   it('answers every tool with an unauthorized error when CNV_API_KEY is wrong', async () => {
     const client = await start({ CNV_API_KEY: 'cnv_sk_wrong', CNV_API_URL: base });
     const result = await call(client, 'list_sites');

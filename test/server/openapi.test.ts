@@ -384,6 +384,20 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('states that names are one line without control characters, in the pattern and in words, and the service refuses so', async () => {
+    const body = (path: string, method: 'post' | 'patch'): any => (doc.paths as Record<string, any>)[path][method].requestBody.content['application/json'].schema;
+    const names = [body('/v1/sites', 'post').properties.name, body('/v1/sites/{id}', 'patch').properties.name, body('/v1/flows', 'post').properties.name, body('/v1/flows/{id}', 'patch').properties.name];
+    for (const name of names) {
+      expect(name.description).toMatch(/one line, without control characters/i);
+      const pattern = new RegExp(name.pattern as string, 'u');
+      expect(pattern.test('Boutique « été » — 東京')).toBe(true);
+      for (const bad of ['a\r\nb', 'a\tb', 'a\u001b[2Jb', 'a\u007fb', 'a\u009bb', '   ']) expect(pattern.test(bad), JSON.stringify(bad)).toBe(false);
+    }
+    const refused = await svc.app.inject({ method: 'POST', url: '/v1/sites', headers: svc.auth, payload: { name: 'Shop\u001b[2J' } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toMatchObject({ code: 'parameter_invalid', param: 'name' });
+  });
+
   it('gives every /v1 route and webhook a documented success answer and the error envelope (routes added later too)', () => {
     const missing: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {

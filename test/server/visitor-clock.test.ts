@@ -28,11 +28,19 @@ describe('onServiceClock', () => {
     expect(ahead).toMatchObject({ occurred_at: '2026-11-28T12:00:00.000Z', touch: { captured_at: '2026-11-28T11:30:00.000Z' } });
   });
 
-  it('puts a click stamped after its signup (a clock set back between them) at the signup, and one before 1970 at 1970', () => {
+  it('puts a click stamped after its signup (a clock set back between them), or longer before it than cnv_click lives, at the signup', () => {
     const later = onServiceClock({ ...at('2026-11-28T11:59:00.000Z'), touch: { ...touch, captured_at: '2030-01-01T00:00:00.000Z' } }, received);
     expect(later).toMatchObject({ occurred_at: '2026-11-28T11:59:00.000Z', touch: { captured_at: '2026-11-28T11:59:00.000Z' } });
+    // The clock said 0001 at the click and was right by the signup. The click was at most 90 days before (the cookie
+    // that carried it lives no longer); 1970 (or any time beyond 90 days) made Microsoft's request leave the click id
+    // out and Meta's fbc carry a creation time decades old: the click would be lost.
     const ancient = onServiceClock({ ...at('2026-11-28T11:59:00.000Z'), touch: { ...touch, captured_at: '0001-01-01T00:00:00.000Z' } }, received);
-    expect(ancient.touch!.captured_at).toBe('1970-01-01T00:00:00.000Z');
+    expect(ancient.touch!.captured_at).toBe('2026-11-28T11:59:00.000Z');
+    const beyond = onServiceClock({ ...at('2026-11-28T11:59:00.000Z'), touch: { ...touch, captured_at: '2026-08-01T00:00:00.000Z' } }, received);
+    expect(beyond.touch!.captured_at).toBe('2026-11-28T11:59:00.000Z');
+    // 89 days before: as sent.
+    const old = onServiceClock({ ...at('2026-11-28T11:59:00.000Z'), touch: { ...touch, captured_at: '2026-08-31T12:00:00.000Z' } }, received);
+    expect(old.touch!.captured_at).toBe('2026-08-31T12:00:00.000Z');
     // The click ids, UTM and landing page are kept whatever the clock said.
     expect(ancient.touch).toMatchObject({ click_ids: touch.click_ids, utm: touch.utm, landing_page_url: touch.landing_page_url });
   });

@@ -11,11 +11,15 @@
  * - `cleanPlatform(platform)`: the registry wraps every platform with it, so every error of a conversion send, an
  *   adjustment, a connection test or a diagnosis is cleaned once more with, in addition, every value cnv sent in that
  *   batch removed (plain and normalised identity fields, the customer id, click ids, cookies, IP address, user agent,
- *   page address), wherever it appears in the message or the hint.
+ *   page address), wherever it appears in the message or the hint. The connection's secrets (its credentials, the
+ *   access tokens the call was given, the service's developer tokens) are removed too: by every `platformText` inside
+ *   the call (from the raw words, before the patterns and the cut), again from the errors returned, and from the
+ *   message and stack of an error the call throws.
  *
  * Each removal leaves `[removed]`: short codes (`INVALID_GCLID`), field paths (`/elements/0/user/userIds/0/idValue`,
  * `events[0].adIdentifiers.gclid`) and account or conversion ids stay, so the message still says what went wrong.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { GRANTED_SCOPE_CREDENTIAL } from './destination';
 import type {
   AdjustmentInput,
@@ -102,7 +106,34 @@ function prepared(values: Iterable<string>): string[] {
  * sent), at most `max` characters (cut after cleaning, so half a value is never left behind).
  */
 export function platformText(raw: string, max = MAX_PLATFORM_TEXT, sent: readonly string[] = []): string {
-  return cleanText(raw, max, prepared(sent));
+  const secrets = connectionSecrets.getStore()?.() ?? [];
+  return cleanText(raw, max, prepared(secrets.length > 0 ? [...sent, ...secrets] : sent));
+}
+
+/**
+ * The secrets of the connection a platform call (cleanPlatform) runs for. Every `platformText` inside that call removes
+ * them first, from the platform's raw words: before the patterns (which would cut a token's long run and leave its
+ * short parts, `[removed]|tail.x9`, that cleanPlatform's second pass no longer finds whole) and before the text is
+ * shortened (a token cut in half is not found whole either).
+ */
+const connectionSecrets = new AsyncLocalStorage<() => string[]>();
+
+/**
+ * Runs a platform call with the connection's secrets in scope. An error it throws (a parse error quoting the answer, an
+ * adapter's fault) becomes the event's `adapter_error` and a log line: the secrets are removed from its message and
+ * stack too (nothing else: the rest is cnv's own words, kept for whoever debugs it).
+ */
+async function withSecretsInScope<T>(secrets: () => string[], call: () => Promise<T>): Promise<T> {
+  try {
+    return await connectionSecrets.run(secrets, call);
+  } catch (error) {
+    if (error instanceof Error) {
+      const values = prepared(secrets());
+      error.message = removeValues(error.message, values);
+      if (error.stack !== undefined) error.stack = removeValues(error.stack, values);
+    }
+    throw error;
+  }
 }
 
 /** platformText with the sent values already prepared (a batch prepares them once for all its errors). */
@@ -177,20 +208,28 @@ const NOT_SECRET = new Set([GRANTED_SCOPE_CREDENTIAL]);
 
 /**
  * The send context with its secrets collected: the connection's credentials (a pasted token, a refresh token, a
- * developer token) and every access token the send is given. A platform may quote them in its error (a token refused
- * with its value; a token with `|` or `.` in it is not one opaque run the patterns catch), so they are removed too.
+ * developer token), the service's developer tokens sent with every call (Google Ads, Microsoft Advertising) and every
+ * access token the send is given. A platform may quote them in its error (a token refused with its value; a token
+ * with `|` or `.` in it is not one opaque run the patterns catch), so they are removed too. Read when asked: a refresh
+ * token the platform rotates during the call replaces the old one in the credentials, and both are removed.
  */
 function withSecrets<C extends Pick<SendContext, 'connection' | 'accessToken'>>(ctx: C): { ctx: C; secrets: () => string[] } {
-  const tokens: string[] = [];
+  const seen: string[] = [];
   const accessToken = async () => {
     const token = await ctx.accessToken();
-    tokens.push(token);
+    seen.push(token);
     return token;
   };
-  const credentials = Object.entries(ctx.connection.credentials)
-    .filter(([key, value]) => !NOT_SECRET.has(key) && typeof value === 'string')
-    .map(([, value]) => value);
-  return { ctx: { ...ctx, accessToken }, secrets: () => [...credentials, ...tokens] };
+  const settings = (ctx as Partial<SendContext>).settings;
+  const service = [settings?.googleAdsDeveloperToken, settings?.microsoft?.developerToken].filter((v): v is string => typeof v === 'string');
+  const secrets = () => {
+    for (const [key, value] of Object.entries(ctx.connection.credentials)) {
+      if (!NOT_SECRET.has(key) && typeof value === 'string' && !seen.includes(value)) seen.push(value);
+    }
+    return [...seen, ...service];
+  };
+  secrets(); // the credentials as the call starts, before a rotation replaces one
+  return { ctx: { ...ctx, accessToken }, secrets };
 }
 
 /**
@@ -203,7 +242,7 @@ export function cleanPlatform(platform: DestinationPlatform): DestinationPlatfor
     ...platform,
     async sendBatch(inputs, sendCtx) {
       const { ctx, secrets } = withSecrets(sendCtx);
-      const outcomes = await platform.sendBatch(inputs, ctx);
+      const outcomes = await withSecretsInScope(secrets, () => platform.sendBatch(inputs, ctx));
       if (outcomes.every((outcome) => outcome.kind === 'delivered')) return outcomes;
       const sent = prepared([...inputs.flatMap(sentValues), ...secrets()]);
       const clean = errorCleaner(sent);
@@ -211,13 +250,13 @@ export function cleanPlatform(platform: DestinationPlatform): DestinationPlatfor
     },
     async testConnection(sendCtx) {
       const { ctx, secrets } = withSecrets(sendCtx);
-      return cleanTest(await platform.testConnection(ctx), secrets());
+      return cleanTest(await withSecretsInScope(secrets, () => platform.testConnection(ctx)), secrets());
     },
     ...(adjustBatch
       ? {
           async adjustBatch(inputs: readonly AdjustmentInput[], sendCtx) {
             const { ctx, secrets } = withSecrets(sendCtx);
-            const outcomes = await adjustBatch(inputs, ctx);
+            const outcomes = await withSecretsInScope(secrets, () => adjustBatch(inputs, ctx));
             if (outcomes.every((outcome) => outcome.kind === 'adjusted')) return outcomes;
             const sent = prepared([...inputs.flatMap((input) => sentValues(input.original)), ...secrets()]);
             const clean = errorCleaner(sent);
@@ -229,7 +268,7 @@ export function cleanPlatform(platform: DestinationPlatform): DestinationPlatfor
       ? {
           async diagnose(requestId: string, sendCtx) {
             const { ctx, secrets } = withSecrets(sendCtx);
-            const diagnosis: Diagnosis = await diagnose(requestId, ctx);
+            const diagnosis: Diagnosis = await withSecretsInScope(secrets, () => diagnose(requestId, ctx));
             return diagnosis.ok ? diagnosis : { ok: false, error: cleanError(diagnosis.error, secrets()) };
           },
         }

@@ -53,6 +53,12 @@ export interface JsonTextOptions {
    * tools' JSON-RPC, whose arguments reach a REST route that names the argument).
    */
   nulCharacters?: 'refuse' | 'keep';
+  /**
+   * A number beyond a double's range (`1e999`, read as Infinity): `refuse` answers 400 `parameter_invalid` naming it
+   * (default); `keep` leaves it for the agent tools, which refuse it naming the argument (`nonFiniteNumberPath`), as
+   * over stdio.
+   */
+  nonFiniteNumbers?: 'refuse' | 'keep';
 }
 
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -78,13 +84,21 @@ export function parseJsonText(text: string, options: JsonTextOptions = {}): unkn
   }
   const unpairedSurrogates = options.unpairedSurrogates ?? 'refuse';
   if (needsWalk(text, unpairedSurrogates)) {
-    inspect(value, '', { what, protoKeys: options.protoKeys ?? 'drop', unpairedSurrogates, nulCharacters: options.nulCharacters ?? 'refuse' });
+    inspect(value, '', {
+      what, protoKeys: options.protoKeys ?? 'drop', unpairedSurrogates, nulCharacters: options.nulCharacters ?? 'refuse',
+      nonFiniteNumbers: options.nonFiniteNumbers ?? 'refuse',
+    });
   }
   return value;
 }
 
-/** Text that may hold a number beyond a double's range: an exponent of three digits or more, or 309 digits in a row. */
-const TOO_LARGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
+/**
+ * Text that may hold a number beyond a double's range (about 1.8e308): an exponent of three digits or more, or 200
+ * digits in a row. With an exponent of at most 99, a number needs 210 digits before its point to reach 1e308 (JSON
+ * allows no leading zeros, and digits after the point add nothing); 309 digits in a row, as before, missed
+ * `1` + 210 zeros + `e99`.
+ */
+const TOO_LARGE_NUMBER = /[eE]\+?\d{3}|\d{200}/;
 
 /**
  * Whether a parsed text must be walked, or can be shown from the text alone to hold nothing the walk refuses or drops.
@@ -96,8 +110,8 @@ const TOO_LARGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
  */
 function needsWalk(text: string, unpairedSurrogates: 'refuse' | 'keep'): boolean {
   if (text.includes('\\u') || text.includes('__proto__')) return true;
-  // A number JSON.parse reads as Infinity has an exponent of three digits or 309 digits before it (read in a string
-  // too: the walk then only costs its time).
+  // A number JSON.parse reads as Infinity has an exponent of three digits or 210 digits before its point (read in a
+  // string too: the walk then only costs its time).
   if (TOO_LARGE_NUMBER.test(text)) return true;
   if (unpairedSurrogates === 'refuse' && !isWellFormedText(text)) return true;
   // Counted by indexOf hops (a body has a handful): a loop over every character cost as much as the walk it spares.
@@ -152,6 +166,26 @@ function checkText(text: string, place: Place, key: string | undefined, rootPath
   }
 }
 
+/** The refusal of a number beyond a double's range (JSON.parse's Infinity, which JSON.stringify writes as null). */
+export function numberTooLarge(param: string): ApiError {
+  return invalidParam(param, `${param} is a number too large to store (at most about 1.8e308).`);
+}
+
+/**
+ * The path of the first number in a parsed value that is not finite (`actions_config[0].config.n`), or null. For a
+ * reader that kept them (`nonFiniteNumbers: 'keep'`) and passes the value on as JSON, where it would become null.
+ */
+export function nonFiniteNumberPath(value: unknown, path = ''): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  if (typeof value !== 'object' || value === null) return null;
+  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
+  for (const [key, item] of entries) {
+    const found = nonFiniteNumberPath(item, childPath(path, key));
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 /** Deepest nesting of arrays and objects accepted: deeper values are no data a client means to send, and would overflow a stack. */
 export const JSON_MAX_DEPTH = 32;
 
@@ -165,10 +199,9 @@ function inspect(root: unknown, rootPath: string, options: Required<JsonTextOpti
       checkText(value, place, undefined, rootPath, options);
       continue;
     }
-    if (typeof value === 'number' && !Number.isFinite(value)) {
+    if (options.nonFiniteNumbers === 'refuse' && typeof value === 'number' && !Number.isFinite(value)) {
       // JSON.parse reads 1e999 as Infinity, which would be stored as null.
-      const param = printable(spell(place, rootPath) || 'body');
-      throw invalidParam(param, `${param} is a number too large to store (at most about 1.8e308).`);
+      throw numberTooLarge(printable(spell(place, rootPath) || 'body'));
     }
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= JSON_MAX_DEPTH) {

@@ -16,7 +16,7 @@ export function PlainText(description: string, options: StringOptions = {}) {
  * characters; the service trims it.
  */
 export function NonBlankText(description: string, maxLength: number) {
-  return Type.String({ minLength: 1, maxLength, pattern: SINGLE_LINE_TEXT, description });
+  return Type.String({ minLength: 1, maxLength, pattern: SINGLE_LINE_TEXT, description: `${description} One line, without control characters (line breaks, tabs, escape sequences).` });
 }
 
 /** The `{id}` of a path: one object id. */

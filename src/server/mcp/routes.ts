@@ -61,14 +61,15 @@ class UnreadableMessage {
 /**
  * The body of POST /mcp as JSON, read as every JSON body is (UTF-8, nested 32 levels at most, `__proto__` refused) but
  * for two things. A NUL character is kept: it is in a tool's argument, and the REST route the tool calls refuses it
- * naming that argument, as a tool error (over stdio too). And a body that cannot be read is answered with a JSON-RPC
+ * naming that argument, as a tool error (over stdio too); a number beyond a double (`1e999`) is kept for the tool to
+ * refuse the same way (runTool). And a body that cannot be read is answered with a JSON-RPC
  * error, which an MCP client can show, rather than the REST envelope.
  */
 function readMessage(request: FastifyRequest, body: Buffer): unknown {
   try {
     const text = utf8JsonBodyText(body, request.headers['content-type']);
     if (text === '') return new UnreadableMessage(400, 'Parse error: the request body is empty: send one JSON-RPC message.');
-    return parseJsonText(text, { what: 'The JSON-RPC message', protoKeys: 'refuse', unpairedSurrogates: 'keep', nulCharacters: 'keep' });
+    return parseJsonText(text, { what: 'The JSON-RPC message', protoKeys: 'refuse', unpairedSurrogates: 'keep', nulCharacters: 'keep', nonFiniteNumbers: 'keep' });
   } catch (error) {
     if (error instanceof ApiError) return new UnreadableMessage(error.status, `Parse error: ${error.message}`);
     throw error;

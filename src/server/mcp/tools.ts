@@ -11,7 +11,7 @@ import { DestinationIdParams, ListDestinationsQuery } from '../api/destinations'
 import { EventIdParams, ListEventsQuery } from '../api/events';
 import { supportedDestinationTypes } from '../destinations';
 import { invalidParam, missingParam, printable } from '../http/errors';
-import { isWellFormedText } from '../http/json-text';
+import { isWellFormedText, nonFiniteNumberPath, numberTooLarge } from '../http/json-text';
 import type { ErrorBody } from '../../protocol/errors';
 
 /** A tool's arguments as the client sent them (checked by the REST route, not here, but for undeclared names). */
@@ -379,6 +379,9 @@ function undeclaredArgument(tool: ToolDefinition, input: ToolInput): ErrorBody |
 export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest): Promise<ToolResult> {
   const undeclared = undeclaredArgument(tool, input);
   if (undeclared) return toolError(undeclared);
+  // A number beyond a double (1e999, read as Infinity) would reach the REST route as null: refused here, by its path.
+  const tooLarge = nonFiniteNumberPath(input);
+  if (tooLarge !== null) return toolError(numberTooLarge(printable(tooLarge)).toBody());
   let request: RestRequest;
   try {
     request = tool.toRequest(input);

@@ -3,12 +3,15 @@
  * identity value into a stored error, whatever the platform and whatever path (send, adjustment, connection test,
  * diagnosis), and what is left still says what went wrong.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanPlatform, platformText, REMOVED, sentValues } from '../../../src/server/destinations/platform-text';
 import { sha256Hex } from '../../../src/server/destinations/hashing';
 import type { AdjustmentInput, DestinationPlatform, SendContext } from '../../../src/server/destinations/destination';
 import { platformFor } from '../../../src/server/destinations';
+import { loadSettings } from '../../../src/server/settings';
 import { deliveryInput } from './delivery-inputs';
+import { metaContext, metaInput } from './meta/fixtures';
+import { startFakeServer, type FakeServer } from '../../../src/demo/fakes/fake-server';
 
 const EMAIL = 'ada.lovelace@example.com';
 const HASH = sha256Hex(EMAIL);
@@ -131,5 +134,74 @@ describe('every platform through the registry', () => {
     expect(said).not.toContain('ya29');
     // What a grant covers is not a secret: a message naming the scope keeps it.
     expect(said).toContain(`scope ${scope}`);
+  });
+
+  it("removes the service's developer tokens, sent with every call, and a refresh token rotated during the call", async () => {
+    const settings = loadSettings({ CNV_GOOGLE_ADS_DEVELOPER_TOKEN: 'gdev|tok.A1', CNV_MICROSOFT_ADS_DEVELOPER_TOKEN: 'msdev|tok.B2' });
+    const credentials: Record<string, string> = { refresh_token: '1//old|rt.C3' };
+    const quoting: DestinationPlatform = {
+      ...platformFor('microsoft-ads')!,
+      testConnection: async () => {
+        credentials.refresh_token = '1//new|rt.D4';
+        return { ok: false, message: `Refused gdev|tok.A1, msdev|tok.B2, 1//old|rt.C3 and 1//new|rt.D4` };
+      },
+    };
+    const ctx = { settings, connection: { id: 'dst_1', settings: {}, credentials }, accessToken: async () => 'unused' } as unknown as SendContext;
+    const said = (await cleanPlatform(quoting).testConnection(ctx)).message;
+    expect(said).toBe(`Refused ${REMOVED}, ${REMOVED}, ${REMOVED} and ${REMOVED}`);
+  });
+
+  it("removes the connection's secrets from an error an adapter throws (it becomes the event's adapter_error and a log line)", async () => {
+    const pasted = 'EAAB|ab12.cd34-ef56';
+    const throwing: DestinationPlatform = {
+      ...platformFor('meta')!,
+      sendBatch: async () => {
+        throw new Error(`Unexpected token 'I', "Invalid token ${pasted}" is not valid JSON`);
+      },
+      testConnection: async () => {
+        throw new TypeError(`cannot read ${pasted}`);
+      },
+    };
+    const withCredentials = { connection: { id: 'dst_1', settings: {}, credentials: { access_token: pasted } }, accessToken: async () => 'unused' } as unknown as SendContext;
+    const platform = cleanPlatform(throwing);
+    const sent = await platform.sendBatch([input], withCredentials).catch((error: Error) => error);
+    expect(sent).toBeInstanceOf(Error);
+    expect((sent as Error).message).toBe(`Unexpected token 'I', "Invalid token ${REMOVED}" is not valid JSON`);
+    expect((sent as Error).stack).not.toContain('ab12');
+    const tested = await platform.testConnection(withCredentials).catch((error: Error) => error);
+    expect(tested).toBeInstanceOf(TypeError);
+    expect((tested as Error).message).toBe(`cannot read ${REMOVED}`);
+  });
+});
+
+describe("a platform's own words quoting the connection's token, through the real Meta adapter", () => {
+  // A fake Graph API that refuses the token and quotes it back in its message (as an OAuth error may).
+  let graph: FakeServer<never>;
+  beforeAll(async () => {
+    graph = await startFakeServer<never>('echoing Graph API', (request) => ({
+      status: 400,
+      json: { error: { type: 'OAuthException', code: 190, message: `Invalid OAuth access token - Cannot parse access token: ${String(request.body?.access_token)} (${'x'.repeat(Number(request.query.get('pad') ?? 0))})` } },
+    }));
+  });
+  afterAll(() => graph.close());
+
+  const meta = platformFor('meta')!;
+  const said = async (token: string) => JSON.stringify(await meta.sendBatch([metaInput()], metaContext(graph.url, { token })));
+
+  it('removes a token with one long run and short parts after separators (the long run alone was cut, the rest kept)', async () => {
+    const token = `EAAB${'Zq7'.repeat(10)}|tail.x9Q`;
+    const text = await said(token);
+    expect(text).toContain('Cannot parse access token: [removed]');
+    expect(text).not.toContain('tail');
+    expect(text).not.toContain('x9Q');
+  });
+
+  it('removes a token the quote is cut in (cleaned before it is shortened, so no half of it is left)', async () => {
+    // Meta's words are kept to 160 characters: the token straddles that end.
+    const token = `EAAB|${'ab12.cd34-ef56/'.repeat(10)}`;
+    const text = await said(token);
+    expect(text).not.toContain('EAAB');
+    expect(text).not.toContain('ab12');
+    expect(text).not.toContain('cd34');
   });
 });
