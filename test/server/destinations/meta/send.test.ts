@@ -57,6 +57,14 @@ describe('sending a batch to Meta', () => {
     }
   });
 
+  it('sends a conversion reported a few minutes ahead of the clock (skew the webhook allows) at the sending time, not in the future', async () => {
+    const ahead = metaInput({ occurredAt: new Date(NOW.getTime() + 4 * 60_000) });
+    const [outcome] = await metaPlatform.sendBatch([ahead], metaContext(fake.url));
+    expect(fake.requests[0]?.problems).toEqual([]);
+    expect(outcome?.kind).toBe('delivered');
+    expect(fake.requests[0]?.body.data[0].event_time).toBe(Math.floor(NOW.getTime() / 1000));
+  });
+
   it('leaves out an IP address that is not one, rather than have Meta refuse the batch', async () => {
     const outcomes = await metaPlatform.sendBatch([metaInput({ ipAddress: 'not-an-ip' })], metaContext(fake.url));
     expect(outcomes[0]?.kind).toBe('delivered');
