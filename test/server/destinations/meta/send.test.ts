@@ -92,6 +92,13 @@ describe('sending a batch to Meta', () => {
     expect(outcomes.every((o) => o.kind === 'retry' && o.error.code === 'meta_unavailable' && o.error.status === 500)).toBe(true);
   });
 
+  it('retries every event, without splitting, when Meta has temporarily blocked the account (code 368)', async () => {
+    fake.respondWith('temporarily_blocked');
+    const outcomes = await metaPlatform.sendBatch(three(), metaContext(fake.url));
+    expect(outcomes.every((o) => o.kind === 'retry' && o.error.code === 'meta_unavailable')).toBe(true);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('retries a rate limit after the wait Meta names', async () => {
     fake.respondWith('rate_limit');
     const [outcome] = await metaPlatform.sendBatch([metaInput()], metaContext(fake.url));
