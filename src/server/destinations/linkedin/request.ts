@@ -14,7 +14,7 @@ export const LINKEDIN_LABEL = 'LinkedIn';
 
 export const CONVERSION_EVENTS_PATH = '/rest/conversionEvents';
 
-/** Events per BATCH_CREATE call (LinkedIn's partner guidance; see the report for what could not be checked). */
+/** Events per BATCH_CREATE call: "up to 5,000 events in one batch" (LinkedIn's limits as Salesforce's connector page quotes them; index.ts). */
 export const MAX_EVENTS_PER_BATCH = 5000;
 
 /** LinkedIn rejects an event sent more than 90 days after it happened. */
