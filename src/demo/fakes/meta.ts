@@ -18,6 +18,8 @@ export type MetaPlan =
   /** Refuses the next request as invalid with these words (Meta's error_user_title, message and error_user_msg may quote what was sent). */
   | { kind: 'invalid_parameter'; title?: string; message?: string; detail?: string }
   | 'dataset_not_found'
+  /** Code 368, "Temporarily blocked for policies violations" (Graph API Handling Errors: wait and retry). */
+  | 'temporarily_blocked'
   | 'hang';
 
 export interface FakeMetaOptions {
@@ -169,6 +171,9 @@ function handle(request: FakeRequest, plan: MetaPlan | undefined, options: Resol
   }
   if (plan === 'server_error') {
     return graphError(500, { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true });
+  }
+  if (plan === 'temporarily_blocked') {
+    return graphError(400, { message: 'It looks like you were misusing this feature by going too fast. You’ve been temporarily blocked from using it.', code: 368 });
   }
   if (plan === 'rate_limit') {
     const usage = { [pixelId]: [{ type: 'ads_management', call_count: 100, total_cputime: 20, total_time: 20, estimated_time_to_regain_access: 3 }] };

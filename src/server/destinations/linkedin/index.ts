@@ -1,19 +1,22 @@
 /**
  * The LinkedIn Conversions API destination (`linkedin`): OAuth, connect form, action check, batch send, connection test.
  *
- * Platform facts, checked on 2026-11-28 (found with the search tool):
- * - Verified in LinkedIn's own reference (learn.microsoft.com/linkedin/marketing/integrations/ads-reporting/conversions-api):
- *   every call carries `X-Restli-Protocol-Version: 2.0.0` and `LinkedIn-Version: {yyyymm}`; the scopes are
- *   `rw_conversions` and `r_ads`, and the user needs an ad account role (ACCOUNT_BILLING_ADMIN, ACCOUNT_MANAGER,
- *   CAMPAIGN_MANAGER or CREATIVE_MANAGER).
- * - Verified in LinkedIn's Postman collection as mirrored (developers.qodex.ai, "Stream multiple conversion events"):
- *   `POST /rest/conversionEvents` with `X-RestLi-Method: BATCH_CREATE`, `elements` of {conversion URN,
- *   conversionHappenedAt in ms, conversionValue, user.userIds (SHA256_EMAIL, LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID),
- *   userInfo, eventId}, answered `{"elements":[{"status":201},…]}`.
- * - Seen only in partners' pages quoting LinkedIn (Salesforce Data Cloud's and RudderStack's connectors), not in
- *   LinkedIn's own words in the corpus: at most 5,000 events in one batch, events older than 90 days rejected.
- * - Not verified: what a 409 for one element means. cnv reads it as an event LinkedIn already holds (its eventId
- *   deduplicates) and counts it delivered (response.ts).
+ * Platform facts checked on 2026-11-28:
+ * - Verified, LinkedIn's Conversions API page (learn.microsoft.com/linkedin/marketing/integrations/ads-reporting/
+ *   conversions-api, the 2023-07 view in the corpus): `X-Restli-Protocol-Version: 2.0.0` and `LinkedIn-Version: {yyyymm}`
+ *   "must be passed as a request header in all your API requests"; scopes rw_conversions and r_ads; the member needs
+ *   ACCOUNT_BILLING_ADMIN, ACCOUNT_MANAGER, CAMPAIGN_MANAGER or CREATIVE_MANAGER on the ad account.
+ * - Verified in LinkedIn's own request sample (as published with its Postman collection): `X-RestLi-Method:
+ *   BATCH_CREATE`, `{elements: [...]}` answered `{elements: [{status: 201}, ...]}`; `conversionHappenedAt` epoch ms;
+ *   `conversionValue: {currencyCode, amount}` with the amount a decimal string; userIds SHA256_EMAIL and
+ *   LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID; userInfo {firstName, lastName, title, companyName, countryCode}.
+ * - Verified only through a partner's page quoting LinkedIn (developer.salesforce.com/docs/data/data-cloud-int/guide/
+ *   c360-a-linkedincapi-connector.html): up to 5,000 events a batch; 600 requests a minute and 300,000 a day; events
+ *   older than 90 days "automatically rejected"; eventId at most 64 characters (cnv sends a longer id's SHA-256 hex,
+ *   request.ts); firstName at most 35 characters (not enforced by cnv).
+ * - NOT verified in a LinkedIn page: what a per-element 409 means (cnv counts it delivered as a duplicate, since
+ *   LinkedIn deduplicates on eventId); how far in the future conversionHappenedAt may be (cnv sends at most the sending
+ *   time); whether userIds may be empty when userInfo is given (cnv requires an email or li_fat_id).
  */
 import type { DestinationPlatform } from '../destination';
 import { checkLinkedInAction } from './action-config';

@@ -14,14 +14,31 @@ export const LINKEDIN_LABEL = 'LinkedIn';
 
 export const CONVERSION_EVENTS_PATH = '/rest/conversionEvents';
 
-/** Events per BATCH_CREATE call (LinkedIn's partner guidance; see the report for what could not be checked). */
+/** Events per BATCH_CREATE call: "up to 5,000 events in one batch" (LinkedIn's limits as Salesforce's connector page quotes them; index.ts). */
 export const MAX_EVENTS_PER_BATCH = 5000;
 
 /** LinkedIn rejects an event sent more than 90 days after it happened. */
 export const MAX_EVENT_AGE_MS = 90 * 24 * 60 * 60 * 1000;
 
-/** A conversion a little ahead of LinkedIn's clock is clock skew, not a future event. */
+/** A conversion a little ahead of LinkedIn's clock is clock skew, not a future event: it is sent with the sending time. */
 const FUTURE_SKEW_MS = 5 * 60 * 1000;
+
+/**
+ * Longest `eventId` LinkedIn takes: "Plain text, maximum length of 64 characters" (LinkedIn's Conversions API
+ * attributes as Salesforce's LinkedIn CAPI connector page lists them,
+ * developer.salesforce.com/docs/data/data-cloud-int/guide/c360-a-linkedincapi-connector.html; not found on
+ * learn.microsoft.com in the corpus). A report's customer_event_id may hold 200.
+ */
+export const MAX_EVENT_ID_LENGTH = 64;
+
+/**
+ * The `eventId` sent: `dedupEventId` when LinkedIn takes its length, else its SHA-256 hex (64 characters, the same on
+ * every resend, so LinkedIn still counts a resend once; an Insight Tag copy can only match an id of at most 64).
+ */
+export function linkedInEventId(input: Pick<DeliveryInput, 'customerEventId' | 'eventId'>): string {
+  const id = dedupEventId(input);
+  return id.length <= MAX_EVENT_ID_LENGTH ? id : sha256Hex(id);
+}
 
 /** One element of `elements` as LinkedIn takes it. */
 export interface ConversionEventElement {
@@ -73,7 +90,7 @@ export function summarise(element: ConversionEventElement): RequestSummary {
 
 /** The element for one delivery input, or why it can never be sent. `now` is when it is sent. */
 export function buildConversionEvent(input: DeliveryInput, now: Date): BuiltEvent {
-  const base: RequestSummary = { endpoint: CONVERSION_EVENTS_PATH, event_id: dedupEventId(input) };
+  const base: RequestSummary = { endpoint: CONVERSION_EVENTS_PATH, event_id: linkedInEventId(input) };
   const config = readLinkedInAction(input.actionConfig);
   if (config === null) {
     return {
@@ -86,7 +103,10 @@ export function buildConversionEvent(input: DeliveryInput, now: Date): BuiltEven
       },
     };
   }
-  const happenedAt = input.occurredAt.getTime();
+  // Never after the sending time: a report a few minutes ahead (skew the webhook allows) goes with `now`; further
+  // ahead is refused below.
+  const reportedAt = input.occurredAt.getTime();
+  const happenedAt = Math.min(reportedAt, now.getTime());
   const summary: RequestSummary = { ...base, conversion: config.rule.urn, conversion_happened_at: happenedAt };
   if (now.getTime() - happenedAt > MAX_EVENT_AGE_MS) {
     return {
@@ -99,7 +119,7 @@ export function buildConversionEvent(input: DeliveryInput, now: Date): BuiltEven
       },
     };
   }
-  if (happenedAt - now.getTime() > FUTURE_SKEW_MS) {
+  if (reportedAt - now.getTime() > FUTURE_SKEW_MS) {
     return {
       ok: false,
       summary,
@@ -138,7 +158,7 @@ export function buildConversionEvent(input: DeliveryInput, now: Date): BuiltEven
     ...(input.value !== null && input.currency !== null
       ? { conversionValue: { currencyCode: input.currency, amount: String(input.value) } }
       : config.conversionValue ? { conversionValue: config.conversionValue } : {}),
-    eventId: dedupEventId(input),
+    eventId: linkedInEventId(input),
     user,
   };
   return { ok: true, element, summary: summarise(element) };

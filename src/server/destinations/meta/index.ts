@@ -1,21 +1,25 @@
 /**
  * The `meta` destination: Meta's Conversions API, connected by a dataset ID and a system-user access token (no OAuth).
  *
- * Platform facts, checked on 2026-11-28 against Meta's own pages (found with the search tool):
- * - Verified ("Using the API", developers.facebook.com/docs/marketing-api/conversions-api/using-the-api): events go to
- *   `POST graph.facebook.com/{version}/{pixel_id}/events` with the token; `event_time` in Unix seconds may be up to
- *   7 days before the send, and one event older than that fails the whole request ("we return an error for the entire
- *   request and process no events"); up to 1,000 events in `data` (request.ts: MAX_EVENT_AGE_MS, MAX_EVENTS_PER_REQUEST;
- *   older events fail before sending, so they never sink a batch).
- * - Verified ("ClickID and the fbp and fbc Parameters", …/conversions-api/parameters/fbp-and-fbc): `fbc` is
- *   `fb.<subdomain index>.<creation time, ms>.<fbclid>`, the ClickID "case sensitive - do not apply any modifications";
- *   without a Pixel cookie it may be built from the landing's fbclid (identity.ts).
- * - Verified (Graph API "Handling Errors", developers.facebook.com/docs/graph-api/guides/error-handling): codes 190
- *   and 102 mean the token expired, was revoked or is invalid ("Get a new access token"): token_refused; 1 and 2 are
- *   temporary ("Wait and retry"); 4, 17, 341 and 613 are rate limits (response.ts).
- * - Not verified this time (cited from pages read in earlier sessions, not found again): #2635 for a deprecated version,
- *   100/33 for an unknown dataset, the Business Use Case codes 80000-80014, and `data_processing_options` (Limited Data
- *   Use) values and their country/state codes.
+ * Platform facts checked on 2026-11-28 against Meta's own pages (search corpus):
+ * - Verified, Server Event Parameters (developers.facebook.com/docs/marketing-api/conversions-api/parameters/server-event):
+ *   `event_time` is Unix seconds; "The specified time may be earlier than the time you send the event"; at most 7 days
+ *   before sending, else "we return an error for the entire request and process no events"; `event_source_url` must
+ *   begin with http:// or https:// and is required for website events; event_name/event_id deduplicate within 48 hours.
+ *   cnv: event_time is capped at the sending time (request.ts), events over 7 days fail before sending.
+ * - Verified, Using the API (developers.facebook.com/documentation/ads-commerce/conversions-api/using-the-api): POST
+ *   /{API_VERSION}/{PIXEL_ID}/events; "You can send up to 1,000 events in data"; versions follow the Graph API's schedule.
+ * - Verified, fbp and fbc (developers.facebook.com/docs/marketing-api/conversions-api/parameters/fbp-and-fbc): send the
+ *   `_fbc`/`_fbp` cookies as they are; the ClickID is case sensitive; fbc is fb.<subdomainIndex>.<creationTime ms>.<fbclid>.
+ * - Verified, Graph API Handling Errors (developers.facebook.com/docs/graph-api/guides/error-handling): 190 access token
+ *   expired (get a new token) and 102 session; 1 and 2 temporary (retry); 4, 17, 341 throttling (retry); 10 and 200-299
+ *   permission; 368 "temporarily blocked for policies violations" (wait and retry). cnv: 190/102 make the connection
+ *   reauthorization_required; 368 is retried, not split (response.ts).
+ * - NOT verified in a Meta page found this session: a limit on `event_time` in the future beyond "may be earlier" (the
+ *   fake allows 60 s); the rules and fields of Limited Data Use (`data_processing_options`, `_country`, `_state`): cnv
+ *   sends none, and Meta documents an absent field as LDU not enabled only on pages not in the corpus; a length limit
+ *   of `event_id`; whether a `test_event_code` not issued by Events Manager is accepted; the Business Use Case codes
+ *   80000-80014 (taken from the Marketing API rate-limiting page, not re-read).
  */
 import type { DestinationPlatform } from '../destination';
 import { checkMetaAction } from './action-config';

@@ -85,7 +85,9 @@ export const metaEventId = dedupEventId;
 export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Date): BuiltEvent {
   const eventName = metaEventName(input.actionConfig, input.trigger, carriesPaidValue(input));
   const eventId = metaEventId(input);
-  const eventTime = Math.floor(input.occurredAt.getTime() / 1000);
+  // "The specified time may be earlier than the time you send the event" (Server Event Parameters): never later. A
+  // report's occurred_at may be up to 5 minutes ahead (clock skew the webhook allows); Meta gets the sending time then.
+  const eventTime = Math.floor(Math.min(input.occurredAt.getTime(), now.getTime()) / 1000);
   const base: RequestSummary = { api: 'meta-conversions', pixel_id: pixelId, event_name: eventName, event_id: eventId, event_time: eventTime };
 
   if (now.getTime() - input.occurredAt.getTime() > MAX_EVENT_AGE_MS) {

@@ -152,7 +152,9 @@ export function classifyMetaAnswer(answer: HttpAnswer, sentCount: number, nowMs:
       },
     };
   }
-  if (error.is_transient === true || status >= 500 || code === 1 || code === 2) {
+  // 368 "Temporarily blocked for policies violations: Wait and retry the operation" (Handling Errors): about the
+  // account, not an event, so not split and not failed.
+  if (error.is_transient === true || status >= 500 || code === 1 || code === 2 || code === 368) {
     const afterMs = metaWaitMs(headers, nowMs);
     return {
       kind: 'retry',

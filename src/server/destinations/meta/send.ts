@@ -1,11 +1,12 @@
 /**
  * Sending to the Conversions API: a batch of cnv event actions in one request per 1,000 events, and the connection
  * test. Meta refuses a whole request for one invalid event, so a refused batch is halved and each half sent again until
- * the bad event stands alone: it fails, and the others are delivered.
+ * the bad event stands alone: it fails, and the others are delivered (split-batch.ts, with its budget of calls).
  */
-import type { ConnectionTestResult, DeliveryInput, DeliveryOutcome, RequestSummary, SendContext } from '../destination';
+import type { ConnectionTestResult, DeliveryInput, DeliveryOutcome, SendContext } from '../destination';
 import { sha256Hex } from '../hashing';
 import { requestJson } from '../http';
+import { sendBuiltBatch, type BatchVerdict } from '../split-batch';
 import { DEFAULT_TEST_EVENT_CODE } from './connect';
 import { buildEventsBody, buildServerEvent, eventsUrl, MAX_EVENTS_PER_REQUEST, type MetaServerEvent } from './request';
 import { classifyMetaAnswer, type MetaVerdict } from './response';
@@ -31,48 +32,17 @@ async function post(
   return classifyMetaAnswer(answer, events.length, ctx.now().getTime());
 }
 
-interface Pending {
-  index: number;
-  event: MetaServerEvent;
-  summary: RequestSummary;
+/** Meta's verdict on a request as the shared splitter reads it (the fbtrace_id is the request's id at Meta). */
+function asBatchVerdict(verdict: MetaVerdict): BatchVerdict {
+  if (verdict.kind === 'delivered') return { kind: 'delivered', ...(verdict.fbtraceId ? { platformRequestId: verdict.fbtraceId } : {}) };
+  return verdict;
 }
 
-/** Sends `group` as one request; when Meta refuses an event in it, halves it and sends each half again. */
-async function sendGroup(ctx: SendContext, pixelId: string, token: string, group: Pending[], outcomes: DeliveryOutcome[]): Promise<void> {
-  const verdict = await post(
-    ctx,
-    pixelId,
-    token,
-    group.map((p) => p.event),
-  );
-  if (verdict.kind === 'invalid_event' && group.length > 1) {
-    const middle = Math.ceil(group.length / 2);
-    // One half after the other, not both at once: a split batch should not double the pressure on the account's limit.
-    await sendGroup(ctx, pixelId, token, group.slice(0, middle), outcomes);
-    await sendGroup(ctx, pixelId, token, group.slice(middle), outcomes);
-    return;
-  }
-  for (const { index, summary } of group) {
-    const request = group.length > 1 ? { ...summary, batch_size: group.length } : summary;
-    switch (verdict.kind) {
-      case 'delivered':
-        outcomes[index] = { kind: 'delivered', request, ...(verdict.fbtraceId ? { platformRequestId: verdict.fbtraceId } : {}) };
-        break;
-      case 'retry':
-        outcomes[index] = { kind: 'retry', error: verdict.error, request, ...(verdict.afterMs !== undefined ? { afterMs: verdict.afterMs } : {}) };
-        break;
-      case 'token_refused':
-        outcomes[index] = { kind: 'token_refused', error: verdict.error, request };
-        break;
-      case 'failed':
-      case 'invalid_event':
-        outcomes[index] = { kind: 'failed', error: verdict.error, request };
-        break;
-    }
-  }
-}
-
-/** Sends a batch to one Meta dataset; one outcome per input, in order. Never throws for an answer of Meta's. */
+/**
+ * Sends a batch to one Meta dataset; one outcome per input, in order. Never throws for an answer of Meta's. A refused
+ * request is halved until the refused event stands alone, within split-batch.ts's budget of calls: a batch Meta
+ * refuses whole for a reason every event shares does not become some 2,000 requests against the account's limit.
+ */
 export async function sendMetaBatch(inputs: readonly DeliveryInput[], ctx: SendContext): Promise<DeliveryOutcome[]> {
   const connection = connectionOf(ctx);
   if (!connection) {
@@ -86,17 +56,12 @@ export async function sendMetaBatch(inputs: readonly DeliveryInput[], ctx: SendC
     }));
   }
   const now = ctx.now();
-  const outcomes: DeliveryOutcome[] = new Array(inputs.length);
-  const pending: Pending[] = [];
-  inputs.forEach((input, index) => {
-    const built = buildServerEvent(input, connection.pixelId, now);
-    if (built.ok) pending.push({ index, event: built.event, summary: built.summary });
-    else outcomes[index] = built.skipped ? { kind: 'skipped', reason: built.error, request: built.summary } : { kind: 'failed', error: built.error, request: built.summary };
-  });
-  for (let start = 0; start < pending.length; start += MAX_EVENTS_PER_REQUEST) {
-    await sendGroup(ctx, connection.pixelId, connection.token, pending.slice(start, start + MAX_EVENTS_PER_REQUEST), outcomes);
-  }
-  return outcomes;
+  return sendBuiltBatch(
+    inputs,
+    (input) => buildServerEvent(input, connection.pixelId, now),
+    async (events) => asBatchVerdict(await post(ctx, connection.pixelId, connection.token, events)),
+    MAX_EVENTS_PER_REQUEST,
+  );
 }
 
 /** Name of the synthetic event: a custom event, so a test never counts as one of the site's real conversions. */

@@ -48,6 +48,24 @@ describe('LinkedIn sendBatch against the fake', () => {
     expect(fake.duplicates).toBeGreaterThan(0);
   });
 
+  it('sends a conversion reported a few minutes ahead of the clock with the sending time, and LinkedIn takes it', async () => {
+    const outcomes = await linkedinPlatform.sendBatch([input({ eventId: 'evt_ahead', occurredAt: new Date(NOW.getTime() + 4 * 60_000) })], context(fake.url, token));
+    expect(fake.requests[0]!.problems).toEqual([]);
+    expect(outcomes[0]!.kind).toBe('delivered');
+    expect(fake.requests[0]!.body.elements[0].conversionHappenedAt).toBe(NOW.getTime());
+  });
+
+  it('sends a customer_event_id longer than LinkedIn’s 64-character eventId as a stable 64-character hash', async () => {
+    const long = `order-${'x'.repeat(150)}`;
+    const first = await linkedinPlatform.sendBatch([input({ eventId: 'evt_long', customerEventId: long })], context(fake.url, token));
+    expect(fake.requests[0]!.problems).toEqual([]);
+    expect(first[0]!.kind).toBe('delivered');
+    const sent = fake.requests[0]!.body.elements[0].eventId as string;
+    expect(sent).toMatch(/^[0-9a-f]{64}$/);
+    await linkedinPlatform.sendBatch([input({ eventId: 'evt_long', customerEventId: long })], context(fake.url, token));
+    expect(fake.requests[1]!.body.elements[0].eventId).toBe(sent);
+  });
+
   it('fails an event without any user id before sending, and still sends the others', async () => {
     const outcomes = await linkedinPlatform.sendBatch([input({ clickIds: {}, identity: {} }), input({ eventId: 'evt_03' })], context(fake.url, token));
     expect(outcomes[0]).toMatchObject({ kind: 'failed', error: { code: 'no_user_id' } });

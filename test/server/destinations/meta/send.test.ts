@@ -57,6 +57,29 @@ describe('sending a batch to Meta', () => {
     }
   });
 
+  it('sends a conversion reported a few minutes ahead of the clock (skew the webhook allows) at the sending time, not in the future', async () => {
+    const ahead = metaInput({ occurredAt: new Date(NOW.getTime() + 4 * 60_000) });
+    const [outcome] = await metaPlatform.sendBatch([ahead], metaContext(fake.url));
+    expect(fake.requests[0]?.problems).toEqual([]);
+    expect(outcome?.kind).toBe('delivered');
+    expect(fake.requests[0]?.body.data[0].event_time).toBe(Math.floor(NOW.getTime() / 1000));
+  });
+
+  it('keeps isolating refused events within a budget of calls, and retries the rest later, rather than send hundreds of requests', async () => {
+    // Every event breaks a rule of Meta's (one cnv cannot check): each split is refused again.
+    const strict = await startFakeMeta({ now: () => NOW, refuseEvent: () => 'refused by Meta' });
+    try {
+      const inputs = Array.from({ length: 200 }, (_, i) => metaInput({ eventId: `evt_${i}`, customerEventId: `u${i}` }));
+      const outcomes = await metaPlatform.sendBatch(inputs, metaContext(strict.url));
+      // Halving 200 events down to each one alone takes 399 requests; the budget keeps it near 64.
+      expect(strict.requests.length).toBeLessThan(100);
+      expect(outcomes.some((o) => o.kind === 'retry' && o.error.code === 'isolation_pending')).toBe(true);
+      expect(outcomes.every((o) => o.kind === 'retry' || (o.kind === 'failed' && o.error.code === 'invalid_parameter'))).toBe(true);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('leaves out an IP address that is not one, rather than have Meta refuse the batch', async () => {
     const outcomes = await metaPlatform.sendBatch([metaInput({ ipAddress: 'not-an-ip' })], metaContext(fake.url));
     expect(outcomes[0]?.kind).toBe('delivered');
@@ -67,6 +90,13 @@ describe('sending a batch to Meta', () => {
     fake.respondWith('server_error');
     const outcomes = await metaPlatform.sendBatch(three(), metaContext(fake.url));
     expect(outcomes.every((o) => o.kind === 'retry' && o.error.code === 'meta_unavailable' && o.error.status === 500)).toBe(true);
+  });
+
+  it('retries every event, without splitting, when Meta has temporarily blocked the account (code 368)', async () => {
+    fake.respondWith('temporarily_blocked');
+    const outcomes = await metaPlatform.sendBatch(three(), metaContext(fake.url));
+    expect(outcomes.every((o) => o.kind === 'retry' && o.error.code === 'meta_unavailable')).toBe(true);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('retries a rate limit after the wait Meta names', async () => {
