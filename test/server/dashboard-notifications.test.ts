@@ -111,7 +111,9 @@ describe('the dashboard: notifications and redelivery', () => {
         headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
         payload: new URLSearchParams({ _csrf: csrf, conversion_id: '987654321' }).toString(),
       });
-      expect(tested.body).toContain('the connection works');
+      expect(tested.statusCode).toBe(303);
+      const result = await local.app.inject({ method: 'GET', url: String(tested.headers.location), headers: { cookie } });
+      expect(result.body).toContain('the connection works');
       const validate = google.server.requests.filter((r) => r.path === '/v1/events:ingest').at(-1)!;
       expect(validate.body).toMatchObject({ validateOnly: true, destinations: [{ productDestinationId: '987654321' }] });
     } finally {

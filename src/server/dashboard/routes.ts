@@ -31,6 +31,7 @@ import { erasureHash } from '../api/erasures';
 import { createEndpoint, listEndpoints, removeEndpoint } from '../api/notification-endpoints';
 import { NOTIFICATION_KINDS, recentNotifications } from '../notifications';
 import { notificationsPage, type NotificationsData } from './pages/notifications';
+import { TestOutcomes } from './test-outcomes';
 
 /** Largest form accepted, in bytes. */
 const FORM_MAX_BYTES = 32 * 1024;
@@ -285,13 +286,21 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
 
   // Destinations
   const elsewhere = views.platformsElsewhere(settings);
-  const renderDestinations = async (request: FastifyRequest, reply: FastifyReply, outcome?: Parameters<typeof destinationsPage>[3]) => {
+  // A connection test's post keeps its result and redirects to the page that shows it: a reload tests nothing again.
+  const testOutcomes = new TestOutcomes();
+  app.get('/dashboard/destinations', page, async (request, reply) => {
     const session = sessionFor(request);
     const [records, googleConversionIds] = await Promise.all([views.destinationsView(db, session.accountId), views.liveGoogleConversionIds(db, session.accountId)]);
-    const notices = [...noticesOf(request), ...(elsewhere ? [elsewhere] : [])];
+    const tested = (request.query as Record<string, unknown> | undefined)?.tested;
+    const outcome = typeof tested === 'string' ? testOutcomes.find(session.csrfToken, tested) : undefined;
+    const gone: Notice[] =
+      typeof tested === 'string' && !outcome
+        ? [{ kind: 'info', text: 'That connection test’s result is no longer kept (it is shown for 10 minutes). Press Test connection again to run a new test.' }]
+        : [];
+    const notices = [...noticesOf(request), ...gone, ...(elsewhere ? [elsewhere] : [])];
+    if (outcome) reply.header('cache-control', 'no-store');
     return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, notices, googleConversionIds));
-  };
-  app.get('/dashboard/destinations', page, async (request, reply) => renderDestinations(request, reply));
+  });
   app.get(DESTINATIONS_FRAGMENT_PATH, page, async (request, reply) => {
     const session = sessionFor(request);
     const [records, googleConversionIds] = await Promise.all([views.destinationsView(db, session.accountId), views.liveGoogleConversionIds(db, session.accountId)]);
@@ -302,8 +311,10 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     return reply.redirect(url, 303);
   });
   app.post('/dashboard/destinations/:id/test', post, async (request, reply) => {
-    const outcome = await views.testConnection(db, settings, sessionFor(request).accountId, idParam(request), formOf(request));
-    return renderDestinations(request, reply, outcome);
+    const session = sessionFor(request);
+    const outcome = await views.testConnection(db, settings, session.accountId, idParam(request), formOf(request));
+    const key = testOutcomes.keep(session.csrfToken, outcome);
+    return reply.redirect(`/dashboard/destinations?tested=${key}#${outcome.destinationId}`, 303);
   });
 
   // Flows
