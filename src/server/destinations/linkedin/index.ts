@@ -6,7 +6,8 @@
  *   conversions-api, the 2023-07 view in the corpus): `X-Restli-Protocol-Version: 2.0.0` and `LinkedIn-Version: {yyyymm}`
  *   "must be passed as a request header in all your API requests"; scopes rw_conversions and r_ads; the member needs
  *   ACCOUNT_BILLING_ADMIN, ACCOUNT_MANAGER, CAMPAIGN_MANAGER or CREATIVE_MANAGER on the ad account.
- * - Verified in LinkedIn's own request sample (as published with its Postman collection): `X-RestLi-Method:
+ * - Verified in LinkedIn's versioned-API request sample as mirrored by developers.qodex.ai (linkedin-marketing-solutions-
+ *   versioned-apis/conversions-api/…/10-stream-multiple-conversion-events-to-the-conversion-rule): `X-RestLi-Method:
  *   BATCH_CREATE`, `{elements: [...]}` answered `{elements: [{status: 201}, ...]}`; `conversionHappenedAt` epoch ms;
  *   `conversionValue: {currencyCode, amount}` with the amount a decimal string; userIds SHA256_EMAIL and
  *   LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID; userInfo {firstName, lastName, title, companyName, countryCode}.
