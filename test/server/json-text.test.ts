@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonText } from '../../src/server/http/json-text';
+import { nonFiniteNumberPath, parseJsonText } from '../../src/server/http/json-text';
 import type { ApiError } from '../../src/server/http/errors';
 
 function refusal(text: string, options: Parameters<typeof parseJsonText>[1] = {}): ApiError {
@@ -40,6 +40,14 @@ describe('parseJsonText names the first value it cannot keep', () => {
     expect(refusal(`[1${'0'.repeat(250)}.5E+60]`)).toMatchObject({ code: 'parameter_invalid', param: '[0]' });
     // The largest doubles, tiny numbers (which read as 0) and exponent-like text in strings are kept.
     expect(parseJsonText('{"a":1.7e308,"b":1e-400,"c":"e999 E1000"}')).toEqual({ a: 1.7e308, b: 0, c: 'e999 E1000' });
+  });
+
+  it('finds a kept non-finite number by its path, and stops at the depth no body is read to (no stack overflow)', () => {
+    expect(nonFiniteNumberPath({ a: [1, { b: Infinity }] })).toBe('a[1].b');
+    expect(nonFiniteNumberPath({ a: [1, 2] })).toBeNull();
+    let deep: unknown = Infinity;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(nonFiniteNumberPath(deep)).toBeNull();
   });
 
   it('accepts what it can keep, unchanged', () => {

@@ -175,12 +175,13 @@ export function numberTooLarge(param: string): ApiError {
  * The path of the first number in a parsed value that is not finite (`actions_config[0].config.n`), or null. For a
  * reader that kept them (`nonFiniteNumbers: 'keep'`) and passes the value on as JSON, where it would become null.
  */
-export function nonFiniteNumberPath(value: unknown, path = ''): string | null {
+export function nonFiniteNumberPath(value: unknown, path = '', depth = 0): string | null {
   if (typeof value === 'number') return Number.isFinite(value) ? null : path;
-  if (typeof value !== 'object' || value === null) return null;
+  // Deeper than any body is read (stdio's arguments are parsed by the SDK, unbounded): the route refuses the depth.
+  if (typeof value !== 'object' || value === null || depth > JSON_MAX_DEPTH) return null;
   const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
   for (const [key, item] of entries) {
-    const found = nonFiniteNumberPath(item, childPath(path, key));
+    const found = nonFiniteNumberPath(item, childPath(path, key), depth + 1);
     if (found !== null) return found;
   }
   return null;

@@ -51,9 +51,7 @@ export function destinationFormPage(hosted: DestinationHandoff, values: Record<s
     const notes = [field.hint ? `${field.name}-hint` : '', fakeValue !== null ? `${field.name}-fake` : ''].filter(Boolean);
     const marks = fieldAttributes(field.name, notes, Boolean(error));
     const control = field.choices
-      ? html`<select id="${field.name}" name="${field.name}"${marks}>
-${field.choices.map((choice) => html`<option value="${choice.value}"${choice.value === value ? html` selected` : ''}>${choice.label}</option>`)}
-</select>`
+      ? choiceSelect(field.name, field.choices, value, marks)
       : html`<input type="${field.secret ? 'password' : 'text'}" id="${field.name}" name="${field.name}" value="${value}"
   placeholder="${field.placeholder ?? ''}" autocomplete="off"${field.required ? html` required` : ''}${marks}>`;
     return html`
@@ -78,6 +76,13 @@ ${fields}
 ${backToDashboard(DASHBOARD_DESTINATIONS, false)}`,
     fakeValues ? { copyButtons: true } : {},
   );
+}
+
+/** A field's choices as a select, `value` selected; `marks` its ARIA attributes (fieldAttributes). */
+function choiceSelect(name: string, choices: NonNullable<ConnectField['choices']>, value: string, marks: Html): Html {
+  return html`<select id="${name}" name="${name}"${marks}>
+${choices.map((choice) => html`<option value="${choice.value}"${choice.value === value ? html` selected` : ''}>${choice.label}</option>`)}
+</select>`;
 }
 
 /**
@@ -312,9 +317,7 @@ function signInStart(hosted: DestinationHandoff): Html {
     return html`
 <label for="${field.name}">${field.label}</label>
 ${field.hint ? html`<span class="hint" id="${field.name}-hint">${field.hint}</span>` : ''}
-<select id="${field.name}" name="${field.name}"${field.hint ? html` aria-describedby="${field.name}-hint"` : ''}>
-${field.choices!.map((choice) => html`<option value="${choice.value}"${choice.value === value ? html` selected` : ''}>${choice.label}</option>`)}
-</select>`;
+${choiceSelect(field.name, field.choices!, value, fieldAttributes(field.name, field.hint ? [`${field.name}-hint`] : [], false))}`;
   });
   return html`<form method="get" action="/handoffs/${hosted.handoff.token}/authorize">
 ${controls}
