@@ -326,6 +326,9 @@ export function startFakeGoogleAds(options: FakeGoogleAdsOptions = {}): Promise<
 
       const plan = planned ?? { kind: 'success' };
       const rows: any[] = upload ? body.conversions : body.conversionAdjustments;
+      // "If true, the request is validated but not executed. Only errors are returned, not results." (validate_only of
+      // both upload requests): nothing is held, and a 200 carries at most the partial failure.
+      const validateOnly = body.validateOnly === true;
       const field = upload ? 'conversions' : 'conversion_adjustments';
       const resultOf = (c: any) => ({
         ...(c.gclid ? { gclid: c.gclid } : {}),
@@ -364,14 +367,17 @@ export function startFakeGoogleAds(options: FakeGoogleAdsOptions = {}): Promise<
           const index = plan.index ?? 0;
           const code = plan.code ?? (upload ? 'UNPARSEABLE_GCLID' : 'CONVERSION_NOT_FOUND');
           const message = plan.message ?? (upload ? 'The imported gclid could not be decoded.' : "The conversion for this conversion action and conversion identifier can't be found.");
+          const partialFailureError = partialFailure(version, field, [{ index, code: { [upload ? 'conversionUploadError' : 'conversionAdjustmentUploadError']: code }, message }]);
+          if (validateOnly) return answer(200, { partialFailureError });
           if (upload) remember(rows.filter((_, i) => i !== index));
           return answer(200, {
-            partialFailureError: partialFailure(version, field, [{ index, code: { [upload ? 'conversionUploadError' : 'conversionAdjustmentUploadError']: code }, message }]),
+            partialFailureError,
             results: rows.map((c, i) => (i === index ? {} : upload ? resultOf(c) : { orderId: c.orderId, adjustmentType: c.adjustmentType })),
             jobId: String(jobId++),
           });
         }
         case 'success':
+          if (validateOnly) return answer(200, {});
           if (adjustment) return adjust(version, rows);
           remember(rows);
           return answer(200, { results: rows.map(resultOf), jobId: String(jobId++) });

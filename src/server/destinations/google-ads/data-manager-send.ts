@@ -143,5 +143,7 @@ export async function testDataManagerConnection(ctx: SendContext, conversionActi
     return { ok: true, message: `Google accepted customer ${account.customerId} and conversion action ${actionId} (validate-only).` };
   }
   const error = verdict.kind === 'all' ? verdict.outcome.error : verdict.error;
-  return { ok: false, message: error.message, error };
+  // A token without the Data Manager API's scope: every upload would be refused the same way, so the test says so.
+  const scopeRefused = verdict.kind === 'all' && verdict.outcome.kind === 'token_refused' && error.code === 'reauthorization_required';
+  return { ok: false, message: error.message, error, ...(scopeRefused ? { credentialRefused: true } : {}) };
 }

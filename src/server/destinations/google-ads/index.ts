@@ -7,7 +7,7 @@ import { GOOGLE_ADS_FIELDS, checkGoogleAdsAction, parseGoogleAdsConnectForm } fr
 import { MAX_EVENTS_PER_INGEST } from './data-manager-request';
 import { sendDataManagerBatch, testDataManagerConnection } from './data-manager-send';
 import { googleOAuth } from './oauth';
-import { sendLegacyBatch } from './legacy-send';
+import { sendLegacyBatch, testLegacyConnection } from './legacy-send';
 
 import { retrieveRequestStatus } from './diagnostics';
 import { adjustGoogleAds } from './adjustments';
@@ -28,7 +28,8 @@ export const googleAdsPlatform: DestinationPlatform = {
   checkAction: checkGoogleAdsAction,
   maxBatchSize: MAX_EVENTS_PER_INGEST,
   sendBatch: (inputs, ctx) => (ctx.connection.settings.api === 'google_ads_api' ? sendLegacyBatch(inputs, ctx) : sendDataManagerBatch(inputs, ctx)),
-  testConnection: (ctx) => testDataManagerConnection(ctx),
+  // Each API is tested through itself: its own scope, account checks and answers.
+  testConnection: (ctx) => (ctx.connection.settings.api === 'google_ads_api' ? testLegacyConnection(ctx) : testDataManagerConnection(ctx)),
   diagnoseAfterMs: DIAGNOSE_AFTER_MS,
   adjustBatch: adjustGoogleAds,
   async diagnose(requestId, ctx) {

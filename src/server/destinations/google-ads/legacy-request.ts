@@ -162,6 +162,20 @@ export function pickClickId(clickIds: DeliveryInput['clickIds']): { field: Googl
   return null;
 }
 
+/** The uploadClickConversions URL of the account's customer and the headers of its requests (token, manager account). */
+export function legacyUploadRequest(account: GoogleAdsAccount, settings: Settings): { url: string; headers: Record<string, string> } {
+  const { customerId, loginCustomerId, accessToken, developerToken } = account;
+  return {
+    url: `${settings.googleAdsApiBase}/${settings.googleAdsApiVersion}/customers/${customerId}:uploadClickConversions`,
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${accessToken}`,
+      ...(developerToken ? { 'developer-token': developerToken } : {}),
+      ...(loginCustomerId ? { 'login-customer-id': loginCustomerId } : {}),
+    },
+  };
+}
+
 /**
  * Prepares the click conversion of one event action for the account `readGoogleAdsAccount` read, or says why it cannot
  * be uploaded (a permanent failure).
@@ -171,7 +185,7 @@ export function prepareClickConversion(
   account: GoogleAdsAccount,
   settings: Settings,
 ): { ok: true; prepared: PreparedConversion } | { ok: false; error: DeliveryError; skipped?: true } {
-  const { customerId, loginCustomerId, accessToken, developerToken } = account;
+  const { customerId, loginCustomerId } = account;
   const conversionAction = conversionActionResourceName(customerId, configuredConversionId(input.actionConfig));
   if (conversionAction === null) {
     return {
@@ -223,13 +237,7 @@ export function prepareClickConversion(
     ...(input.value !== null && input.currency !== null ? { conversionValue: input.value, currencyCode: input.currency } : {}),
     ...(input.consent.ad_user_data ? { consent: { adUserData: input.consent.ad_user_data === 'denied' ? 'DENIED' : 'GRANTED' } } : {}),
   };
-  const url = `${settings.googleAdsApiBase}/${settings.googleAdsApiVersion}/customers/${customerId}:uploadClickConversions`;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    authorization: `Bearer ${accessToken}`,
-    ...(developerToken ? { 'developer-token': developerToken } : {}),
-    ...(loginCustomerId ? { 'login-customer-id': loginCustomerId } : {}),
-  };
+  const { url, headers } = legacyUploadRequest(account, settings);
   const summary: RequestSummary = {
     url,
     customer_id: customerId,

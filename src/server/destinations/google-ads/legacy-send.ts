@@ -8,8 +8,11 @@
  * allows (per customer and credentials, up to 2000 each), sends them to the configured API base, and maps Google's
  * per-row answer back to each action.
  */
-import type { DeliveryError, DeliveryInput, DeliveryOutcome, RequestSummary, SendContext } from '../destination';
-import { planUploadRequests, prepareClickConversion, readGoogleAdsAccount, uploadBody, type PreparedConversion } from './legacy-request';
+import type { ConnectionTestResult, DeliveryError, DeliveryInput, DeliveryOutcome, RequestSummary, SendContext } from '../destination';
+import {
+  conversionActionResourceName, legacyUploadRequest, planUploadRequests, prepareClickConversion, readGoogleAdsAccount, uploadBody, type ClickConversion, type PreparedConversion,
+} from './legacy-request';
+import { formatConversionDateTime } from './conversion-time';
 import { interpretUploadResponse } from './legacy-response';
 import { deadline } from '../../http/deadline';
 
@@ -81,4 +84,48 @@ export async function sendLegacyBatch(inputs: readonly DeliveryInput[], ctx: Sen
     }),
   );
   return outcomes;
+}
+
+/** Row refusals that concern only the test's made-up click id: the customer and the conversion action passed. */
+const TEST_CLICK_REFUSALS = new Set(['UNPARSEABLE_GCLID', 'CLICK_NOT_FOUND']);
+
+/**
+ * Checks a connection that sends through the Google Ads API with a validate-only uploadClickConversions ("If true, the
+ * request is validated but not executed": UploadClickConversionsRequest.validate_only): the same API, scope and
+ * account the uploads use, so a grant without the Google Ads API's scope fails here rather than at the first
+ * conversion. One synthetic conversion for the connection's `test_conversion_action_id`.
+ */
+export async function testLegacyConnection(ctx: SendContext): Promise<ConnectionTestResult> {
+  const account = readGoogleAdsAccount(ctx, await ctx.accessToken());
+  if (!account.ok) return { ok: false, message: account.error.message, error: account.error };
+  const { customerId } = account.value;
+  const setting = ctx.connection.settings.test_conversion_action_id;
+  const conversionAction = conversionActionResourceName(customerId, typeof setting === 'string' ? setting : null);
+  if (conversionAction === null) {
+    const error: DeliveryError = {
+      code: 'conversion_action_missing',
+      message: 'A test of a Google Ads connection needs the id of one of its conversion actions.',
+      hint: "Give the id of a conversion action of type 'Import from clicks': its number, or its resource name customers/{customer id}/conversionActions/{id}.",
+    };
+    return { ok: false, message: error.message, error };
+  }
+  const conversion: ClickConversion = {
+    conversionAction,
+    conversionDateTime: formatConversionDateTime(ctx.now(), 'UTC'),
+    orderId: 'cnv-connection-test',
+    gclid: 'cnv-connection-test',
+  };
+  const { url, headers } = legacyUploadRequest(account.value, ctx.settings);
+  const summary: RequestSummary = { url, customer_id: customerId, conversion_action: conversionAction, validate_only: true };
+  const [outcome] = await postGoogleAdsRows(url, headers, { ...uploadBody([conversion]), validateOnly: true }, [summary], ctx, 'conversions');
+  if (outcome!.kind === 'delivered') {
+    return { ok: true, message: `Google accepted a validate-only upload to customer ${customerId}, ${conversionAction} (Google Ads API).` };
+  }
+  const error = 'error' in outcome! ? outcome.error : { code: 'unexpected', message: 'Google Ads answered the test in an unexpected way.' };
+  if (outcome!.kind === 'failed' && TEST_CLICK_REFUSALS.has(error.code)) {
+    return { ok: true, message: `Google accepted customer ${customerId} and ${conversionAction} (Google Ads API, validate-only).` };
+  }
+  // A token without the Google Ads API's scope: every upload would be refused the same way, so the test says so.
+  const scopeRefused = outcome!.kind === 'token_refused' && error.code === 'reauthorization_required';
+  return { ok: false, message: error.message, error, ...(scopeRefused ? { credentialRefused: true } : {}) };
 }
