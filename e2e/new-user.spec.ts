@@ -133,6 +133,9 @@ test('a new user goes from the sign-in link to a first delivered conversion with
     await expect(page.getByRole('heading', { name: 'Connect Meta to cnv', level: 1 })).toBeVisible();
     await page.getByLabel('Dataset (pixel) ID').fill(FAKE_META_PIXEL_ID);
     await page.getByLabel('Conversions API access token').fill(FAKE_META_TOKEN);
+    // The page starts at Off; this user serves California and chooses Limited Data Use.
+    await expect(page.getByLabel('Limited Data Use (US state privacy laws)')).toHaveValue('off');
+    await page.getByLabel('Limited Data Use (US state privacy laws)').selectOption('on');
     await shoot(page, 'hosted-connect');
     await page.getByRole('button', { name: 'Connect Meta' }).click();
     await expect(page.getByRole('heading', { name: 'Meta is connected to cnv' })).toBeVisible();
@@ -171,6 +174,7 @@ test('a new user goes from the sign-in link to a first delivered conversion with
     expect(site.reports).toHaveLength(1);
     await expect.poll(() => acceptedEvents(meta).length, { timeout: 30_000 }).toBe(1);
     expect(JSON.stringify(acceptedEvents(meta)[0])).toContain('IwAR-walk-click');
+    expect(acceptedEvents(meta)[0]).toMatchObject({ data_processing_options: ['LDU'], data_processing_options_country: 0, data_processing_options_state: 0 });
 
     // 8. The checklist completes by itself; the event says who converted and traces to Meta.
     await expect(overview.getByRole('heading', { name: 'Setup complete' })).toBeVisible({ timeout: 20_000 });

@@ -128,6 +128,26 @@ function eventProblems(event: unknown, i: number, nowS: number): string[] {
   if (e.event_name === 'Purchase' && (!custom || custom.value === undefined || custom.currency === undefined)) {
     problems.push(`${at}: Purchase events require custom_data.value and custom_data.currency`);
   }
+  problems.push(...dataProcessingProblems(e, at));
+  return problems;
+}
+
+/**
+ * Limited Data Use as Meta documents it (Data Processing Options for US Users): `data_processing_options` is `[]` or
+ * `["LDU"]`; with LDU, a country (1 for the US, 0 to have Meta geolocate) and a state (1000 for California, 0 to have
+ * Meta geolocate), and a state whenever a country is given.
+ */
+function dataProcessingProblems(e: Record<string, unknown>, at: string): string[] {
+  const options = e.data_processing_options;
+  if (options === undefined) return [];
+  if (!Array.isArray(options) || options.some((o) => o !== 'LDU') || options.length > 1) return [`${at}.data_processing_options must be [] or ["LDU"]`];
+  if (options.length === 0) return [];
+  const problems: string[] = [];
+  const country = e.data_processing_options_country;
+  const state = e.data_processing_options_state;
+  if (country !== undefined && country !== 0 && country !== 1) problems.push(`${at}.data_processing_options_country must be 1 (the US) or 0 (geolocate)`);
+  if (state !== undefined && state !== 0 && state !== 1000) problems.push(`${at}.data_processing_options_state must be 1000 (California) or 0 (geolocate)`);
+  if (country !== undefined && state === undefined) problems.push(`${at}: a data_processing_options_country needs a data_processing_options_state`);
   return problems;
 }
 

@@ -5,6 +5,7 @@
  * settings and the encrypted credential is done once, here.
  */
 import type { ConnectContext, ConnectResult, Problem } from './destination';
+import { LIMITED_DATA_USE, parseLimitedDataUse } from './limited-data-use';
 
 /** What differs between platforms' token forms. */
 export interface TokenFormRules {
@@ -16,6 +17,8 @@ export interface TokenFormRules {
   token: { missing: string; name: string; maxLength?: number };
   /** The optional test code's field and what to say when it is malformed (default: `test_event_code`, Meta's and TikTok's). */
   test?: { field: string; invalid: string };
+  /** The form asks whether to send as Limited Data Use (limited-data-use.ts): platforms that take it per event. */
+  limitedDataUse?: true;
 }
 
 const TEST_EVENT_CODE = { field: 'test_event_code', invalid: 'A test event code has letters and digits only, like TEST12345.' };
@@ -45,10 +48,12 @@ export function parseTokenForm(rules: TokenFormRules, form: Record<string, strin
     errors.push({ param: TOKEN_FIELD, message: `That does not look like ${/^[aeiou]/i.test(rules.token.name) ? 'an' : 'a'} ${rules.token.name}: copy the whole token, without spaces.` });
   }
   if (test !== '' && !TEST_CODE.test(test)) errors.push({ param: testRule.field, message: testRule.invalid });
+  const ldu = rules.limitedDataUse ? parseLimitedDataUse(form) : { on: false };
+  if ('problem' in ldu) errors.push(ldu.problem);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    settings: { [rules.pixel.field]: pixel, ...(test ? { [testRule.field]: test } : {}) },
+    settings: { [rules.pixel.field]: pixel, ...(test ? { [testRule.field]: test } : {}), ...('on' in ldu && ldu.on ? { [LIMITED_DATA_USE]: true } : {}) },
     credentials: context.signedIn ? {} : { [TOKEN_FIELD]: token },
     summary: `${rules.label} ${pixel}${context.signedIn ? ', signed in' : ''}`,
   };

@@ -4,6 +4,7 @@
  * permission to request). https://developers.facebook.com/documentation/ads-commerce/conversions-api/get-started
  */
 import type { ConnectField, ConnectResult } from '../destination';
+import { limitedDataUseField } from '../limited-data-use';
 import { parseTokenForm, type TokenFormRules } from '../token-form';
 
 /** Test event code used when the user gives none: Meta still checks and counts the test event. */
@@ -32,12 +33,16 @@ export const META_CONNECT_FIELDS: readonly ConnectField[] = [
     required: false,
     placeholder: 'TEST12345',
   },
+  limitedDataUseField(
+    'On: every conversion goes to Meta as Limited Data Use. For people in the US states where Meta offers it, Meta then acts as your service provider under its State-Specific Terms, locating each event itself; retargeting and measurement are limited for them.',
+  ),
 ];
 
 const META_FORM: TokenFormRules = {
   label: 'Meta dataset',
   pixel: { field: 'pixel_id', pattern: /^\d{5,20}$/, missing: 'Enter the dataset (pixel) ID from Events Manager.', invalid: 'A dataset (pixel) ID is a number of digits only, like 1234567890123456.' },
   token: { name: 'access token', missing: 'Paste the Conversions API access token generated in Events Manager.' },
+  limitedDataUse: true,
 };
 
 /** Checks the submitted form; the token becomes an encrypted credential, the dataset ID and test code plain settings. */

@@ -59,7 +59,17 @@ export interface MetaServerEvent {
   event_source_url?: string;
   user_data: MetaUserData;
   custom_data?: MetaCustomData;
+  /**
+   * Limited Data Use, when the connection chose it (limited-data-use.ts): `["LDU"]` with country and state 0, "to
+   * request that we geolocate that event" (Data Processing Options for US Users). Absent otherwise.
+   */
+  data_processing_options?: readonly ['LDU'];
+  data_processing_options_country?: 0;
+  data_processing_options_state?: 0;
 }
+
+/** The fields of an event sent as Limited Data Use, Meta locating the person (country and state 0). */
+export const META_LIMITED_DATA_USE = { data_processing_options: ['LDU'], data_processing_options_country: 0, data_processing_options_state: 0 } as const satisfies Partial<MetaServerEvent>;
 
 /** The JSON body of `POST /{version}/{pixel_id}/events`. */
 export interface MetaEventsBody {
@@ -81,8 +91,11 @@ export type BuiltEvent =
  */
 export const metaEventId = dedupEventId;
 
-/** Builds the server event for one input, checked against the 7-day limit with `now`, and its PII-free summary. */
-export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Date): BuiltEvent {
+/**
+ * Builds the server event for one input, checked against the 7-day limit with `now`, and its PII-free summary;
+ * `limitedDataUse` sends it as Limited Data Use (the connection's choice).
+ */
+export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Date, limitedDataUse = false): BuiltEvent {
   const eventName = metaEventName(input.actionConfig, input.trigger, carriesPaidValue(input));
   const eventId = metaEventId(input);
   // "The specified time may be earlier than the time you send the event" (Server Event Parameters): never later. A
@@ -140,6 +153,7 @@ export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Dat
     ...(website ? { event_source_url: pageUrl } : {}),
     user_data: userData,
     ...(input.value !== null && input.currency !== null ? { custom_data: { value: input.value, currency: input.currency } } : {}),
+    ...(limitedDataUse ? META_LIMITED_DATA_USE : {}),
   };
   const summary = summarize(base, event, fbc?.source ?? null, hashed.skipped);
 
@@ -186,6 +200,7 @@ function summarize(base: RequestSummary, event: MetaServerEvent, fbcSource: FbcS
       ...(u.client_user_agent ? { client_user_agent: 'sent' } : {}),
     },
     ...(event.custom_data ? { custom_data: { ...event.custom_data } } : {}),
+    ...(event.data_processing_options ? { limited_data_use: true } : {}),
     ...(skipped.length > 0 ? { skipped } : {}),
   };
 }

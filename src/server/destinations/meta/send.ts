@@ -7,8 +7,9 @@ import type { ConnectionTestResult, DeliveryInput, DeliveryOutcome, SendContext 
 import { sha256Hex } from '../hashing';
 import { requestJson } from '../http';
 import { sendBuiltBatch, type BatchVerdict } from '../split-batch';
+import { limitedDataUseOn } from '../limited-data-use';
 import { DEFAULT_TEST_EVENT_CODE } from './connect';
-import { buildEventsBody, buildServerEvent, eventsUrl, MAX_EVENTS_PER_REQUEST, type MetaServerEvent } from './request';
+import { buildEventsBody, buildServerEvent, eventsUrl, MAX_EVENTS_PER_REQUEST, META_LIMITED_DATA_USE, type MetaServerEvent } from './request';
 import { classifyMetaAnswer, type MetaVerdict } from './response';
 
 const LABEL = 'Meta';
@@ -56,9 +57,10 @@ export async function sendMetaBatch(inputs: readonly DeliveryInput[], ctx: SendC
     }));
   }
   const now = ctx.now();
+  const limitedDataUse = limitedDataUseOn(ctx.connection.settings);
   return sendBuiltBatch(
     inputs,
-    (input) => buildServerEvent(input, connection.pixelId, now),
+    (input) => buildServerEvent(input, connection.pixelId, now, limitedDataUse),
     async (events) => asBatchVerdict(await post(ctx, connection.pixelId, connection.token, events)),
     MAX_EVENTS_PER_REQUEST,
   );
@@ -87,6 +89,8 @@ export async function testMetaConnection(ctx: SendContext): Promise<ConnectionTe
     event_id: `cnv-connection-test-${now.getTime()}`,
     action_source: 'other',
     user_data: { external_id: [sha256Hex('cnv-connection-test')] },
+    // Sent as deliveries are, so Meta checks the connection's Limited Data Use fields too.
+    ...(limitedDataUseOn(ctx.connection.settings) ? META_LIMITED_DATA_USE : {}),
   };
   const verdict = await post(ctx, connection.pixelId, connection.token, [event], code);
   if (verdict.kind === 'delivered') {

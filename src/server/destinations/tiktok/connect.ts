@@ -4,6 +4,7 @@
  * long-lived and stored encrypted; the pixel code is the event source id of every request.
  */
 import type { ConnectField, ConnectResult } from '../destination';
+import { limitedDataUseField } from '../limited-data-use';
 import { parseTokenForm, type TokenFormRules } from '../token-form';
 
 /** Test event code used when the user gives none (the connection test sends a custom event, never a real conversion). */
@@ -32,12 +33,14 @@ export const TIKTOK_CONNECT_FIELDS: readonly ConnectField[] = [
     required: false,
     placeholder: 'TEST12345',
   },
+  limitedDataUseField('On: every conversion goes to TikTok as Limited Data Use, and TikTok limits how it uses the data of people in the US states where that applies.'),
 ];
 
 const TIKTOK_FORM: TokenFormRules = {
   label: 'TikTok pixel',
   pixel: { field: 'pixel_code', normalize: (raw) => raw.toUpperCase(), pattern: /^[A-Z0-9]{10,40}$/, missing: 'Enter the pixel code from TikTok Events Manager.', invalid: 'A pixel code has capital letters and digits only, like C4A1B2C3D4E5F6G7H8I9.' },
   token: { name: 'access token', missing: 'Paste the Events API access token generated in Events Manager.', maxLength: 512 },
+  limitedDataUse: true,
 };
 
 /** Checks the submitted form; the token becomes an encrypted credential, the pixel code and test code plain settings. */

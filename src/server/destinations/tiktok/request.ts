@@ -36,6 +36,11 @@ export interface TikTokEvent {
   /** What the event is worth (TikTok: `value` a number, `currency` an ISO 4217 code). */
   properties?: { value: number; currency: string };
   page?: { url: string };
+  /**
+   * Limited Data Use, when the connection chose it (limited-data-use.ts); absent otherwise. TikTok's own Business SDK
+   * sets `limited_data_use: true` on each event in its LDU mode.
+   */
+  limited_data_use?: true;
 }
 
 /** The JSON body of `POST /open_api/v1.3/event/track/`. */
@@ -55,7 +60,7 @@ export type BuiltEvent = Built<TikTokEvent>;
 export const tiktokEventId = dedupEventId;
 
 /** Builds the web event for one input and its summary (hashes and kinds only, never an IP, a user agent or a raw field). */
-export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): BuiltEvent {
+export function buildTikTokEvent(input: DeliveryInput, pixelCode: string, limitedDataUse = false): BuiltEvent {
   const event = tiktokEventName(input.actionConfig, input.trigger, carriesPaidValue(input));
   const eventId = tiktokEventId(input);
   const eventTime = Math.floor(input.occurredAt.getTime() / 1000);
@@ -85,7 +90,10 @@ export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): Built
   if (input.userAgent) user.user_agent = input.userAgent;
   const url = httpUrlOrNull(input.pageUrl);
   const properties = input.value !== null && input.currency !== null ? { value: input.value, currency: input.currency } : null;
-  const built: TikTokEvent = { event, event_time: eventTime, event_id: eventId, user, ...(properties ? { properties } : {}), ...(url ? { page: { url } } : {}) };
+  const built: TikTokEvent = {
+    event, event_time: eventTime, event_id: eventId, user, ...(properties ? { properties } : {}), ...(url ? { page: { url } } : {}),
+    ...(limitedDataUse ? { limited_data_use: true } : {}),
+  };
 
   const summary: RequestSummary = {
     ...base,
@@ -100,6 +108,7 @@ export function buildTikTokEvent(input: DeliveryInput, pixelCode: string): Built
     },
     ...(properties ? { properties } : {}),
     ...(url ? { page_url: 'sent' } : {}),
+    ...(limitedDataUse ? { limited_data_use: true } : {}),
     ...(hashed.skipped.length > 0 ? { skipped: hashed.skipped } : {}),
   };
   if (!user.ttclid && !user.ttp && !user.email && !user.phone && !user.external_id && !(user.ip && user.user_agent)) {

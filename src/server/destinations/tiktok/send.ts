@@ -6,6 +6,7 @@ import type { ConnectionTestResult, DeliveryInput, DeliveryOutcome, SendContext 
 import { sha256Hex } from '../hashing';
 import { requestJson } from '../http';
 import { sendBuiltBatch, type BatchVerdict } from '../split-batch';
+import { limitedDataUseOn } from '../limited-data-use';
 import { DEFAULT_TEST_EVENT_CODE } from './connect';
 import { buildTikTokEvent, buildTrackBody, MAX_EVENTS_PER_REQUEST, TRACK_PATH, trackHeaders, type TikTokEvent } from './request';
 import { classifyTikTokAnswer } from './response';
@@ -35,9 +36,10 @@ async function post(ctx: SendContext, pixelCode: string, token: string, events: 
 export async function sendTikTokBatch(inputs: readonly DeliveryInput[], ctx: SendContext): Promise<DeliveryOutcome[]> {
   const connection = connectionOf(ctx);
   if (!connection) return inputs.map(() => ({ kind: 'failed', error: NOT_CONNECTED }));
+  const limitedDataUse = limitedDataUseOn(ctx.connection.settings);
   return sendBuiltBatch(
     inputs,
-    (input) => buildTikTokEvent(input, connection.pixelCode),
+    (input) => buildTikTokEvent(input, connection.pixelCode, limitedDataUse),
     (events) => post(ctx, connection.pixelCode, connection.token, events),
     MAX_EVENTS_PER_REQUEST,
   );
@@ -61,6 +63,8 @@ export async function testTikTokConnection(ctx: SendContext): Promise<Connection
     event_time: Math.floor(now.getTime() / 1000),
     event_id: `cnv-connection-test-${now.getTime()}`,
     user: { external_id: sha256Hex('cnv-connection-test') },
+    // Sent as deliveries are, so TikTok checks the connection's Limited Data Use flag too.
+    ...(limitedDataUseOn(ctx.connection.settings) ? { limited_data_use: true as const } : {}),
   };
   const verdict = await post(ctx, connection.pixelCode, connection.token, [event], code);
   if (verdict.kind === 'delivered') {

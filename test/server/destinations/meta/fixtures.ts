@@ -13,8 +13,8 @@ export const metaInput = platformInput({
 /** A SendContext against a Graph API base (the fake's url), connected by a system-user token. */
 export function metaContext(
   graphApiBase: string,
-  options: { pixelId?: string; token?: string; now?: Date; timeoutMs?: number; testEventCode?: string } = {},
+  options: { pixelId?: string; token?: string; now?: Date; timeoutMs?: number; testEventCode?: string; settings?: Record<string, unknown> } = {},
 ): SendContext {
-  const settings = { pixel_id: options.pixelId ?? '1234567890123456', ...(options.testEventCode ? { test_event_code: options.testEventCode } : {}) };
+  const settings = { pixel_id: options.pixelId ?? '1234567890123456', ...(options.testEventCode ? { test_event_code: options.testEventCode } : {}), ...options.settings };
   return storedTokenContext({ id: 'dst_meta', settings, token: options.token ?? 'EAAfake0cnv0demo0token0000000000' }, { CNV_META_GRAPH_API_BASE: graphApiBase }, options);
 }

@@ -12,7 +12,10 @@ export const tiktokInput = platformInput({
 });
 
 /** A SendContext against a TikTok API base (the fake's url), connected by an Events API access token. */
-export function tiktokContext(apiBase: string, options: { pixelCode?: string; token?: string; testEventCode?: string; timeoutMs?: number } = {}): SendContext {
-  const settings = { pixel_code: options.pixelCode ?? FAKE_TIKTOK_PIXEL, ...(options.testEventCode ? { test_event_code: options.testEventCode } : {}) };
+export function tiktokContext(
+  apiBase: string,
+  options: { pixelCode?: string; token?: string; testEventCode?: string; timeoutMs?: number; settings?: Record<string, unknown> } = {},
+): SendContext {
+  const settings = { pixel_code: options.pixelCode ?? FAKE_TIKTOK_PIXEL, ...(options.testEventCode ? { test_event_code: options.testEventCode } : {}), ...options.settings };
   return storedTokenContext({ id: 'dst_tiktok', settings, token: options.token ?? FAKE_TIKTOK_TOKEN }, { CNV_TIKTOK_API_BASE: apiBase }, options);
 }
