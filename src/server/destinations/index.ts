@@ -5,3 +5,4 @@ export * from './sql';
 export * from './connections';
 export { authorizeUrl, exchangeCode, pkcePair, scopesToAsk } from './oauth';
 export { platformLogo, monogramOf } from './logos';
+export { LIMITED_DATA_USE } from './limited-data-use';

@@ -4,7 +4,7 @@
  * (in this tab or another, or by an agent's handoff) shows without a reload.
  */
 import type { DestinationRecord } from '../../api/destinations';
-import { platformLogo } from '../../destinations';
+import { LIMITED_DATA_USE, platformLogo } from '../../destinations';
 import { badge, html, layout, postButton, when, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 
@@ -42,7 +42,9 @@ function account(record: DestinationRecord): Html {
   return html`${entries.map(([k, v]) =>
     k === 'api' && typeof v === 'string' && Object.hasOwn(GOOGLE_API_WORDS, v)
       ? html`<div><span class="hint">sends through:</span> ${GOOGLE_API_WORDS[v]}</div>`
-      : html`<div><span class="hint">${k.replace(/_/g, ' ')}:</span> <code>${typeof v === 'string' ? v : JSON.stringify(v)}</code></div>`,
+      : k === LIMITED_DATA_USE && typeof v === 'boolean'
+        ? html`<div><span class="hint">Limited Data Use:</span> ${v ? 'on' : 'off'}</div>`
+        : html`<div><span class="hint">${k.replace(/_/g, ' ')}:</span> <code>${typeof v === 'string' ? v : JSON.stringify(v)}</code></div>`,
   )}`;
 }
 
