@@ -41,7 +41,9 @@ export const Destination = Type.Object(
       enum: ['connected', 'reauthorization_required'],
       description: 'reauthorization_required when the platform refused cnv\'s authorization: its conversions wait for a new connect_destination handoff.',
     }),
-    account: Type.Record(Type.String(), Type.Unknown(), { description: 'The account ids it sends to (customer id, pixel id, …); never credentials.' }),
+    account: Type.Record(Type.String(), Type.Unknown(), {
+      description: "The account ids it sends to (customer id, pixel id, …) and the connection's choices (Google's `api`, `limited_data_use: true` for Meta and TikTok when chosen); never credentials.",
+    }),
     connected_at: Timestamp('When it was (last) connected.'),
     created_at: Timestamp('When it was first connected.'),
   },
