@@ -45,4 +45,16 @@ describe("the hosted connect form's choices", () => {
     expect(withToken).toContain('id="account_id"');
     expect(pageWith({ CNV_MICROSOFT_ADS_DEVELOPER_TOKEN: '' })).toContain('<input type="password" id="developer_token"');
   });
+
+  it('starts a reconnect at the Limited Data Use the connection chose, so a new token does not turn it off', () => {
+    const meta = platformFor('meta')!;
+    const reconnect = (settings: Record<string, unknown> | null) =>
+      destinationFormPage({ ...hosted, destination: meta, signedIn: false, replaces: settings && { status: 'connected', settings } } as typeof hosted);
+    expect(reconnect({ pixel_id: '1234567890123456', limited_data_use: true })).toContain('<option value="on" selected>');
+    expect(reconnect({ pixel_id: '1234567890123456' })).toContain('<option value="off" selected>');
+    expect(reconnect(null)).toContain('<option value="off" selected>');
+    // What the person sent wins over the stored choice.
+    expect(destinationFormPage({ ...hosted, destination: meta, signedIn: false, replaces: { status: 'connected', settings: { limited_data_use: true } } } as typeof hosted,
+      { limited_data_use: 'off' })).toContain('<option value="off" selected>');
+  });
 });

@@ -212,8 +212,13 @@ export interface ConnectField {
   secret?: boolean;
   /** Only when the platform's optional sign-in was not used (the credential the sign-in would have given). */
   withoutSignIn?: boolean;
-  /** The values the field takes, with their words: the hosted page shows a choice (the first chosen unless sent). */
+  /**
+   * The values the field takes, with their words: the hosted page shows a choice, starting at the connection's current
+   * one when the page replaces a connection (`storedChoice`), else at the first.
+   */
   choices?: ReadonlyArray<{ value: string; label: string }>;
+  /** A choice stored as another value than its form's (`limited_data_use: true` for `on`): its form value. */
+  storedChoice?: (settings: Readonly<Record<string, unknown>>) => string;
   /** Whether this service's operator set the value for every account (then the hosted page leaves the field out). */
   providedBy?: (settings: Settings) => boolean;
   /**

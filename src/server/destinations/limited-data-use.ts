@@ -18,7 +18,11 @@ const CHOICES = [
 
 /** The hosted page's field: `hint` says what the platform does with it. Off is first, so the page starts at off. */
 export function limitedDataUseField(hint: string): ConnectField {
-  return { name: LIMITED_DATA_USE, label: 'Limited Data Use (US state privacy laws)', hint, required: false, choices: CHOICES };
+  return {
+    name: LIMITED_DATA_USE, label: 'Limited Data Use (US state privacy laws)', hint, required: false, choices: CHOICES,
+    // A reconnect (a new token, say) keeps the choice unless changed.
+    storedChoice: (settings) => (limitedDataUseOn(settings) ? 'on' : 'off'),
+  };
 }
 
 /** The choice a submitted form made: on, off (also when not sent), or a problem for any other value. */

@@ -267,13 +267,14 @@ export async function beginHandoffOAuth(
 }
 
 /**
- * The value a choice asked before the sign-in starts at: the one made at the last sign-in, else the connection's this
- * handoff replaces (a reconnect keeps the API it sent through), else the field's first.
+ * The value a choice starts at: the one made at the last sign-in (a choice asked before it), else the connection's this
+ * handoff replaces (a reconnect keeps the API it sent through, and its Limited Data Use), else the field's first.
  */
 export function defaultChoice(hosted: DestinationHandoff, field: ConnectField): string {
   const valid = (value: unknown): value is string => typeof value === 'string' && (field.choices ?? []).some((choice) => choice.value === value);
   const made = hosted.signInChoices[field.name];
-  const connected = hosted.replaces?.settings[field.name];
+  const settings = hosted.replaces?.settings;
+  const connected = settings && (field.storedChoice ? field.storedChoice(settings) : settings[field.name]);
   return valid(made) ? made : valid(connected) ? connected : field.choices![0]!.value;
 }
 

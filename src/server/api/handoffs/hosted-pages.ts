@@ -46,7 +46,8 @@ export function destinationFormPage(hosted: DestinationHandoff, values: Record<s
   const fakeValues = hosted.fakeValues ?? null;
   const fields = shown.map((field) => {
     const error = errors.find((e) => e.param === field.name);
-    const value = field.secret ? '' : (values[field.name] ?? '');
+    // A choice not sent starts where the connection this page replaces stands (a new token does not undo it).
+    const value = field.secret ? '' : (values[field.name] ?? (field.choices ? defaultChoice(hosted, field) : ''));
     const fakeValue = fakeValues && Object.hasOwn(fakeValues, field.name) ? fakeValues[field.name]! : null;
     const notes = [field.hint ? `${field.name}-hint` : '', fakeValue !== null ? `${field.name}-fake` : ''].filter(Boolean);
     const marks = fieldAttributes(field.name, notes, Boolean(error));
