@@ -35,7 +35,7 @@ describe('a refused hosted form', () => {
     const meta = platformFor('meta')!;
     const hosted = {
       kind: 'destination', handoff: {}, destination: meta, authorized: true, signedIn: false, signInOffered: false, replaces: null,
-      accountName: 'Acme', apiElsewhere: null, fakeValues: null, provided: [],
+      accountName: 'Acme', apiElsewhere: null, fakeValues: null, provided: [], signInChoices: {},
     } as never;
     const page = destinationFormPage(hosted, { pixel_id: 'abc' }, [{ param: 'pixel_id', message: 'The dataset id is digits only.' }] as never);
     const control = /<input [^>]*id="pixel_id"[^>]*>/.exec(page)![0];
