@@ -17,9 +17,12 @@ export function num(value, decimals = 0) {
   return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 }
 
-/** A ratio as `0.42x`, or `-` when there is none. */
+/**
+ * A ratio as `0.42x`, or `-` when there is none. Cut to two decimals, never rounded up, so a ratio printed beside a
+ * target never reads as meeting it when it does not (0.3496 is `0.34x`, not a `0.35x` marked NOT MET).
+ */
 export function times(value) {
-  return value === null || value === undefined || !Number.isFinite(value) ? '-' : `${value.toFixed(2)}x`;
+  return value === null || value === undefined || !Number.isFinite(value) ? '-' : `${(Math.floor(value * 100 + 1e-9) / 100).toFixed(2)}x`;
 }
 
 /** The mark printed beside a target. */
