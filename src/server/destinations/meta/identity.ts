@@ -81,10 +81,23 @@ export function isFbCookieValue(value: string): boolean {
   return FB_COOKIE.test(value);
 }
 
+/** The creation time (ms) and the rest (the click id, with any appendix) of an `_fbc` value of Meta's shape. */
+function fbcParts(value: string): { createdMs: number; rest: string } {
+  const [, , time, ...rest] = value.split('.');
+  const n = Number(time);
+  // Meta's creationTime is in milliseconds; a value of 10 digits was written in seconds by hand-written code.
+  return { createdMs: n < 1e12 ? n * 1000 : n, rest: rest.join('.') };
+}
+
 /**
  * The `fbc` click id: the `_fbc` cookie as it is ("Do not modify the creationTime from the _fbc cookie"), else built
  * from the landing's `fbclid` as `fb.1.<when the click was first seen, ms>.<fbclid>`, case kept ("ClickID value is case
  * sensitive"). Subdomain index 1 is what Meta says to use for a value generated on a server.
+ *
+ * When both are there and hold different clicks, the newer one goes: Meta recommends "refreshing a user's profile
+ * with the latest value whenever possible", and either can be the newer (a Meta click landing where only cnv's loader
+ * runs leaves an older `_fbc`; one landing where only the Pixel runs leaves cnv an older fbclid). The cookie's
+ * creation time is weighed against when cnv first saw the fbclid; a tie keeps the cookie.
  * https://developers.facebook.com/docs/marketing-api/conversions-api/parameters/fbp-and-fbc
  */
 export function buildFbc(
@@ -92,11 +105,17 @@ export function buildFbc(
   clickIds: Readonly<Record<string, string>>,
   firstSeenAt: Date,
 ): { value: string; source: FbcSource } | null {
-  const cookie = cookies._fbc?.trim();
-  if (cookie && isFbCookieValue(cookie)) return { value: cookie, source: 'cookie' };
+  const raw = cookies._fbc?.trim();
+  const cookie = raw && isFbCookieValue(raw) ? raw : null;
   const fbclid = clickIds.fbclid?.trim();
-  if (!fbclid || /\s/.test(fbclid)) return null;
-  return { value: `fb.1.${firstSeenAt.getTime()}.${fbclid}`, source: 'fbclid' };
+  const built = fbclid && !/\s/.test(fbclid) ? `fb.1.${firstSeenAt.getTime()}.${fbclid}` : null;
+  if (cookie && built) {
+    const { createdMs, rest } = fbcParts(cookie);
+    const sameClick = rest === fbclid || rest.startsWith(`${fbclid}.`);
+    if (!sameClick && firstSeenAt.getTime() > createdMs) return { value: built, source: 'fbclid' };
+  }
+  if (cookie) return { value: cookie, source: 'cookie' };
+  return built ? { value: built, source: 'fbclid' } : null;
 }
 
 /** The `fbp` browser id: the `_fbp` cookie the Meta Pixel wrote, when it has Meta's shape; cnv never invents one. */

@@ -10,7 +10,9 @@
  * - Verified, Using the API (developers.facebook.com/documentation/ads-commerce/conversions-api/using-the-api): POST
  *   /{API_VERSION}/{PIXEL_ID}/events; "You can send up to 1,000 events in data"; versions follow the Graph API's schedule.
  * - Verified, fbp and fbc (developers.facebook.com/docs/marketing-api/conversions-api/parameters/fbp-and-fbc): send the
- *   `_fbc`/`_fbp` cookies as they are; the ClickID is case sensitive; fbc is fb.<subdomainIndex>.<creationTime ms>.<fbclid>.
+ *   `_fbc`/`_fbp` cookies as they are; the ClickID is case sensitive; fbc is fb.<subdomainIndex>.<creationTime ms>.<fbclid>;
+ *   "we recommend refreshing a user's profile with the latest value whenever possible": of a `_fbc` and an fbclid
+ *   holding different clicks, cnv sends the newer (identity.ts).
  * - Verified, Graph API Handling Errors (developers.facebook.com/docs/graph-api/guides/error-handling): 190 access token
  *   expired (get a new token) and 102 session; 1 and 2 temporary (retry); 4, 17, 341 throttling (retry); 10 and 200-299
  *   permission; 368 "temporarily blocked for policies violations" (wait and retry). cnv: 190/102 make the connection

@@ -72,9 +72,22 @@ describe("Meta's normalisation, with the vectors of Meta's own page", () => {
 describe('fbc and fbp', () => {
   const seen = new Date('2026-11-20T08:00:00.123Z');
 
-  it('passes the _fbc cookie on unmodified', () => {
+  it('passes the _fbc cookie on unmodified, alone or holding the same click as the fbclid (appendix kept)', () => {
     const cookie = 'fb.1.1554763741205.AbCdEfGhIjKlMnOpQrStUvWxYz1234567890';
-    expect(buildFbc({ _fbc: cookie }, { fbclid: 'other' }, seen)).toEqual({ value: cookie, source: 'cookie' });
+    expect(buildFbc({ _fbc: cookie }, {}, seen)).toEqual({ value: cookie, source: 'cookie' });
+    expect(buildFbc({ _fbc: cookie }, { fbclid: 'AbCdEfGhIjKlMnOpQrStUvWxYz1234567890' }, seen)).toEqual({ value: cookie, source: 'cookie' });
+    const withAppendix = `${cookie}.AQEAAQMB`;
+    expect(buildFbc({ _fbc: withAppendix }, { fbclid: 'AbCdEfGhIjKlMnOpQrStUvWxYz1234567890' }, seen)).toEqual({ value: withAppendix, source: 'cookie' });
+  });
+
+  it('sends the newer of two different clicks: a newer fbclid over an older cookie, a newer cookie over an older fbclid', () => {
+    const older = `fb.1.${seen.getTime() - 86_400_000}.OldClick`;
+    expect(buildFbc({ _fbc: older }, { fbclid: 'NewClick' }, seen)).toEqual({ value: `fb.1.${seen.getTime()}.NewClick`, source: 'fbclid' });
+    const newer = `fb.1.${seen.getTime() + 86_400_000}.NewerClick`;
+    expect(buildFbc({ _fbc: newer }, { fbclid: 'NewClick' }, seen)).toEqual({ value: newer, source: 'cookie' });
+    // A creation time written in seconds by hand-written code is read as seconds.
+    const olderInSeconds = `fb.1.${Math.floor(seen.getTime() / 1000) - 60}.OldClick`;
+    expect(buildFbc({ _fbc: olderInSeconds }, { fbclid: 'NewClick' }, seen)?.source).toBe('fbclid');
   });
 
   it('builds fbc from the landing fbclid with the capture time in milliseconds and the case kept', () => {
