@@ -20,6 +20,11 @@ export function hasControlCharacter(text: string): boolean {
   return CONTROL_CHARACTER.test(text);
 }
 
+/** The text without its control characters (a name stored before names refused them, shown in a form to save again). */
+export function withoutControlCharacters(text: string): string {
+  return text.replace(new RegExp(CONTROL_CHARACTER.source, 'g'), '');
+}
+
 /**
  * A name or label: a non-empty (after trimming) string of at most `max` characters, one line without control
  * characters (as the schemas' NonBlankText); returns it trimmed.

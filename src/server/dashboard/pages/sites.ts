@@ -4,6 +4,7 @@ import { SITE_NAME_MAX, type SiteRecord } from '../../api/sites';
 import { badge, copyable, csrfField, fieldAttributes, fieldError, html, layout, problemOf, refusalSummary, when, type FormRefusal, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { loaderSeen, type InstallCheck } from '../install-check';
+import { hasControlCharacter, withoutControlCharacters } from '../../http/input';
 
 export interface SiteView {
   site: SiteRecord;
@@ -26,8 +27,14 @@ export function tagManagerSnippetOf(publicUrl: string, siteKey: string): string 
 
 const SITE_FIELDS = ['name', 'domain', 'timezone'] as const;
 
-function field(view: SiteView, name: (typeof SITE_FIELDS)[number], label: string, hint: string, value: string): Html {
+function field(view: SiteView, name: (typeof SITE_FIELDS)[number], label: string, givenHint: string, stored: string): Html {
   const sent = view.error?.values[name];
+  // A value stored before names refused control characters would make every Save of the form fail on them, invisibly:
+  // the form shows it without them, says so, and a Save stores it so.
+  const value = hasControlCharacter(stored) ? withoutControlCharacters(stored) : stored;
+  const hint = value === stored || sent !== undefined
+    ? givenHint
+    : `${givenHint ? `${givenHint} ` : ''}The stored ${label.toLowerCase()} held invisible control characters (line breaks, tabs, escape codes): they are left out here, and Save stores it without them.`;
   const problem = problemOf(view.error, name);
   const invalid = problem !== null;
   const id = `${view.site.id}-${name}`;
@@ -83,11 +90,12 @@ ${refusals}
 
 function siteCard(session: DashboardSession, publicUrl: string, view: SiteView): Html {
   const { site } = view;
+  const name = withoutControlCharacters(site.name);
   return html`<section class="card" id="${site.id}">
-<h2>${site.name}</h2>
+<h2>${name}</h2>
 <p class="hint">Site key <code>${site.site_key}</code> · id <code>${site.id}</code></p>
 ${siteErrorSummary(view)}
-<form method="post" action="/dashboard/sites/${site.id}#${site.id}-error" aria-label="Settings of ${site.name}">
+<form method="post" action="/dashboard/sites/${site.id}#${site.id}-error" aria-label="Settings of ${name}">
 ${csrfField(session)}
 <div class="grid">
 ${field(view, 'name', 'Name', '', site.name)}
