@@ -141,6 +141,7 @@ test('Events: reports become events; the list, its filters and chart, and a trac
   await expect(page.getByRole('table', { name: 'Conversions, newest first' }).locator('tbody tr').first()).toContainText('u***@example.com');
   await expect(page.locator('svg[role=img]')).toHaveAttribute('aria-label', /2 in 14 days/);
   await shoot(page, 'events');
+  await expectChartAxisInViewOnPhone(page);
   await page.getByRole('combobox', { name: 'Status' }).selectOption('failed');
   await page.getByRole('button', { name: 'Filter' }).click();
   await expect(page).toHaveURL(/status=failed/);
@@ -231,3 +232,45 @@ test('Notifications: an endpoint is added with its secret shown once, and each n
     await receiver.close();
   }
 });
+
+/**
+ * On a phone the chart scrolls sideways and opens on today; its y-axis labels (0, the middle and the top) must be in
+ * view too, not scrolled out on the left. In view as IntersectionObserver sees it: clipped by the scrolling box.
+ */
+async function expectChartAxisInViewOnPhone(page: import('@playwright/test').Page): Promise<void> {
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: 375, height: 1400 });
+  try {
+    await page.reload();
+    const frame = page.locator('#chart .chart-frame').first();
+    await frame.scrollIntoViewIfNeeded();
+    const seen = await frame.evaluate(async (el) => {
+      const inView = (node: Element) =>
+        new Promise<boolean>((resolve) => {
+          const observer = new IntersectionObserver(([entry]) => {
+            observer.disconnect();
+            resolve(entry!.intersectionRatio > 0.9);
+          });
+          observer.observe(node);
+        });
+      const texts = [...el.querySelectorAll('text')];
+      const axis = texts.filter((t) => t.getAttribute('text-anchor') === 'end');
+      const days = texts.filter((t) => t.getAttribute('text-anchor') === 'middle');
+      const labels = [...new Set(axis.map((t) => t.textContent ?? ''))];
+      const shown: Record<string, boolean> = {};
+      for (const label of labels) {
+        let any = false;
+        for (const t of axis.filter((a) => a.textContent === label)) any = any || (await inView(t));
+        shown[label] = any;
+      }
+      return { shown, today: await inView(days.at(-1)!), scrolls: el.querySelector('.chart-scroll')!.scrollWidth > el.clientWidth };
+    });
+    expect(seen.scrolls).toBe(true);
+    expect(seen.today).toBe(true);
+    expect(Object.keys(seen.shown)).toHaveLength(3);
+    expect(seen.shown).toEqual(Object.fromEntries(Object.keys(seen.shown).map((k) => [k, true])));
+    await page.screenshot({ path: 'test-results/screenshots/dashboard-events-chart-axis-phone.png' });
+  } finally {
+    await page.setViewportSize(size);
+  }
+}

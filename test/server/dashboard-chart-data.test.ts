@@ -239,8 +239,10 @@ describe('the chart axis', () => {
   it('puts its grid lines at whole numbers (never 12.5), the top at or just above the largest day', () => {
     const days = ['2026-11-20', '2026-11-21'];
     const labels = (largest: number) => {
-      const svg = conversionsChart([{ day: days[0]!, status: 'delivered', count: largest }], days).toString();
-      return [...svg.matchAll(/<text x="38" [^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+      const markup = conversionsChart([{ day: days[0]!, status: 'delivered', count: largest }], days).toString();
+      // The plot's own axis (the copy a phone shows over the scrolled plot is aria-hidden, the same labels).
+      const plot = /<svg class="chart-plot"[\s\S]*?<\/svg>/.exec(markup)![0];
+      return [...plot.matchAll(/<text x="38" [^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
     };
     expect(labels(3)).toEqual(['0', '2', '4']);
     expect(labels(5)).toEqual(['0', '3', '6']);
@@ -248,5 +250,14 @@ describe('the chart axis', () => {
     expect(labels(50)).toEqual(['0', '30', '60']);
     expect(labels(100)).toEqual(['0', '50', '100']);
     expect(labels(101)).toEqual(['0', '100', '200']);
+  });
+
+  it("keeps the phone's copy of the axis out of the accessible tree, with the plot's labels", () => {
+    const days = ['2026-11-20', '2026-11-21'];
+    const markup = conversionsChart([{ day: days[0]!, status: 'delivered', count: 3 }], days).toString();
+    const copy = /<svg class="chart-axis"[^>]*>[\s\S]*?<\/svg>/.exec(markup)![0];
+    expect(copy).toContain('aria-hidden="true"');
+    expect([...copy.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].map((m) => m[1])).toEqual(['0', '2', '4']);
+    expect(markup.match(/role="img"/g)).toHaveLength(1);
   });
 });

@@ -64,9 +64,9 @@ function bars(days: readonly string[], segmentsOf: (day: string) => Segment[], o
   const slot = plotW / Math.max(1, days.length);
   const barW = Math.max(4, slot * 0.62);
   const y = (value: number) => pad.top + plotH - (value / top) * plotH;
-  const grid = [0, top / 2, top].map(
-    (v) => html`<line x1="${pad.left}" x2="${width - pad.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e4e7ec"/><text x="${pad.left - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11" fill="#5b6475">${options.axis(v)}</text>`,
-  );
+  const ticks = [0, top / 2, top];
+  const axisLabels = ticks.map((v) => html`<text x="${pad.left - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11" fill="#5b6475">${options.axis(v)}</text>`);
+  const grid = ticks.map((v, i) => html`<line x1="${pad.left}" x2="${width - pad.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e4e7ec"/>${axisLabels[i]}`);
   const drawn = days.map((day, i) => {
     const x = pad.left + i * slot + (slot - barW) / 2;
     let base = 0;
@@ -80,7 +80,11 @@ function bars(days: readonly string[], segmentsOf: (day: string) => Segment[], o
       : '';
     return html`${rects}${label}`;
   });
-  return html`<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${options.label}">${grid}${drawn}</svg>`;
+  // On a phone the plot scrolls sideways and opens on today (its right end), which would leave the y axis out of view
+  // on the left: a copy of the axis, at the plot's scale, stays over the plot's left edge (shown on a phone only).
+  return html`<div class="chart-frame"><div class="chart-scroll" tabindex="0" role="group" aria-label="${options.label}, scrolls sideways">
+<svg class="chart-plot" viewBox="0 0 ${width} ${height}" role="img" aria-label="${options.label}">${grid}${drawn}</svg></div>
+<svg class="chart-axis" viewBox="0 0 ${pad.left} ${height}" aria-hidden="true" focusable="false" data-axis><rect width="${pad.left}" height="${height}" fill="#fff"/><line x1="${pad.left - 0.5}" x2="${pad.left - 0.5}" y1="${pad.top}" y2="${height - pad.bottom}" stroke="#e4e7ec"/>${axisLabels}</svg></div>`;
 }
 
 /** A stacked bar chart of per-day counts by status; every bar has a <title> for its numbers, and a table has them all. */
@@ -109,7 +113,7 @@ export function conversionsChart(counts: readonly DailyActionCount[], days: read
     const counts = columns.map((status) => statuses.get(status) ?? 0);
     return [day, ...counts, [...statuses.values()].reduce((a, n) => a + n, 0)];
   });
-  return html`<figure class="chart" style="margin:0" tabindex="0">
+  return html`<figure class="chart" style="margin:0">
 ${bars(days, segmentsOf, { height: 200, label: `Deliveries per day by status (each conversion once per destination): ${total} in ${days.length} days`, axis: formatCount })}
 <figcaption class="legend">${legend.map(([s, c]) => html`<span><i style="background:${c}"></i>${s}</span>`)}<span>each conversion once per destination it goes to, per day (UTC)</span></figcaption>
 </figure>
@@ -141,7 +145,7 @@ export function valueChart(values: readonly DailyValue[], days: readonly string[
       const v = byDay.get(day);
       return [day, moneyOf(v?.value ?? 0, currency) ?? String(v?.value ?? 0), v?.conversions ?? 0];
     });
-    return html`<div><figure class="chart" style="margin:0" tabindex="0" data-currency="${currency}">
+    return html`<div><figure class="chart" style="margin:0" data-currency="${currency}">
 <figcaption class="chart-head"><strong data-total>${total}</strong> <span class="muted">from ${conversions} conversion${conversions === 1 ? '' : 's'} in ${days.length} days</span></figcaption>
 ${bars(days, segmentsOf, { height, label: `Value per day in ${currency}: ${total} in ${days.length} days`, axis: (v) => compact(v) })}
 </figure>

@@ -143,7 +143,9 @@ ul.attention-list { list-style: none; margin: 0; padding: 0; }
 ul.attention-list li { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px 16px; padding: 10px 0; border-top: 1px solid var(--line); }
 ul.attention-list li:first-child { border-top: 0; padding-top: 4px; }
 ul.attention-list li span { flex: 1 1 20rem; }
-.chart { overflow-x: auto; }
+.chart-frame { position: relative; container-type: inline-size; }
+.chart-scroll { overflow-x: auto; }
+.chart-axis { display: none; }
 .chart-title { display: flex; align-items: center; justify-content: space-between; gap: 12px; flex-wrap: wrap; margin-bottom: 8px; }
 .chart-title h2 { margin: 0; }
 .segmented { display: inline-flex; border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
@@ -157,7 +159,7 @@ details.chart-table td { font-variant-numeric: tabular-nums; }
 details.chart-table tbody th { text-transform: none; letter-spacing: 0; font-size: .9rem; color: var(--ink); font-variant-numeric: tabular-nums; }
 details.chart-table tr:last-child th { border-bottom: 0; }
 .chart-head { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; font-size: .95rem; margin-bottom: 2px; }
-.chart svg { width: 100%; min-width: 540px; height: auto; display: block; }
+.chart svg.chart-plot { width: 100%; min-width: 540px; height: auto; display: block; }
 .grid.filters { grid-template-columns: repeat(auto-fit, minmax(140px, 1fr)); }
 .legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: .85rem; color: var(--muted); margin-top: 6px; }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 5px; vertical-align: -1px; }
@@ -191,8 +193,10 @@ ul.plain { list-style: none; margin: 0; padding: 0; }
   .card { padding: 14px; }
   nav.main { order: 3; flex-basis: 100%; flex-wrap: wrap; gap: 2px; margin: 0 -6px; }
   nav.main a { white-space: nowrap; padding: 6px 7px; }
-  .chart { direction: rtl; }
-  .chart svg, .chart figcaption { direction: ltr; }
+  .chart-scroll { direction: rtl; }
+  .chart-scroll svg { direction: ltr; }
+  /* The axis' copy, at the plot's scale: 44 of the plot's 720 units, the plot being 540 px wide at least. */
+  .chart-axis { display: block; position: absolute; left: 0; top: 0; width: max(33px, calc(100cqw * 44 / 720)); height: auto; pointer-events: none; }
   details.chart-table th, details.chart-table td { padding: 6px 5px; }
   details.chart-table tbody th { white-space: nowrap; }
   details.chart-table thead th { letter-spacing: 0; font-size: .7rem; }
