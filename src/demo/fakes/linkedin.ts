@@ -135,6 +135,7 @@ function elementProblems(element: unknown, index: number, nowMs: number): string
       for (const [key, value] of Object.entries(info)) {
         if (!USER_INFO_KEYS.has(key)) problems.push(`${at}/user/userInfo/${key} is not a field of userInfo`);
         else if (typeof value !== 'string' || value.trim() === '') problems.push(`${at}/user/userInfo/${key} must be a non-empty string`);
+        else if ((key === 'firstName' || key === 'lastName') && [...value].length > 35) problems.push(`${at}/user/userInfo/${key} is longer than 35 characters`);
       }
       if (info.firstName === undefined || info.lastName === undefined) problems.push(`${at}/user/userInfo needs both firstName and lastName`);
     }

@@ -49,11 +49,19 @@ export function linkedInClickId(input: Pick<DeliveryInput, 'clickIds' | 'cookies
   return null;
 }
 
-/** First and last name for `userInfo`, only when both are given: LinkedIn's userInfo matching needs the pair. */
+/**
+ * The longest first or last name `userInfo` takes: 35 characters (as LinkedIn's partners document it: Salesforce's
+ * Conversions API connector for firstName, HCL's LinkedIn connector for both names of the same userInfo; LinkedIn's
+ * own page is not in the corpus). A longer one is left out rather than cut: a cut name would match someone else.
+ */
+export const MAX_NAME_LENGTH = 35;
+
+/** First and last name for `userInfo`, only when both are given (LinkedIn's userInfo matching needs the pair) and fit. */
 export function userInfoOf(input: Pick<DeliveryInput, 'identity'>): LinkedInUserInfo | null {
   const firstName = input.identity.first_name?.trim() ?? '';
   const lastName = input.identity.last_name?.trim() ?? '';
-  return firstName !== '' && lastName !== '' ? { firstName, lastName } : null;
+  const fits = (name: string) => name !== '' && [...name].length <= MAX_NAME_LENGTH;
+  return fits(firstName) && fits(lastName) ? { firstName, lastName } : null;
 }
 
 /** The `user` object of one event, or null when it has no user id LinkedIn could match on. */

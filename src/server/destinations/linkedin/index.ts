@@ -14,7 +14,8 @@
  * - Verified only through a partner's page quoting LinkedIn (developer.salesforce.com/docs/data/data-cloud-int/guide/
  *   c360-a-linkedincapi-connector.html): up to 5,000 events a batch; 600 requests a minute and 300,000 a day; events
  *   older than 90 days "automatically rejected"; eventId at most 64 characters (cnv sends a longer id's SHA-256 hex,
- *   request.ts); firstName at most 35 characters (not enforced by cnv).
+ *   request.ts); firstName at most 35 characters (HCL's LinkedIn connector says the same of lastName): cnv leaves out a
+ *   userInfo whose name is longer (identity.ts), and the fake refuses one.
  * - NOT verified in a LinkedIn page: what a per-element 409 means (cnv counts it delivered as a duplicate, since
  *   LinkedIn deduplicates on eventId); how far in the future conversionHappenedAt may be (cnv sends at most the sending
  *   time); whether userIds may be empty when userInfo is given (cnv requires an email or li_fat_id).

@@ -29,6 +29,10 @@ describe('LinkedIn identity', () => {
     expect(userInfoOf({ identity: { first_name: ' Jane ', last_name: 'Doe' } })).toEqual({ firstName: 'Jane', lastName: 'Doe' });
     expect(userInfoOf({ identity: { first_name: 'Jane' } })).toBeNull();
     expect(userInfoOf({ identity: { first_name: 'Jane', last_name: '  ' } })).toBeNull();
+    // Names longer than the 35 characters userInfo takes are left out, not cut (a cut name would match someone else).
+    expect(userInfoOf({ identity: { first_name: 'J'.repeat(35), last_name: 'Doe' } })).toEqual({ firstName: 'J'.repeat(35), lastName: 'Doe' });
+    expect(userInfoOf({ identity: { first_name: 'Jane', last_name: 'D'.repeat(36) } })).toBeNull();
+    expect(userInfoOf({ identity: { first_name: '名'.repeat(35), last_name: 'Doe' } })).not.toBeNull();
   });
 
   it('builds the user with the hashed email first and the click id second', () => {
