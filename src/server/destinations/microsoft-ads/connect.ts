@@ -4,6 +4,7 @@
  * identifier" (https://learn.microsoft.com/en-us/advertising/guides/get-started#get-ids).
  */
 import type { ConnectField, ConnectResult, EventTrigger, Problem } from '../destination';
+import { hasControlCharacter } from '../../http/input';
 import { fixedValueProblems } from '../fixed-value';
 import { MAX_GOAL_NAME_LENGTH } from './request';
 
@@ -80,6 +81,12 @@ export function checkAction(config: Record<string, unknown>, param: string, _tri
     });
   } else if (name.length > MAX_GOAL_NAME_LENGTH) {
     problems.push({ param: `${param}.conversion_name`, message: `${param}.conversion_name is longer than ${MAX_GOAL_NAME_LENGTH} characters, the longest goal name Microsoft Advertising allows.` });
+  } else if (hasControlCharacter(name)) {
+    // A goal's name is one line typed in Microsoft Advertising: a line break, a tab or an escape code can match none.
+    problems.push({
+      param: `${param}.conversion_name`,
+      message: `${param}.conversion_name holds a control character (a line break, a tab, an escape code): a goal name is one line, so it could match no goal.`,
+    });
   }
   const valueProblems = fixedValueProblems(config, param);
   problems.push(...valueProblems);

@@ -115,6 +115,14 @@ describe('connecting Microsoft Advertising', () => {
     expect(checkAction({ conversion_name: 'Signup', value: 10, currency: 'USD' }, 'p', 'form_submission')).toEqual([]);
   });
 
+  it('refuses a goal name holding a control character, which no one-line goal name can match', () => {
+    for (const conversion_name of ['Sign\nup', 'Signup\t', '\u001b[31mSignup', 'Sign\u0085up']) {
+      const problems = checkAction({ conversion_name }, 'p', 'saas_signup');
+      expect(problems).toEqual([{ param: 'p.conversion_name', message: expect.stringContaining('control character') }]);
+    }
+    expect(checkAction({ conversion_name: 'Trial – Signup (EU)' }, 'p', 'saas_signup')).toEqual([]);
+  });
+
   it('refuses a negative value, a malformed currency and a currency without a value', () => {
     expect(checkAction({ conversion_name: 'Signup', value: -1 }, 'p', 'saas_signup').map((p) => p.param)).toEqual(['p.value']);
     expect(checkAction({ conversion_name: 'Signup', value: 1, currency: 'dollars' }, 'p', 'saas_signup').map((p) => p.param)).toEqual(['p.currency']);
