@@ -18,6 +18,7 @@ import {
   type PreparedEvent,
 } from './data-manager-request';
 import { classifyIngestAnswer, type GroupOutcome } from './data-manager-response';
+import { conversionActionMissing } from './connection-test';
 
 const PLATFORM = 'Google Ads (Data Manager API)';
 
@@ -119,14 +120,7 @@ export async function testDataManagerConnection(ctx: SendContext, conversionActi
   const setting = ctx.connection.settings.test_conversion_action_id;
   // The same forms a flow's action takes: the numeric id, or its resource name customers/{id}/conversionActions/{id}.
   const actionId = conversionActionIdOf({ conversion: { id: conversionActionId ?? setting } });
-  if (actionId === null) {
-    const error: DeliveryError = {
-      code: 'conversion_action_missing',
-      message: 'A test of a Google Ads connection needs the id of one of its conversion actions.',
-      hint: "Give the id of a conversion action of type 'Import from clicks': its number, or its resource name customers/{customer id}/conversionActions/{id}.",
-    };
-    return { ok: false, message: error.message, error };
-  }
+  if (actionId === null) return conversionActionMissing();
   const event: IngestEvent = {
     transactionId: 'cnv-connection-test',
     eventTimestamp: ctx.now().toISOString(),

@@ -14,6 +14,7 @@ import {
 } from './legacy-request';
 import { formatConversionDateTime } from './conversion-time';
 import { interpretUploadResponse } from './legacy-response';
+import { conversionActionMissing } from './connection-test';
 import { deadline } from '../../http/deadline';
 
 /**
@@ -101,14 +102,7 @@ export async function testLegacyConnection(ctx: SendContext): Promise<Connection
   const { customerId } = account.value;
   const setting = ctx.connection.settings.test_conversion_action_id;
   const conversionAction = conversionActionResourceName(customerId, typeof setting === 'string' ? setting : null);
-  if (conversionAction === null) {
-    const error: DeliveryError = {
-      code: 'conversion_action_missing',
-      message: 'A test of a Google Ads connection needs the id of one of its conversion actions.',
-      hint: "Give the id of a conversion action of type 'Import from clicks': its number, or its resource name customers/{customer id}/conversionActions/{id}.",
-    };
-    return { ok: false, message: error.message, error };
-  }
+  if (conversionAction === null) return conversionActionMissing();
   const conversion: ClickConversion = {
     conversionAction,
     conversionDateTime: formatConversionDateTime(ctx.now(), 'UTC'),
