@@ -27,13 +27,14 @@ export function withoutControlCharacters(text: string): string {
 
 /**
  * A name or label: a non-empty (after trimming) string of at most `max` characters, one line without control
- * characters (as the schemas' NonBlankText); returns it trimmed.
+ * characters (as the schemas' NonBlankText, which sees the value as sent: a trailing line break or tab is refused
+ * here too, not trimmed away); returns it trimmed of spaces.
  */
 export function nonEmptyString(value: unknown, param: string, max: number): string {
   if (typeof value !== 'string') throw invalidParam(param, `${param} must be a string.`);
+  if (hasControlCharacter(value)) throw invalidParam(param, `${param} must be one line of text, without control characters (line breaks, tabs, escape sequences).`);
   const trimmed = value.trim();
   if (!trimmed) throw invalidParam(param, `${param} must not be empty.`);
   if (trimmed.length > max) throw invalidParam(param, `${param} must be at most ${max} characters (got ${trimmed.length}).`);
-  if (hasControlCharacter(trimmed)) throw invalidParam(param, `${param} must be one line of text, without control characters (line breaks, tabs, escape sequences).`);
   return trimmed;
 }
