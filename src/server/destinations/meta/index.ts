@@ -17,9 +17,15 @@
  *   expired (get a new token) and 102 session; 1 and 2 temporary (retry); 4, 17, 341 throttling (retry); 10 and 200-299
  *   permission; 368 "temporarily blocked for policies violations" (wait and retry). cnv: 190/102 make the connection
  *   reauthorization_required; 368 is retried, not split (response.ts).
+ * - Verified, Data Processing Options for US Users (developers.facebook.com/docs/marketing-apis/data-processing-options,
+ *   and its Meta Pixel and App Events copies, checked 2026-11-29): Limited Data Use is `data_processing_options:
+ *   ["LDU"]` with a country (1 the US) and a state (1000 California), 0 and 0 "to request that we geolocate that event";
+ *   "If a business enables Limited Data Use but does not set the location parameters … we will determine if the event
+ *   is from one of those states". cnv sends ["LDU"], 0, 0 when the connection chose it (limited-data-use.ts), nothing
+ *   otherwise; the fake checks those values.
  * - NOT verified in a Meta page found this session: a limit on `event_time` in the future beyond "may be earlier" (the
- *   fake allows 60 s); the rules and fields of Limited Data Use (`data_processing_options`, `_country`, `_state`): cnv
- *   sends none, and Meta documents an absent field as LDU not enabled only on pages not in the corpus; a length limit
+ *   fake allows 60 s); whether an absent `data_processing_options` is read as LDU off on the server-event page (its
+ *   parameter table was not in the corpus); a length limit
  *   of `event_id`; whether a `test_event_code` not issued by Events Manager is accepted; the Business Use Case codes
  *   80000-80014 (taken from the Marketing API rate-limiting page, not re-read).
  */
