@@ -24,6 +24,10 @@
  *   sold. Example: 100”) and `properties.currency` “The 4217 currency code. Example: "USD"”; `user.external_id` is
  *   “Any unique identifier, such as loyalty membership IDs, user IDs … It must be hashed with SHA-256”. TikTok's own
  *   formatter (formatUserId) trims and lower-cases it before hashing, and cnv does the same with `customer_id`.
+ * - Verified in TikTok's own Business SDK (com.tiktok.appevents, TTAppEvent: `if (TikTokBusinessSdk.isInSdkLDUMode())
+ *   put("limited_data_use", true)`, checked 2026-11-29): Limited Data Use is `limited_data_use: true` on each event.
+ *   cnv sends it when the connection chose it (limited-data-use.ts), nothing otherwise. Which US states TikTok applies
+ *   it to is not in a TikTok page we could read.
  * - NOT verified in a TikTok document (TikTok's API reference pages are not in the stored corpus): that no operation
  *   changes or takes back an event already reported (none is in the sample, the Segment destination or TikTok's help
  *   pages; adjustments are `unsupported`, reason in `adjustmentsUnsupportedReason`); the largest `data`
