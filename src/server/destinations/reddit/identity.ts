@@ -18,17 +18,17 @@ export interface RedditHashedIdentity {
 }
 
 /**
- * Reddit's email canonicalisation ("lowercase; remove dots in local part; remove anything after `+`", Reddit's
- * Direct Integration page as captured by Reddit's Segment destination: `Al.ice+Apple@Example.Com` → `alice@example.com`,
- * ff8d9819…): the local part keeps every other character (`john_doe`, `mary-ann`). Null when it is not an address
- * (one `@`, something left on both sides, a dot in the domain).
+ * Reddit's email canonicalisation (Reddit's “Manual Advanced Matching”, “Hashing email addresses”): lower-case; in
+ * the local part, drop everything from the first `+` and every character that is not a letter or digit.
+ * `Al.ice$+Apple@Example.Com` → `alice@example.com` (Reddit's own example, ff8d9819…; the `$` goes too, so dots alone
+ * are not the rule). Null when it is not an address (one `@`, something left on both sides, a dot in the domain).
  */
 export function canonicalizeEmail(raw: string): string | null {
   const email = raw.trim().toLowerCase();
   const at = email.indexOf('@');
   if (at <= 0 || at !== email.lastIndexOf('@') || /\s/.test(email)) return null;
   const domain = email.slice(at + 1);
-  const local = email.slice(0, at).split('+')[0]!.replace(/\./g, '');
+  const local = email.slice(0, at).split('+')[0]!.replace(/[^a-z0-9]/g, '');
   if (local === '' || !/^[^.]+(\.[^.]+)+$/.test(domain)) return null;
   return `${local}@${domain}`;
 }

@@ -30,12 +30,17 @@
  *   conversion events. None were processed.” (the whole request) or “Bad Request” (over 1,000 events); 401
  *   `UNAUTHORIZED` (invalid token); 403 not authorized for the pixel or missing `adsconversions` scope; 429 rate
  *   limited (also for default user agents: send a descriptive User-Agent); 500 unavailable, nothing processed.
- * - Verified (Reddit's Direct Integration page, “Hashing rules”, in the capture above): email canonicalised before
- *   SHA-256: “lowercase; remove dots in local part; remove anything after `+`” (`Al.ice+Apple@Example.Com` and
- *   `alice@example.com` both hash to ff8d9819…); phone with country code, extension and non-digits removed, `+`
- *   first (`+15554441234` → e5b124c5…); hashes are 64 lower-case hex characters. Until 2026-11-29 cnv also removed
- *   every other non-alphanumeric character of the local part, from a “Manual Advanced Matching” page not found again;
- *   the captured reference and Segment's code remove only dots and the `+` tag, and so does cnv now.
+ * - Verified (Reddit's “Manual Advanced Matching”, “Hashing email addresses”, read in a copy of Reddit's developer
+ *   documents at https://papaya-kheer-4b8a70.netlify.app/signals/conversions/reddit-pixel/manual-advanced-matching,
+ *   the page of Reddit's own `redditNormalizeEmail`): email canonicalised before SHA-256: lower-cased, everything from
+ *   the first `+` to the `@` removed, then “Remove all non-alphanumeric characters from the username”; Reddit's
+ *   example `Al.ice$+Apple@Example.Com` and `alice@example.com` both hash to ff8d9819…. The Direct Integration page as
+ *   captured by Segment (“lowercase; remove dots in local part; remove anything after `+`”) and Segment's code remove
+ *   only dots and the tag; they would hash Reddit's own example (its `$`) differently, so cnv follows Reddit's page.
+ *   Extract's Reddit connector (docs.extract.to/reverse-etl-destinations/reddit-audiences) also removes every
+ *   non-alphanumeric character. Not found: Reddit's original URL of that page (only the copy above was reachable).
+ *   Phone with country code, extension and non-digits removed, `+` first (`+15554441234` → e5b124c5…); hashes are 64
+ *   lower-case hex characters.
  * - Verified (the same “Match keys” and “Event metadata” sections): `external_id` is the advertiser-assigned id,
  *   sent unhashed or hashed (Reddit recommends SHA-256; its example `customer12345` hashes to a4cc2fc5…), so cnv
  *   sends the report's `customer_id` trimmed and SHA-256 hashed; `metadata.value` is a double in the currency's base
