@@ -119,7 +119,8 @@ function elementProblems(element: unknown, index: number, nowMs: number): string
   const user = element.user;
   if (!isObject(user) || !Array.isArray(user.userIds)) return [...problems, `${at}/user/userIds is required`];
   for (const key of Object.keys(user)) if (!['userIds', 'userInfo'].includes(key)) problems.push(`${at}/user/${key} is not a field of user`);
-  if (user.userIds.length === 0) problems.push(`${at}/user/userIds needs at least one id`);
+  // userIds is required but may be empty when userInfo (first and last name) carries the match.
+  if (user.userIds.length === 0 && user.userInfo === undefined) problems.push(`${at}/user/userIds needs at least one id, or userInfo with names`);
   user.userIds.forEach((id: unknown, i: number) => {
     const where = `${at}/user/userIds/${i}`;
     if (!isObject(id) || typeof id.idType !== 'string' || !ID_TYPES.has(id.idType) || typeof id.idValue !== 'string' || id.idValue === '') {

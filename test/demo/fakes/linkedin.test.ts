@@ -122,6 +122,12 @@ describe('the LinkedIn fake: conversion events', () => {
     expect(fake.requests[0]!.problems.length).toBeGreaterThanOrEqual(5);
   });
 
+  it('takes an empty userIds when userInfo carries first and last name', async () => {
+    const token = fake.issueAccessToken();
+    const response = await batch([{ ...good, user: { userIds: [], userInfo: { firstName: 'Jane', lastName: 'Doe' } } }], token);
+    expect(await response.json()).toEqual({ elements: [{ status: 201 }] });
+  });
+
   it('refuses a call without a valid token, version or batch-create header', async () => {
     const token = fake.issueAccessToken();
     expect((await batch([good], 'bad')).status).toBe(401);

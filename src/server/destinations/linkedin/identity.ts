@@ -64,14 +64,18 @@ export function userInfoOf(input: Pick<DeliveryInput, 'identity'>): LinkedInUser
   return fits(firstName) && fits(lastName) ? { firstName, lastName } : null;
 }
 
-/** The `user` object of one event, or null when it has no user id LinkedIn could match on. */
+/**
+ * The `user` object of one event, or null when LinkedIn has nothing to match on. `userIds` is always there (LinkedIn
+ * requires the field); with neither an email nor a click id it is empty and the first and last name carry the match,
+ * as LinkedIn allows when `userInfo` is given (facts in ./index.ts).
+ */
 export function buildUser(input: Pick<DeliveryInput, 'identity' | 'clickIds' | 'cookies'>): LinkedInUser | null {
   const userIds: LinkedInUserId[] = [];
   const email = hashedEmail(input.identity.email);
   if (email !== null) userIds.push({ idType: SHA256_EMAIL, idValue: email });
   const clickId = linkedInClickId(input);
   if (clickId !== null) userIds.push({ idType: LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID, idValue: clickId });
-  if (userIds.length === 0) return null;
   const userInfo = userInfoOf(input);
-  return userInfo === null ? { userIds } : { userIds, userInfo };
+  if (userInfo === null) return userIds.length === 0 ? null : { userIds };
+  return { userIds, userInfo };
 }

@@ -15,10 +15,17 @@
  *   c360-a-linkedincapi-connector.html): up to 5,000 events a batch; 600 requests a minute and 300,000 a day; events
  *   older than 90 days "automatically rejected"; eventId at most 64 characters (cnv sends a longer id's SHA-256 hex,
  *   request.ts); firstName at most 35 characters (HCL's LinkedIn connector says the same of lastName): cnv leaves out a
- *   userInfo whose name is longer (identity.ts), and the fake refuses one.
+ *   userInfo whose name is longer (identity.ts), and the fake refuses one. Searched again on 2026-11-29: LinkedIn's own
+ *   schema rows for userInfo (learn.microsoft.com …/conversions-api, …/conversions-api-schema) are not in the corpus
+ *   past the page heads, so the 35 stays a partner's figure (lastName's limit only HCL's).
+ * - Verified only through a third party quoting LinkedIn (dev.to/aleksuix/linkedins-conversions-api-wants-userids-even-
+ *   when-you-match-on-userinfo-4ok7): "LinkedIn documents user.userIds as required on every event"; without hashed ids
+ *   send `"userIds": []` with `userInfo` {firstName, lastName}; leaving userIds out is answered 422. So cnv sends a
+ *   conversion with names but no email or li_fat_id as `{userIds: [], userInfo}` (identity.ts), and the fake takes an
+ *   empty userIds only beside userInfo. Not found in LinkedIn's own page.
  * - NOT verified in a LinkedIn page: what a per-element 409 means (cnv counts it delivered as a duplicate, since
  *   LinkedIn deduplicates on eventId); how far in the future conversionHappenedAt may be (cnv sends at most the sending
- *   time); whether userIds may be empty when userInfo is given (cnv requires an email or li_fat_id).
+ *   time).
  */
 import type { DestinationPlatform } from '../destination';
 import { checkLinkedInAction } from './action-config';

@@ -144,7 +144,7 @@ export function buildConversionEvent(input: DeliveryInput, now: Date): BuiltEven
       summary: { ...summary, user_ids: [] },
       error: {
         code: 'no_user_id',
-        message: 'The conversion has neither an email nor a LinkedIn click id (li_fat_id), so LinkedIn cannot match it to a member.',
+        message: 'The conversion has no email, no LinkedIn click id (li_fat_id) and no first and last name, so LinkedIn cannot match it to a member.',
         hint:
           'Send the email with the signup report or form, and turn on enhanced conversion tracking (first-party cookies) of the Insight Tag in Campaign Manager so ad clicks carry li_fat_id.',
       },

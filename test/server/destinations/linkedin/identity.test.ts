@@ -45,7 +45,11 @@ describe('LinkedIn identity', () => {
     });
   });
 
-  it('has no user for a conversion with neither an email nor a click id, even with names', () => {
-    expect(buildUser(input({ clickIds: {}, identity: { first_name: 'Jane', last_name: 'Doe' } }))).toBeNull();
+  it('matches on names alone with an empty userIds when there is neither an email nor a click id', () => {
+    expect(buildUser(input({ clickIds: {}, identity: { first_name: 'Jane', last_name: 'Doe' } }))).toEqual({
+      userIds: [],
+      userInfo: { firstName: 'Jane', lastName: 'Doe' },
+    });
+    expect(buildUser(input({ clickIds: {}, identity: { first_name: 'Jane' } }))).toBeNull();
   });
 });

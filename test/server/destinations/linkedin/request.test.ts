@@ -39,8 +39,15 @@ describe('LinkedIn request building', () => {
     expect(built.summary.user_info).toEqual(['firstName', 'lastName']);
   });
 
-  it('fails an event with no email and no li_fat_id permanently, with a hint', () => {
+  it('sends an event with names but no email and no li_fat_id, userIds empty', () => {
     const built = buildConversionEvent(input({ clickIds: {}, identity: { first_name: 'Jane', last_name: 'Doe' } }), NOW);
+    expect(built.ok).toBe(true);
+    if (!built.ok) return;
+    expect(built.element.user).toEqual({ userIds: [], userInfo: { firstName: 'Jane', lastName: 'Doe' } });
+  });
+
+  it('fails an event with no email, no li_fat_id and no names permanently, with a hint', () => {
+    const built = buildConversionEvent(input({ clickIds: {}, identity: { first_name: 'Jane' } }), NOW);
     expect(built.ok).toBe(false);
     if (built.ok) return;
     expect(built.error.code).toBe('no_user_id');
