@@ -153,6 +153,24 @@ describe.each(DATABASE_KINDS)('flows API on $name', (kind) => {
     });
 
     it.each([
+      ['over 100 characters, the longest goal name', 'S'.repeat(101), /100 characters/],
+      ['with a line break', 'Sign\nup', /control character/],
+      ['with a tab', 'Sign\tup', /control character/],
+    ])('refuses a Microsoft Advertising conversion_name %s with 400 at publish, leaving the flow a draft', async (_what, name, message) => {
+      const tenant = await connectedTenant('Goal name');
+      await upsertDestination(svc.db, tenant.accountId, 'microsoft-ads', { customer_id: '123456789', account_id: '987654321' });
+      const flow = await createFlow(tenant, { actions_config: [{ integrationId: 'microsoft-ads', config: { conversion_name: name } }] });
+      const res = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+      expect(res.statusCode).toBe(400);
+      expect(errorOf(res)).toMatchObject({ code: 'flow_invalid', param: 'actions_config[0].config.conversion_name' });
+      expect(errorOf(res).message).toMatch(message);
+      expect(json(await call('GET', `/v1/flows/${flow.id}`, undefined, tenant)).status).toBe('draft');
+      const fixed = await call('PATCH', `/v1/flows/${flow.id}`, { actions_config: [{ integrationId: 'microsoft-ads', config: { conversion_name: 'S'.repeat(100) } }] }, tenant);
+      expect(fixed.statusCode, fixed.body).toBe(200);
+      expect(json(await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant)).status).toBe('live');
+    });
+
+    it.each([
       ['microsoft-ads', { customer_id: '123456789', account_id: '987654321' }, { conversion_name: 'Signup', value: 5, currency: 'XXX' }, 'currency'],
       ['microsoft-ads', { customer_id: '123456789', account_id: '987654321' }, { conversion_name: 'Signup', value: 5, currency: 'usd' }, 'currency'],
       ['microsoft-ads', { customer_id: '123456789', account_id: '987654321' }, { conversion_name: 'Signup', value: 1.1234567, currency: 'USD' }, 'value'],

@@ -28,7 +28,15 @@ export const MAX_CONVERSION_AGE_MS = 90 * DAY_MS;
 /** A conversion dated ahead of our clock by at most this much waits for it (reporter clock skew); beyond, it is refused. */
 const MAX_FUTURE_SKEW_MS = DAY_MS;
 
-/** A goal name is at most 100 characters (OfflineConversionGoal.Name). */
+/**
+ * A goal name is at most 100 characters. Verified 2026-11-29 in Microsoft's own entity limits, “Conversion Goals”: “Name
+ * | The name of the conversion goal. The name can contain a maximum of 100 characters.”
+ * (https://learn.microsoft.com/en-us/advertising/guides/entity-limits, MicrosoftDocs/Advertising-docs). OfflineConversion
+ * .ConversionName must be a goal's name (5605 OfflineConversionNameNullOrEmpty, 5606 OfflineConversionNameInvalid), so
+ * publish refuses a longer one (connect.ts checkAction), 400 with the error envelope. NOT found in Microsoft's documents:
+ * which characters a goal name may hold; cnv refuses control characters on the reasoning that a goal name is one typed
+ * line, not on a documented rule; and whether “characters” counts UTF-16 units (cnv does, as .NET's String.Length).
+ */
 export const MAX_GOAL_NAME_LENGTH = 100;
 
 /** One element of `OfflineConversions`, as the REST reference's Request JSON spells it. */
