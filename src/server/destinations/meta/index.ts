@@ -12,7 +12,12 @@
  * - Verified, fbp and fbc (developers.facebook.com/docs/marketing-api/conversions-api/parameters/fbp-and-fbc): send the
  *   `_fbc`/`_fbp` cookies as they are; the ClickID is case sensitive; fbc is fb.<subdomainIndex>.<creationTime ms>.<fbclid>;
  *   "we recommend refreshing a user's profile with the latest value whenever possible": of a `_fbc` and an fbclid
- *   holding different clicks, cnv sends the newer (identity.ts).
+ *   holding different clicks, cnv sends the newer (identity.ts). Checked again 2026-11-29: creationTime is “the UNIX
+ *   time since epoch in milliseconds when the … cookie was saved. If you don't save the … cookie, use the timestamp when
+ *   you first observed or received this … value” (read on the page's fbp section; its fbc section was cut off in the
+ *   corpus, so that fbc's reads the same is assumed): a built fbc uses when cnv's loader captured the touch
+ *   (`touchCapturedAt`, the landing), else the conversion time. The loader itself keeps the newest ad touch
+ *   (src/loader/touch-cookie.ts), so the fbclid weighed here is the latest landing's.
  * - Verified, Graph API Handling Errors (developers.facebook.com/docs/graph-api/guides/error-handling): 190 access token
  *   expired (get a new token) and 102 session; 1 and 2 temporary (retry); 4, 17, 341 throttling (retry); 10 and 200-299
  *   permission; 368 "temporarily blocked for policies violations" (wait and retry). cnv: 190/102 make the connection
