@@ -11,6 +11,7 @@
  * the API takes the conversion access token or an unexpired OAuth access token with that scope.
  * Facts: src/server/destinations/reddit/index.ts and oauth.ts.
  */
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { createFakeOAuth } from './fake-oauth';
 import type { FakeAnswer, FakeRequest } from './fake-server';
@@ -47,6 +48,22 @@ export interface CountedRedditEvent {
   pixelId: string;
   testId: string | null;
   event: Record<string, any>;
+  /**
+   * The email hash Reddit matches on: the SHA-256 sent, or a plain address canonicalised as Reddit's “Manual Advanced
+   * Matching” says (lower-case; in the local part, everything from the first `+` and every non-alphanumeric character
+   * removed) and hashed. Null without an email.
+   */
+  emailHash: string | null;
+}
+
+/** Reddit's hash of a plain address (its “Hashing email addresses” steps), or the hash itself when one was sent. */
+function redditEmailHash(email: unknown): string | null {
+  if (typeof email !== 'string') return null;
+  if (SHA256.test(email)) return email;
+  const lower = email.trim().toLowerCase();
+  const at = lower.lastIndexOf('@');
+  const local = lower.slice(0, at).split('+')[0]!.replace(/[^a-z0-9]/g, '');
+  return createHash('sha256').update(`${local}@${lower.slice(at + 1)}`).digest('hex');
 }
 
 export interface FakeReddit extends CountingFake<RedditPlan, CountedRedditEvent> {
@@ -225,7 +242,7 @@ export async function startFakeReddit(options: FakeRedditOptions = {}): Promise<
       const conversionId = event.metadata?.conversion_id;
       const name = event.type?.tracking_type === 'CUSTOM' ? `CUSTOM:${event.type.custom_event_name}` : event.type?.tracking_type;
       const key = typeof conversionId === 'string' ? `${pixelId}|${name}|${conversionId}` : null;
-      ledger.count(key, { pixelId, testId: typeof data.test_id === 'string' ? data.test_id : null, event }, nowMs);
+      ledger.count(key, { pixelId, testId: typeof data.test_id === 'string' ? data.test_id : null, event, emailHash: redditEmailHash(event.user?.email) }, nowMs);
     }
     return { status: 200, json: { data: { message: `Successfully processed ${events.length} conversion events.` } } };
   };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_REDDIT_PIXEL, FAKE_REDDIT_TOKEN, startFakeReddit, type FakeReddit } from '../../../src/demo/fakes/reddit';
+import { hashIdentityForReddit } from '../../../src/server/destinations/reddit/identity';
 
 const NOW = new Date('2026-11-21T10:00:00.000Z');
 
@@ -23,6 +24,19 @@ const event = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('the fake Reddit Conversions API v3', () => {
+  it('matches a plain email as Reddit hashes it, the same as cnv’s hash of it (Reddit’s $ example and an underscore)', async () => {
+    const plain = ['Al.ice$+Apple@Example.Com', 'John_Doe-Jr@Example.com'];
+    const events = plain.flatMap((email, i) => [
+      event({ user: { email }, metadata: { conversion_id: `plain${i}` } }),
+      event({ user: { email: hashIdentityForReddit({ email }).email }, metadata: { conversion_id: `hashed${i}` } }),
+    ]);
+    expect((await post({ data: { events } })).status).toBe(200);
+    const hashes = fake.counted().map((c) => c.emailHash);
+    expect(hashes[0]).toBe('ff8d9819fc0e12bf0d24892e45987e249a28dce836a85cad60e28eaaa8c6d976');
+    expect(hashes[1]).toBe(hashes[0]);
+    expect(hashes[3]).toBe(hashes[2]);
+  });
+
   it('processes a well-formed request as Reddit answers it', async () => {
     const res = await post({ data: { events: [event({ metadata: { conversion_id: 'c1', value: 12.5, currency: 'USD' } })] } });
     expect(res).toEqual({ status: 200, body: { data: { message: 'Successfully processed 1 conversion events.' } } });
