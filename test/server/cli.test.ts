@@ -341,7 +341,8 @@ describe('cnv on the embedded store of CNV_DATA_DIR', () => {
         [['sites', 'create', '--name', 'Shop\nline two'], /--name must be one line of text/],
         // Checked as sent, as REST checks a name: a trailing line break or tab is refused, not trimmed away.
         [['sites', 'create', '--name', 'Shop\n'], /--name must be one line of text/],
-        [['keys', 'create', '--label', 'ci\t'], /--label must be one line of text/],
+        [['accounts', 'create', '--name', 'Acme\t'], /--name must be one line of text/],
+        [['keys', 'create', '--label', 'ci\r\n'], /--label must be one line of text/],
         [['erase'], /Name the person/],
         [['erase', '--email', 'x'.repeat(600)], /email must be a string of at most/],
       ] as const) {

@@ -739,6 +739,22 @@ describe('the API keys page', () => {
     expect(await count()).toBe(before);
   });
 
+  it('refuses a label ending in a line break or a tab, as REST refuses such a name, instead of trimming it away', async () => {
+    const browser = await signedIn();
+    const count = async () => (await svc.db.query<{ n: number }>('select count(*)::int as n from api_keys where account_id = $1', [svc.accountId]))[0]!.n;
+    const before = await count();
+    for (const label of ['backend\n', 'backend\t', '\r\nbackend']) {
+      const res = await browser.post('/dashboard/keys', { label });
+      expect(res.statusCode, JSON.stringify(label)).toBe(400);
+      expect(res.body).toContain('The label must be one line of text, without control characters.');
+    }
+    expect(await count()).toBe(before);
+    // Spaces around a label are still trimmed, as REST trims a name.
+    expect((await browser.post('/dashboard/keys', { label: '  spaced label  ' })).statusCode).toBe(200);
+    const labels = await svc.db.query<{ label: string }>(`select label from api_keys where account_id = $1 and label like '%spaced label%'`, [svc.accountId]);
+    expect(labels).toEqual([{ label: 'spaced label' }]);
+  });
+
   it('creates a key shown once that works on the REST API, lists it by its first characters with its last use, and revokes it', async () => {
     const browser = await signedIn();
     const res = await browser.post('/dashboard/keys', { label: 'backend' });

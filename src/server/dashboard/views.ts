@@ -522,12 +522,14 @@ export async function keysView(db: Database, accountId: string): Promise<ApiKeyR
 
 /** A new API key of the account, returned in clear this once. */
 export async function addApiKey(db: Database, accountId: string, form: Form): Promise<{ id: string; key: string }> {
-  // Checked as sent, as the API checks a label: a pasted tab or line break is refused, not trimmed away.
-  if (hasControlCharacter(form.label ?? '')) {
+  // Checked as sent, as REST checks a name (the ranges of SINGLE_LINE_TEXT), then trimmed: a trailing line break or tab
+  // is refused, not dropped. A blank label gets the default below.
+  const sent = form.label ?? '';
+  const label = sent.trim();
+  if (sent.length > 200) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', 'The label is longer than 200 characters.', 'label');
+  if (hasControlCharacter(sent)) {
     throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', 'The label must be one line of text, without control characters.', 'label');
   }
-  const label = (form.label ?? '').trim();
-  if (label.length > 200) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', 'The label is longer than 200 characters.', 'label');
   // Without a label, one that still tells keys apart: when it was made.
   return issueApiKey(db, accountId, label || `Made in the dashboard, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`);
 }

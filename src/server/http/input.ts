@@ -3,6 +3,7 @@
  * the `cnv` command's arguments. Request bodies, queries and paths are checked by each route's TypeBox schema.
  */
 import { invalidParam } from './errors';
+import { CONTROL_CHARACTER_RANGES, isSingleLineText } from './validation';
 
 /** A plain JSON object. */
 export type JsonObject = Record<string, unknown>;
@@ -13,7 +14,7 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 /** A control character (C0, DEL, C1): none belongs in a name or a label. */
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_CHARACTER = new RegExp(`[${CONTROL_CHARACTER_RANGES}]`, 'u');
 
 /** Whether a text holds a control character (a line break, a tab, an ESC of a terminal sequence). */
 export function hasControlCharacter(text: string): boolean {
@@ -22,19 +23,19 @@ export function hasControlCharacter(text: string): boolean {
 
 /** The text without its control characters (a name stored before names refused them, shown in a form to save again). */
 export function withoutControlCharacters(text: string): string {
-  return text.replace(new RegExp(CONTROL_CHARACTER.source, 'g'), '');
+  return text.replace(new RegExp(CONTROL_CHARACTER.source, 'gu'), '');
 }
 
 /**
- * A name or label: a non-empty (after trimming) string of at most `max` characters, one line without control
- * characters (as the schemas' NonBlankText, which sees the value as sent: a trailing line break or tab is refused
- * here too, not trimmed away); returns it trimmed of spaces.
+ * A name or label: a string holding something besides spaces, of at most `max` characters, one line without control
+ * characters, checked as sent (the schemas' NonBlankText, SINGLE_LINE_TEXT: a trailing line break or tab is refused,
+ * not trimmed away); returns it trimmed, as the service stores a REST name.
  */
 export function nonEmptyString(value: unknown, param: string, max: number): string {
   if (typeof value !== 'string') throw invalidParam(param, `${param} must be a string.`);
-  if (hasControlCharacter(value)) throw invalidParam(param, `${param} must be one line of text, without control characters (line breaks, tabs, escape sequences).`);
   const trimmed = value.trim();
   if (!trimmed) throw invalidParam(param, `${param} must not be empty.`);
-  if (trimmed.length > max) throw invalidParam(param, `${param} must be at most ${max} characters (got ${trimmed.length}).`);
+  if (!isSingleLineText(value)) throw invalidParam(param, `${param} must be one line of text, without control characters (line breaks, tabs, escape sequences).`);
+  if (value.length > max) throw invalidParam(param, `${param} must be at most ${max} characters (got ${value.length}).`);
   return trimmed;
 }

@@ -28,11 +28,23 @@ export const AJV_OPTIONS: NonNullable<FastifyServerOptions['ajv']> = {
 
 /** The pattern of text that must hold something besides spaces. */
 export const NOT_BLANK = '\\S';
+/** The control characters no name or label holds (C0, DEL, C1), as a character class's ranges: the one definition. */
+export const CONTROL_CHARACTER_RANGES = '\\u0000-\\u001f\\u007f-\\u009f';
 /**
  * The pattern of a name or label: one line of text, not blank, without control characters (C0, DEL and C1: a line
  * break, a tab, an ESC sequence that would clear or retitle the terminal of whoever lists it).
  */
-export const SINGLE_LINE_TEXT = '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+export const SINGLE_LINE_TEXT = `^(?=[\\s\\S]*\\S)[^${CONTROL_CHARACTER_RANGES}]*$`;
+const SINGLE_LINE = new RegExp(SINGLE_LINE_TEXT, 'u');
+
+/**
+ * Whether a text passes SINGLE_LINE_TEXT as the schemas check it: on the text as sent, before any trimming, so a
+ * trailing line break or tab is refused on every surface (REST, MCP, dashboard, CLI), never silently trimmed away.
+ */
+export function isSingleLineText(text: string): boolean {
+  return SINGLE_LINE.test(text);
+}
+
 /** What a failure of SINGLE_LINE_TEXT says. */
 export const SINGLE_LINE_RULE = 'must be one line of text, not blank, without control characters (line breaks, tabs, escape sequences)';
 
