@@ -21,9 +21,15 @@ export function hasControlCharacter(text: string): boolean {
   return CONTROL_CHARACTER.test(text);
 }
 
-/** The text without its control characters (a name stored before names refused them, shown in a form to save again). */
+/**
+ * The text without its control characters (a name stored before names refused them, shown in a form to save again):
+ * a line break or tab (with any control characters around it) becomes one space, so the words it parted stay apart;
+ * any other control character (ESC, DEL, C1) is left out.
+ */
 export function withoutControlCharacters(text: string): string {
-  return text.replace(new RegExp(CONTROL_CHARACTER.source, 'gu'), '');
+  return text
+    .replace(new RegExp(`[${CONTROL_CHARACTER_RANGES}]*[\\t\\n\\v\\f\\r\\u0085][${CONTROL_CHARACTER_RANGES}]*`, 'gu'), ' ')
+    .replace(new RegExp(CONTROL_CHARACTER.source, 'gu'), '');
 }
 
 /**
