@@ -197,6 +197,8 @@ ul.plain { list-style: none; margin: 0; padding: 0; }
   .chart-scroll svg { direction: ltr; }
   /* The axis' copy, at the plot's scale: 44 of the plot's 720 units, the plot being 540 px wide at least. */
   .chart-axis { display: block; position: absolute; left: 0; top: 0; width: max(33px, calc(100cqw * 44 / 720)); height: auto; pointer-events: none; }
+  /* The plot is drawn at 540 of its 720 units, so its 11-unit labels were 8 px: 14 units make them 10.5 px, the axis' copy alike. */
+  .chart svg text { font-size: 14px; }
   details.chart-table th, details.chart-table td { padding: 6px 5px; }
   details.chart-table tbody th { white-space: nowrap; }
   details.chart-table thead th { letter-spacing: 0; font-size: .7rem; }
