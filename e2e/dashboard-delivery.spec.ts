@@ -269,8 +269,12 @@ async function expectChartAxisInViewOnPhone(page: import('@playwright/test').Pag
     expect(seen.today).toBe(true);
     expect(Object.keys(seen.shown)).toHaveLength(3);
     expect(seen.shown).toEqual(Object.fromEntries(Object.keys(seen.shown).map((k) => [k, true])));
+    // Earlier days are out of view on the left: the page says how to reach them.
+    await expect(frame.getByText('Earlier days: scroll the chart sideways.')).toBeVisible();
     await page.screenshot({ path: 'test-results/screenshots/dashboard-events-chart-axis-phone.png' });
   } finally {
     await page.setViewportSize(size);
   }
+  // Where the whole chart fits, nothing is out of view and nothing is said.
+  await expect(page.locator('#chart .chart-scroll-hint').first()).toBeHidden();
 }

@@ -84,7 +84,8 @@ function bars(days: readonly string[], segmentsOf: (day: string) => Segment[], o
   // on the left: a copy of the axis, at the plot's scale, stays over the plot's left edge (shown on a phone only).
   return html`<div class="chart-frame"><div class="chart-scroll" tabindex="0" role="group" aria-label="${options.label}, scrolls sideways">
 <svg class="chart-plot" viewBox="0 0 ${width} ${height}" role="img" aria-label="${options.label}">${grid}${drawn}</svg></div>
-<svg class="chart-axis" viewBox="0 0 ${pad.left} ${height}" aria-hidden="true" focusable="false" data-axis><rect width="${pad.left}" height="${height}" fill="#fff"/><line x1="${pad.left - 0.5}" x2="${pad.left - 0.5}" y1="${pad.top}" y2="${height - pad.bottom}" stroke="#e4e7ec"/>${axisLabels}</svg></div>`;
+<svg class="chart-axis" viewBox="0 0 ${pad.left} ${height}" aria-hidden="true" focusable="false" data-axis><rect width="${pad.left}" height="${height}" fill="#fff"/><line x1="${pad.left - 0.5}" x2="${pad.left - 0.5}" y1="${pad.top}" y2="${height - pad.bottom}" stroke="#e4e7ec"/>${axisLabels}</svg>
+<p class="chart-scroll-hint">← Earlier days: scroll the chart sideways.</p></div>`;
 }
 
 /** A stacked bar chart of per-day counts by status; every bar has a <title> for its numbers, and a table has them all. */

@@ -146,6 +146,9 @@ ul.attention-list li span { flex: 1 1 20rem; }
 .chart-frame { position: relative; container-type: inline-size; }
 .chart-scroll { overflow-x: auto; }
 .chart-axis { display: none; }
+/* Said only where the plot (540 px at least) is wider than its frame, so that some days are out of view. */
+.chart-scroll-hint { display: none; margin: 4px 0 0; font-size: .8rem; color: var(--muted); }
+@container (max-width: 539px) { .chart-scroll-hint { display: block; } }
 .chart-title { display: flex; align-items: center; justify-content: space-between; gap: 12px; flex-wrap: wrap; margin-bottom: 8px; }
 .chart-title h2 { margin: 0; }
 .segmented { display: inline-flex; border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
