@@ -177,3 +177,20 @@ test('every page works without JavaScript', async ({ browser }) => {
   }
   await context.close();
 });
+
+test('Sites: a name stored with control characters shows without them, and Save in the browser stores it so', async ({ page }) => {
+  // Written before names refused control characters: an escape sequence and a line break.
+  const [account] = await svc.db.query<{ id: string }>('select account_id as id from sites where id = $1', [svc.bootstrapSite.id]);
+  const site = await insertSite(svc.db, account!.id, { name: 'Old shop' });
+  await svc.db.query('update sites set name = $2 where id = $1', [site.id, 'Shop\u001b[2J\r\nFront']);
+  await open(page, svc, 'Sites');
+  const card = page.locator(`#${site.id}`);
+  await expect(card.getByLabel('Name', { exact: true })).toHaveValue('Shop[2J Front');
+  await expect(card).toContainText('The stored name held invisible control characters');
+  await card.scrollIntoViewIfNeeded();
+  await shoot(page, 'sites-stored-control-characters');
+  await card.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Site saved.' })).toBeVisible();
+  const [saved] = await svc.db.query<{ name: string }>('select name from sites where id = $1', [site.id]);
+  expect(saved!.name).toBe('Shop[2J Front');
+});

@@ -144,6 +144,8 @@ test('a new user goes from the sign-in link to a first delivered conversion with
     await expect(step(overview, 'Connect an ad platform')).toContainText('Connected: Meta.');
     await page.getByRole('link', { name: 'Back to the dashboard' }).click();
     await expect(page.locator('section.card', { hasText: 'Meta' }).first().locator('.badge')).toHaveText('connected');
+    await expect(page.locator('section.card', { hasText: 'Meta' }).first()).toContainText('Limited Data Use: on');
+    await shoot(page, 'destinations-connected');
 
     // 5. The backend's webhook secret, copied into the site's server.
     await nav(page, 'Overview');
