@@ -21,15 +21,17 @@ export function hasControlCharacter(text: string): boolean {
   return CONTROL_CHARACTER.test(text);
 }
 
+/** A line break or tab with the control characters around it; and every control character. */
+const LINE_BREAK_RUN = new RegExp(`[${CONTROL_CHARACTER_RANGES}]*[\\t\\n\\v\\f\\r\\u0085][${CONTROL_CHARACTER_RANGES}]*`, 'gu');
+const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'gu');
+
 /**
  * The text without its control characters (a name stored before names refused them, shown in a form to save again):
  * a line break or tab (with any control characters around it) becomes one space, so the words it parted stay apart;
  * any other control character (ESC, DEL, C1) is left out.
  */
 export function withoutControlCharacters(text: string): string {
-  return text
-    .replace(new RegExp(`[${CONTROL_CHARACTER_RANGES}]*[\\t\\n\\v\\f\\r\\u0085][${CONTROL_CHARACTER_RANGES}]*`, 'gu'), ' ')
-    .replace(new RegExp(CONTROL_CHARACTER.source, 'gu'), '');
+  return text.replace(LINE_BREAK_RUN, ' ').replace(CONTROL_CHARACTERS, '');
 }
 
 /**

@@ -4,7 +4,7 @@ import { SITE_NAME_MAX, type SiteRecord } from '../../api/sites';
 import { badge, copyable, csrfField, fieldAttributes, fieldError, html, layout, problemOf, refusalSummary, when, type FormRefusal, type Html, type Notice } from '../layout';
 import type { DashboardSession } from '../sessions';
 import { loaderSeen, type InstallCheck } from '../install-check';
-import { hasControlCharacter, withoutControlCharacters } from '../../http/input';
+import { withoutControlCharacters } from '../../http/input';
 
 export interface SiteView {
   site: SiteRecord;
@@ -31,7 +31,7 @@ function field(view: SiteView, name: (typeof SITE_FIELDS)[number], label: string
   const sent = view.error?.values[name];
   // A value stored before names refused control characters would make every Save of the form fail on them, invisibly:
   // the form shows it without them, says so, and a Save stores it so.
-  const value = hasControlCharacter(stored) ? withoutControlCharacters(stored) : stored;
+  const value = withoutControlCharacters(stored);
   const hint = value === stored || sent !== undefined
     ? givenHint
     : `${givenHint ? `${givenHint} ` : ''}The stored ${label.toLowerCase()} held invisible control characters (line breaks, tabs, escape codes): they are left out here, and Save stores it without them.`;

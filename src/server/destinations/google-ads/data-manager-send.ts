@@ -18,7 +18,7 @@ import {
   type PreparedEvent,
 } from './data-manager-request';
 import { classifyIngestAnswer, type GroupOutcome } from './data-manager-response';
-import { conversionActionMissing } from './connection-test';
+import { conversionActionMissing, testRefused } from './connection-test';
 
 const PLATFORM = 'Google Ads (Data Manager API)';
 
@@ -136,8 +136,6 @@ export async function testDataManagerConnection(ctx: SendContext, conversionActi
     // Only the synthetic event was refused (its made-up click id): the account and the conversion action passed.
     return { ok: true, message: `Google accepted customer ${account.customerId} and conversion action ${actionId} (validate-only).` };
   }
-  const error = verdict.kind === 'all' ? verdict.outcome.error : verdict.error;
-  // A token without the Data Manager API's scope: every upload would be refused the same way, so the test says so.
-  const scopeRefused = verdict.kind === 'all' && verdict.outcome.kind === 'token_refused' && error.code === 'reauthorization_required';
-  return { ok: false, message: error.message, error, ...(scopeRefused ? { credentialRefused: true } : {}) };
+  if (verdict.kind === 'all') return testRefused(verdict.outcome.error, verdict.outcome.kind === 'token_refused');
+  return testRefused(verdict.error, false);
 }

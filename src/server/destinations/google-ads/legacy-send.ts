@@ -14,7 +14,7 @@ import {
 } from './legacy-request';
 import { formatConversionDateTime } from './conversion-time';
 import { interpretUploadResponse } from './legacy-response';
-import { conversionActionMissing } from './connection-test';
+import { conversionActionMissing, testRefused } from './connection-test';
 import { deadline } from '../../http/deadline';
 
 /**
@@ -111,15 +111,14 @@ export async function testLegacyConnection(ctx: SendContext): Promise<Connection
   };
   const { url, headers } = legacyUploadRequest(account.value, ctx.settings);
   const summary: RequestSummary = { url, customer_id: customerId, conversion_action: conversionAction, validate_only: true };
-  const [outcome] = await postGoogleAdsRows(url, headers, { ...uploadBody([conversion]), validateOnly: true }, [summary], ctx, 'conversions');
-  if (outcome!.kind === 'delivered') {
+  // One row sent, one outcome back.
+  const outcome = (await postGoogleAdsRows(url, headers, { ...uploadBody([conversion]), validateOnly: true }, [summary], ctx, 'conversions'))[0]!;
+  if (outcome.kind === 'delivered') {
     return { ok: true, message: `Google accepted a validate-only upload to customer ${customerId}, ${conversionAction} (Google Ads API).` };
   }
-  const error = 'error' in outcome! ? outcome.error : { code: 'unexpected', message: 'Google Ads answered the test in an unexpected way.' };
-  if (outcome!.kind === 'failed' && TEST_CLICK_REFUSALS.has(error.code)) {
+  const error = outcome.kind === 'skipped' ? outcome.reason : outcome.error;
+  if (outcome.kind === 'failed' && TEST_CLICK_REFUSALS.has(error.code)) {
     return { ok: true, message: `Google accepted customer ${customerId} and ${conversionAction} (Google Ads API, validate-only).` };
   }
-  // A token without the Google Ads API's scope: every upload would be refused the same way, so the test says so.
-  const scopeRefused = outcome!.kind === 'token_refused' && error.code === 'reauthorization_required';
-  return { ok: false, message: error.message, error, ...(scopeRefused ? { credentialRefused: true } : {}) };
+  return testRefused(error, outcome.kind === 'token_refused');
 }
