@@ -15,6 +15,7 @@ import { connectApiTrigger, insertApiFlow, newToken, setSiteDomain, snapshotBody
 import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
 import { adjustmentPath, conversionPath, saasSignupPath, SIGNATURE_HEADER } from '../../src/protocol/webhook';
 import { snapshotsPath } from '../../src/protocol/collector';
+import { upsertDestination } from '../../src/server/destinations/sql';
 
 const SECRET = 'whsec_every_field_test_secret_0123456789';
 const ORIGIN = 'https://www.example.com';
@@ -150,6 +151,11 @@ describe.each(DATABASE_KINDS)('hostile input in every field on $name', (kind) =>
     await everyField({ name: 'Renamed', actions_config: actions }, (body, raw) => rest('PATCH', `/v1/flows/${created.json().id}`, body, raw));
     await everyField({ email: 'ada@example.com', phone: '+15550100', customer_id: 'cus_1' }, (body, raw) => rest('POST', '/v1/erasures', body, raw));
     await everyField({ url: 'https://hooks.example.com/cnv', kinds: ['event.failed'] }, (body, raw) => rest('POST', '/v1/notification_endpoints', body, raw));
+    const destination = await upsertDestination(svc.db, svc.accountId, 'meta', { pixel_id: '1234567890123456' }, null);
+    await everyField(
+      { site_id: site.id, flow_id: created.json().id, occurred_after: '2026-11-01T00:00:00Z', limit: 10 },
+      (body, raw) => rest('POST', `/v1/destinations/${destination.id}/redeliver`, body, raw),
+    );
     // The signed webhooks.
     await everyField(
       {

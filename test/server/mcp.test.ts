@@ -17,7 +17,7 @@ import { ListEventsQuery } from '../../src/server/api/events';
 const TOOL_NAMES = [
   'list_sites', 'update_site', 'connect_destination', 'connect_trigger_source', 'get_handoff', 'list_destinations',
   'list_flows', 'create_flow', 'publish_flow', 'get_flow', 'update_flow', 'unpublish_flow', 'list_events', 'get_event',
-  'redeliver_event',
+  'redeliver_event', 'redeliver_destination',
 ];
 
 type ToolCall = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
@@ -64,7 +64,7 @@ describe('the agent tools over POST /mcp', () => {
     return { status: res.status, html: await res.text() };
   }
 
-  it('lists the fifteen tools, each with a description for a model and the REST route’s own input schema', async () => {
+  it('lists the sixteen tools, each with a description for a model and the REST route’s own input schema', async () => {
     const client = await connect(svc.auth.authorization);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
@@ -175,6 +175,24 @@ describe('the agent tools over POST /mcp', () => {
     expect(event.structuredContent).toMatchObject({
       id: events[0].id, site_key: site.site_key, flow_name: 'Signups to Meta', actions: [expect.objectContaining({ destination: 'meta' })],
     });
+
+    // Meta refused both (as if a permission was missing), then the user fixed it: both go again, a batch at a time.
+    const metaId = destinations.structuredContent.data[0].id;
+    await svc.db.query(
+      `update event_actions set status = 'failed', error = '{"code": "permission_denied", "message": "refused"}'::jsonb
+       where event_id = any($1::text[])`,
+      [events.map((e) => e.id)],
+    );
+    await svc.db.query(`delete from outbox where event_action_id in (select id from event_actions where event_id = any($1::text[]))`, [events.map((e) => e.id)]);
+    await svc.db.query(`update events set status = 'failed' where id = any($1::text[])`, [events.map((e) => e.id)]);
+    const batch = await call(client, 'redeliver_destination', { id: metaId, site_id: site.id, limit: 1 });
+    expect(batch.structuredContent).toEqual({ object: 'redelivery', destination_id: metaId, events: 1, actions: 1, has_more: true });
+    expect(batch.content[1]!.text).toContain('call redeliver_destination again');
+    const rest = await call(client, 'redeliver_destination', { id: metaId, site_id: site.id, limit: 1 });
+    expect(rest.structuredContent).toMatchObject({ events: 1, has_more: false });
+    expect(rest.content).toHaveLength(1);
+    expect((await call(client, 'get_event', { id: events[1].id })).structuredContent).toMatchObject({ status: 'queued', actions: [{ status: 'queued' }] });
+    expect((await call(client, 'redeliver_destination', { id: metaId, limit: 0 })).structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
 
     // The secret was only ever on the hosted page: in no tool result, and in no log line of the service.
     expect(seen.length).toBeGreaterThan(10);

@@ -30,6 +30,13 @@ describe('optional request bodies', () => {
     expect(res.json()).toMatchObject({ destination: destination.id, ok: false });
   });
 
+  it.each(bodies)('POST /v1/destinations/{id}/redeliver with %s sends every failed delivery again (none here)', async (_name, headers, payload) => {
+    const destination = await upsertDestination(svc.db, svc.accountId, 'meta', { pixel_id: '1234567890123456' }, null);
+    const res = await svc.app.inject({ method: 'POST', url: `/v1/destinations/${destination.id}/redeliver`, headers: { ...svc.auth, ...headers }, ...(payload === undefined ? {} : { payload }) });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ object: 'redelivery', destination_id: destination.id, events: 0, actions: 0, has_more: false });
+  });
+
   it.each([...bodies, ['an empty object', { 'content-type': 'application/json' }, '{}']] as const)(
     'POST /v1/sites with %s creates a site with the documented defaults',
     async (_name, headers, payload) => {

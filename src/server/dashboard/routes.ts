@@ -12,6 +12,7 @@ import { schemaError } from '../http/validation';
 import { SCRIPT, SCRIPT_PATH, type FormRefusal, type Notice } from './layout';
 import { csrfTokenValid, sessionOf, signIn, signInLinkState, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
 import * as views from './views';
+import { REDELIVER_LIMIT_MAX } from '../api/destinations';
 import { ChartData } from './chart-data';
 import { sendHtml } from '../http/page';
 import { acceptForms } from '../http/form';
@@ -45,6 +46,12 @@ const DONE: Record<string, Notice> = {
   flow_unpublished: { kind: 'good', text: 'Flow unpublished: it delivers nothing until published again.' },
   key_revoked: { kind: 'good', text: 'API key revoked: requests with it are refused from now on.' },
   endpoint_removed: { kind: 'good', text: 'Endpoint removed: it is told nothing more.' },
+  destination_redelivered: { kind: 'good', text: 'The failed deliveries are queued again: the Events page shows each outcome once they are sent.' },
+  destination_redelivered_more: {
+    kind: 'info',
+    text: `The failed deliveries of ${(views.DASHBOARD_REDELIVER_ROUNDS * REDELIVER_LIMIT_MAX).toLocaleString('en')} events are queued again, and more are left: press Send them again once more for the next ones.`,
+  },
+  destination_nothing_failed: { kind: 'info', text: 'Nothing of that destination had failed (any more): nothing was sent again.' },
   event_redelivered: { kind: 'good', text: 'The failed deliveries are queued again: this page shows their outcome once they are sent.' },
   erased: { kind: 'good', text: 'Erased: what was stored of that person is gone (see the first row below).' },
   old_secret_revoked: { kind: 'good', text: 'The old webhook secret is revoked: only the current secret verifies from now on.' },
@@ -290,7 +297,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   const testOutcomes = new TestOutcomes();
   app.get('/dashboard/destinations', page, async (request, reply) => {
     const session = sessionFor(request);
-    const [records, googleConversionIds] = await Promise.all([views.destinationsView(db, session.accountId), views.liveGoogleConversionIds(db, session.accountId)]);
+    const { records, googleConversionIds, failed } = await views.destinationsData(db, session.accountId);
     const tested = (request.query as Record<string, unknown> | undefined)?.tested;
     const outcome = typeof tested === 'string' ? testOutcomes.find(session.csrfToken, tested) : undefined;
     const gone: Notice[] =
@@ -299,16 +306,22 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
         : [];
     const notices = [...noticesOf(request), ...gone, ...(elsewhere ? [elsewhere] : [])];
     if (outcome) reply.header('cache-control', 'no-store');
-    return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, notices, googleConversionIds));
+    return sendPage(reply, 200, destinationsPage(session, records, views.platformChoices(), outcome, notices, googleConversionIds, failed));
   });
   app.get(DESTINATIONS_FRAGMENT_PATH, page, async (request, reply) => {
     const session = sessionFor(request);
-    const [records, googleConversionIds] = await Promise.all([views.destinationsView(db, session.accountId), views.liveGoogleConversionIds(db, session.accountId)]);
-    return sendFragment(reply, destinationsSection(session, records, views.platformChoices(), googleConversionIds));
+    const { records, googleConversionIds, failed } = await views.destinationsData(db, session.accountId);
+    return sendFragment(reply, destinationsSection(session, records, views.platformChoices(), googleConversionIds, undefined, failed));
   });
   app.post('/dashboard/destinations/connect', post, async (request, reply) => {
     const url = await views.connectDestination(db, settings, validatorOf(request), sessionFor(request).accountId, formOf(request));
     return reply.redirect(url, 303);
+  });
+  app.post('/dashboard/destinations/:id/redeliver', post, async (request, reply) => {
+    const id = idParam(request);
+    const { actions, more } = await views.redeliverDestinationFailures(db, sessionFor(request).accountId, id);
+    const done = more ? 'destination_redelivered_more' : actions > 0 ? 'destination_redelivered' : 'destination_nothing_failed';
+    return reply.redirect(`/dashboard/destinations?done=${done}#${encodeURIComponent(id)}`, 303);
   });
   app.post('/dashboard/destinations/:id/test', post, async (request, reply) => {
     const session = sessionFor(request);

@@ -294,3 +294,22 @@ export async function attentionCounts(db: Queryable, accountId: string, since: D
   );
   return { failed: row?.failed ?? 0, waiting: row?.waiting ?? 0 };
 }
+
+/**
+ * The failed deliveries of each destination type among the account's latest ATTENTION_COUNT_CAP failed events (an
+ * erased person's left out, as everywhere): what the Destinations page offers to send again. `capped`: there were more
+ * failed events than that, so the counts are a floor.
+ */
+export async function failedDeliveriesByDestination(db: Queryable, accountId: string): Promise<{ counts: Map<string, number>; capped: boolean }> {
+  const rows = await db.query<{ destination: string | null; failed: number; events: number }>(
+    `with e as (
+       select id from events where account_id = $1 and status = 'failed' and erased_at is null order by sort_at desc limit $2
+     )
+     select a.destination, count(a.id)::int as failed, (select count(*)::int from e) as events
+     from e left join event_actions a on a.event_id = e.id and a.status = 'failed'
+     group by a.destination`,
+    [accountId, ATTENTION_COUNT_CAP + 1],
+  );
+  const counts = new Map(rows.flatMap((r) => (r.destination && r.failed > 0 ? [[r.destination, r.failed] as const] : [])));
+  return { counts, capped: (rows[0]?.events ?? 0) > ATTENTION_COUNT_CAP };
+}

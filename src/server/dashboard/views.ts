@@ -12,7 +12,7 @@ import type { Notice } from './layout';
 import { ApiError, notFound } from '../http/errors';
 import { hasControlCharacter } from '../http/input';
 import { listSites, patchSite, createSite, requireSite, SiteFields, parseSiteDomain, parseSiteName, parseTimezone, type SiteRecord } from '../api/sites';
-import { allDestinationRecords, testDestination, type DestinationRecord } from '../api/destinations';
+import { allDestinationRecords, redeliverDestination, testDestination, type DestinationRecord } from '../api/destinations';
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
 import { createFlow, flowPublishProblems, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowRecord } from '../api/flows';
 import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
@@ -27,7 +27,7 @@ import { parsePageFilter } from '../../protocol/page-filter';
 import { apiTriggerPath } from '../../protocol/webhook';
 import { installCheckOf, loaderSeen } from './install-check';
 import { actionFieldOf, type ActionField } from './action-fields';
-import { attentionCounts, deliveredEventId } from './sql';
+import { attentionCounts, deliveredEventId, failedDeliveriesByDestination } from './sql';
 import type { ChartData } from './chart-data';
 import type { SetupState } from './setup';
 import { triggerOf } from './flow-trigger';
@@ -233,6 +233,38 @@ export function platformsElsewhere(settings: Settings): Notice | null {
 /** The account's destinations. */
 export async function destinationsView(db: Database, accountId: string): Promise<DestinationRecord[]> {
   return allDestinationRecords(db, accountId);
+}
+
+/** What the Destinations page shows: the connections, the conversion ids to test Google with, the failed deliveries. */
+export async function destinationsData(db: Database, accountId: string) {
+  const [records, googleConversionIds, failed] = await Promise.all([
+    destinationsView(db, accountId),
+    liveGoogleConversionIds(db, accountId),
+    failedDeliveriesByDestination(db, accountId),
+  ]);
+  return { records, googleConversionIds, failed };
+}
+
+/** Most rounds of REDELIVER_LIMIT_MAX events one press of the dashboard's button sends again (then it says more are left). */
+export const DASHBOARD_REDELIVER_ROUNDS = 10;
+
+/**
+ * Sends a destination's failed deliveries again (POST /v1/destinations/{id}/redeliver), round after round, and says
+ * whether some are left after DASHBOARD_REDELIVER_ROUNDS. `rounds` and `limit` are for tests.
+ */
+export async function redeliverDestinationFailures(
+  db: Database,
+  accountId: string,
+  id: string,
+  { rounds = DASHBOARD_REDELIVER_ROUNDS, limit }: { rounds?: number; limit?: number } = {},
+): Promise<{ actions: number; more: boolean }> {
+  let actions = 0;
+  for (let round = 0; round < rounds; round++) {
+    const done = await redeliverDestination(db, accountId, id, limit ? { limit } : {});
+    actions += done.actions;
+    if (!done.has_more) return { actions, more: false };
+  }
+  return { actions, more: true };
 }
 
 /** Opens a connect_destination handoff (POST /v1/handoffs) and returns its hosted url. */

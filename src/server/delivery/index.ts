@@ -3,5 +3,5 @@ export * from './backoff';
 export * from './outbox-sql';
 export { SETTLED_ACTION_STATUSES, eventStatusAggregate, type EventStatus } from './sql';
 export * from './wakeup';
-export { redeliverFailedActions, type RedeliveryResult } from './redeliver';
+export { redeliverFailedActions, redeliverFailedOfDestination, type RedeliveryResult, type DestinationRedelivery, type DestinationRedeliveryFilter } from './redeliver';
 export * from './worker';

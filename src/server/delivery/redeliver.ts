@@ -37,3 +37,70 @@ export async function redeliverFailedActions(db: Database, eventId: string): Pro
   if (!result.erased && result.actionIds.length > 0) requestDelivery();
   return result;
 }
+
+/** Which failed deliveries of a destination to send again (RedeliverDestinationBody). */
+export interface DestinationRedeliveryFilter {
+  siteId?: string;
+  flowId?: string;
+  /** Only events that occurred at or after this time. */
+  occurredAfter?: Date;
+  /** Most events in one call (their failed actions of this destination go whole); oldest first. */
+  limit: number;
+}
+
+/** What a destination's redelivery queued: events and actions, and whether older-first more are left for another call. */
+export interface DestinationRedelivery {
+  events: number;
+  actions: number;
+  hasMore: boolean;
+}
+
+/**
+ * Queues again every failed action of one destination type of an account (after the user fixed what a whole
+ * destination refused: a permission, an action missing in the ad account, a connection), oldest events first, up to
+ * `limit` events a call. Only that destination's actions go: another platform's failures stay as they are. An erased
+ * person's events are left alone (their sends were stopped on purpose). Events that still wait for another action
+ * (queued) are included: their failed action of this destination is as failed as any. The events are locked before
+ * their actions are read, as in redeliverFailedActions, and the erasure test is made after the lock.
+ */
+export async function redeliverFailedOfDestination(
+  db: Database,
+  accountId: string,
+  destinationType: string,
+  filter: DestinationRedeliveryFilter,
+): Promise<DestinationRedelivery> {
+  const result = await db.transaction(async (tx): Promise<DestinationRedelivery> => {
+    // events_open_status_sort holds every event not completed: a failed action keeps its event so.
+    const candidates = await tx.query<{ id: string }>(
+      `select e.id from events e
+       where e.account_id = $1 and e.status <> 'completed'
+         and ($2::text is null or e.site_id = $2) and ($3::text is null or e.flow_id = $3)
+         and ($4::timestamptz is null or e.occurred_at >= $4)
+         and e.erased_at is null and coalesce(e.data ->> 'erased', '') <> 'true'
+         and exists (select 1 from event_actions a where a.event_id = e.id and a.destination = $5 and a.status = 'failed')
+       order by e.sort_at, e.id
+       limit $6`,
+      [accountId, filter.siteId ?? null, filter.flowId ?? null, filter.occurredAfter ?? null, destinationType, filter.limit + 1],
+    );
+    const hasMore = candidates.length > filter.limit;
+    const ids = candidates.slice(0, filter.limit).map((r) => r.id);
+    if (ids.length === 0) return { events: 0, actions: 0, hasMore: false };
+    await lockEvents(tx, ids);
+    const rows = await tx.query<{ id: string; event_id: string }>(
+      `update event_actions a set status = 'queued', attempts = 0, error = null, updated_at = now()
+       from events e
+       where e.id = a.event_id and a.event_id = any($1::text[]) and a.destination = $2 and a.status = 'failed'
+         and e.erased_at is null and coalesce(e.data ->> 'erased', '') <> 'true'
+       returning a.id, a.event_id`,
+      [ids, destinationType],
+    );
+    if (rows.length === 0) return { events: 0, actions: 0, hasMore };
+    const now = new Date();
+    await enqueueDeliveries(tx, rows.map((r) => ({ eventActionId: r.id, dueAt: now })));
+    const events = [...new Set(rows.map((r) => r.event_id))];
+    await refreshEventStatuses(tx, events);
+    return { events: events.length, actions: rows.length, hasMore };
+  });
+  if (result.actions > 0) requestDelivery();
+  return result;
+}

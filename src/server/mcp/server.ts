@@ -18,7 +18,8 @@ export const MCP_INSTRUCTIONS =
   "backend's signed webhook (each returns a url the user opens in their browser; check with get_handoff); create_flow " +
   'with the API trigger and one action per platform; publish_flow; then list_events and get_event to see conversions ' +
   'arrive. When a delivery failed: get_event says why; fix it (a live flow changes through unpublish_flow, update_flow ' +
-  'and publish_flow; list_destinations shows a platform to connect again), then redeliver_event. Secrets (the webhook ' +
+  'and publish_flow; list_destinations shows a platform to connect again), then redeliver_event (one event) or ' +
+  'redeliver_destination (every failed delivery of that platform). Secrets (the webhook ' +
   'secret, platform credentials) are only ever shown to the user in their browser.';
 
 /**

@@ -7,7 +7,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { ListSitesQuery, SiteFields, SiteIdParams } from '../api/sites';
 import { ConnectDestinationBody, ConnectTriggerSourceBody, HandoffIdParams } from '../api/handoffs';
 import { CreateFlowBody, FlowIdParams, ListFlowsQuery, PatchFlowBody } from '../api/flows';
-import { DestinationIdParams, ListDestinationsQuery } from '../api/destinations';
+import { DestinationIdParams, ListDestinationsQuery, RedeliverDestinationBody } from '../api/destinations';
 import { EventIdParams, ListEventsQuery } from '../api/events';
 import { supportedDestinationTypes } from '../destinations';
 import { invalidParam, missingParam, printable } from '../http/errors';
@@ -327,6 +327,27 @@ export const TOOLS: readonly ToolDefinition[] = [
     inputSchema: EventIdParams,
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: `/v1/events/${withId(input).id}/redeliver` }),
+  },
+  {
+    name: 'redeliver_destination',
+    title: "Send a destination's failed deliveries again",
+    description:
+      'Send every failed delivery to one destination (its id from list_destinations) again, once what the platform refused ' +
+      'was fixed for all of them (a permission on the platform, a conversion action created in the ad account, the destination ' +
+      "connected again). Only that destination's deliveries go, oldest events first, with the same dedup ids as before; an " +
+      "erased person's events never do. Optional: site_id, flow_id, occurred_after, limit (at most 1000 events a call). " +
+      'Returns {events, actions, has_more}: with has_more, call it again for the next batch; then list_events with ' +
+      "status 'failed' shows what is left.",
+    inputSchema: Type.Object(
+      { ...propertiesOf(DestinationIdParams), ...propertiesOf(RedeliverDestinationBody) },
+      { additionalProperties: false, description: 'The destination id, and optionally which of its failed deliveries to send again.' },
+    ),
+    readOnly: false,
+    toRequest: (input) => {
+      const { id, rest } = withId(input);
+      return { method: 'POST', path: `/v1/destinations/${id}/redeliver`, body: rest };
+    },
+    nextStep: (body) => (body.has_more === true ? 'More failed deliveries are left: call redeliver_destination again with the same input.' : undefined),
   },
 ];
 

@@ -8,9 +8,10 @@ import { serviceSecretBox } from '../../db/secret-box';
 import { notFound } from '../../http/errors';
 import { paginate, pageRequestOf, type ListEnvelope } from '../../http/pagination';
 import { enqueueDestinationNotification, notifyReauthorizationRequired } from '../../notifications';
-import { resumeDeliveries } from '../../delivery';
-import { actionConfigsOf } from '../flows';
-import type { ListDestinationsQuery } from './schemas';
+import { redeliverFailedOfDestination, resumeDeliveries } from '../../delivery';
+import { actionConfigsOf, findFlow } from '../flows';
+import { requireSite } from '../sites';
+import { REDELIVER_LIMIT_MAX, type DestinationRedeliveryResult, type ListDestinationsQuery, type RedeliverDestinationBody } from './schemas';
 import {
   AccessTokens,
   CredentialsUnreadable,
@@ -69,6 +70,28 @@ export async function getDestination(db: Database, accountId: string, id: string
   const row = (await listDestinations(db, accountId)).find((r) => r.id === id);
   if (!row) throw notFound('destination', id);
   return toRecord(row);
+}
+
+/**
+ * POST /v1/destinations/{id}/redeliver: the destination's failed deliveries, sent again after the user fixed their
+ * cause (see redeliverFailedOfDestination). site_id and flow_id must name the account's own, as in GET /v1/events.
+ */
+export async function redeliverDestination(
+  db: Database,
+  accountId: string,
+  id: string,
+  body: RedeliverDestinationBody = {},
+): Promise<DestinationRedeliveryResult> {
+  const destination = await getDestination(db, accountId, id);
+  const siteId = body.site_id === undefined ? undefined : (await requireSite(db, accountId, body.site_id, 'site_id')).id;
+  if (body.flow_id !== undefined && !(await findFlow(db, accountId, body.flow_id))) throw notFound('flow', body.flow_id, 'flow_id');
+  const done = await redeliverFailedOfDestination(db, accountId, destination.type, {
+    ...(siteId ? { siteId } : {}),
+    ...(body.flow_id ? { flowId: body.flow_id } : {}),
+    ...(body.occurred_after ? { occurredAfter: new Date(body.occurred_after) } : {}),
+    limit: body.limit ?? REDELIVER_LIMIT_MAX,
+  });
+  return { object: 'redelivery', destination_id: destination.id, events: done.events, actions: done.actions, has_more: done.hasMore };
 }
 
 /** At most this many flow actions are named by a connection test whose names they do not match. */

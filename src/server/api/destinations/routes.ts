@@ -1,10 +1,13 @@
-/** /v1/destinations: the connected ad platform accounts (read-only; connecting is a handoff), and a connection test. */
+/** /v1/destinations: the connected ad platform accounts (read-only; connecting is a handoff), a connection test, and redelivery of what failed. */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../http/app';
 import { accountOf } from '../../http/auth';
-import { getDestination, listDestinationRecords, testDestination } from './destinations';
-import { Destination, DestinationIdParams, DestinationList, DestinationTestResult, ListDestinationsQuery, TestDestinationBody } from './schemas';
+import { getDestination, listDestinationRecords, redeliverDestination, testDestination } from './destinations';
+import {
+  Destination, DestinationIdParams, DestinationList, DestinationRedeliveryResult, DestinationTestResult, ListDestinationsQuery, RedeliverDestinationBody,
+  TestDestinationBody,
+} from './schemas';
 
 export default async function destinationRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -18,5 +21,18 @@ export default async function destinationRoutes(fastify: FastifyInstance, { db, 
     schema: { summary: 'Test a connection without recording a conversion', params: DestinationIdParams, body: TestDestinationBody, response: { 200: DestinationTestResult } },
   }, async (request) =>
     testDestination(db, settings, accountOf(request).id, request.params.id, request.body?.conversion_id),
+  );
+  app.post('/destinations/:id/redeliver', {
+    schema: {
+      summary: "Send the destination's failed deliveries again",
+      description:
+        'After fixing what the platform refused (a permission, a conversion action missing in the ad account), queues every failed delivery to this ' +
+        "destination again, oldest events first, at most limit events a call (has_more: call again). Only this destination's deliveries go; an erased person's events never do.",
+      params: DestinationIdParams,
+      body: RedeliverDestinationBody,
+      response: { 200: DestinationRedeliveryResult },
+    },
+  }, async (request) =>
+    redeliverDestination(db, accountOf(request).id, request.params.id, request.body),
   );
 }

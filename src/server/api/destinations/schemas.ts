@@ -1,6 +1,6 @@
 /** The input schemas of /v1/destinations: the connected ad platform accounts of the API key's account. */
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParams, ListOf, Timestamp } from '../../http/schemas';
+import { IdParams, ListOf, PlainText, Timestamp } from '../../http/schemas';
 import { PageQuery } from '../../http/pagination';
 
 /** `{id}` of /v1/destinations/{id}. */
@@ -25,6 +25,38 @@ export const TestDestinationBody = Type.Optional(
   ),
 );
 export type TestDestinationBody = Static<typeof TestDestinationBody>;
+
+/** Most events one POST /v1/destinations/{id}/redeliver sends again; `has_more` says when to call again. */
+export const REDELIVER_LIMIT_MAX = 1000;
+
+/** The optional body of POST /v1/destinations/{id}/redeliver: which of the destination's failed deliveries go again. */
+export const RedeliverDestinationBody = Type.Optional(
+  Type.Object(
+    {
+      site_id: Type.Optional(PlainText("Only the events of this site (site_…).", { maxLength: 100 })),
+      flow_id: Type.Optional(PlainText('Only the events of this flow (flow_…).', { maxLength: 100 })),
+      occurred_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only events that occurred at or after this time (ISO 8601 with Z or an offset).' })),
+      limit: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: REDELIVER_LIMIT_MAX, description: `Most events sent again in this call, oldest first: 1 to ${REDELIVER_LIMIT_MAX}, ${REDELIVER_LIMIT_MAX} when left out.` }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+export type RedeliverDestinationBody = Static<typeof RedeliverDestinationBody>;
+
+/** What POST /v1/destinations/{id}/redeliver queued. */
+export const DestinationRedeliveryResult = Type.Object(
+  {
+    object: Type.Literal('redelivery'),
+    destination_id: Type.String({ description: 'The destination (dst_…).' }),
+    events: Type.Integer({ minimum: 0, description: 'Events whose failed deliveries to this destination were queued again (0: none had failed).' }),
+    actions: Type.Integer({ minimum: 0, description: 'Deliveries queued again (an event may hold several of one destination: one per flow action).' }),
+    has_more: Type.Boolean({ description: 'More failed deliveries match than limit took: call again for the next, older-first, batch.' }),
+  },
+  { additionalProperties: false },
+);
+export type DestinationRedeliveryResult = Static<typeof DestinationRedeliveryResult>;
 
 /** The query of GET /v1/destinations: the list pagination, no filters. */
 export const ListDestinationsQuery = PageQuery;

@@ -26,6 +26,14 @@ export interface TestOutcome {
   conversionId?: string;
 }
 
+/** The failed deliveries per destination type (dashboard/sql.ts failedDeliveriesByDestination); `capped`: at least these. */
+export interface FailedDeliveries {
+  counts: ReadonlyMap<string, number>;
+  capped: boolean;
+}
+
+const NO_FAILURES: FailedDeliveries = { counts: new Map(), capped: false };
+
 /** Path of the live list's fragment. */
 export const DESTINATIONS_FRAGMENT_PATH = '/dashboard/destinations/list';
 
@@ -79,11 +87,35 @@ function testForm(session: DashboardSession, record: DestinationRecord, outcome:
   );
 }
 
-function destinationCard(session: DashboardSession, record: DestinationRecord, outcome: TestOutcome | undefined, googleConversionIds: readonly string[]): Html {
+/**
+ * The destination's failed deliveries, if any, with a button that sends them all again (POST /v1/destinations/{id}/redeliver):
+ * after fixing what the platform refused, one press instead of one per event.
+ */
+function failedNotice(session: DashboardSession, record: DestinationRecord, failed: FailedDeliveries): Html {
+  const count = failed.counts.get(record.type) ?? 0;
+  if (count === 0) return html``;
+  const one = count === 1 && !failed.capped;
+  const amount = `${failed.capped ? 'At least ' : ''}${count.toLocaleString('en')} ${one ? 'delivery' : 'deliveries'}`;
+  const again = one
+    ? `Send it again: it goes with the same id, so ${record.label} counts it once even if it has it already.`
+    : `Send them again: they go with the same ids, so ${record.label} counts each once even if it has it already.`;
+  return html`<div class="notice bad failed-deliveries"><p><strong>${amount} to ${record.label} failed.</strong> <a href="/dashboard/events?status=failed">See the failed events</a> for what ${record.label} said.
+Fixed the cause (a permission, a conversion action missing in the ad account)? ${again}</p>
+${postButton(session, `/dashboard/destinations/${record.id}/redeliver`, one ? 'Send it again' : 'Send them again', 'small')}</div>`;
+}
+
+function destinationCard(
+  session: DashboardSession,
+  record: DestinationRecord,
+  outcome: TestOutcome | undefined,
+  googleConversionIds: readonly string[],
+  failed: FailedDeliveries,
+): Html {
   const reauth = record.status === 'reauthorization_required';
   return html`<section class="card" id="${record.id}" aria-labelledby="title-${record.id}">
 <div class="brandline">${platformLogo(record.type, record.label, 32)}<h2 id="title-${record.id}">${record.label} ${badge(record.status)}</h2></div>
 ${reauth ? html`<div class="notice warn">${record.label} no longer accepts cnv's authorization: conversions wait (nothing is lost) until you reconnect.</div>` : ''}
+${failedNotice(session, record, failed)}
 <dl class="facts">
 <dt>Account</dt><dd>${account(record)}</dd>
 <dt>Connected</dt><dd>${when(record.connected_at)}</dd>
@@ -104,6 +136,7 @@ export function destinationsSection(
   platforms: readonly PlatformChoice[],
   googleConversionIds: readonly string[] = [],
   outcome?: TestOutcome,
+  failed: FailedDeliveries = NO_FAILURES,
 ): Html {
   const connected = new Set(records.map((r) => r.type));
   const available = platforms.filter((p) => !connected.has(p.type));
@@ -111,7 +144,7 @@ export function destinationsSection(
   const summary = `Ad platforms: ${records.map((r) => `${r.label} ${r.status.replace(/_/g, ' ')}`).join('; ')}.`;
   return html`<div id="destinations" data-live="${DESTINATIONS_FRAGMENT_PATH}" data-live-every="4">
 ${records.length === 0 ? html`<div class="card"><p class="muted" data-live-summary>No ad platform connected yet: pick one below.</p></div>` : html`<p class="visually-hidden" data-live-summary>${summary}</p>`}
-${records.map((r) => destinationCard(session, r, outcome?.destinationId === r.id ? outcome : undefined, googleConversionIds))}
+${records.map((r) => destinationCard(session, r, outcome?.destinationId === r.id ? outcome : undefined, googleConversionIds, failed))}
 ${
   available.length > 0
     ? html`<section class="card" aria-labelledby="connect-title"><h2 id="connect-title">${records.length === 0 ? 'Connect an ad platform' : 'Connect another ad platform'}</h2>
@@ -132,6 +165,7 @@ export function destinationsPage(
   outcome?: TestOutcome,
   notices: Notice[] = [],
   googleConversionIds: readonly string[] = [],
+  failed: FailedDeliveries = NO_FAILURES,
 ): string {
   const tested = outcome ? records.find((r) => r.id === outcome.destinationId) : undefined;
   return layout(
@@ -139,6 +173,6 @@ export function destinationsPage(
     html`<h1>Destinations</h1>
 <p class="lead">The ad platforms cnv sends your conversions to.</p>
 ${tested ? testResult(outcome, tested.label) : ''}
-${destinationsSection(session, records, platforms, googleConversionIds, outcome)}`,
+${destinationsSection(session, records, platforms, googleConversionIds, outcome, failed)}`,
   );
 }
