@@ -816,6 +816,7 @@ describe('the Overview', () => {
     expect(page).toContain('<strong>2 conversions</strong> failed to reach an ad platform in the last 7 days');
     expect(page).toContain('<strong>1 conversion has</strong> waited more than an hour');
     expect(page).toContain('href="/dashboard/events?status=failed"');
+    expect(page).toContain("<a href=\"/dashboard/destinations\">Destinations</a> sends a platform's failed deliveries again with one press");
     expect(page).toContain('href="/dashboard/events?status=queued"');
   });
 

@@ -50,7 +50,7 @@ export function attentionSection(attention: Attention | undefined): Html | strin
       (label) => html`<li><span><strong>${label}</strong> needs to be connected again: its conversions wait until it is.</span><a class="button small" href="/dashboard/destinations">Reconnect</a></li>`,
     ),
     ...(attention.failed > 0
-      ? [html`<li><span><strong>${howMany(attention.failed, 'conversion', 'conversions')}</strong> failed to reach an ad platform in the last ${attention.days} days; each says what to change.</span><a class="button small secondary" href="/dashboard/events?status=failed">See them</a></li>`]
+      ? [html`<li><span><strong>${howMany(attention.failed, 'conversion', 'conversions')}</strong> failed to reach an ad platform in the last ${attention.days} days; each says what to change. Once it is fixed, <a href="/dashboard/destinations">Destinations</a> sends a platform's failed deliveries again with one press.</span><a class="button small secondary" href="/dashboard/events?status=failed">See them</a></li>`]
       : []),
     ...(attention.waiting > 0
       ? [html`<li><span><strong>${howMany(attention.waiting, 'conversion has', 'conversions have')}</strong> waited more than an hour to be sent (a platform to reconnect, a snapshot that never came, a platform that keeps refusing).</span><a class="button small secondary" href="/dashboard/events?status=queued">See them</a></li>`]
