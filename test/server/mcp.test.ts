@@ -186,7 +186,7 @@ describe('the agent tools over POST /mcp', () => {
     await svc.db.query(`delete from outbox where event_action_id in (select id from event_actions where event_id = any($1::text[]))`, [events.map((e) => e.id)]);
     await svc.db.query(`update events set status = 'failed' where id = any($1::text[])`, [events.map((e) => e.id)]);
     const batch = await call(client, 'redeliver_destination', { id: metaId, site_id: site.id, limit: 1 });
-    expect(batch.structuredContent).toEqual({ object: 'redelivery', destination_id: metaId, events: 1, actions: 1, has_more: true });
+    expect(batch.structuredContent).toEqual({ destination: metaId, events: 1, actions: 1, has_more: true });
     expect(batch.content[1]!.text).toContain('call redeliver_destination again');
     const rest = await call(client, 'redeliver_destination', { id: metaId, site_id: site.id, limit: 1 });
     expect(rest.structuredContent).toMatchObject({ events: 1, has_more: false });

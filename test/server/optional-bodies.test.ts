@@ -34,7 +34,7 @@ describe('optional request bodies', () => {
     const destination = await upsertDestination(svc.db, svc.accountId, 'meta', { pixel_id: '1234567890123456' }, null);
     const res = await svc.app.inject({ method: 'POST', url: `/v1/destinations/${destination.id}/redeliver`, headers: { ...svc.auth, ...headers }, ...(payload === undefined ? {} : { payload }) });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ object: 'redelivery', destination_id: destination.id, events: 0, actions: 0, has_more: false });
+    expect(res.json()).toEqual({ destination: destination.id, events: 0, actions: 0, has_more: false });
   });
 
   it.each([...bodies, ['an empty object', { 'content-type': 'application/json' }, '{}']] as const)(

@@ -108,7 +108,7 @@ describe.each(DATABASE_KINDS)('redelivering failed deliveries on $name', (kind) 
 
     const res = await redeliver(tenant, destinationId);
     expect(res.statusCode).toBe(200);
-    expect(json(res)).toEqual({ object: 'redelivery', destination_id: destinationId, events: 3, actions: 3, has_more: false });
+    expect(json(res)).toEqual({ destination: destinationId, events: 3, actions: 3, has_more: false });
     expect(await actionsOf(tenant, events[0]!)).toMatchObject({ status: 'queued', actions: [{ status: 'queued' }, { status: 'failed' }] });
     await worker().drain();
     for (const id of events) {
@@ -120,7 +120,7 @@ describe.each(DATABASE_KINDS)('redelivering failed deliveries on $name', (kind) 
     expect(sent.reduce((n, r) => n + (r.body.events as unknown[]).length, 0)).toBe(3);
 
     // Nothing failed any more: a 200 that queued nothing, as an erasure that found no one.
-    expect(json(await redeliver(tenant, destinationId, {}))).toEqual({ object: 'redelivery', destination_id: destinationId, events: 0, actions: 0, has_more: false });
+    expect(json(await redeliver(tenant, destinationId, {}))).toEqual({ destination: destinationId, events: 0, actions: 0, has_more: false });
   });
 
   it('takes the oldest events first, limit at a time, and filters by site, flow and time', async () => {

@@ -91,7 +91,7 @@ export async function redeliverDestination(
     ...(body.occurred_after ? { occurredAfter: new Date(body.occurred_after) } : {}),
     limit: body.limit ?? REDELIVER_LIMIT_MAX,
   });
-  return { object: 'redelivery', destination_id: destination.id, events: done.events, actions: done.actions, has_more: done.hasMore };
+  return { destination: destination.id, events: done.events, actions: done.actions, has_more: done.hasMore };
 }
 
 /** At most this many flow actions are named by a connection test whose names they do not match. */

@@ -48,8 +48,7 @@ export type RedeliverDestinationBody = Static<typeof RedeliverDestinationBody>;
 /** What POST /v1/destinations/{id}/redeliver queued. */
 export const DestinationRedeliveryResult = Type.Object(
   {
-    object: Type.Literal('redelivery'),
-    destination_id: Type.String({ description: 'The destination (dst_…).' }),
+    destination: Type.String({ description: 'The destination (dst_…), as the connection test names it.' }),
     events: Type.Integer({ minimum: 0, description: 'Events whose failed deliveries to this destination were queued again (0: none had failed).' }),
     actions: Type.Integer({ minimum: 0, description: 'Deliveries queued again (an event may hold several of one destination: one per flow action).' }),
     has_more: Type.Boolean({ description: 'More failed deliveries match than limit took: call again for the next, older-first, batch.' }),
