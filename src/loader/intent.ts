@@ -5,9 +5,6 @@
 import { SIGNUP_INTENT_ATTRIBUTE } from '../protocol/install';
 import { guard } from './guard';
 
-/** Buttons whose click counts as intent; a script's form.submit() after a click fires no submit event of its own. */
-const BUTTONS = 'button,[type=submit],[type=image]';
-
 /**
  * The innermost element of an event's composed path that matches `selector`: composedPath() reaches into open shadow
  * roots, so a button inside a web component is found where event.target (retargeted to the host) is not.
@@ -34,7 +31,8 @@ export const watchIntent = (onIntent: () => void): void => {
   document.addEventListener(
     'click',
     guard((event: Event) => {
-      const button = pathElement<HTMLButtonElement>(event, BUTTONS);
+      // A click on one of the form's buttons counts: a script's form.submit() after it fires no submit event of its own.
+      const button = pathElement<HTMLButtonElement>(event, 'button,[type=submit],[type=image]');
       handle(button && button.form);
     }),
     true,
