@@ -2,7 +2,7 @@
  * Signup intent, what the loader acts on: a submit of a form marked data-service-signup-intent, or a click on one of
  * its buttons.
  */
-import { SIGNUP_INTENT_ATTRIBUTE } from '../protocol/install';
+import type { SIGNUP_INTENT_ATTRIBUTE } from '../protocol/install';
 import { guard } from './guard';
 
 /**
@@ -22,7 +22,7 @@ export const pathElement = <E extends Element>(event: Event, selector: string): 
 export const watchIntent = (onIntent: () => void): void => {
   let current: unknown;
   const handle = (form: HTMLFormElement | null | undefined) => {
-    if (!form || form === current || !form.hasAttribute(SIGNUP_INTENT_ATTRIBUTE)) return;
+    if (!form || form === current || !form.hasAttribute('data-service-signup-intent' satisfies typeof SIGNUP_INTENT_ATTRIBUTE)) return;
     current = form;
     setTimeout(() => (current = null));
     onIntent();

@@ -1,7 +1,7 @@
 /** Where the loader learns its site key, service base URL and options: its own script tag. */
 import {
-  API_ATTRIBUTE,
-  CONSENT_REQUIRED_ATTRIBUTE,
+  type API_ATTRIBUTE,
+  type CONSENT_REQUIRED_ATTRIBUTE,
   LOADER_PATH,
   SITE_KEY_ATTRIBUTE,
   SITE_KEY_PARAM,
@@ -43,8 +43,8 @@ const isLoaderTag = (tag: HTMLScriptElement) => withoutQuery(tag.src).endsWith(L
 const installOf = (tag: HTMLScriptElement, siteKey: string): Install => {
   return {
     siteKey,
-    api: tag.getAttribute(API_ATTRIBUTE) || tag.src,
-    consentRequired: tag.hasAttribute(CONSENT_REQUIRED_ATTRIBUTE),
+    api: tag.getAttribute('data-api' satisfies typeof API_ATTRIBUTE) || tag.src,
+    consentRequired: tag.hasAttribute('data-consent-required' satisfies typeof CONSENT_REQUIRED_ATTRIBUTE),
     passthrough: tag.hasAttribute('data-url-passthrough'),
     linker: tag.getAttribute('data-linker'),
   };
