@@ -1,5 +1,9 @@
-/** The ways a customer installs the loader: a tag manager's injected script, the queue stub, and both tags at once. */
-import { CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../src/protocol/cookies';
+/**
+ * The ways a customer installs the loader: a tag manager's injected script, a page that hides document.currentScript,
+ * the queue stub, and both tags at once.
+ */
+import { CLICK_COOKIE, CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../src/protocol/cookies';
+import { SERVICE_GLOBAL } from '../src/protocol/install';
 import { expectCollectorRequests, snapshotBody } from './support/collector-traffic';
 import { fixtureUrl } from './support/env';
 import { recordedRequests } from './support/fixture-server';
@@ -32,6 +36,33 @@ test('a script element created by a tag manager with the key in its src and no d
   const token = (await cookieNamed(context, CORRELATION_COOKIE))?.value;
   expect(token).toBe(snapshot.correlation_token);
   expect((await recordedRequests(env.fixtureControl)).some((r) => r.cookie.includes(`${CORRELATION_COOKIE}=${token}`))).toBe(true);
+});
+
+test("a page that hides document.currentScript: the install snippet finds its own tag by its key, not another site's", async ({
+  page,
+  context,
+  traffic,
+  env,
+  blankGlobals,
+}) => {
+  await page.goto(fixtureUrl('www', '/hidden-current-script.html?gclid=hidden'));
+  await loaderReady(page, traffic);
+  expect(await page.evaluate(() => document.currentScript), 'the page hides it').toBeNull();
+  expect(await page.evaluate((name) => (window as unknown as Record<string, { ready: Promise<boolean> }>)[name]!.ready, SERVICE_GLOBAL)).toBe(true);
+  // Active without consent asked for: the options are its own tag's, not those of the other site's tag before it.
+  expect(decodeURIComponent((await cookieNamed(context, CLICK_COOKIE))!.value)).toContain('"gclid":"hidden"');
+  await expectNoNewGlobals(page, blankGlobals);
+
+  const calls = await expectCollectorRequests(
+    traffic,
+    page,
+    () => Promise.all([page.waitForURL(/\/signup$/), page.getByRole('button', { name: 'Create account' }).click()]),
+    { sent: [{ kind: 'snapshot', siteKey: env.sites.main.key, times: 1 }] },
+  );
+  const snapshotCall = calls.find((c) => c.kind === 'snapshot')!;
+  expect(snapshotBody(snapshotCall)).toMatchObject({ trigger: 'form_submit', touch: { click_ids: { gclid: 'hidden' } } });
+  await expectSnapshotStored(env, snapshotCall);
+  expect((await cookieNamed(context, CORRELATION_COOKIE))?.value).toBe(snapshotBody(snapshotCall).correlation_token);
 });
 
 test('a call queued by the stub before the loader arrived is replayed once, as an api snapshot', async ({

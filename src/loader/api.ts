@@ -1,5 +1,5 @@
 /** window.__service: the loader's only global, shared with the page's stub and tag manager. */
-import { SERVICE_GLOBAL } from '../protocol/install';
+import type { SERVICE_GLOBAL } from '../protocol/install';
 import type { QueuedCall } from './queue';
 
 /** The shape of window.__service: siteKey and q may be set by the page before the loader; the rest the loader adds. */
@@ -16,11 +16,15 @@ export interface Service {
   consent?(granted: boolean): void;
 }
 
-type ServiceWindow = { [SERVICE_GLOBAL]?: unknown };
+/**
+ * The window, typed with the one global the protocol names: `.__service` below compiles only while SERVICE_GLOBAL is
+ * that name (a constant here would cost bytes on every page: esbuild does not inline strings).
+ */
+type ServiceWindow = { [K in typeof SERVICE_GLOBAL]?: unknown };
 
 /** The window.__service the page set (its siteKey, q and a first loader's ready), or a new object if it set none. */
 export const pageService = (): Service => {
-  const service = (window as ServiceWindow)[SERVICE_GLOBAL];
+  const service = (window as ServiceWindow).__service;
   return service && typeof service === 'object' ? (service as Service) : {};
 };
 
@@ -29,5 +33,5 @@ export const publishService = (
   page: Service,
   api: Required<Pick<Service, 'captureSaasSignupIntent' | 'consent'>>,
 ): Service => {
-  return ((window as ServiceWindow)[SERVICE_GLOBAL] = Object.assign(page, api));
+  return ((window as ServiceWindow).__service = Object.assign(page, api));
 };

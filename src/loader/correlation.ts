@@ -1,13 +1,16 @@
 /** The correlation token: the cookie that carries one signup from the browser to the customer's backend. */
-import { CORRELATION_COOKIE, isCorrelationToken } from '../protocol/cookies';
+import { CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../protocol/cookies';
 import type { WriteCookie } from './loader-cookies';
 import { randomId } from './random-id';
 import { readCookies } from './read-cookie';
 
-/** The still-valid token in the correlation cookie, or undefined. */
+/**
+ * The still-valid token in the correlation cookie, or undefined. A cookie's value is a string or, without the cookie,
+ * undefined, which the pattern reads as the text 'undefined': no token.
+ */
 export const currentToken = (): string | undefined => {
   const current = readCookies()[CORRELATION_COOKIE];
-  return isCorrelationToken(current) ? current : undefined;
+  return CORRELATION_TOKEN_PATTERN.test(current!) ? current : undefined;
 };
 
 /**

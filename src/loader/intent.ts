@@ -2,11 +2,8 @@
  * Signup intent, what the loader acts on: a submit of a form marked data-service-signup-intent, or a click on one of
  * its buttons.
  */
-import { SIGNUP_INTENT_ATTRIBUTE } from '../protocol/install';
+import type { SIGNUP_INTENT_ATTRIBUTE } from '../protocol/install';
 import { guard } from './guard';
-
-/** Buttons whose click counts as intent; a script's form.submit() after a click fires no submit event of its own. */
-const BUTTONS = 'button,[type=submit],[type=image]';
 
 /**
  * The innermost element of an event's composed path that matches `selector`: composedPath() reaches into open shadow
@@ -25,7 +22,7 @@ export const pathElement = <E extends Element>(event: Event, selector: string): 
 export const watchIntent = (onIntent: () => void): void => {
   let current: unknown;
   const handle = (form: HTMLFormElement | null | undefined) => {
-    if (!form || form === current || !form.hasAttribute(SIGNUP_INTENT_ATTRIBUTE)) return;
+    if (!form || form === current || !form.hasAttribute('data-service-signup-intent' satisfies typeof SIGNUP_INTENT_ATTRIBUTE)) return;
     current = form;
     setTimeout(() => (current = null));
     onIntent();
@@ -34,7 +31,8 @@ export const watchIntent = (onIntent: () => void): void => {
   document.addEventListener(
     'click',
     guard((event: Event) => {
-      const button = pathElement<HTMLButtonElement>(event, BUTTONS);
+      // A click on one of the form's buttons counts: a script's form.submit() after it fires no submit event of its own.
+      const button = pathElement<HTMLButtonElement>(event, 'button,[type=submit],[type=image]');
       handle(button && button.form);
     }),
     true,

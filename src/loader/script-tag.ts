@@ -1,18 +1,13 @@
 /** Where the loader learns its site key, service base URL and options: its own script tag. */
 import {
-  API_ATTRIBUTE,
-  CONSENT_REQUIRED_ATTRIBUTE,
+  type API_ATTRIBUTE,
+  type CONSENT_REQUIRED_ATTRIBUTE,
   LOADER_PATH,
   SITE_KEY_ATTRIBUTE,
-  SITE_KEY_PARAM,
+  type SITE_KEY_PARAM,
 } from '../protocol/install';
 import { collectorPath, type CollectorEndpoint } from '../protocol/collector';
 import { queryOf, withoutQuery } from './click-signals';
-
-/** Tag attribute: while consent is not given, carry the landing's click ids and UTM parameters on same-site links. */
-export const URL_PASSTHROUGH_ATTRIBUTE = 'data-url-passthrough';
-/** Tag attribute: the site's other registrable domains, between which the touch and token travel in `_cnv`. */
-export const LINKER_ATTRIBUTE = 'data-linker';
 
 /** What the install tells the loader. */
 export interface Install {
@@ -23,36 +18,52 @@ export interface Install {
    */
   api: string;
   consentRequired: boolean;
-  /** data-url-passthrough is set. */
+  /**
+   * The tag has data-url-passthrough: while consent is not given, the landing's click ids and UTM parameters ride on
+   * same-site links.
+   */
   passthrough: boolean;
-  /** The data-linker value: the site's other registrable domains (parsed by the links script), null when absent. */
+  /**
+   * The data-linker value: the site's other registrable domains (parsed by the links script), between which the touch
+   * and token travel in `_cnv`; null when absent.
+   */
   linker: string | null;
 }
 
 /** A tag's site key: its data-site-key, else the site_key query parameter of its src. */
-const keyOf = (tag: HTMLScriptElement) => tag.getAttribute(SITE_KEY_ATTRIBUTE) || queryOf(tag.src).get(SITE_KEY_PARAM);
+const keyOf = (tag: HTMLScriptElement) =>
+  tag.getAttribute(SITE_KEY_ATTRIBUTE) || queryOf(tag.src).get('site_key' satisfies typeof SITE_KEY_PARAM);
 
 /** Whether a script's src path (its URL without query and fragment) ends in /loader.js. */
 const isLoaderTag = (tag: HTMLScriptElement) => withoutQuery(tag.src).endsWith(LOADER_PATH);
 
-/** The install a loader tag describes, for the site with key siteKey. */
+/**
+ * The install a loader tag describes, for the site with key siteKey. Attribute names are written where they are read,
+ * the protocol's checked against its constants (satisfies): esbuild inlines no string constant, and each would cost
+ * about 3 B gzip on every page.
+ */
 const installOf = (tag: HTMLScriptElement, siteKey: string): Install => {
   return {
     siteKey,
-    api: tag.getAttribute(API_ATTRIBUTE) || tag.src,
-    consentRequired: tag.hasAttribute(CONSENT_REQUIRED_ATTRIBUTE),
-    passthrough: tag.hasAttribute(URL_PASSTHROUGH_ATTRIBUTE),
-    linker: tag.getAttribute(LINKER_ATTRIBUTE),
+    api: tag.getAttribute('data-api' satisfies typeof API_ATTRIBUTE) || tag.src,
+    consentRequired: tag.hasAttribute('data-consent-required' satisfies typeof CONSENT_REQUIRED_ATTRIBUTE),
+    passthrough: tag.hasAttribute('data-url-passthrough'),
+    linker: tag.getAttribute('data-linker'),
   };
 };
 
 /**
  * The install of a loader served with its site's config inside (`/loader.js?site_key=KEY`): the key is the config's,
  * so only the tag is needed, for the base URL and options: document.currentScript, which a browser sets while a
- * classic script from a script element runs (pasted, or inserted by a tag manager). Null without one.
+ * classic script from a script element runs (pasted, or inserted by a tag manager); else (a page that overrides its
+ * getter) the document's first script whose src carries this key as its site_key, never another site's tag. None
+ * (null or undefined) without either: a script inside a shadow root is in no document.scripts. The parameter's name is
+ * written where it is read, checked against the protocol's constant, as in keyOf (esbuild inlines no string constant).
  */
-export const servedInstall = (doc: Document, siteKey: string): Install | null => {
-  const tag = doc.currentScript as HTMLScriptElement | null;
+export const servedInstall = (doc: Document, siteKey: string): Install | null | undefined => {
+  const tag =
+    (doc.currentScript as HTMLScriptElement | null) ||
+    Array.from(doc.scripts).find((script) => queryOf(script.src).get('site_key' satisfies typeof SITE_KEY_PARAM) === siteKey);
   return tag && installOf(tag, siteKey);
 };
 

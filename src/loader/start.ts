@@ -22,12 +22,12 @@ import { collectorUrl, type Install } from './script-tag';
 import { preferredTouch, storedTouch, storeTouch } from './touch-cookie';
 
 /**
- * The site a loader runs for, null without a site key: its install, and how its config reaches `decide`: at once when
- * it came inside the script, once fetched otherwise.
+ * The site a loader runs for, none (null or undefined) without a site key or its tag: its install, and how its config
+ * reaches `decide`: at once when it came inside the script, once fetched otherwise.
  */
 export type LocateSite = (
   pageKey: unknown,
-) => { install: Install; config: (decide: (config: SiteConfig | null) => void) => void | Promise<void> } | null;
+) => { install: Install; config: (decide: (config: SiteConfig | null) => void) => void | Promise<void> } | null | undefined;
 
 /**
  * Runs the loader once on this page; a second copy (pasted and in a tag manager) returns at once. `locate` finds the

@@ -11,8 +11,10 @@ const signals = (touch: Touch): string => JSON.stringify(Object.entries({ ...tou
 /**
  * Which of the stored touch and a fresh one to keep. An ad touch (any click id) beats a touch without one, whatever
  * came later: ad platforms credit the last ad click, not the newsletter visit after it. Between two of the same kind the
- * newer `captured_at` wins, whole (a new click never mixes with an old campaign's UTMs); a tie keeps the stored one, and
- * so does the same click read again (a reload, a route change that keeps the query: its token and landing page stay).
+ * newer `captured_at` wins, whole (a new click never mixes with an old campaign's UTMs); so does the fresh one over a
+ * stored time still in the future of the visitor's clock (stored while it ran ahead: it would otherwise beat every
+ * click until the clock passed it). A tie keeps the stored one, and so does the same click read again (a reload, a
+ * route change that keeps the query: its token and landing page stay).
  */
 export const preferredTouch = <T extends Touch>(
   stored: T | null | undefined,
@@ -20,7 +22,8 @@ export const preferredTouch = <T extends Touch>(
 ): T | null => {
   if (!stored || !fresh) return stored || fresh || null;
   const lead = +isAdTouch(fresh) - +isAdTouch(stored);
-  return lead > 0 || (!lead && fresh.captured_at > stored.captured_at && signals(fresh) !== signals(stored)) ? fresh : stored;
+  const newer = fresh.captured_at > stored.captured_at || stored.captured_at > new Date().toISOString();
+  return lead > 0 || (!lead && newer && signals(fresh) !== signals(stored)) ? fresh : stored;
 };
 
 /** Writes the touch to cnv_click for CLICK_COOKIE_DAYS, replacing what was there. */

@@ -91,6 +91,32 @@ describe('the per-site loader (config inside)', () => {
     expect(page.jar.get(CLICK_COOKIE)).toBeUndefined();
   });
 
+  test('without document.currentScript (a page that overrides its getter) finds its own tag by the key in its src', async () => {
+    const page = preparePage('https://www.example.com/?gclid=g10', 404, null);
+    // Another site's tag comes first, with options this loader must not take.
+    addScript(`${SERVICE}/loader.js?site_key=other_site`, { 'data-consent-required': '', 'data-api': 'https://elsewhere.test' });
+    addScript(`${SERVICE}/loader.js`, { 'data-site-key': 'other_site' });
+    addScript(SITE_SRC);
+    bootWithConfig(configFor('https://example.com'));
+    expect(touchOf(page).click_ids).toEqual({ gclid: 'g10' });
+    expect(await service()!.ready).toBe(true);
+    service()!.captureSaasSignupIntent!();
+    await page.flush();
+    expect(page.beacons.map((b) => b.url)).toEqual([snapshotsUrl]);
+    expect(page.warn).not.toHaveBeenCalled();
+  });
+
+  test("without document.currentScript and without its own tag, never takes another site's tag: warns and does nothing", async () => {
+    const page = preparePage('https://www.example.com/?gclid=g11', 404, null);
+    addScript(`${SERVICE}/loader.js?site_key=other_site`);
+    addScript(`${SERVICE}/loader.js?site_key=${SITE_KEY}x`);
+    addScript(`${SERVICE}/loader.js`, { 'data-site-key': 'other_site' });
+    bootWithConfig(configFor('https://example.com'));
+    expect(page.warn).toHaveBeenCalledTimes(1);
+    expect(service()).toBeUndefined();
+    expect(page.jar.get(CLICK_COOKIE)).toBeUndefined();
+  });
+
   test('a second copy on the page does nothing', async () => {
     const page = sitePage('https://www.example.com/?gclid=first');
     bootWithConfig(configFor('https://example.com'));

@@ -65,6 +65,28 @@ describe('2. a newer ad click after an abandoned intent', () => {
     }
   });
 
+  test("wins over a click stored while the visitor's clock ran ahead, and ends that click's token", async () => {
+    vi.useFakeTimers({ now: Date.parse('2027-06-01T09:00:00Z'), toFake: ['Date'] });
+    try {
+      let page = preparePage('https://www.example.com/?gclid=AHEAD', configFor('https://example.com'));
+      boot();
+      const abandoned = await service()!.captureSaasSignupIntent!();
+      // The clock is set right (back half a year); the visitor clicks another ad.
+      vi.setSystemTime(Date.parse('2026-11-21T09:00:00Z'));
+      page = nextPage(page, 'https://www.example.com/?gclid=NOW');
+      boot();
+      await service()!.ready;
+      expect(storedTouchOf(page)).toMatchObject({ click_ids: { gclid: 'NOW' }, captured_at: '2026-11-21T09:00:00.000Z' });
+      expect(page.jar.get(CORRELATION_COOKIE), 'the newer click ends the older token').toBeUndefined();
+      const signup = await service()!.captureSaasSignupIntent!();
+      await page.flush();
+      expect(signup).not.toBe(abandoned);
+      expect(page.beacons[0]!.snapshot).toMatchObject({ correlation_token: signup, touch: { click_ids: { gclid: 'NOW' } } });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   test('a page view without a new click keeps the token (one signup, one token)', async () => {
     let page = preparePage('https://www.example.com/?gclid=A', configFor('https://example.com'));
     boot();

@@ -107,6 +107,28 @@ describe('which touch is kept', () => {
     expect(preferredTouch(stored, other)).toBe(other);
   });
 
+  test("a newer click wins over a stored one dated in the visitor's future (stored while the clock ran ahead)", () => {
+    // The visitor's clock, set right again: the stored click says 2027, the fresh one now.
+    vi.useFakeTimers({ now: Date.parse('2026-11-21T09:00:00Z'), toFake: ['Date'] });
+    try {
+      const ahead = at(touch('A'), '2027-01-01T00:00:00.000Z');
+      const fresh = at(touch('B'), '2026-11-21T09:00:00.000Z');
+      expect(preferredTouch(ahead, fresh)).toBe(fresh);
+      const newsAhead = utmOnly('ahead', '2027-01-01T00:00:00.000Z');
+      const news = utmOnly('news', '2026-11-21T09:00:00.000Z');
+      expect(preferredTouch(newsAhead, news)).toBe(news);
+      // The rest of the rule holds: the same click read again keeps the stored touch, a UTM-only visit never
+      // replaces a stored ad click.
+      expect(preferredTouch(ahead, at(touch('A'), '2026-11-21T09:00:00.000Z'))).toBe(ahead);
+      expect(preferredTouch(ahead, news)).toBe(ahead);
+      // Once the clock has passed the stored time it is no longer in the future: an older click does not win.
+      vi.setSystemTime(Date.parse('2027-01-02T00:00:00Z'));
+      expect(preferredTouch(ahead, fresh)).toBe(ahead);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   test('either side missing keeps the other; both missing is null', () => {
     const t = touch('A');
     expect(preferredTouch(undefined, t)).toBe(t);
