@@ -80,6 +80,7 @@ describe('the dashboard: notifications and redelivery', () => {
     await delivery.stop();
     const page = await b.get(`/dashboard/events/${eventId}`);
     expect(page.body).toContain('Send failed deliveries again');
+    expect(page.body).toContain('<a href="/dashboard/destinations">Destinations</a> sends all of a platform');
     const res = await b.post(`/dashboard/events/${eventId}/redeliver`, {});
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe(`/dashboard/events/${eventId}?done=event_redelivered`);

@@ -234,7 +234,7 @@ ${report(event)}
 ${pairing(event)}
 <li><h3>Delivery</h3>
 ${event.actions.length === 0 ? html`<p class="muted">The flow had no action.</p>` : event.actions.map(delivery)}
-${failed ? html`<div class="actions"><p class="muted">Fixed the cause? The failed deliveries go again with the same ids, so a platform that already has one counts it once.</p>${postButton(session, `/dashboard/events/${event.id}/redeliver`, 'Send failed deliveries again')}</div>` : ''}
+${failed ? html`<div class="actions"><p class="muted">Fixed the cause? The failed deliveries go again with the same ids, so a platform that already has one counts it once. The same cause failed many? <a href="/dashboard/destinations">Destinations</a> sends all of a platform's failed deliveries again.</p>${postButton(session, `/dashboard/events/${event.id}/redeliver`, 'Send failed deliveries again')}</div>` : ''}
 </li>
 ${adjustmentsOf(event)}
 </ol>
