@@ -6,7 +6,7 @@ import {
   SITE_KEY_ATTRIBUTE,
   type SITE_KEY_PARAM,
 } from '../protocol/install';
-import { collectorPath, type CollectorEndpoint } from '../protocol/collector';
+import type { CollectorEndpoint, CollectorPath } from '../protocol/collector';
 import { queryOf, withoutQuery } from './click-signals';
 
 /** What the install tells the loader. */
@@ -84,7 +84,11 @@ export const findInstall = (doc: Document, pageKey: unknown): Install | null => 
   return typeof siteKey === 'string' && siteKey && tag ? installOf(tag, siteKey) : null;
 };
 
-/** The URL of one of the site's collector endpoints, resolved against the install's service base URL. */
+/**
+ * The URL of one of the site's collector endpoints (collectorPath of the protocol, written out here and checked against
+ * its type: esbuild inlines neither the prefix constant nor the helper), resolved against the install's service base URL.
+ */
 export const collectorUrl = (install: Install, endpoint: CollectorEndpoint): string => {
-  return new URL(collectorPath(install.siteKey, endpoint), install.api).href;
+  const path = `/collect/v1/sites/${encodeURIComponent(install.siteKey)}/${endpoint}` satisfies CollectorPath;
+  return new URL(path, install.api).href;
 };

@@ -7,8 +7,11 @@ export const COLLECT_PREFIX = '/collect/v1';
 /** A site's public collector endpoints: its loader config, signup snapshots and form submissions. */
 export type CollectorEndpoint = 'config' | 'snapshots' | 'form-submissions';
 
+/** The shape of a collector endpoint's path: the prefix, the site's key (URL-encoded) and the endpoint. */
+export type CollectorPath = `${typeof COLLECT_PREFIX}/sites/${string}/${CollectorEndpoint}`;
+
 /** Path of one of a site's collector endpoints. */
-export const collectorPath = (siteKey: string, endpoint: CollectorEndpoint): string => {
+export const collectorPath = (siteKey: string, endpoint: CollectorEndpoint): CollectorPath => {
   return `${COLLECT_PREFIX}/sites/${encodeURIComponent(siteKey)}/${endpoint}`;
 };
 
