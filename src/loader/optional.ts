@@ -10,7 +10,7 @@
  * nothing. The core starts what it receives with the little of its state the script may use.
  */
 import type { CollectorEndpoint, FormWatch, SiteConfig, Touch } from '../protocol/collector';
-import { optionalScriptPath, type OptionalScript } from '../protocol/install';
+import type { OptionalScript, OptionalScriptPath } from '../protocol/install';
 import { importModule } from './import-module';
 import type { Carried } from './linker';
 import type { Install } from './script-tag';
@@ -49,12 +49,13 @@ export type LoadOptional = <K extends OptionalScript>(name: K) => Promise<Option
 
 /**
  * Returns the loader of optional scripts, each an ES module fetched with import() from the service base URL (`api`)
- * like the config, at `/loader-<name>.js` beside `/loader.js`: it resolves the module's default export, or undefined
+ * like the config, at `/loader-<name>.js` beside `/loader.js` (optionalScriptPath of the protocol, written out and
+ * checked against its type: esbuild does not inline the helper): it resolves the module's default export, or undefined
  * when the script did not load (a network error, a CSP refusal) or does not export one.
  */
 export const optionalScripts = (api: string): LoadOptional => {
   return ((name: OptionalScript) =>
-    importModule(new URL(optionalScriptPath(name), api).href).then(
+    importModule(new URL(`/loader-${name}.js` satisfies OptionalScriptPath, api).href).then(
       (module) => module.default,
       () => undefined,
     )) as LoadOptional;

@@ -39,7 +39,10 @@ export const OPTIONAL_SCRIPTS = ['links', 'forms'] as const;
 
 export type OptionalScript = (typeof OPTIONAL_SCRIPTS)[number];
 
+/** The path of an optional script, beside LOADER_PATH. */
+export type OptionalScriptPath = `/loader-${OptionalScript}.js`;
+
 /** Path under which the service serves an optional script, beside LOADER_PATH. */
-export const optionalScriptPath = (name: OptionalScript): string => {
+export const optionalScriptPath = (name: OptionalScript): OptionalScriptPath => {
   return `/loader-${name}.js`;
 };
