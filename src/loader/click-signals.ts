@@ -3,7 +3,10 @@ import type { Touch } from '../protocol/collector';
 import { CLICK_ID_KEYS, SIGNAL_VALUE_MAX, UTM_KEYS } from '../protocol/signals';
 import { shrink } from './shrink';
 
-/** Largest touch kept, in characters of its URL-encoded JSON: it must fit a cookie (4096 bytes with the name). */
+/**
+ * Largest touch kept, in characters of its URL-encoded JSON: it must fit a cookie (4096 bytes with the name). Written
+ * as a checked literal where readTouch reads it (esbuild inlines no exported constant).
+ */
 export const TOUCH_MAX = 3800;
 
 /**
@@ -55,7 +58,7 @@ export const readTouch = (url: string): Touch | null => {
     if (bag && value && !bag[key]) found = bag[key] = value;
   });
   return found &&
-    shrink(touch, TOUCH_MAX, (json) => encodeURIComponent(json).length, [
+    shrink(touch, 3800 satisfies typeof TOUCH_MAX, (json) => encodeURIComponent(json).length, [
       (t) => (t.referrer = null),
       (t) => (t.landing_page_url = withoutQuery(t.landing_page_url)),
       (t) => (t.utm = {}),
