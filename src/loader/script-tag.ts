@@ -63,7 +63,7 @@ const installOf = (tag: HTMLScriptElement, siteKey: string): Install => {
 export const servedInstall = (doc: Document, siteKey: string): Install | null | undefined => {
   const tag =
     (doc.currentScript as HTMLScriptElement | null) ||
-    Array.from(doc.scripts).find((script) => queryOf(script.src).get('site_key' satisfies typeof SITE_KEY_PARAM) === siteKey);
+    [...doc.scripts].find((script) => queryOf(script.src).get('site_key' satisfies typeof SITE_KEY_PARAM) === siteKey);
   return tag && installOf(tag, siteKey);
 };
 
@@ -77,7 +77,7 @@ export const findInstall = (doc: Document, pageKey: unknown): Install | null => 
   const current = doc.currentScript as HTMLScriptElement | null;
   let tag = current && keyOf(current) ? current : undefined;
   if (!tag) {
-    const loaders = Array.from(doc.scripts).filter(isLoaderTag);
+    const loaders = [...doc.scripts].filter(isLoaderTag);
     tag = loaders.find(keyOf) || current || loaders[0];
   }
   const siteKey = (tag && keyOf(tag)) || pageKey;
