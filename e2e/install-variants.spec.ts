@@ -4,10 +4,31 @@
  */
 import { CLICK_COOKIE, CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../src/protocol/cookies';
 import { SERVICE_GLOBAL } from '../src/protocol/install';
-import { expectCollectorRequests, snapshotBody } from './support/collector-traffic';
-import { fixtureUrl } from './support/env';
+import type { BrowserContext, Page } from '@playwright/test';
+import { expectCollectorRequests, snapshotBody, type CollectorTraffic } from './support/collector-traffic';
+import { fixtureUrl, type E2EEnv } from './support/env';
 import { recordedRequests } from './support/fixture-server';
 import { captureIntent, cookieNamed, expect, expectNoNewGlobals, expectSnapshotStored, loaderReady, test } from './support/test';
+
+/**
+ * Presses the fixture's "Create account": one form_submit snapshot of the main site carrying the landing's gclid,
+ * stored, its token in the correlation cookie. Returns the token.
+ */
+async function signUpWithClick(page: Page, context: BrowserContext, traffic: CollectorTraffic, env: E2EEnv, gclid: string): Promise<string> {
+  const calls = await expectCollectorRequests(
+    traffic,
+    page,
+    () => Promise.all([page.waitForURL(/\/signup$/), page.getByRole('button', { name: 'Create account' }).click()]),
+    { sent: [{ kind: 'snapshot', siteKey: env.sites.main.key, times: 1 }] },
+  );
+  const snapshotCall = calls.find((c) => c.kind === 'snapshot')!;
+  const snapshot = snapshotBody(snapshotCall);
+  expect(snapshot).toMatchObject({ trigger: 'form_submit', touch: { click_ids: { gclid } } });
+  await expectSnapshotStored(env, snapshotCall);
+  const token = (await cookieNamed(context, CORRELATION_COOKIE))?.value;
+  expect(token).toBe(snapshot.correlation_token);
+  return token!;
+}
 
 test('a script element created by a tag manager with the key in its src and no data attributes works', async ({
   page,
@@ -23,18 +44,7 @@ test('a script element created by a tag manager with the key in its src and no d
   expect(await tag.evaluate((el) => el.getAttributeNames().filter((n) => n.startsWith('data-')))).toEqual([]);
   await expectNoNewGlobals(page, blankGlobals);
 
-  const calls = await expectCollectorRequests(
-    traffic,
-    page,
-    () => Promise.all([page.waitForURL(/\/signup$/), page.getByRole('button', { name: 'Create account' }).click()]),
-    { sent: [{ kind: 'snapshot', siteKey: env.sites.main.key, times: 1 }] },
-  );
-  const snapshotCall = calls.find((c) => c.kind === 'snapshot')!;
-  const snapshot = snapshotBody(snapshotCall);
-  expect(snapshot).toMatchObject({ trigger: 'form_submit', touch: { click_ids: { gclid: 'tm' } } });
-  await expectSnapshotStored(env, snapshotCall);
-  const token = (await cookieNamed(context, CORRELATION_COOKIE))?.value;
-  expect(token).toBe(snapshot.correlation_token);
+  const token = await signUpWithClick(page, context, traffic, env, 'tm');
   expect((await recordedRequests(env.fixtureControl)).some((r) => r.cookie.includes(`${CORRELATION_COOKIE}=${token}`))).toBe(true);
 });
 
@@ -53,16 +63,7 @@ test("a page that hides document.currentScript: the install snippet finds its ow
   expect(decodeURIComponent((await cookieNamed(context, CLICK_COOKIE))!.value)).toContain('"gclid":"hidden"');
   await expectNoNewGlobals(page, blankGlobals);
 
-  const calls = await expectCollectorRequests(
-    traffic,
-    page,
-    () => Promise.all([page.waitForURL(/\/signup$/), page.getByRole('button', { name: 'Create account' }).click()]),
-    { sent: [{ kind: 'snapshot', siteKey: env.sites.main.key, times: 1 }] },
-  );
-  const snapshotCall = calls.find((c) => c.kind === 'snapshot')!;
-  expect(snapshotBody(snapshotCall)).toMatchObject({ trigger: 'form_submit', touch: { click_ids: { gclid: 'hidden' } } });
-  await expectSnapshotStored(env, snapshotCall);
-  expect((await cookieNamed(context, CORRELATION_COOKIE))?.value).toBe(snapshotBody(snapshotCall).correlation_token);
+  await signUpWithClick(page, context, traffic, env, 'hidden');
 });
 
 test('a call queued by the stub before the loader arrived is replayed once, as an api snapshot', async ({
