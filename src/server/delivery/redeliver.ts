@@ -3,10 +3,31 @@
  * permission): each failed action is queued afresh (attempts from zero, the same event and action ids, so the
  * platforms' dedup ids are those of the first sends), and the event is `queued` again until they settle.
  */
-import type { Database } from '../db/db';
+import type { Database, Queryable } from '../db/db';
 import { enqueueDeliveries } from './outbox-sql';
 import { lockEvents, refreshEventStatuses } from './sql';
 import { requestDelivery } from './wakeup';
+
+/**
+ * Queues the failed actions of events the caller has locked again (of one destination type, or of all when null):
+ * attempts from zero, due now, their events' statuses refreshed. An erased person's events are left out. A failed
+ * action has no outbox row any more (it was removed when the action failed), so each gets a fresh one.
+ */
+async function requeueFailedActions(tx: Queryable, eventIds: readonly string[], destinationType: string | null): Promise<Array<{ id: string; event_id: string }>> {
+  const rows = await tx.query<{ id: string; event_id: string }>(
+    `update event_actions a set status = 'queued', attempts = 0, error = null, updated_at = now()
+     from events e
+     where e.id = a.event_id and a.event_id = any($1::text[]) and ($2::text is null or a.destination = $2) and a.status = 'failed'
+       and e.erased_at is null and coalesce(e.data ->> 'erased', '') <> 'true'
+     returning a.id, a.event_id`,
+    [eventIds, destinationType],
+  );
+  if (rows.length === 0) return rows;
+  const now = new Date();
+  await enqueueDeliveries(tx, rows.map((r) => ({ eventActionId: r.id, dueAt: now })));
+  await refreshEventStatuses(tx, rows.map((r) => r.event_id));
+  return rows;
+}
 
 /** What a redelivery did: the actions queued again (none when nothing of the event failed), or nothing: it was erased. */
 export type RedeliveryResult = { erased: false; actionIds: string[] } | { erased: true };
@@ -22,17 +43,8 @@ export async function redeliverFailedActions(db: Database, eventId: string): Pro
     await lockEvents(tx, [eventId]);
     const [event] = await tx.query<{ erased: boolean }>('select erased_at is not null as erased from events where id = $1', [eventId]);
     if (event?.erased) return { erased: true };
-    const rows = await tx.query<{ id: string }>(
-      `update event_actions set status = 'queued', attempts = 0, error = null, updated_at = now()
-       where event_id = $1 and status = 'failed' returning id`,
-      [eventId],
-    );
-    const actionIds = rows.map((r) => r.id);
-    if (actionIds.length === 0) return { erased: false, actionIds };
-    // A row may still be in the outbox only if the action was not failed; failed ones were removed when they failed.
-    await enqueueDeliveries(tx, actionIds.map((eventActionId) => ({ eventActionId, dueAt: new Date() })));
-    await refreshEventStatuses(tx, [eventId]);
-    return { erased: false, actionIds };
+    const rows = await requeueFailedActions(tx, [eventId], null);
+    return { erased: false, actionIds: rows.map((r) => r.id) };
   });
   if (!result.erased && result.actionIds.length > 0) requestDelivery();
   return result;
@@ -86,20 +98,8 @@ export async function redeliverFailedOfDestination(
     const ids = candidates.slice(0, filter.limit).map((r) => r.id);
     if (ids.length === 0) return { events: 0, actions: 0, hasMore: false };
     await lockEvents(tx, ids);
-    const rows = await tx.query<{ id: string; event_id: string }>(
-      `update event_actions a set status = 'queued', attempts = 0, error = null, updated_at = now()
-       from events e
-       where e.id = a.event_id and a.event_id = any($1::text[]) and a.destination = $2 and a.status = 'failed'
-         and e.erased_at is null and coalesce(e.data ->> 'erased', '') <> 'true'
-       returning a.id, a.event_id`,
-      [ids, destinationType],
-    );
-    if (rows.length === 0) return { events: 0, actions: 0, hasMore };
-    const now = new Date();
-    await enqueueDeliveries(tx, rows.map((r) => ({ eventActionId: r.id, dueAt: now })));
-    const events = [...new Set(rows.map((r) => r.event_id))];
-    await refreshEventStatuses(tx, events);
-    return { events: events.length, actions: rows.length, hasMore };
+    const rows = await requeueFailedActions(tx, ids, destinationType);
+    return { events: new Set(rows.map((r) => r.event_id)).size, actions: rows.length, hasMore };
   });
   if (result.actions > 0) requestDelivery();
   return result;

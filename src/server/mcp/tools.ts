@@ -7,7 +7,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { ListSitesQuery, SiteFields, SiteIdParams } from '../api/sites';
 import { ConnectDestinationBody, ConnectTriggerSourceBody, HandoffIdParams } from '../api/handoffs';
 import { CreateFlowBody, FlowIdParams, ListFlowsQuery, PatchFlowBody } from '../api/flows';
-import { DestinationIdParams, ListDestinationsQuery, RedeliverDestinationBody } from '../api/destinations';
+import { DestinationIdParams, ListDestinationsQuery, REDELIVER_LIMIT_MAX, RedeliverDestinationBody } from '../api/destinations';
 import { EventIdParams, ListEventsQuery } from '../api/events';
 import { supportedDestinationTypes } from '../destinations';
 import { invalidParam, missingParam, printable } from '../http/errors';
@@ -335,7 +335,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Send every failed delivery to one destination (its id from list_destinations) again, once what the platform refused ' +
       'was fixed for all of them (a permission on the platform, a conversion action created in the ad account, the destination ' +
       "connected again). Only that destination's deliveries go, oldest events first, with the same dedup ids as before; an " +
-      "erased person's events never do. Optional: site_id, flow_id, occurred_after, limit (at most 1000 events a call). " +
+      `erased person's events never do. Optional: site_id, flow_id, occurred_after, limit (at most ${REDELIVER_LIMIT_MAX} events a call). ` +
       'Returns {events, actions, has_more}: with has_more, call it again for the next batch; then list_events with ' +
       "status 'failed' shows what is left.",
     inputSchema: Type.Object(
