@@ -179,6 +179,13 @@ test('Events: reports become events; the list, its filters and chart, and a trac
     return `${event.status} after ${event.actions[0]!.history.length} sends`;
   };
   await expect.poll(sends, { timeout: 20_000 }).toBe('failed after 2 sends');
+
+  // The Overview counts it too, and points to where a platform's failures go again at once.
+  await open(page, svc, 'Overview');
+  const attention = page.locator('section.attention');
+  await expect(attention).toContainText('1 conversion failed to reach an ad platform');
+  await expect(attention.getByRole('link', { name: 'Destinations' })).toHaveAttribute('href', '/dashboard/destinations');
+  await shoot(page, 'overview-attention');
 });
 
 test('Events: the chart shows the value per day, one chart per currency, never added together', async ({ page }) => {
