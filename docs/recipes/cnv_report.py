@@ -25,7 +25,7 @@ Run it alone:  python3 cnv_report.py --customer-event-id user_42 --email ada@exa
                  --value 29 --currency EUR
                python3 cnv_report.py --call adjustment --adjustment-id refund_1 --customer-event-id inv_1 --type retract
 """
-import argparse, hashlib, hmac, json, os, random, re, sys, time
+import argparse, hashlib, hmac, http.client, json, os, random, re, sys, time
 import urllib.error, urllib.parse, urllib.request
 from http.cookies import SimpleCookie
 
@@ -80,8 +80,27 @@ def _path(*parts):
     return "/api/webhook-bridge/" + "/".join(urllib.parse.quote(part, safe="") for part in parts)
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """urllib would follow a 301, 302 or 303 as a GET without the body: answer the redirect itself instead (as a 3xx)."""
+
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+_opener = urllib.request.build_opener(_NoRedirect)
+
+
+def _answer(raw):
+    """The parsed JSON answer, or None when it is not JSON (a proxy's HTML error page, an empty body)."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
 def _send(path, payload, attempts=4, timeout=5.0):
-    """Signs and sends one report; returns (http_status, parsed JSON answer). Retries 5xx, 408, 429 and network errors."""
+    """Signs and sends one report; returns (http_status, parsed JSON answer or None). Retries 5xx, 408, 429 and network
+    errors. A redirect is returned, not followed (it would change the signed path): set CNV_WEBHOOK_BASE_URL to its target."""
     base = os.environ["CNV_WEBHOOK_BASE_URL"].rstrip("/")
     body = json.dumps(payload).encode("utf-8")  # serialise once: these exact bytes are signed and sent
     secret = os.environ["CNV_WEBHOOK_SECRET"].encode("utf-8")
@@ -93,16 +112,16 @@ def _send(path, payload, attempts=4, timeout=5.0):
             "Content-Type": "application/json", "X-Service-Signature": "t=%s,v1=%s" % (timestamp, signature)})
         retry_after = None
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return response.status, json.loads(response.read())
+            with _opener.open(request, timeout=timeout) as response:
+                return response.status, _answer(response.read())
         except urllib.error.HTTPError as error:
-            status, answer = error.code, json.loads(error.read() or b"null")
+            status, answer = error.code, _answer(error.read())
             if status not in (408, 429) and status < 500:
                 return status, answer  # 4xx: fix the configuration (401: the secret or the clock), do not retry
             retry_after = error.headers.get("Retry-After")
             if attempt == attempts:
                 return status, answer
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
+        except (OSError, http.client.HTTPException):  # refused, reset, DNS, timeouts (socket.timeout before 3.10)
             if attempt == attempts:
                 raise
         delay = float(retry_after) if retry_after and retry_after.isdigit() else random.uniform(0, 0.5 * 2 ** (attempt - 1))

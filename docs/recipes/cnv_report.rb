@@ -93,7 +93,7 @@ module CnvReport
         response = Net::HTTP.start(uri.host, uri.port, use_ssl: uri.scheme == "https",
                                                        open_timeout: timeout, read_timeout: timeout) { |http| http.request(request) }
         status = response.code.to_i
-        answer = response.body.to_s.empty? ? nil : JSON.parse(response.body)
+        answer = parse_answer(response.body)
         # 2xx done; another 4xx is fixed by configuration (401: the secret or the clock), never by retrying.
         return [status, answer] if status < 500 && status != 408 && status != 429
         return [status, answer] if attempt == attempts
@@ -105,7 +105,14 @@ module CnvReport
       sleep([delay, 30].min)
     end
   end
-  private_class_method :token_or_nil, :path, :send_signed
+  # The parsed JSON answer, or nil when it is not JSON (a proxy's HTML error page, an empty body).
+  def self.parse_answer(body)
+    JSON.parse(body.to_s)
+  rescue JSON::ParserError
+    nil
+  end
+
+  private_class_method :token_or_nil, :path, :send_signed, :parse_answer
 end
 
 if $PROGRAM_NAME == __FILE__
