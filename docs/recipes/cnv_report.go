@@ -53,6 +53,10 @@ import (
 
 const cookieName = "cnv_signup_correlation"
 
+// jitter is seeded: before Go 1.20 the global math/rand source starts with the same seed in every process, so every
+// backend instance would wait exactly as long as the others before retrying.
+var jitter = rand.New(rand.NewSource(time.Now().UnixNano()))
+
 var tokenShape = regexp.MustCompile(`^[A-Za-z0-9_-]{22}$`)
 
 // Signup is a signup report; empty strings are sent as null, and a nil Value as none. CustomerID links later stages.
@@ -153,7 +157,7 @@ func send(ctx context.Context, path string, payload map[string]any) (int, map[st
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Service-Signature", "t="+timestamp+",v1="+hex.EncodeToString(mac.Sum(nil)))
-		delay := time.Duration(rand.Int63n(int64(500*time.Millisecond) << (attempt - 1)))
+		delay := time.Duration(jitter.Int63n(int64(500*time.Millisecond) << (attempt - 1)))
 		res, err := client.Do(req)
 		if err != nil {
 			if attempt == attempts {

@@ -99,6 +99,7 @@ function cnv_send(string $path, array $payload, int $attempts = 4, float $timeou
             'method' => 'POST', 'content' => $body, 'timeout' => $timeout, 'ignore_errors' => true, 'follow_location' => 0,
             'header' => "Content-Type: application/json\r\nX-Service-Signature: t=$timestamp,v1=$signature\r\n",
         ]]);
+        $http_response_header = null; // PHP leaves the previous attempt's headers here when this one gets no answer
         $answer = @file_get_contents($url, false, $context);
         $status = 0;
         $retryAfter = null;

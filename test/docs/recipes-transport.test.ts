@@ -4,7 +4,8 @@
  * Each recipe runs, unchanged, as a child process against a local server that verifies every signature and answers as
  * scripted. A 502 page is transient: the recipe must retry (signed afresh) and print the 200 that follows, not crash
  * on the page's HTML. A redirect is returned, never followed (following it would send a GET without the body to another
- * path). A 404 page is returned as its status with no answer body.
+ * path). A 404 page is returned as its status with no answer body. A host that answered 503 and then became
+ * unreachable fails as unreachable (PHP kept the earlier attempt's status line in $http_response_header).
  *
  * A recipe whose interpreter is missing is skipped on a developer machine; in CI (CI set) it fails instead, as in
  * recipes.test.ts.
@@ -152,6 +153,27 @@ describe('backend recipes behind a proxy: HTML error pages, redirects', () => {
         expect(result.code).toBe(1);
         expect(result.printed).toEqual({ status: 302, body: null });
         expect(seen).toEqual([{ method: 'POST', url: PATH, signed: true }]);
+      }, 120_000);
+
+      it.skipIf(!available && !IN_CI)('a 503, then the host unreachable: it fails as unreachable, not with the earlier 503', async () => {
+        if (!available) throw new Error(`${recipe.tool} is not installed: CI must install it (.ci/run)`);
+        // A server of its own, closed after its one answer: every later attempt is refused.
+        const gone = createServer((_req, res) => {
+          res.writeHead(503, { connection: 'close' });
+          res.end();
+          gone.close();
+          gone.closeAllConnections();
+        });
+        await new Promise<void>((ready) => gone.listen(0, '127.0.0.1', ready));
+        const { file, args } = await commandOf(recipe);
+        const env = {
+          CNV_WEBHOOK_BASE_URL: `http://127.0.0.1:${(gone.address() as AddressInfo).port}`,
+          CNV_SITE_KEY: SITE_KEY, CNV_TRIGGER_KEY: 'signup', CNV_WEBHOOK_SECRET: SECRET,
+        };
+        const result = await run(file, [...args, '--customer-event-id=user_42'], env);
+        expect(result.code).not.toBe(0);
+        expect(result.stdout.trim()).toBe('');
+        expect(result.stderr).not.toBe('');
       }, 120_000);
 
       it.skipIf(!available && !IN_CI)('another host\'s 404 HTML page is printed as its status, without a crash or a retry', async () => {
