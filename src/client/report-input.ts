@@ -103,10 +103,11 @@ const IDENTITY_FIELDS = [
 /** Checks the fields of an input that do not depend on the token; null when all are fine. */
 export function checkInput(input: Omit<ReportSignupInput, 'customerId'> & { customerId?: string | null }): InputProblem | null {
   const id: unknown = input.customerEventId;
-  if (typeof id !== 'string' || id.length === 0 || exceedsCharacters(id, CUSTOMER_EVENT_ID_MAX)) {
+  // Blank (only white space) is refused as the service refuses it: sent, it would only come back as a 400.
+  if (typeof id !== 'string' || id.trim() === '' || exceedsCharacters(id, CUSTOMER_EVENT_ID_MAX)) {
     return {
       param: 'customerEventId',
-      message: `customerEventId must be a string of 1 to ${CUSTOMER_EVENT_ID_MAX} characters (got ${describe(id)}).`,
+      message: `customerEventId must be a non-blank string of 1 to ${CUSTOMER_EVENT_ID_MAX} characters (got ${describe(id)}).`,
     };
   }
   for (const [field] of IDENTITY_FIELDS) {

@@ -134,6 +134,7 @@ describe('reportSignup: without a correlation token', () => {
 describe('reportSignup: input checks before sending', () => {
   it.each([
     ['empty', ''],
+    ['blank (white space only, which the service refuses)', ' \t '],
     ['201 characters', 'x'.repeat(201)],
     ['201 emoji', '😀'.repeat(201)],
     ['not a string', 42],
