@@ -94,6 +94,7 @@ export function resolveOptions(options: CnvClientOptions): ResolvedOptions {
       `${name} is not an option of createCnvClient: ${meant ? `did you mean ${meant}?` : `its options are ${OPTION_NAMES.join(', ')}.`}`,
     );
   }
+  refuseSecretElsewhere(options);
   const origin = webhookOrigin(options.webhookBaseUrl);
   if (typeof options.siteKey !== 'string' || options.siteKey.length === 0) {
     throw new CnvConfigError('siteKey must be a non-empty string (the site key of the install snippet).');
@@ -129,6 +130,36 @@ export function resolveOptions(options: CnvClientOptions): ResolvedOptions {
     random: options.random ?? Math.random,
     now: options.now ?? Date.now,
   };
+}
+
+/** Every webhook secret the service makes starts so (`whsec_` and 32 letters and digits). */
+const SECRET_PREFIX = 'whsec_';
+
+const PLACE_OF: Record<'webhookBaseUrl' | 'siteKey' | 'triggerKey', string> = {
+  webhookBaseUrl: 'the webhook host, such as https://hooks.example.com',
+  siteKey: 'the site key of the install snippet',
+  triggerKey: "the key of the flow's API trigger",
+};
+
+/**
+ * The webhook secret given as another option (two environment variables swapped): refused without repeating it. A
+ * secret is shaped like a valid site key and trigger key, so it would otherwise be accepted and sent in the URL path
+ * (proxy logs), and the service's 404 for an unknown site key, which names the key, would carry it into the result's
+ * message; as webhookBaseUrl it would be repeated in the error saying it is not a URL.
+ */
+function refuseSecretElsewhere(options: CnvClientOptions): void {
+  for (const name of ['webhookBaseUrl', 'siteKey', 'triggerKey'] as const) {
+    const value: unknown = options[name];
+    if (typeof value !== 'string') continue;
+    const secret: unknown = options.secret;
+    const isSecret = value.trim().startsWith(SECRET_PREFIX) || (typeof secret === 'string' && secret.trim() !== '' && value.trim() === secret.trim());
+    if (isSecret) {
+      throw new CnvConfigError(
+        `${name} holds the webhook secret (not shown here): were two settings swapped? ${name} is ${PLACE_OF[name]}; ` +
+          'the secret goes in `secret` only. If it was logged or committed anywhere, rotate it.',
+      );
+    }
+  }
 }
 
 /**

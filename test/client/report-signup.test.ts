@@ -223,6 +223,24 @@ describe('createCnvClient: configuration errors throw', () => {
     expect(() => createCnvClient({ ...base, webhookBaseUrl: 'https://u:s3cr3tpw@' })).toThrow(/^(?!.*s3cr3tpw).*absolute/);
   });
 
+  it.each([
+    ['webhookBaseUrl', { webhookBaseUrl: 'whsec_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6' }],
+    ['siteKey', { siteKey: 'whsec_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6' }],
+    ['triggerKey (a secret is shaped like a valid key)', { triggerKey: 'whsec_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6' }],
+    ['triggerKey equal to the secret, whatever its shape', { triggerKey: 'SameAsSecret_9', secret: 'SameAsSecret_9' }],
+  ])('refuses the webhook secret given as %s (swapped settings), without repeating it', (name, override) => {
+    let thrown: unknown;
+    try {
+      createCnvClient({ ...base, ...override } as CnvClientOptions);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(CnvConfigError);
+    const message = (thrown as Error).message;
+    expect(message).toMatch(new RegExp(`^${name.split(' ')[0]} holds the webhook secret \\(not shown here\\): were two settings swapped\\?`));
+    expect(message).not.toMatch(/Q1w2E3r4|SameAsSecret/);
+  });
+
   it('accepts a base URL with a trailing slash', () => {
     expect(() => createCnvClient({ ...base, webhookBaseUrl: 'https://hooks.example.com/' })).not.toThrow();
   });
