@@ -107,6 +107,13 @@ export function resolveOptions(options: CnvClientOptions): ResolvedOptions {
   if (typeof options.secret !== 'string' || options.secret.length === 0) {
     throw new CnvConfigError('secret must be the non-empty webhook secret of the trigger.');
   }
+  if (options.secret !== options.secret.trim()) {
+    // A secret read from a file or pasted with its line break: every signature would be refused as no_signature_match.
+    throw new CnvConfigError(
+      'secret has white space at its start or end (a line break from a file or a paste?): webhook secrets have none, ' +
+        'and a signature made with it never matches. Trim it.',
+    );
+  }
   for (const name of ['onRetry', 'fetch', 'sleep', 'random', 'now'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw new CnvConfigError(`${name} must be a function.`);

@@ -187,6 +187,8 @@ describe('createCnvClient: configuration errors throw', () => {
     ['a trigger key with a space', { triggerKey: 'sign up' }, /triggerKey must match/],
     ['a trigger key of 65 characters', { triggerKey: 'k'.repeat(65) }, /triggerKey/],
     ['an empty secret', { secret: '' }, /secret/],
+    ['a secret with its line break (read from a file)', { secret: 'whsec_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6\n' }, /^(?!.*Q1w2E3r4)secret has white space at its start or end/],
+    ['a secret with a leading space (pasted)', { secret: ' whsec_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6' }, /^(?!.*Q1w2E3r4)secret has white space/],
     ['an empty site key', { siteKey: '' }, /siteKey/],
     ['a base URL with a path', { webhookBaseUrl: 'https://hooks.example.com/api' }, /origin/],
     ['a relative base URL', { webhookBaseUrl: '/hooks' }, /absolute/],
