@@ -147,7 +147,9 @@ async function send(config: ResolvedOptions, bytes: Uint8Array<ArrayBuffer>, loo
         if (attempt === config.maxAttempts) break;
         const delayMs = retryDelayMs(attempt, outcome.retryAfterMs, config, config.random);
         try {
-          config.onRetry?.({ attempt, delayMs, failure: outcome.failure });
+          const returned: unknown = config.onRetry?.({ attempt, delayMs, failure: outcome.failure });
+          // An async hook's rejection is ignored as well: left unhandled, it would end the process (Node's default).
+          if (isThenable(returned)) returned.then(undefined, () => {});
         } catch {
           // The hook only observes (a log line): its failure must not end the retries nor reject the report.
         }
@@ -164,6 +166,10 @@ async function send(config: ResolvedOptions, bytes: Uint8Array<ArrayBuffer>, loo
     message: `Gave up after ${config.maxAttempts} attempt(s); last: ${describeFailure(failure)}. Safe to report again later: the service dedupes on customerEventId.`,
     attempts: config.maxAttempts,
   };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function describeFailure(failure: TransientFailure): string {

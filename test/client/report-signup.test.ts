@@ -492,6 +492,32 @@ describe('reportSignup: an onRetry hook that throws', () => {
   });
 });
 
+describe('reportSignup: an async onRetry hook that rejects', () => {
+  it('is ignored too: no unhandled rejection (which ends a Node process), the retries go on', async () => {
+    hook.script({ status: 503 }, { status: 503 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let calls = 0;
+      const result = await client({
+        onRetry: async () => {
+          calls++;
+          throw new Error('logger down');
+        },
+      }).reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
+      expect(result).toMatchObject({ ok: true, attempts: 3 });
+      expect(calls).toBe(2);
+      // Unhandled rejections are reported after the microtask queue drains: give them the chance.
+      await new Promise((done) => setImmediate(done));
+      await new Promise((done) => setImmediate(done));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
 describe('reportSignup: the response', () => {
   it("has the service's correlated flag", async () => {
     const result = await client().reportSignup({ cookieHeader: COOKIE, customerEventId: 'u' });
