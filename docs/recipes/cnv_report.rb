@@ -24,7 +24,6 @@
 # Run it alone:  ruby cnv_report.rb --customer-event-id user_42 --email ada@example.com --cookie 'cnv_signup_correlation=…'
 #                ruby cnv_report.rb --call conversion --stage paid --customer-event-id inv_1 --customer-id user_42 --value 29 --currency EUR
 #                ruby cnv_report.rb --call adjustment --adjustment-id refund_1 --customer-event-id inv_1 --type retract
-require "cgi"
 require "erb"
 require "json"
 require "net/http"
@@ -36,10 +35,16 @@ module CnvReport
   COOKIE = "cnv_signup_correlation"
   TOKEN = /\A[A-Za-z0-9_-]{22}\z/
 
-  # The correlation token of a raw Cookie header, or nil (absent, or not shaped like a token).
+  # The correlation token of a raw Cookie header, or nil (absent, or not shaped like a token). Parsed here rather than
+  # with CGI::Cookie, which Ruby 3.5/4.0 removed from the standard library.
   def self.token_from_cookie_header(header)
-    value = CGI::Cookie.parse(header.to_s)[COOKIE]&.first
-    value if value&.match?(TOKEN)
+    header.to_s.split(";").each do |pair|
+      name, value = pair.strip.split("=", 2)
+      next unless name == COOKIE && value
+      value = value.strip.delete_prefix('"').delete_suffix('"')
+      return value if value.match?(TOKEN)
+    end
+    nil
   end
 
   # Reports a signup (value and currency optional; customer_id links its later stages). Returns [status, answer].

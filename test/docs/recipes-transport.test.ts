@@ -61,6 +61,8 @@ describe('backend recipes behind a proxy: HTML error pages, redirects', () => {
   let workDir: string;
   let seen: Seen[] = [];
   let script: Script = () => {};
+  /** The parsed JSON body of the request being answered. */
+  let lastBody: unknown = null;
   const commands = new Map<string, { file: string; args: string[] }>();
 
   beforeAll(async () => {
@@ -76,6 +78,11 @@ describe('backend recipes behind a proxy: HTML error pages, redirects', () => {
         const path = (req.url ?? '').split('?')[0];
         const expected = createHmac('sha256', SECRET).update(`${t}.POST.${path}.`).update(body).digest('hex');
         seen.push({ method: req.method ?? '', url: req.url ?? '', signed: t !== undefined && v1 === expected });
+        try {
+          lastBody = JSON.parse(body.toString('utf8'));
+        } catch {
+          lastBody = null;
+        }
         script(seen.length, req, res);
       });
     });
@@ -105,10 +112,10 @@ describe('backend recipes behind a proxy: HTML error pages, redirects', () => {
     return command;
   }
 
-  async function report(recipe: (typeof RECIPE_LIST)[number]) {
+  async function report(recipe: (typeof RECIPE_LIST)[number], extra: string[] = []) {
     const { file, args } = await commandOf(recipe);
     const env = { CNV_WEBHOOK_BASE_URL: base, CNV_SITE_KEY: SITE_KEY, CNV_TRIGGER_KEY: 'signup', CNV_WEBHOOK_SECRET: SECRET };
-    const result = await run(file, [...args, '--customer-event-id=user_42', '--email=ada@example.com'], env);
+    const result = await run(file, [...args, '--customer-event-id=user_42', '--email=ada@example.com', ...extra], env);
     const last = result.stdout.trim().split('\n').pop() ?? '';
     return { ...result, printed: last ? (JSON.parse(last) as { status: number; body: unknown }) : null };
   }
@@ -135,6 +142,21 @@ describe('backend recipes behind a proxy: HTML error pages, redirects', () => {
           { method: 'POST', url: PATH, signed: true },
           { method: 'POST', url: PATH, signed: true },
         ]);
+      }, 120_000);
+
+      it.skipIf(!available && !IN_CI)('reads the token from a Cookie header among other cookies, with the standard library alone', async () => {
+        if (!available) throw new Error(`${recipe.tool} is not installed: CI must install it (.ci/run)`);
+        const bodies: unknown[] = [];
+        script = (_n, _req, res) => {
+          bodies.push(lastBody);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(PROMOTED));
+        };
+        const token = 'Tok3n_for-the-Recipes0';
+        const result = await report(recipe, [`--cookie=theme=dark; cnv_signup_correlation="${token}"; other="x y"`]);
+        expect(result.stderr).toBe('');
+        expect(result.code, result.stdout).toBe(0);
+        expect(bodies).toEqual([expect.objectContaining({ correlation_token: token, allow_uncorrelated: false })]);
       }, 120_000);
 
       it.skipIf(!available && !IN_CI)('a redirect is returned as it is, not followed (no GET to another path)', async () => {
