@@ -99,11 +99,15 @@ function cnv_send(string $path, array $payload, int $attempts = 4, float $timeou
             'method' => 'POST', 'content' => $body, 'timeout' => $timeout, 'ignore_errors' => true, 'follow_location' => 0,
             'header' => "Content-Type: application/json\r\nX-Service-Signature: t=$timestamp,v1=$signature\r\n",
         ]]);
-        $http_response_header = null; // PHP leaves the previous attempt's headers here when this one gets no answer
-        $answer = @file_get_contents($url, false, $context);
+        // fopen and the stream's own headers, not file_get_contents and $http_response_header: PHP 8.5 deprecates that
+        // variable, and it keeps the previous attempt's headers when an attempt gets no answer at all.
+        $stream = @fopen($url, 'r', false, $context);
+        $headers = $stream ? (stream_get_meta_data($stream)['wrapper_data'] ?? []) : [];
+        $answer = $stream ? stream_get_contents($stream) : false;
+        if ($stream) fclose($stream);
         $status = 0;
         $retryAfter = null;
-        foreach ($http_response_header ?? [] as $line) {
+        foreach ($headers as $line) {
             if (preg_match('#^HTTP/\S+ (\d{3})#', $line, $m)) $status = (int) $m[1];
             if (preg_match('/^Retry-After:\s*(\d+)\s*$/i', $line, $m)) $retryAfter = (int) $m[1];
         }
