@@ -25,7 +25,7 @@ Run it alone:  python3 cnv_report.py --customer-event-id user_42 --email ada@exa
                  --value 29 --currency EUR
                python3 cnv_report.py --call adjustment --adjustment-id refund_1 --customer-event-id inv_1 --type retract
 """
-import argparse, hashlib, hmac, http.client, json, os, random, re, sys, time
+import argparse, decimal, hashlib, hmac, http.client, json, numbers, os, random, re, sys, time
 import urllib.error, urllib.parse, urllib.request
 from http.cookies import SimpleCookie
 
@@ -98,11 +98,18 @@ def _answer(raw):
         return None
 
 
+def _json_number(value):
+    """A Decimal (Django's DecimalField) or a Fraction as a JSON number; json.dumps refuses them otherwise."""
+    if isinstance(value, (decimal.Decimal, numbers.Real)):  # a Decimal is no numbers.Real
+        return float(value)
+    raise TypeError("Object of type %s is not JSON serializable" % type(value).__name__)
+
+
 def _send(path, payload, attempts=4, timeout=5.0):
     """Signs and sends one report; returns (http_status, parsed JSON answer or None). Retries 5xx, 408, 429 and network
     errors. A redirect is returned, not followed (it would change the signed path): set CNV_WEBHOOK_BASE_URL to its target."""
     base = os.environ["CNV_WEBHOOK_BASE_URL"].rstrip("/")
-    body = json.dumps(payload).encode("utf-8")  # serialise once: these exact bytes are signed and sent
+    body = json.dumps(payload, default=_json_number).encode("utf-8")  # serialise once: these exact bytes are signed and sent
     secret = os.environ["CNV_WEBHOOK_SECRET"].encode("utf-8")
     for attempt in range(1, attempts + 1):
         timestamp = str(int(time.time()))  # a fresh signature for every attempt

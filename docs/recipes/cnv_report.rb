@@ -85,6 +85,9 @@ module CnvReport
 
   # Signs and sends one report; returns [http_status, parsed JSON answer]. Retries 5xx, 408, 429 and network errors.
   def self.send_signed(path, payload, attempts: 4, timeout: 5)
+    # A BigDecimal (a Rails decimal column) or a Rational would be generated as a JSON string ("0.299e2"), which the
+    # service refuses: send every non-integer number as a Float.
+    payload = payload.transform_values { |v| v.is_a?(Numeric) && !v.is_a?(Integer) ? v.to_f : v }
     body = JSON.generate(payload) # serialise once: these exact bytes are signed and sent
     uri = URI(ENV.fetch("CNV_WEBHOOK_BASE_URL").chomp("/") + path)
     (1..attempts).each do |attempt|

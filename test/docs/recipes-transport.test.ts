@@ -120,6 +120,38 @@ describe('backend recipes behind a proxy: HTML error pages, redirects', () => {
     return { ...result, printed: last ? (JSON.parse(last) as { status: number; body: unknown }) : null };
   }
 
+  // Money from an ORM is a decimal type: json.dumps refuses a Decimal, Ruby's JSON writes a BigDecimal as a string.
+  const DECIMALS = [
+    {
+      language: 'Python', tool: 'python3', versionArg: '--version',
+      args: ['-c', 'import sys, json, decimal; sys.path.insert(0, sys.argv[1]); import cnv_report; ' +
+        'print(json.dumps(cnv_report.report_signup(None, "user_42", value=decimal.Decimal("29.90"), currency="EUR")))', RECIPES],
+    },
+    {
+      language: 'Ruby', tool: 'ruby', versionArg: '--version',
+      args: ['-rbigdecimal', '-e', 'require File.join(ARGV[0], "cnv_report"); ' +
+        'puts JSON.generate(CnvReport.report_signup(correlation_token: nil, customer_event_id: "user_42", value: BigDecimal("29.90"), currency: "EUR"))', RECIPES],
+    },
+  ] as const;
+  for (const decimal of DECIMALS) {
+    const available = has(decimal.tool, decimal.versionArg);
+    it.skipIf(!available && !IN_CI)(`${decimal.language}: a decimal value (an ORM's money column) is sent as a JSON number`, async () => {
+      if (!available) throw new Error(`${decimal.tool} is not installed: CI must install it (.ci/run)`);
+      const bodies: unknown[] = [];
+      script = (_n, _req, res) => {
+        bodies.push(lastBody);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(PROMOTED));
+      };
+      const env = { CNV_WEBHOOK_BASE_URL: base, CNV_SITE_KEY: SITE_KEY, CNV_TRIGGER_KEY: 'signup', CNV_WEBHOOK_SECRET: SECRET };
+      const result = await run(decimal.tool, [...decimal.args], env);
+      expect(result.stderr).toBe('');
+      expect(result.code, result.stdout).toBe(0);
+      expect(bodies).toEqual([expect.objectContaining({ value: 29.9, currency: 'EUR' })]);
+      expect(seen).toEqual([{ method: 'POST', url: PATH, signed: true }]);
+    }, 120_000);
+  }
+
   for (const recipe of RECIPE_LIST) {
     const available = has(recipe.tool, recipe.versionArg);
     describe(recipe.language, () => {
