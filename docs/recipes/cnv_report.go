@@ -48,14 +48,26 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 const cookieName = "cnv_signup_correlation"
 
 // jitter is seeded: before Go 1.20 the global math/rand source starts with the same seed in every process, so every
-// backend instance would wait exactly as long as the others before retrying.
-var jitter = rand.New(rand.NewSource(time.Now().UnixNano()))
+// backend instance would wait exactly as long as the others before retrying. A rand.Rand is not safe for concurrent
+// use (reports run in goroutines), hence the mutex.
+var (
+	jitterMu sync.Mutex
+	jitter   = rand.New(rand.NewSource(time.Now().UnixNano()))
+)
+
+// jitterDelay is a random wait in [0, ceiling).
+func jitterDelay(ceiling time.Duration) time.Duration {
+	jitterMu.Lock()
+	defer jitterMu.Unlock()
+	return time.Duration(jitter.Int63n(int64(ceiling)))
+}
 
 var tokenShape = regexp.MustCompile(`^[A-Za-z0-9_-]{22}$`)
 
@@ -157,7 +169,7 @@ func send(ctx context.Context, path string, payload map[string]any) (int, map[st
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Service-Signature", "t="+timestamp+",v1="+hex.EncodeToString(mac.Sum(nil)))
-		delay := time.Duration(jitter.Int63n(int64(500*time.Millisecond) << (attempt - 1)))
+		delay := jitterDelay(500 * time.Millisecond << (attempt - 1))
 		res, err := client.Do(req)
 		if err != nil {
 			if attempt == attempts {
