@@ -139,8 +139,8 @@ export function resolveOptions(options: CnvClientOptions): ResolvedOptions {
   };
 }
 
-/** Every webhook secret the service makes starts so (`whsec_` and 32 letters and digits). */
-const SECRET_PREFIX = 'whsec_';
+/** The shape of every webhook secret the service makes: `whsec_` and 32 letters and digits. */
+const SECRET_SHAPE = /^whsec_[A-Za-z0-9]{32}$/;
 
 const PLACE_OF: Record<'webhookBaseUrl' | 'siteKey' | 'triggerKey', string> = {
   webhookBaseUrl: 'the webhook host, such as https://hooks.example.com',
@@ -159,7 +159,9 @@ function refuseSecretElsewhere(options: CnvClientOptions): void {
     const value: unknown = options[name];
     if (typeof value !== 'string') continue;
     const secret: unknown = options.secret;
-    const isSecret = value.trim().startsWith(SECRET_PREFIX) || (typeof secret === 'string' && secret.trim() !== '' && value.trim() === secret.trim());
+    // A key may begin with whsec_ (the spec allows any [A-Za-z0-9_-]); one shaped exactly like a secret is one.
+    const shaped = name === 'webhookBaseUrl' ? value.trim().startsWith('whsec_') : SECRET_SHAPE.test(value.trim());
+    const isSecret = shaped || (typeof secret === 'string' && secret.trim() !== '' && value.trim() === secret.trim());
     if (isSecret) {
       throw new CnvConfigError(
         `${name} holds the webhook secret (not shown here): were two settings swapped? ${name} is ${PLACE_OF[name]}; ` +

@@ -243,6 +243,10 @@ describe('createCnvClient: configuration errors throw', () => {
     expect(message).not.toMatch(/Q1w2E3r4|SameAsSecret/);
   });
 
+  it('accepts a trigger key that merely begins with whsec_ (the spec allows it)', () => {
+    expect(() => createCnvClient({ ...base, triggerKey: 'whsec_signup' })).not.toThrow();
+  });
+
   it('accepts a base URL with a trailing slash', () => {
     expect(() => createCnvClient({ ...base, webhookBaseUrl: 'https://hooks.example.com/' })).not.toThrow();
   });
