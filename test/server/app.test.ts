@@ -144,6 +144,43 @@ describe('the app shell', () => {
     expect([mcp.statusCode, mcp.headers.allow, mcp.json().error.code]).toEqual([405, 'POST', 'method_not_allowed']);
   });
 
+  it('answers a wrong method or an unknown path by its route, whatever body it carries (never the body\'s 400 or 415)', async () => {
+    const bodies = [
+      { 'content-type': 'application/json', payload: '' },
+      { 'content-type': 'application/json', payload: '{"name":' },
+      { 'content-type': 'application/json', payload: '\u0000' },
+      { 'content-type': 'application/json', payload: '"x"' },
+      { 'content-type': 'text/csv', payload: 'a,b' },
+      { 'content-type': 'application/x-www-form-urlencoded', payload: 'a=%zz' },
+    ];
+    for (const { payload, ...headers } of bodies) {
+      for (const [method, url, allow] of [
+        ['PUT', '/v1/sites', 'GET, HEAD, POST'],
+        ['DELETE', '/v1/sites/site_123', 'GET, HEAD, PATCH'],
+        ['PUT', '/api/webhook-bridge/saas-signup/site_key_1/trigger_key_1', 'POST'],
+        ['PATCH', '/collect/v1/sites/site_key_1/snapshots', 'POST, OPTIONS'],
+        ['PUT', '/handoffs/SeCrEtToKeN123', 'GET, HEAD, POST'],
+      ] as const) {
+        const res = await app.inject({ method, url, payload, headers: { ...auth, ...headers } });
+        const label = `${method} ${url} with ${headers['content-type']} ${JSON.stringify(payload)}`;
+        expect(res.statusCode, label).toBe(405);
+        expect(res.headers.allow, label).toBe(allow);
+        expect(res.json().error.code, label).toBe('method_not_allowed');
+      }
+      for (const [method, url] of [['POST', '/v1/nowhere'], ['PUT', '/api/webhook-bridge/unknown/a/b']] as const) {
+        const res = await app.inject({ method, url, payload, headers: { ...auth, ...headers } });
+        const label = `${method} ${url} with ${headers['content-type']} ${JSON.stringify(payload)}`;
+        expect(res.statusCode, label).toBe(404);
+        expect(res.json().error.code, label).toBe('route_not_found');
+      }
+    }
+    // Too large a body for an unknown route is still the route's answer, and a served route still reads its body.
+    const large = await app.inject({ method: 'PUT', url: '/v1/sites', payload: `{"a":"${'x'.repeat(2_000_000)}"}`, headers: { ...auth, 'content-type': 'application/json' } });
+    expect([large.statusCode, large.json().error.code]).toEqual([405, 'method_not_allowed']);
+    const served = await app.inject({ method: 'POST', url: '/v1/sites', payload: '{"name":', headers: { ...auth, 'content-type': 'application/json' } });
+    expect([served.statusCode, served.json().error.code]).toEqual([400, 'invalid_json']);
+  });
+
   it('answers malformed JSON with invalid_json', async () => {
     const res = await app.inject({
       method: 'POST', url: '/v1/sites', payload: '{"name":', headers: { ...auth, 'content-type': 'application/json' },

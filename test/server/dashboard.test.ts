@@ -613,6 +613,16 @@ describe('the Destinations page', () => {
     expect([posted.statusCode, posted.headers.allow]).toEqual([405, 'GET, HEAD']);
     expect(posted.headers['content-type']).toMatch(/text\/html/);
     expect(posted.body).toContain('reload the page it is on and send it again');
+    // Whatever body it carries: a form's bad encoding, broken JSON, another type, none at all.
+    for (const [type, payload] of [
+      ['application/x-www-form-urlencoded', 'a=%zz'], ['application/json', '{"a":'], ['application/json', ''], ['text/csv', 'a,b'],
+    ] as const) {
+      for (const [url, status] of [['/dashboard/events', 405], ['/dashboard/nowhere', 404]] as const) {
+        const res = await svc.app.inject({ method: 'POST', url, payload, headers: { 'content-type': type } });
+        expect([res.statusCode, res.headers['content-type']], `${url} ${type} ${payload}`).toEqual([status, expect.stringMatching(/text\/html/)]);
+        expect(res.body, `${url} ${type} ${payload}`).toContain('reload the page it is on and send it again');
+      }
+    }
     const anonymous = await svc.app.inject({ method: 'GET', url: '/dashboard/nowhere' });
     expect(anonymous.statusCode).toBe(404);
     expect(anonymous.headers['content-type']).toMatch(/text\/html/);

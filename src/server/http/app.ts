@@ -162,7 +162,21 @@ export function createHttpApp(
   // Every route added from here on is recorded: which methods a path is served under, for the 405s below.
   app.decorate('allowedMethods', trackAllowedMethods(app));
 
+  // A path served under other methods than the request's is a 405 naming them (RFC 9110: with an Allow header); a path
+  // served under none is a 404.
+  const answerUnrouted = (request: FastifyRequest, reply: FastifyReply) => {
+    const allowed = app.allowedMethods(request.method, request.url);
+    if (allowed.length > 0) {
+      return reply.status(405).header('allow', allowed.join(', ')).send(methodNotAllowed(request.method, request.url, allowed).toBody());
+    }
+    return reply
+      .status(404)
+      .send(new ApiError(404, 'not_found_error', 'route_not_found', `No route: ${request.method} ${request.url.split('?')[0]}.`).toBody());
+  };
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    // A request no route serves is answered by its path and method (404 or 405) whatever its body: the body is read
+    // (and refused: empty, not JSON, too large, of another type) before the not-found handler would run.
+    if (request.is404) return answerUnrouted(request, reply);
     if (error instanceof ApiError) return reply.status(error.status).headers(error.headers).send(error.toBody());
     if (error.validation) return reply.status(400).send(schemaError(error).toBody());
     const status = error.statusCode ?? 500;
@@ -188,17 +202,7 @@ export function createHttpApp(
     return reply.status(500).send(new ApiError(500, 'api_error', 'internal_error', 'Internal error.').toBody());
   });
 
-  // A path served under other methods than the request's is a 405 naming them (RFC 9110: with an Allow header); a path
-  // served under none is a 404.
-  app.setNotFoundHandler((request, reply) => {
-    const allowed = app.allowedMethods(request.method, request.url);
-    if (allowed.length > 0) {
-      return reply.status(405).header('allow', allowed.join(', ')).send(methodNotAllowed(request.method, request.url, allowed).toBody());
-    }
-    return reply
-      .status(404)
-      .send(new ApiError(404, 'not_found_error', 'route_not_found', `No route: ${request.method} ${request.url.split('?')[0]}.`).toBody());
-  });
+  app.setNotFoundHandler(answerUnrouted);
 
   return app;
 }
