@@ -1,6 +1,7 @@
 /**
  * The dashboard with a keyboard and a screen reader in mind, in real Chromium against the real service: after a refused
- * submit the message is in view and has the focus; a live section that refreshes keeps the focus where it was.
+ * submit the message is in view and has the focus; a live section that refreshes keeps the focus where it was. And
+ * spacing a reader relies on: a card's one line sits in its middle, a form's stacked fields stand apart.
  */
 import { expect, test } from './support/test';
 import { open, signIn, useDashboardService } from './support/dashboard';
@@ -67,4 +68,30 @@ test('the live checklist keeps the focus on the link it was on when it refreshes
   await expect(page.locator('#step-domain')).toHaveClass(/done/);
   await expect(connect).toBeFocused();
   await expect(page.locator('body > [role="status"]')).toHaveText(/^1 of 7 steps done/);
+});
+
+test("an empty list's card has its line in its middle, and the erasure form's fields stand apart, at both widths", async ({ page }) => {
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(viewport);
+    // Nothing connected in this spec's account: Destinations says so in a card of one line (Flows and Events alike).
+    await open(page, svc, 'Destinations');
+    const line = page.locator('.card > p[data-live-summary]');
+    await expect(line).toHaveText('No ad platform connected yet: pick one below.');
+    const gaps = await line.evaluate((p) => {
+      const card = p.parentElement!.getBoundingClientRect();
+      const text = p.getBoundingClientRect();
+      return { above: text.top - card.top, below: card.bottom - text.bottom };
+    });
+    expect(Math.abs(gaps.above - gaps.below), JSON.stringify(gaps)).toBeLessThanOrEqual(1);
+
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Personal data', exact: true }).click();
+    const email = page.getByLabel(/^Email/);
+    const phoneLabel = page.locator('label[for="erase-phone"]');
+    const customerLabel = page.locator('label[for="erase-customer_id"]');
+    const phone = page.getByLabel(/^Phone/);
+    const [emailBox, phoneLabelBox, phoneBox, customerLabelBox] = await Promise.all([email.boundingBox(), phoneLabel.boundingBox(), phone.boundingBox(), customerLabel.boundingBox()]);
+    // Each field's label starts clearly below the field above it (it touched it: 0 px).
+    expect(phoneLabelBox!.y - (emailBox!.y + emailBox!.height)).toBeGreaterThanOrEqual(10);
+    expect(customerLabelBox!.y - (phoneBox!.y + phoneBox!.height)).toBeGreaterThanOrEqual(10);
+  }
 });

@@ -50,9 +50,11 @@ h2 { font-size: 1.1rem; margin: 0 0 10px; }
 h3 { font-size: .95rem; margin: 18px 0 6px; }
 p.lead { color: var(--muted); margin: 0 0 20px; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 18px 20px; margin: 0 0 18px; }
+.card > :first-child { margin-top: 0; }
 .card > :last-child { margin-bottom: 0; }
 .muted, .hint { color: var(--muted); }
 .hint { font-size: .85rem; }
+.fields { display: grid; gap: 14px; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 12px 16px; }
 label { display: block; font-weight: 600; font-size: .9rem; }
 label .hint { display: block; font-weight: 400; }
