@@ -1,7 +1,8 @@
 /**
  * The dashboard with a keyboard and a screen reader in mind, in real Chromium against the real service: after a refused
  * submit the message is in view and has the focus; a live section that refreshes keeps the focus where it was. And
- * spacing a reader relies on: a card's one line sits in its middle, a form's stacked fields stand apart.
+ * spacing a reader relies on: a card's one line sits in its middle, a form's stacked fields stand apart, fields side by
+ * side are one height.
  */
 import { expect, test } from './support/test';
 import { open, signIn, useDashboardService } from './support/dashboard';
@@ -70,7 +71,7 @@ test('the live checklist keeps the focus on the link it was on when it refreshes
   await expect(page.locator('body > [role="status"]')).toHaveText(/^1 of 7 steps done/);
 });
 
-test("an empty list's card has its line in its middle, and the erasure form's fields stand apart, at both widths", async ({ page }) => {
+test("an empty list's card has its line in its middle, the erasure form's fields stand apart, and fields in a row are one height", async ({ page }) => {
   for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
     await page.setViewportSize(viewport);
     // Nothing connected in this spec's account: Destinations says so in a card of one line (Flows and Events alike).
@@ -93,5 +94,13 @@ test("an empty list's card has its line in its middle, and the erasure form's fi
     // Each field's label starts clearly below the field above it (it touched it: 0 px).
     expect(phoneLabelBox!.y - (emailBox!.y + emailBox!.height)).toBeGreaterThanOrEqual(10);
     expect(customerLabelBox!.y - (phoneBox!.y + phoneBox!.height)).toBeGreaterThanOrEqual(10);
+
+    // The Events filters side by side: three selects, an email field and two date fields, all one height (38, 41, 43 px).
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Events', exact: true }).click();
+    const heights = await page.locator('main select, main input[type=search], main input[type=date], main input[type=text]').evaluateAll((fields) =>
+      fields.map((f) => f.getBoundingClientRect().height),
+    );
+    expect(heights.length).toBeGreaterThanOrEqual(6);
+    expect(Math.max(...heights) - Math.min(...heights), JSON.stringify(heights)).toBeLessThanOrEqual(0.5);
   }
 });
