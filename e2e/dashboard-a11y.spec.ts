@@ -104,3 +104,26 @@ test("an empty list's card has its line in its middle, the erasure form's fields
     expect(Math.max(...heights) - Math.min(...heights), JSON.stringify(heights)).toBeLessThanOrEqual(0.5);
   }
 });
+
+test("Google Ads' connection test form stands apart from the facts above it, its button from its field", async ({ page }) => {
+  const [site] = await svc.db.query<{ account_id: string }>('select account_id from sites where id = $1', [svc.bootstrapSite.id]);
+  const google = await upsertDestination(svc.db, site!.account_id, 'google-ads', { customer_id: '1234567890' }, null);
+  try {
+    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(viewport);
+      await open(page, svc, 'Destinations');
+      const card = page.locator(`#${google.id}`);
+      const [facts, label, field, button] = await Promise.all([
+        card.locator('dl.facts').boundingBox(),
+        card.getByText(/^Conversion action id/).boundingBox(),
+        card.getByLabel(/^Conversion action id/).boundingBox(),
+        card.getByRole('button', { name: 'Test connection' }).boundingBox(),
+      ]);
+      // They touched: the label 4 px under the facts, the button 0 px under the field.
+      expect(label!.y - (facts!.y + facts!.height)).toBeGreaterThanOrEqual(10);
+      expect(button!.y - (field!.y + field!.height)).toBeGreaterThanOrEqual(8);
+    }
+  } finally {
+    await svc.db.query('delete from destinations where id = $1', [google.id]);
+  }
+});

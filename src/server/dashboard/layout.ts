@@ -137,7 +137,8 @@ ol.checklist .go { align-self: center; white-space: nowrap; }
 ul.places { margin: 0; padding-left: 18px; }
 ul.connect-list { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 10px; }
 ul.connect-list button { white-space: nowrap; }
-.test-form { margin: 4px 0 12px; max-width: 460px; }
+.test-form { margin: 14px 0 0; max-width: 460px; }
+.test-form button { margin-top: 10px; }
 ul.connect-list li { display: flex; flex-wrap: wrap; align-items: center; gap: 10px; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
 ul.connect-list li span { flex: 1; min-width: 8rem; font-weight: 600; }
 ul.connect-list form { margin: 0; }
