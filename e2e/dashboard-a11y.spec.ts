@@ -1,8 +1,8 @@
 /**
  * The dashboard with a keyboard and a screen reader in mind, in real Chromium against the real service: after a refused
  * submit the message is in view and has the focus; a live section that refreshes keeps the focus where it was. And
- * spacing a reader relies on: a card's one line sits in its middle, a form's stacked fields stand apart, fields side by
- * side are one height.
+ * the layout a reader relies on: a card's one line sits in its middle, tiles of one kind look alike, a form's stacked
+ * fields stand apart, fields side by side are one height.
  */
 import { expect, test } from './support/test';
 import { open, signIn, useDashboardService } from './support/dashboard';
@@ -71,7 +71,7 @@ test('the live checklist keeps the focus on the link it was on when it refreshes
   await expect(page.locator('body > [role="status"]')).toHaveText(/^1 of 7 steps done/);
 });
 
-test("an empty list's card has its line in its middle, the erasure form's fields stand apart, and fields in a row are one height", async ({ page }) => {
+test("at both widths: an empty list's card has its line in its middle, connect tiles are alike, the erasure form's fields stand apart, a row's fields are one height", async ({ page }) => {
   for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
     await page.setViewportSize(viewport);
     // Nothing connected in this spec's account: Destinations says so in a card of one line (Flows and Events alike).
@@ -84,6 +84,12 @@ test("an empty list's card has its line in its middle, the erasure form's fields
       return { above: text.top - card.top, below: card.bottom - text.bottom };
     });
     expect(Math.abs(gaps.above - gaps.below), JSON.stringify(gaps)).toBeLessThanOrEqual(1);
+    // Every connect tile alike: its button under the platform's name (Meta's stood beside it, the others' under it).
+    const tiles = await page.locator('ul.connect-list li').evaluateAll((items) =>
+      items.map((li) => ({ name: li.querySelector('span')!.getBoundingClientRect().bottom, button: li.querySelector('button')!.getBoundingClientRect().top })),
+    );
+    expect(tiles).toHaveLength(6);
+    for (const tile of tiles) expect(tile.button, JSON.stringify(tiles)).toBeGreaterThanOrEqual(tile.name);
 
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Personal data', exact: true }).click();
     const email = page.getByLabel(/^Email/);

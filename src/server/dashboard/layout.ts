@@ -141,7 +141,8 @@ ul.connect-list button { white-space: nowrap; }
 .test-form button { margin-top: 10px; }
 ul.connect-list li { display: flex; flex-wrap: wrap; align-items: center; gap: 10px; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
 ul.connect-list li span { flex: 1; min-width: 8rem; font-weight: 600; }
-ul.connect-list form { margin: 0; }
+/* The button on a line of its own in every tile (it fitted beside a short name, Meta's, and wrapped under the others). */
+ul.connect-list form { margin: 0; flex-basis: 100%; }
 ul.places li { margin: 4px 0; }
 .card.attention { border-left: 4px solid var(--warn); }
 ul.attention-list { list-style: none; margin: 0; padding: 0; }
