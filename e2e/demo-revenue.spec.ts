@@ -124,3 +124,28 @@ test('signup → upgrade to paid (29 EUR) → refund on the demo: the stage and 
   await expect(adjustmentRow.locator('[data-destination="google-ads"]')).toContainText('restate its value to 0');
   await checkAndShoot(page, SHOTS, 'demo-revenue', 'events');
 });
+
+test("the demo's addresses break only where they must: the ribbon's service URL stays whole on a phone", async ({ page }) => {
+  /** How many lines the text from `from` to `to` in the element's text spans. */
+  const linesOf = (selector: string, from: string, to: string) =>
+    page.locator(selector).evaluate(
+      (code, [a, b]) => {
+        const text = code.firstChild as Text;
+        const range = document.createRange();
+        range.setStart(text, text.data.indexOf(a!));
+        range.setEnd(text, text.data.indexOf(b!) + b!.length);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      },
+      [from, to],
+    );
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(journey.demo.url);
+  // It broke anywhere ("htt" / "p://127.0.0.1:…") where it fitted on a line of its own.
+  const service = (await page.locator('.ribbon code').textContent())!;
+  expect(service).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(await linesOf('.ribbon code', service, service)).toBe(1);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.reload();
+  // The footer's snippet breaks where a URL may (a space, after a slash), not inside site_key ("?sit" / "e_key=…").
+  expect(await linesOf('footer code', 'site_key=', '"></script>')).toBe(1);
+});

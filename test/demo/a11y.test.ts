@@ -99,3 +99,13 @@ describe('the live journey of the welcome page', () => {
     expect(STYLESHEET).toContain('.visually-hidden {');
   });
 });
+
+describe('the welcome page', () => {
+  it('claims no ad click the visit may not have had: a signup without one (docs/demo.md invites it) reads true too', () => {
+    const noClick = { final: false, steps: [{ key: 'click', title: 'Ad click captured', state: 'skipped', summary: 'No ad click.', facts: [] }] } as never;
+    // The page is rendered before cnv has paired the signup, so the lead cannot know yet whether there was a click.
+    const lead = /<p class="lead">([\s\S]*?)<\/p>/.exec(welcomePage(CTX, SIGNUP, noClick, { plan: PLAN }).value)![1]!;
+    expect(lead).not.toMatch(/the ad click you arrived with/);
+    expect(lead).toMatch(/from the visit that brought you here \(an ad click, when it came from one\)/);
+  });
+});

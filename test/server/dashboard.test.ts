@@ -710,6 +710,11 @@ describe('the Events page', () => {
     expect(dates.body).toMatch(/id="f-from" name="from" value="2026-11-20" aria-invalid="true" aria-errormessage="filter-error"/);
     expect(dates.body).not.toMatch(/id="f-to"[^>]*aria-invalid/);
     expect(dates.body).not.toContain('No events match');
+    // A status the page does not offer: the page's four choices, erased included, not the API's three.
+    const status = await browser.get('/dashboard/events?status=bogus');
+    expect(status.statusCode).toBe(400);
+    expect(status.body).toContain('Status must be one of queued, completed, failed, erased. Nothing was searched');
+    expect(status.body).toMatch(/id="f-status" name="status"[^>]*aria-invalid="true"/);
   });
 
   it("says how many reports of a burst wait for their events, and says nothing when none waits", async () => {

@@ -14,7 +14,7 @@ export const STYLESHEET = `
 body { margin: 0; }
 a { color: var(--brand); }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .88em; }
-code { background: #eef1f7; border-radius: 4px; padding: .05em .35em; word-break: break-all; }
+code { background: #eef1f7; border-radius: 4px; padding: .05em .35em; overflow-wrap: anywhere; }
 
 .ribbon { background: var(--code); color: #cbd5e1; font-size: .85rem; padding: .5rem 1rem; }
 .ribbon strong { color: #fff; }
@@ -70,7 +70,7 @@ form.stack input[aria-invalid=true] { border-color: var(--bad); }
 ${FIELD_ERROR_STYLE}
 dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; margin: .5rem 0 0; }
 dl.kv dt { color: var(--muted); }
-dl.kv dd { margin: 0; min-width: 0; word-break: break-all; }
+dl.kv dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 
 .pill { display: inline-block; border-radius: 999px; padding: .05rem .6rem; font-size: .8rem; font-weight: 600; }
 .pill.ok { color: var(--ok); background: var(--ok-wash); }

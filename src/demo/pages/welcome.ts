@@ -47,7 +47,7 @@ export function welcomePage(ctx: PageContext, signup: Signup, journey: Journey, 
   const body = html`
 <h1>Welcome aboard, ${first}!</h1>
 <p class="lead">Your account <code>${signup.email}</code> is ready. Here is, live, what happened behind the scenes:
-from the ad click you arrived with to the conversions the ad platforms received.</p>
+from the visit that brought you here (an ad click, when it came from one) to the conversions the ad platforms received.</p>
 ${planCard(signup, options.plan, options.notice ?? null)}
 <section class="card" id="journey" data-live-src="${journeyPath(signup.id)}" data-live-every="700">
   ${journeyFragment(journey)}

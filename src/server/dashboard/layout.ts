@@ -50,14 +50,18 @@ h2 { font-size: 1.1rem; margin: 0 0 10px; }
 h3 { font-size: .95rem; margin: 18px 0 6px; }
 p.lead { color: var(--muted); margin: 0 0 20px; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 18px 20px; margin: 0 0 18px; }
+.card > :first-child { margin-top: 0; }
 .card > :last-child { margin-bottom: 0; }
 .muted, .hint { color: var(--muted); }
 .hint { font-size: .85rem; }
+.fields { display: grid; gap: 14px; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 12px 16px; }
 label { display: block; font-weight: 600; font-size: .9rem; }
 label .hint { display: block; font-weight: 400; }
 input[type=text], input[type=url], input[type=search], input[type=date], select {
-  width: 100%; padding: 8px 10px; margin-top: 4px; font: inherit; font-weight: 400; border: 1px solid var(--field); border-radius: 7px; background: #fff; }
+  width: 100%; padding: 8px 10px; margin-top: 4px; font: inherit; font-weight: 400; border: 1px solid var(--field); border-radius: 7px; background: #fff;
+  /* One height for every kind (a select drew 38 px, a text field 41, a date field 43, side by side in one row). */
+  height: calc(1.5em + 18px); }
 input[aria-invalid=true], select[aria-invalid=true] { border-color: var(--bad); }
 ${FIELD_ERROR_STYLE}button, a.button { display: inline-block; padding: 8px 14px; font: inherit; font-weight: 600; color: #fff; background: var(--accent);
   border: 1px solid var(--accent); border-radius: 7px; cursor: pointer; text-decoration: none; line-height: 1.3; }
@@ -133,10 +137,12 @@ ol.checklist .go { align-self: center; white-space: nowrap; }
 ul.places { margin: 0; padding-left: 18px; }
 ul.connect-list { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 10px; }
 ul.connect-list button { white-space: nowrap; }
-.test-form { margin: 4px 0 12px; max-width: 460px; }
+.test-form { margin: 14px 0 0; max-width: 460px; }
+.test-form button { margin-top: 10px; }
 ul.connect-list li { display: flex; flex-wrap: wrap; align-items: center; gap: 10px; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
 ul.connect-list li span { flex: 1; min-width: 8rem; font-weight: 600; }
-ul.connect-list form { margin: 0; }
+/* The button on a line of its own in every tile (it fitted beside a short name, Meta's, and wrapped under the others). */
+ul.connect-list form { margin: 0; flex-basis: 100%; }
 ul.places li { margin: 4px 0; }
 .card.attention { border-left: 4px solid var(--warn); }
 ul.attention-list { list-style: none; margin: 0; padding: 0; }

@@ -523,7 +523,9 @@ export async function eventsView(
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) {
       const errorField = FILTER_PARAMS.find((filter) => filter.param === error.param)?.field;
-      return { ...base, events: [], nextCursor: null, error: inFilterWords(error.message), ...(errorField ? { errorField } : {}) };
+      // The page's Status offers erased too, which the API's status does not know: its refusal would list three of four.
+      const message = error.param === 'status' ? `Status must be one of ${EVENT_STATUS_CHOICES.join(', ')}.` : inFilterWords(error.message);
+      return { ...base, events: [], nextCursor: null, error: message, ...(errorField ? { errorField } : {}) };
     }
     throw error;
   }

@@ -74,9 +74,11 @@ ${fieldError(`erase-${id}`, invalid ? error!.message : null)}`;
 function erasureForm(session: DashboardSession, values: ErasureForm, error: PrivacyPageData['error']): Html {
   return html`<form method="post" action="/dashboard/privacy/preview">
 ${csrfField(session)}
-${field('email', 'Email', 'Matched trimmed and lower-cased.', 'text', values, error)}
-${field('phone', 'Phone', 'With its country code, e.g. +1 202 555 0143.', 'text', values, error)}
-${field('customer_id', 'Customer id', 'Your id of the customer, as your backend reported it.', 'text', values, error)}
+<div class="fields">
+<div>${field('email', 'Email', 'Matched trimmed and lower-cased.', 'text', values, error)}</div>
+<div>${field('phone', 'Phone', 'With its country code, e.g. +1 202 555 0143.', 'text', values, error)}</div>
+<div>${field('customer_id', 'Customer id', 'Your id of the customer, as your backend reported it.', 'text', values, error)}</div>
+</div>
 <div class="actions"><button type="submit">Find what would be erased</button></div>
 </form>`;
 }
