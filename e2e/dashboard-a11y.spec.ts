@@ -7,6 +7,7 @@
 import { expect, test } from './support/test';
 import { open, signIn, useDashboardService } from './support/dashboard';
 import { upsertDestination } from '../src/server/destinations/sql';
+import { newId } from '../src/server/db/ids';
 
 const service = useDashboardService();
 let svc: typeof service.svc;
@@ -131,5 +132,54 @@ test("Google Ads' connection test form stands apart from the facts above it, its
     }
   } finally {
     await svc.db.query('delete from destinations where id = $1', [google.id]);
+  }
+});
+
+test('Events: a conversion sent to all six platforms reads as a list, each status beside its platform, and the table never scrolls sideways', async ({ page }) => {
+  const [site] = await svc.db.query<{ account_id: string }>('select account_id from sites where id = $1', [svc.bootstrapSite.id]);
+  const eventId = newId('evt');
+  await svc.db.query(
+    `insert into events (id, account_id, site_id, site_key, flow_name, trigger, occurred_at, sort_at, status, match_quality, email, data)
+     values ($1, $2, $3, $4, 'Signups', 'saas_signup', now(), now(), 'failed', 'high', 'ada@example.com', '{"value": 29, "currency": "EUR", "customer_id": "cus_123456"}')`,
+    [eventId, site!.account_id, svc.bootstrapSite.id, svc.bootstrapSite.site_key],
+  );
+  const platforms = ['google-ads', 'meta', 'microsoft-ads', 'linkedin', 'reddit', 'tiktok'];
+  for (const [position, destination] of platforms.entries()) {
+    await svc.db.query(
+      `insert into event_actions (id, event_id, position, destination, status, attempts) values ($1, $2, $3, $4, $5, 1)`,
+      [newId('act'), eventId, position, destination, destination === 'microsoft-ads' ? 'failed' : 'delivered'],
+    );
+  }
+  try {
+    // Wide enough for the eight columns (1280, 1024), the rows stacked (800, a phone): never a sideways scroll. Between
+    // 641 and 1000 px the table had to be scrolled sideways by up to 300 px, and a long name broke its status onto a
+    // line of its own ("Microsoft / Advertising / failed").
+    for (const viewport of [{ width: 1280, height: 800 }, { width: 1024, height: 768 }, { width: 800, height: 900 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(viewport);
+      await open(page, svc, 'Events');
+      const wrap = page.locator('.table-wrap', { has: page.getByRole('table', { name: 'Conversions, newest first' }) });
+      const overflow = await wrap.evaluate((w) => w.scrollWidth - w.clientWidth);
+      expect(overflow, `${viewport.width} px`).toBeLessThanOrEqual(0);
+      const list = page.getByRole('row').filter({ hasText: 'a***@example.com' }).getByRole('list');
+      await expect(list.getByRole('listitem')).toHaveText([
+        /^Google Ads\s+delivered$/, /^Meta\s+delivered$/, /^Microsoft Advertising\s+failed$/, /^LinkedIn\s+delivered$/, /^Reddit\s+delivered$/, /^TikTok\s+delivered$/,
+      ]);
+      // Each status starts on its platform's first line, to its right.
+      const pairs = await list.locator('li').evaluateAll((items) =>
+        items.map((li) => {
+          const name = li.querySelector('span:not(.badge)')!.getBoundingClientRect();
+          const status = li.querySelector('.badge')!.getBoundingClientRect();
+          return { name: li.textContent, top: status.top - name.top, left: status.left - name.right };
+        }),
+      );
+      for (const pair of pairs) {
+        expect(Math.abs(pair.top), `${viewport.width} px: ${JSON.stringify(pair)}`).toBeLessThanOrEqual(4);
+        expect(pair.left, `${viewport.width} px: ${JSON.stringify(pair)}`).toBeGreaterThanOrEqual(0);
+      }
+      await page.screenshot({ path: `test-results/screenshots/dashboard-events-six-platforms-${viewport.width}.png`, fullPage: true });
+    }
+  } finally {
+    await svc.db.query('delete from event_actions where event_id = $1', [eventId]);
+    await svc.db.query('delete from events where id = $1', [eventId]);
   }
 });

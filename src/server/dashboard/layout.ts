@@ -26,6 +26,15 @@ export type NavId = (typeof NAV)[number]['id'];
 /** Path of the progressive-enhancement script (copy buttons, confirmations, live sections); pages work without it. */
 export const SCRIPT_PATH = '/dashboard/assets/dashboard.js';
 
+/** A table of class `table` shown as one block per row, each cell on its line after its column's name (data-label). */
+function stacked(table: string): string {
+  return `  ${table} thead { display: none; }
+  ${table} tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
+  ${table} td { display: block; border: 0; padding: 2px 4px; }
+  ${table} td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .78rem; text-transform: uppercase; }
+`;
+}
+
 const STYLE = `
 :root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #dfe3ea; --field: #8a94a6; --soft: #f5f7fa; --accent: #2456d6;
   --bad: #b42318; --bad-bg: #fef3f2; --good: #067647; --good-bg: #ecfdf3; --warn: #93370d; --warn-bg: #fffaeb; }
@@ -195,6 +204,11 @@ fieldset.kinds .hint { display: block; }
 ol.attempts { margin: 0; padding-left: 1.3em; }
 ol.attempts li { margin: 0 0 4px; }
 ul.plain { list-style: none; margin: 0; padding: 0; }
+/* An event's destinations: each platform's name beside its status, the statuses lined up in a column (a long name
+   wraps between its words, never the status off its line). */
+ul.dests { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: auto max-content; justify-content: start; gap: 2px 8px; }
+ul.dests li { display: contents; }
+ul.dests .badge { justify-self: start; align-self: start; margin-top: 2px; }
 @media (max-width: 640px) {
   body { font-size: 14px; }
   main { padding: 16px 12px 40px; }
@@ -218,11 +232,11 @@ ul.plain { list-style: none; margin: 0; padding: 0; }
   dl.facts dd { margin-bottom: 8px; }
   ol.trace > li { padding-left: 22px; margin-left: 10px; }
   ol.trace .card { padding: 10px; }
-  table.stack thead { display: none; }
-  table.stack tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
-  table.stack td { display: block; border: 0; padding: 2px 4px; }
-  table.stack td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .78rem; text-transform: uppercase; }
-}
+${stacked('table.stack')}}
+/* The events' table (eight columns) needs about 920 px: narrower, it is stacked too, not scrolled sideways. */
+@media (max-width: 1000px) {
+${stacked('table.stack.wide')}}
+@media (min-width: 1180px) { ul.dests > li > span { white-space: nowrap; } }
 `;
 
 /** A notice at the top of a page. */

@@ -125,7 +125,7 @@ function eventRow(event: EventRecord): Html {
 <td data-label="Destinations">${
     event.actions.length === 0
       ? html`<span class="muted">none</span>`
-      : event.actions.map((a) => html`<div>${platformFor(a.destination)?.label ?? a.destination} ${actionBadge(a)}</div>`)
+      : html`<ul class="dests">${event.actions.map((a) => html`<li><span>${platformFor(a.destination)?.label ?? a.destination}</span> ${actionBadge(a)}</li>`)}</ul>`
   }</td>
 <td><a href="/dashboard/events/${event.id}" aria-label="Trace of the conversion at ${String(event.occurred_at).slice(0, 19).replace('T', ' ')}">Trace</a></td>
 </tr>`;
@@ -172,7 +172,7 @@ ${
     ? Object.values(f).some(Boolean)
       ? html`<p class="muted">No events match these filters.</p>`
       : html`<p class="muted">No events yet. A conversion shows here once a live flow fires: <a href="/dashboard/setup/checklist">the setup checklist</a> says what is left.</p>`
-    : html`<div class="table-wrap"><table class="stack"><caption class="visually-hidden">Conversions, newest first</caption><thead><tr><th scope="col">Occurred</th><th scope="col">Who</th><th scope="col">Value</th><th scope="col">Flow</th><th scope="col">Match</th><th scope="col">Status</th><th scope="col">Destinations</th><th scope="col"><span class="visually-hidden">Trace</span></th></tr></thead>
+    : html`<div class="table-wrap"><table class="stack wide"><caption class="visually-hidden">Conversions, newest first</caption><thead><tr><th scope="col">Occurred</th><th scope="col">Who</th><th scope="col">Value</th><th scope="col">Flow</th><th scope="col">Match</th><th scope="col">Status</th><th scope="col">Destinations</th><th scope="col"><span class="visually-hidden">Trace</span></th></tr></thead>
 <tbody>${data.events.map(eventRow)}</tbody></table></div>`
 }
 <div class="pager">
