@@ -95,7 +95,10 @@ describe('the agent tools over stdio (cnv mcp)', () => {
     };
 
     const site = (await call(client, 'list_sites', { limit: 10 })).structuredContent.data[0];
-    expect((await call(client, 'update_site', { id: site.id, domain: 'https://app.example.org' })).structuredContent.domain).toBe('https://app.example.org');
+    const updated = await call(client, 'update_site', { id: site.id, domain: 'https://app.example.org' });
+    expect(updated.structuredContent.domain).toBe('https://app.example.org');
+    // The install snippet carries the service's public address (CNV_PUBLIC_URL), not the one cnv mcp reaches it at.
+    expect(updated.content[1]!.text).toContain(`<script async src="https://api.cnv.test/loader.js?site_key=${site.site_key}"></script>`);
 
     const meta = (await call(client, 'connect_destination', { destination_type: 'meta' })).structuredContent;
     await hosted(meta.url, { pixel_id: '1234567890123456', access_token: 'EAABsecretTokenFromEventsManager123' });

@@ -97,8 +97,17 @@ describe('the agent tools over POST /mcp', () => {
     const site = sites.structuredContent.data[0];
     expect(site.id).toBe(svc.site.id);
 
+    // A site without a domain is told to get one; with it, the user is given the install snippet (DESIGN.md: the agent
+    // tools print it), at the service's public address: without it on the pages no ad click is captured.
+    expect(site.domain).toBeNull();
+    expect(sites.content[1]!.text).toContain(`Site ${site.id} ("${site.name}") has no domain yet`);
+    expect(sites.content[1]!.text).toContain('call update_site');
+    const snippet = `<script async src="https://api.cnv.test/loader.js?site_key=${site.site_key}"></script>`;
     const updated = await call(client, 'update_site', { id: site.id, domain: 'https://www.example.com' });
     expect(updated.structuredContent).toMatchObject({ id: site.id, domain: 'https://www.example.com' });
+    expect(updated.content[1]!.text).toContain('into the <head> of every page of the website');
+    expect(updated.content[1]!.text).toContain(snippet);
+    expect((await call(client, 'list_sites')).content[1]!.text).toContain(snippet);
 
     const meta = await call(client, 'connect_destination', { destination_type: 'meta' });
     expect(meta.structuredContent).toMatchObject({ status: 'pending', url: expect.stringMatching(/^https:\/\/api\.cnv\.test\/handoffs\//) });

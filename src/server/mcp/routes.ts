@@ -76,7 +76,7 @@ function readMessage(request: FastifyRequest, body: Buffer): unknown {
   }
 }
 
-export default async function mcpRoutes(fastify: FastifyInstance, { db }: AppContext): Promise<void> {
+export default async function mcpRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   await fastify.register(async (app) => {
     app.addHook('onRequest', bearerAuthHook(db));
     app.removeContentTypeParser('application/json');
@@ -93,7 +93,7 @@ export default async function mcpRoutes(fastify: FastifyInstance, { db }: AppCon
         const { status, message } = request.body;
         return reply.status(status).send({ jsonrpc: '2.0', id: null, error: { code: -32700, message } });
       }
-      const server = createMcpServer(restOverInject(app, request.headers.authorization!));
+      const server = createMcpServer(restOverInject(app, request.headers.authorization!), { publicUrl: async () => settings.publicUrl });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {

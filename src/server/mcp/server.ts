@@ -6,7 +6,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, ListToolsRequestSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { printable } from '../http/errors';
-import { TOOLS, runTool, toolInputSchema, type CallRest } from './tools';
+import { TOOLS, runTool, toolInputSchema, type CallRest, type ToolContext } from './tools';
 
 /** The server's name and version as an MCP client sees them. */
 export const MCP_SERVER_INFO = { name: 'cnv', title: 'cnv conversion tracking', version: '0.1.0' } as const;
@@ -15,7 +15,8 @@ export const MCP_SERVER_INFO = { name: 'cnv', title: 'cnv conversion tracking', 
 export const MCP_INSTRUCTIONS =
   'cnv tracks conversions (for example signups) and sends them to ad platforms. The usual path: list_sites to find the ' +
   'site; update_site to set its domain; connect_destination for each ad platform and connect_trigger_source for the ' +
-  "backend's signed webhook (each returns a url the user opens in their browser; check with get_handoff); create_flow " +
+  "backend's signed webhook (each returns a url the user opens in their browser; check with get_handoff); the user " +
+  "pastes the site's install snippet (list_sites and update_site give it) into every page of the website; create_flow " +
   'with the API trigger and one action per platform; publish_flow; then list_events and get_event to see conversions ' +
   'arrive. When a delivery failed: get_event says why; fix it (a live flow changes through unpublish_flow, update_flow ' +
   'and publish_flow; list_destinations shows a platform to connect again), then redeliver_event (one event) or ' +
@@ -30,8 +31,8 @@ export const MCP_INSTRUCTIONS =
  */
 const ToolsCallRequest = z.object({ method: z.literal('tools/call'), params: z.unknown() }).passthrough();
 
-/** A new MCP server whose tools call the REST API through `callRest`. */
-export function createMcpServer(callRest: CallRest): Server {
+/** A new MCP server whose tools call the REST API through `callRest`; `context` tells them about the service. */
+export function createMcpServer(callRest: CallRest, context: ToolContext = {}): Server {
   const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: MCP_INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((tool) => ({
@@ -51,7 +52,7 @@ export function createMcpServer(callRest: CallRest): Server {
       const message = `Unknown tool '${printable(params.name)}'; the tools are: ${TOOLS.map((t) => t.name).join(', ')}.`;
       throw Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
     }
-    return runTool(tool, params.arguments ?? {}, callRest);
+    return runTool(tool, params.arguments ?? {}, callRest, context);
   });
   return server;
 }

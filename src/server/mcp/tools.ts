@@ -13,6 +13,7 @@ import { supportedDestinationTypes } from '../destinations';
 import { invalidParam, missingParam, printable } from '../http/errors';
 import { isWellFormedText, nonFiniteNumberPath, numberTooLarge } from '../http/json-text';
 import type { ErrorBody } from '../../protocol/errors';
+import { installSnippet } from '../../protocol/install';
 
 /** A tool's arguments as the client sent them (checked by the REST route, not here, but for undeclared names). */
 export type ToolInput = Record<string, unknown>;
@@ -48,8 +49,22 @@ export interface ToolDefinition {
   readOnly: boolean;
   /** The REST request for an input. */
   toRequest(input: ToolInput): RestRequest;
+  /** True for tools whose next step needs the service's public base URL (the install snippet's address). */
+  usesPublicUrl?: boolean;
   /** A sentence for the model about what comes next, read from a successful answer. */
-  nextStep?(body: Record<string, unknown>): string | undefined;
+  nextStep?(body: Record<string, unknown>, context: NextStepContext): string | undefined;
+}
+
+/** What a next step may need besides the answer. */
+export interface NextStepContext {
+  /** The service's public base URL (CNV_PUBLIC_URL), when the tool asked for it and it is known. */
+  publicUrl?: string;
+}
+
+/** What a transport tells the tools about the service. */
+export interface ToolContext {
+  /** The service's public base URL, the address of the install snippet; read only by the tools that print it. */
+  publicUrl?: () => Promise<string | undefined>;
 }
 
 /** Thrown while building a request when a path parameter is missing (the path cannot be written without it). */
@@ -117,6 +132,29 @@ function handoffStep(body: Record<string, unknown>, fresh: boolean): string {
   }
 }
 
+/**
+ * What to do next with a site: one without a domain accepts no page (set it with update_site); one with a domain needs
+ * the install snippet (DESIGN.md, Install snippet) on every page of the website, which only the user can paste, or no
+ * ad click is captured and no signup can be paired with one.
+ */
+function siteStep(site: Record<string, unknown>, publicUrl: string | undefined): string {
+  const named = `Site ${String(site.id)}${typeof site.name === 'string' ? ` ("${printable(site.name, 200)}")` : ''}`;
+  if (typeof site.domain !== 'string' || site.domain === '') {
+    return (
+      `${named} has no domain yet: the tracking snippet accepts no page, so no ad click is captured. Ask the user for ` +
+      "the website's address and call update_site with this id and domain."
+    );
+  }
+  if (publicUrl === undefined || typeof site.site_key !== 'string') {
+    return `${named} accepts pages of ${site.domain}; the user's dashboard (Sites page) shows its install snippet.`;
+  }
+  return (
+    `${named} accepts pages of ${site.domain}. Unless the user has done so already, give them its install snippet to ` +
+    "paste into the <head> of every page of the website (or a tag manager's Custom HTML tag on all pages): without it " +
+    `no ad click is captured and no signup can be paired with one. ${installSnippet(publicUrl, site.site_key)}`
+  );
+}
+
 const DESTINATION_TYPES = supportedDestinationTypes().join(', ');
 
 /** The tools, in the order of the typical path. */
@@ -127,10 +165,17 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'List the sites of the account. A site is the root of everything else: flows and events belong to one. Each site has ' +
       'id (site_…, what the other tools take as site_id), name, domain, timezone and site_key (the public key of the install ' +
-      `snippet and of the webhook URL). Call this first to learn the site id. Returns {data, has_more, next_cursor}. ${NEXT_PAGE}`,
+      `snippet and of the webhook URL). Call this first to learn the site id. Returns {data, has_more, next_cursor}, and ` +
+      "for each site what it still needs: a domain (update_site), or its install snippet for the user to put on every " +
+      `page of the website. ${NEXT_PAGE}`,
     inputSchema: Type.Omit(ListSitesQuery, ['ending_before'], { additionalProperties: false }),
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/sites', query: input }),
+    usesPublicUrl: true,
+    nextStep: (body, { publicUrl }) => {
+      const sites = Array.isArray(body.data) ? body.data.filter(isRecord) : [];
+      return sites.length > 0 ? sites.map((site) => siteStep(site, publicUrl)).join('\n') : undefined;
+    },
   },
   {
     name: 'update_site',
@@ -138,7 +183,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       "Change a site's settings; send the site id and only the fields to change. Most often: set domain to the bare origin " +
       'of the website (such as https://www.example.com): until a domain is set, the tracking snippet accepts no page, so no ' +
-      'ad click is captured. Returns the updated site.',
+      'ad click is captured. Returns the updated site and, once it has a domain, its install snippet: the user must paste ' +
+      'it into every page of the website.',
     inputSchema: Type.Object(
       { ...propertiesOf(SiteIdParams), ...propertiesOf(SiteFields) },
       { additionalProperties: false, description: 'The site id and the fields to change.' },
@@ -148,6 +194,8 @@ export const TOOLS: readonly ToolDefinition[] = [
       const { id, rest } = withId(input);
       return { method: 'PATCH', path: `/v1/sites/${id}`, body: rest };
     },
+    usesPublicUrl: true,
+    nextStep: (body, { publicUrl }) => siteStep(body, publicUrl),
   },
   {
     name: 'connect_destination',
@@ -397,7 +445,7 @@ function undeclaredArgument(tool: ToolDefinition, input: ToolInput): ErrorBody |
 }
 
 /** Runs a tool: its REST request through `callRest`, the answer as a tool result. */
-export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest): Promise<ToolResult> {
+export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest, context: ToolContext = {}): Promise<ToolResult> {
   const undeclared = undeclaredArgument(tool, input);
   if (undeclared) return toolError(undeclared);
   // A number beyond a double (1e999, read as Infinity) would reach the REST route as null: refused here, by its path.
@@ -416,7 +464,8 @@ export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: 
   });
   if (response.status < 200 || response.status >= 300) return toolError(envelopeOf(response));
   const body = isRecord(response.body) ? response.body : { data: response.body };
-  const next = tool.nextStep?.(body);
+  const publicUrl = tool.usesPublicUrl ? await context.publicUrl?.() : undefined;
+  const next = tool.nextStep?.(body, publicUrl === undefined ? {} : { publicUrl });
   return {
     content: [{ type: 'text', text: JSON.stringify(body, null, 2) }, ...(next ? [{ type: 'text' as const, text: next }] : [])],
     structuredContent: body,
