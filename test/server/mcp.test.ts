@@ -82,8 +82,13 @@ describe('the agent tools over POST /mcp', () => {
     expect(byName.connect_trigger_source!.description).toContain('never shown to you');
     expect(Object.keys((byName.connect_destination!.inputSchema as any).properties)).toEqual(['destination_type']);
     const listEvents = byName.list_events!.inputSchema as any;
-    expect(listEvents.properties.starting_after).toEqual(plain(ListEventsQuery.properties.starting_after));
+    // The route's own validation, described for a tool: it writes the query itself, so nothing is URL-encoded by the
+    // caller (a %2B would reach the route as the three characters), and there is no ending_before to combine with.
+    const { description: _restDescription, ...startingAfter } = plain(ListEventsQuery.properties.starting_after);
+    expect(listEvents.properties.starting_after).toEqual({ ...startingAfter, description: expect.any(String) });
     expect(listEvents.properties).not.toHaveProperty('ending_before');
+    expect(JSON.stringify(tools)).not.toMatch(/URL-encode a|%2B|ending_before|GET \/v1/);
+    expect(listEvents.properties.occurred_after.description).toContain('do not URL-encode it');
     expect(byName.list_sites!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.publish_flow!.annotations).toMatchObject({ readOnlyHint: false });
   });
@@ -278,6 +283,15 @@ describe('the agent tools over POST /mcp', () => {
 
     const noId = await call(client, 'get_event', {});
     expect(noId.structuredContent.error).toMatchObject({ code: 'parameter_missing', param: 'id' });
+
+    // A + offset is sent as it is (the tool encodes the query); a bad timestamp's error does not advise encoding it.
+    const offset = await call(client, 'list_events', { occurred_after: '2026-11-21T10:30:00+01:00', occurred_before: '2099-01-01T00:00:00-05:00' });
+    expect(offset.isError).toBeFalsy();
+    const badTime = await call(client, 'list_events', { starting_after: 'yesterday' });
+    expect(badTime.structuredContent.error).toMatchObject({ code: 'invalid_cursor', param: 'starting_after' });
+    expect(badTime.structuredContent.error.message).toContain('The next_cursor of the previous page');
+    expect(badTime.structuredContent.error.message).not.toContain('%2B');
+    expect(badTime.content[0]!.text).not.toContain('%2B');
 
     const badCursor = await call(client, 'list_sites', { starting_after: 'site_nothere' });
     expect(badCursor.structuredContent.error).toMatchObject({ code: 'invalid_cursor', param: 'starting_after' });

@@ -93,6 +93,29 @@ function propertiesOf(schema: TSchema): Record<string, TSchema> {
 
 const NEXT_PAGE = 'To read the next page, call again with starting_after set to next_cursor, while has_more is true.';
 
+/**
+ * A REST schema with some parameters described for the tool (the validation stays the route's own): the tool writes
+ * the query string itself, so a value is sent as it is, never URL-encoded by the caller, and a parameter the tool
+ * leaves out (ending_before) is not named.
+ */
+function redescribed(schema: TSchema, descriptions: Record<string, string>): TSchema {
+  const properties = { ...propertiesOf(schema) };
+  for (const [name, description] of Object.entries(descriptions)) properties[name] = { ...properties[name]!, description };
+  return { ...schema, properties } as TSchema;
+}
+
+/** The list tools' `starting_after` (an id cursor), without the REST route's ending_before. */
+const ID_CURSOR = { starting_after: 'Return the items after this id: the next_cursor of the previous page.' };
+
+/** A timestamp as a tool takes it: the tool encodes the query, so a + offset is written as it is. */
+const TOOL_TIMESTAMP = 'an ISO 8601 timestamp with a time zone, such as 2026-11-21T09:30:00Z or 2026-11-21T10:30:00+01:00 (as it is: do not URL-encode it)';
+
+/**
+ * Advice of the REST routes' descriptions that is wrong for a tool, which writes the query itself: quoted by a REST
+ * error's message ("Expected: …"), it is taken out of a tool's error.
+ */
+const REST_ONLY_ADVICE = [' (URL-encode a + offset as %2B)', ' Not combinable with ending_before.'];
+
 /** The connect tool call that makes a fresh handoff like this one (for one that expired). */
 function freshHandoffCall(body: Record<string, unknown>): string {
   if (body.purpose === 'connect_destination') return `connect_destination with destination_type '${String(body.destination_type)}'`;
@@ -168,7 +191,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       `snippet and of the webhook URL). Call this first to learn the site id. Returns {data, has_more, next_cursor}, and ` +
       "for each site what it still needs: a domain (update_site), or its install snippet for the user to put on every " +
       `page of the website. ${NEXT_PAGE}`,
-    inputSchema: Type.Omit(ListSitesQuery, ['ending_before'], { additionalProperties: false }),
+    inputSchema: redescribed(Type.Omit(ListSitesQuery, ['ending_before'], { additionalProperties: false }), ID_CURSOR),
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/sites', query: input }),
     usesPublicUrl: true,
@@ -247,7 +270,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "names), account (the ids it sends to, never credentials) and status: 'connected', or 'reauthorization_required' " +
       'when the platform refused the authorization: its conversions then wait, queued, until the user connects it again ' +
       `(connect_destination with the same destination_type). Returns {data, has_more, next_cursor}. ${NEXT_PAGE}`,
-    inputSchema: Type.Omit(ListDestinationsQuery, ['ending_before'], { additionalProperties: false }),
+    inputSchema: redescribed(Type.Omit(ListDestinationsQuery, ['ending_before'], { additionalProperties: false }), ID_CURSOR),
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/destinations', query: input }),
     nextStep: (body) => {
@@ -264,7 +287,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'List the flows of the account, or of one site. A flow ties one trigger (the API trigger or a form submission) to one ' +
       'or more actions (send the conversion to a destination); it is a draft until published, then live. Returns ' +
       `{data, has_more, next_cursor}. ${NEXT_PAGE}`,
-    inputSchema: Type.Omit(ListFlowsQuery, ['ending_before'], { additionalProperties: false }),
+    inputSchema: redescribed(Type.Omit(ListFlowsQuery, ['ending_before'], { additionalProperties: false }), ID_CURSOR),
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/flows', query: input }),
   },
@@ -350,7 +373,11 @@ export const TOOLS: readonly ToolDefinition[] = [
       'status or a time range. Each event has id, site_key, occurred_at, flow_name, trigger, status (queued, completed, ' +
       'failed) and actions (one delivery result per destination). Use it to confirm that a test conversion arrived. ' +
       `Returns {data, has_more, next_cursor}; next_cursor is a timestamp. ${NEXT_PAGE}`,
-    inputSchema: Type.Omit(ListEventsQuery, ['ending_before'], { additionalProperties: false }),
+    inputSchema: redescribed(Type.Omit(ListEventsQuery, ['ending_before'], { additionalProperties: false }), {
+      occurred_after: `Inclusive lower bound on occurred_at: ${TOOL_TIMESTAMP}.`,
+      occurred_before: `Inclusive upper bound on occurred_at: ${TOOL_TIMESTAMP}.`,
+      starting_after: 'The next_cursor of the previous page, as it is, to get the next, older page.',
+    }),
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/events', query: input }),
   },
@@ -387,7 +414,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Returns {events, actions, has_more}: with has_more, call it again for the next batch; then list_events with ' +
       "status 'failed' shows what is left.",
     inputSchema: Type.Object(
-      { ...propertiesOf(DestinationIdParams), ...propertiesOf(RedeliverDestinationBody) },
+      { ...propertiesOf(redescribed(DestinationIdParams, { id: 'The destination id (dst_…), as list_destinations lists it.' })), ...propertiesOf(RedeliverDestinationBody) },
       { additionalProperties: false, description: 'The destination id, and optionally which of its failed deliveries to send again.' },
     ),
     readOnly: false,
@@ -416,6 +443,12 @@ function envelopeOf(response: RestResponse): ErrorBody {
   const error = isRecord(response.body) ? response.body.error : undefined;
   if (isRecord(error) && typeof error.code === 'string' && typeof error.message === 'string') return response.body as ErrorBody;
   return { error: { type: 'api_error', code: 'unexpected_response', message: `The service answered HTTP ${response.status} without an error body.` } };
+}
+
+/** The envelope with the REST-only advice its message may quote from a query parameter's description taken out. */
+function withoutRestOnlyAdvice(envelope: ErrorBody): ErrorBody {
+  const message = REST_ONLY_ADVICE.reduce((text, advice) => text.split(advice).join(''), envelope.error.message);
+  return message === envelope.error.message ? envelope : { ...envelope, error: { ...envelope.error, message } };
 }
 
 /** A tool error carrying the envelope's code and message (and param when there is one). */
@@ -462,7 +495,7 @@ export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: 
     ...(request.query ? { query: request.query } : {}),
     ...(request.body !== undefined ? { body: request.body } : {}),
   });
-  if (response.status < 200 || response.status >= 300) return toolError(envelopeOf(response));
+  if (response.status < 200 || response.status >= 300) return toolError(request.query ? withoutRestOnlyAdvice(envelopeOf(response)) : envelopeOf(response));
   const body = isRecord(response.body) ? response.body : { data: response.body };
   const publicUrl = tool.usesPublicUrl ? await context.publicUrl?.() : undefined;
   const next = tool.nextStep?.(body, publicUrl === undefined ? {} : { publicUrl });
