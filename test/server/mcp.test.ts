@@ -151,6 +151,10 @@ describe('the agent tools over POST /mcp', () => {
     const liveEdit = await call(client, 'update_flow', { id: flowId, actions_config: [{ integrationId: 'meta', config: { event_name: 'Lead' } }] });
     expect(liveEdit.isError).toBe(true);
     expect(liveEdit.structuredContent.error).toMatchObject({ code: 'flow_live' });
+    // The route's message names POST /v1/flows/…/unpublish; the tool adds the same steps in tools.
+    expect(liveEdit.content[1]!.text).toBe(
+      `With the tools: call unpublish_flow with id '${flowId}', then update_flow with the same input again, then publish_flow to make it deliver again.`,
+    );
     const draft = await call(client, 'unpublish_flow', { id: flowId });
     expect(draft.structuredContent).toMatchObject({ id: flowId, status: 'draft' });
     expect(draft.content[1]!.text).toContain('update_flow');
@@ -300,6 +304,17 @@ describe('the agent tools over POST /mcp', () => {
     expect(unsupported.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'destination_type' });
 
     await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toThrow(/^MCP error -32602: Unknown tool 'delete_everything'; the tools are: list_sites, /);
+  });
+
+  it('says, when the account has no site, that no tool creates one and what the user can do', async () => {
+    const siteless: Tenant = await svc.addTenant('Siteless');
+    await svc.db.query('delete from sites where account_id = $1', [siteless.accountId]);
+    const client = await connect(siteless.auth.authorization);
+    expect((await call(client, 'list_sites')).structuredContent.data).toEqual([]);
+    const refused = await call(client, 'connect_trigger_source', {});
+    expect(refused.structuredContent.error).toMatchObject({ code: 'no_site', param: 'site_id' });
+    expect(refused.content[1]!.text).toContain('No tool creates a site: ask the user to create one');
+    expect(refused.content[1]!.text).toContain('then call list_sites');
   });
 
   it('refuses a missing or wrong API key with 401 and the envelope', async () => {

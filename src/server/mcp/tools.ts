@@ -51,6 +51,11 @@ export interface ToolDefinition {
   toRequest(input: ToolInput): RestRequest;
   /** True for tools whose next step needs the service's public base URL (the install snippet's address). */
   usesPublicUrl?: boolean;
+  /**
+   * A sentence for the model about what to do after an error, in tools rather than REST routes: the route's message
+   * may name a REST request (POST /v1/…) that the model can only make through a tool, or none.
+   */
+  errorStep?(error: ErrorBody['error'], input: ToolInput): string | undefined;
   /** A sentence for the model about what comes next, read from a successful answer. */
   nextStep?(body: Record<string, unknown>, context: NextStepContext): string | undefined;
 }
@@ -246,6 +251,11 @@ export const TOOLS: readonly ToolDefinition[] = [
     inputSchema: Type.Omit(ConnectTriggerSourceBody, ['purpose'], { additionalProperties: false }),
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: '/v1/handoffs', body: { purpose: 'connect_trigger_source', ...input } }),
+    errorStep: (error) =>
+      error.code === 'no_site'
+        ? 'No tool creates a site: ask the user to create one (POST /v1/sites with their API key, or the command ' +
+          "'cnv sites create --name …', on the embedded store while the service is stopped), then call list_sites."
+        : undefined,
     nextStep: (body) => handoffStep(body, true),
   },
   {
@@ -351,6 +361,11 @@ export const TOOLS: readonly ToolDefinition[] = [
       const { id, rest } = withId(input);
       return { method: 'PATCH', path: `/v1/flows/${id}`, body: rest };
     },
+    errorStep: (error, input) =>
+      error.code === 'flow_live'
+        ? `With the tools: call unpublish_flow with id '${printable(String(input.id))}', then update_flow with the same ` +
+          'input again, then publish_flow to make it deliver again.'
+        : undefined,
     nextStep: (body) => (body.status === 'draft' ? `Flow ${String(body.id)} is a draft: call publish_flow with this id to make it deliver.` : undefined),
   },
   {
@@ -495,7 +510,13 @@ export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: 
     ...(request.query ? { query: request.query } : {}),
     ...(request.body !== undefined ? { body: request.body } : {}),
   });
-  if (response.status < 200 || response.status >= 300) return toolError(request.query ? withoutRestOnlyAdvice(envelopeOf(response)) : envelopeOf(response));
+  if (response.status < 200 || response.status >= 300) {
+    const envelope = request.query ? withoutRestOnlyAdvice(envelopeOf(response)) : envelopeOf(response);
+    const result = toolError(envelope);
+    const step = tool.errorStep?.(envelope.error, input);
+    if (step) result.content.push({ type: 'text', text: step });
+    return result;
+  }
   const body = isRecord(response.body) ? response.body : { data: response.body };
   const publicUrl = tool.usesPublicUrl ? await context.publicUrl?.() : undefined;
   const next = tool.nextStep?.(body, publicUrl === undefined ? {} : { publicUrl });
