@@ -80,6 +80,8 @@ describe('the agent tools over POST /mcp', () => {
     expect(plain(byName.create_flow!.inputSchema)).toEqual(plain(CreateFlowBody));
     expect(byName.connect_trigger_source!.description).toContain('open this url in their browser');
     expect(byName.connect_trigger_source!.description).toContain('never shown to you');
+    // Finishing it again rotates the secret the backend holds: the description says so before an agent repeats it.
+    expect(byName.connect_trigger_source!.description).toContain("finishing it again replaces the site's webhook secret");
     expect(Object.keys((byName.connect_destination!.inputSchema as any).properties)).toEqual(['destination_type']);
     const listEvents = byName.list_events!.inputSchema as any;
     // The route's own validation, described for a tool: it writes the query itself, so nothing is URL-encoded by the

@@ -247,7 +247,10 @@ export const TOOLS: readonly ToolDefinition[] = [
       "signup. Returns a handoff {id, url, status: 'pending'}. Ask the user to open this url in their browser to see the " +
       "webhook URL and the webhook secret, and to put them into their backend's configuration (for example for the cnv " +
       'client library). The secret is never shown to you and must not be pasted into this conversation. Then call ' +
-      'get_handoff with the id to check that it is completed. site_id may be left out when the account has one site.',
+      'get_handoff with the id to check that it is completed. site_id may be left out when the account has one site. ' +
+      "Once per site is enough: finishing it again replaces the site's webhook secret (the old one keeps working for 24 " +
+      "hours, then the backend's reports are refused until it has the new one), so do not call it again unless the user " +
+      'lost the secret or wants a new one.',
     inputSchema: Type.Omit(ConnectTriggerSourceBody, ['purpose'], { additionalProperties: false }),
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: '/v1/handoffs', body: { purpose: 'connect_trigger_source', ...input } }),
