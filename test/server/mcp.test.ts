@@ -93,6 +93,12 @@ describe('the agent tools over POST /mcp', () => {
     expect(listEvents.properties.occurred_after.description).toContain('do not URL-encode it');
     expect(byName.list_sites!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.publish_flow!.annotations).toMatchObject({ readOnlyHint: false });
+    // MCP's hints, which a client may use to ask the user first: destructive is anything but additive (a site's domain
+    // cleared, a flow's actions replaced, a live flow stopped); open world reaches outside cnv (the ad platforms).
+    const hinted = (hint: 'destructiveHint' | 'openWorldHint') => tools.filter((t) => t.annotations?.[hint] === true).map((t) => t.name);
+    expect(hinted('destructiveHint')).toEqual(['update_site', 'update_flow', 'unpublish_flow']);
+    expect(hinted('openWorldHint')).toEqual(['redeliver_event', 'redeliver_destination']);
+    for (const tool of tools) expect(tool.annotations).toMatchObject({ destructiveHint: expect.any(Boolean), openWorldHint: expect.any(Boolean) });
   });
 
   it('walks the typical path: site domain, Meta, the API trigger, a published flow, a reported signup, its events', async () => {

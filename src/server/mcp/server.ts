@@ -40,7 +40,12 @@ export function createMcpServer(callRest: CallRest, context: ToolContext = {}): 
       title: tool.title,
       description: tool.description,
       inputSchema: toolInputSchema(tool),
-      annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
+      annotations: {
+        title: tool.title,
+        readOnlyHint: tool.readOnly,
+        destructiveHint: tool.destructive === true,
+        openWorldHint: tool.openWorld === true,
+      },
     })),
   }));
   server.setRequestHandler(ToolsCallRequest, async (unchecked) => {

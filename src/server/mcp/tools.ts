@@ -47,6 +47,13 @@ export interface ToolDefinition {
   inputSchema: TSchema;
   /** True for tools that only read. */
   readOnly: boolean;
+  /**
+   * True for tools that may overwrite or undo what was there (MCP's destructiveHint: not only additive): a site's
+   * setting replaced or cleared, a flow's actions replaced, a live flow stopped.
+   */
+  destructive?: boolean;
+  /** True for tools that reach outside cnv (MCP's openWorldHint): the redeliver tools send to the ad platforms. */
+  openWorld?: boolean;
   /** The REST request for an input. */
   toRequest(input: ToolInput): RestRequest;
   /** True for tools whose next step needs the service's public base URL (the install snippet's address). */
@@ -218,6 +225,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       { additionalProperties: false, description: 'The site id and the fields to change.' },
     ),
     readOnly: false,
+    destructive: true,
     toRequest: (input) => {
       const { id, rest } = withId(input);
       return { method: 'PATCH', path: `/v1/sites/${id}`, body: rest };
@@ -360,6 +368,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       { additionalProperties: false, description: 'The flow id and the fields to change.' },
     ),
     readOnly: false,
+    destructive: true,
     toRequest: (input) => {
       const { id, rest } = withId(input);
       return { method: 'PATCH', path: `/v1/flows/${id}`, body: rest };
@@ -380,6 +389,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'soon. Returns the draft flow.',
     inputSchema: FlowIdParams,
     readOnly: false,
+    destructive: true,
     toRequest: (input) => ({ method: 'POST', path: `/v1/flows/${withId(input).id}/unpublish` }),
     nextStep: (body) => `Flow ${String(body.id)} is a draft again: change it with update_flow, then call publish_flow.`,
   },
@@ -419,6 +429,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'when nothing of the event failed, and (409 event_erased) when its person was erased.',
     inputSchema: EventIdParams,
     readOnly: false,
+    openWorld: true,
     toRequest: (input) => ({ method: 'POST', path: `/v1/events/${withId(input).id}/redeliver` }),
   },
   {
@@ -436,6 +447,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       { additionalProperties: false, description: 'The destination id, and optionally which of its failed deliveries to send again.' },
     ),
     readOnly: false,
+    openWorld: true,
     toRequest: (input) => {
       const { id, rest } = withId(input);
       return { method: 'POST', path: `/v1/destinations/${id}/redeliver`, body: rest };
