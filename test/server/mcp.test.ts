@@ -151,6 +151,11 @@ describe('the agent tools over POST /mcp', () => {
     expect(flow.structuredContent).toMatchObject({ status: 'draft', site_id: site.id });
     const published = await call(client, 'publish_flow', { id: flow.structuredContent.id });
     expect(published.structuredContent).toMatchObject({ id: flow.structuredContent.id, status: 'live' });
+    expect(published.content[1]!.text).toBe(
+      `Flow ${flow.structuredContent.id} is live: it fires when the user's backend reports a signup through the site's signed ` +
+        "webhook .../api/webhook-bridge/saas-signup/{site_key}/signup (with the cnv client: triggerKey 'signup'). Ask the user " +
+        `for a test conversion, then call list_events with flow_id '${flow.structuredContent.id}' to see it arrive and get_event for its deliveries.`,
+    );
     const flows = await call(client, 'list_flows', { site_id: site.id });
     expect(flows.structuredContent.data.map((f: { id: string }) => f.id)).toEqual([flow.structuredContent.id]);
 
@@ -225,6 +230,14 @@ describe('the agent tools over POST /mcp', () => {
     for (const text of seen) expect(text).not.toContain(secret);
     expect(logs.join('\n')).not.toContain(secret);
     expect(logs.join('\n')).not.toContain('EAABsecretTokenFromEventsManager123');
+
+    // A form trigger's flow, once live, fires in the browser: on the pages that carry the install snippet.
+    const form = await call(client, 'create_flow', {
+      site_id: site.id, name: 'Demo requests', trigger_config: { integrationId: 'gravity-forms', pageFilter: '/demo' },
+      actions_config: [{ integrationId: 'meta', config: {} }],
+    });
+    const formLive = await call(client, 'publish_flow', { id: form.structuredContent.id });
+    expect(formLive.content[1]!.text).toContain("it fires on a submission of a gravity-forms form on the pages '/demo' of the site, which must carry the install snippet");
   });
 
   it('tells the assistant, for each status of a handoff, what to do next: an expired one’s link is dead, make a new one', async () => {

@@ -190,6 +190,27 @@ function siteStep(site: Record<string, unknown>, publicUrl: string | undefined):
   );
 }
 
+/** What to do once a flow is live: how its trigger fires, and where a test conversion shows. */
+function liveFlowStep(flow: Record<string, unknown>): string | undefined {
+  if (flow.status !== 'live') return undefined;
+  const id = String(flow.id);
+  const trigger = isRecord(flow.trigger_config) ? flow.trigger_config : {};
+  const check = `Ask the user for a test conversion, then call list_events with flow_id '${id}' to see it arrive and get_event for its deliveries.`;
+  if (trigger.integrationId === 'api') {
+    const key = String(trigger.key);
+    const path = trigger.type === 'conversion' ? 'conversion' : 'saas-signup';
+    const report = trigger.type === 'conversion' ? 'a later stage (with the customer_id of the signup)' : 'a signup';
+    return (
+      `Flow ${id} is live: it fires when the user's backend reports ${report} through the site's signed webhook ` +
+      `.../api/webhook-bridge/${path}/{site_key}/${key} (with the cnv client: triggerKey '${key}'). ${check}`
+    );
+  }
+  return (
+    `Flow ${id} is live: it fires on a submission of a ${String(trigger.integrationId)} form on the pages ` +
+    `'${String(trigger.pageFilter)}' of the site, which must carry the install snippet (list_sites). ${check}`
+  );
+}
+
 const DESTINATION_TYPES = supportedDestinationTypes().join(', ');
 
 /** The tools, in the order of the typical path. */
@@ -340,10 +361,11 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Publish a draft flow so it starts delivering conversions to its destinations. The flow is checked first: its ' +
       'destinations must be connected (connect_destination), an API trigger needs the site’s trigger source ' +
       '(connect_trigger_source), and each action’s config must be complete. If not, the error says what to fix. Returns ' +
-      'the live flow.',
+      'the live flow, and what fires it and how to see a test conversion arrive.',
     inputSchema: FlowIdParams,
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: `/v1/flows/${withId(input).id}/publish` }),
+    nextStep: liveFlowStep,
   },
   {
     name: 'get_flow',
