@@ -23,13 +23,40 @@ export const MCP_INSTRUCTIONS =
   'redeliver_destination (every failed delivery of that platform). Secrets (the webhook ' +
   'secret, platform credentials) are only ever shown to the user in their browser.';
 
+/** What a model's client can fix in a tools/call: the name of a tool and an object of its arguments. */
+function describedValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 /**
- * A tools/call request with its params left to the SDK's own check. Given the SDK's full CallToolRequestSchema, its
- * Protocol parses the request with it before the Server's check of a tools/call can run, and a call whose `arguments`
- * is not an object (null, a list, a string) was answered -32603 Internal error with the schema's dump; the Server's
- * check answers it -32602 Invalid params, and only a valid call reaches the handler.
+ * A tools/call's params checked for what the call must carry, with a message that says what to change, answered
+ * -32602 Invalid params. It runs as the SDK's Protocol parses the request, before the SDK Server's own check of a
+ * tools/call, which answered the same with its schema's dump behind a second "MCP error -32602: " (its McpError's
+ * message carries one, and an SDK client adds its own).
  */
-const ToolsCallRequest = z.object({ method: z.literal('tools/call'), params: z.unknown() }).passthrough();
+function checkedCallParams(params: unknown): unknown {
+  const invalid = (message: string) => Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    throw invalid(`A tools/call needs params {name, arguments}; got ${describedValue(params)}.`);
+  }
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string') throw invalid(`A tools/call needs params.name, the tool's name as a string; got ${describedValue(name)}.`);
+  if (args !== undefined && describedValue(args) !== 'an object') {
+    throw invalid(`The arguments of tools/call '${printable(name)}' must be an object of the tool's parameters ({} when it takes none); got ${describedValue(args)}.`);
+  }
+  return params;
+}
+
+/**
+ * A tools/call request, its params checked here (checkedCallParams). Given the SDK's full CallToolRequestSchema, its
+ * Protocol parses the request with it before the Server's check of a tools/call can run, and a call whose `arguments`
+ * is not an object (null, a list, a string) was answered -32603 Internal error with the schema's dump; the SDK
+ * Server's check still runs after this one, and only a valid call reaches the handler.
+ */
+const ToolsCallRequest = z.object({ method: z.literal('tools/call'), params: z.unknown().transform(checkedCallParams) }).passthrough();
 
 /** A new MCP server whose tools call the REST API through `callRest`; `context` tells them about the service. */
 export function createMcpServer(callRest: CallRest, context: ToolContext = {}): Server {
