@@ -203,3 +203,17 @@ it('says what to change in a tools/call whose params are not a name and an objec
   const { answer } = await rpc('tools/call', { name: 'list_sites' });
   expect(answer.result.structuredContent.data).toHaveLength(1);
 });
+
+it('answers a message over the body limit as JSON-RPC naming the limit, as the SDK transport does, and leaves other errors to the app', async () => {
+  const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'update_site', arguments: { id: svc.site.id, name: 'x'.repeat(1_100_000) } } });
+  const headers = { ...svc.auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const tooLarge = await svc.app.inject({ method: 'POST', url: '/mcp', payload: big, headers });
+  expect(tooLarge.statusCode).toBe(413);
+  expect(tooLarge.json()).toEqual({
+    jsonrpc: '2.0', id: null,
+    error: { code: -32000, message: 'Payload Too Large: Request body must not exceed 1048576 bytes: send smaller arguments.' },
+  });
+  const xml = await svc.app.inject({ method: 'POST', url: '/mcp', payload: '<call/>', headers: { ...headers, 'content-type': 'application/xml' } });
+  expect(xml.statusCode).toBe(415);
+  expect(xml.json().error).toMatchObject({ code: 'unsupported_media_type' });
+});
