@@ -131,6 +131,16 @@ describe('the agent tools over stdio (cnv mcp)', () => {
     });
     expect(badKey.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'trigger_config.key' });
 
+    // An argument too long for the URL is refused by the route, as over POST /mcp: sent whole, it made the request line
+    // too large for the service's HTTP server (headers_too_large, which names nothing the agent sent).
+    for (const email of ['x'.repeat(20_000), '😀'.repeat(3_000)]) {
+      const long = await call(client, 'list_events', { email });
+      expect(long.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'email' });
+      expect(long.structuredContent.error.message).toContain('at most 320 characters');
+    }
+    const longId = await call(client, 'get_event', { id: 'evt_'.repeat(5_000) });
+    expect(longId.structuredContent.error).toMatchObject({ code: 'path_too_long' });
+
     for (const text of [...seen, stderr.join('')]) expect(text).not.toContain(secret);
   });
 

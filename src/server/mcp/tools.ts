@@ -529,6 +529,28 @@ function undeclaredArgument(tool: ToolDefinition, input: ToolInput): ErrorBody |
   return invalidParam(param, `Unknown parameter: ${param}.${hint}`, 'parameter_unknown').toBody();
 }
 
+/**
+ * The arguments `names` that go into the request's URL (a list tool's query, a path's id), each text longer than its
+ * schema's maxLength cut to one character (code point, as the schema counts) over it. The route refuses it all the
+ * same, with its own message; but sent whole, a long one (a 20,000-character email) made the request line too large
+ * for the service's HTTP server, and `cnv mcp` got `headers_too_large` where POST /mcp, run in process, got the route's
+ * "at most 320 characters".
+ */
+function cutForUrl(tool: ToolDefinition, input: ToolInput, names: readonly string[]): ToolInput {
+  const declared = propertiesOf(tool.inputSchema);
+  let cut: ToolInput | undefined;
+  for (const name of names) {
+    const value = input[name];
+    const max = (declared[name] as { maxLength?: unknown } | undefined)?.maxLength;
+    if (typeof value !== 'string' || typeof max !== 'number' || value.length <= max) continue;
+    const codePoints = Array.from(value);
+    if (codePoints.length <= max) continue;
+    cut ??= { ...input };
+    cut[name] = codePoints.slice(0, max + 1).join('');
+  }
+  return cut ?? input;
+}
+
 /** Runs a tool: its REST request through `callRest`, the answer as a tool result. */
 export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest, context: ToolContext = {}): Promise<ToolResult> {
   const undeclared = undeclaredArgument(tool, input);
@@ -538,11 +560,12 @@ export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: 
   if (tooLarge !== null) return toolError(numberTooLarge(printable(tooLarge)).toBody());
   let request: RestRequest;
   try {
-    request = tool.toRequest(input);
+    request = tool.toRequest(cutForUrl(tool, input, ['id']));
   } catch (error) {
     if (error instanceof ToolInputError) return toolError(error.body);
     throw error;
   }
+  if (request.query) request = { ...request, query: cutForUrl(tool, request.query, Object.keys(request.query)) };
   const response = await callRest(request.method, request.path, {
     ...(request.query ? { query: request.query } : {}),
     ...(request.body !== undefined ? { body: request.body } : {}),
