@@ -121,6 +121,10 @@ describe('the agent tools over POST /mcp', () => {
     expect(updated.content[1]!.text).toContain('into the <head> of every page of the website');
     expect(updated.content[1]!.text).toContain(snippet);
     expect((await call(client, 'list_sites')).content[1]!.text).toContain(snippet);
+    // The empty page past the last site is the end of the list, not an account without sites.
+    const pastTheEnd = await call(client, 'list_sites', { starting_after: site.id });
+    expect(pastTheEnd.structuredContent).toMatchObject({ data: [], has_more: false });
+    expect(pastTheEnd.content).toHaveLength(1);
 
     const meta = await call(client, 'connect_destination', { destination_type: 'meta' });
     expect(meta.structuredContent).toMatchObject({ status: 'pending', url: expect.stringMatching(/^https:\/\/api\.cnv\.test\/handoffs\//) });
@@ -331,7 +335,9 @@ describe('the agent tools over POST /mcp', () => {
     const siteless: Tenant = await svc.addTenant('Siteless');
     await svc.db.query('delete from sites where account_id = $1', [siteless.accountId]);
     const client = await connect(siteless.auth.authorization);
-    expect((await call(client, 'list_sites')).structuredContent.data).toEqual([]);
+    const none = await call(client, 'list_sites');
+    expect(none.structuredContent.data).toEqual([]);
+    expect(none.content[1]!.text).toMatch(/^The account has no site\. No tool creates a site: ask the user to create one .* then call list_sites\.$/);
     const refused = await call(client, 'connect_trigger_source', {});
     expect(refused.structuredContent.error).toMatchObject({ code: 'no_site', param: 'site_id' });
     expect(refused.content[1]!.text).toContain('No tool creates a site: ask the user to create one');

@@ -69,6 +69,8 @@ export interface ToolDefinition {
 
 /** What a next step may need besides the answer. */
 export interface NextStepContext {
+  /** The tool's arguments. */
+  input: ToolInput;
   /** The service's public base URL (CNV_PUBLIC_URL), when the tool asked for it and it is known. */
   publicUrl?: string;
 }
@@ -167,6 +169,11 @@ function handoffStep(body: Record<string, unknown>, fresh: boolean): string {
   }
 }
 
+/** What to do when the account has no site: every setup step needs one. */
+const NO_SITE_STEP =
+  'No tool creates a site: ask the user to create one (POST /v1/sites with their API key, or the command ' +
+  "'cnv sites create --name …', on the embedded store while the service is stopped), then call list_sites.";
+
 /**
  * What to do next with a site: one without a domain accepts no page (set it with update_site); one with a domain needs
  * the install snippet (DESIGN.md, Install snippet) on every page of the website, which only the user can paste, or no
@@ -228,9 +235,11 @@ export const TOOLS: readonly ToolDefinition[] = [
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/sites', query: input }),
     usesPublicUrl: true,
-    nextStep: (body, { publicUrl }) => {
+    nextStep: (body, { publicUrl, input }) => {
       const sites = Array.isArray(body.data) ? body.data.filter(isRecord) : [];
-      return sites.length > 0 ? sites.map((site) => siteStep(site, publicUrl)).join('\n') : undefined;
+      if (sites.length > 0) return sites.map((site) => siteStep(site, publicUrl)).join('\n');
+      // An empty page after a cursor is the end of the list, not an account without sites.
+      return input.starting_after === undefined || input.starting_after === null ? `The account has no site. ${NO_SITE_STEP}` : undefined;
     },
   },
   {
@@ -283,11 +292,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     inputSchema: Type.Omit(ConnectTriggerSourceBody, ['purpose'], { additionalProperties: false }),
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: '/v1/handoffs', body: { purpose: 'connect_trigger_source', ...input } }),
-    errorStep: (error) =>
-      error.code === 'no_site'
-        ? 'No tool creates a site: ask the user to create one (POST /v1/sites with their API key, or the command ' +
-          "'cnv sites create --name …', on the embedded store while the service is stopped), then call list_sites."
-        : undefined,
+    errorStep: (error) => (error.code === 'no_site' ? NO_SITE_STEP : undefined),
     nextStep: (body) => handoffStep(body, true),
   },
   {
@@ -579,7 +584,7 @@ export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: 
   }
   const body = isRecord(response.body) ? response.body : { data: response.body };
   const publicUrl = tool.usesPublicUrl ? await context.publicUrl?.() : undefined;
-  const next = tool.nextStep?.(body, publicUrl === undefined ? {} : { publicUrl });
+  const next = tool.nextStep?.(body, publicUrl === undefined ? { input } : { input, publicUrl });
   return {
     content: [{ type: 'text', text: JSON.stringify(body, null, 2) }, ...(next ? [{ type: 'text' as const, text: next }] : [])],
     structuredContent: body,
