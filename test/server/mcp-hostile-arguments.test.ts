@@ -185,3 +185,35 @@ it('answers a name with a control character (a line break, an escape sequence) a
   }
   expect(await name()).toBe(before);
 });
+
+it('says what to change in a tools/call whose params are not a name and an object of arguments, with one "MCP error" prefix', async () => {
+  const cases: Array<[unknown, string]> = [
+    [{ name: 'list_sites', arguments: null }, "The arguments of tools/call 'list_sites' must be an object of the tool's parameters ({} when it takes none); got null."],
+    [{ name: 'get_flow', arguments: ['flow_x'] }, "The arguments of tools/call 'get_flow' must be an object of the tool's parameters ({} when it takes none); got an array."],
+    [{ name: 'list_sites', arguments: '{}' }, "The arguments of tools/call 'list_sites' must be an object of the tool's parameters ({} when it takes none); got a string."],
+    [{ arguments: {} }, "A tools/call needs params.name, the tool's name as a string; got nothing."],
+    [{ name: 7, arguments: {} }, "A tools/call needs params.name, the tool's name as a string; got a number."],
+  ];
+  // The message on the wire carries no "MCP error -32602: " (an SDK client adds one); it used to, before a schema dump.
+  for (const [params, message] of cases) {
+    const { status, answer } = await rpc('tools/call', params);
+    expect([status, answer.error]).toEqual([200, { code: -32602, message }]);
+  }
+  // A call without arguments is still one without parameters.
+  const { answer } = await rpc('tools/call', { name: 'list_sites' });
+  expect(answer.result.structuredContent.data).toHaveLength(1);
+});
+
+it('answers a message over the body limit as JSON-RPC naming the limit, as the SDK transport does, and leaves other errors to the app', async () => {
+  const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'update_site', arguments: { id: svc.site.id, name: 'x'.repeat(1_100_000) } } });
+  const headers = { ...svc.auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const tooLarge = await svc.app.inject({ method: 'POST', url: '/mcp', payload: big, headers });
+  expect(tooLarge.statusCode).toBe(413);
+  expect(tooLarge.json()).toEqual({
+    jsonrpc: '2.0', id: null,
+    error: { code: -32000, message: 'Payload Too Large: Request body must not exceed 1048576 bytes: send smaller arguments.' },
+  });
+  const xml = await svc.app.inject({ method: 'POST', url: '/mcp', payload: '<call/>', headers: { ...headers, 'content-type': 'application/xml' } });
+  expect(xml.statusCode).toBe(415);
+  expect(xml.json().error).toMatchObject({ code: 'unsupported_media_type' });
+});

@@ -95,7 +95,10 @@ describe('the agent tools over stdio (cnv mcp)', () => {
     };
 
     const site = (await call(client, 'list_sites', { limit: 10 })).structuredContent.data[0];
-    expect((await call(client, 'update_site', { id: site.id, domain: 'https://app.example.org' })).structuredContent.domain).toBe('https://app.example.org');
+    const updated = await call(client, 'update_site', { id: site.id, domain: 'https://app.example.org' });
+    expect(updated.structuredContent.domain).toBe('https://app.example.org');
+    // The install snippet carries the service's public address (CNV_PUBLIC_URL), not the one cnv mcp reaches it at.
+    expect(updated.content[1]!.text).toContain(`<script async src="https://api.cnv.test/loader.js?site_key=${site.site_key}"></script>`);
 
     const meta = (await call(client, 'connect_destination', { destination_type: 'meta' })).structuredContent;
     await hosted(meta.url, { pixel_id: '1234567890123456', access_token: 'EAABsecretTokenFromEventsManager123' });
@@ -127,6 +130,16 @@ describe('the agent tools over stdio (cnv mcp)', () => {
       site_id: site.id, name: 'Bad', trigger_config: { type: 'saas_signup', integrationId: 'api', key: '' }, actions_config: [{ integrationId: 'meta', config: {} }],
     });
     expect(badKey.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'trigger_config.key' });
+
+    // An argument too long for the URL is refused by the route, as over POST /mcp: sent whole, it made the request line
+    // too large for the service's HTTP server (headers_too_large, which names nothing the agent sent).
+    for (const email of ['x'.repeat(20_000), '😀'.repeat(3_000)]) {
+      const long = await call(client, 'list_events', { email });
+      expect(long.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'email' });
+      expect(long.structuredContent.error.message).toContain('at most 320 characters');
+    }
+    const longId = await call(client, 'get_event', { id: 'evt_'.repeat(5_000) });
+    expect(longId.structuredContent.error).toMatchObject({ code: 'path_too_long' });
 
     for (const text of [...seen, stderr.join('')]) expect(text).not.toContain(secret);
   });

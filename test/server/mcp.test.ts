@@ -80,12 +80,25 @@ describe('the agent tools over POST /mcp', () => {
     expect(plain(byName.create_flow!.inputSchema)).toEqual(plain(CreateFlowBody));
     expect(byName.connect_trigger_source!.description).toContain('open this url in their browser');
     expect(byName.connect_trigger_source!.description).toContain('never shown to you');
+    // Finishing it again rotates the secret the backend holds: the description says so before an agent repeats it.
+    expect(byName.connect_trigger_source!.description).toContain("finishing it again replaces the site's webhook secret");
     expect(Object.keys((byName.connect_destination!.inputSchema as any).properties)).toEqual(['destination_type']);
     const listEvents = byName.list_events!.inputSchema as any;
-    expect(listEvents.properties.starting_after).toEqual(plain(ListEventsQuery.properties.starting_after));
+    // The route's own validation, described for a tool: it writes the query itself, so nothing is URL-encoded by the
+    // caller (a %2B would reach the route as the three characters), and there is no ending_before to combine with.
+    const { description: _restDescription, ...startingAfter } = plain(ListEventsQuery.properties.starting_after);
+    expect(listEvents.properties.starting_after).toEqual({ ...startingAfter, description: expect.any(String) });
     expect(listEvents.properties).not.toHaveProperty('ending_before');
+    expect(JSON.stringify(tools)).not.toMatch(/URL-encode a|%2B|ending_before|GET \/v1/);
+    expect(listEvents.properties.occurred_after.description).toContain('do not URL-encode it');
     expect(byName.list_sites!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.publish_flow!.annotations).toMatchObject({ readOnlyHint: false });
+    // MCP's hints, which a client may use to ask the user first: destructive is anything but additive (a site's domain
+    // cleared, a flow's actions replaced, a live flow stopped); open world reaches outside cnv (the ad platforms).
+    const hinted = (hint: 'destructiveHint' | 'openWorldHint') => tools.filter((t) => t.annotations?.[hint] === true).map((t) => t.name);
+    expect(hinted('destructiveHint')).toEqual(['update_site', 'update_flow', 'unpublish_flow']);
+    expect(hinted('openWorldHint')).toEqual(['redeliver_event', 'redeliver_destination']);
+    for (const tool of tools) expect(tool.annotations).toMatchObject({ destructiveHint: expect.any(Boolean), openWorldHint: expect.any(Boolean) });
   });
 
   it('walks the typical path: site domain, Meta, the API trigger, a published flow, a reported signup, its events', async () => {
@@ -97,8 +110,21 @@ describe('the agent tools over POST /mcp', () => {
     const site = sites.structuredContent.data[0];
     expect(site.id).toBe(svc.site.id);
 
+    // A site without a domain is told to get one; with it, the user is given the install snippet (DESIGN.md: the agent
+    // tools print it), at the service's public address: without it on the pages no ad click is captured.
+    expect(site.domain).toBeNull();
+    expect(sites.content[1]!.text).toContain(`Site ${site.id} ("${site.name}") has no domain yet`);
+    expect(sites.content[1]!.text).toContain('call update_site');
+    const snippet = `<script async src="https://api.cnv.test/loader.js?site_key=${site.site_key}"></script>`;
     const updated = await call(client, 'update_site', { id: site.id, domain: 'https://www.example.com' });
     expect(updated.structuredContent).toMatchObject({ id: site.id, domain: 'https://www.example.com' });
+    expect(updated.content[1]!.text).toContain('into the <head> of every page of the website');
+    expect(updated.content[1]!.text).toContain(snippet);
+    expect((await call(client, 'list_sites')).content[1]!.text).toContain(snippet);
+    // The empty page past the last site is the end of the list, not an account without sites.
+    const pastTheEnd = await call(client, 'list_sites', { starting_after: site.id });
+    expect(pastTheEnd.structuredContent).toMatchObject({ data: [], has_more: false });
+    expect(pastTheEnd.content).toHaveLength(1);
 
     const meta = await call(client, 'connect_destination', { destination_type: 'meta' });
     expect(meta.structuredContent).toMatchObject({ status: 'pending', url: expect.stringMatching(/^https:\/\/api\.cnv\.test\/handoffs\//) });
@@ -129,6 +155,11 @@ describe('the agent tools over POST /mcp', () => {
     expect(flow.structuredContent).toMatchObject({ status: 'draft', site_id: site.id });
     const published = await call(client, 'publish_flow', { id: flow.structuredContent.id });
     expect(published.structuredContent).toMatchObject({ id: flow.structuredContent.id, status: 'live' });
+    expect(published.content[1]!.text).toBe(
+      `Flow ${flow.structuredContent.id} is live: it fires when the user's backend reports a signup through the site's signed ` +
+        "webhook .../api/webhook-bridge/saas-signup/{site_key}/signup (with the cnv client: triggerKey 'signup'). Ask the user " +
+        `for a test conversion, then call list_events with flow_id '${flow.structuredContent.id}' to see it arrive and get_event for its deliveries.`,
+    );
     const flows = await call(client, 'list_flows', { site_id: site.id });
     expect(flows.structuredContent.data.map((f: { id: string }) => f.id)).toEqual([flow.structuredContent.id]);
 
@@ -137,6 +168,10 @@ describe('the agent tools over POST /mcp', () => {
     const liveEdit = await call(client, 'update_flow', { id: flowId, actions_config: [{ integrationId: 'meta', config: { event_name: 'Lead' } }] });
     expect(liveEdit.isError).toBe(true);
     expect(liveEdit.structuredContent.error).toMatchObject({ code: 'flow_live' });
+    // The route's message names POST /v1/flows/…/unpublish; the tool adds the same steps in tools.
+    expect(liveEdit.content[1]!.text).toBe(
+      `With the tools: call unpublish_flow with id '${flowId}', then update_flow with the same input again, then publish_flow to make it deliver again.`,
+    );
     const draft = await call(client, 'unpublish_flow', { id: flowId });
     expect(draft.structuredContent).toMatchObject({ id: flowId, status: 'draft' });
     expect(draft.content[1]!.text).toContain('update_flow');
@@ -199,6 +234,14 @@ describe('the agent tools over POST /mcp', () => {
     for (const text of seen) expect(text).not.toContain(secret);
     expect(logs.join('\n')).not.toContain(secret);
     expect(logs.join('\n')).not.toContain('EAABsecretTokenFromEventsManager123');
+
+    // A form trigger's flow, once live, fires in the browser: on the pages that carry the install snippet.
+    const form = await call(client, 'create_flow', {
+      site_id: site.id, name: 'Demo requests', trigger_config: { integrationId: 'gravity-forms', pageFilter: '/demo' },
+      actions_config: [{ integrationId: 'meta', config: {} }],
+    });
+    const formLive = await call(client, 'publish_flow', { id: form.structuredContent.id });
+    expect(formLive.content[1]!.text).toContain("it fires on a submission of a gravity-forms form on the pages '/demo' of the site, which must carry the install snippet");
   });
 
   it('tells the assistant, for each status of a handoff, what to do next: an expired one’s link is dead, make a new one', async () => {
@@ -270,6 +313,15 @@ describe('the agent tools over POST /mcp', () => {
     const noId = await call(client, 'get_event', {});
     expect(noId.structuredContent.error).toMatchObject({ code: 'parameter_missing', param: 'id' });
 
+    // A + offset is sent as it is (the tool encodes the query); a bad timestamp's error does not advise encoding it.
+    const offset = await call(client, 'list_events', { occurred_after: '2026-11-21T10:30:00+01:00', occurred_before: '2099-01-01T00:00:00-05:00' });
+    expect(offset.isError).toBeFalsy();
+    const badTime = await call(client, 'list_events', { starting_after: 'yesterday' });
+    expect(badTime.structuredContent.error).toMatchObject({ code: 'invalid_cursor', param: 'starting_after' });
+    expect(badTime.structuredContent.error.message).toContain('The next_cursor of the previous page');
+    expect(badTime.structuredContent.error.message).not.toContain('%2B');
+    expect(badTime.content[0]!.text).not.toContain('%2B');
+
     const badCursor = await call(client, 'list_sites', { starting_after: 'site_nothere' });
     expect(badCursor.structuredContent.error).toMatchObject({ code: 'invalid_cursor', param: 'starting_after' });
 
@@ -277,6 +329,19 @@ describe('the agent tools over POST /mcp', () => {
     expect(unsupported.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'destination_type' });
 
     await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toThrow(/^MCP error -32602: Unknown tool 'delete_everything'; the tools are: list_sites, /);
+  });
+
+  it('says, when the account has no site, that no tool creates one and what the user can do', async () => {
+    const siteless: Tenant = await svc.addTenant('Siteless');
+    await svc.db.query('delete from sites where account_id = $1', [siteless.accountId]);
+    const client = await connect(siteless.auth.authorization);
+    const none = await call(client, 'list_sites');
+    expect(none.structuredContent.data).toEqual([]);
+    expect(none.content[1]!.text).toMatch(/^The account has no site\. No tool creates a site: ask the user to create one .* then call list_sites\.$/);
+    const refused = await call(client, 'connect_trigger_source', {});
+    expect(refused.structuredContent.error).toMatchObject({ code: 'no_site', param: 'site_id' });
+    expect(refused.content[1]!.text).toContain('No tool creates a site: ask the user to create one');
+    expect(refused.content[1]!.text).toContain('then call list_sites');
   });
 
   it('refuses a missing or wrong API key with 401 and the envelope', async () => {

@@ -3,7 +3,7 @@
  * as on /v1 (401 with the envelope), and each tool runs its REST route in process with the caller's Authorization
  * header, so it sees exactly the account, validation and logic the REST API has. Any other method on /mcp is 405.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AppContext } from '../http/app';
 import { bearerAuthHook } from '../http/auth';
@@ -76,7 +76,7 @@ function readMessage(request: FastifyRequest, body: Buffer): unknown {
   }
 }
 
-export default async function mcpRoutes(fastify: FastifyInstance, { db }: AppContext): Promise<void> {
+export default async function mcpRoutes(fastify: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   await fastify.register(async (app) => {
     app.addHook('onRequest', bearerAuthHook(db));
     app.removeContentTypeParser('application/json');
@@ -88,12 +88,22 @@ export default async function mcpRoutes(fastify: FastifyInstance, { db }: AppCon
       }
     });
 
+    // A message over the body limit is answered as the SDK's own Streamable HTTP transport answers one over its limit
+    // (413, JSON-RPC -32000 naming the limit) rather than with the REST envelope's 'Request body too large.', which an
+    // MCP client shows without saying how large a message may be. Any other error goes to the app's handler.
+    app.setErrorHandler((error: FastifyError, _request, reply) => {
+      if (error.statusCode !== 413) throw error;
+      const limit = app.initialConfig.bodyLimit ?? 1_048_576;
+      const message = `Payload Too Large: Request body must not exceed ${limit} bytes: send smaller arguments.`;
+      return reply.status(413).send({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+    });
+
     app.post('/mcp', async (request, reply) => {
       if (request.body instanceof UnreadableMessage) {
         const { status, message } = request.body;
         return reply.status(status).send({ jsonrpc: '2.0', id: null, error: { code: -32700, message } });
       }
-      const server = createMcpServer(restOverInject(app, request.headers.authorization!));
+      const server = createMcpServer(restOverInject(app, request.headers.authorization!), { publicUrl: async () => settings.publicUrl });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {

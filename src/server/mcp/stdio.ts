@@ -33,7 +33,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
       if (inFlight === 0) onIdle?.();
     }
   };
-  const server = createMcpServer(counted);
+  const server = createMcpServer(counted, { publicUrl: publicUrlOf(counted, options.apiUrl) });
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
@@ -51,6 +51,23 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
     })();
   });
   await closed;
+}
+
+/**
+ * The service's public base URL (CNV_PUBLIC_URL: the address of the install snippet), which may differ from the
+ * address `cnv mcp` reaches it at: read once from the service's OpenAPI document (its REST API server), else the
+ * address it is reached at.
+ */
+function publicUrlOf(callRest: CallRest, apiUrl: string): () => Promise<string> {
+  let known: string | undefined;
+  return async () => {
+    if (known !== undefined) return known;
+    const { status, body } = await callRest('GET', '/v1/openapi.json', {});
+    const servers = status === 200 && typeof body === 'object' && body !== null ? (body as { servers?: unknown }).servers : undefined;
+    const url = Array.isArray(servers) ? (servers[0] as { url?: unknown } | undefined)?.url : undefined;
+    if (typeof url === 'string' && /^https?:\/\//.test(url)) return (known = url.replace(/\/+$/, ''));
+    return apiUrl.replace(/\/+$/, '');
+  };
 }
 
 /**

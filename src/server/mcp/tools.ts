@@ -13,6 +13,7 @@ import { supportedDestinationTypes } from '../destinations';
 import { invalidParam, missingParam, printable } from '../http/errors';
 import { isWellFormedText, nonFiniteNumberPath, numberTooLarge } from '../http/json-text';
 import type { ErrorBody } from '../../protocol/errors';
+import { installSnippet } from '../../protocol/install';
 
 /** A tool's arguments as the client sent them (checked by the REST route, not here, but for undeclared names). */
 export type ToolInput = Record<string, unknown>;
@@ -46,10 +47,38 @@ export interface ToolDefinition {
   inputSchema: TSchema;
   /** True for tools that only read. */
   readOnly: boolean;
+  /**
+   * True for tools that may overwrite or undo what was there (MCP's destructiveHint: not only additive): a site's
+   * setting replaced or cleared, a flow's actions replaced, a live flow stopped.
+   */
+  destructive?: boolean;
+  /** True for tools that reach outside cnv (MCP's openWorldHint): the redeliver tools send to the ad platforms. */
+  openWorld?: boolean;
   /** The REST request for an input. */
   toRequest(input: ToolInput): RestRequest;
+  /** True for tools whose next step needs the service's public base URL (the install snippet's address). */
+  usesPublicUrl?: boolean;
+  /**
+   * A sentence for the model about what to do after an error, in tools rather than REST routes: the route's message
+   * may name a REST request (POST /v1/…) that the model can only make through a tool, or none.
+   */
+  errorStep?(error: ErrorBody['error'], input: ToolInput): string | undefined;
   /** A sentence for the model about what comes next, read from a successful answer. */
-  nextStep?(body: Record<string, unknown>): string | undefined;
+  nextStep?(body: Record<string, unknown>, context: NextStepContext): string | undefined;
+}
+
+/** What a next step may need besides the answer. */
+export interface NextStepContext {
+  /** The tool's arguments. */
+  input: ToolInput;
+  /** The service's public base URL (CNV_PUBLIC_URL), when the tool asked for it and it is known. */
+  publicUrl?: string;
+}
+
+/** What a transport tells the tools about the service. */
+export interface ToolContext {
+  /** The service's public base URL, the address of the install snippet; read only by the tools that print it. */
+  publicUrl?: () => Promise<string | undefined>;
 }
 
 /** Thrown while building a request when a path parameter is missing (the path cannot be written without it). */
@@ -77,6 +106,29 @@ function propertiesOf(schema: TSchema): Record<string, TSchema> {
 }
 
 const NEXT_PAGE = 'To read the next page, call again with starting_after set to next_cursor, while has_more is true.';
+
+/**
+ * A REST schema with some parameters described for the tool (the validation stays the route's own): the tool writes
+ * the query string itself, so a value is sent as it is, never URL-encoded by the caller, and a parameter the tool
+ * leaves out (ending_before) is not named.
+ */
+function redescribed(schema: TSchema, descriptions: Record<string, string>): TSchema {
+  const properties = { ...propertiesOf(schema) };
+  for (const [name, description] of Object.entries(descriptions)) properties[name] = { ...properties[name]!, description };
+  return { ...schema, properties } as TSchema;
+}
+
+/** The list tools' `starting_after` (an id cursor), without the REST route's ending_before. */
+const ID_CURSOR = { starting_after: 'Return the items after this id: the next_cursor of the previous page.' };
+
+/** A timestamp as a tool takes it: the tool encodes the query, so a + offset is written as it is. */
+const TOOL_TIMESTAMP = 'an ISO 8601 timestamp with a time zone, such as 2026-11-21T09:30:00Z or 2026-11-21T10:30:00+01:00 (as it is: do not URL-encode it)';
+
+/**
+ * Advice of the REST routes' descriptions that is wrong for a tool, which writes the query itself: quoted by a REST
+ * error's message ("Expected: …"), it is taken out of a tool's error.
+ */
+const REST_ONLY_ADVICE = [' (URL-encode a + offset as %2B)', ' Not combinable with ending_before.'];
 
 /** The connect tool call that makes a fresh handoff like this one (for one that expired). */
 function freshHandoffCall(body: Record<string, unknown>): string {
@@ -117,6 +169,55 @@ function handoffStep(body: Record<string, unknown>, fresh: boolean): string {
   }
 }
 
+/** What to do when the account has no site: every setup step needs one. */
+const NO_SITE_STEP =
+  'No tool creates a site: ask the user to create one (POST /v1/sites with their API key, or the command ' +
+  "'cnv sites create --name …', on the embedded store while the service is stopped), then call list_sites.";
+
+/**
+ * What to do next with a site: one without a domain accepts no page (set it with update_site); one with a domain needs
+ * the install snippet (DESIGN.md, Install snippet) on every page of the website, which only the user can paste, or no
+ * ad click is captured and no signup can be paired with one.
+ */
+function siteStep(site: Record<string, unknown>, publicUrl: string | undefined): string {
+  const named = `Site ${String(site.id)}${typeof site.name === 'string' ? ` ("${printable(site.name, 200)}")` : ''}`;
+  if (typeof site.domain !== 'string' || site.domain === '') {
+    return (
+      `${named} has no domain yet: the tracking snippet accepts no page, so no ad click is captured. Ask the user for ` +
+      "the website's address and call update_site with this id and domain."
+    );
+  }
+  if (publicUrl === undefined || typeof site.site_key !== 'string') {
+    return `${named} accepts pages of ${site.domain}; the user's dashboard (Sites page) shows its install snippet.`;
+  }
+  return (
+    `${named} accepts pages of ${site.domain}. Unless the user has done so already, give them its install snippet to ` +
+    "paste into the <head> of every page of the website (or a tag manager's Custom HTML tag on all pages): without it " +
+    `no ad click is captured and no signup can be paired with one. ${installSnippet(publicUrl, site.site_key)}`
+  );
+}
+
+/** What to do once a flow is live: how its trigger fires, and where a test conversion shows. */
+function liveFlowStep(flow: Record<string, unknown>): string | undefined {
+  if (flow.status !== 'live') return undefined;
+  const id = String(flow.id);
+  const trigger = isRecord(flow.trigger_config) ? flow.trigger_config : {};
+  const check = `Ask the user for a test conversion, then call list_events with flow_id '${id}' to see it arrive and get_event for its deliveries.`;
+  if (trigger.integrationId === 'api') {
+    const key = String(trigger.key);
+    const path = trigger.type === 'conversion' ? 'conversion' : 'saas-signup';
+    const report = trigger.type === 'conversion' ? 'a later stage (with the customer_id of the signup)' : 'a signup';
+    return (
+      `Flow ${id} is live: it fires when the user's backend reports ${report} through the site's signed webhook ` +
+      `.../api/webhook-bridge/${path}/{site_key}/${key} (with the cnv client: triggerKey '${key}'). ${check}`
+    );
+  }
+  return (
+    `Flow ${id} is live: it fires on a submission of a ${String(trigger.integrationId)} form on the pages ` +
+    `'${String(trigger.pageFilter)}' of the site, which must carry the install snippet (list_sites). ${check}`
+  );
+}
+
 const DESTINATION_TYPES = supportedDestinationTypes().join(', ');
 
 /** The tools, in the order of the typical path. */
@@ -127,10 +228,19 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'List the sites of the account. A site is the root of everything else: flows and events belong to one. Each site has ' +
       'id (site_…, what the other tools take as site_id), name, domain, timezone and site_key (the public key of the install ' +
-      `snippet and of the webhook URL). Call this first to learn the site id. Returns {data, has_more, next_cursor}. ${NEXT_PAGE}`,
-    inputSchema: Type.Omit(ListSitesQuery, ['ending_before'], { additionalProperties: false }),
+      `snippet and of the webhook URL). Call this first to learn the site id. Returns {data, has_more, next_cursor}, and ` +
+      "for each site what it still needs: a domain (update_site), or its install snippet for the user to put on every " +
+      `page of the website. ${NEXT_PAGE}`,
+    inputSchema: redescribed(Type.Omit(ListSitesQuery, ['ending_before'], { additionalProperties: false }), ID_CURSOR),
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/sites', query: input }),
+    usesPublicUrl: true,
+    nextStep: (body, { publicUrl, input }) => {
+      const sites = Array.isArray(body.data) ? body.data.filter(isRecord) : [];
+      if (sites.length > 0) return sites.map((site) => siteStep(site, publicUrl)).join('\n');
+      // An empty page after a cursor is the end of the list, not an account without sites.
+      return input.starting_after === undefined || input.starting_after === null ? `The account has no site. ${NO_SITE_STEP}` : undefined;
+    },
   },
   {
     name: 'update_site',
@@ -138,16 +248,20 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       "Change a site's settings; send the site id and only the fields to change. Most often: set domain to the bare origin " +
       'of the website (such as https://www.example.com): until a domain is set, the tracking snippet accepts no page, so no ' +
-      'ad click is captured. Returns the updated site.',
+      'ad click is captured. Returns the updated site and, once it has a domain, its install snippet: the user must paste ' +
+      'it into every page of the website.',
     inputSchema: Type.Object(
       { ...propertiesOf(SiteIdParams), ...propertiesOf(SiteFields) },
       { additionalProperties: false, description: 'The site id and the fields to change.' },
     ),
     readOnly: false,
+    destructive: true,
     toRequest: (input) => {
       const { id, rest } = withId(input);
       return { method: 'PATCH', path: `/v1/sites/${id}`, body: rest };
     },
+    usesPublicUrl: true,
+    nextStep: (body, { publicUrl }) => siteStep(body, publicUrl),
   },
   {
     name: 'connect_destination',
@@ -171,10 +285,14 @@ export const TOOLS: readonly ToolDefinition[] = [
       "signup. Returns a handoff {id, url, status: 'pending'}. Ask the user to open this url in their browser to see the " +
       "webhook URL and the webhook secret, and to put them into their backend's configuration (for example for the cnv " +
       'client library). The secret is never shown to you and must not be pasted into this conversation. Then call ' +
-      'get_handoff with the id to check that it is completed. site_id may be left out when the account has one site.',
+      'get_handoff with the id to check that it is completed. site_id may be left out when the account has one site. ' +
+      "Once per site is enough: finishing it again replaces the site's webhook secret (the old one keeps working for 24 " +
+      "hours, then the backend's reports are refused until it has the new one), so do not call it again unless the user " +
+      'lost the secret or wants a new one.',
     inputSchema: Type.Omit(ConnectTriggerSourceBody, ['purpose'], { additionalProperties: false }),
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: '/v1/handoffs', body: { purpose: 'connect_trigger_source', ...input } }),
+    errorStep: (error) => (error.code === 'no_site' ? NO_SITE_STEP : undefined),
     nextStep: (body) => handoffStep(body, true),
   },
   {
@@ -199,7 +317,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "names), account (the ids it sends to, never credentials) and status: 'connected', or 'reauthorization_required' " +
       'when the platform refused the authorization: its conversions then wait, queued, until the user connects it again ' +
       `(connect_destination with the same destination_type). Returns {data, has_more, next_cursor}. ${NEXT_PAGE}`,
-    inputSchema: Type.Omit(ListDestinationsQuery, ['ending_before'], { additionalProperties: false }),
+    inputSchema: redescribed(Type.Omit(ListDestinationsQuery, ['ending_before'], { additionalProperties: false }), ID_CURSOR),
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/destinations', query: input }),
     nextStep: (body) => {
@@ -216,7 +334,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'List the flows of the account, or of one site. A flow ties one trigger (the API trigger or a form submission) to one ' +
       'or more actions (send the conversion to a destination); it is a draft until published, then live. Returns ' +
       `{data, has_more, next_cursor}. ${NEXT_PAGE}`,
-    inputSchema: Type.Omit(ListFlowsQuery, ['ending_before'], { additionalProperties: false }),
+    inputSchema: redescribed(Type.Omit(ListFlowsQuery, ['ending_before'], { additionalProperties: false }), ID_CURSOR),
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/flows', query: input }),
   },
@@ -248,10 +366,11 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Publish a draft flow so it starts delivering conversions to its destinations. The flow is checked first: its ' +
       'destinations must be connected (connect_destination), an API trigger needs the site’s trigger source ' +
       '(connect_trigger_source), and each action’s config must be complete. If not, the error says what to fix. Returns ' +
-      'the live flow.',
+      'the live flow, and what fires it and how to see a test conversion arrive.',
     inputSchema: FlowIdParams,
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: `/v1/flows/${withId(input).id}/publish` }),
+    nextStep: liveFlowStep,
   },
   {
     name: 'get_flow',
@@ -276,10 +395,16 @@ export const TOOLS: readonly ToolDefinition[] = [
       { additionalProperties: false, description: 'The flow id and the fields to change.' },
     ),
     readOnly: false,
+    destructive: true,
     toRequest: (input) => {
       const { id, rest } = withId(input);
       return { method: 'PATCH', path: `/v1/flows/${id}`, body: rest };
     },
+    errorStep: (error, input) =>
+      error.code === 'flow_live'
+        ? `With the tools: call unpublish_flow with id '${printable(String(input.id))}', then update_flow with the same ` +
+          'input again, then publish_flow to make it deliver again.'
+        : undefined,
     nextStep: (body) => (body.status === 'draft' ? `Flow ${String(body.id)} is a draft: call publish_flow with this id to make it deliver.` : undefined),
   },
   {
@@ -291,6 +416,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'soon. Returns the draft flow.',
     inputSchema: FlowIdParams,
     readOnly: false,
+    destructive: true,
     toRequest: (input) => ({ method: 'POST', path: `/v1/flows/${withId(input).id}/unpublish` }),
     nextStep: (body) => `Flow ${String(body.id)} is a draft again: change it with update_flow, then call publish_flow.`,
   },
@@ -302,7 +428,11 @@ export const TOOLS: readonly ToolDefinition[] = [
       'status or a time range. Each event has id, site_key, occurred_at, flow_name, trigger, status (queued, completed, ' +
       'failed) and actions (one delivery result per destination). Use it to confirm that a test conversion arrived. ' +
       `Returns {data, has_more, next_cursor}; next_cursor is a timestamp. ${NEXT_PAGE}`,
-    inputSchema: Type.Omit(ListEventsQuery, ['ending_before'], { additionalProperties: false }),
+    inputSchema: redescribed(Type.Omit(ListEventsQuery, ['ending_before'], { additionalProperties: false }), {
+      occurred_after: `Inclusive lower bound on occurred_at: ${TOOL_TIMESTAMP}.`,
+      occurred_before: `Inclusive upper bound on occurred_at: ${TOOL_TIMESTAMP}.`,
+      starting_after: 'The next_cursor of the previous page, as it is, to get the next, older page.',
+    }),
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/events', query: input }),
   },
@@ -326,6 +456,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'when nothing of the event failed, and (409 event_erased) when its person was erased.',
     inputSchema: EventIdParams,
     readOnly: false,
+    openWorld: true,
     toRequest: (input) => ({ method: 'POST', path: `/v1/events/${withId(input).id}/redeliver` }),
   },
   {
@@ -339,10 +470,11 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Returns {events, actions, has_more}: with has_more, call it again for the next batch; then list_events with ' +
       "status 'failed' shows what is left.",
     inputSchema: Type.Object(
-      { ...propertiesOf(DestinationIdParams), ...propertiesOf(RedeliverDestinationBody) },
+      { ...propertiesOf(redescribed(DestinationIdParams, { id: 'The destination id (dst_…), as list_destinations lists it.' })), ...propertiesOf(RedeliverDestinationBody) },
       { additionalProperties: false, description: 'The destination id, and optionally which of its failed deliveries to send again.' },
     ),
     readOnly: false,
+    openWorld: true,
     toRequest: (input) => {
       const { id, rest } = withId(input);
       return { method: 'POST', path: `/v1/destinations/${id}/redeliver`, body: rest };
@@ -368,6 +500,12 @@ function envelopeOf(response: RestResponse): ErrorBody {
   const error = isRecord(response.body) ? response.body.error : undefined;
   if (isRecord(error) && typeof error.code === 'string' && typeof error.message === 'string') return response.body as ErrorBody;
   return { error: { type: 'api_error', code: 'unexpected_response', message: `The service answered HTTP ${response.status} without an error body.` } };
+}
+
+/** The envelope with the REST-only advice its message may quote from a query parameter's description taken out. */
+function withoutRestOnlyAdvice(envelope: ErrorBody): ErrorBody {
+  const message = REST_ONLY_ADVICE.reduce((text, advice) => text.split(advice).join(''), envelope.error.message);
+  return message === envelope.error.message ? envelope : { ...envelope, error: { ...envelope.error, message } };
 }
 
 /** A tool error carrying the envelope's code and message (and param when there is one). */
@@ -396,8 +534,30 @@ function undeclaredArgument(tool: ToolDefinition, input: ToolInput): ErrorBody |
   return invalidParam(param, `Unknown parameter: ${param}.${hint}`, 'parameter_unknown').toBody();
 }
 
+/**
+ * The arguments `names` that go into the request's URL (a list tool's query, a path's id), each text longer than its
+ * schema's maxLength cut to one character (code point, as the schema counts) over it. The route refuses it all the
+ * same, with its own message; but sent whole, a long one (a 20,000-character email) made the request line too large
+ * for the service's HTTP server, and `cnv mcp` got `headers_too_large` where POST /mcp, run in process, got the route's
+ * "at most 320 characters".
+ */
+function cutForUrl(tool: ToolDefinition, input: ToolInput, names: readonly string[]): ToolInput {
+  const declared = propertiesOf(tool.inputSchema);
+  let cut: ToolInput | undefined;
+  for (const name of names) {
+    const value = input[name];
+    const max = (declared[name] as { maxLength?: unknown } | undefined)?.maxLength;
+    if (typeof value !== 'string' || typeof max !== 'number' || value.length <= max) continue;
+    const codePoints = Array.from(value);
+    if (codePoints.length <= max) continue;
+    cut ??= { ...input };
+    cut[name] = codePoints.slice(0, max + 1).join('');
+  }
+  return cut ?? input;
+}
+
 /** Runs a tool: its REST request through `callRest`, the answer as a tool result. */
-export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest): Promise<ToolResult> {
+export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest, context: ToolContext = {}): Promise<ToolResult> {
   const undeclared = undeclaredArgument(tool, input);
   if (undeclared) return toolError(undeclared);
   // A number beyond a double (1e999, read as Infinity) would reach the REST route as null: refused here, by its path.
@@ -405,18 +565,26 @@ export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: 
   if (tooLarge !== null) return toolError(numberTooLarge(printable(tooLarge)).toBody());
   let request: RestRequest;
   try {
-    request = tool.toRequest(input);
+    request = tool.toRequest(cutForUrl(tool, input, ['id']));
   } catch (error) {
     if (error instanceof ToolInputError) return toolError(error.body);
     throw error;
   }
+  if (request.query) request = { ...request, query: cutForUrl(tool, request.query, Object.keys(request.query)) };
   const response = await callRest(request.method, request.path, {
     ...(request.query ? { query: request.query } : {}),
     ...(request.body !== undefined ? { body: request.body } : {}),
   });
-  if (response.status < 200 || response.status >= 300) return toolError(envelopeOf(response));
+  if (response.status < 200 || response.status >= 300) {
+    const envelope = request.query ? withoutRestOnlyAdvice(envelopeOf(response)) : envelopeOf(response);
+    const result = toolError(envelope);
+    const step = tool.errorStep?.(envelope.error, input);
+    if (step) result.content.push({ type: 'text', text: step });
+    return result;
+  }
   const body = isRecord(response.body) ? response.body : { data: response.body };
-  const next = tool.nextStep?.(body);
+  const publicUrl = tool.usesPublicUrl ? await context.publicUrl?.() : undefined;
+  const next = tool.nextStep?.(body, publicUrl === undefined ? { input } : { input, publicUrl });
   return {
     content: [{ type: 'text', text: JSON.stringify(body, null, 2) }, ...(next ? [{ type: 'text' as const, text: next }] : [])],
     structuredContent: body,
