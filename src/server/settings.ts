@@ -126,7 +126,7 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value > 65535) throw new Error(`${name} must be a port number, got '${raw}'`);
+  if (!/^\d+$/.test(raw) || value > 65535) throw new Error(`${name} must be a port number, digits from 0 to 65535, got '${raw}'`);
   return value;
 }
 

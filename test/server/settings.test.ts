@@ -57,7 +57,7 @@ describe('the webhook base URL', () => {
   });
 
   it('refuses a port that is not digits (a space read as 0 started on a random port)', () => {
-    for (const port of [' ', '8787 ', '0x50', '1e3', '-1', '65536']) expect(() => loadSettings({ ...base, PORT: port }), port).toThrow(/^PORT must be a port number/);
+    for (const port of [' ', '8787 ', '0x50', '1e3', '-1', '65536']) expect(() => loadSettings({ ...base, PORT: port }), port).toThrow(/^PORT must be a port number, digits from 0 to 65535, got '/);
     expect(loadSettings({ ...base, PORT: '0' }).port).toBe(0);
   });
 
