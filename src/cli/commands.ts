@@ -60,6 +60,8 @@ export interface Command {
    * throws as `run` would (CommandLineError, or the API's 400 of the same value).
    */
   check?(options: Record<string, string | undefined>): void;
+  /** Seals or hashes with the service's secret key: refused on PostgreSQL without it (secret-key.ts). */
+  usesSecretKey?: true;
   run(ctx: CommandContext): Promise<void>;
   /** The same through the running service's API, used when CNV_API_KEY is set (the store stays closed). */
   runWithService?(ctx: ServiceCommandContext & { out: Output }): Promise<void>;
@@ -289,6 +291,7 @@ export const COMMANDS: readonly Command[] = [
     summary: "Replace a site's webhook secret (printed once); the previous one keeps verifying for 24 hours.",
     options: { site: 'The site whose API trigger secret to rotate.' },
     required: ['site'],
+    usesSecretKey: true,
     async run(ctx) {
       const siteId = required(ctx.options, 'site');
       const site = await findSiteAnyAccount(ctx.db, siteId);
@@ -322,6 +325,7 @@ export const COMMANDS: readonly Command[] = [
       account: 'Account to erase in; optional when there is only one besides the demo\'s (not with CNV_API_KEY: the key names it).',
     },
     check: (options) => void erasureTarget(erasureBodyOf(options)),
+    usesSecretKey: true,
     async runWithService(ctx) {
       const { apiUrl, apiKey } = serviceAddress(ctx.env);
       const answer = await fetch(`${apiUrl}/v1/erasures`, {

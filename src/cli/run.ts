@@ -15,6 +15,7 @@ import { explainStoreError } from '../server/start-errors';
 import { packageRoot } from '../server/http/static-file';
 
 import { terminalSafe, type Output } from './output';
+import { secretKeyProblem } from './secret-key';
 
 export type { Output } from './output';
 
@@ -196,6 +197,12 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<num
     settings = loadSettings(env);
   } catch (error) {
     io.err.write(`cnv: ${(error as Error).message}\n`);
+    return EXIT_FAILED;
+  }
+  // Before the store is opened (and before a key file could be made): a command that needs the service's key.
+  const keyProblem = storeCommand!.usesSecretKey ? secretKeyProblem(settings, command.name) : null;
+  if (keyProblem) {
+    io.err.write(`cnv ${command.name}: ${keyProblem}\n`);
     return EXIT_FAILED;
   }
   let store: { db: Database; close(): Promise<void>; newerMigrations?: number[] } | undefined;

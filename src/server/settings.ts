@@ -1,6 +1,7 @@
 /** Service settings, read once from the environment. Every setting has a default that works on one machine. */
+import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export interface Settings {
   host: string;
@@ -125,7 +126,7 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value > 65535) throw new Error(`${name} must be a port number, got '${raw}'`);
+  if (!/^\d+$/.test(raw) || value > 65535) throw new Error(`${name} must be a port number, digits from 0 to 65535, got '${raw}'`);
   return value;
 }
 
@@ -365,6 +366,46 @@ function trustProxySetting(raw: string | undefined): Settings['trustProxy'] {
   return entries;
 }
 
+/** The byte length of a key written as db/secret-box.ts reads it: 64 hex characters, else base64. */
+function keyBytes(raw: string): number {
+  const text = raw.trim();
+  return /^[0-9a-fA-F]{64}$/.test(text) ? 32 : Buffer.from(text, 'base64').length;
+}
+
+const KEY_FORM = '32 bytes, written as 64 hex characters or base64 (openssl rand -base64 32)';
+
+/**
+ * CNV_SECRET_KEY, checked before anything opens (never echoed): its form, or, unset, the data directory's key file
+ * when there is one (unreadable or damaged, it is named: a new key would not open what the old one sealed).
+ */
+function secretKeySetting(raw: string | undefined, dataDir: string): string | undefined {
+  if (raw) {
+    if (keyBytes(raw) === 32) return raw;
+    const path = raw.trim();
+    if (/^(\/|\.{1,2}\/|~\/)/.test(path) && existsSync(path)) {
+      throw new Error(`CNV_SECRET_KEY holds the key itself, not the path of a file: set it to the file's content, e.g. CNV_SECRET_KEY="$(cat ${path})"`);
+    }
+    throw new Error(`CNV_SECRET_KEY must be ${KEY_FORM}; the value set (not shown) is ${raw.trim().length} characters long`);
+  }
+  const file = join(dataDir, 'secret.key');
+  if (!existsSync(file)) return undefined;
+  const keep =
+    'Do not replace it with a new key: the platform credentials and webhook secrets it sealed would not open. ' +
+    'Restore it from a backup, or set CNV_SECRET_KEY to the key it held.';
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const fix = code === 'EACCES' ? ' Give the user running cnv read access to it (it is mode 600, owned by the user who first started the service).' : '';
+    throw new Error(`The credentials key ${file} (used while CNV_SECRET_KEY is unset; CNV_DATA_DIR) cannot be read (${code}).${fix} ${keep}`);
+  }
+  if (keyBytes(text) !== 32) {
+    throw new Error(`The credentials key ${file} (used while CNV_SECRET_KEY is unset; CNV_DATA_DIR) does not hold a key (${KEY_FORM}): it was altered or cut short. ${keep}`);
+  }
+  return undefined;
+}
+
 /** Reads the settings from an environment (process.env by default). */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const host = env.HOST || DEFAULT_HOST;
@@ -382,6 +423,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
         ? `http://${urlHost}:${webhookPort}`
         : publicUrl;
   const demoPort = optionalPort(env, 'CNV_DEMO_PORT', 8788);
+  const dataDir = resolve(env.CNV_DATA_DIR || '.cnv-data');
   // Two listeners of this process on one port: the second would fail after the store opened, blaming "another process".
   if (port !== 0) {
     if (webhookPort === port) throw new Error(`CNV_WEBHOOK_PORT must differ from PORT (${port}): the main port serves the webhook too; leave it unset for one port`);
@@ -397,8 +439,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     notificationPrivateAddresses: onOffSetting(env, 'CNV_NOTIFICATION_PRIVATE_ADDRESSES', isLoopbackHost(host)),
     databaseUrl: databaseUrlSetting(env.DATABASE_URL),
     pgPoolSize: poolSize(env),
-    dataDir: resolve(env.CNV_DATA_DIR || '.cnv-data'),
-    secretKey: env.CNV_SECRET_KEY || undefined,
+    dataDir,
+    secretKey: secretKeySetting(env.CNV_SECRET_KEY, dataDir),
     googleAdsApiBase: (env.CNV_GOOGLE_ADS_API_BASE || 'https://googleads.googleapis.com').replace(/\/+$/, ''),
     googleAdsApiVersion: env.CNV_GOOGLE_ADS_API_VERSION || 'v26',
     googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',

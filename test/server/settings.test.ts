@@ -1,4 +1,7 @@
 /** The settings read from the environment: defaults, how they combine, and refusals that name the setting. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/server/settings';
 
@@ -54,7 +57,7 @@ describe('the webhook base URL', () => {
   });
 
   it('refuses a port that is not digits (a space read as 0 started on a random port)', () => {
-    for (const port of [' ', '8787 ', '0x50', '1e3', '-1', '65536']) expect(() => loadSettings({ ...base, PORT: port }), port).toThrow(/^PORT must be a port number/);
+    for (const port of [' ', '8787 ', '0x50', '1e3', '-1', '65536']) expect(() => loadSettings({ ...base, PORT: port }), port).toThrow(/^PORT must be a port number, digits from 0 to 65535, got '/);
     expect(loadSettings({ ...base, PORT: '0' }).port).toBe(0);
   });
 
@@ -89,5 +92,56 @@ describe('the PostgreSQL pool size', () => {
 describe('the Google Ads API version of the legacy path', () => {
   it('is v26 by default (Google sunset v22 on 7 October 2026)', () => {
     expect(loadSettings(base).googleAdsApiVersion).toBe('v26');
+  });
+});
+
+describe('CNV_SECRET_KEY and the data directory key', () => {
+  const withDir = async (run: (dir: string) => void | Promise<void>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cnv-settings-'));
+    try {
+      await run(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('takes 64 hex characters or base64 of 32 bytes', () => {
+    expect(loadSettings({ ...base, CNV_SECRET_KEY: '5'.repeat(64) }).secretKey).toBe('5'.repeat(64));
+    const b64 = Buffer.alloc(32, 7).toString('base64');
+    expect(loadSettings({ ...base, CNV_SECRET_KEY: `${b64}\n` }).secretKey).toBe(`${b64}\n`);
+  });
+
+  it('refuses a key of another length before anything opens, naming the setting, never echoing the value', () => {
+    const value = 'not-a-key-sekrit';
+    expect(() => loadSettings({ ...base, CNV_SECRET_KEY: value })).toThrow(/^CNV_SECRET_KEY must be 32 bytes, written as 64 hex characters or base64/);
+    try {
+      loadSettings({ ...base, CNV_SECRET_KEY: value });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('sekrit');
+    }
+  });
+
+  it("says so when it holds a file's path instead of the key", async () => {
+    await withDir(async (dir) => {
+      const path = `${dir}/key`;
+      writeFileSync(path, Buffer.alloc(32, 1).toString('base64'));
+      expect(() => loadSettings({ ...base, CNV_SECRET_KEY: path })).toThrow(/holds the key itself, not the path of a file: .*CNV_SECRET_KEY="\$\(cat .*\/key\)"/);
+    });
+  });
+
+  it('unset: names an unreadable or damaged secret.key of CNV_DATA_DIR, and says not to replace it', async () => {
+    await withDir(async (dir) => {
+      expect(loadSettings({ ...base, CNV_DATA_DIR: dir }).secretKey).toBeUndefined(); // no key file yet: made at start
+      writeFileSync(`${dir}/secret.key`, 'garbage\n');
+      expect(() => loadSettings({ ...base, CNV_DATA_DIR: dir })).toThrow(new RegExp(`credentials key ${dir}/secret.key .* does not hold a key .*Do not replace it`));
+      rmSync(`${dir}/secret.key`);
+      mkdirSync(`${dir}/secret.key`);
+      expect(() => loadSettings({ ...base, CNV_DATA_DIR: dir })).toThrow(/secret\.key .*cannot be read \(EISDIR\)\. Do not replace it/);
+      // CNV_SECRET_KEY set: the file is not the key in use.
+      expect(loadSettings({ ...base, CNV_DATA_DIR: dir, CNV_SECRET_KEY: '5'.repeat(64) }).secretKey).toBe('5'.repeat(64));
+      rmSync(`${dir}/secret.key`, { recursive: true });
+      writeFileSync(`${dir}/secret.key`, `${Buffer.alloc(32, 3).toString('base64')}\n`);
+      expect(loadSettings({ ...base, CNV_DATA_DIR: dir }).secretKey).toBeUndefined();
+    });
   });
 });
