@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defaultLoggerOptions, startService, type RunningService } from '../../src/server/service';
 import { startupBanner } from '../../src/server/banner';
 import { loadSettings } from '../../src/server/settings';
-import { openStore } from '../../src/server/db/open-store';
+import { openStore, redactDatabaseUrl } from '../../src/server/db/open-store';
 import { lockDataDir } from '../../src/server/db/data-dir-lock';
 import { formToken } from './support/dashboard-sign-in';
 import { runCli } from '../../src/cli/run';
@@ -156,6 +156,20 @@ describe('clear start-up errors', () => {
     const error = await startService(loadSettings({ PORT: '0', DATABASE_URL: url, CNV_DEMO_PORT: 'off' })).catch((e: Error) => e);
     expect((error as Error).message).toMatch(/^DATABASE_URL cannot be reached: the connection failed \(ECONNREFUSED\)/);
     expect((error as Error).message).not.toContain('s3cret');
+  }, TIMEOUT);
+
+  it('DATABASE_URL with its password (or the key file\'s) in the query string, never echoed', async () => {
+    const closed = await occupyPort();
+    await new Promise((r) => closed.close(r));
+    // node-postgres takes password, sslpassword and the rest from the query string as well (pg-connection-string).
+    const url = `postgres://cnv@127.0.0.1:${closed.port}/cnv?password=s3cret-q&sslpassword=k3y-pass&application_name=cnv&sslmode=disable`;
+    const error = await startService(loadSettings({ PORT: '0', DATABASE_URL: url, CNV_DEMO_PORT: 'off' })).catch((e: Error) => e);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^DATABASE_URL cannot be reached/);
+    expect(message).not.toContain('s3cret-q');
+    expect(message).not.toContain('k3y-pass');
+    expect(redactDatabaseUrl(url)).toBe(`postgres://cnv@127.0.0.1:${closed.port}/cnv?password=***&sslpassword=***&application_name=cnv&sslmode=disable`);
+    expect(redactDatabaseUrl('postgres://u:p%40ss@h/d?PassWord=x&options=-c%20x%3D1&sslkey=%2Fk')).toBe('postgres://u:***@h/d?PassWord=***&options=-c+x%3D1&sslkey=***');
   }, TIMEOUT);
 
   it('a damaged embedded store, naming its directory', async () => {

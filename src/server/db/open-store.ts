@@ -28,11 +28,19 @@ export function upgradeOf(applied: readonly number[]): { upgradedWith?: number[]
   return applied.length > 0 && applied.length < MIGRATIONS.length ? { upgradedWith: [...applied] } : {};
 }
 
-/** A PostgreSQL URL fit to print: the password replaced. */
+/** Query settings of a PostgreSQL URL whose values hold no secret (every other value is hidden by redactDatabaseUrl). */
+const HARMLESS_QUERY_SETTINGS = new Set(['sslmode', 'ssl', 'application_name', 'options', 'connect_timeout', 'host', 'port', 'sslrootcert', 'sslcert']);
+
+/** A PostgreSQL URL fit to print: its password, and every query value but the harmless ones, replaced by `***`. */
 export function redactDatabaseUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    // node-postgres also reads the connection's settings from the query string (`?password=…`, `sslpassword`, …):
+    // only the values of those known to hold no secret are kept.
+    for (const name of new Set(parsed.searchParams.keys())) {
+      if (!HARMLESS_QUERY_SETTINGS.has(name.toLowerCase())) parsed.searchParams.set(name, '***');
+    }
     return parsed.toString();
   } catch {
     return 'postgres://…';
