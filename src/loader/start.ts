@@ -2,7 +2,10 @@
 import { type SiteConfig, type SnapshotTrigger, type Touch } from '../protocol/collector';
 import { CLICK_COOKIE, CORRELATION_COOKIE } from '../protocol/cookies';
 import { originMatchesDomain } from '../protocol/origin';
-import { pageService, publishService } from './api';
+import { pageService, publishService, type Service } from './api';
+
+/** The mark a loader leaves on window.__service, shared by every copy of it (Symbol.for: one symbol per key per page). */
+const RAN = Symbol.for('cnv');
 import { sendBeacon } from './beacon';
 import { isAdTouch, readTouch } from './click-signals';
 import { collectorBody, withPageContext } from './collector-body';
@@ -39,8 +42,10 @@ export const start = (locate: LocateSite, withForms?: typeof formTriggers): void
   // First act, before anything async: a router may strip the query as soon as it runs (the navigation entry keeps it).
   let touch = readTouch(location.href) || readTouch(navigationUrl());
 
-  const page = pageService();
-  if (page.ready) return;
+  // A copy of the loader that ran first marked the page's object (a `ready` the page's own stub set is no such copy).
+  const page = pageService() as Service & { [RAN]?: 1 };
+  if (page[RAN]) return;
+  page[RAN] = 1;
   const site = locate(page.siteKey);
   if (!site) return console.warn('cnv: no site key');
   const install = site.install;

@@ -200,6 +200,24 @@ describe('install', () => {
     expect(page.beacons).toHaveLength(1);
   });
 
+  test("a page stub with a ready of its own (to wait for the loader) does not silence it: the loader runs and its ready replaces the stub's", async () => {
+    const page = preparePage('https://www.example.com/?gclid=stub-ready', configFor('https://example.com'));
+    const own = new Promise<boolean>(() => {});
+    const stub = { q: [['consent', [true]]], ready: own } as unknown as Record<string, unknown>;
+    (window as unknown as { __service: object }).__service = stub;
+    boot();
+    expect(service()).toBe(stub);
+    expect(service()!.ready).not.toBe(own);
+    expect(await service()!.ready).toBe(true);
+    expect(JSON.parse(decodeURIComponent(page.jar.get(CLICK_COOKIE)!.value)).click_ids).toEqual({ gclid: 'stub-ready' });
+    // A second copy still does nothing: one config request, one snapshot per intent.
+    boot();
+    await service()!.captureSaasSignupIntent!();
+    await page.flush();
+    expect(page.fetch).toHaveBeenCalledTimes(1);
+    expect(page.beacons).toHaveLength(1);
+  });
+
   test('a tag-manager install with the key in the src query (no data attributes) runs', async () => {
     const page = preparePage('https://www.example.com/?gclid=g', configFor('https://example.com'), null);
     addScript(`${SERVICE}/loader.js?site_key=${SITE_KEY}`);
