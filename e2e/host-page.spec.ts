@@ -1,9 +1,7 @@
 /** The loader's promises to the host page: it never throws into it, and it runs under a strict CSP. */
 import type { Page } from '@playwright/test';
-import { CORRELATION_COOKIE } from '../src/protocol/cookies';
-import { expectCollectorRequests, snapshotBody } from './support/collector-traffic';
 import { fixtureUrl } from './support/env';
-import { captureIntent, cookieNamed, expect, expectNoNewGlobals, expectSnapshotStored, loaderReady, test } from './support/test';
+import { expect, expectNoNewGlobals, loaderReady, signUpWithClick, test } from './support/test';
 
 test('a page whose cookie and storage accessors throw gets no page error and a settled API promise', async ({
   page,
@@ -68,18 +66,7 @@ test('under a strict CSP (script-src and connect-src of the service only) the lo
   await loaderReady(page, traffic);
   await expectNoNewGlobals(page, blankGlobals);
 
-  const calls = await expectCollectorRequests(
-    traffic,
-    page,
-    () => Promise.all([page.waitForURL(/\/signup$/), page.getByRole('button', { name: 'Create account' }).click()]),
-    { sent: [{ kind: 'snapshot', siteKey: env.sites.main.key, times: 1 }] },
-  );
-  const snapshotCall = calls.find((c) => c.kind === 'snapshot')!;
-  expect(snapshotBody(snapshotCall)).toMatchObject({
-    correlation_token: (await cookieNamed(context, CORRELATION_COOKIE))?.value,
-    touch: { click_ids: { gclid: 'csp' } },
-  });
-  await expectSnapshotStored(env, snapshotCall);
+  await signUpWithClick(page, context, traffic, env, 'csp');
   expect(violations).toEqual([]);
 });
 

@@ -4,31 +4,11 @@
  */
 import { CLICK_COOKIE, CORRELATION_COOKIE, CORRELATION_TOKEN_PATTERN } from '../src/protocol/cookies';
 import { SERVICE_GLOBAL } from '../src/protocol/install';
-import type { BrowserContext, Page } from '@playwright/test';
-import { expectCollectorRequests, snapshotBody, type CollectorTraffic } from './support/collector-traffic';
-import { fixtureUrl, type E2EEnv } from './support/env';
+import { expectCollectorRequests, snapshotBody } from './support/collector-traffic';
+import { fixtureUrl } from './support/env';
 import { recordedRequests } from './support/fixture-server';
-import { captureIntent, cookieNamed, expect, expectNoNewGlobals, expectSnapshotStored, loaderReady, test } from './support/test';
+import { captureIntent, cookieNamed, expect, expectNoNewGlobals, expectSnapshotStored, loaderReady, signUpWithClick, test } from './support/test';
 
-/**
- * Presses the fixture's "Create account": one form_submit snapshot of the main site carrying the landing's gclid,
- * stored, its token in the correlation cookie. Returns the token.
- */
-async function signUpWithClick(page: Page, context: BrowserContext, traffic: CollectorTraffic, env: E2EEnv, gclid: string): Promise<string> {
-  const calls = await expectCollectorRequests(
-    traffic,
-    page,
-    () => Promise.all([page.waitForURL(/\/signup$/), page.getByRole('button', { name: 'Create account' }).click()]),
-    { sent: [{ kind: 'snapshot', siteKey: env.sites.main.key, times: 1 }] },
-  );
-  const snapshotCall = calls.find((c) => c.kind === 'snapshot')!;
-  const snapshot = snapshotBody(snapshotCall);
-  expect(snapshot).toMatchObject({ trigger: 'form_submit', touch: { click_ids: { gclid } } });
-  await expectSnapshotStored(env, snapshotCall);
-  const token = (await cookieNamed(context, CORRELATION_COOKIE))?.value;
-  expect(token).toBe(snapshot.correlation_token);
-  return token!;
-}
 
 test('a script element created by a tag manager with the key in its src and no data attributes works', async ({
   page,

@@ -5,7 +5,7 @@
 import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
 import { CLICK_COOKIE, CORRELATION_COOKIE } from '../../src/protocol/cookies';
 import { SERVICE_GLOBAL } from '../../src/protocol/install';
-import { CollectorTraffic, responseStatus, snapshotBody, type CollectorCall } from './collector-traffic';
+import { CollectorTraffic, expectCollectorRequests, responseStatus, snapshotBody, type CollectorCall } from './collector-traffic';
 import { storedSnapshot } from './fixture-server';
 import { e2eEnv, fixtureUrl, type E2EEnv } from './env';
 
@@ -142,4 +142,24 @@ export async function expectSnapshotStored(env: E2EEnv, call: CollectorCall): Pr
   const storedClickIds = ((stored!.touch as { click_ids?: Record<string, string> } | null)?.click_ids ?? {}) as Record<string, string>;
   for (const [key, value] of Object.entries(sent.touch?.click_ids ?? {})) expect(storedClickIds[key], `stored ${key}`).toBe(value);
   return stored!;
+}
+
+/**
+ * Presses the fixture's "Create account": one form_submit snapshot of the main site carrying the landing's gclid,
+ * stored, its token in the correlation cookie. Returns the token.
+ */
+export async function signUpWithClick(page: Page, context: BrowserContext, traffic: CollectorTraffic, env: E2EEnv, gclid: string): Promise<string> {
+  const calls = await expectCollectorRequests(
+    traffic,
+    page,
+    () => Promise.all([page.waitForURL(/\/signup$/), page.getByRole('button', { name: 'Create account' }).click()]),
+    { sent: [{ kind: 'snapshot', siteKey: env.sites.main.key, times: 1 }] },
+  );
+  const snapshotCall = calls.find((c) => c.kind === 'snapshot')!;
+  const snapshot = snapshotBody(snapshotCall);
+  expect(snapshot).toMatchObject({ trigger: 'form_submit', touch: { click_ids: { gclid } } });
+  await expectSnapshotStored(env, snapshotCall);
+  const token = (await cookieNamed(context, CORRELATION_COOKIE))?.value;
+  expect(token).toBe(snapshot.correlation_token);
+  return token!;
 }

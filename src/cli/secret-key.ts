@@ -5,13 +5,13 @@
  * the service (401 no_signature_match), and an erasure's keyed hashes would not be recognised by it. Refused instead.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Settings } from '../server/settings';
+import { secretKeyFile } from '../server/db/secret-box';
 
 /** Why this command cannot use the service's key with these settings, or null when it can. */
 export function secretKeyProblem(settings: Pick<Settings, 'databaseUrl' | 'secretKey' | 'dataDir'>, command: string): string | null {
   if (!settings.databaseUrl || settings.secretKey) return null;
-  const keyFile = join(settings.dataDir, 'secret.key');
+  const keyFile = secretKeyFile(settings.dataDir);
   if (existsSync(keyFile)) return null;
   return (
     `CNV_SECRET_KEY is not set, and ${keyFile} does not exist: 'cnv ${command}' needs the key the service runs with ` +

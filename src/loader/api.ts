@@ -22,7 +22,7 @@ export interface Service {
  */
 type ServiceWindow = { [K in typeof SERVICE_GLOBAL]?: unknown };
 
-/** The window.__service the page set (its siteKey, q and a first loader's ready), or a new object if it set none. */
+/** The window.__service the page set (its siteKey and q, or a first loader's methods and mark), or a new object if it set none. */
 export const pageService = (): Service => {
   const service = (window as ServiceWindow).__service;
   return service && typeof service === 'object' ? (service as Service) : {};

@@ -1,7 +1,8 @@
 /** Service settings, read once from the environment. Every setting has a default that works on one machine. */
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { SECRET_KEY_FORM, secretKeyFile, secretKeyOf } from './db/secret-box';
 
 export interface Settings {
   host: string;
@@ -366,28 +367,20 @@ function trustProxySetting(raw: string | undefined): Settings['trustProxy'] {
   return entries;
 }
 
-/** The byte length of a key written as db/secret-box.ts reads it: 64 hex characters, else base64. */
-function keyBytes(raw: string): number {
-  const text = raw.trim();
-  return /^[0-9a-fA-F]{64}$/.test(text) ? 32 : Buffer.from(text, 'base64').length;
-}
-
-const KEY_FORM = '32 bytes, written as 64 hex characters or base64 (openssl rand -base64 32)';
-
 /**
  * CNV_SECRET_KEY, checked before anything opens (never echoed): its form, or, unset, the data directory's key file
  * when there is one (unreadable or damaged, it is named: a new key would not open what the old one sealed).
  */
 function secretKeySetting(raw: string | undefined, dataDir: string): string | undefined {
   if (raw) {
-    if (keyBytes(raw) === 32) return raw;
+    if (secretKeyOf(raw)) return raw;
     const path = raw.trim();
     if (/^(\/|\.{1,2}\/|~\/)/.test(path) && existsSync(path)) {
       throw new Error(`CNV_SECRET_KEY holds the key itself, not the path of a file: set it to the file's content, e.g. CNV_SECRET_KEY="$(cat ${path})"`);
     }
-    throw new Error(`CNV_SECRET_KEY must be ${KEY_FORM}; the value set (not shown) is ${raw.trim().length} characters long`);
+    throw new Error(`CNV_SECRET_KEY must be ${SECRET_KEY_FORM}; the value set (not shown) is ${raw.trim().length} characters long`);
   }
-  const file = join(dataDir, 'secret.key');
+  const file = secretKeyFile(dataDir);
   if (!existsSync(file)) return undefined;
   const keep =
     'Do not replace it with a new key: the platform credentials and webhook secrets it sealed would not open. ' +
@@ -400,8 +393,8 @@ function secretKeySetting(raw: string | undefined, dataDir: string): string | un
     const fix = code === 'EACCES' ? ' Give the user running cnv read access to it (it is mode 600, owned by the user who first started the service).' : '';
     throw new Error(`The credentials key ${file} (used while CNV_SECRET_KEY is unset; CNV_DATA_DIR) cannot be read (${code}).${fix} ${keep}`);
   }
-  if (keyBytes(text) !== 32) {
-    throw new Error(`The credentials key ${file} (used while CNV_SECRET_KEY is unset; CNV_DATA_DIR) does not hold a key (${KEY_FORM}): it was altered or cut short. ${keep}`);
+  if (!secretKeyOf(text)) {
+    throw new Error(`The credentials key ${file} (used while CNV_SECRET_KEY is unset; CNV_DATA_DIR) does not hold a key (${SECRET_KEY_FORM}): it was altered or cut short. ${keep}`);
   }
   return undefined;
 }

@@ -26,12 +26,12 @@ export type NavId = (typeof NAV)[number]['id'];
 /** Path of the progressive-enhancement script (copy buttons, confirmations, live sections); pages work without it. */
 export const SCRIPT_PATH = '/dashboard/assets/dashboard.js';
 
-/** A table of class `table` shown as one block per row, each cell on its line after its column's name (data-label). */
-function stacked(table: string): string {
-  return `  ${table} thead { display: none; }
-  ${table} tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
-  ${table} td { display: block; border: 0; padding: 2px 4px; }
-  ${table} td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .78rem; text-transform: uppercase; }
+/** The rules that show the tables `selector` matches as one block per row, each cell on its line after its column's name (data-label). */
+function stacked(selector: string): string {
+  return `  ${selector} thead { display: none; }
+  ${selector} tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
+  ${selector} td { display: block; border: 0; padding: 2px 4px; }
+  ${selector} td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .78rem; text-transform: uppercase; }
 `;
 }
 

@@ -56,11 +56,20 @@ export interface SecretBox {
   open(sealed: string): string;
 }
 
-/** Reads a 32-byte key given as base64 (44 characters) or hex (64 characters). */
-export function parseSecretKey(raw: string): Buffer {
+/** How a secret key is written (CNV_SECRET_KEY, `<data dir>/secret.key`). */
+export const SECRET_KEY_FORM = '32 bytes, written as 64 hex characters or base64 (openssl rand -base64 32)';
+
+/** A 32-byte key given as base64 (44 characters) or hex (64 characters), or null when the text holds none. */
+export function secretKeyOf(raw: string): Buffer | null {
   const text = raw.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
-  if (key.length !== 32) throw new Error('CNV_SECRET_KEY must be 32 bytes, written as 64 hex characters or base64 (openssl rand -base64 32).');
+  return key.length === 32 ? key : null;
+}
+
+/** Reads a 32-byte key given as base64 (44 characters) or hex (64 characters). */
+export function parseSecretKey(raw: string): Buffer {
+  const key = secretKeyOf(raw);
+  if (!key) throw new Error(`CNV_SECRET_KEY must be ${SECRET_KEY_FORM}.`);
   return key;
 }
 
@@ -107,8 +116,13 @@ export function serviceKeyedHash(settings: { secretKey: string | undefined; data
   return (value) => createHmac('sha256', key).update(value, 'utf8').digest('hex');
 }
 
+/** The key file of a data directory, used while CNV_SECRET_KEY is unset. */
+export function secretKeyFile(dataDir: string): string {
+  return join(dataDir, 'secret.key');
+}
+
 function keyFromDataDir(dataDir: string): Buffer {
-  const path = join(dataDir, 'secret.key');
+  const path = secretKeyFile(dataDir);
   if (!existsSync(path)) {
     mkdirSync(dataDir, { recursive: true });
     try {

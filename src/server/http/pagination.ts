@@ -15,13 +15,16 @@ function Cursor(description: string) {
   return PlainText(description, { errorCode: 'invalid_cursor' });
 }
 
+/** What starting_after's description adds for REST, where ending_before is also offered (a tool leaves it out). */
+export const NOT_WITH_ENDING_BEFORE = ' Not combinable with ending_before.';
+
 /** The query parameters of an id-cursor list; list endpoints add their own filters to these. */
 export const PageQueryProperties = {
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX, description: `How many items to return: 1 to ${LIST_LIMIT_MAX}, ${LIST_LIMIT_DEFAULT} when left out.` }),
   ),
   starting_after: Type.Optional(
-    Cursor('Return the items after this id: the next_cursor of the previous page. Not combinable with ending_before.'),
+    Cursor(`Return the items after this id: the next_cursor of the previous page.${NOT_WITH_ENDING_BEFORE}`),
   ),
   ending_before: Type.Optional(Cursor('Return the items before this id, to walk backward. Not combinable with starting_after.')),
 };

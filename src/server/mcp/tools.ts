@@ -8,12 +8,14 @@ import { ListSitesQuery, SiteFields, SiteIdParams } from '../api/sites';
 import { ConnectDestinationBody, ConnectTriggerSourceBody, HandoffIdParams } from '../api/handoffs';
 import { CreateFlowBody, FlowIdParams, ListFlowsQuery, PatchFlowBody } from '../api/flows';
 import { DestinationIdParams, ListDestinationsQuery, REDELIVER_LIMIT_MAX, RedeliverDestinationBody } from '../api/destinations';
-import { EventIdParams, ListEventsQuery } from '../api/events';
+import { EventIdParams, ListEventsQuery, URL_ENCODE_OFFSET } from '../api/events';
 import { supportedDestinationTypes } from '../destinations';
 import { invalidParam, missingParam, printable } from '../http/errors';
+import { NOT_WITH_ENDING_BEFORE } from '../http/pagination';
 import { isWellFormedText, nonFiniteNumberPath, numberTooLarge } from '../http/json-text';
 import type { ErrorBody } from '../../protocol/errors';
 import { installSnippet } from '../../protocol/install';
+import { apiTriggerPath } from '../../protocol/webhook';
 
 /** A tool's arguments as the client sent them (checked by the REST route, not here, but for undeclared names). */
 export type ToolInput = Record<string, unknown>;
@@ -128,7 +130,7 @@ const TOOL_TIMESTAMP = 'an ISO 8601 timestamp with a time zone, such as 2026-11-
  * Advice of the REST routes' descriptions that is wrong for a tool, which writes the query itself: quoted by a REST
  * error's message ("Expected: …"), it is taken out of a tool's error.
  */
-const REST_ONLY_ADVICE = [' (URL-encode a + offset as %2B)', ' Not combinable with ending_before.'];
+const REST_ONLY_ADVICE = [URL_ENCODE_OFFSET, NOT_WITH_ENDING_BEFORE];
 
 /** The connect tool call that makes a fresh handoff like this one (for one that expired). */
 function freshHandoffCall(body: Record<string, unknown>): string {
@@ -205,11 +207,13 @@ function liveFlowStep(flow: Record<string, unknown>): string | undefined {
   const check = `Ask the user for a test conversion, then call list_events with flow_id '${id}' to see it arrive and get_event for its deliveries.`;
   if (trigger.integrationId === 'api') {
     const key = String(trigger.key);
-    const path = trigger.type === 'conversion' ? 'conversion' : 'saas-signup';
-    const report = trigger.type === 'conversion' ? 'a later stage (with the customer_id of the signup)' : 'a signup';
+    const stage = trigger.type === 'conversion';
+    const report = stage ? 'a later stage (with the customer_id of the signup)' : 'a signup';
+    // The path with {site_key} left for the user's site key (a trigger key is [A-Za-z0-9_-]: decoding changes nothing of it).
+    const path = decodeURIComponent(apiTriggerPath('{site_key}', key, stage ? 'conversion' : 'saas_signup'));
     return (
       `Flow ${id} is live: it fires when the user's backend reports ${report} through the site's signed webhook ` +
-      `.../api/webhook-bridge/${path}/{site_key}/${key} (with the cnv client: triggerKey '${key}'). ${check}`
+      `...${path} (with the cnv client: triggerKey '${key}'). ${check}`
     );
   }
   return (

@@ -10,7 +10,10 @@ export const EVENTS_LIMIT_MAX = 100;
 /** Event status values (spec, Event). */
 export const EVENT_STATUSES = ['queued', 'completed', 'failed'] as const satisfies readonly EventStatus[];
 
-const TIMESTAMP = 'an ISO 8601 timestamp with a time zone, such as 2026-11-21T09:30:00Z (URL-encode a + offset as %2B)';
+/** The timestamp descriptions' advice for a hand-written query string (a tool, which encodes the query, leaves it out). */
+export const URL_ENCODE_OFFSET = ' (URL-encode a + offset as %2B)';
+
+const TIMESTAMP = `an ISO 8601 timestamp with a time zone, such as 2026-11-21T09:30:00Z${URL_ENCODE_OFFSET}`;
 
 /** The query of GET /v1/events: filters and the timestamp cursor, newest first. */
 export const ListEventsQuery = Type.Object(
