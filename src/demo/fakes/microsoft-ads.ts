@@ -412,6 +412,11 @@ export async function startFakeMicrosoftAds(options: MicrosoftAdsFakeOptions = {
         return error(5607, 'OfflineConversionTimeInvalid', 'The conversion time of offline conversion is invalid.');
       }
     }
+    // "The date and time must be within the last 90 days, otherwise the operation will fail" (OfflineConversionAdjustment,
+    // ConversionTime): refused as ApplyOfflineConversions refuses a conversion that old.
+    if (now().getTime() - Date.parse(a.ConversionTime as string) > 90 * DAY_MS) {
+      return error(5609, 'OfflineConversionTimeOutOfWindow', 'The conversion time is out of the conversion window.');
+    }
     if (Date.parse(a.AdjustmentTime as string) < Date.parse(a.ConversionTime as string)) {
       req.problems.push(`OfflineConversionAdjustments[${index}].AdjustmentTime is earlier than the conversion time`);
       return error(201, 'ApiInputValidationError', 'One or more input elements failed validation.');

@@ -14,9 +14,17 @@
  * RestatementValue), nor which of two restatements with one time wins. The time sent is delivery's
  * adjustmentSendTime all the same (a second after the conversion and after the previous adjustment, in the order they
  * arrived), which meets Microsoft's documented rule and leaves no doubt about the order.
+ *
+ * Verified 2026-11-29 (OfflineConversionAdjustment, ConversionTime, bingads-13; MicrosoftDocs/Advertising-docs
+ * offlineconversionadjustment.md): "The date and time when the original offline conversion occurred. The date and time
+ * must be within the last 90 days, otherwise the operation will fail". So an adjustment of a conversion that happened
+ * more than 90 days before it is sent fails here, with that reason, and is never sent (the strict fake refuses it with
+ * OfflineConversionTimeOutOfWindow, as it does a conversion that old). Microsoft's own REST SDK (BingAds Java SDK v13,
+ * OfflineConversionAdjustment) also carries HashedEmailAddress and HashedPhoneNumber, which cnv sends to name a
+ * conversion applied without a click id.
  */
 import { adjustmentOutcomeOf, type AdjustmentInput, type AdjustmentOutcome, type DeliveryOutcome, type RequestSummary } from '../destination';
-import { prepareConversion } from './request';
+import { MAX_CONVERSION_AGE_MS, prepareConversion } from './request';
 
 /** Path of ApplyOfflineConversionAdjustments under the Campaign Management host. */
 export const APPLY_ADJUSTMENTS_PATH = '/CampaignManagement/v13/OfflineConversionAdjustments/Apply';
@@ -36,8 +44,21 @@ export interface OfflineConversionAdjustment {
 
 export type PreparedAdjustment = { ok: true; adjustment: OfflineConversionAdjustment; summary: RequestSummary } | { ok: false; outcome: AdjustmentOutcome };
 
-/** The adjustment of one conversion: the conversion named exactly as it was applied, and the change. */
-export function prepareAdjustment(input: AdjustmentInput): PreparedAdjustment {
+/** The adjustment of one conversion, sent at `now`: the conversion named exactly as it was applied, and the change. */
+export function prepareAdjustment(input: AdjustmentInput, now: Date): PreparedAdjustment {
+  if (now.getTime() - input.original.occurredAt.getTime() > MAX_CONVERSION_AGE_MS) {
+    return {
+      ok: false,
+      outcome: {
+        kind: 'failed',
+        error: {
+          code: 'conversion_too_old',
+          message: 'The conversion happened more than 90 days ago; Microsoft Advertising adjusts offline conversions of the last 90 days only.',
+          hint: 'Nothing to send: Microsoft keeps the conversion as it was applied. Adjust a conversion within 90 days of it happening.',
+        },
+      },
+    };
+  }
   // Rebuilt as of its own time, so it names the conversion exactly as ApplyOfflineConversions received it.
   const original = prepareConversion(input.original, input.original.occurredAt);
   if (!original.ok) {

@@ -88,8 +88,9 @@ async function sendBatch(inputs: readonly DeliveryInput[], ctx: SendContext): Pr
 async function adjustBatch(inputs: readonly AdjustmentInput[], ctx: SendContext): Promise<AdjustmentOutcome[]> {
   const outcomes: (AdjustmentOutcome | undefined)[] = new Array(inputs.length);
   const sent: { at: number; adjustment: OfflineConversionAdjustment; summary: Record<string, unknown> }[] = [];
+  const preparedAt = ctx.now();
   inputs.forEach((input, at) => {
-    const prepared = prepareAdjustment(input);
+    const prepared = prepareAdjustment(input, preparedAt);
     if (prepared.ok) sent.push({ at, adjustment: prepared.adjustment, summary: prepared.summary });
     else outcomes[at] = prepared.outcome;
   });
