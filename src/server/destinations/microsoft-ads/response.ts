@@ -82,12 +82,20 @@ const VERDICTS: Record<number, (name: string) => Verdict> = {
     message: 'The conversion time is outside the window Microsoft accepts (OfflineConversionTimeOutOfWindow).',
     hint: 'Conversions must reach Microsoft within 90 days of happening.',
   }),
-  5610: () => ({ kind: 'failed', code: 'invalid_value', message: 'Microsoft Advertising refused the conversion value (OfflineConversionValueInvalid).', hint: 'Set value in the flow action to a positive number.' }),
+  // The report's value and currency win over the flow action's fixed ones (request.ts), so the hint names both.
+  5610: () => ({
+    kind: 'failed',
+    code: 'invalid_value',
+    message: 'Microsoft Advertising refused the conversion value (OfflineConversionValueInvalid).',
+    hint: "Check the value the report carried (a number of 0 or more, in the currency's major unit), or the flow action's fixed value when the report carried none.",
+  }),
   5611: () => ({
     kind: 'failed',
     code: 'invalid_currency',
     message: 'Microsoft Advertising refused the currency code (OfflineConversionCurrencyCodeInvalid).',
-    hint: 'Set currency in the flow action to a currency Microsoft Advertising supports (ISO 4217, e.g. USD), or leave it out to use the goal\'s.',
+    // "ConversionCurrencyCode … For more information, see Currencies" (OfflineConversion, bingads-13): Microsoft takes
+    // the currencies of its own list (learn.microsoft.com/advertising/guides/currencies), fewer than ISO 4217's.
+    hint: "The currency the report carried (it wins over the flow action's) must be one of Microsoft Advertising's list of currencies (learn.microsoft.com/advertising/guides/currencies, e.g. USD or EUR); when the report carried none, set the flow action's currency to one of them, or leave it out to use the goal's.",
   }),
   5612: () => ({ kind: 'retry', code: 'platform_error', message: 'Microsoft Advertising could not pass the conversions on internally (OfflineConversionsApplyFailed).' }),
   5613: () => ({

@@ -75,6 +75,13 @@ describe("reading Microsoft Advertising's answer to ApplyOfflineConversions", ()
     ]);
   });
 
+  it("says where a refused value or currency came from: the report's own (which wins) or the flow action's fixed one", () => {
+    const [value] = answer(200, { PartialErrors: [batchError(0, 5610, 'OfflineConversionValueInvalid')] });
+    const [currency] = answer(200, { PartialErrors: [batchError(0, 5611, 'OfflineConversionCurrencyCodeInvalid')] });
+    expect(value).toMatchObject({ kind: 'failed', error: { code: 'invalid_value', hint: expect.stringMatching(/value the report carried .*or the flow action's fixed value/) } });
+    expect(currency).toMatchObject({ kind: 'failed', error: { code: 'invalid_currency', hint: expect.stringMatching(/currency the report carried .*Microsoft Advertising's list of currencies.*the flow action's currency/) } });
+  });
+
   it('resends when a 200 is not the documented JSON', () => {
     expect(answer(200, 'not json')[0]).toMatchObject({ kind: 'retry', error: { code: 'unreadable_answer' } });
   });
