@@ -48,7 +48,7 @@ export interface AdjustmentRecord {
   earlier_occurred_at: Array<number | string>;
   event_action_id: string;
   action_status: string;
-  action_error: { code?: string; message?: string } | null;
+  action_error: { code?: string; message?: string; hint?: string } | null;
   action_request: Record<string, unknown> | null;
 }
 

@@ -8,6 +8,7 @@ import {
   ReauthorizationRequired,
   TokenUnavailable,
   adjustmentsUnsupported,
+  CONSENT_DENIED_CODE,
   findConnectionsById,
   platformFor,
   sendContextFor,
@@ -40,9 +41,16 @@ function settled(row: Pick<Row, 'claim'>, status: 'adjusted' | 'unsupported' | '
   return { claim: row.claim, status, reason, attempts, request, error: null };
 }
 
-/** What the original delivery's state means for its adjustment, when it was not delivered. */
+/**
+ * What the original delivery's state means for its adjustment, when it was not delivered. A conversion the visitor's
+ * consent held back (`skipped`, consent_denied) holds back its adjustments too: `unsupported` with the same reason and
+ * hint, as revenue.md says, never `failed` (the skip itself never makes anything failed).
+ */
 function notDelivered(row: Row, label: string): AdjustmentResultUpdate {
   const { action_status: status, action_error: error } = row.adjustment;
+  if (status === 'skipped' && error?.code === CONSENT_DENIED_CODE && error.message) {
+    return settled(row, 'unsupported', error.hint ? `${error.message} ${error.hint}` : error.message);
+  }
   const why = error?.message ? `: ${error.message}` : '';
   const reason =
     status === 'failed'

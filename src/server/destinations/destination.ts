@@ -393,10 +393,13 @@ export function adUserDataDenied(input: Pick<DeliveryInput, 'consent'>): boolean
   return input.consent.ad_user_data === 'denied';
 }
 
+/** The code of a `skipped` outcome's reason when the visitor's consent held the conversion back. */
+export const CONSENT_DENIED_CODE = 'consent_denied';
+
 /** The reason of a `skipped` outcome for an event held back by consent. */
 export function consentDenied(platformLabel: string, detail: string): DeliveryError {
   return {
-    code: 'consent_denied',
+    code: CONSENT_DENIED_CODE,
     message: `The visitor denied ad_user_data consent on the page, so cnv sent nothing to ${platformLabel}: ${detail}`,
     hint: 'Nothing to fix: this is the visitor’s choice.',
   };

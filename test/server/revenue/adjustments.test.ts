@@ -174,6 +174,45 @@ describe('adjustments: restate and retract a reported conversion', () => {
     }
   });
 
+  it("says unsupported, with the consent reason, where the visitor's consent held the conversion back; never failed", async () => {
+    // revenue.md: "An adjustment the visitor's consent holds back is `unsupported` with the consent reason and its hint";
+    // the conversion's own actions are `skipped`, which never makes anything failed (delivery.md).
+    const token = newToken();
+    const now = Date.now();
+    const snapshot = await r.svc.app.inject({
+      method: 'POST', url: snapshotsPath(r.setup.site.site_key), headers: { origin: ORIGIN, 'content-type': 'text/plain;charset=UTF-8' },
+      payload: JSON.stringify(snapshotBody({
+        correlation_token: token, occurred_at: new Date(now - 120_000).toISOString(), page_url: `${ORIGIN}/signup`,
+        consent: { ad_user_data: 'denied', ad_personalization: 'denied' },
+        touch: {
+          click_ids: { gclid: `Cj0KCQ-consent-${seq}`, msclkid: 'c'.repeat(32), fbclid: 'IwAR-consent', li_fat_id: 'li-consent' },
+          utm: {}, landing_page_url: `${ORIGIN}/`, referrer: null, captured_at: new Date(now - 3_600_000).toISOString(),
+        },
+      })),
+    });
+    expect(snapshot.statusCode).toBe(204);
+    const order = id('denied');
+    expect((await signup({ customer_event_id: order, correlation_token: token, email: 'ada@example.com', value: 30, currency: 'EUR' })).status).toBe(200);
+    await r.drain();
+    const sent = await eventOf(order);
+    expect(sent.status).toBe('completed');
+    expect(sent.actions.find((a: any) => a.destination === 'microsoft-ads')).toMatchObject({ status: 'skipped', error: { code: 'consent_denied' } });
+    const microsoftAdjustments = r.fakes.microsoft.adjustments.length;
+
+    expect((await adjust({ adjustment_id: id('refund'), customer_event_id: order, type: 'retract' })).status).toBe(200);
+    await r.drain();
+    const results = four((await eventOf(order)).adjustments[0].results);
+    // Google got the click without identifiers (consent: adUserData DENIED), so its adjustment goes out as the original did.
+    expect(results.find((x: any) => x.destination === 'google-ads').status).toBe('unsupported'); // the Data Manager API has no retraction
+    for (const destination of ['meta', 'microsoft-ads', 'linkedin']) {
+      expect(results.find((x: any) => x.destination === destination)).toMatchObject({
+        status: 'unsupported',
+        reason: expect.stringMatching(/^The visitor denied ad_user_data consent on the page, so cnv sent nothing to .*Nothing to fix: this is the visitor’s choice\.$/),
+      });
+    }
+    expect(r.fakes.microsoft.adjustments.length).toBe(microsoftAdjustments);
+  });
+
   it('answers 404 for an unknown customer_event_id and 400 naming the field for a bad body', async () => {
     const missing = await adjust({ adjustment_id: id('adj'), customer_event_id: 'no-such-order', type: 'retract' });
     expect(missing.status).toBe(404);
