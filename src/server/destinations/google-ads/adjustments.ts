@@ -7,6 +7,14 @@
  * required fields and identifiers, carrying the updated values; conversionValue and currency are overwritten. "In the
  * Data Manager API, an adjustment can restate a conversion value or supplement user data": there is no retraction, so
  * a retraction on this path is `unsupported`, said so with the way out.
+ * Checked again 2026-11-29 on the same page: "If the transactionId doesn't match an existing conversion, Google Ads
+ * creates a new conversion" (Unmatched events), and an adjustment must carry "All fields required for an event,
+ * including at least one identifier" (cnv resends the original event, identifiers included). So cnv restates only a
+ * conversion whose ingest Google accepted (an original that failed or never went out gets `failed`, delivery/
+ * adjustments.ts); one Google accepted but then dropped while processing it (the request's diagnostics show that, per
+ * request, not per event) would be recorded anew by the restatement, at the restated value. Not found in the Data
+ * Manager pages: how long after a conversion Google still takes its adjustment (the legacy API's CONVERSION_EXPIRED
+ * says 54 days; nothing equivalent is documented for the Data Manager API), so cnv sets no limit of its own here.
  *
  * Legacy Google Ads API (uploadClickConversions connections): ConversionAdjustmentUploadService's RESTATEMENT and
  * RETRACTION, by the conversion's order id (./legacy-adjustments.ts, with the facts verified there).

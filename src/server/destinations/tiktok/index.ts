@@ -37,6 +37,10 @@
  *   (the connection test sends a custom event, so it never counts as a real conversion); the exact list of standard
  *   events (cnv accepts TikTok's published names and any other name as a custom event); a documented retry wait for
  *   40100 (none found: cnv honours Retry-After when sent, else backs off).
+ *   Searched again 2026-11-29 (search corpora docs and pages: the Events API's batch limit, the age limit of
+ *   `event_time`, an update or refund of an event): only third parties answered (Tealium's TikTok Events connector
+ *   batches at most 50 requests or 1 MB, docs.tealium.com/server-side-connectors/tiktok-events-connector; an unofficial
+ *   route page claims 1,000 events a request), no TikTok page, so these stay unverified.
  */
 import type { DestinationPlatform } from '../destination';
 import { checkTikTokAction } from './action-config';
