@@ -119,7 +119,18 @@ const MSADS_SCOPE = 'https://ads.microsoft.com/msads.manage';
 const MAX_PER_CALL = 1000;
 const DAY_MS = 86_400_000;
 const TWO_HOURS_MS = 2 * 3_600_000;
-const CURRENCIES = new Set(['USD', 'EUR', 'GBP', 'CAD', 'AUD', 'CHF', 'JPY', 'INR', 'BRL', 'MXN', 'SEK', 'NOK', 'DKK', 'NZD', 'SGD', 'HKD', 'PLN', 'TRY', 'ZAR']);
+/**
+ * The currencies ConversionCurrencyCode and AdjustmentCurrencyCode take: OfflineConversion says "For more information,
+ * see Currencies", whose "Conversion Goal Revenue Currencies" table lists these codes
+ * (learn.microsoft.com/advertising/guides/currencies#conversiongoalrevenue, MicrosoftDocs/Advertising-docs, read
+ * 2026-11-29). Copied as Microsoft writes it, withdrawn codes (BGN, HRK, TRL, VEF) included; TRY is not on it.
+ */
+const CURRENCIES = new Set(
+  ('AED ALL AMD ARS AUD AZN BDT BGN BHD BND BOB BRL BWP BZD CAD CHF CLP CNY COP CRC CZK DKK DOP DZD EGP ETB EUR FJD GBP ' +
+    'GEL GHS GTQ HKD HNL HRK HUF IDR ILS INR IQD ISK JMD JOD JPY KES KGS KRW KWD KZT LBP LKR LYD MAD MKD MNT MOP MUR MVR ' +
+    'MWK MXN MYR NGN NIO NOK NZD OMR PAB PEN PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SEK SGD THB TND TOP TRL TTD TWD TZS ' +
+    'UAH UGX USD UYU UZS VEF VND XAF XCD XOF YER ZAR ZMW').split(' '),
+);
 const KNOWN_FIELDS = new Set([
   'ConversionCurrencyCode',
   'ConversionName',

@@ -183,6 +183,13 @@ describe("the fake's ApplyOfflineConversions", () => {
     expect(fake.applied).toHaveLength(1);
   });
 
+  it("takes the currencies of Microsoft's Conversion Goal Revenue list, and no other", async () => {
+    // learn.microsoft.com/advertising/guides/currencies#conversiongoalrevenue, which OfflineConversion's
+    // ConversionCurrencyCode points to ("For more information, see Currencies"): KWD, CNY and THB are on it, NPR is not.
+    const rows = ['KWD', 'CNY', 'THB', 'EUR', 'NPR'].map((code, i) => row({ ConversionCurrencyCode: code, ConversionValue: 1, ConversionTime: `2026-11-21T09:00:0${i}.000Z` }));
+    expect((await partialErrorsOf(rows)).map((e) => [e.Index, e.Code])).toEqual([[4, 5611]]);
+  });
+
   it('accepts a conversion without click id when a hashed email or phone is given', async () => {
     expect(await partialErrorsOf([row({ MicrosoftClickId: undefined, HashedPhoneNumber: HASH })])).toEqual([]);
   });

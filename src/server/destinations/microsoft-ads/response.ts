@@ -94,8 +94,9 @@ const VERDICTS: Record<number, (name: string) => Verdict> = {
     code: 'invalid_currency',
     message: 'Microsoft Advertising refused the currency code (OfflineConversionCurrencyCodeInvalid).',
     // "ConversionCurrencyCode … For more information, see Currencies" (OfflineConversion, bingads-13): Microsoft takes
-    // the currencies of its own list (learn.microsoft.com/advertising/guides/currencies), fewer than ISO 4217's.
-    hint: "The currency the report carried (it wins over the flow action's) must be one of Microsoft Advertising's list of currencies (learn.microsoft.com/advertising/guides/currencies, e.g. USD or EUR); when the report carried none, set the flow action's currency to one of them, or leave it out to use the goal's.",
+    // the codes of its "Conversion Goal Revenue Currencies" table (learn.microsoft.com/advertising/guides/currencies),
+    // about a hundred, fewer than ISO 4217's (no TRY, for one: the table has the withdrawn TRL).
+    hint: "The currency the report carried (it wins over the flow action's) must be one of Microsoft Advertising's list of currencies for conversion goals (learn.microsoft.com/advertising/guides/currencies#conversiongoalrevenue, e.g. USD or EUR); when the report carried none, set the flow action's currency to one of them, or leave it out to use the goal's.",
   }),
   5612: () => ({ kind: 'retry', code: 'platform_error', message: 'Microsoft Advertising could not pass the conversions on internally (OfflineConversionsApplyFailed).' }),
   5613: () => ({
