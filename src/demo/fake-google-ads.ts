@@ -224,7 +224,18 @@ export interface FakeGoogleAdsOptions {
    * with a token of their own).
    */
   scopesOf?: (accessToken: string) => readonly string[] | null;
+  /** The fake's clock (which conversions are old enough to adjust); the real one by default. */
+  now?: () => Date;
 }
+
+/**
+ * ConversionAdjustmentUploadError (Google Ads API reference, v25 …/ConversionAdjustmentUploadErrorEnum): TOO_RECENT_CONVERSION
+ * "Adjustment can't be recorded because the conversion occurred too recently. Try adjusting a conversion that occurred
+ * at least 24 hours ago."; CONVERSION_EXPIRED "Adjustment can't be made to a conversion that occurred more than 54
+ * days ago."
+ */
+const ADJUSTABLE_AFTER_MS = 24 * 3_600_000;
+const ADJUSTABLE_UNTIL_MS = 54 * 24 * 3_600_000;
 
 export function startFakeGoogleAds(options: FakeGoogleAdsOptions = {}): Promise<FakeGoogleAds> {
   let jobId = 1000;
@@ -252,6 +263,11 @@ export function startFakeGoogleAds(options: FakeGoogleAdsOptions = {}): Promise<
       const fail = (code: string, message: string) => errors.push({ index, code: { conversionAdjustmentUploadError: code }, message });
       if (key === null || held === undefined) return fail('CONVERSION_NOT_FOUND', "The conversion for this conversion action and conversion identifier can't be found.");
       if (held.retracted) return fail('CONVERSION_ALREADY_RETRACTED', 'The conversion was already retracted. This adjustment was not processed.');
+      const ageMs = (options.now?.() ?? new Date()).getTime() - dateTimeMs(held.at);
+      if (ageMs < ADJUSTABLE_AFTER_MS) {
+        return fail('TOO_RECENT_CONVERSION', "Adjustment can't be recorded because the conversion occurred too recently. Try adjusting a conversion that occurred at least 24 hours ago.");
+      }
+      if (ageMs > ADJUSTABLE_UNTIL_MS) return fail('CONVERSION_EXPIRED', "Adjustment can't be made to a conversion that occurred more than 54 days ago.");
       const atMs = dateTimeMs(a.adjustmentDateTime);
       if (!(atMs > dateTimeMs(held.at))) return fail('ADJUSTMENT_PRECEDES_CONVERSION', 'Adjustment has an adjustment_date_time that occurred before the associated conversion.');
       if (a.adjustmentType === 'RETRACTION') {

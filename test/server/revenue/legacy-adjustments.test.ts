@@ -14,6 +14,8 @@ import { startFakeGoogle, type FakeGoogle } from '../../../src/demo/fakes/google
 import { CUSTOMER_ID, createDeliveryFixture, insertReportedEvent, memoryLog, settingsFor, steppableClock, type DeliveryFixture } from '../delivery/fixtures';
 
 const ACTION = `customers/${CUSTOMER_ID}/conversionActions/987654321`;
+const HOUR_MS = 3_600_000;
+const CONVERSION_AGE_MS = 25 * HOUR_MS;
 
 describe('the fake Google Ads API checks conversion adjustment uploads strictly', () => {
   const good = { conversionAction: ACTION, adjustmentType: 'RETRACTION', adjustmentDateTime: '2026-11-20 10:00:00-05:00', orderId: 'abc' };
@@ -44,28 +46,35 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
   let google: FakeGoogle;
   let fx: DeliveryFixture;
   const workers: Array<{ stop(): Promise<void> }> = [];
+  /** How far ahead of the real clock the fake Google Ads API and the next worker() stand. */
+  let ahead = 0;
 
   beforeAll(async () => {
-    [db, ads, google] = await Promise.all([kind.open(), startFakeGoogleAds(), startFakeGoogle()]);
+    [db, ads, google] = await Promise.all([kind.open(), startFakeGoogleAds({ now: () => new Date(Date.now() + ahead) }), startFakeGoogle()]);
     fx = await createDeliveryFixture(db, { timezone: 'America/New_York', refreshToken: google.issueRefreshToken() });
   });
   afterAll(async () => {
     await Promise.all([db.close(), ads.close(), google.close()]);
   });
   afterEach(async () => {
+    ahead = 0;
     await Promise.all(workers.splice(0).map((w) => w.stop()));
   });
 
   function worker() {
-    const clock = steppableClock(new Date(Date.now() + 60_000));
+    const clock = steppableClock(new Date(Date.now() + ahead + 60_000));
     const w = startDeliveryWorker({ db, settings: settingsFor(ads.url, {}, google), log: memoryLog(), now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 5000 });
     workers.push(w);
     return w;
   }
 
-  /** A conversion worth EUR 29 uploaded through uploadClickConversions; its order id as Google got it. */
-  async function uploaded(): Promise<{ customerEventId: string; actionId: string; orderId: string; conversionDateTime: string }> {
-    const { eventId, actionIds, customerEventId } = await insertReportedEvent(db, fx, { occurredAt: new Date(Date.now() - 10 * 60_000) });
+  /**
+   * A conversion worth EUR 29 uploaded through uploadClickConversions, `ageMs` old (25 hours by default: Google adjusts
+   * a conversion once it is 24 hours old, TOO_RECENT_CONVERSION); its order id as Google got it.
+   */
+  async function uploaded(ageMs = CONVERSION_AGE_MS): Promise<{ customerEventId: string; actionId: string; orderId: string; conversionDateTime: string; occurredAt: Date }> {
+    const occurredAt = new Date(Date.now() - ageMs);
+    const { eventId, actionIds, customerEventId } = await insertReportedEvent(db, fx, { occurredAt });
     await db.query(`update events set value = 29, currency = 'EUR' where id = $1`, [eventId]);
     const before = ads.requests.length;
     await worker().drain();
@@ -73,7 +82,7 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     expect(upload!.problems).toEqual([]);
     const conversion = upload!.body.conversions[0];
     expect(conversion).toMatchObject({ conversionValue: 29, currencyCode: 'EUR' });
-    return { customerEventId, actionId: actionIds[0]!, orderId: conversion.orderId, conversionDateTime: conversion.conversionDateTime };
+    return { customerEventId, actionId: actionIds[0]!, orderId: conversion.orderId, conversionDateTime: conversion.conversionDateTime, occurredAt };
   }
 
   async function adjust(customerEventId: string, adjustmentId: string, type: 'restate' | 'retract', value: number | null = null, occurredAt = new Date()) {
@@ -142,7 +151,7 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
   it('two restatements dated at the same second (or before the conversion) both apply, the later one last', async () => {
     const conversion = await uploaded();
     // Both before the conversion: each was moved to the conversion + 1 s, the same time, and Google ignored the second.
-    const before = new Date(Date.now() - 60 * 60_000);
+    const before = new Date(conversion.occurredAt.getTime() - 60 * 60_000);
     const first = await adjust(conversion.customerEventId, `up-${kind.name}`, 'restate', 49, before);
     const second = await adjust(conversion.customerEventId, `down-${kind.name}`, 'restate', 39, before);
     expect([first.result.status, second.result.status]).toEqual(['adjusted', 'adjusted']);
@@ -184,6 +193,54 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     const before = ads.requests.length;
     await worker().drain();
     expect(ads.requests.length).toBe(before);
+  });
+
+  it('holds an adjustment of a conversion under 24 hours old until then, and sends it once the conversion is old enough', async () => {
+    // ConversionAdjustmentUploadError.TOO_RECENT_CONVERSION: "Adjustment can't be recorded because the conversion
+    // occurred too recently. Try adjusting a conversion that occurred at least 24 hours ago."
+    const conversion = await uploaded(2 * HOUR_MS);
+    const early = await adjust(conversion.customerEventId, `same-day-refund-${kind.name}`, 'retract');
+    expect(early.requests).toHaveLength(0);
+    expect(early.result).toMatchObject({ status: 'queued', reason: expect.stringMatching(/24 hours/) });
+    const [waiting] = await db.query<{ due_at: Date }>(
+      `select r.due_at from adjustment_results r join adjustments a on a.id = r.adjustment_id where a.adjustment_id = $1`,
+      [`same-day-refund-${kind.name}`],
+    );
+    expect(waiting!.due_at.getTime()).toBeGreaterThanOrEqual(conversion.occurredAt.getTime() + 24 * HOUR_MS);
+
+    ahead = 23 * HOUR_MS; // the conversion is 25 hours old now
+    await db.query(`update adjustment_results set due_at = now() - interval '1 second' where status = 'queued'`);
+    const before = ads.requests.length;
+    await worker().drain();
+    const sent = ads.requests.slice(before).filter((r) => r.path.endsWith(':uploadConversionAdjustments'));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.problems).toEqual([]);
+    const [row] = await db.query<{ status: string }>(
+      `select r.status from adjustment_results r join adjustments a on a.id = r.adjustment_id where a.adjustment_id = $1`,
+      [`same-day-refund-${kind.name}`],
+    );
+    expect(row!.status).toBe('adjusted');
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ retracted: true });
+  });
+
+  it('the fake answers TOO_RECENT_CONVERSION for a conversion under 24 hours old, and cnv waits rather than fails', async () => {
+    const conversion = await uploaded(2 * HOUR_MS);
+    const res = await fetch(`${ads.url}/v26/customers/${CUSTOMER_ID}:uploadConversionAdjustments`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+      body: JSON.stringify({ partialFailure: true, conversionAdjustments: [{ conversionAction: ACTION, adjustmentType: 'RETRACTION', adjustmentDateTime: '2099-01-01 00:00:00+00:00', orderId: conversion.orderId }] }),
+    });
+    expect(JSON.stringify(await res.json())).toMatch(/TOO_RECENT_CONVERSION/);
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ retracted: false });
+    // Should Google still say so (its clock ahead of cnv's), the adjustment waits to be sent again; it is not failed.
+    const old = await uploaded();
+    ads.respondWith({ kind: 'rowError', code: 'TOO_RECENT_CONVERSION', message: "Adjustment can't be recorded because the conversion occurred too recently." });
+    const answered = await adjust(old.customerEventId, `early-by-google-${kind.name}`, 'retract');
+    expect(answered.requests).toHaveLength(1);
+    expect(answered.result).toMatchObject({ status: 'queued', reason: expect.stringMatching(/too recently/) });
+    // Sent again when due, it is applied (nothing left queued for the next test).
+    await db.query(`update adjustment_results set due_at = now() - interval '1 second' where status = 'queued'`);
+    await worker().drain();
+    expect(ads.held(ACTION, old.orderId)).toMatchObject({ retracted: true });
   });
 
   it('retries a 5xx with the same adjustment, and applies it once Google answers', async () => {

@@ -49,8 +49,13 @@ const ALREADY_RETRACTED = 'CONVERSION_ALREADY_RETRACTED';
 const RESTATED_AFTER_RETRACTION_HINT =
   'Google Ads keeps a retracted conversion retracted and takes no restatement of it; if the customer counts again, report a new conversion (a new customer_event_id).';
 
-/** Row errors Google documents as "try again in 6 hours" (ConversionUploadError and ConversionAdjustmentUploadError). */
-const TOO_RECENT = new Set(['TOO_RECENT_CONVERSION_ACTION', 'TOO_RECENT_EVENT']);
+/**
+ * Row errors Google documents as "try again" later: TOO_RECENT_CONVERSION_ACTION ("Try importing again in 6 hours") and
+ * TOO_RECENT_EVENT (ConversionUploadError), and TOO_RECENT_CONVERSION (ConversionAdjustmentUploadError: "Try adjusting
+ * a conversion that occurred at least 24 hours ago"; legacy-adjustments.ts holds such adjustments back until then, so
+ * this meets only a clock that differs from Google's).
+ */
+const TOO_RECENT = new Set(['TOO_RECENT_CONVERSION_ACTION', 'TOO_RECENT_EVENT', 'TOO_RECENT_CONVERSION']);
 const TOO_RECENT_RETRY_MS = 6 * 60 * 60_000;
 
 /**
