@@ -109,8 +109,18 @@ function hasHarmlessShape(raw: string): boolean {
   );
 }
 
-/** Hides credentials and personal data in a logged url: hosted handoff tokens, every query value not known harmless. */
-export function redactUrl(url: string): string {
+/**
+ * The scheme and authority of an absolute-form request target (`GET http://host/handoffs/… HTTP/1.1`, what a client
+ * sends to a proxy): Node hands it over as the url, and the router serves its path as it serves the path alone.
+ */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * Hides credentials and personal data in a logged url: hosted handoff tokens, every query value not known harmless.
+ * An absolute-form url is logged by its path and query, checked the same way.
+ */
+export function redactUrl(absoluteOrPath: string): string {
+  const url = absoluteOrPath.replace(ABSOLUTE_FORM, '');
   if (HOSTED_PATH.test(url)) return '/handoffs/[redacted]';
   const mark = url.indexOf('?');
   if (mark < 0) return url;
