@@ -118,6 +118,22 @@ describe('the app shell', () => {
     expect(redactUrl('http://cnv.example/v1/events?email=a%40b.example&limit=5')).toBe('/v1/events?email=[redacted]&limit=5');
   });
 
+  it('never logs a webhook secret or an API key pasted into a path or a query value of the shape of an id, at debug level either', async () => {
+    // A swapped setting puts a secret where a site key, an id or a cursor goes: the request is refused (404, 400 or
+    // 401), and its url reached the debug line as sent, since such values keep their shape of an id.
+    const secret = 'whsec_PastedIntoThePath0123456789abcdef';
+    const apiKey = 'cnv_sk_PastedIntoTheQuery0123456789abcd';
+    await app.inject({ method: 'POST', url: `/api/webhook-bridge/saas-signup/${secret}/signup`, payload: '{}', headers: { 'content-type': 'application/json' } });
+    await app.inject({ method: 'GET', url: `/v1/sites/${apiKey}`, headers: auth });
+    await app.inject({ method: 'GET', url: `/v1/events?site_id=${apiKey}&starting_after=${secret}`, headers: auth });
+    await app.inject({ method: 'GET', url: `/collect/v1/sites/${secret}/config` });
+    const logged = lines.join('');
+    expect(logged).toContain('/api/webhook-bridge/saas-signup/[redacted]/signup');
+    expect(logged).toContain('/v1/events?site_id=[redacted]&starting_after=[redacted]');
+    expect(logged).not.toContain('PastedInto');
+    expect(redactUrl('/v1/sites/site_abc?limit=5')).toBe('/v1/sites/site_abc?limit=5');
+  });
+
   it('answers an unknown route with the error envelope', async () => {
     const res = await app.inject({ method: 'GET', url: '/nowhere?a=b' });
     expect(res.statusCode).toBe(404);
