@@ -11,6 +11,7 @@ import { startRealService, type RunningService } from './real-service';
 import { startFakeMeta, type MetaPlan } from '../../src/demo/fakes/meta';
 import type { FakeServer } from '../../src/demo/fakes/fake-server';
 import { issueSignInLink } from '../../src/server/dashboard';
+import { LOCAL_RECEIVERS } from '../../test/server/support/receiver';
 
 // Written under test-results/ (ignored); docs/screenshots/ holds the copies docs/dashboard.md shows, updated by hand from these.
 const SHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
@@ -31,7 +32,8 @@ export function useDashboardService(): DashboardService {
   test.beforeAll(async () => {
     test.setTimeout(120_000);
     handle.meta = await startFakeMeta();
-    handle.svc = await startRealService('cnv.test', { CNV_META_GRAPH_API_BASE: handle.meta.url, CNV_SECRET_KEY: '5'.repeat(64) });
+    // The notifications test's receiver listens on this machine.
+    handle.svc = await startRealService('cnv.test', { CNV_META_GRAPH_API_BASE: handle.meta.url, CNV_SECRET_KEY: '5'.repeat(64), ...LOCAL_RECEIVERS });
     handle.origin = `http://cnv.test:${handle.svc.port}`;
   });
   test.afterAll(async () => {

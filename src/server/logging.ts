@@ -6,12 +6,13 @@
  *   `params`, `parameters`, `detail`, `where`, `internalQuery`, `hint`, …). Double-quoted spans of an error's message
  *   are replaced, unless they are one of those names: PostgreSQL quotes the offending value there
  *   (`invalid input syntax for type uuid: "ada@example.com"`), and so does JSON.parse.
- * - `req`: method and url, without its credentials (hosted handoff tokens, OAuth codes and states, sign-in tokens) and
- *   with only the query values known harmless (an `email` filter is not). Headers (Authorization, X-Service-Signature,
+ * - `req`: method and url, without its credentials (hosted handoff tokens, OAuth codes and states, sign-in tokens, an
+ *   API key or webhook secret sent where an id goes) and with only the query values known harmless (an `email` filter is not). Headers (Authorization, X-Service-Signature,
  *   Cookie) and the client's address are never logged.
  * - anything else: the `redact` paths below, at the top level of a log object and one level down.
  */
 import type { FastifyServerOptions } from 'fastify';
+import { SECRET_IN_TEXT } from './db/ids';
 
 export const REDACTED = '[redacted]';
 
@@ -109,8 +110,19 @@ function hasHarmlessShape(raw: string): boolean {
   );
 }
 
-/** Hides credentials and personal data in a logged url: hosted handoff tokens, every query value not known harmless. */
-export function redactUrl(url: string): string {
+/**
+ * The scheme and authority of an absolute-form request target (`GET http://host/handoffs/… HTTP/1.1`, what a client
+ * sends to a proxy): Node hands it over as the url, and the router serves its path as it serves the path alone.
+ */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * Hides credentials and personal data in a logged url: hosted handoff tokens, every query value not known harmless,
+ * and an API key or signing secret wherever it stands (a swapped setting puts one where a site key, an id or a cursor
+ * goes, whose values are otherwise logged). An absolute-form url is logged by its path and query, checked the same way.
+ */
+export function redactUrl(absoluteOrPath: string): string {
+  const url = absoluteOrPath.replace(ABSOLUTE_FORM, '').replace(SECRET_IN_TEXT, REDACTED);
   if (HOSTED_PATH.test(url)) return '/handoffs/[redacted]';
   const mark = url.indexOf('?');
   if (mark < 0) return url;

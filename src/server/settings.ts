@@ -15,7 +15,9 @@ export interface Settings {
   webhookPort: number | null;
   /**
    * CNV_NOTIFICATION_PRIVATE_ADDRESSES: whether notification endpoints may reach this machine and private networks
-   * (and plain http to loopback). Default: only when the service listens on loopback (a developer's machine).
+   * (and plain http to loopback). Default: only on a developer's machine, where the service listens on loopback and
+   * its public URLs are loopback ones too (behind a proxy on the same machine it listens on loopback as well, but others
+   * reach it, and every account of it could have it post into this machine and its networks).
    */
   notificationPrivateAddresses: boolean;
   /** A postgres:// URL; unset means the embedded PGlite store. */
@@ -429,7 +431,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     publicUrl,
     webhookBaseUrl,
     webhookPort,
-    notificationPrivateAddresses: onOffSetting(env, 'CNV_NOTIFICATION_PRIVATE_ADDRESSES', isLoopbackHost(host)),
+    notificationPrivateAddresses: onOffSetting(
+      env,
+      'CNV_NOTIFICATION_PRIVATE_ADDRESSES',
+      isLoopbackHost(host) && isLoopbackHost(new URL(publicUrl).hostname) && isLoopbackHost(new URL(webhookBaseUrl).hostname),
+    ),
     databaseUrl: databaseUrlSetting(env.DATABASE_URL),
     pgPoolSize: poolSize(env),
     dataDir,

@@ -95,6 +95,45 @@ describe('the app shell', () => {
     for (const secret of ['private.person', 'second.person', '203.0.113.77', '198.51.100.66']) expect(logged).not.toContain(secret);
   });
 
+  it('never logs a hosted page token nor a sign-in token sent with an absolute-form request target, at debug level either', async () => {
+    // `GET http://host/handoffs/TOKEN HTTP/1.1` (what a client configured with the service as its proxy sends) is
+    // routed like `GET /handoffs/TOKEN`, and its url was logged as sent.
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = new URL(address);
+    const token = 'AbsoluteFormToken0123456789abcd';
+    for (const target of [`http://cnv.example/handoffs/${token}`, `HTTP://cnv.example:8443/handoffs/${token}/authorize`, `http://cnv.example/dashboard/sign-in?token=${token}`]) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: cnv.example\r\nConnection: close\r\n\r\n`));
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(answer, target).toMatch(/^HTTP\/1\.1 \d{3}/);
+    }
+    const logged = lines.join('');
+    expect(logged).toContain('"url":"/handoffs/[redacted]"');
+    expect(logged).not.toContain(token);
+    expect(redactUrl(`https://cnv.example/handoffs/${token}`)).toBe('/handoffs/[redacted]');
+    expect(redactUrl('http://cnv.example/v1/events?email=a%40b.example&limit=5')).toBe('/v1/events?email=[redacted]&limit=5');
+  });
+
+  it('never logs a webhook secret or an API key pasted into a path or a query value of the shape of an id, at debug level either', async () => {
+    // A swapped setting puts a secret where a site key, an id or a cursor goes: the request is refused (404, 400 or
+    // 401), and its url reached the debug line as sent, since such values keep their shape of an id.
+    const secret = 'whsec_PastedIntoThePath0123456789abcdef';
+    const apiKey = 'cnv_sk_PastedIntoTheQuery0123456789abcd';
+    await app.inject({ method: 'POST', url: `/api/webhook-bridge/saas-signup/${secret}/signup`, payload: '{}', headers: { 'content-type': 'application/json' } });
+    await app.inject({ method: 'GET', url: `/v1/sites/${apiKey}`, headers: auth });
+    await app.inject({ method: 'GET', url: `/v1/events?site_id=${apiKey}&starting_after=${secret}`, headers: auth });
+    await app.inject({ method: 'GET', url: `/collect/v1/sites/${secret}/config` });
+    const logged = lines.join('');
+    expect(logged).toContain('/api/webhook-bridge/saas-signup/[redacted]/signup');
+    expect(logged).toContain('/v1/events?site_id=[redacted]&starting_after=[redacted]');
+    expect(logged).not.toContain('PastedInto');
+    expect(redactUrl('/v1/sites/site_abc?limit=5')).toBe('/v1/sites/site_abc?limit=5');
+  });
+
   it('answers an unknown route with the error envelope', async () => {
     const res = await app.inject({ method: 'GET', url: '/nowhere?a=b' });
     expect(res.statusCode).toBe(404);

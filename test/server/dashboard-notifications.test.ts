@@ -9,7 +9,7 @@ import { issueSignInLink } from '../../src/server/dashboard';
 import { enqueueNotification, startNotificationWorker } from '../../src/server/notifications';
 import { startDeliveryWorker } from '../../src/server/delivery/worker';
 import { insertReportedEvent, memoryLog, steppableClock } from './delivery/fixtures';
-import { startReceiver, type Receiver } from './support/receiver';
+import { LOCAL_RECEIVERS, startReceiver, type Receiver } from './support/receiver';
 import { startFakeGoogle } from '../../src/demo/fakes/google';
 import { googleSettings } from './support/google-connection';
 import { serviceSecretBox } from '../../src/server/db/secret-box';
@@ -20,7 +20,7 @@ import { pressSignIn } from './support/dashboard-sign-in';
 let svc: TestService;
 let receiver: Receiver;
 beforeEach(async () => {
-  [svc, receiver] = await Promise.all([createTestService({ CNV_PUBLIC_URL: 'http://cnv.test' }), startReceiver()]);
+  [svc, receiver] = await Promise.all([createTestService({ CNV_PUBLIC_URL: 'http://cnv.test', ...LOCAL_RECEIVERS }), startReceiver()]);
 });
 afterEach(async () => {
   await Promise.all([svc.close(), receiver.close()]);
@@ -91,7 +91,7 @@ describe('the dashboard: notifications and redelivery', () => {
 
   it('tests a Google Ads connection against a conversion action of a live flow, offered on the page', async () => {
     const google = await startFakeGoogle();
-    const local = await createTestService({ CNV_PUBLIC_URL: 'http://cnv.test', ...googleSettings(google) });
+    const local = await createTestService({ CNV_PUBLIC_URL: 'http://cnv.test', ...LOCAL_RECEIVERS, ...googleSettings(google) });
     try {
       const destination = await upsertDestination(local.db, local.accountId, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' },
         sealCredentials(serviceSecretBox(local.settings), { refresh_token: google.issueRefreshToken() }));

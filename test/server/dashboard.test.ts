@@ -101,7 +101,7 @@ describe('signing in', () => {
       const opened = await svc.app.inject({ method, url: path });
       expect(opened.statusCode, method).toBe(200);
       expect(opened.headers['set-cookie'], method).toBeUndefined();
-      expect(opened.headers['referrer-policy'], method).toBe('no-referrer');
+      expect(opened.headers['referrer-policy'], method).toBe('same-origin');
       expect(opened.headers['cache-control'], method).toBe('no-store');
       expect(String(opened.headers['content-security-policy']), method).toContain("form-action 'self'");
     }
@@ -154,6 +154,33 @@ describe('signing in', () => {
     }
     // The link is still unused: its own page signs in.
     expect((await pressSignIn(svc.app, link.url)).statusCode).toBe(303);
+  });
+
+  it('refuses a sign-in post another site makes from a browser that sends no fetch metadata, by its Origin', async () => {
+    // Safari before 16.4 and older Firefox send no Sec-Fetch-Site, but they send Origin on a form post: another site's
+    // page (its own origin, or "null" under its own no-referrer policy) must not sign the visitor in with its link.
+    const link = await issueSignInLink(svc.db, svc.settings, svc.accountId);
+    const token = new URL(link.url).searchParams.get('token')!;
+    const post = (headers: Record<string, string>) =>
+      svc.app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: `token=${token}` });
+    for (const origin of ['https://evil.example', 'null', 'http://cnv.test.evil.example', 'http://cnv.test:8080', 'https://cnv.test']) {
+      const res = await post({ origin });
+      expect(res.statusCode, origin).toBe(403);
+      expect(res.headers['set-cookie'], origin).toBeUndefined();
+      expect(res.body, origin).toContain('was not sent from the sign-in page of this dashboard');
+    }
+    // The sign-in page sends its own origin with its post (its referrer policy keeps its address, with the token, to
+    // this service alone); so does a page reached under the address the request names.
+    const page = await svc.app.inject({ method: 'GET', url: `/dashboard/sign-in?token=${token}` });
+    expect(page.headers['referrer-policy']).toBe('same-origin');
+    expect((await post({ origin: 'http://cnv.test' })).statusCode).toBe(303);
+    const again = await issueSignInLink(svc.db, svc.settings, svc.accountId);
+    const other = await svc.app.inject({
+      method: 'POST', url: '/dashboard/sign-in',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', host: '127.0.0.1:8787', origin: 'http://127.0.0.1:8787' },
+      payload: `token=${new URL(again.url).searchParams.get('token')}`,
+    });
+    expect(other.statusCode).toBe(303);
   });
 
   it('takes HTML forms only: a JSON body (numbers, lists, nulls where a form has text) is 415 on every form, never a 500, and changes nothing', async () => {

@@ -18,6 +18,7 @@ import { formSubmissionsPath, type FormSubmissionPayload } from '../../src/proto
 import { issueSignInLink } from '../../src/server/dashboard';
 import { newId } from '../../src/server/db/ids';
 import { pressSignIn } from './support/dashboard-sign-in';
+import { LOCAL_RECEIVERS } from './support/receiver';
 
 const ORIGIN = 'https://www.example.com';
 const SECRET = 'whsec_erasure_test_secret_0123456789';
@@ -41,7 +42,7 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
   let svc: RestService;
   let base: string;
   beforeAll(async () => {
-    svc = await createRestService(kind);
+    svc = await createRestService(kind, LOCAL_RECEIVERS);
     base = await svc.app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(() => svc.close());

@@ -75,6 +75,37 @@ describe('CNV_NOTIFICATION_PRIVATE_ADDRESSES', () => {
     expect(loadSettings({ CNV_DEMO_PORT: 'off', CNV_NOTIFICATION_PRIVATE_ADDRESSES: 'off' }).notificationPrivateAddresses).toBe(false);
     expect(() => loadSettings({ CNV_DEMO_PORT: 'off', CNV_NOTIFICATION_PRIVATE_ADDRESSES: 'maybe' })).toThrow(/CNV_NOTIFICATION_PRIVATE_ADDRESSES must be on or off/);
   });
+
+  it('is off by default behind a proxy on the same machine: loopback, but with a public URL others reach it at', () => {
+    // The usual production setup (a TLS proxy in front, the service on 127.0.0.1): every account of it could otherwise
+    // have the service post to this machine and its private networks.
+    expect(loadSettings({ CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'https://cnv.example.com' }).notificationPrivateAddresses).toBe(false);
+    expect(loadSettings({ CNV_DEMO_PORT: 'off', CNV_WEBHOOK_BASE_URL: 'https://hooks.example.com' }).notificationPrivateAddresses).toBe(false);
+    expect(loadSettings({ CNV_DEMO_PORT: 'off', HOST: '::1', CNV_PUBLIC_URL: 'https://10.0.0.5:8443' }).notificationPrivateAddresses).toBe(false);
+    expect(loadSettings({ CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'http://localhost:8787/cnv' }).notificationPrivateAddresses).toBe(true);
+    expect(loadSettings({ CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'https://cnv.example.com', CNV_NOTIFICATION_PRIVATE_ADDRESSES: 'on' }).notificationPrivateAddresses).toBe(true);
+  });
+});
+
+describe('POST /v1/notification_endpoints behind a proxy on the same machine', () => {
+  it('refuses an endpoint on this machine, a private network or the metadata address, by default', async () => {
+    const { DATABASE_KINDS } = await import('./support/databases');
+    const { createRestService } = await import('./support/rest-harness');
+    // The harness's service: HOST left at its loopback default, public URLs on hosts others reach.
+    const svc = await createRestService(DATABASE_KINDS[0]!);
+    try {
+      const post = (url: string) =>
+        svc.app.inject({ method: 'POST', url: '/v1/notification_endpoints', headers: svc.auth, payload: { url, kinds: ['event.failed'] } });
+      for (const url of ['http://127.0.0.1:5432/', 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.7/hook', 'http://localhost:6379/']) {
+        const refused = await post(url);
+        expect(refused.statusCode, url).toBe(400);
+        expect(refused.json(), url).toMatchObject({ error: { code: 'url_invalid', param: 'url' } });
+      }
+      expect((await svc.app.inject({ method: 'GET', url: '/v1/notification_endpoints', headers: svc.auth })).json().data).toEqual([]);
+    } finally {
+      await svc.close();
+    }
+  });
 });
 
 describe('POST /v1/notification_endpoints with private addresses refused', () => {

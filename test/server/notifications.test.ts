@@ -12,7 +12,7 @@ import { startFakeGoogle, type FakeGoogle } from '../../src/demo/fakes/google';
 import { startDeliveryWorker } from '../../src/server/delivery/worker';
 import { startNotificationWorker } from '../../src/server/notifications';
 import { insertReportedEvent, memoryLog, steppableClock } from './delivery/fixtures';
-import { startReceiver, type Receiver } from './support/receiver';
+import { LOCAL_RECEIVERS, startReceiver, type Receiver } from './support/receiver';
 
 describe.each(DATABASE_KINDS)('outbound notifications on $name', (kind) => {
   let svc: RestService;
@@ -22,7 +22,7 @@ describe.each(DATABASE_KINDS)('outbound notifications on $name', (kind) => {
 
   beforeAll(async () => {
     [google, receiver] = await Promise.all([startFakeGoogle(), startReceiver()]);
-    svc = await createRestService(kind, googleSettings(google));
+    svc = await createRestService(kind, { ...LOCAL_RECEIVERS, ...googleSettings(google) });
   });
   afterAll(async () => {
     await svc.close();

@@ -13,7 +13,10 @@ export interface OriginTrafficRow {
   /** The request's Origin header (printable, cut to 200 characters), or '' when there was none. */
   origin: string;
   kind: OriginTrafficKind;
-  /** '' for served requests. */
+  /**
+   * '' for requests served to a page the site covered; the refusal's reason for a refusal, and for a config request
+   * of a page the site did not cover (answered, as every config request is, but anyone can send one).
+   */
   reason: OriginRefusalReason | '';
   /** The site's domain when it happened (a refusal's reason depends on it). */
   domain: string | null;
@@ -23,9 +26,10 @@ export interface OriginTrafficRow {
 }
 
 /**
- * Rows kept per site, the most recently seen, counted apart for served and refused requests: older ones are deleted on
- * the next write. Apart, so that refusals (which anyone can cause, with any Origin header) never push out the record of
- * the pages that were served.
+ * Rows kept per site, the most recently seen, counted apart for the requests served to pages the site covered, the
+ * config requests of pages it did not cover, and the refusals: older ones are deleted on the next write. Apart, so that
+ * what anyone can cause with any Origin header (a refusal, a config request from a page the site does not cover) never
+ * pushes out the record of the pages that were served.
  */
 export const ORIGIN_TRAFFIC_ROWS_PER_SITE = 50;
 
@@ -58,7 +62,7 @@ export async function addOriginTraffic(
     `delete from collector_origins where (site_id, origin, kind, reason) in (
        select site_id, origin, kind, reason from (
          select site_id, origin, kind, reason,
-           row_number() over (partition by site_id, kind = 'refused' order by last_seen_at desc) as n
+           row_number() over (partition by site_id, kind = 'refused', reason = '' order by last_seen_at desc) as n
          from collector_origins where site_id = any($1::text[])
        ) ranked where n > $2)`,
     [[...new Set(rows.map((r) => r.site_id))], ORIGIN_TRAFFIC_ROWS_PER_SITE],

@@ -46,11 +46,15 @@ export class OriginTraffic {
     this.maxPending = options.maxPending ?? 1_000;
   }
 
-  /** A config request (a loader booting on a page): recorded, and recorded as refused when the site does not cover the page. */
+  /**
+   * A config request (a loader booting on a page): recorded, and recorded as refused when the site does not cover the
+   * page. Anyone can send one with any Origin header, so the config request of a page the site does not cover carries
+   * the refusal's reason: it is kept with the refusals (origin-traffic-sql.ts) and never pushes out the served pages.
+   */
   config(site: SiteRow, origin: string | undefined): void {
     if (origin === undefined) return;
-    this.add(site, origin, 'config', '');
     const reason = refusalReasonOf(site, origin);
+    this.add(site, origin, 'config', reason ?? '');
     if (reason) this.add(site, origin, 'refused', reason);
   }
 

@@ -32,6 +32,11 @@ export interface InstallCheck {
   refusals: Refusal[];
 }
 
+/** The later of a time seen so far (or none) and another. */
+function latest(seen: Date | null, other: Date): Date {
+  return seen !== null && seen.getTime() > other.getTime() ? seen : other;
+}
+
 /** The install check from the collector's record of a site. */
 export function installCheckOf(rows: readonly OriginTrafficRow[], currentDomain: string | null): InstallCheck {
   const byOrigin = new Map<string, OriginSeen>();
@@ -52,15 +57,16 @@ export function installCheckOf(rows: readonly OriginTrafficRow[], currentDomain:
     const seen = byOrigin.get(row.origin) ?? {
       origin: row.origin, covered: refusalReasonOf({ domain: currentDomain }, row.origin) === null, lastConfig: null, configCount: 0, lastSnapshot: null, snapshotCount: 0, lastFormSubmission: null, formSubmissionCount: 0,
     };
+    // An origin's config requests may be two rows (made while the domain did not cover it, and since it does): one count.
     if (row.kind === 'config') {
-      seen.lastConfig = row.last_seen_at;
-      seen.configCount = row.count;
+      seen.lastConfig = latest(seen.lastConfig, row.last_seen_at);
+      seen.configCount += row.count;
     } else if (row.kind === 'snapshot') {
-      seen.lastSnapshot = row.last_seen_at;
-      seen.snapshotCount = row.count;
+      seen.lastSnapshot = latest(seen.lastSnapshot, row.last_seen_at);
+      seen.snapshotCount += row.count;
     } else {
-      seen.lastFormSubmission = row.last_seen_at;
-      seen.formSubmissionCount = row.count;
+      seen.lastFormSubmission = latest(seen.lastFormSubmission, row.last_seen_at);
+      seen.formSubmissionCount += row.count;
     }
     byOrigin.set(row.origin, seen);
   }

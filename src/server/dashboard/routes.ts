@@ -78,6 +78,22 @@ function sendPage(reply: FastifyReply, status: number, body: string): FastifyRep
   return sendHtml(reply, status, body, DASHBOARD_CSP);
 }
 
+/**
+ * Whether a sign-in post came from a page of this service, as far as the browser says. Fetch metadata
+ * (`Sec-Fetch-Site`) when sent; else the `Origin` a browser without it (Safari before 16.4, older Firefox) still puts on
+ * a form post: it must be this service's, under its public URL or the address the request names (`null`, what a page
+ * of another site sends under its own no-referrer policy, is refused too). A request with neither is no browser's post
+ * from another site (a script, the CLI's tests): the token it carries is the credential.
+ */
+function signInPostFromHere(request: FastifyRequest, publicUrl: string): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin';
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  const own = [new URL(publicUrl).origin, `${request.protocol}://${request.host}`.toLowerCase()];
+  return own.includes(origin.toLowerCase());
+}
+
 /** A live section's fresh copy (an HTML fragment the dashboard's script swaps in). */
 function sendFragment(reply: FastifyReply, fragment: { toString(): string }): FastifyReply {
   return sendHtml(reply, 200, String(fragment), DASHBOARD_CSP);
@@ -201,18 +217,19 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
       if (current) return reply.redirect('/', 303);
       return sendPage(reply, 401, signInNeededPage());
     }
-    reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
     const link = await signInLinkState(db, token);
     if (!link.ok) return sendPage(reply, link.reason === 'unknown' ? 404 : 410, signInRefusedPage(link.reason));
-    return sendPage(reply, 200, signInConfirmPage(link, token, current));
+    // Its address holds the token: no Referer to another site; `same-origin` (not `no-referrer`) so that its form's post
+    // carries the page's real Origin, which a browser without fetch metadata is checked by (signInPostFromHere).
+    return sendHtml(reply, 200, signInConfirmPage(link, token, current), DASHBOARD_CSP, 'same-origin');
   });
 
   // The button: spends the link (its token in the form's body) and opens the session. The token is the credential; a
-  // post another site makes (fetch metadata says so) is refused, so no site can sign a visitor in to the site's own
-  // account with a link of its own; a browser already signed in must also send its session's CSRF token.
+  // post another site makes (fetch metadata, or the Origin of a browser without it, says so) is refused, so no site can
+  // sign a visitor in to the site's own account with a link of its own; a browser already signed in must also send its
+  // session's CSRF token.
   app.post(SIGN_IN_PATH, async (request, reply) => {
-    const site = request.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin') {
+    if (!signInPostFromHere(request, settings.publicUrl)) {
       return sendPage(reply, 403, errorPage(403, 'Not allowed', 'This sign-in was not sent from the sign-in page of this dashboard. Open the sign-in link again.', null));
     }
     const current = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));

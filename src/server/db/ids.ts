@@ -49,6 +49,12 @@ export function newApiKey(): string {
   return `cnv_sk_${randomString(32, BASE62)}`;
 }
 
+/**
+ * Where an API key (`cnv_sk_…`) or a signing secret (`whsec_…`: a webhook's, base62; a notification endpoint's, base64)
+ * stands in a text such as a url, percent-encoded or not: for hiding it.
+ */
+export const SECRET_IN_TEXT = /\b(?:cnv_sk_|whsec_)[A-Za-z0-9+=%_-]*/g;
+
 /** A new webhook signing secret: `whsec_` and 32 base62 characters. */
 export function newWebhookSecret(): string {
   return `whsec_${randomString(32, BASE62)}`;

@@ -74,14 +74,21 @@ export const HOSTED_PAGE_CSP = `default-src 'none'; script-src '${COPY_SCRIPT_HA
 
 /**
  * Sends a server-rendered page: never cached, never leaked through a Referer, never framed, no MIME sniffing, and the
- * given Content-Security-Policy.
+ * given Content-Security-Policy. `referrerPolicy` `same-origin` still sends no Referer to another site, and lets the
+ * page's own form posts carry its real Origin (under `no-referrer` a browser sends `Origin: null`).
  */
-export function sendHtml(reply: FastifyReply, status: number, body: string, csp: string = HOSTED_PAGE_CSP): FastifyReply {
+export function sendHtml(
+  reply: FastifyReply,
+  status: number,
+  body: string,
+  csp: string = HOSTED_PAGE_CSP,
+  referrerPolicy: 'no-referrer' | 'same-origin' = 'no-referrer',
+): FastifyReply {
   return reply
     .status(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', referrerPolicy)
     .header('x-content-type-options', 'nosniff')
     .header('x-frame-options', 'DENY')
     .header('content-security-policy', csp)

@@ -1,8 +1,8 @@
 /**
  * Where notifications may go. An account chooses the URL, so the service must not become a way into its own machine
  * or network (server-side request forgery): unless the operator allows private addresses
- * (`CNV_NOTIFICATION_PRIVATE_ADDRESSES`, on by default only for a service that listens on loopback, i.e. a developer's
- * machine), an endpoint must be https and reach only public addresses: a host given as such an address is refused when
+ * (`CNV_NOTIFICATION_PRIVATE_ADDRESSES`, on by default only on a developer's machine: listening on loopback with no
+ * public URL beyond it), an endpoint must be https and reach only public addresses: a host given as such an address is refused when
  * the endpoint is created, and a name is resolved at every send and refused when any of its addresses is one (the
  * connection then goes to the address that was checked, so a second DNS answer cannot swap it).
  */

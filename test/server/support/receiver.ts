@@ -1,6 +1,12 @@
 /** A notification receiver for tests. */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
+/**
+ * The setting a service needs to send notifications to a receiver on this machine: the tests' services have public URLs
+ * on hosts others would reach, where the default keeps notifications off this machine and private networks.
+ */
+export const LOCAL_RECEIVERS = { CNV_NOTIFICATION_PRIVATE_ADDRESSES: 'on' } as const;
+
 /** A receiver on 127.0.0.1 that answers what it is told, and keeps every request it got. */
 export interface Receiver {
   url: string;
