@@ -18,6 +18,8 @@ import { formSubmissionsPath } from '../../src/protocol/forms';
 import { newId } from '../../src/server/db/ids';
 import { memoryLog, steppableClock } from './delivery/fixtures';
 import { MIGRATIONS } from '../../src/server/db/migrations';
+import { conversionPath, SIGNATURE_HEADER } from '../../src/protocol/webhook';
+import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
 
 const ORIGIN = 'https://www.example.com';
 const SECRET = 'whsec_consent_retention_0123456789';
@@ -107,6 +109,47 @@ describe.each(DATABASE_KINDS)('consent after the snapshot retention on $name', (
     } finally {
       await delivery.stop();
     }
+  });
+
+  it("a later stage found through the customer id keeps its signup's denial once the signup's snapshot is gone", async () => {
+    const tenant = await svc.addTenant('Stage consent');
+    const handoff = json(await svc.app.inject({ method: 'POST', url: '/v1/handoffs', headers: tenant.auth, payload: { purpose: 'connect_destination', destination_type: 'google-ads' } }));
+    expect((await connectGoogleAds(fetchService, handoff.url, { customer_id: '123-456-7890' })).status).toBe(200);
+    await setSiteDomain(svc.db, tenant.site.id, ORIGIN);
+    await connectApiTrigger(svc.db, { id: tenant.site.id, account_id: tenant.accountId }, SECRET);
+    await insertApiFlow(svc.db, { id: tenant.site.id, account_id: tenant.accountId }, { triggerKey: 'signup' });
+    await insertApiFlow(svc.db, { id: tenant.site.id, account_id: tenant.accountId }, { triggerKey: 'paid', triggerType: 'conversion' });
+    const token = newToken();
+    const now = new Date();
+    await svc.app.inject({
+      method: 'POST',
+      url: snapshotsPath(tenant.site.site_key),
+      headers: { 'content-type': SNAPSHOT_CONTENT_TYPE, origin: ORIGIN },
+      payload: JSON.stringify({ ...snapshotBody({ correlation_token: token, occurred_at: now.toISOString() }), consent: { ad_user_data: 'denied', ad_personalization: 'denied' } }),
+    });
+    const signup = await svc.app.inject(signedReport(tenant.site.site_key, 'signup', { customer_event_id: 'signup-cus', correlation_token: token, email: 'stage@example.com', customer_id: 'cus_stage' }, SECRET));
+    expect(signup.statusCode).toBe(200);
+    // The signup's snapshot is gone (its retention) when the customer's first payment is reported, by customer id alone.
+    expect(await purgeExpiredSnapshots(svc.db, 30, new Date(now.getTime() + 31 * DAY))).toBeGreaterThanOrEqual(1);
+    const path = conversionPath(tenant.site.site_key, 'paid');
+    const payload = JSON.stringify({ customer_event_id: 'paid-cus', customer_id: 'cus_stage', value: 29, currency: 'EUR' });
+    const paid = await svc.app.inject({ method: 'POST', url: path, payload, headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: generateTestSignatureHeader({ secret: SECRET, path, body: payload }) } });
+    expect(json(paid)).toMatchObject({ status: 'promoted', match: 'identity' });
+    const before = google.ingested().length;
+    const clock = steppableClock(new Date(now.getTime() + 60_000));
+    const delivery = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: memoryLog(), now: clock.now, autoStart: false, random: () => 0.5 });
+    try {
+      await delivery.drain();
+    } finally {
+      await delivery.stop();
+    }
+    // The signup goes with its click and no identifier; the stage, whose click went with the snapshot, is held back.
+    const sent = google.ingested().slice(before).map((i) => i.event);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.userData).toBeUndefined();
+    expect(sent[0]!.consent).toMatchObject({ adUserData: 'CONSENT_DENIED' });
+    const events = json(await svc.app.inject({ method: 'GET', url: '/v1/events', headers: tenant.auth })).data as Array<{ customer_event_id: string; actions: Array<{ status: string; error: { code: string } | null }> }>;
+    expect(events.find((e) => e.customer_event_id === 'paid-cus')).toMatchObject({ actions: [{ status: 'skipped', error: { code: 'consent_denied' } }] });
   });
 
   it("gives the events stored before this version their snapshot's consent (migration 31)", async () => {
