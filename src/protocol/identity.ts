@@ -24,13 +24,21 @@ export function normalizeEmail(raw: string | null | undefined): string | null {
 }
 
 /**
- * A phone number in E.164 (`+` then the country code and number, digits only: "+1 (800) 555-0100" is "+18005550100").
+ * The national trunk prefix written in parentheses after the country code (`+44 (0)20 7946 0958`, common in the UK,
+ * Germany, Switzerland, the Netherlands, Australia): dialled only from inside the country, never part of the E.164
+ * number. Parentheses around other digits are grouping (`+1 (800) 555-0100`) and stay digits.
+ */
+export const TRUNK_PREFIX = /\(\s*0\s*\)/g;
+
+/**
+ * A phone number in E.164 (`+` then the country code and number, digits only: "+1 (800) 555-0100" is "+18005550100";
+ * "+44 (0)20 7946 0958" is "+442079460958", its trunk prefix dropped).
  * Only a number that carries its country code (a leading `+` or the international `00` prefix) can be made E.164
  * without guessing; any other is null, so a wrong hash is never sent and a wrong person never erased.
  */
 export function normalizePhoneE164(raw: string | null | undefined): string | null {
   if (typeof raw !== 'string') return null;
-  const text = raw.trim();
+  const text = raw.trim().replace(TRUNK_PREFIX, '');
   let digits: string;
   if (text.startsWith('+')) digits = text.slice(1).replace(/[\s().\-/]/g, '');
   else if (text.startsWith('00')) digits = text.slice(2).replace(/[\s().\-/]/g, '');

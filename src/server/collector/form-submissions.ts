@@ -51,6 +51,8 @@ function eventOf(site: SiteRow, flow: FlowRow, payload: FormSubmissionPayload, s
       form_id: payload.form_id,
       page_url: payload.page_url,
       ...(payload.touch ? { touch: payload.touch } : {}),
+      // Kept with the conversion, as for a snapshot's (pairing.ts): the submission goes at the snapshot retention.
+      ...(payload.consent ? { consent: payload.consent } : {}),
     },
     actions: (flow.actions_config as Array<{ integrationId?: unknown; config?: { conversion?: { id?: unknown } } }>).map((action) => ({
       destination: String(action.integrationId),

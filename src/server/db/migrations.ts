@@ -603,6 +603,23 @@ create unique index if not exists handoffs_token_hash on handoffs (token_hash);
 alter table handoffs add column if not exists oauth_choices jsonb;
 `,
   },
+  {
+    version: 31,
+    name: "an event keeps its visitor's consent",
+    sql: `
+-- Delivery read the visitor's Consent Mode signals only from the snapshot (or form submission), which the snapshot
+-- retention deletes: a conversion sent after that went out as if the visitor had never answered. Events now keep
+-- them in data.consent when paired (pairing.ts, form-submissions.ts); this gives the events stored before theirs, from
+-- the rows still there. Re-runnable: only events without data.consent are written.
+update events e set data = e.data || jsonb_build_object('consent', s.consent)
+from snapshots s
+where s.site_id = e.site_id and s.correlation_token = e.data ->> 'correlation_token' and s.consent is not null
+  and not (e.data ? 'consent');
+update events e set data = e.data || jsonb_build_object('consent', f.consent)
+from form_submissions f
+where f.id = e.data ->> 'form_submission_id' and f.consent is not null and not (e.data ? 'consent');
+`,
+  },
 ];
 
 /**

@@ -105,6 +105,8 @@ interface Settled {
   failure?: { accountId: string; data: NotificationData };
   /** The report's adjustments this send carried (see foldedAdjustments): settled with it once it is delivered. */
   folded?: Folded;
+  /** A row that waits for a new authorization: its destination type (the round's log names it once, see logOutcomes). */
+  waitingFor?: string;
 }
 
 /** Adjustments a first send folded in, and what their results say once it is delivered (or skipped as retracted). */
@@ -324,6 +326,7 @@ function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Dat
     eventId: row.record.event_id,
     result: 'waiting_for_reauthorization',
     finish: false,
+    waitingFor: row.record.destination,
     reschedule: { dueAt: new Date(at.getTime() + REAUTHORIZATION_RECHECK_MS), countAttempt: false, lastError: REAUTHORIZATION_WAIT },
     action: {
       actionId: row.record.action_id,
@@ -390,9 +393,16 @@ function interrupted(row: Row, at: Date): Settled {
   return { claim: row.claim, eventId: null, result: 'interrupted', finish: false, reschedule: { dueAt: at, countAttempt: false } };
 }
 
-/** Logs what became of rows (destination null for rows settled before any send, of any destination). */
+/**
+ * Logs what became of rows (destination null for rows settled before any send, of any destination). Rows that wait
+ * for a new authorization are looked at again every 10 minutes for as long as their destination waits (days, when
+ * nobody reconnects it): they are said in one line per call, with how many and for which destinations, never one line
+ * per conversion and round.
+ */
 function logOutcomes(log: DeliveryLogger, destination: string | null, rows: readonly Settled[], held: Set<number>): void {
   let delivered = 0;
+  let waiting = 0;
+  const waitingFor = new Set<string>();
   for (const row of rows) {
     const context = { eventActionId: row.claim.eventActionId, eventId: row.eventId, ...(destination ? { destination } : {}), attempts: row.claim.attempts + 1 };
     if (!held.has(row.claim.id)) log.warn(context, 'delivery lease lost (another worker took the row, or an erasure removed it): this outcome is not recorded');
@@ -400,9 +410,15 @@ function logOutcomes(log: DeliveryLogger, destination: string | null, rows: read
     else if (row.result === 'failed' || row.result === 'retrying') {
       const error = row.action?.error ? { code: row.action.error.code, message: row.action.error.message } : undefined;
       log.warn({ ...context, error }, row.result === 'failed' ? 'delivery failed' : 'delivery will be retried');
-    } else if (row.result === 'waiting_for_reauthorization') log.warn(context, 'delivery waits for the destination to be authorized again');
+    } else if (row.result === 'waiting_for_reauthorization') {
+      waiting++;
+      waitingFor.add(row.waitingFor ?? destination ?? 'unknown');
+    }
   }
   if (delivered > 0) log.info({ delivered, ...(destination ? { destination } : {}) }, 'conversions delivered');
+  if (waiting > 0) {
+    log.warn({ waiting, destinations: [...waitingFor].sort() }, 'conversions wait for their destination to be authorized again: connect it again (a new connect_destination handoff)');
+  }
 }
 
 /** Prepares a round: settles what cannot be sent now, and returns one batch per connection for the rest. */

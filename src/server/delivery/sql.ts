@@ -78,7 +78,8 @@ export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonl
             coalesce(sn.touch, fs.touch) as snapshot_touch, coalesce(sn.cookies, fs.cookies) as snapshot_cookies,
             coalesce(sn.page_url, fs.page_url) as snapshot_page_url,
             coalesce(sn.user_agent, fs.user_agent) as snapshot_user_agent, coalesce(sn.ip_address, fs.ip_address) as snapshot_ip_address,
-            coalesce(sn.consent, fs.consent) as snapshot_consent,
+            -- the event's copy once the snapshot or submission is gone (retention): a denial outlives its snapshot
+            coalesce(sn.consent, fs.consent, e.data -> 'consent') as snapshot_consent,
             d.id as destination_id, d.status as destination_status,
             coalesce((select array_agg(j.id order by j.created_at, j.id) from adjustments j where j.report_id = e.report_id), '{}') as adjustment_ids,
             (select jsonb_build_object('adjustment_id', j.adjustment_id, 'type', j.type, 'value', j.value, 'currency', j.currency)

@@ -9,6 +9,8 @@ export async function notifyReauthorizationRequired(tx: Queryable, connectionId:
     tx,
     connectionId,
     'destination.reauthorization_required',
-    `${reason.message} Conversions for this destination wait (nothing is lost) until it is connected again through a new connect_destination handoff.`,
+    // Said so a restart with the old key (credentials that do not open) or a platform that accepts the grant again is
+    // not contradicted: a passing connection test recovers the destination as a reconnect does.
+    `${reason.message} Conversions for this destination wait (nothing is lost) and are sent as soon as it works again: connected again through a new connect_destination handoff (Reconnect on the dashboard's Destinations page), or a connection test that passes.`,
   );
 }

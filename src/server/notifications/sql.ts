@@ -86,15 +86,29 @@ export interface ClaimedNotification {
   lease: Date;
 }
 
-/** Claims due messages under a lease (`for update skip locked`: several processes never take the same one). */
+/**
+ * Claims due messages under a lease (`for update skip locked`: several processes never take the same one), the
+ * endpoints in turn: every endpoint's oldest due message before any endpoint's second, and each endpoint's messages
+ * oldest first. A round lasts as long as its slowest receiver (10 s for one that hangs), so taking the oldest due
+ * messages of the whole table first let one endpoint's backlog (a storm of `event.failed` to a receiver that is down)
+ * hold back every other account's notifications, wave after wave of retries.
+ */
 export async function claimNotifications(db: Queryable, options: { now: Date; leaseMs: number; limit: number }): Promise<ClaimedNotification[]> {
   const lease = new Date(options.now.getTime() + options.leaseMs);
   // The claimed ids as an array, not joined: as delivery's claims (claimDeliveries), a join hashed the whole queue.
+  // The turns are counted over the due messages (the partial index notifications_due), then the chosen ones are
+  // locked, their state checked again under the lock.
   const rows = await db.query<{ id: string | number; message_id: string; url: string; secret: string; payload: unknown; attempts: number }>(
     `with due as (
        select id from notifications
-       where status = 'pending' and due_at <= $1 and (locked_until is null or locked_until < $1)
-       order by due_at, id limit $3
+       where id = any(array(
+           select id from (
+             select id, due_at, row_number() over (partition by endpoint_id order by due_at, id) as turn
+             from notifications
+             where status = 'pending' and due_at <= $1 and (locked_until is null or locked_until < $1)
+           ) queued
+           order by turn, due_at, id limit $3))
+         and status = 'pending' and due_at <= $1 and (locked_until is null or locked_until < $1)
        for update skip locked
      )
      update notifications n set locked_until = $2

@@ -86,6 +86,9 @@ export function describeMatch(
     snapshot_occurred_at: snapshot.occurred_at.toISOString(),
   };
   if (Object.keys(snapshot.cookies).length > 0) data.platform_cookies = { ...snapshot.cookies };
+  // The visitor's consent is kept with the conversion: the snapshot goes at its retention, and a conversion sent later
+  // (one that waited for a reconnect, or sent again after a fix) must still hold back what the visitor refused.
+  if (snapshot.consent) data.consent = { ...snapshot.consent };
   // Click ids of touches that were not delivered (a second click before the signup): shown on the event, not sent.
   if (receivedMore(snapshot.received_click_ids, clickIds)) data.received_click_ids = snapshot.received_click_ids;
   return { matchQuality: clickIds ? 'high' : 'medium', reason: 'paired', clickIds, occurredAt, data, snapshot };

@@ -150,6 +150,11 @@ export interface SignupOfCustomer {
   identity: ReportIdentity;
   /** When the signup was received. */
   created_at: Date;
+  /**
+   * The visitor's consent its events keep (pairing.ts), or null: a later stage keeps it once the signup's snapshot is
+   * gone (its retention), so what the visitor refused stays refused for the customer's later stages.
+   */
+  consent?: Record<string, unknown> | null;
 }
 
 /** The key of a later stage's search for its signup: (site, customer_id, the latest time the signup may have). */
@@ -169,7 +174,9 @@ export async function findLatestSignups(
   const rows = await db.query<SignupOfCustomer & { before: Date }>(
     `select k.before, s.* from unnest($1::text[], $2::text[], $3::timestamptz[]) as k(site_id, customer_id, before)
      cross join lateral (
-       select r.id, r.site_id, r.customer_id, r.customer_event_id, r.correlation_token, r.identity, r.created_at from reports r
+       select r.id, r.site_id, r.customer_id, r.customer_event_id, r.correlation_token, r.identity, r.created_at,
+         (select e.data -> 'consent' from events e where e.report_id = r.id and e.data ? 'consent' limit 1) as consent
+       from reports r
        where r.site_id = k.site_id and r.customer_id = k.customer_id and r.kind = 'saas_signup' and r.created_at <= k.before
        order by r.created_at desc limit 1
      ) s`,

@@ -308,7 +308,11 @@ export async function planReports(db: Database, firsts: readonly ReportSubmissio
     // A later stage happened when it says (or when received), not when its signup's snapshot was taken.
     const occurredAt = kind === 'conversion' ? (s.occurredAt ?? s.now) : (match.occurredAt ?? s.now);
     const stageData: Record<string, unknown> = kind === 'conversion'
-      ? { trigger_type: 'conversion', stage: s.triggerKey, match: via, ...(signup ? { signup_customer_event_id: signup.customer_event_id } : {}) }
+      ? {
+          trigger_type: 'conversion', stage: s.triggerKey, match: via, ...(signup ? { signup_customer_event_id: signup.customer_event_id } : {}),
+          // The signup's consent when its snapshot is gone (retention): the snapshot's own, when there, comes with match.data.
+          ...(signup?.consent ? { consent: signup.consent } : {}),
+        }
       : {};
     const events = flows.map((flow) => ({
       accountId: s.site.account_id,

@@ -79,6 +79,8 @@ describe.each(DATABASE_KINDS)('credentials sealed under another key on $name', (
     expect(await kinds(a.accountId)).toEqual(['destination.reauthorization_required']);
     const [payload] = await db.query<{ payload: { data: { reason: string } } }>('select payload from notifications where account_id = $1', [a.accountId]);
     expect(payload!.payload.data.reason).toMatch(/another CNV_SECRET_KEY.*Connect Google Ads again.*or restart the service with the CNV_SECRET_KEY/s);
+    // Its last words do not take back the restart: a connection test that passes after it recovers the destination.
+    expect(payload!.payload.data.reason).toMatch(/sent as soon as it works again: .* or a connection test that passes\.$/s);
     expect(w.log.lines.filter((l) => l.msg === 'delivery round failed')).toEqual([]);
 
     // A reconnects under the new key: its conversion goes out.

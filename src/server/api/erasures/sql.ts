@@ -39,10 +39,14 @@ export async function lockPersonalDataWrites(tx: Queryable): Promise<void> {
   await tx.query('lock table snapshots, form_submissions, reports, report_fanouts in share row exclusive mode');
 }
 
-/** The coarse test of a jsonb column of raw identity fields, `$2` the email, `$3` the phone's digits. */
+/**
+ * The coarse test of a jsonb column of raw identity fields, `$2` the email, `$3` the phone's digits. A stored phone's
+ * digits are compared without a trunk prefix in parentheses (`+44 (0)20 …`, TRUNK_PREFIX of protocol/identity.ts).
+ */
 function identityTest(column: string): string {
   return `(($2::text is not null and strpos(lower(${column} ->> 'email'), $2::text) > 0)
-    or ($3::text is not null and regexp_replace(${column} ->> 'phone', '[^0-9]', '', 'g') in ($3::text, '00' || $3::text)))`;
+    or ($3::text is not null and regexp_replace(regexp_replace(${column} ->> 'phone', '\\(\\s*0\\s*\\)', '', 'g'), '[^0-9]', '', 'g')
+      in ($3::text, '00' || $3::text)))`;
 }
 
 /** Reports of the account's sites whose identity may hold the email or phone. */
