@@ -10,6 +10,7 @@
  */
 import type { DeliveryInput } from '../destination';
 import { identityHasher } from '../hashing';
+import { normalizePhoneE164 } from '../../../protocol/identity';
 
 /** The hashed identifiers of one conversion, and why a field that was given could not be used. */
 export interface MicrosoftHashedIdentity {
@@ -41,13 +42,10 @@ export function normalizeEmail(raw: string): string | null {
 
 /**
  * A phone number in E.164 (`+`, country code, subscriber number, at most 15 digits) as Microsoft requires before
- * hashing. Spaces, dashes, dots and parentheses are dropped; a number without `+` is null, because guessing its
- * country would hash someone else's number.
+ * hashing: the shared reader of phones (protocol/identity.ts: separators and a trunk prefix in parentheses dropped, the
+ * international `00` read as `+`). A national number is null, because guessing its country would hash someone else's.
  */
-export function normalizePhone(raw: string): string | null {
-  const compact = raw.trim().replace(/[\s\-.()\u00a0]/g, '');
-  return /^\+[1-9]\d{6,14}$/.test(compact) ? compact : null;
-}
+export const normalizePhone = normalizePhoneE164;
 
 /** Normalises and hashes email and phone (lower-case hex SHA-256); fields that cannot be normalised are skipped with a note. */
 export function hashIdentity(identity: DeliveryInput['identity']): MicrosoftHashedIdentity {
