@@ -5,7 +5,7 @@
  */
 import type { Database, Queryable } from '../db/db';
 import { enqueueDeliveries } from './outbox-sql';
-import { lockEvents, refreshEventStatuses } from './sql';
+import { FLOW_ACTION_OF_EVENT_ACTION, lockEvents, refreshEventStatuses } from './sql';
 import { requestDelivery } from './wakeup';
 
 /**
@@ -14,17 +14,17 @@ import { requestDelivery } from './wakeup';
  * action has no outbox row any more (it was removed when the action failed), so each gets a fresh one.
  *
  * An action keeps the conversion id its flow had when the event was written (so a flow edited later never moves a
- * conversion, or its adjustments, elsewhere); a failed one takes the flow's current one, when the flow's action at its
- * place is still of its platform: "conversion action not found" is fixed by correcting the flow, and a redelivery
+ * conversion, or its adjustments, elsewhere); a failed one takes the flow's current one, from the flow's action of its
+ * platform (FLOW_ACTION_OF_EVENT_ACTION): "conversion action not found" is fixed by correcting the flow, and a redelivery
  * that sent the old id again failed again however often it was sent.
  */
 async function requeueFailedActions(tx: Queryable, eventIds: readonly string[], destinationType: string | null): Promise<Array<{ id: string; event_id: string }>> {
   const rows = await tx.query<{ id: string; event_id: string }>(
     `update event_actions a set status = 'queued', attempts = 0, error = null, updated_at = now(),
        conversion_id = coalesce((
-         select f.actions_config -> a.position -> 'config' -> 'conversion' ->> 'id' from flows f
-         where f.id = e.flow_id and f.actions_config -> a.position ->> 'integrationId' = a.destination
-           and jsonb_typeof(f.actions_config -> a.position -> 'config' -> 'conversion' -> 'id') = 'string'
+         select case when jsonb_typeof(x -> 'config' -> 'conversion' -> 'id') = 'string' then x -> 'config' -> 'conversion' ->> 'id' end
+         from flows f, lateral (select ${FLOW_ACTION_OF_EVENT_ACTION} as x) flow_action
+         where f.id = e.flow_id
        ), a.conversion_id)
      from events e
      where e.id = a.event_id and a.event_id = any($1::text[]) and ($2::text is null or a.destination = $2) and a.status = 'failed'

@@ -8,12 +8,22 @@ import type { RawIdentity } from '../../protocol/identity';
  */
 export type EventStatus = 'queued' | 'completed' | 'failed';
 
+/**
+ * SQL for the flow action an event action delivers for (`a` the event action, `f` its event's flow): the one at the
+ * action's position while that is still of the action's platform, else the flow's first action of that platform, else
+ * null. A flow edited after its event was written (unpublished, its actions reordered or one removed, published again)
+ * must never lend one platform's config to another's queued or redelivered action.
+ */
+export const FLOW_ACTION_OF_EVENT_ACTION = `coalesce(
+  case when f.actions_config -> a.position ->> 'integrationId' = a.destination then f.actions_config -> a.position end,
+  (select x from jsonb_array_elements(f.actions_config) with ordinality as t(x, i) where x ->> 'integrationId' = a.destination order by i limit 1))`;
+
 /** Everything about one event action that its delivery needs. */
 export interface DeliveryRecord {
   action_id: string;
   action_status: string;
   destination: string;
-  /** The flow action's config (actions_config[position].config of the event's flow). */
+  /** The flow action's config (of the flow's action for this platform: FLOW_ACTION_OF_EVENT_ACTION). */
   action_config: Record<string, unknown> | null;
   event_id: string;
   account_id: string;
@@ -67,7 +77,7 @@ export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonl
   const rows = await db.query<DeliveryRecord>(
     `select a.id as action_id, a.status as action_status, a.destination,
             -- the flow action's config, with the conversion id fixed when the event was written
-            coalesce(f.actions_config -> a.position -> 'config', '{}'::jsonb)
+            coalesce((${FLOW_ACTION_OF_EVENT_ACTION}) -> 'config', '{}'::jsonb)
               || case when a.conversion_id is null then '{}'::jsonb
                       else jsonb_build_object('conversion', jsonb_build_object('id', a.conversion_id)) end as action_config,
             e.id as event_id, e.account_id, e.site_id, e.site_key, s.timezone as site_timezone, e.trigger, e.occurred_at,

@@ -212,7 +212,7 @@ export async function createPlatformAccount(db: Database, platform: PlatformSetu
   const flow = await insertFlow(db, account.id, site.id, {
     name: 'Signups',
     triggerConfig: { type: 'saas_signup', integrationId: 'api', key: 'signup' },
-    actionsConfig: [{ destination: platform.type, config: platform.actionConfig }],
+    actionsConfig: [{ integrationId: platform.type, config: platform.actionConfig }],
     triggerKey: 'signup',
   });
   await db.query(`update flows set status = 'live', published_at = now() where id = $1`, [flow.id]);
