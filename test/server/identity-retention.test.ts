@@ -141,6 +141,32 @@ describe.each(DATABASE_KINDS)('identity retention on $name', (kind) => {
     expect((await rows('events', [recent.event]))[0]!.data).toEqual(data);
   });
 
+  it("cuts an event's addresses to origin and path with its identity (a query can name the visitor), keeping its UTM and click ids", async () => {
+    const old = await seed('urls-old', daysAgo(92));
+    const recent = await seed('urls-recent', daysAgo(10));
+    const data = {
+      customer_event_id: 'x', match_reason: 'paired', utm: { utm_source: 'newsletter', utm_campaign: 'nov' },
+      page_url: 'https://app.example.com/signup?email=ada%40example.com&plan=pro#step-2',
+      landing_page_url: 'https://www.example.com/pricing?utm_source=newsletter&utm_campaign=nov&gclid=G&mc_eid=4f1d2e',
+      landing_referrer: 'https://mail.example.net/read?msg=ada@example.com',
+    };
+    await svc.db.query('update events set data = $2 where id = any($1::text[])', [[old.event, recent.event], JSON.stringify(data)]);
+    await clearExpiredIdentity(svc.db, 90, now);
+    const [cleared] = await rows('events', [old.event]);
+    expect(cleared!.data).toEqual({
+      customer_event_id: 'x', match_reason: 'paired', utm: data.utm,
+      page_url: 'https://app.example.com/signup',
+      landing_page_url: 'https://www.example.com/pricing',
+      landing_referrer: 'https://mail.example.net/read',
+    });
+    expect(cleared!.click_ids).toEqual({ gclid: 'G' });
+    expect((await rows('events', [recent.event]))[0]!.data).toEqual(data);
+    // An event without addresses (a report no snapshot paired) gains none.
+    const bare = await seed('urls-none', daysAgo(93));
+    await clearExpiredIdentity(svc.db, 90, now);
+    expect((await rows('events', [bare.event]))[0]!.data).toEqual({ customer_event_id: 'x' });
+  });
+
   it('runs hourly on the injected clock and logs counts, never a value', async () => {
     const seeded = await seed('clock', daysAgo(95));
     const lines: string[] = [];

@@ -10,10 +10,23 @@ import type { Queryable } from '../db/db';
  * identity_cleared_at marks it, and a partial index holds the rows not yet visited); form submissions are usually
  * deleted whole by the snapshot retention long before.
  */
+/**
+ * The addresses an event shows (the signup page, the landing page, the page before it): their query and fragment can
+ * name a person (`?email=…` from a mail campaign's link, a CRM's contact id), so past the window each keeps only its
+ * origin and path. Its click ids and UTM are kept apart (`click_ids`, `data.utm`), so counts and reports stay right.
+ */
+const EVENT_URL_FIELDS = ['page_url', 'landing_page_url', 'landing_referrer'] as const;
+
+/** The event's data with its URLs cut before their query or fragment (each only when the data has it). */
+const DATA_URLS_WITHOUT_QUERY = `jsonb_strip_nulls(jsonb_build_object(${EVENT_URL_FIELDS.map(
+  (field) => `'${field}', regexp_replace(data ->> '${field}', '[?#].*$', '')`,
+).join(', ')}))`;
+
 const TABLES = {
   events: {
-    // The platform cookies the event shows (_fbc, _fbp…, from its snapshot) identify a browser: they go too.
-    clear: `email = null, customer_id = null, data = data - 'platform_cookies', identity_cleared_at = now()`,
+    // The platform cookies the event shows (_fbc, _fbp…, from its snapshot) identify a browser: they go too, and its
+    // addresses lose what may name the visitor.
+    clear: `email = null, customer_id = null, data = (data - 'platform_cookies') || ${DATA_URLS_WITHOUT_QUERY}, identity_cleared_at = now()`,
     due: 'identity_cleared_at is null',
     stored: 'created_at',
   },
