@@ -223,6 +223,13 @@ describe('signing in', () => {
     const switched = await browser.post('/dashboard/sign-in', { token });
     expect(switched.statusCode).toBe(303);
     expect(String(switched.headers['set-cookie'])).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9]+;`));
+    // The session switched away from is ended on the server too: its cookie opens nothing any more; the new one opens
+    // the other account.
+    const newCookie = String(switched.headers['set-cookie']).split(';')[0]!;
+    expect((await svc.app.inject({ method: 'GET', url: '/', headers: { cookie: browser.cookie } })).statusCode).toBe(401);
+    const reopened = await svc.app.inject({ method: 'GET', url: '/', headers: { cookie: newCookie } });
+    expect(reopened.statusCode).toBe(200);
+    expect(reopened.body).toContain('Someone else');
     // A link of the same account shows the plain sign-in page, with the way back to the dashboard.
     const own = new URL((await issueSignInLink(svc.db, svc.settings, svc.accountId)).url);
     const same = await browser.get(own.pathname + own.search);

@@ -244,6 +244,9 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     if (typeof token !== 'string' || token === '') return sendPage(reply, 404, signInRefusedPage('unknown'));
     const result = await signIn(db, token);
     if (!result.ok) return sendPage(reply, result.reason === 'unknown' ? 404 : 410, signInRefusedPage(result.reason));
+    // The session this browser switches away from ends here too, not only in the browser (its cookie is replaced): a
+    // copy of that cookie elsewhere must not keep the other account open for the rest of its week.
+    if (current) await signOut(db, current);
     reply.header('set-cookie', sessionCookie(result.sessionToken, Math.floor(SESSION_TTL_MS / 1000), isHttps(request, settings.publicUrl)));
     return reply.header('cache-control', 'no-store').redirect('/', 303);
   });
