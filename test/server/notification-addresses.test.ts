@@ -40,6 +40,9 @@ describe('an endpoint URL', () => {
     expect(endpointUrlProblem('https://[2002:7f00:1::]/h', closed)).toMatch(/public address/);
     expect(endpointUrlProblem('https://localhost./h', closed)).toMatch(/public address/);
     expect(endpointUrlProblem('https://example.com:0/h', closed)).toMatch(/port 0/);
+    expect(endpointUrlProblem('https://hooks.example.com/cnv#prod', closed)).toMatch(/#fragment/);
+    expect(endpointUrlProblem('https://hooks.example.com/cnv#', open)).toMatch(/#fragment/);
+    expect(endpointUrlProblem('https://hooks.example.com/cnv?team=a%23b', closed)).toBeNull();
   });
 
   it('may reach loopback over http and private networks over https where they are allowed (development)', () => {

@@ -94,6 +94,9 @@ export function endpointUrlProblem(value: string, policy: EndpointPolicy): strin
   }
   if (url.username || url.password) return 'url must not carry a user name or password.';
   if (url.port === '0') return 'url must not use port 0: nothing can listen there.';
+  // A fragment is never sent in a request: the receiver would not get what the URL seems to say (an endpoint told apart
+  // by its #fragment would be two registrations of one address).
+  if (value.includes('#')) return 'url must not carry a #fragment: it is never sent to the receiver.';
   const host = hostOf(url);
   if (policy.privateAddresses) {
     if (url.protocol === 'https:') return null;
