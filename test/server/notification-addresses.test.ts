@@ -5,7 +5,7 @@
  */
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { endpointUrlProblem, isPublicAddress } from '../../src/server/notifications/url';
+import { endpointUrlProblem, isPublicAddress, newEndpointUrlProblem } from '../../src/server/notifications/url';
 import { sendNotification } from '../../src/server/notifications/sender';
 import { loadSettings } from '../../src/server/settings';
 
@@ -40,9 +40,12 @@ describe('an endpoint URL', () => {
     expect(endpointUrlProblem('https://[2002:7f00:1::]/h', closed)).toMatch(/public address/);
     expect(endpointUrlProblem('https://localhost./h', closed)).toMatch(/public address/);
     expect(endpointUrlProblem('https://example.com:0/h', closed)).toMatch(/port 0/);
-    expect(endpointUrlProblem('https://hooks.example.com/cnv#prod', closed)).toMatch(/#fragment/);
-    expect(endpointUrlProblem('https://hooks.example.com/cnv#', open)).toMatch(/#fragment/);
-    expect(endpointUrlProblem('https://hooks.example.com/cnv?team=a%23b', closed)).toBeNull();
+    // A new endpoint may not carry a fragment (never sent); one stored before the rule still sends.
+    expect(newEndpointUrlProblem('https://hooks.example.com/cnv#prod', closed)).toMatch(/#fragment/);
+    expect(newEndpointUrlProblem('https://hooks.example.com/cnv#', open)).toMatch(/#fragment/);
+    expect(newEndpointUrlProblem('https://hooks.example.com/cnv?team=a%23b', closed)).toBeNull();
+    expect(newEndpointUrlProblem('https://10.0.0.1/#x', closed)).toMatch(/public address/);
+    expect(endpointUrlProblem('https://hooks.example.com/cnv#prod', closed)).toBeNull();
   });
 
   it('may reach loopback over http and private networks over https where they are allowed (development)', () => {
@@ -99,7 +102,7 @@ describe('POST /v1/notification_endpoints behind a proxy on the same machine', (
     try {
       const post = (url: string) =>
         svc.app.inject({ method: 'POST', url: '/v1/notification_endpoints', headers: svc.auth, payload: { url, kinds: ['event.failed'] } });
-      for (const url of ['http://127.0.0.1:5432/', 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.7/hook', 'http://localhost:6379/']) {
+      for (const url of ['http://127.0.0.1:5432/', 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.7/hook', 'http://localhost:6379/', 'https://hooks.example.com/cnv#prod']) {
         const refused = await post(url);
         expect(refused.statusCode, url).toBe(400);
         expect(refused.json(), url).toMatchObject({ error: { code: 'url_invalid', param: 'url' } });

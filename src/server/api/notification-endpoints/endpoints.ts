@@ -6,7 +6,7 @@ import { invalidParam, notFound } from '../../http/errors';
 import { paginate, pageRequestOf, type ListEnvelope } from '../../http/pagination';
 import {
   deleteEndpoint,
-  endpointUrlProblem,
+  newEndpointUrlProblem,
   findEndpoint,
   insertEndpoint,
   listEndpointsPage,
@@ -28,7 +28,7 @@ function toRecord(row: EndpointRow): EndpointRecord {
 
 /** POST: the endpoint and its `secret` (`whsec_…`), returned this once and never again. */
 export async function createEndpoint(db: Database, settings: Settings, accountId: string, body: CreateEndpointBody): Promise<EndpointRecord & { secret: string }> {
-  const problem = body.url.length > 2000 ? 'url must be at most 2,000 characters.' : endpointUrlProblem(body.url, { privateAddresses: settings.notificationPrivateAddresses });
+  const problem = body.url.length > 2000 ? 'url must be at most 2,000 characters.' : newEndpointUrlProblem(body.url, { privateAddresses: settings.notificationPrivateAddresses });
   if (problem) throw invalidParam('url', problem, 'url_invalid');
   if (body.kinds.length === 0) throw invalidParam('kinds', 'Choose at least one kind of notification.', 'parameter_invalid');
   const secret = newEndpointSecret();
