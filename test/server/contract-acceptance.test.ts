@@ -21,7 +21,10 @@ function signed(path: string, body: string): { method: 'POST'; url: string; head
 
 describe.each(DATABASE_KINDS)('contract acceptance on $name', (kind) => {
   let svc: RestService;
-  let doc: { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+  let doc: {
+    tags: Array<{ name: string; description?: string }>;
+    paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, { description: string }> }>>;
+  };
   beforeAll(async () => {
     svc = await createRestService(kind);
     await connectApiTrigger(svc.db, { id: svc.site.id, account_id: svc.accountId }, SECRET);
@@ -46,5 +49,19 @@ describe.each(DATABASE_KINDS)('contract acceptance on $name', (kind) => {
     expect(notFound).toContain('site_not_found');
     expect(notFound).toContain('resource_missing');
     expect(notFound).toContain('customer_event_id');
+  });
+
+  // DESIGN.md, The REST API's description: every REST path is in the document, which /docs/api renders as a reference
+  // page. Its sections (and a generated client's API classes) are the operations' tags: each one is declared with a
+  // description, in the same words as the others (notification endpoints were once "Notification_endpoints", undeclared).
+  it('declares, with a description, every tag its operations use: the notification endpoints too', () => {
+    const declared = new Map(doc.tags.map((tag) => [tag.name, tag.description ?? '']));
+    const used = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.tags ?? [])));
+    for (const tag of used) {
+      expect(declared.has(tag), `tag ${tag} is used but not declared`).toBe(true);
+      expect(declared.get(tag)!.length, `tag ${tag} has no description`).toBeGreaterThan(0);
+      expect(tag, 'a tag is words, not a path segment').not.toMatch(/[_/]/);
+    }
+    expect(doc.paths['/v1/notification_endpoints']!.post!.tags).toEqual(['Notification endpoints']);
   });
 });
