@@ -110,6 +110,7 @@ const TAGS = [
   { name: 'Events', description: 'Conversions and each destination\'s delivery, newest first.' },
   { name: 'Destinations', description: 'The connected ad platform accounts.' },
   { name: 'Dashboard', description: 'Sign-in links to the dashboard, for the `cnv dashboard` command.' },
+  { name: 'Notification endpoints', description: 'Where cnv tells you of trouble (Standard Webhooks, signed with the endpoint\'s whsec_ secret): event.failed, destination.reauthorization_required, destination.recovered.' },
   { name: 'Erasures', description: 'Erasing a person on request, in every site of the account; the audit list never holds the values.' },
   { name: 'Webhook', description: 'Reports from your backend, signed with the site\'s webhook secret (X-Service-Signature).' },
 ];
@@ -123,8 +124,9 @@ export function isDocumentedUrl(url: string): boolean {
 function tagOf(url: string): string {
   if (url.startsWith(`${WEBHOOK_PREFIX}/`)) return 'Webhook';
   const resource = url.split('/')[2] ?? '';
-  const name = resource.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase());
-  return name || 'API';
+  // Words, as the TAGS name them: `sites` → Sites, `notification_endpoints` → Notification endpoints.
+  const words = resource.split(/[-_]/).filter(Boolean).join(' ');
+  return words ? words[0]!.toUpperCase() + words.slice(1) : 'API';
 }
 
 /** Singular names of the resources, for operationIds (a generated client's method names). */

@@ -186,6 +186,11 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
         params: AdjustmentParams,
         response: {
           200: AdjustmentResponse,
+          404: {
+            ...ErrorEnvelope,
+            description: 'site_not_found: no site has this key; resource_missing (error.param customer_event_id): no conversion ' +
+              'was reported with this customer_event_id on this site. Nothing is recorded.',
+          },
           409: {
             ...ErrorEnvelope,
             description: 'adjustment_id_reused: the adjustment_id was used for another conversion, type, value or currency; ' +
