@@ -1,6 +1,7 @@
 /** REST test helpers: an in-process service on a database of a given kind, extra accounts, and request shortcuts. */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../src/server/app';
+import { createRateLimits } from '../../../src/server/rate-limits';
 import type { Database } from '../../../src/server/db/db';
 import { insertAccount, issueApiKey } from '../../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../../src/server/api/sites/sql';
@@ -32,16 +33,27 @@ export async function createTenant(db: Database, name = 'Tenant'): Promise<Tenan
 }
 
 /** Starts the app in process on a fresh database of `kind`, with one tenant; `adjust` changes the settings read from `env`. */
+/** What a test may set of the service besides its settings. */
+export interface RestServiceOptions {
+  /**
+   * The clock (ms) of the rate limits' windows: a test that counts requests up to a limit sets one that stands still, so
+   * its count never crosses the edge of a window (they start at every whole minute of the clock).
+   */
+  rateLimitNow?: () => number;
+}
+
 export async function createRestService(
   kind: DatabaseKind,
   env: Record<string, string> = {},
   logger?: unknown,
   adjust: (settings: Settings) => Settings = (settings) => settings,
+  options: RestServiceOptions = {},
 ): Promise<RestService> {
   const settings = adjust(loadSettings({ CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: '5'.repeat(64), CNV_PUBLIC_URL: 'https://api.cnv.test', CNV_WEBHOOK_BASE_URL: 'https://hooks.cnv.test', ...env }));
   const db = await kind.open();
   const tenant = await createTenant(db, 'Test account');
-  const app = await buildApp({ db, settings, logger: (logger ?? false) as boolean });
+  const rateLimits = options.rateLimitNow ? createRateLimits({ settings, db, now: options.rateLimitNow }) : undefined;
+  const app = await buildApp({ db, settings, logger: (logger ?? false) as boolean, ...(rateLimits ? { rateLimits } : {}) });
   await app.ready();
   return {
     ...tenant,
@@ -51,6 +63,7 @@ export async function createRestService(
     addTenant: (name) => createTenant(db, name),
     async close() {
       await app.close();
+      await rateLimits?.stop();
       await db.close();
     },
   };
