@@ -50,3 +50,13 @@ test('before consent, a same-site GET form carries the landing click (a field of
   await giveConsent(page, true);
   await expect.poll(async () => decodeURIComponent((await cookieNamed(page.context(), CLICK_COOKIE))?.value ?? ''), QUICK_POLL).toContain('GET-pass');
 });
+
+test('before consent, a page whose legacy script added to Object.prototype gets only the click on its links', async ({ page, traffic }) => {
+  await page.addInitScript(() => {
+    (Object.prototype as Record<string, unknown>).legacyHelper = 'polluted';
+  });
+  await page.goto(fixtureUrl('www', '/passthrough-landing.html?gclid=P-proto&utm_source=google'));
+  await loaderReady(page, traffic);
+  await Promise.all([page.waitForURL(/passthrough-pricing/), page.getByRole('link', { name: 'Pricing' }).click()]);
+  expect(page.url()).toBe(`${fixtureOrigin('app')}/passthrough-pricing.html?site=main&gclid=P-proto&utm_source=google`);
+});
