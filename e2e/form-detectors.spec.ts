@@ -284,3 +284,30 @@ test('consent withdrawn stops the detectors, given again restarts them (one scri
   await expect.poll(() => submissions(traffic, since).length, QUICK_POLL).toBe(1);
   expect(traffic.calls.filter((c) => isFormsScript(c.request))).toHaveLength(1);
 });
+
+test('a Consent Mode dataLayer the page creates after the loader ran (a late banner) is honoured for form submissions', async ({
+  page,
+  traffic,
+  env,
+}) => {
+  const form = CASES[0]!;
+  await openWatched(page, traffic, form, env);
+  // The banner's script arrives after the async loader: it creates the dataLayer with ad_storage denied by default.
+  await page.evaluate(() => {
+    const w = window as unknown as { dataLayer: unknown[] };
+    w.dataLayer = [['consent', 'default', { ad_storage: 'denied', ad_user_data: 'denied' }]];
+  });
+  let since = traffic.calls.length;
+  await form.submit(page);
+  await traffic.settle(page);
+  expect(submissions(traffic, since), 'nothing is sent while ad_storage is denied').toEqual([]);
+
+  // The visitor grants it in the banner: the loader follows that dataLayer now, and the next submission is sent.
+  await page.evaluate(() => {
+    (window as unknown as { dataLayer: unknown[] }).dataLayer.push(['consent', 'update', { ad_storage: 'granted', ad_user_data: 'granted' }]);
+  });
+  since = traffic.calls.length;
+  await form.submit(page);
+  await expect.poll(() => submissions(traffic, since).length, QUICK_POLL).toBe(1);
+  expect(submissions(traffic, since)[0]!.body.consent).toEqual({ ad_user_data: 'granted', ad_personalization: null });
+});

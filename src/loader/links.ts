@@ -22,16 +22,38 @@ const follow = (current: string, decorate: (url: URL) => void, apply: (href: str
 };
 
 /**
+ * What decorate adds to a GET form's action goes in as hidden fields: the browser replaces the action's query with the
+ * form's fields. A field of the form's own with that name wins (as a parameter already on a link does); one added by
+ * an earlier submit of the same form (a single-page app that stays) is updated, so `_cnv` never goes out stale.
+ */
+const decorateGetForm = (form: HTMLFormElement, decorate: (url: URL) => void): void => {
+  const url = new URL(form.action);
+  url.search = '';
+  decorate(url);
+  url.searchParams.forEach((value, name) => {
+    let field = form.elements.namedItem(name) as HTMLInputElement | null;
+    if (!field) {
+      field = form.appendChild(document.createElement('input'));
+      field.type = 'hidden';
+      field.name = name;
+      field.dataset.cnv = '';
+    }
+    if (field.dataset && field.dataset.cnv === '') field.value = value;
+  });
+};
+
+/**
  * Calls decorate with the URL of every link clicked and every form action submitted, before the browser follows it
  * (capture-phase listeners on document, so links and forms added later count; composedPath() finds links inside open
- * shadow roots). A GET form replaces its action's query with its fields, so only other methods keep what is added.
+ * shadow roots). A GET form gets what is added as hidden fields (see decorateGetForm).
  */
 export const watchFollows = (decorate: (url: URL) => void): void => {
   document.addEventListener(
     'submit',
     guard((event: Event) => {
       const form = event.target as HTMLFormElement;
-      follow(form.action, decorate, (href) => (form.action = href));
+      if (form.method === 'get') decorateGetForm(form, decorate);
+      else follow(form.action, decorate, (href) => (form.action = href));
     }),
     true,
   );

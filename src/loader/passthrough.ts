@@ -5,9 +5,11 @@
  */
 import type { Touch } from '../protocol/collector';
 
-/** Adds the touch's click ids and UTM parameters to url, leaving any parameter the URL already has alone. */
+/**
+ * Adds the touch's click ids and UTM parameters to url, leaving any parameter the URL already has alone. Only the
+ * touch's own entries: a for…in would also walk what a page added to Object.prototype.
+ */
 export const passThrough = (url: URL, touch: Touch): void => {
   const params = url.searchParams;
-  const signals: Record<string, string> = { ...touch.click_ids, ...touch.utm };
-  for (const key in signals) if (!params.has(key)) params.set(key, signals[key]!);
+  for (const [key, value] of Object.entries({ ...touch.click_ids, ...touch.utm })) if (!params.has(key)) params.set(key, value);
 };

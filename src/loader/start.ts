@@ -61,8 +61,12 @@ export const start = (locate: LocateSite, withForms?: typeof formTriggers): void
   /** A token the linker carried from the site's other domain, written once allowed. */
   let linkedToken: string | undefined;
 
-  /** Whether the loader may write and send: any refusal wins, and an inactive page never may. */
-  const allowed = () => !!config && granted && !adDenied && !gpcRefuses(config);
+  /**
+   * Whether the loader may write and send: any refusal wins, and an inactive page never may. Asked before every write
+   * and send (a form tool's submission too), it first picks up a Consent Mode dataLayer the page created after the
+   * loader ran (a banner script that arrives late), whose denial then counts at once.
+   */
+  const allowed = (): boolean => (followConsent(), !!config && granted && !adDenied && !gpcRefuses(config));
   /** The touch that wins between the stored one and this page's. */
   const currentTouch = (): Touch | null => preferredTouch(storedTouch(), touch);
 
@@ -111,7 +115,6 @@ export const start = (locate: LocateSite, withForms?: typeof formTriggers): void
 
   /** Signup intent: the correlation cookie is written before this returns, then the snapshot is sent; the token. */
   const capture = guard((trigger: SnapshotTrigger) => {
-    followConsent();
     if (!allowed()) return;
     // The site's lifetime for it (the service always sends one: 1800 s unless the site changed it).
     const token = correlate(config!.correlation_ttl_seconds, write);
@@ -150,7 +153,6 @@ export const start = (locate: LocateSite, withForms?: typeof formTriggers): void
     config = loaded && originMatchesDomain(loaded.domain, location.origin) ? loaded : null;
     if (!config) return;
     write = loaderCookies(location, config.cookie_domain);
-    followConsent();
     apply();
     watchIntent(() => capture('form_submit'));
     if (links) {

@@ -18,6 +18,23 @@ describe('following a method of the page', () => {
     expect(log).toEqual(['add', 'notify']);
   });
 
+  test('a method inherited read-only (a frozen prototype, as on a hardened page) is followed, and stays assignable', () => {
+    const proto = Object.freeze({ add: (n: number) => n + 1 });
+    const target = Object.create(proto) as { add(n: number): number };
+    // The override mistake: assigning an own property over a read-only inherited one is refused.
+    expect(() => {
+      'use strict';
+      target.add = (n) => n;
+    }).toThrow(TypeError);
+    const notify = vi.fn();
+    notifyAfter(target, 'add', notify);
+    expect(target.add(1)).toBe(2);
+    expect(notify).toHaveBeenCalledTimes(1);
+    // A tag that later wraps the method by assignment (Google's tag replaces dataLayer.push) still can.
+    target.add = (n) => n * 10;
+    expect(target.add(1)).toBe(10);
+  });
+
   test('a method that throws still throws to its caller, and notify does not run', () => {
     const notify = vi.fn();
     const target = {

@@ -69,12 +69,13 @@ describe('the queue of calls made before the loader', () => {
     expect(page.beacons).toEqual([]);
   });
 
-  test('without a page queue, q is created so later pushes work', async () => {
+  test('without a page queue, q is created so later pushes work, and do not stay queued', async () => {
     const page = preparePage('https://www.example.com/', configFor('https://example.com'));
     boot();
     await service()!.ready;
     service()!.q!.push(['captureSaasSignupIntent', []]);
     await page.flush();
     expect(page.beacons).toHaveLength(1);
+    expect(service()!.q, "a pushed call runs and leaves the queue").toHaveLength(0);
   });
 });
