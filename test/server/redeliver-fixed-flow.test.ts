@@ -37,8 +37,12 @@ describe.each(DATABASE_KINDS)('redelivery after the flow is corrected on $name',
     await Promise.all(workers.splice(0).map((w) => w.stop()));
   });
 
-  it('sends a failed conversion with the conversion id the flow was corrected to', async () => {
-    const tenant = await svc.addTenant('Corrected flow');
+  /**
+   * A tenant whose flow names a conversion action the account lacks (111111111), one signup reported, and its delivery
+   * run: the event failed with conversion_action_not_found.
+   */
+  async function failedSignup(tenantName: string, customerEventId: string, email: string) {
+    const tenant = await svc.addTenant(tenantName);
     const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
       svc.app.inject({ method, url, headers: tenant.auth, ...(payload ? { payload } : {}) });
     await setSiteDomain(svc.db, tenant.site.id, ORIGIN);
@@ -51,53 +55,39 @@ describe.each(DATABASE_KINDS)('redelivery after the flow is corrected on $name',
       actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '111111111' } } }],
     }));
     expect((await call('POST', `/v1/flows/${flow.id}/publish`)).statusCode).toBe(200);
-    const report = await svc.app.inject(signedReport(tenant.site.site_key, 'signup', { customer_event_id: 'signup-1', email: 'ada@example.com', allow_uncorrelated: true }, SECRET));
+    const report = await svc.app.inject(signedReport(tenant.site.site_key, 'signup', { customer_event_id: customerEventId, email, allow_uncorrelated: true }, SECRET));
     expect(report.statusCode).toBe(200);
     const eventId = (json(await call('GET', '/v1/events')).data as Array<{ id: string }>)[0]!.id;
-
     const clock = steppableClock(new Date(Date.now() + 60_000));
     const delivery = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: memoryLog(), now: clock.now, autoStart: false });
     workers.push(delivery);
     await delivery.drain();
-    let event = json(await call('GET', `/v1/events/${eventId}`));
-    expect(event).toMatchObject({ status: 'failed', actions: [{ status: 'failed', error: { code: 'conversion_action_not_found' } }] });
+    expect(json(await call('GET', `/v1/events/${eventId}`))).toMatchObject({
+      status: 'failed', actions: [{ status: 'failed', error: { code: 'conversion_action_not_found' } }],
+    });
+    return { call, flowId: flow.id as string, eventId, clock, delivery };
+  }
+
+  it('sends a failed conversion with the conversion id the flow was corrected to', async () => {
+    const { call, flowId, eventId, clock, delivery } = await failedSignup('Corrected flow', 'signup-1', 'ada@example.com');
 
     // The fix the error asks for: the flow's conversion.id corrected (a live flow is unpublished, edited, published).
-    expect((await call('POST', `/v1/flows/${flow.id}/unpublish`)).statusCode).toBe(200);
-    expect((await call('PATCH', `/v1/flows/${flow.id}`, { actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '987654321' } } }] })).statusCode).toBe(200);
-    expect((await call('POST', `/v1/flows/${flow.id}/publish`)).statusCode).toBe(200);
+    expect((await call('POST', `/v1/flows/${flowId}/unpublish`)).statusCode).toBe(200);
+    expect((await call('PATCH', `/v1/flows/${flowId}`, { actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '987654321' } } }] })).statusCode).toBe(200);
+    expect((await call('POST', `/v1/flows/${flowId}/publish`)).statusCode).toBe(200);
 
     expect((await call('POST', `/v1/events/${eventId}/redeliver`)).statusCode).toBe(200);
     clock.advance(1000);
     await delivery.drain();
-    event = json(await call('GET', `/v1/events/${eventId}`));
-    expect(event).toMatchObject({ status: 'completed', actions: [{ status: 'delivered' }] });
+    expect(json(await call('GET', `/v1/events/${eventId}`))).toMatchObject({ status: 'completed', actions: [{ status: 'delivered' }] });
     const sent = google.ingested().filter((i) => i.destination.productDestinationId === '987654321');
     expect(sent).toHaveLength(1);
   });
 
-  it('keeps the conversion id of the flow when the flow action at that place is now of another platform', async () => {
-    const tenant = await svc.addTenant('Replaced action');
-    const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
-      svc.app.inject({ method, url, headers: tenant.auth, ...(payload ? { payload } : {}) });
-    await setSiteDomain(svc.db, tenant.site.id, ORIGIN);
-    await connectApiTrigger(svc.db, { id: tenant.site.id, account_id: tenant.accountId }, SECRET);
-    await upsertDestination(svc.db, tenant.accountId, 'google-ads', { customer_id: '1234567890', login_customer_id: null, api: 'data_manager' },
-      sealCredentials(serviceSecretBox(svc.settings), { refresh_token: google.issueRefreshToken() }));
-    const flow = json(await call('POST', '/v1/flows', {
-      site_id: tenant.site.id, name: 'Signups',
-      trigger_config: { type: 'saas_signup', integrationId: 'api', key: 'signup' },
-      actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '111111111' } } }],
-    }));
-    expect((await call('POST', `/v1/flows/${flow.id}/publish`)).statusCode).toBe(200);
-    const report = await svc.app.inject(signedReport(tenant.site.site_key, 'signup', { customer_event_id: 'signup-2', email: 'bo@example.com', allow_uncorrelated: true }, SECRET));
-    const eventId = (json(await call('GET', '/v1/events')).data as Array<{ id: string }>)[0]!.id;
-    const clock = steppableClock(new Date(Date.now() + 60_000));
-    const delivery = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: memoryLog(), now: clock.now, autoStart: false });
-    workers.push(delivery);
-    await delivery.drain(); // an unknown conversion action: failed
-    expect((await call('POST', `/v1/flows/${flow.id}/unpublish`)).statusCode).toBe(200);
-    const patched = await call('PATCH', `/v1/flows/${flow.id}`, { actions_config: [{ integrationId: 'meta', config: {} }] });
+  it('keeps the conversion id of the flow when no action of its platform is left in the flow', async () => {
+    const { call, flowId, eventId } = await failedSignup('Replaced action', 'signup-2', 'bo@example.com');
+    expect((await call('POST', `/v1/flows/${flowId}/unpublish`)).statusCode).toBe(200);
+    const patched = await call('PATCH', `/v1/flows/${flowId}`, { actions_config: [{ integrationId: 'meta', config: {} }] });
     expect(patched.statusCode, patched.body).toBe(200);
     expect((await call('POST', `/v1/events/${eventId}/redeliver`)).statusCode).toBe(200);
     const [action] = await svc.db.query<{ conversion_id: string | null }>('select conversion_id from event_actions where event_id = $1', [eventId]);
