@@ -138,6 +138,9 @@ describe('the agent tools over stdio (cnv mcp)', () => {
       expect(long.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'email' });
       expect(long.structuredContent.error.message).toContain('at most 320 characters');
     }
+    // An argument with no length limit of its own (a timestamp) is refused by the route too, naming it.
+    const longTime = await call(client, 'list_events', { occurred_after: '2026-11-21T09:30:00Z'.repeat(1_000) });
+    expect(longTime.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'occurred_after' });
     const longId = await call(client, 'get_event', { id: 'evt_'.repeat(5_000) });
     expect(longId.structuredContent.error).toMatchObject({ code: 'path_too_long' });
 

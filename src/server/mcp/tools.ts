@@ -539,8 +539,14 @@ function undeclaredArgument(tool: ToolDefinition, input: ToolInput): ErrorBody |
 }
 
 /**
+ * How long an argument without a maxLength of its own (a timestamp, a cursor) may go into a URL: longer than any value
+ * such a parameter takes, far shorter than the request line the service's HTTP server accepts (16 KB).
+ */
+const URL_ARGUMENT_MAX = 1_000;
+
+/**
  * The arguments `names` that go into the request's URL (a list tool's query, a path's id), each text longer than its
- * schema's maxLength cut to one character (code point, as the schema counts) over it. The route refuses it all the
+ * schema's maxLength (or URL_ARGUMENT_MAX) cut to one character (code point, as the schema counts) over it. The route refuses it all the
  * same, with its own message; but sent whole, a long one (a 20,000-character email) made the request line too large
  * for the service's HTTP server, and `cnv mcp` got `headers_too_large` where POST /mcp, run in process, got the route's
  * "at most 320 characters".
@@ -550,8 +556,9 @@ function cutForUrl(tool: ToolDefinition, input: ToolInput, names: readonly strin
   let cut: ToolInput | undefined;
   for (const name of names) {
     const value = input[name];
-    const max = (declared[name] as { maxLength?: unknown } | undefined)?.maxLength;
-    if (typeof value !== 'string' || typeof max !== 'number' || value.length <= max) continue;
+    const declaredMax = (declared[name] as { maxLength?: unknown } | undefined)?.maxLength;
+    const max = typeof declaredMax === 'number' ? declaredMax : URL_ARGUMENT_MAX;
+    if (typeof value !== 'string' || value.length <= max) continue;
     const codePoints = Array.from(value);
     if (codePoints.length <= max) continue;
     cut ??= { ...input };
