@@ -118,6 +118,8 @@ const ADJUSTMENT_FIELDS = new Set([
 const MSADS_SCOPE = 'https://ads.microsoft.com/msads.manage';
 const MAX_PER_CALL = 1000;
 const DAY_MS = 86_400_000;
+/** How old a conversion ApplyOfflineConversions and ApplyOfflineConversionAdjustments still take ("within the last 90 days"). */
+const CONVERSION_WINDOW_MS = 90 * DAY_MS;
 const TWO_HOURS_MS = 2 * 3_600_000;
 /**
  * The currencies ConversionCurrencyCode and AdjustmentCurrencyCode take: OfflineConversion says "For more information,
@@ -331,7 +333,7 @@ export async function startFakeMicrosoftAds(options: MicrosoftAdsFakeOptions = {
     }
     const timeMs = Date.parse(time);
     if (timeMs > nowMs) return error(5614, 'FutureConversionTimeCannotBeSet', 'A future conversion time cannot be set.');
-    if (nowMs - timeMs > 90 * DAY_MS) return error(5609, 'OfflineConversionTimeOutOfWindow', 'The conversion time is out of the conversion window.');
+    if (nowMs - timeMs > CONVERSION_WINDOW_MS) return error(5609, 'OfflineConversionTimeOutOfWindow', 'The conversion time is out of the conversion window.');
     const email = c.HashedEmailAddress;
     const phone = c.HashedPhoneNumber;
     const sha256 = /^[0-9a-f]{64}$/;
@@ -425,7 +427,7 @@ export async function startFakeMicrosoftAds(options: MicrosoftAdsFakeOptions = {
     }
     // "The date and time must be within the last 90 days, otherwise the operation will fail" (OfflineConversionAdjustment,
     // ConversionTime): refused as ApplyOfflineConversions refuses a conversion that old.
-    if (now().getTime() - Date.parse(a.ConversionTime as string) > 90 * DAY_MS) {
+    if (now().getTime() - Date.parse(a.ConversionTime as string) > CONVERSION_WINDOW_MS) {
       return error(5609, 'OfflineConversionTimeOutOfWindow', 'The conversion time is out of the conversion window.');
     }
     if (Date.parse(a.AdjustmentTime as string) < Date.parse(a.ConversionTime as string)) {

@@ -7,7 +7,7 @@ import type { Queryable } from '../../db/db';
 import type { PageRequest, PageResult } from '../../http/pagination';
 import { selectPageBySeq } from '../../db/keyset';
 import { SETTLED_ACTION_STATUSES, eventStatusAggregate } from '../../delivery';
-import type { RawIdentity } from '../../../protocol/identity';
+import { TRUNK_PREFIX, type RawIdentity } from '../../../protocol/identity';
 
 /** How a person is looked for: normalised values (email lower-cased, phone E.164 and its digits). */
 export interface ErasureProbe {
@@ -41,11 +41,11 @@ export async function lockPersonalDataWrites(tx: Queryable): Promise<void> {
 
 /**
  * The coarse test of a jsonb column of raw identity fields, `$2` the email, `$3` the phone's digits. A stored phone's
- * digits are compared without a trunk prefix in parentheses (`+44 (0)20 …`, TRUNK_PREFIX of protocol/identity.ts).
+ * digits are compared without a trunk prefix in parentheses (`+44 (0)20 …`: TRUNK_PREFIX, the same pattern in SQL).
  */
 function identityTest(column: string): string {
   return `(($2::text is not null and strpos(lower(${column} ->> 'email'), $2::text) > 0)
-    or ($3::text is not null and regexp_replace(regexp_replace(${column} ->> 'phone', '\\(\\s*0\\s*\\)', '', 'g'), '[^0-9]', '', 'g')
+    or ($3::text is not null and regexp_replace(regexp_replace(${column} ->> 'phone', '${TRUNK_PREFIX.source}', '', 'g'), '[^0-9]', '', 'g')
       in ($3::text, '00' || $3::text)))`;
 }
 
