@@ -9,13 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, json, type RestService } from './support/rest-harness';
 import { connectGoogleAds, googleSettings } from './support/google-connection';
-import { connectApiTrigger, insertApiFlow, newToken, setSiteDomain, signedReport, snapshotBody } from './support/fixtures';
+import { connectApiTrigger, insertApiFlow, insertFormFlow, newToken, setSiteDomain, signedReport, snapshotBody } from './support/fixtures';
 import { startFakeGoogle, type FakeGoogle } from '../../src/demo/fakes/google';
 import { startDeliveryWorker } from '../../src/server/delivery/worker';
 import { purgeExpiredSnapshots } from '../../src/server/collector/retention';
 import { snapshotsPath, SNAPSHOT_CONTENT_TYPE } from '../../src/protocol/collector';
 import { formSubmissionsPath } from '../../src/protocol/forms';
-import { newId } from '../../src/server/db/ids';
 import { memoryLog, steppableClock } from './delivery/fixtures';
 import { MIGRATIONS } from '../../src/server/db/migrations';
 import { conversionPath, SIGNATURE_HEADER } from '../../src/protocol/webhook';
@@ -53,11 +52,7 @@ describe.each(DATABASE_KINDS)('consent after the snapshot retention on $name', (
     await setSiteDomain(svc.db, tenant.site.id, ORIGIN);
     await connectApiTrigger(svc.db, { id: tenant.site.id, account_id: tenant.accountId }, SECRET);
     await insertApiFlow(svc.db, { id: tenant.site.id, account_id: tenant.accountId }, { triggerKey: 'signup' });
-    await svc.db.query(
-      `insert into flows (id, account_id, site_id, name, trigger_config, actions_config, status, published_at)
-       values ($1, $2, $3, 'Leads', '{"integrationId": "html", "pageFilter": "all"}', $4, 'live', now())`,
-      [newId('flow'), tenant.accountId, tenant.site.id, JSON.stringify([{ integrationId: 'google-ads', config: { conversion: { id: '123456789' } } }])],
-    );
+    await insertFormFlow(svc.db, { id: tenant.site.id, account_id: tenant.accountId }, 'html');
 
     // A visitor who denied ad_user_data clicks an ad and signs up; another sends a form.
     const token = newToken();

@@ -8,11 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, json, type RestService, type Tenant } from './support/rest-harness';
-import { connectApiTrigger, insertApiFlow, newToken, setSiteDomain, signedReport } from './support/fixtures';
+import { connectApiTrigger, insertApiFlow, insertFormFlow, newToken, setSiteDomain, signedReport } from './support/fixtures';
 import { formSubmissionsPath } from '../../src/protocol/forms';
 import { SNAPSHOT_CONTENT_TYPE } from '../../src/protocol/collector';
 import { normalizePhoneE164 } from '../../src/protocol/identity';
-import { newId } from '../../src/server/db/ids';
 
 const ORIGIN = 'https://www.example.com';
 const SECRET = 'whsec_trunk_prefix_secret_0123456789';
@@ -58,11 +57,7 @@ describe.each(DATABASE_KINDS)('erasure by a phone written with (0) on $name', (k
     await setSiteDomain(svc.db, who.site.id, ORIGIN);
     await connectApiTrigger(svc.db, { id: who.site.id, account_id: who.accountId }, SECRET);
     await insertApiFlow(svc.db, { id: who.site.id, account_id: who.accountId }, { triggerKey: 'signup' });
-    await svc.db.query(
-      `insert into flows (id, account_id, site_id, name, trigger_config, actions_config, status, published_at)
-       values ($1, $2, $3, 'Leads', '{"integrationId": "html", "pageFilter": "all"}', $4, 'live', now())`,
-      [newId('flow'), who.accountId, who.site.id, JSON.stringify([{ integrationId: 'google-ads', config: { conversion: { id: '42' } } }])],
-    );
+    await insertFormFlow(svc.db, { id: who.site.id, account_id: who.accountId }, 'html');
     return who;
   };
   const storedPhones = async (who: Tenant) => {
