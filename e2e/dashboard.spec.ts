@@ -7,6 +7,8 @@
  */
 import { expect, test } from './support/test';
 import { freshLink, open, shoot, signIn, useDashboardService } from './support/dashboard';
+import { startHttpsProxy } from './support/https-proxy';
+import { throwawayCertificate } from './support/tls';
 import { insertAccount } from '../src/server/accounts/sql';
 import { insertSite } from '../src/server/api/sites/sql';
 import { newId } from '../src/server/db/ids';
@@ -163,6 +165,34 @@ test('signing out ends the session', async ({ page }) => {
   expect(res?.status()).toBe(401);
   await expect(page.getByText('CNV_API_KEY=cnv_sk_… npx cnv dashboard')).toBeVisible();
   await shoot(page, 'signed-out');
+});
+
+test('over https (the TLS proxy of production) the session is a __Host- cookie Chromium keeps, and a plain one of that name opens nothing', async ({ browser }) => {
+  const proxy = await startHttpsProxy(throwawayCertificate(['cnv.test']), svc.port);
+  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  try {
+    const secureOrigin = `https://cnv.test:${proxy.port}`;
+    const link = new URL(await freshLink(svc));
+    const page = await context.newPage();
+    await page.goto(`${secureOrigin}${link.pathname}${link.search}`);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect(page).toHaveURL(`${secureOrigin}/`);
+    await expect(page.getByRole('navigation', { name: 'Dashboard' })).toBeVisible();
+    // Chromium refuses a __Host- cookie unless it is Secure, for Path=/ and without Domain: kept means well-formed.
+    const [cookie, ...others] = await context.cookies();
+    expect(others).toEqual([]);
+    expect(cookie).toMatchObject({ name: '__Host-cnv_dashboard_session', httpOnly: true, secure: true, sameSite: 'Lax', domain: 'cnv.test', path: '/' });
+    // Another host's cookie of the unprefixed name (a sibling subdomain can set one for cnv.test) carries a valid
+    // session here, and still opens nothing over https: only the prefixed cookie is read.
+    const tossed = await browser.newContext({ ignoreHTTPSErrors: true });
+    await tossed.addCookies([{ name: 'cnv_dashboard_session', value: cookie!.value, domain: '.cnv.test', path: '/', secure: true }]);
+    const other = await tossed.newPage();
+    expect((await other.goto(`${secureOrigin}/`))?.status()).toBe(401);
+    await tossed.close();
+  } finally {
+    await context.close();
+    await proxy.close();
+  }
 });
 
 test('every page works without JavaScript', async ({ browser }) => {

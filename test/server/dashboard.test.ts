@@ -11,7 +11,7 @@ import { insertApiFlow } from './support/fixtures';
 import { loadSettings } from '../../src/server/settings';
 import { createTenant } from './support/rest-harness';
 import { issueSignInLink } from '../../src/server/dashboard';
-import { signIn, SESSION_COOKIE, SIGN_IN_TTL_MS } from '../../src/server/dashboard/sessions';
+import { signIn, SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_TTL_MS } from '../../src/server/dashboard/sessions';
 import { upsertDestination } from '../../src/server/destinations/sql';
 import { activeWebhookSecrets } from '../../src/server/webhook/secret-sql';
 import { newId } from '../../src/server/db/ids';
@@ -115,6 +115,41 @@ describe('signing in', () => {
     const [stored] = await svc.db.query<{ used_at: Date | null }>('select used_at from dashboard_sign_in_tokens where account_id = $1', [svc.accountId]);
     expect(stored!.used_at).toBeNull();
     expect(await svc.db.query('select 1 from dashboard_sessions where account_id = $1', [svc.accountId])).toHaveLength(0);
+  });
+
+  it('over HTTPS the session cookie is a __Host- cookie, and a plain cookie of the same name opens nothing there', async () => {
+    // Behind the TLS proxy of production (X-Forwarded-Proto, trusted): the browser reached the dashboard over https.
+    const https = { 'x-forwarded-proto': 'https' };
+    const link = await issueSignInLink(svc.db, svc.settings, svc.accountId);
+    const url = new URL(link.url);
+    const opened = await svc.app.inject({ method: 'GET', url: url.pathname + url.search, headers: https });
+    const pressed = await svc.app.inject({
+      method: 'POST',
+      url: '/dashboard/sign-in',
+      headers: { ...https, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      payload: new URLSearchParams({ token: formToken(opened.body)! }).toString(),
+    });
+    expect(pressed.statusCode).toBe(303);
+    const setCookie = String(pressed.headers['set-cookie']);
+    // What a browser requires of the prefix: Secure, Path=/, no Domain.
+    expect(setCookie).toMatch(new RegExp(`^${SECURE_SESSION_COOKIE}=[A-Za-z0-9]+; Path=/; HttpOnly; SameSite=Lax; Max-Age=\\d+; Secure$`));
+    const token = setCookie.split(';')[0]!.split('=')[1]!;
+    const page = (cookie: string, headers: Record<string, string> = https) => svc.app.inject({ method: 'GET', url: '/', headers: { ...headers, cookie } });
+    expect((await page(`${SECURE_SESSION_COOKIE}=${token}`)).statusCode).toBe(200);
+    // The unprefixed name can be set by a sibling subdomain or a plain-http page: over https it is not read.
+    expect((await page(`${SESSION_COOKIE}=${token}`)).statusCode).toBe(401);
+    // Signing out clears the same prefixed cookie.
+    const signedInPage = await page(`${SECURE_SESSION_COOKIE}=${token}`);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(signedInPage.body)![1]!;
+    const out = await svc.app.inject({
+      method: 'POST',
+      url: '/dashboard/sign-out',
+      headers: { ...https, cookie: `${SECURE_SESSION_COOKIE}=${token}`, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      payload: new URLSearchParams({ _csrf: csrf }).toString(),
+    });
+    expect(out.statusCode).toBe(303);
+    expect(String(out.headers['set-cookie'])).toBe(`${SECURE_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0; Secure`);
+    expect((await page(`${SECURE_SESSION_COOKIE}=${token}`)).statusCode).toBe(401);
   });
 
   it('the button spends the link once, sets an HttpOnly SameSite=Lax cookie, and opens the account\'s dashboard', async () => {

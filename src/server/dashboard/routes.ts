@@ -10,7 +10,7 @@ import { ApiError } from '../http/errors';
 import { cookieValue, isHttps } from '../http/cookies';
 import { schemaError } from '../http/validation';
 import { SCRIPT, SCRIPT_PATH, type FormRefusal, type Notice } from './layout';
-import { csrfTokenValid, sessionOf, signIn, signInLinkState, signOut, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
+import { csrfTokenValid, sessionOf, signIn, signInLinkState, signOut, sessionCookieName, SESSION_TTL_MS, SIGN_IN_PATH, type DashboardSession } from './sessions';
 import * as views from './views';
 import { REDELIVER_LIMIT_MAX } from '../api/destinations';
 import { ChartData } from './chart-data';
@@ -67,7 +67,7 @@ function sessionFor(request: FastifyRequest): DashboardSession {
 }
 
 function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+  return `${sessionCookieName(secure)}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 
 /** The dashboard's pages may run its own script (copy buttons, live sections that fetch from the dashboard) and show inline SVG. */
@@ -132,6 +132,9 @@ function formRefusal(error: unknown): FormRefusal {
 export default async function dashboardRoutes(app: FastifyInstance, { db, settings }: AppContext): Promise<void> {
   acceptForms(app, FORM_MAX_BYTES);
   const chartData = new ChartData(db);
+  /** The session token the request's cookie holds: the `__Host-` cookie's when reached over HTTPS (sessions.ts). */
+  const sessionToken = (request: FastifyRequest): string | undefined =>
+    cookieValue(request.headers.cookie, sessionCookieName(isHttps(request, settings.publicUrl)));
 
   /** Runs a REST route's schema with the app's own validator (same options, same messages). */
   const validatorOf = (request: FastifyRequest): views.Validate => (schema: TSchema, value: unknown, context) => {
@@ -165,7 +168,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   await app.register(
     async (scope) => {
       scope.setNotFoundHandler(async (request, reply) => {
-        const session = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
+        const session = await sessionOf(db, sessionToken(request));
         const message =
           request.method === 'GET' || request.method === 'HEAD'
             ? 'There is no dashboard page at this address. If you opened again the address a form had answered (a reload, a bookmark), pick the page from the menu.'
@@ -183,7 +186,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
 
   // Every page but sign-in and the script needs a session; every post needs the session's CSRF token.
   const needsSession = async (request: FastifyRequest, reply: FastifyReply) => {
-    const session = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
+    const session = await sessionOf(db, sessionToken(request));
     if (!session) return sendPage(reply, 401, signInNeededPage());
     sessions.set(request, session);
   };
@@ -212,7 +215,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   // visitor would connect their own ad platforms into the sender's account). The address carries the token: no referrer.
   app.get(SIGN_IN_PATH, async (request, reply) => {
     const token = (request.query as Record<string, unknown>).token;
-    const current = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
+    const current = await sessionOf(db, sessionToken(request));
     if (typeof token !== 'string' || token === '') {
       if (current) return reply.redirect('/', 303);
       return sendPage(reply, 401, signInNeededPage());
@@ -232,7 +235,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     if (!signInPostFromHere(request, settings.publicUrl)) {
       return sendPage(reply, 403, errorPage(403, 'Not allowed', 'This sign-in was not sent from the sign-in page of this dashboard. Open the sign-in link again.', null));
     }
-    const current = await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE));
+    const current = await sessionOf(db, sessionToken(request));
     if (current && !csrfTokenValid(current, formOf(request)._csrf)) {
       return sendPage(
         reply,
@@ -258,7 +261,7 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
     return reply.redirect(SIGNED_OUT_PATH, 303);
   });
   app.get(SIGNED_OUT_PATH, async (request, reply) => {
-    if (await sessionOf(db, cookieValue(request.headers.cookie, SESSION_COOKIE))) return reply.redirect('/', 303);
+    if (await sessionOf(db, sessionToken(request))) return reply.redirect('/', 303);
     return sendPage(reply, 200, signInNeededPage(true));
   });
 

@@ -13,8 +13,20 @@ import { deleteSession, findSession, insertSession, insertSignInToken, peekSignI
 export const SIGN_IN_TTL_MS = 15 * 60 * 1000;
 /** How long a session lasts after sign-in. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-/** The session cookie. */
+/** The session cookie, on a dashboard served over plain http (a development machine). */
 export const SESSION_COOKIE = 'cnv_dashboard_session';
+/**
+ * The session cookie over HTTPS: with the `__Host-` prefix, which a browser accepts only from a secure origin, with
+ * `Secure`, `Path=/` and no `Domain`. So no other host (a sibling subdomain, a page on plain http of the same name) can
+ * set it: none can toss its own session into this dashboard and have the visitor work in, and connect ad platforms to,
+ * the wrong account. Over HTTPS only this name is read.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+
+/** The session cookie's name for a dashboard reached over HTTPS or not. */
+export function sessionCookieName(https: boolean): string {
+  return https ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
 /** Path of the sign-in link. */
 export const SIGN_IN_PATH = '/dashboard/sign-in';
 
