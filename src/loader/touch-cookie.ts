@@ -21,9 +21,10 @@ export const preferredTouch = <T extends Touch>(
   fresh: T | null | undefined,
 ): T | null => {
   if (!stored || !fresh) return stored || fresh || null;
-  const lead = +isAdTouch(fresh) - +isAdTouch(stored);
+  const ad = isAdTouch(fresh);
+  if (ad !== isAdTouch(stored)) return ad ? fresh : stored;
   const newer = fresh.captured_at > stored.captured_at || stored.captured_at > new Date().toISOString();
-  return lead > 0 || (!lead && newer && signals(fresh) !== signals(stored)) ? fresh : stored;
+  return newer && signals(fresh) !== signals(stored) ? fresh : stored;
 };
 
 /** Writes the touch to cnv_click for CLICK_COOKIE_DAYS, replacing what was there. */
