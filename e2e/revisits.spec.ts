@@ -1,13 +1,17 @@
 /**
- * A tab that is loaded again (reloaded, gone back to) must not steal the credit of a
- * newer ad click: in real Chromium against the real service, two tabs of one browser (one cookie store), tab A's click,
- * then tab B's, then tab A again; the signup's snapshot, the stored snapshot and the upload to the fake Google Ads carry
- * the click of tab B. And the other side: the latest click's tab reloaded keeps it, a reload with nothing stored takes
- * its click.
+ * A tab that is loaded again (reloaded, gone back to, restored with the session after a restart) must not steal the
+ * credit of a newer ad click: in real Chromium against the real service, two tabs of one browser (one cookie store),
+ * tab A's click, then tab B's, then tab A again; the signup's snapshot, the stored snapshot and the upload to the fake
+ * Google Ads carry the click of tab B. And the other side: the latest click's tab reloaded keeps it, a reload with
+ * nothing stored takes its click.
  */
-import type { Page } from '@playwright/test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Page } from '@playwright/test';
 import { CLICK_COOKIE } from '../src/protocol/cookies';
-import type { CollectorTraffic } from './support/collector-traffic';
+import { chromiumExecutable, playwrightLaunchArgs } from './support/chromium';
+import { CollectorTraffic } from './support/collector-traffic';
 import { fixtureUrl } from './support/env';
 import { captureIntent, cookieNamed, expect, loaderReady, signUpWithClick, test } from './support/test';
 import { reportAndAwaitUpload } from './support/upload';
@@ -104,4 +108,39 @@ test('a reload with nothing stored (the cookies cleared since) takes its click',
   await loaderReady(page, traffic);
   expect(await arrival(page)).toBe('reload');
   expect((await storedTouch(page))!.click_ids).toEqual({ gclid: 'R6-A' });
+});
+
+test('a session the browser restores after a restart: both tabs load again (back_forward), and the newer click stays', async ({ env }) => {
+  // A browser of its own with a profile on disk, closed and started again with --restore-last-session: what a visitor's
+  // "continue where you left off" does. Both tabs load again; whichever loads last must not take the credit.
+  const profile = mkdtempSync(join(tmpdir(), 'cnv-restore-'));
+  const launch = (restore: boolean) =>
+    chromium.launchPersistentContext(profile, {
+      executablePath: chromiumExecutable(),
+      args: [...playwrightLaunchArgs(), ...(restore ? ['--restore-last-session'] : [])],
+    });
+  try {
+    let browser = await launch(false);
+    let traffic = await CollectorTraffic.attach(browser, env.serviceOrigin);
+    const tabA = browser.pages()[0] ?? (await browser.newPage());
+    await land(tabA, traffic, 'gclid=R7-A');
+    const tabB = await browser.newPage();
+    await land(tabB, traffic, 'gclid=R7-B');
+    const b = await storedTouch(tabB);
+    expect(b!.click_ids).toEqual({ gclid: 'R7-B' });
+    await browser.close();
+
+    browser = await launch(true);
+    traffic = await CollectorTraffic.attach(browser, env.serviceOrigin);
+    const landings = () => browser.pages().filter((p) => p.url().includes('gclid=R7-'));
+    await expect.poll(() => landings().length, { message: 'both tabs restored' }).toBe(2);
+    for (const tab of landings()) {
+      await loaderReady(tab, traffic);
+      expect(await arrival(tab), `the navigation type of restored ${tab.url()}`).toBe('back_forward');
+    }
+    expect(await storedTouch(landings()[0]!), 'the newer click stays stored, as it was').toEqual(b);
+    await browser.close();
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
+  }
 });
