@@ -75,7 +75,7 @@ test('an ad landing followed by a signup on a later page sends one token in the 
   await expectSnapshotStored(env, snapshotCall);
 });
 
-test('a click in a pushState navigation replaces the touch as a whole, and a URL without click params leaves it alone', async ({
+test('a click in a pushState navigation replaces the touch as a whole, a URL without click params leaves it alone, and going back to the older click keeps the newer', async ({
   page,
   traffic,
   blankGlobals,
@@ -100,12 +100,14 @@ test('a click in a pushState navigation replaces the touch as a whole, and a URL
   const plain = await touchAfter(() => page.evaluate(() => history.pushState({}, '', '/pricing-in-app')));
   expect(plain?.click_ids).toEqual({ gclid: 'second' });
 
-  // Back twice: popstate returns to the first landing URL, which is read again as the latest click.
+  // Back twice: popstate returns to the first landing URL. Going back is no new ad click (as a reload or a back/forward
+  // page load is not): the newer click stays.
   const back = await touchAfter(async () => {
     await page.evaluate(() => new Promise((resolve) => { addEventListener('popstate', resolve, { once: true }); history.go(-2); }));
   });
-  expect(back?.click_ids).toEqual({ gclid: 'first' });
-  expect(back?.utm).toEqual({ utm_source: 'google' });
+  expect(page.url()).toContain('gclid=first');
+  expect(back?.click_ids).toEqual({ gclid: 'second' });
+  expect(back?.utm).toEqual({ utm_campaign: 'spring' });
 
   await expectNoNewGlobals(page, blankGlobals);
 });

@@ -25,7 +25,7 @@ type ServiceWindow = { [K in typeof SERVICE_GLOBAL]?: unknown };
 /** The window.__service the page set (its siteKey and q, or a first loader's methods and mark), or a new object if it set none. */
 export const pageService = (): Service => {
   const service = (window as ServiceWindow).__service;
-  return service && typeof service === 'object' ? (service as Service) : {};
+  return (typeof service === 'object' && (service as Service)) || {};
 };
 
 /** Adds the loader's methods to the page's window.__service object (keeping its siteKey and q) and makes it the global. */

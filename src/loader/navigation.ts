@@ -2,8 +2,11 @@
 import { guard } from './guard';
 import { notifyAfter } from './notify-after';
 
-/** Calls onNavigate (guarded) after every history.pushState and on popstate (a replaceState keeps the page it replaces). */
-export const watchNavigation = (onNavigate: () => void): void => {
+/**
+ * Calls onNavigate (guarded) after every history.pushState, without an argument, and on popstate (a history traversal:
+ * back, forward) with its event. A replaceState keeps the page it replaces.
+ */
+export const watchNavigation = (onNavigate: (traversal?: PopStateEvent) => void): void => {
   const notify = guard(onNavigate);
   notifyAfter(history, 'pushState', notify);
   addEventListener('popstate', notify);

@@ -12,9 +12,9 @@ export type QueuedCall = [method: string, args?: unknown[]];
  */
 export const drainQueue = (api: { q?: QueuedCall[] }): void => {
   const queue = api.q || (api.q = []);
-  const run = guard((call: QueuedCall) => {
-    (api as Record<string, (...args: unknown[]) => unknown>)[call[0]]!.apply(api, call[1] || []);
-  });
+  const run = guard((call: QueuedCall) =>
+    (api as Record<string, (...args: unknown[]) => unknown>)[call[0]]!.apply(api, call[1] || []),
+  );
   const drain = () => queue.splice(0).forEach(run);
   notifyAfter(queue, 'push', drain);
   drain();

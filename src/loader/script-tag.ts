@@ -88,7 +88,5 @@ export const findInstall = (doc: Document, pageKey: unknown): Install | null => 
  * The URL of one of the site's collector endpoints (collectorPath of the protocol, written out here and checked against
  * its type: esbuild inlines neither the prefix constant nor the helper), resolved against the install's service base URL.
  */
-export const collectorUrl = (install: Install, endpoint: CollectorEndpoint): string => {
-  const path = `/collect/v1/sites/${encodeURIComponent(install.siteKey)}/${endpoint}` satisfies CollectorPath;
-  return new URL(path, install.api).href;
-};
+export const collectorUrl = (install: Install, endpoint: CollectorEndpoint): string =>
+  new URL(`/collect/v1/sites/${encodeURIComponent(install.siteKey)}/${endpoint}` satisfies CollectorPath, install.api).href;

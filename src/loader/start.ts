@@ -14,7 +14,7 @@ import { correlate, currentToken } from './correlation';
 import { gpcRefuses } from './gpc';
 import { guard } from './guard';
 import { watchIntent } from './intent';
-import { navigationUrl } from './landing';
+import { navigationEntry } from './landing';
 import { loaderCookies, type WriteCookie } from './loader-cookies';
 import { watchNavigation } from './navigation';
 import type { formTriggers } from './form-triggers';
@@ -40,7 +40,18 @@ export type LocateSite = (
  */
 export const start = (locate: LocateSite, withForms?: typeof formTriggers): void => {
   // First act, before anything async: a router may strip the query as soon as it runs (the navigation entry keeps it).
-  let touch = readTouch(location.href) || readTouch(navigationUrl());
+  const landed = navigationEntry();
+  let touch = readTouch(location.href) || readTouch(landed.name || '');
+  /**
+   * Whether `touch` was read on a page that is no new arrival from an ad, so its click may be older than one stored
+   * since (tab A's click, then tab B's, then tab A reloaded): it then never replaces a stored touch of its kind
+   * (preferredTouch's `revisit`). So on a load whose navigation type is `reload` (the reload button, location.reload())
+   * or `back_forward` (a history traversal; a tab the browser restores after a restart reports it too: HTML's "tab
+   * restore", w3c/navigation-timing#192, and Chromium 156 with --restore-last-session), read by the first letter (the
+   * four types differ in it); not on `navigate` (a link, an ad, the address bar), `prerender`, or without the entry.
+   * A single-page app's popstate sets it too, a pushState clears it (see watchNavigation below).
+   */
+  let revisit = /^[rb]/.test(landed.type!);
 
   // A copy of the loader that ran first marked the page's object (a `ready` the page's own stub set is no such copy).
   const page = pageService() as Service & { [RAN]?: 1 };
@@ -68,7 +79,7 @@ export const start = (locate: LocateSite, withForms?: typeof formTriggers): void
    */
   const allowed = (): boolean => (followConsent(), !!config && granted && !adDenied && !gpcRefuses(config));
   /** The touch that wins between the stored one and this page's. */
-  const currentTouch = (): Touch | null => preferredTouch(storedTouch(), touch);
+  const currentTouch = (): Touch | null => preferredTouch(storedTouch(), touch, revisit);
 
   /** While allowed: posts body with the page's context to a collector endpoint (see Core.send). */
   const send: Send = (endpoint, body) => {
@@ -94,7 +105,7 @@ export const start = (locate: LocateSite, withForms?: typeof formTriggers): void
     // One read of the cookies serves both questions; a first visit's landing then writes one cookie, not three.
     const cookies = readCookies();
     const stored = storedTouch(cookies);
-    const kept = preferredTouch(stored, touch);
+    const kept = preferredTouch(stored, touch, revisit);
     if (kept && kept !== stored) {
       storeTouch(kept, write);
       if (isAdTouch(kept) && cookies[CORRELATION_COOKIE]) write(CORRELATION_COOKIE, '', 0);
@@ -137,10 +148,12 @@ export const start = (locate: LocateSite, withForms?: typeof formTriggers): void
   const load = optionalScripts(install.api);
   const forms = withForms && withForms(load);
 
-  watchNavigation(() => {
+  // A route change (pushState) to a decorated URL is a new arrival; going back or forward to one (popstate) is not.
+  watchNavigation((traversal) => {
     const next = readTouch(location.href);
     if (next) {
       touch = next;
+      revisit = !!traversal;
       apply();
     }
   });

@@ -15,15 +15,23 @@ const signals = (touch: Touch): string => JSON.stringify(Object.entries({ ...tou
  * stored time still in the future of the visitor's clock (stored while it ran ahead: it would otherwise beat every
  * click until the clock passed it). A tie keeps the stored one, and so does the same click read again (a reload, a
  * route change that keeps the query: its token and landing page stay).
+ *
+ * `revisit`: the fresh touch was read on a page that is no new arrival (a reload, a back/forward load, a restored
+ * session, a single-page app's popstate: start.ts). Its `captured_at` says when it was read again, not when its click
+ * happened, which may be before the stored one's (tab A's click, then tab B's, then tab A reloaded): it never counts
+ * as newer. It is kept only where any touch would be: nothing stored (its first load was before consent, the cookie was
+ * cleared), or an ad touch over a stored non-ad one. The same click reloaded keeps the stored one, as above.
  */
 export const preferredTouch = <T extends Touch>(
   stored: T | null | undefined,
   fresh: T | null | undefined,
+  revisit?: boolean,
 ): T | null => {
   if (!stored || !fresh) return stored || fresh || null;
-  const lead = +isAdTouch(fresh) - +isAdTouch(stored);
-  const newer = fresh.captured_at > stored.captured_at || stored.captured_at > new Date().toISOString();
-  return lead > 0 || (!lead && newer && signals(fresh) !== signals(stored)) ? fresh : stored;
+  const ad = isAdTouch(fresh);
+  if (ad !== isAdTouch(stored)) return ad ? fresh : stored;
+  const newer = !revisit && (fresh.captured_at > stored.captured_at || stored.captured_at > new Date().toISOString());
+  return newer && signals(fresh) !== signals(stored) ? fresh : stored;
 };
 
 /** Writes the touch to cnv_click for CLICK_COOKIE_DAYS, replacing what was there. */

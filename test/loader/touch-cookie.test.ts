@@ -129,6 +129,21 @@ describe('which touch is kept', () => {
     }
   });
 
+  test('a touch read again on a revisit (reload, back/forward, popstate) never replaces a stored touch of its kind', () => {
+    // Tab A's click read again on a reload, after tab B's newer click was stored: its time is the reading's, not the click's.
+    const b = at(touch('B'), '2026-11-21T10:00:00.000Z');
+    const reloadedA = at(touch('A'), '2026-11-21T10:05:00.000Z');
+    expect(preferredTouch(b, reloadedA, true)).toBe(b);
+    expect(preferredTouch(b, reloadedA)).toBe(reloadedA);
+    const news = utmOnly('news', '2026-11-20T10:00:00.000Z');
+    expect(preferredTouch(news, utmOnly('old', '2026-11-21T10:00:00.000Z'), true)).toBe(news);
+    // Where any touch would be kept, a revisit's is: nothing stored, or an ad click over a UTM-only visit.
+    expect(preferredTouch(undefined, reloadedA, true)).toBe(reloadedA);
+    expect(preferredTouch(news, reloadedA, true)).toBe(reloadedA);
+    // The stored ad click is not replaced by a revisit's UTM-only visit either.
+    expect(preferredTouch(b, utmOnly('news', '2026-11-21T10:05:00.000Z'), true)).toBe(b);
+  });
+
   test('either side missing keeps the other; both missing is null', () => {
     const t = touch('A');
     expect(preferredTouch(undefined, t)).toBe(t);
