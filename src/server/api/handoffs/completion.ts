@@ -19,6 +19,8 @@ import {
   exchangeCode,
   findConnection,
   GRANTED_SCOPE_CREDENTIAL,
+  oauthClientRefusedError,
+  oauthClientSetting,
   scopesToAsk,
   sendContextFor,
   pkcePair,
@@ -305,11 +307,6 @@ export function missingOAuthSetting(settings: Settings, platform: DestinationPla
   if (!platform.oauth.clientId(settings)) return oauthClientSetting(platform.type, 'ID');
   if (!platform.oauth.clientSecret(settings)) return oauthClientSetting(platform.type, 'SECRET');
   return null;
-}
-
-/** The environment variable holding a platform's OAuth client id or secret (named in the page when it is missing). */
-function oauthClientSetting(type: string, part: 'ID' | 'SECRET'): string {
-  return `CNV_${type.replace(/-ads$/, '').replace(/-/g, '_').toUpperCase()}_OAUTH_CLIENT_${part}`;
 }
 
 /**
