@@ -28,6 +28,7 @@ import {
   sealCredentials,
   upsertDestination,
   type ConnectField,
+  type DeliveryError,
   type DestinationPlatform,
   type Problem,
 } from '../../destinations';
@@ -318,7 +319,13 @@ export async function finishHandoffOAuth(
   db: Queryable,
   settings: Settings,
   query: { state?: string; code?: string; error?: string },
-): Promise<{ kind: 'continue'; token: string } | { kind: 'unknown_state' } | { kind: 'refused'; token: string; message: string }> {
+): Promise<
+  | { kind: 'continue'; token: string }
+  | { kind: 'unknown_state' }
+  | { kind: 'refused'; token: string; message: string }
+  /** The platform refused the service's own OAuth client: the operator's setup, not the user's sign-in, is at fault. */
+  | { kind: 'client_refused'; token: string; error: DeliveryError; oauthError: string }
+> {
   if (!query.state || !OAUTH_STATE_PATTERN.test(query.state)) return { kind: 'unknown_state' };
   const box = serviceSecretBox(settings);
   const found = await findHandoffByOAuthState(db, box, query.state);
@@ -343,6 +350,11 @@ export async function finishHandoffOAuth(
     { code: query.code, redirectUri: oauthCallbackUrl(settings), codeVerifier },
     { signal: AbortSignal.timeout(15_000), timeoutMs: 10_000, now: () => new Date() },
   );
+  // The code is spent either way; the handoff stays pending, so its link signs in again once the operator fixed the client.
+  if (!result.ok && result.kind === 'client_refused') {
+    const error = oauthClientRefusedError(platform, result.oauthError, result.error.status);
+    return { kind: 'client_refused', token: handoff.token, error, oauthError: result.oauthError };
+  }
   if (!result.ok) return { kind: 'refused', token: handoff.token, message: `${platform.label} did not issue a token: ${result.error.message}` };
   if (!result.tokens.refreshToken) {
     return {

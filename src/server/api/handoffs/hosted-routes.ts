@@ -28,6 +28,7 @@ import {
   destinationFormPage,
   destinationSignInPage,
   notFoundPage,
+  oauthClientRefusedPage,
   oauthNotConfiguredPage,
   otherBrowserPage,
   triggerSourceConnectedPage,
@@ -133,6 +134,14 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     if (finished.kind === 'continue') return reply.header('referrer-policy', 'no-referrer').redirect(`/handoffs/${finished.token}`, 303);
     const hosted = await openHostedHandoff(db, settings, finished.token);
     if (!hosted || hosted.kind !== 'destination') return sendPage(reply, 404, notFoundPage());
+    if (finished.kind === 'client_refused') {
+      // The operator's settings: said in the log (their names, never a value) and on a page that does not ask to retry.
+      request.log.error(
+        { destination: hosted.destination.type, code: finished.error.code, status: finished.error.status, hint: finished.error.hint },
+        `${hosted.destination.label}'s token endpoint refused this service's OAuth client at a sign-in: nothing was connected`,
+      );
+      return sendPage(reply, 503, oauthClientRefusedPage(hosted, finished.oauthError));
+    }
     return sendSignInPage(reply, 400, settings, hosted, finished.message);
   });
 
