@@ -151,12 +151,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   // before the first claim (again at the next round if the store could not do it).
   let clientWaitsResumed: Promise<void> | null = null;
   const resumeClientWaits = (): Promise<void> =>
-    (clientWaitsResumed ??= options.db
-      .transaction(async (tx) => {
-        await forgetClientRefusals(tx);
-        const resumed = await resumeOAuthClientWaits(tx);
-        if (resumed > 0) options.log.info({ resumed }, "conversions and adjustments that waited for a platform to accept this service's OAuth client are due again (the service started)");
-      })
+    (clientWaitsResumed ??= (async () => {
+      // Two statements, each whole on its own (no transaction needed: a refusal recorded between them is recorded again).
+      await forgetClientRefusals(options.db);
+      const resumed = await resumeOAuthClientWaits(options.db);
+      if (resumed > 0) options.log.info({ resumed }, "conversions and adjustments that waited for a platform to accept this service's OAuth client are due again (the service started)");
+    })()
       .catch((error: unknown) => {
         clientWaitsResumed = null;
         throw error;
