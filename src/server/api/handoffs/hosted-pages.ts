@@ -343,6 +343,21 @@ ${backToDashboard(DASHBOARD_DESTINATIONS)}`,
   );
 }
 
+/**
+ * A newer connect link of the account for this platform was completed after this one was created: that connection
+ * stays, and this link changes nothing (an older sign-in never replaces a newer one).
+ */
+export function supersededPage(hosted: DestinationHandoff): string {
+  const kind = hosted.destination;
+  return page(
+    'A newer link was used',
+    html`${destinationHeading(kind, 'A newer connect link was used')}
+<div class="notice warn" role="alert">A newer connect link for ${kind.label} was completed after this one was created. The ${kind.label} account connected through it stays connected; nothing was changed here.</div>
+<p>To connect another ${kind.label} account, open a new connect link (Reconnect on the dashboard's Destinations page).</p>
+${backToDashboard(DASHBOARD_DESTINATIONS)}`,
+  );
+}
+
 /** The service has no OAuth client for the platform: say which setting the operator must set. */
 export function oauthNotConfiguredPage(hosted: DestinationHandoff, setting: string): string {
   const kind = hosted.destination;
