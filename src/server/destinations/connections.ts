@@ -16,7 +16,7 @@
 import type { Database, Queryable } from '../db/db';
 import { openedOrNull, type SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
-import { GRANTED_SCOPE_CREDENTIAL, ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
+import { GRANTED_SCOPE_CREDENTIAL, OAuthClientRefused, ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
 import { oauthClientRefusedError, refreshAccessToken } from './oauth';
 import { forgetClientRefused, recordClientRefused } from './client-refusals';
 import { findConnectionsById, markConnectedAgain, markReauthorizationRequired, replaceCredentials, type ConnectionRow, type GuardedWrite } from './sql';
@@ -29,21 +29,6 @@ export class TokenUnavailable extends Error {
   constructor(readonly error: DeliveryError) {
     super(error.message);
     this.name = 'TokenUnavailable';
-  }
-}
-
-/**
- * The platform's token endpoint refused this service's own OAuth client (`invalid_client`, `unauthorized_client`, …):
- * the operator's settings are at fault, not the connection, which stays `connected`. What waits on it waits (queued,
- * no attempt counted) until the client works again; `error` (code `oauth_client_refused`) says which settings to fix.
- */
-export class OAuthClientRefused extends Error {
-  constructor(
-    readonly platformType: string,
-    readonly error: DeliveryError,
-  ) {
-    super(error.message);
-    this.name = 'OAuthClientRefused';
   }
 }
 

@@ -10,11 +10,14 @@ import { DATABASE_KINDS } from '../support/databases';
 import type { Database } from '../../../src/server/db/db';
 import { startDeliveryWorker } from '../../../src/server/delivery/worker';
 import { REAUTHORIZATION_RECHECK_MS } from '../../../src/server/delivery/round';
-import { clientRefusals, findConnection } from '../../../src/server/destinations';
+import { clientRefusals, findConnection, oauthClientSetting } from '../../../src/server/destinations';
+import { loadSettings } from '../../../src/server/settings';
 import { getDestination, testDestination } from '../../../src/server/api/destinations';
 import { insertAdjustment } from '../../../src/server/webhook/adjustment-sql';
 import { startFakeGoogle, type FakeGoogle } from '../../../src/demo/fakes/google';
-import { createDeliveryFixture, insertReportedEvent, memoryLog, readOutcome, settingsFor, steppableClock } from './fixtures';
+import { TEST_SECRET_KEY, createDeliveryFixture, insertReportedEvent, memoryLog, readOutcome, settingsFor, steppableClock } from './fixtures';
+import { createPlatformAccount, reportSignup, type PlatformFake } from './platforms';
+import { usePlatformWorkers } from './platform-workers';
 
 /** The secret the operator's settings hold after the client's was rotated at Google. */
 const STALE_SECRET = 'stale-client-secret-value';
@@ -138,5 +141,63 @@ describe.each(DATABASE_KINDS)("a platform refusing the service's OAuth client on
     expect(answer).toMatchObject({ destination: row.id, ok: false, error: { code: 'oauth_client_refused' }, message: expect.stringContaining("the service's operator must") });
     expect(JSON.stringify(answer)).not.toContain(STALE_SECRET);
     expect((await findConnection(db, fx.accountId, 'google-ads'))!.status).toBe('connected');
+  });
+});
+
+/** Every platform that signs in with the service's OAuth client, against its strict fake refusing a stale secret. */
+const OAUTH_PLATFORMS = ['google-ads', 'microsoft-ads', 'linkedin'] as const;
+
+describe.each(DATABASE_KINDS)("each platform refusing the service's OAuth client on $name", (kind) => {
+  const platforms = usePlatformWorkers(kind, OAUTH_PLATFORMS);
+
+  function worker(platform: PlatformFake, stale: boolean) {
+    const clock = steppableClock(new Date(Date.now() + 60_000));
+    const log = memoryLog();
+    const env = { CNV_DEMO_PORT: 'off', CNV_SECRET_KEY: TEST_SECRET_KEY, ...platform.env, ...(stale ? { [oauthClientSetting(platform.type, 'SECRET')]: STALE_SECRET } : {}) };
+    const settings = loadSettings(env);
+    const w = startDeliveryWorker({ db: platforms.db, settings, log, now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs: 5000 });
+    return Object.assign(w, { clock, log, settings });
+  }
+
+  it.each(OAUTH_PLATFORMS)('%s: the conversion waits without an attempt or a failure, and goes out after a restart with the right secret', async (type) => {
+    const p = platforms.fake(type);
+    const acct = await createPlatformAccount(platforms.db, p);
+    const report = await reportSignup(platforms.db, acct, p);
+    const resultOf = (results: Array<{ eventActionId: string; result: string }>) => results.find((r) => r.eventActionId === report.actionId)?.result;
+
+    const stale = worker(p, true);
+    try {
+      const refusedBefore = p.refreshes().length;
+      expect(resultOf(await stale.drain())).toBe('waiting_for_oauth_client');
+      expect(p.refreshes().length - refusedBefore).toBe(1);
+      // Past the 12 attempts a retried outage gets, in rechecks: still waiting.
+      for (let i = 0; i < 13; i++) {
+        stale.clock.advance(REAUTHORIZATION_RECHECK_MS);
+        await stale.drain();
+      }
+      const outcome = await readOutcome(platforms.db, report.eventId);
+      expect(outcome.actions[0]).toMatchObject({
+        status: 'queued',
+        attempts: 0,
+        error: { code: 'oauth_client_refused', hint: expect.stringContaining(oauthClientSetting(type, 'SECRET')) },
+      });
+      expect(JSON.stringify(stale.log.lines)).not.toContain(STALE_SECRET);
+      expect(await platforms.db.query('select kind from notifications where account_id = $1', [acct.accountId])).toEqual([]);
+      const connection = (await findConnection(platforms.db, acct.accountId, type))!;
+      expect(connection.status).toBe('connected');
+      // A connection test says the same, not "no access token could be obtained right now".
+      const tested = await testDestination(platforms.db, stale.settings, acct.accountId, connection.id, type === 'google-ads' ? '987654321' : undefined);
+      expect(tested).toMatchObject({ ok: false, error: { code: 'oauth_client_refused' }, message: expect.stringContaining(oauthClientSetting(type, 'SECRET')) });
+    } finally {
+      await stale.stop();
+    }
+
+    const fixed = worker(p, false);
+    try {
+      expect(resultOf(await fixed.drain())).toBe('delivered');
+      expect((await readOutcome(platforms.db, report.eventId)).actions[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+    } finally {
+      await fixed.stop();
+    }
   });
 });
