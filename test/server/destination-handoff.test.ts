@@ -9,6 +9,7 @@ import { startFakeGoogle, type FakeGoogle } from '../../src/demo/fakes/google';
 import { googleSettings } from './support/google-connection';
 import { cookieHeaderFrom } from './support/browser-cookies';
 import { secretBox } from '../../src/server/db/secret-box';
+import { buildApp } from '../../src/server/app';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const DATA_MANAGER = 'https://www.googleapis.com/auth/datamanager';
@@ -239,6 +240,72 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     expect(back.body).toContain('You declined the request');
     expect(back.body).toContain('Sign in with Google Ads');
     expect(await svc.db.query('select 1 from destinations where account_id = $1', [tenant.accountId])).toHaveLength(0);
+  });
+
+  it("says the service's setup is at fault when Google refuses its OAuth client at the callback, and the link works once it is fixed", async () => {
+    const tenant = await svc.addTenant('Client refused');
+    const handoff = await newHandoff(tenant);
+    // The same store served by a service whose client secret Google no longer takes (rotated at Google).
+    const stale = await buildApp({ db: svc.db, settings: { ...svc.settings, google: { ...svc.settings.google, oauthClientSecret: 'rotated-away-secret' } }, logger: false });
+    await stale.ready();
+    try {
+      const start = await stale.inject({ method: 'GET', url: `${pathOf(handoff.url)}/authorize` });
+      const consent = await fetch(new URL(start.headers.location as string), { redirect: 'manual' });
+      const callback = new URL(consent.headers.get('location')!);
+      const back = await stale.inject({ method: 'GET', url: callback.pathname + callback.search, headers: { cookie: cookieHeaderFrom(start.headers['set-cookie']) } });
+      expect(back.statusCode).toBe(503);
+      expect(back.body).toContain("This cnv service's setup is at fault, not your sign-in.");
+      expect(back.body).toContain('signing in again will not help');
+      expect(back.body).toContain('<code>CNV_GOOGLE_OAUTH_CLIENT_SECRET</code>');
+      expect(back.body).toContain('This link keeps working');
+      expect(back.body).not.toContain('try again');
+      expect(back.body).not.toContain('rotated-away-secret');
+      expect(await svc.db.query('select 1 from destinations where account_id = $1', [tenant.accountId])).toHaveLength(0);
+    } finally {
+      await stale.close();
+    }
+    // The operator fixes the secret (the service with the right one): the same link signs in and connects.
+    expect(await signIn(handoff.url)).toBe(pathOf(handoff.url));
+    const done = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=123-456-7890' });
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain('Google Ads is connected to cnv');
+  });
+
+  it("keeps the newest handoff's grant: an older link's late sign-in or form is told it was superseded and changes nothing", async () => {
+    const tenant = await svc.addTenant('Two links');
+    const credentials = async () => (await svc.db.query<{ credentials: string }>('select credentials from destinations where account_id = $1', [tenant.accountId]))[0]?.credentials;
+    const older = await newHandoff(tenant);
+    const olderSignedIn = await newHandoff(tenant);
+    const newer = await newHandoff(tenant);
+    // The older links' sign-ins: one started (its callback comes last), one finished (its form is sent last).
+    const start = await svc.app.inject({ method: 'GET', url: `${pathOf(older.url)}/authorize` });
+    await signIn(olderSignedIn.url);
+    // The newest link is signed in and completed in between.
+    await signIn(newer.url);
+    const done = await svc.app.inject({ method: 'POST', url: pathOf(newer.url), headers: FORM, payload: 'customer_id=123-456-7890' });
+    expect(done.statusCode).toBe(200);
+    const newest = await credentials();
+
+    // The older sign-in comes back now: not kept, and the page says why.
+    const consent = await fetch(new URL(start.headers.location as string), { redirect: 'manual' });
+    const callback = new URL(consent.headers.get('location')!);
+    const late = await svc.app.inject({ method: 'GET', url: callback.pathname + callback.search, headers: { cookie: cookieHeaderFrom(start.headers['set-cookie']) } });
+    expect(late.statusCode).toBe(409);
+    expect(late.body).toContain('A newer connect link for Google Ads was completed after this one was created');
+    // The other older link's form, sent last.
+    const lateForm = await svc.app.inject({ method: 'POST', url: pathOf(olderSignedIn.url), headers: FORM, payload: 'customer_id=999-999-9999' });
+    expect(lateForm.statusCode).toBe(409);
+    expect(lateForm.body).toContain('nothing was changed here');
+    expect(await credentials()).toBe(newest);
+    const [row] = await svc.db.query<{ settings: Record<string, unknown> }>('select settings from destinations where account_id = $1', [tenant.accountId]);
+    expect(row!.settings).toMatchObject({ customer_id: '1234567890' });
+    expect(json(await svc.app.inject({ method: 'GET', url: `/v1/handoffs/${olderSignedIn.id}`, headers: tenant.auth })).status).toBe('pending');
+    // A link created after the completed one still replaces it, as any reconnect does.
+    const next = await newHandoff(tenant);
+    await signIn(next.url);
+    const replaced = await svc.app.inject({ method: 'POST', url: pathOf(next.url), headers: FORM, payload: 'customer_id=999-999-9999' });
+    expect(replaced.statusCode).toBe(200);
+    expect(await credentials()).not.toBe(newest);
   });
 
   it('refuses a callback whose state it did not issue, and a form posted before signing in', async () => {

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DATABASE_KINDS } from './support/databases';
 import { secretBox } from '../../src/server/db/secret-box';
+import { forgetClientRefused, oauthClientRefusedError, recordClientRefused } from '../../src/server/destinations';
 import { createRestService, type RestService, type Tenant } from './support/rest-harness';
 import { createCnvClient } from '../../src/client';
 import { SiteFields } from '../../src/server/api/sites';
@@ -191,6 +192,11 @@ describe('the agent tools over POST /mcp', () => {
     const refused = await call(client, 'list_destinations');
     expect(refused.content[1]!.text).toBe('Needs connecting again: meta. Call connect_destination with that destination_type and give the user the url.');
     await svc.db.query(`update destinations set status = 'connected' where account_id = $1`, [svc.accountId]);
+    // A platform refusing the service's own OAuth client: the operator's to fix, said as such.
+    await recordClientRefused(svc.db, 'meta', oauthClientRefusedError({ type: 'meta', label: 'Meta' }, 'invalid_client', 401), new Date());
+    const operator = await call(client, 'list_destinations');
+    expect(operator.content[1]!.text).toMatch(/^Waiting for the cnv service's operator: meta \(the platform refuses the service's own OAuth client/);
+    await forgetClientRefused(svc.db, 'meta');
 
     const reporter = createCnvClient({ webhookBaseUrl: base, siteKey: site.site_key, triggerKey: 'signup', secret, maxAttempts: 1 });
     for (const user of ['user_1', 'user_2']) {

@@ -84,7 +84,7 @@ export interface AdjustmentResultUpdate {
    * Why it is queued again without a send's fault: a shutdown interrupted it, it waits for a new authorization, or a
    * reconnect replaced the credentials the platform refused (due at once).
    */
-  waiting?: 'interrupted' | 'waiting_for_reauthorization' | 'credentials_replaced';
+  waiting?: 'interrupted' | 'waiting_for_reauthorization' | 'waiting_for_oauth_client' | 'credentials_replaced';
 }
 
 /**

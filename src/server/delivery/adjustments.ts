@@ -5,6 +5,7 @@
  */
 import {
   CredentialsUnreadable,
+  OAuthClientRefused,
   ReauthorizationRequired,
   TokenUnavailable,
   adjustmentsUnsupported,
@@ -128,11 +129,29 @@ function waitForReauthorization(row: Pick<Row, 'claim'>, label: string, at: Date
   };
 }
 
-/** The fate of a result whose send threw: a refused refresh waits, a shutdown puts it back, anything else is retried. */
+/**
+ * A result that waits, queued and without counting an attempt, for the service's own OAuth client of its platform to be
+ * accepted again (an operator's setting): looked at again as a reauthorization wait is, and due when a worker starts.
+ */
+function waitForOAuthClient(row: Pick<Row, 'claim'>, at: Date, error: DeliveryError): AdjustmentResultUpdate {
+  return {
+    claim: row.claim, status: 'queued', attempts: row.claim.attempts, request: null,
+    error: { ...error, retrying: true },
+    reason: `Waiting for the service's OAuth client to work again: ${error.message}${error.hint ? ` ${error.hint}` : ''} The adjustment is sent then.`,
+    dueAt: new Date(at.getTime() + REAUTHORIZATION_RECHECK_MS),
+    waiting: 'waiting_for_oauth_client',
+  };
+}
+
+/**
+ * The fate of a result whose send threw: a refused refresh waits, and so does a refused OAuth client of the service; a
+ * shutdown puts it back, anything else is retried.
+ */
 function afterThrow(row: Row, error: unknown, platform: DestinationPlatform, deps: RoundDeps, at: Date): AdjustmentResultUpdate {
   if (error instanceof ReauthorizationRequired) {
     return error.credentialsReplaced ? { ...interrupted(row, at), waiting: 'credentials_replaced' } : waitForReauthorization(row, platform.label, at);
   }
+  if (error instanceof OAuthClientRefused) return waitForOAuthClient(row, at, error.error);
   if (deps.signal.aborted) return interrupted(row, at);
   const fault = error instanceof TokenUnavailable ? error.error : { code: 'adapter_error', message: `The ${platform.label} adapter failed: ${(error as Error).message}` };
   return afterOutcome(row, { kind: 'retry', error: fault }, deps, at);

@@ -74,6 +74,28 @@ export interface RowOutcome {
 export const REAUTHORIZATION_WAIT = 'reauthorization_required';
 
 /**
+ * The `last_error` of an outbox row that waits for the service's own OAuth client of its platform to be accepted again
+ * (`oauth_client_refused`: the operator's settings; see resumeOAuthClientWaits).
+ */
+export const OAUTH_CLIENT_WAIT = 'oauth_client_refused';
+
+/**
+ * Makes every conversion and adjustment that waits for a platform's OAuth client due now, and forgets the refusals
+ * recorded (destinations/client-refusals.ts): run as a worker starts, since the client is an operator's setting that
+ * only a start can change. Rows a worker of another process holds are left to it. Returns how many of both.
+ */
+export async function resumeOAuthClientWaits(tx: Queryable): Promise<number> {
+  const rows = await tx.query(
+    `update outbox set due_at = now() where last_error = '${OAUTH_CLIENT_WAIT}' and (locked_until is null or locked_until < now()) returning id`,
+  );
+  const adjustments = await tx.query(
+    `update adjustment_results set due_at = now()
+     where status = 'queued' and error->>'code' = '${OAUTH_CLIENT_WAIT}' and (locked_until is null or locked_until < now()) returning id`,
+  );
+  return rows.length + adjustments.length;
+}
+
+/**
  * Locks (for share) the connections of the outbox rows `ids` until the transaction ends, waiting for a reconnect (or a
  * recovery) in progress to commit: a statement after this sees whether each is connected now, and a reconnect after
  * it waits for this transaction, whose rows are no longer held when its resumeDeliveries looks at them.

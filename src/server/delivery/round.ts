@@ -7,13 +7,14 @@
 import type { Database } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
-import { REAUTHORIZATION_WAIT, recordOutcomes, type ClaimedDelivery, type Reschedule } from './outbox-sql';
+import { OAUTH_CLIENT_WAIT, REAUTHORIZATION_WAIT, recordOutcomes, type ClaimedDelivery, type Reschedule } from './outbox-sql';
 import { SETTLED_ACTION_STATUSES, loadDeliveryRecords, lockEvents, type ActionResult, type DeliveryRecord } from './sql';
 import { settleFoldedAdjustments } from './adjustment-sql';
 import { settlePairing, type Settlement } from '../pairing';
 import {
   AccessTokens,
   CredentialsUnreadable,
+  OAuthClientRefused,
   ReauthorizationRequired,
   TokenUnavailable,
   findConnectionsById,
@@ -75,6 +76,11 @@ export type JobResult =
   | 'delivered' | 'failed' | 'skipped' | 'retrying' | 'waiting_for_snapshot' | 'waiting_for_reauthorization' | 'interrupted' | 'lease_lost' | 'gone'
   /** Refused with credentials a reconnect replaced meanwhile: due again at once, sent with the new ones (no attempt counted). */
   | 'credentials_replaced'
+  /**
+   * The platform's token endpoint refused the service's own OAuth client (an operator's setting): waits, no attempt
+   * counted, looked at again every REAUTHORIZATION_RECHECK_MS and at the next start.
+   */
+  | 'waiting_for_oauth_client'
   /** The round hit a database fault: the row's lease expires and it is claimed again. */
   | 'error';
 
@@ -345,6 +351,28 @@ function waitForReauthorization(row: Row, platform: DestinationPlatform, at: Dat
   };
 }
 
+/**
+ * A row that waits (not counted as an attempt) for the service's own OAuth client of its platform to be accepted again:
+ * looked at again as often as a reauthorization wait, and due at once when a worker starts (resumeOAuthClientWaits).
+ * The connection is not marked: reconnecting cannot fix the operator's client. `error` names the settings to fix.
+ */
+function waitForOAuthClient(row: Row, at: Date, error: DeliveryError): Settled {
+  return {
+    claim: row.claim,
+    eventId: row.record.event_id,
+    result: 'waiting_for_oauth_client',
+    finish: false,
+    reschedule: { dueAt: new Date(at.getTime() + REAUTHORIZATION_RECHECK_MS), countAttempt: false, lastError: OAUTH_CLIENT_WAIT },
+    action: {
+      actionId: row.record.action_id,
+      status: 'queued',
+      attempts: row.claim.attempts,
+      error: { ...error, message: `${error.message} This conversion waits; it is sent once the service's OAuth client works again.`, retrying: true },
+      request: null,
+    },
+  };
+}
+
 /** Sends one connection's batch and records its outcomes. */
 async function sendBatch(platform: DestinationPlatform, connection: Connection, rows: readonly SendRow[], deps: RoundDeps): Promise<RoundResult[]> {
   const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
@@ -357,12 +385,13 @@ async function sendBatch(platform: DestinationPlatform, connection: Connection, 
 
 /**
  * The fate of rows whose send threw: a refused refresh waits (unless a reconnect replaced the refused credentials: due
- * at once), a shutdown puts them back, anything else is retried.
+ * at once), and so does a refused OAuth client of the service; a shutdown puts them back, anything else is retried.
  */
 function afterThrow(error: unknown, platform: DestinationPlatform, rows: readonly Row[], deps: RoundDeps, at: Date): Settled[] {
   if (error instanceof ReauthorizationRequired) {
     return rows.map((r) => (error.credentialsReplaced ? sendAgainWithNewCredentials(r, at) : waitForReauthorization(r, platform, at)));
   }
+  if (error instanceof OAuthClientRefused) return rows.map((r) => waitForOAuthClient(r, at, error.error));
   if (deps.signal.aborted) return rows.map((r) => interrupted(r, at));
   const fault =
     error instanceof TokenUnavailable ? error.error : { code: 'adapter_error', message: `The ${platform.label} adapter failed: ${(error as Error).message}` };

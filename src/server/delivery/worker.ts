@@ -6,10 +6,10 @@
  */
 import type { Database } from '../db/db';
 import type { Settings } from '../settings';
-import { claimDeliveries } from './outbox-sql';
+import { claimDeliveries, resumeOAuthClientWaits } from './outbox-sql';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff';
 import { prepareDeliveryRound, type ConnectionBatch, type DeliveryLogger, type RoundDeps, type RoundResult } from './round';
-import { AccessTokens } from '../destinations';
+import { AccessTokens, forgetClientRefusals } from '../destinations';
 import { serviceSecretBox } from '../db/secret-box';
 import { storeAwareErrorLog } from '../db/store-trouble';
 import { checkDiagnostics } from './diagnostics';
@@ -115,7 +115,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     log: options.log,
     now,
     box,
-    tokens: new AccessTokens({ db: options.db, settings: options.settings, box, now, onReauthorizationRequired: notifyReauthorizationRequired }),
+    tokens: new AccessTokens({ db: options.db, settings: options.settings, box, now, onReauthorizationRequired: notifyReauthorizationRequired, log: options.log }),
     backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
     random: options.random ?? Math.random,
     sendTimeoutMs,
@@ -147,9 +147,25 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     return track(run);
   };
 
+  // A start may have corrected a platform's OAuth client (an operator's setting): what waited for it is due now, once,
+  // before the first claim (again at the next round if the store could not do it).
+  let clientWaitsResumed: Promise<void> | null = null;
+  const resumeClientWaits = (): Promise<void> =>
+    (clientWaitsResumed ??= (async () => {
+      // Two statements, each whole on its own (no transaction needed: a refusal recorded between them is recorded again).
+      await forgetClientRefusals(options.db);
+      const resumed = await resumeOAuthClientWaits(options.db);
+      if (resumed > 0) options.log.info({ resumed }, "conversions and adjustments that waited for a platform to accept this service's OAuth client are due again (the service started)");
+    })()
+      .catch((error: unknown) => {
+        clientWaitsResumed = null;
+        throw error;
+      }));
+
   /** Claims due rows, records what cannot be sent now, and dispatches the rest to their lanes. */
   const round = async (): Promise<{ settled: RoundResult[]; sending: Promise<RoundResult[]>[]; claimed: number }> => {
     if (stopping.signal.aborted) return { settled: [], sending: [], claimed: 0 };
+    await resumeClientWaits();
     const claims = await claimDeliveries(options.db, { now: deps.now(), leaseMs, limit: batchSize });
     loopLog.worked(); // the claim reached the store: a trouble under way is over
     // Adjustments of conversions whose delivery has settled go out beside the round (each is queued behind its original).

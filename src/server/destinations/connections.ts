@@ -16,8 +16,9 @@
 import type { Database, Queryable } from '../db/db';
 import { openedOrNull, type SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
-import { GRANTED_SCOPE_CREDENTIAL, ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
-import { refreshAccessToken } from './oauth';
+import { GRANTED_SCOPE_CREDENTIAL, OAuthClientRefused, ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
+import { oauthClientRefusedError, refreshAccessToken } from './oauth';
+import { forgetClientRefused, recordClientRefused } from './client-refusals';
 import { findConnectionsById, markConnectedAgain, markReauthorizationRequired, replaceCredentials, type ConnectionRow, type GuardedWrite } from './sql';
 
 /** Refresh a cached access token this long before it expires. */
@@ -30,6 +31,9 @@ export class TokenUnavailable extends Error {
     this.name = 'TokenUnavailable';
   }
 }
+
+/** How often the log says, per platform, that its OAuth client is refused (as often as waiting items look again). */
+export const CLIENT_REFUSED_LOG_EVERY_MS = 10 * 60_000;
 
 /**
  * A connection's stored credentials do not open with the service's key: they were sealed under another
@@ -154,6 +158,8 @@ export class AccessTokens {
   private readonly pending = new Map<string, Promise<string>>();
   /** The last access token a platform refused, per connection: never taken from the store again (see `forget`). */
   private readonly refused = new Map<string, string>();
+  /** Platforms whose OAuth client this process saw refused, and when the log last said so. */
+  private readonly clientRefusedLogged = new Map<string, number>();
 
   constructor(
     private readonly deps: {
@@ -166,6 +172,8 @@ export class AccessTokens {
        * notification is queued there, so it is never lost nor sent for a change that did not happen).
        */
       onReauthorizationRequired?: (tx: Queryable, connectionId: string, reason: DeliveryError) => Promise<void>;
+      /** Where a refused OAuth client is said, once per platform per CLIENT_REFUSED_LOG_EVERY_MS (never a secret). */
+      log?: { error(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
     },
   ) {}
 
@@ -257,6 +265,28 @@ export class AccessTokens {
   }
 
   /**
+   * Records a platform's refused client (shown on its destinations) and says it in the log, at most once per platform
+   * per CLIENT_REFUSED_LOG_EVERY_MS: the settings' names and the endpoint's code, never a value.
+   */
+  private async clientRefused(platform: DestinationPlatform, error: DeliveryError): Promise<void> {
+    const now = this.deps.now().getTime();
+    const last = this.clientRefusedLogged.get(platform.type);
+    if (last !== undefined && now - last < CLIENT_REFUSED_LOG_EVERY_MS) return;
+    this.clientRefusedLogged.set(platform.type, now);
+    await recordClientRefused(this.deps.db, platform.type, error, this.deps.now());
+    this.deps.log?.error(
+      { destination: platform.type, code: error.code, status: error.status, hint: error.hint },
+      `${platform.label}'s token endpoint refused this service's OAuth client: its conversions and adjustments wait (queued, nothing lost) until the client works again`,
+    );
+  }
+
+  /** A refresh worked again after this process saw the platform's client refused: no longer shown, and said once. */
+  private async clientWorksAgain(platform: DestinationPlatform): Promise<void> {
+    await forgetClientRefused(this.deps.db, platform.type);
+    this.deps.log?.info({ destination: platform.type }, `${platform.label}'s token endpoint accepts this service's OAuth client again`);
+  }
+
+  /**
    * Takes into `connection` (in place: every batch and context holding it sees them) the credentials a new handoff
    * stored while it was in flight, when the connection is `connected` with the same settings. False otherwise (then
    * its rows wait and are loaded afresh later).
@@ -309,7 +339,13 @@ export class AccessTokens {
         if (loaded && write === 'written') loadedFrom.set(connection.credentials, { ...loaded, sealed, accessToken: fresh });
       }
       this.cache.set(connection.id, fresh);
+      if (this.clientRefusedLogged.delete(platform.type)) await this.clientWorksAgain(platform);
       return fresh.token;
+    }
+    if (result.kind === 'client_refused') {
+      const error = oauthClientRefusedError(platform, result.oauthError, result.error.status);
+      await this.clientRefused(platform, error);
+      throw new OAuthClientRefused(platform.type, error);
     }
     if (result.kind === 'invalid_grant') {
       // Refused credentials that a new handoff replaced meanwhile: the new grant was not refused; refresh with it now.

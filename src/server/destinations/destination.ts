@@ -420,3 +420,19 @@ export class ReauthorizationRequired extends Error {
     this.name = 'ReauthorizationRequired';
   }
 }
+
+/**
+ * The platform's token endpoint refused this service's own OAuth client (`invalid_client`, `unauthorized_client`, …):
+ * the operator's settings are at fault, not the connection, which stays `connected`. A platform lets it propagate, as
+ * it does `ReauthorizationRequired`: what waits on it waits (queued, no attempt counted) until the client works again;
+ * `error` (code `oauth_client_refused`) says which settings to fix.
+ */
+export class OAuthClientRefused extends Error {
+  constructor(
+    readonly platformType: string,
+    readonly error: DeliveryError,
+  ) {
+    super(error.message);
+    this.name = 'OAuthClientRefused';
+  }
+}

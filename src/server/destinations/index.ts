@@ -3,6 +3,7 @@ export * from './destination';
 export * from './registry';
 export * from './sql';
 export * from './connections';
-export { authorizeUrl, exchangeCode, pkcePair, scopesToAsk } from './oauth';
+export { authorizeUrl, exchangeCode, oauthClientRefusedError, oauthClientSetting, pkcePair, scopesToAsk } from './oauth';
+export * from './client-refusals';
 export { platformLogo, monogramOf } from './logos';
 export { LIMITED_DATA_USE } from './limited-data-use';

@@ -4,6 +4,11 @@
  * with the client id and secret in the body (RFC 6749 §2.3.1), which Google, Microsoft and LinkedIn all accept
  * (Google: https://developers.google.com/identity/protocols/oauth2/web-server), or as HTTP Basic authentication where
  * the provider asks for it (Reddit). Tokens never appear in an error.
+ *
+ * A refusal is told apart three ways (RFC 6749 §5.2): of the grant (`invalid_grant`: the connection must be authorized
+ * again), of the service's own client (`client_refused`: the operator's `CNV_<PLATFORM>_OAUTH_CLIENT_ID/SECRET` are
+ * wrong, expired, rotated or deleted; no reconnect can fix it), and an outage (5xx, 429, no answer: `transient`). What
+ * each platform's token endpoint answers for a refused client is said (with what was verified) in its oauth.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { DeliveryError, OAuthProvider, SendContext } from './destination';
@@ -44,13 +49,48 @@ export type TokenResult =
   | { ok: true; tokens: OAuthTokens }
   /** The grant (code or refresh token) was refused: the connection must be authorized again. */
   | { ok: false; kind: 'invalid_grant'; error: DeliveryError }
+  /**
+   * The token endpoint refused the service's own OAuth client (CLIENT_REFUSAL_CODES, or HTTP 401 without
+   * `invalid_grant`): an operator's setting to fix; `oauthError` is the endpoint's code ('' when it gave none).
+   */
+  | { ok: false; kind: 'client_refused'; error: DeliveryError; oauthError: string }
   /** A network fault, a timeout or a 5xx/429: try again later. */
   | { ok: false; kind: 'transient'; error: DeliveryError }
-  /** Any other refusal (bad client, bad request): a configuration problem. */
+  /** Any other refusal (a bad request, a redirect URI the client does not have): a configuration problem. */
   | { ok: false; kind: 'rejected'; error: DeliveryError };
 
 /** Clock, cancellation and timeout for token calls. */
 export type TokenCallContext = Pick<SendContext, 'signal' | 'timeoutMs' | 'now'>;
+
+/**
+ * The token endpoint's error codes that refuse the client itself, not the grant: RFC 6749 §5.2's `invalid_client`
+ * (unknown client, failed client authentication) and `unauthorized_client` (the client may not use this grant type),
+ * and Google's `deleted_client` (google-ads/oauth.ts).
+ */
+export const CLIENT_REFUSAL_CODES: readonly string[] = ['invalid_client', 'unauthorized_client', 'deleted_client'];
+
+/** The environment variable holding a platform's OAuth client id or secret (`CNV_GOOGLE_OAUTH_CLIENT_ID`, …). */
+export function oauthClientSetting(type: string, part: 'ID' | 'SECRET'): string {
+  return `CNV_${type.replace(/-ads$/, '').replace(/-/g, '_').toUpperCase()}_OAUTH_CLIENT_${part}`;
+}
+
+/**
+ * Why a platform's token endpoint refused this service's OAuth client, in words for the operator and for whoever reads
+ * a waiting conversion or the destination: the settings to check are named, never their values.
+ */
+export function oauthClientRefusedError(platform: { type: string; label: string }, oauthError: string, status?: number): DeliveryError {
+  const said = [oauthError, status === undefined ? '' : `HTTP ${status}`].filter(Boolean).join(', ');
+  return {
+    code: 'oauth_client_refused',
+    message:
+      `${platform.label} refused this cnv service's own OAuth client${said ? ` (${said})` : ''}: its client id or secret is wrong, ` +
+      `expired, rotated or deleted at ${platform.label}. Connecting ${platform.label} again cannot fix this; the service's operator must.`,
+    hint:
+      `Operator: set working ${oauthClientSetting(platform.type, 'ID')} and ${oauthClientSetting(platform.type, 'SECRET')} ` +
+      `(the client registered with ${platform.label}; a Microsoft client secret expires after at most 24 months) and restart the service: what waits is sent then.`,
+    ...(status === undefined ? {} : { status }),
+  };
+}
 
 function base64url(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64url');
@@ -138,6 +178,17 @@ async function postToken(provider: OAuthProvider, settings: Settings, fields: Re
         status,
       },
     };
+  }
+  // RFC 6749 §5.2: `invalid_client` "MAY" come with HTTP 401, and MUST when the client authenticated with HTTP Basic
+  // (Reddit); a 401 without `invalid_grant` is the client's refusal too.
+  if (CLIENT_REFUSAL_CODES.includes(oauthError) || status === 401) {
+    const error: DeliveryError = {
+      code: 'oauth_client_refused',
+      message: `The token endpoint refused the service's OAuth client (HTTP ${status}${oauthError ? `, ${oauthError}` : ''}).`,
+      hint: 'Check the OAuth client id and client secret settings.',
+      status,
+    };
+    return { ok: false, kind: 'client_refused', error, oauthError };
   }
   return {
     ok: false,

@@ -320,15 +320,23 @@ export const TOOLS: readonly ToolDefinition[] = [
       'List the ad platforms connected to the account (destinations), each with id, type (the integrationId a flow action ' +
       "names), account (the ids it sends to, never credentials) and status: 'connected', or 'reauthorization_required' " +
       'when the platform refused the authorization: its conversions then wait, queued, until the user connects it again ' +
-      `(connect_destination with the same destination_type). Returns {data, has_more, next_cursor}. ${NEXT_PAGE}`,
+      '(connect_destination with the same destination_type). A destination with a `problem` (oauth_client_refused) waits ' +
+      "for the cnv service's operator (its own OAuth client is refused): connecting again does not help. " +
+      `Returns {data, has_more, next_cursor}. ${NEXT_PAGE}`,
     inputSchema: redescribed(Type.Omit(ListDestinationsQuery, ['ending_before'], { additionalProperties: false }), ID_CURSOR),
     readOnly: true,
     toRequest: (input) => ({ method: 'GET', path: '/v1/destinations', query: input }),
     nextStep: (body) => {
-      const waiting = Array.isArray(body.data) ? body.data.filter((d) => isRecord(d) && d.status === 'reauthorization_required') : [];
-      if (waiting.length === 0) return undefined;
-      const types = waiting.map((d) => String((d as Record<string, unknown>).type));
-      return `Needs connecting again: ${types.join(', ')}. Call connect_destination with that destination_type and give the user the url.`;
+      const rows = Array.isArray(body.data) ? body.data.filter(isRecord) : [];
+      const waiting = rows.filter((d) => d.status === 'reauthorization_required').map((d) => String(d.type));
+      const operator = rows.filter((d) => isRecord(d.problem) && d.problem.code === 'oauth_client_refused').map((d) => String(d.type));
+      const steps = [
+        ...(waiting.length > 0 ? [`Needs connecting again: ${waiting.join(', ')}. Call connect_destination with that destination_type and give the user the url.`] : []),
+        ...(operator.length > 0
+          ? [`Waiting for the cnv service's operator: ${operator.join(', ')} (the platform refuses the service's own OAuth client; see each problem's hint). Tell the user; connecting again does not help, and nothing is lost.`]
+          : []),
+      ];
+      return steps.length > 0 ? steps.join(' ') : undefined;
     },
   },
   {

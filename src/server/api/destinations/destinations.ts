@@ -15,7 +15,9 @@ import { REDELIVER_LIMIT_MAX, type DestinationRedeliveryResult, type ListDestina
 import {
   AccessTokens,
   CredentialsUnreadable,
+  OAuthClientRefused,
   ReauthorizationRequired,
+  clientRefusals,
   TokenUnavailable,
   findConnectionsById,
   listDestinations,
@@ -24,6 +26,7 @@ import {
   platformFor,
   sendContextFor,
   toConnection,
+  type ClientRefusal,
   type Connection,
   type ConnectionTestResult,
   type DestinationRow,
@@ -41,9 +44,15 @@ export interface DestinationRecord {
   account: Record<string, unknown>;
   connected_at: string;
   created_at: string;
+  /**
+   * What holds its conversions back that is not the connection's to fix: the platform refuses this service's own OAuth
+   * client (`oauth_client_refused`, the operator's settings named in `hint`), since `since`. Absent when nothing does.
+   */
+  problem?: { code: string; message: string; hint?: string; since: string };
 }
 
-function toRecord(row: DestinationRow): DestinationRecord {
+function toRecord(row: DestinationRow, refusals: ReadonlyMap<string, ClientRefusal>): DestinationRecord {
+  const refused = refusals.get(row.type);
   return {
     id: row.id,
     type: row.type,
@@ -52,24 +61,36 @@ function toRecord(row: DestinationRow): DestinationRecord {
     account: row.settings,
     connected_at: row.connected_at.toISOString(),
     created_at: row.created_at.toISOString(),
+    ...(refused
+      ? {
+          problem: {
+            code: refused.error.code,
+            message: `${refused.error.message} Its conversions wait (queued, nothing lost) and are sent once it works again.`,
+            ...(refused.error.hint ? { hint: refused.error.hint } : {}),
+            since: refused.since.toISOString(),
+          },
+        }
+      : {}),
   };
 }
 
 /** GET /v1/destinations: a page of the account's connections, oldest first, paginated as every other list. */
 export async function listDestinationRecords(db: Database, accountId: string, query: ListDestinationsQuery): Promise<ListEnvelope<DestinationRecord>> {
-  return paginate(pageRequestOf(query), (r) => listDestinationsPage(db, accountId, r), toRecord);
+  const refusals = await clientRefusals(db);
+  return paginate(pageRequestOf(query), (r) => listDestinationsPage(db, accountId, r), (row) => toRecord(row, refusals));
 }
 
 /** Every connection of the account, oldest first (the dashboard's Destinations page: one per platform at most). */
 export async function allDestinationRecords(db: Database, accountId: string): Promise<DestinationRecord[]> {
-  return (await listDestinations(db, accountId)).map(toRecord);
+  const refusals = await clientRefusals(db);
+  return (await listDestinations(db, accountId)).map((row) => toRecord(row, refusals));
 }
 
 /** GET /v1/destinations/{id}. */
 export async function getDestination(db: Database, accountId: string, id: string): Promise<DestinationRecord> {
   const row = (await listDestinations(db, accountId)).find((r) => r.id === id);
   if (!row) throw notFound('destination', id);
-  return toRecord(row);
+  return toRecord(row, await clientRefusals(db));
 }
 
 /**
@@ -158,6 +179,10 @@ export async function testDestination(
     }
     return { destination: id, ...answer, ...(warning ? { warning } : {}) };
   } catch (error) {
+    if (error instanceof OAuthClientRefused) {
+      // The service's own client: the operator's settings, not this connection (which stays connected).
+      return { destination: id, ok: false, message: `${error.error.message} ${error.error.hint ?? ''}`.trim(), error: error.error };
+    }
     if (error instanceof ReauthorizationRequired || error instanceof TokenUnavailable) {
       const detail = error instanceof TokenUnavailable ? error.error : { code: 'reauthorization_required', message: error.message };
       return { destination: id, ok: false, message: detail.message, error: detail };

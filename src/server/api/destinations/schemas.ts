@@ -77,6 +77,17 @@ export const Destination = Type.Object(
     }),
     connected_at: Timestamp('When it was (last) connected.'),
     created_at: Timestamp('When it was first connected.'),
+    problem: Type.Optional(
+      Type.Object(
+        {
+          code: Type.String({ description: '`oauth_client_refused`: the platform refuses this cnv service\'s own OAuth client.' }),
+          message: Type.String({ description: 'What is wrong, in a sentence: not the connection\'s to fix; its conversions wait, nothing is lost.' }),
+          hint: Type.Optional(Type.String({ description: 'What the service\'s operator must do (the settings to set, never their values).' })),
+          since: Timestamp('Since when.'),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { title: 'Destination', additionalProperties: false },
 );

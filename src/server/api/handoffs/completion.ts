@@ -5,7 +5,8 @@
 import type { Database, Queryable } from '../../db/db';
 import { platformApiElsewhere, platformFakeValues, type Settings } from '../../settings';
 import {
-  claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, handoffSignInChoices, recordHandoffGrant, startHandoffOAuth,
+  claimPendingHandoff, findHandoffByOAuthState, findHandoffByToken, handoffExpired, handoffGrant, handoffSignInChoices, lockAccount, newerHandoffCompleted,
+  recordHandoffGrant, startHandoffOAuth,
   type HostedHandoffRow,
 } from './sql';
 import { findSite, type SiteRow } from '../sites';
@@ -19,6 +20,8 @@ import {
   exchangeCode,
   findConnection,
   GRANTED_SCOPE_CREDENTIAL,
+  oauthClientRefusedError,
+  oauthClientSetting,
   scopesToAsk,
   sendContextFor,
   pkcePair,
@@ -26,6 +29,7 @@ import {
   sealCredentials,
   upsertDestination,
   type ConnectField,
+  type DeliveryError,
   type DestinationPlatform,
   type Problem,
 } from '../../destinations';
@@ -132,8 +136,15 @@ export async function completeDestinationHandoff(
   settings: Settings,
   hosted: DestinationHandoff,
   form: Record<string, string>,
-): Promise<{ kind: 'invalid'; errors: Problem[] } | { kind: 'already_completed' } | { kind: 'connected'; summary: string }> {
+): Promise<
+  | { kind: 'invalid'; errors: Problem[] }
+  | { kind: 'already_completed' }
+  /** A newer handoff of the same account and platform completed first: its connection stays, this one changes nothing. */
+  | { kind: 'superseded' }
+  | { kind: 'connected'; summary: string }
+> {
   if (hosted.handoff.status === 'completed') return { kind: 'already_completed' };
+  if (await newerHandoffCompleted(db, hosted.handoff.id)) return { kind: 'superseded' };
   const oauth = hosted.destination.oauth;
   const grant = oauth ? await handoffGrant(db, hosted.handoff.id) : null;
   const box = serviceSecretBox(settings);
@@ -158,6 +169,10 @@ export async function completeDestinationHandoff(
   const refused = await connectionRefused(db, settings, hosted, form, { id: hosted.handoff.id, settings: parsed.settings, credentials }, grant !== null);
   if (refused.length > 0) return { kind: 'invalid', errors: refused };
   return db.transaction(async (tx) => {
+    // Completions of one account take turns, so an older link completed at the same moment as a newer one never lands
+    // after it: whichever comes second sees the other (a newer one completed: superseded; an older one: replaced).
+    await lockAccount(tx, hosted.handoff.account_id);
+    if (await newerHandoffCompleted(tx, hosted.handoff.id)) return { kind: 'superseded' } as const;
     const claimed = await claimPendingHandoff(tx, hosted.handoff.token, { destination_type: hosted.destination.type, summary: parsed.summary });
     if (!claimed) return { kind: 'already_completed' } as const;
     const before = await findConnection(tx, claimed.account_id, hosted.destination.type);
@@ -307,11 +322,6 @@ export function missingOAuthSetting(settings: Settings, platform: DestinationPla
   return null;
 }
 
-/** The environment variable holding a platform's OAuth client id or secret (named in the page when it is missing). */
-function oauthClientSetting(type: string, part: 'ID' | 'SECRET'): string {
-  return `CNV_${type.replace(/-ads$/, '').replace(/-/g, '_').toUpperCase()}_OAUTH_CLIENT_${part}`;
-}
-
 /**
  * Finishes the OAuth step from the platform's callback: exchanges the code (with the PKCE verifier) and keeps the
  * refresh token sealed on the handoff until its form completes it. Returns the handoff token to continue on. The route
@@ -321,7 +331,15 @@ export async function finishHandoffOAuth(
   db: Queryable,
   settings: Settings,
   query: { state?: string; code?: string; error?: string },
-): Promise<{ kind: 'continue'; token: string } | { kind: 'unknown_state' } | { kind: 'refused'; token: string; message: string }> {
+): Promise<
+  | { kind: 'continue'; token: string }
+  | { kind: 'unknown_state' }
+  | { kind: 'refused'; token: string; message: string }
+  /** The platform refused the service's own OAuth client: the operator's setup, not the user's sign-in, is at fault. */
+  | { kind: 'client_refused'; token: string; error: DeliveryError; oauthError: string }
+  /** A newer handoff of the same account and platform completed meanwhile: this sign-in is not kept. */
+  | { kind: 'superseded'; token: string }
+> {
   if (!query.state || !OAUTH_STATE_PATTERN.test(query.state)) return { kind: 'unknown_state' };
   const box = serviceSecretBox(settings);
   const found = await findHandoffByOAuthState(db, box, query.state);
@@ -332,6 +350,9 @@ export async function finishHandoffOAuth(
   if (handoffExpired(handoff)) return { kind: 'continue', token: handoff.token };
   const platform = platformFor(handoff.destination_type ?? '');
   if (!platform?.oauth) return { kind: 'unknown_state' };
+  // A sign-in that comes back after a newer link of the account connected this platform: its grant is not kept (the
+  // newer one's stays), and the code is not exchanged.
+  if (await newerHandoffCompleted(db, handoff.id)) return { kind: 'superseded', token: handoff.token };
   if (query.error || !query.code) {
     const reason = query.error === 'access_denied' ? 'You declined the request.' : 'The sign-in did not complete.';
     return { kind: 'refused', token: handoff.token, message: `${reason} Nothing was connected; you can try again.` };
@@ -346,6 +367,11 @@ export async function finishHandoffOAuth(
     { code: query.code, redirectUri: oauthCallbackUrl(settings), codeVerifier },
     { signal: AbortSignal.timeout(15_000), timeoutMs: 10_000, now: () => new Date() },
   );
+  // The code is spent either way; the handoff stays pending, so its link signs in again once the operator fixed the client.
+  if (!result.ok && result.kind === 'client_refused') {
+    const error = oauthClientRefusedError(platform, result.oauthError, result.error.status);
+    return { kind: 'client_refused', token: handoff.token, error, oauthError: result.oauthError };
+  }
   if (!result.ok) return { kind: 'refused', token: handoff.token, message: `${platform.label} did not issue a token: ${result.error.message}` };
   if (!result.tokens.refreshToken) {
     return {

@@ -6,7 +6,7 @@
 import { copyable, html, page, type Html } from '../../http/page';
 import { fieldAttributes, fieldError } from '../../http/field-error';
 import { defaultChoice, type HostedHandoff, type WebhookTarget } from './completion';
-import { platformLogo, type ConnectField, type DestinationPlatform, type Problem } from '../../destinations';
+import { oauthClientSetting, platformLogo, type ConnectField, type DestinationPlatform, type Problem } from '../../destinations';
 import { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_PREFIX } from '../../../protocol/webhook';
 import { CORRELATION_COOKIE } from '../../../protocol/cookies';
 
@@ -324,6 +324,38 @@ ${choiceSelect(field.name, field.choices!, value, fieldAttributes(field.name, fi
 ${controls}
 <button type="submit">Sign in with ${kind.label}</button>
 </form>`;
+}
+
+/**
+ * The platform refused the service's own OAuth client at the sign-in's callback: the service's setup is at fault, not
+ * the person signing in, and trying again cannot help until the operator fixes it. Nothing was connected; the link
+ * stays good (the handoff is still pending) for a sign-in once the operator has.
+ */
+export function oauthClientRefusedPage(hosted: DestinationHandoff, oauthError: string): string {
+  const kind = hosted.destination;
+  return page(
+    `${kind.label} refused this service's setup`,
+    html`${destinationHeading(kind, `${kind.label} cannot be connected now`)}
+<div class="notice bad" role="alert"><p><strong>This cnv service's setup is at fault, not your sign-in.</strong> ${kind.label} refused the service's own OAuth client, so nothing was connected, and signing in again will not help until the service's operator fixes it.</p></div>
+<p>Tell the operator of this cnv service: ${kind.label} answered <code>${oauthError || 'HTTP 401'}</code> to its client. They must set a working <code>${oauthClientSetting(kind.type, 'ID')}</code> and <code>${oauthClientSetting(kind.type, 'SECRET')}</code> (the client registered with ${kind.label}: its secret may have expired or been rotated, or the client deleted) and restart the service.</p>
+<p>This link keeps working until it expires: open it again once they have, and sign in with ${kind.label}.</p>
+${backToDashboard(DASHBOARD_DESTINATIONS)}`,
+  );
+}
+
+/**
+ * A newer connect link of the account for this platform was completed after this one was created: that connection
+ * stays, and this link changes nothing (an older sign-in never replaces a newer one).
+ */
+export function supersededPage(hosted: DestinationHandoff): string {
+  const kind = hosted.destination;
+  return page(
+    'A newer link was used',
+    html`${destinationHeading(kind, 'A newer connect link was used')}
+<div class="notice warn" role="alert">A newer connect link for ${kind.label} was completed after this one was created. The ${kind.label} account connected through it stays connected; nothing was changed here.</div>
+<p>To connect another ${kind.label} account, open a new connect link (Reconnect on the dashboard's Destinations page).</p>
+${backToDashboard(DASHBOARD_DESTINATIONS)}`,
+  );
 }
 
 /** The service has no OAuth client for the platform: say which setting the operator must set. */

@@ -28,8 +28,10 @@ import {
   destinationFormPage,
   destinationSignInPage,
   notFoundPage,
+  oauthClientRefusedPage,
   oauthNotConfiguredPage,
   otherBrowserPage,
+  supersededPage,
   triggerSourceConnectedPage,
   triggerSourceIntroPage,
   unavailablePage,
@@ -133,6 +135,15 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     if (finished.kind === 'continue') return reply.header('referrer-policy', 'no-referrer').redirect(`/handoffs/${finished.token}`, 303);
     const hosted = await openHostedHandoff(db, settings, finished.token);
     if (!hosted || hosted.kind !== 'destination') return sendPage(reply, 404, notFoundPage());
+    if (finished.kind === 'superseded') return sendPage(reply, 409, supersededPage(hosted));
+    if (finished.kind === 'client_refused') {
+      // The operator's settings: said in the log (their names, never a value) and on a page that does not ask to retry.
+      request.log.error(
+        { destination: hosted.destination.type, code: finished.error.code, status: finished.error.status, hint: finished.error.hint },
+        `${hosted.destination.label}'s token endpoint refused this service's OAuth client at a sign-in: nothing was connected`,
+      );
+      return sendPage(reply, 503, oauthClientRefusedPage(hosted, finished.oauthError));
+    }
     return sendSignInPage(reply, 400, settings, hosted, finished.message);
   });
 
@@ -148,6 +159,7 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     const form = formFields(request.body);
     const outcome = await completeDestinationHandoff(db, settings, hosted, form);
     if (outcome.kind === 'already_completed') return sendPage(reply, 409, completedPage(hosted));
+    if (outcome.kind === 'superseded') return sendPage(reply, 409, supersededPage(hosted));
     if (outcome.kind === 'invalid') {
       // A choice made before the sign-in that the sign-in does not cover is fixed by signing in again: that page.
       const beforeSignIn = outcome.errors.find((e) => hosted.destination.fields.some((f) => f.beforeSignIn && f.name === e.param));

@@ -92,6 +92,27 @@ export async function claimPendingHandoff(tx: Queryable, token: string, result: 
   return row ? { ...row, token } : null;
 }
 
+/**
+ * Whether a connect_destination handoff of the same account and platform, created after `handoffId`, has completed:
+ * then `handoffId` is superseded, and completing it would replace the newer one's connection with an older sign-in.
+ * In a transaction, `lockAccount` first makes two completions of one account take turns (see completeDestinationHandoff).
+ */
+export async function newerHandoffCompleted(db: Queryable, handoffId: string): Promise<boolean> {
+  const rows = await db.query(
+    `select 1 from handoffs h join handoffs mine on mine.id = $1
+     where h.account_id = mine.account_id and h.purpose = 'connect_destination' and h.destination_type = mine.destination_type
+       and h.status = 'completed' and h.seq > mine.seq
+     limit 1`,
+    [handoffId],
+  );
+  return rows.length > 0;
+}
+
+/** Locks the account's row until the transaction ends: completions of its destination handoffs take turns. */
+export async function lockAccount(tx: Queryable, accountId: string): Promise<void> {
+  await tx.query('select id from accounts where id = $1 for update', [accountId]);
+}
+
 /** Starts the OAuth step of a pending handoff: the state the callback will name and the sealed PKCE verifier. */
 export async function startHandoffOAuth(
   db: Queryable,

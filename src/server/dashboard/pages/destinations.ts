@@ -115,6 +115,7 @@ function destinationCard(
   return html`<section class="card" id="${record.id}" aria-labelledby="title-${record.id}">
 <div class="brandline">${platformLogo(record.type, record.label, 32)}<h2 id="title-${record.id}">${record.label} ${badge(record.status)}</h2></div>
 ${reauth ? html`<div class="notice warn">${record.label} no longer accepts cnv's authorization: conversions wait (nothing is lost) until you reconnect.</div>` : ''}
+${record.problem ? html`<div class="notice bad service-problem" role="status"><p><strong>Conversions to ${record.label} wait: this cnv service's setup is at fault, not your connection.</strong> ${record.problem.message}</p>${record.problem.hint ? html`<p>${record.problem.hint}</p>` : ''}</div>` : ''}
 ${failedNotice(session, record, failed)}
 <dl class="facts">
 <dt>Account</dt><dd>${account(record)}</dd>

@@ -13,6 +13,13 @@
  * a refresh name a scope only within the one granted, so each grant's refresh names the scope it was granted.
  * `access_type=offline` so Google issues a refresh token and `prompt=consent` so it issues one again on a reconnect
  * (https://developers.google.com/identity/protocols/oauth2/web-server). URLs and client come from `settings.google`.
+ * A refused client (checked 2026-11-29 with the search tool): Google's own pages found do not list its token
+ * endpoint's client errors; answers quoted by users show HTTP 401 `{"error": "deleted_client", "error_description":
+ * "The OAuth client was deleted."}` for a deleted client (github.com/kubeguard/guard/issues/346, the gargle R package's
+ * refresh code), and Google Cloud's IAM reference says deleting an OAuth client revokes the refresh tokens issued to it
+ * (https://docs.cloud.google.com/iam/docs/reference/rest/v1/projects.locations.oauthClients/delete). A wrong secret's
+ * `invalid_client` (401) follows RFC 6749 §5.2; not verified in a Google page. Both are read as the client's refusal
+ * (oauth.ts CLIENT_REFUSAL_CODES): the operator must act, a reconnect cannot.
  */
 import type { DeliveryError, OAuthProvider } from '../destination';
 

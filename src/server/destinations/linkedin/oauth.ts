@@ -8,6 +8,11 @@
  * LinkedIn's authorization request documents no `prompt` (or other) parameter that forces its consent screen: a member
  * with a valid grant for the app is sent straight back. The hosted handoff's browser binding (api/handoffs) is what keeps
  * a consent link opened by someone else from completing a sign-in.
+ * A refused client (checked 2026-11-29 with the search tool): LinkedIn's pages found (authorization code flow,
+ * programmatic refresh tokens, client credentials flow) do not list the token endpoint's error answers; a refused
+ * refresh token is HTTP 400 `invalid_grant` ("Token has been expired or revoked.", as quoted at nango.dev). A refused
+ * client is taken to follow RFC 6749 §5.2 (`invalid_client`, 401, as src/demo/fakes/linkedin.ts answers): not
+ * verified in a LinkedIn page. Read as the client's refusal (oauth.ts CLIENT_REFUSAL_CODES).
  */
 import type { OAuthProvider } from '../destination';
 

@@ -6,7 +6,7 @@
  * https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api
  * https://learn.microsoft.com/en-us/linkedin/marketing/conversions/conversions-workflow
  */
-import { ReauthorizationRequired, type ConnectionTestResult, type SendContext } from '../destination';
+import { OAuthClientRefused, ReauthorizationRequired, type ConnectionTestResult, type SendContext } from '../destination';
 import { parseJson, requestJson } from '../http';
 import { AD_ACCOUNT_URN_PREFIX, parseAdAccountId } from './connect';
 import { LINKEDIN_LABEL, linkedInHeaders } from './request';
@@ -43,6 +43,8 @@ export async function testLinkedInConnection(ctx: SendContext): Promise<Connecti
   try {
     token = await ctx.accessToken();
   } catch (error) {
+    // The service's own OAuth client refused: its reason names the operator's settings.
+    if (error instanceof OAuthClientRefused) return { ok: false, message: `${error.error.message} ${error.error.hint ?? ''}`.trim(), error: error.error };
     const reauth = error instanceof ReauthorizationRequired;
     const e = reauth
       ? { code: 'reauthorization_required', message: 'LinkedIn refused the stored refresh token.', hint: "Connect LinkedIn again: Reconnect on the dashboard's Destinations page (or a connect_destination handoff for linkedin through the API)." }

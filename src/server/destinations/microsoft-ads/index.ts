@@ -2,7 +2,7 @@
  * The `microsoft-ads` destination: Microsoft Advertising offline conversions through the Campaign Management API v13
  * (REST), one ApplyOfflineConversions call per batch of up to 1,000 conversions.
  */
-import { ReauthorizationRequired, type ConnectionTestResult, type DeliveryError, type DeliveryInput, type DeliveryOutcome, type DestinationPlatform, type SendContext } from '../destination';
+import { OAuthClientRefused, ReauthorizationRequired, type ConnectionTestResult, type DeliveryError, type DeliveryInput, type DeliveryOutcome, type DestinationPlatform, type SendContext } from '../destination';
 import { parseJson, requestJson } from '../http';
 import { checkAction, microsoftAdsFields, parseConnectForm } from './connect';
 import { microsoftOAuth } from './oauth';
@@ -51,7 +51,8 @@ async function callSetup(ctx: SendContext): Promise<CallSetup> {
     return { ok: true, ids, headers: apiHeaders(await ctx.accessToken(), devToken, ids) };
   } catch (error) {
     // A refused refresh token: delivery makes the conversions wait for a new handoff (destination.ts, tokens that heal).
-    if (error instanceof ReauthorizationRequired) throw error;
+    // The service's own OAuth client refused: delivery makes them wait for the operator's fix (never retried to a failure).
+    if (error instanceof ReauthorizationRequired || error instanceof OAuthClientRefused) throw error;
     return { ok: false, outcome: 'retry', error: { code: 'token_refresh_failed', message: 'Could not obtain a Microsoft access token; will try again.' } };
   }
 }

@@ -11,6 +11,15 @@
  * user's own consent screen every time: where a tenant lets only its admins consent, that would stop users whose admin
  * already approved cnv (Microsoft's pages found do not say otherwise). The browser binding of the callback
  * (api/handoffs/browser-binding.ts) is what refuses a sign-in completed in another browser.
+ * A refused client (checked 2026-11-29 with the search tool): the Microsoft identity platform's token endpoint answers
+ * RFC 6749's codes with an `AADSTS` number in `error_description` and `error_codes`
+ * (https://learn.microsoft.com/en-us/previous-versions/azure/dn645548(v=azure.100), "Token Issuance Endpoint Errors").
+ * An expired client secret is AADSTS7000222 and a wrong one AADSTS7000215, both `invalid_client` (Entra's own error
+ * text as quoted at aztokenwatch.com and learn.microsoft.com/answers; the current learn.microsoft.com error-code
+ * reference was not found in the index); an application id the directory does not know is AADSTS700016,
+ * `unauthorized_client` (as src/demo/fakes/microsoft-ads.ts answers; not found in a Microsoft page). Client secrets
+ * of an app registration expire after at most 24 months, so an operator meets this sooner or later: read as the
+ * client's refusal (oauth.ts CLIENT_REFUSAL_CODES), never as the grant's.
  */
 import type { OAuthProvider } from '../destination';
 

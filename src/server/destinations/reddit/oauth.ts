@@ -7,6 +7,11 @@
  *   Pixel” without it.
  * - Token endpoint `https://www.reddit.com/api/v1/access_token`, the app's id and secret as HTTP Basic authentication,
  *   a descriptive User-Agent; refresh with `grant_type=refresh_token`.
+ * - A refused client (checked 2026-11-29 with the search tool): Reddit's OAuth2 wiki
+ *   (https://github.com/reddit/reddit/wiki/OAuth2) asks for the client as HTTP Basic authentication; RFC 6749 §5.2
+ *   requires a 401 when Basic authentication of the client fails, and that is what oauth.ts reads as the client's
+ *   refusal (a 401 without `invalid_grant`), with or without an OAuth `error`. The wiki's text on the exact answer
+ *   was not found in the index: not verified beyond the RFC.
  * Facts and their sources: ./index.ts.
  */
 import { oauthProviderOf } from '../oauth';

@@ -85,8 +85,8 @@ describe('the Google OAuth flow against the fake', () => {
     expect(result).toMatchObject({ ok: false, kind: 'transient' });
   });
 
-  it('treats a wrong client secret as a configuration problem', async () => {
+  it("treats a wrong client secret as a refusal of the service's client (the operator's settings), not of the grant", async () => {
     const wrong = loadSettings({ CNV_GOOGLE_OAUTH_TOKEN_URL: google.urls.token, CNV_GOOGLE_OAUTH_CLIENT_ID: google.client.id, CNV_GOOGLE_OAUTH_CLIENT_SECRET: 'nope' });
-    expect(await refreshAccessToken(googleOAuth, wrong, 'x', call)).toMatchObject({ ok: false, kind: 'rejected', error: { status: 401 } });
+    expect(await refreshAccessToken(googleOAuth, wrong, 'x', call)).toMatchObject({ ok: false, kind: 'client_refused', oauthError: 'invalid_client', error: { status: 401 } });
   });
 });
