@@ -293,13 +293,26 @@ function platformBase(env: NodeJS.ProcessEnv, type: keyof typeof PLATFORM_API_BA
   return baseUrl(env[PLATFORM_API_BASES[type].setting], PLATFORM_API_BASES[type].real);
 }
 
+/** The `<PLATFORM>` of `CNV_<PLATFORM>_OAUTH_*`, for each destination type that signs in with OAuth. */
+const OAUTH_SETTING_PLATFORM = { 'google-ads': 'GOOGLE', 'microsoft-ads': 'MICROSOFT', linkedin: 'LINKEDIN', reddit: 'REDDIT' } as const;
+type OAuthPlatformType = keyof typeof OAUTH_SETTING_PLATFORM;
+
+/**
+ * The environment variable of one part of a platform's OAuth settings (`CNV_GOOGLE_OAUTH_CLIENT_ID`, …): what pages,
+ * hints and logs name for the operator to set. `type`: a destination type that signs in with OAuth.
+ */
+export function oauthSettingName(type: string, part: 'CLIENT_ID' | 'CLIENT_SECRET' | 'AUTHORIZE_URL' | 'TOKEN_URL'): string {
+  const platform = Object.hasOwn(OAUTH_SETTING_PLATFORM, type) ? OAUTH_SETTING_PLATFORM[type as OAuthPlatformType] : type.toUpperCase();
+  return `CNV_${platform}_OAUTH_${part}`;
+}
+
 /** A platform's OAuth endpoints and client from `CNV_<PLATFORM>_OAUTH_*` (the endpoints default to the platform's own). */
-function oauthClient(env: NodeJS.ProcessEnv, platform: string, authorizeUrl: string, tokenUrl: string) {
+function oauthClient(env: NodeJS.ProcessEnv, type: OAuthPlatformType, authorizeUrl: string, tokenUrl: string) {
   return {
-    oauthAuthorizeUrl: env[`CNV_${platform}_OAUTH_AUTHORIZE_URL`] || authorizeUrl,
-    oauthTokenUrl: env[`CNV_${platform}_OAUTH_TOKEN_URL`] || tokenUrl,
-    oauthClientId: env[`CNV_${platform}_OAUTH_CLIENT_ID`] || '',
-    oauthClientSecret: env[`CNV_${platform}_OAUTH_CLIENT_SECRET`] || '',
+    oauthAuthorizeUrl: env[oauthSettingName(type, 'AUTHORIZE_URL')] || authorizeUrl,
+    oauthTokenUrl: env[oauthSettingName(type, 'TOKEN_URL')] || tokenUrl,
+    oauthClientId: env[oauthSettingName(type, 'CLIENT_ID')] || '',
+    oauthClientSecret: env[oauthSettingName(type, 'CLIENT_SECRET')] || '',
   };
 }
 
@@ -445,7 +458,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',
     google: {
       dataManagerApiBase: platformBase(env, 'google-ads'),
-      ...oauthClient(env, 'GOOGLE', 'https://accounts.google.com/o/oauth2/v2/auth', 'https://oauth2.googleapis.com/token'),
+      ...oauthClient(env, 'google-ads', 'https://accounts.google.com/o/oauth2/v2/auth', 'https://oauth2.googleapis.com/token'),
     },
     meta: {
       graphApiBase: platformBase(env, 'meta'),
@@ -453,17 +466,17 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     },
     microsoft: {
       adsApiBase: platformBase(env, 'microsoft-ads'),
-      ...oauthClient(env, 'MICROSOFT', 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize', 'https://login.microsoftonline.com/common/oauth2/v2.0/token'),
+      ...oauthClient(env, 'microsoft-ads', 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize', 'https://login.microsoftonline.com/common/oauth2/v2.0/token'),
       developerToken: env.CNV_MICROSOFT_ADS_DEVELOPER_TOKEN || '',
     },
     linkedin: {
       apiBase: platformBase(env, 'linkedin'),
       apiVersion: env.CNV_LINKEDIN_API_VERSION || '202607',
-      ...oauthClient(env, 'LINKEDIN', 'https://www.linkedin.com/oauth/v2/authorization', 'https://www.linkedin.com/oauth/v2/accessToken'),
+      ...oauthClient(env, 'linkedin', 'https://www.linkedin.com/oauth/v2/authorization', 'https://www.linkedin.com/oauth/v2/accessToken'),
     },
     reddit: {
       apiBase: platformBase(env, 'reddit'),
-      ...oauthClient(env, 'REDDIT', 'https://www.reddit.com/api/v1/authorize', 'https://www.reddit.com/api/v1/access_token'),
+      ...oauthClient(env, 'reddit', 'https://www.reddit.com/api/v1/authorize', 'https://www.reddit.com/api/v1/access_token'),
     },
     tiktok: { apiBase: platformBase(env, 'tiktok') },
     snapshotRetentionDays: retentionDays(env.CNV_SNAPSHOT_RETENTION_DAYS),

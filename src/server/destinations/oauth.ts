@@ -12,7 +12,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { DeliveryError, OAuthProvider, SendContext } from './destination';
-import type { Settings } from '../settings';
+import { oauthSettingName, type Settings } from '../settings';
 import { parseJson, requestJson } from './http';
 
 /** The platforms whose settings hold OAuth endpoints and a client (`oauthAuthorizeUrl`, `oauthTokenUrl`, …). */
@@ -71,7 +71,7 @@ export const CLIENT_REFUSAL_CODES: readonly string[] = ['invalid_client', 'unaut
 
 /** The environment variable holding a platform's OAuth client id or secret (`CNV_GOOGLE_OAUTH_CLIENT_ID`, …). */
 export function oauthClientSetting(type: string, part: 'ID' | 'SECRET'): string {
-  return `CNV_${type.replace(/-ads$/, '').replace(/-/g, '_').toUpperCase()}_OAUTH_CLIENT_${part}`;
+  return oauthSettingName(type, part === 'ID' ? 'CLIENT_ID' : 'CLIENT_SECRET');
 }
 
 /**
@@ -87,7 +87,8 @@ export function oauthClientRefusedError(platform: { type: string; label: string 
       `expired, rotated or deleted at ${platform.label}. Connecting ${platform.label} again cannot fix this; the service's operator must.`,
     hint:
       `Operator: set working ${oauthClientSetting(platform.type, 'ID')} and ${oauthClientSetting(platform.type, 'SECRET')} ` +
-      `(the client registered with ${platform.label}; a Microsoft client secret expires after at most 24 months) and restart the service: what waits is sent then.`,
+      `(the client registered with ${platform.label}: its secret may have expired or been rotated, or the client deleted) and restart the service: what waits is sent then. ` +
+      `If the client was replaced on purpose, each connection authorized with the old one must be connected again.`,
     ...(status === undefined ? {} : { status }),
   };
 }

@@ -18,7 +18,8 @@
  * text as quoted at aztokenwatch.com and learn.microsoft.com/answers; the current learn.microsoft.com error-code
  * reference was not found in the index); an application id the directory does not know is AADSTS700016,
  * `unauthorized_client` (as src/demo/fakes/microsoft-ads.ts answers; not found in a Microsoft page). Client secrets
- * of an app registration expire after at most 24 months, so an operator meets this sooner or later: read as the
+ * of an app registration have an end date (24 months at most from the Entra admin center: third-party accounts only,
+ * Datadog's integration and unified.to; no Microsoft page found), so an operator meets this sooner or later: read as the
  * client's refusal (oauth.ts CLIENT_REFUSAL_CODES), never as the grant's.
  */
 import type { OAuthProvider } from '../destination';
