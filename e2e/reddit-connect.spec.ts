@@ -62,3 +62,50 @@ test('Reddit: the hosted page offers the sign-in beside the token; signed in, it
   expect(reddit.requests.flatMap((r) => r.problems)).toEqual([]);
   expect(reddit.requests.map((r) => r.path)).toEqual(['/api/v1/authorize', '/api/v1/access_token']);
 });
+
+/** A connect link of Reddit made through the API: its hosted page's address. */
+async function connectLink(on: RunningService): Promise<string> {
+  const created = await fetch(`${on.base}/v1/handoffs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${on.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ purpose: 'connect_destination', destination_type: 'reddit' }),
+  });
+  return ((await created.json()) as { url: string }).url;
+}
+
+test('an older connect link signed in after a newer one was completed changes nothing, and its page says so', async ({ page }) => {
+  const older = await connectLink(svc);
+  const newer = await connectLink(svc);
+  await page.goto(newer);
+  await page.getByRole('link', { name: 'Sign in with Reddit' }).click();
+  await page.getByLabel('Pixel ID').fill(FAKE_REDDIT_PIXEL);
+  await page.getByRole('button', { name: 'Connect Reddit' }).click();
+  await expect(page.getByRole('heading', { name: 'Reddit is connected to cnv' })).toBeVisible();
+
+  await page.goto(older);
+  await page.getByRole('link', { name: 'Sign in with Reddit' }).click();
+  await expect(page.getByRole('heading', { name: 'A newer connect link was used' })).toBeVisible();
+  await expect(page.getByRole('alert')).toContainText('The Reddit account connected through it stays connected; nothing was changed here.');
+  await checkAndShoot(page, SHOTS, 'reddit', 'superseded');
+});
+
+test("Reddit refusing the service's own OAuth client at the sign-in: the page says the service's setup is at fault", async ({ page }) => {
+  // The same fake Reddit, and a service whose Reddit app secret is not the app's (rotated at Reddit, say).
+  const misconfigured = await startRealService('cnv.test', {
+    CNV_SECRET_KEY: '7'.repeat(64),
+    CNV_REDDIT_API_BASE: reddit.url,
+    CNV_REDDIT_OAUTH_AUTHORIZE_URL: reddit.authorizeUrl,
+    CNV_REDDIT_OAUTH_TOKEN_URL: reddit.tokenUrl,
+    CNV_REDDIT_OAUTH_CLIENT_ID: reddit.clientId,
+    CNV_REDDIT_OAUTH_CLIENT_SECRET: `${reddit.clientSecret}-old`,
+  });
+  try {
+    await page.goto(await connectLink(misconfigured));
+    await page.getByRole('link', { name: 'Sign in with Reddit' }).click();
+    await expect(page.getByRole('alert')).toContainText("This cnv service's setup is at fault, not your sign-in.");
+    await expect(page.getByText('CNV_REDDIT_OAUTH_CLIENT_SECRET')).toBeVisible();
+    await checkAndShoot(page, SHOTS, 'reddit', 'client-refused');
+  } finally {
+    await misconfigured.close();
+  }
+});
