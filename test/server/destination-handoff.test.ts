@@ -160,6 +160,8 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     expect(row!.settings).toMatchObject({ api: 'google_ads_api' });
     const opened = JSON.parse(secretBox(Buffer.from(SECRET_KEY, 'hex')).open(row!.credentials)) as Record<string, string>;
     expect(opened.oauth_granted_scope).toBe(`${DATA_MANAGER} ${ADWORDS}`);
+    // The OAuth client the grant was issued to goes with it (a later refusal to another client is the grant's).
+    expect(opened.oauth_client_id).toBe(google.client.id);
 
     // A reconnect starts at the API the connection sends through: a plain sign-in link keeps it, scope included.
     const reconnect = await newHandoff(tenant);
