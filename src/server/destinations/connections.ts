@@ -280,9 +280,13 @@ export class AccessTokens {
     );
   }
 
-  /** A refresh worked again after this process saw the platform's client refused: no longer shown, and said once. */
+  /**
+   * A refresh worked: the platform's client is no longer shown refused, whoever recorded it (this process, another one
+   * sharing the store, a connection test of the API), and that is said once.
+   */
   private async clientWorksAgain(platform: DestinationPlatform): Promise<void> {
-    await forgetClientRefused(this.deps.db, platform.type);
+    this.clientRefusedLogged.delete(platform.type);
+    if (!(await forgetClientRefused(this.deps.db, platform.type))) return;
     this.deps.log?.info({ destination: platform.type }, `${platform.label}'s token endpoint accepts this service's OAuth client again`);
   }
 
@@ -339,7 +343,7 @@ export class AccessTokens {
         if (loaded && write === 'written') loadedFrom.set(connection.credentials, { ...loaded, sealed, accessToken: fresh });
       }
       this.cache.set(connection.id, fresh);
-      if (this.clientRefusedLogged.delete(platform.type)) await this.clientWorksAgain(platform);
+      await this.clientWorksAgain(platform);
       return fresh.token;
     }
     // A grant issued to another client than the service's now (the operator replaced it): the refusal is the grant's.
