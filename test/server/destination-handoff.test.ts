@@ -287,6 +287,16 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     const done = await svc.app.inject({ method: 'POST', url: pathOf(newer.url), headers: FORM, payload: 'customer_id=123-456-7890' });
     expect(done.statusCode).toBe(200);
     const newest = await credentials();
+    // An older link opened now says so at once, rather than after a sign-in at Google that could change nothing.
+    const googleCalls = google.server.requests.length;
+    const opened = await svc.app.inject({ method: 'GET', url: pathOf(olderSignedIn.url) });
+    expect(opened.statusCode).toBe(409);
+    expect(opened.body).toContain('A newer connect link for Google Ads was completed after this one was created');
+    expect(opened.body).not.toContain('/authorize');
+    const authorize = await svc.app.inject({ method: 'GET', url: `${pathOf(older.url)}/authorize` });
+    expect(authorize.statusCode).toBe(409);
+    expect(authorize.headers.location).toBeUndefined();
+    expect(google.server.requests.length).toBe(googleCalls);
 
     // The older sign-in comes back now: not kept, and the page says why.
     const consent = await fetch(new URL(start.headers.location as string), { redirect: 'manual' });
