@@ -160,6 +160,8 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     expect(row!.settings).toMatchObject({ api: 'google_ads_api' });
     const opened = JSON.parse(secretBox(Buffer.from(SECRET_KEY, 'hex')).open(row!.credentials)) as Record<string, string>;
     expect(opened.oauth_granted_scope).toBe(`${DATA_MANAGER} ${ADWORDS}`);
+    // The OAuth client the grant was issued to goes with it (a later refusal to another client is the grant's).
+    expect(opened.oauth_client_id).toBe(google.client.id);
 
     // A reconnect starts at the API the connection sends through: a plain sign-in link keeps it, scope included.
     const reconnect = await newHandoff(tenant);
@@ -285,6 +287,16 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     const done = await svc.app.inject({ method: 'POST', url: pathOf(newer.url), headers: FORM, payload: 'customer_id=123-456-7890' });
     expect(done.statusCode).toBe(200);
     const newest = await credentials();
+    // An older link opened now says so at once, rather than after a sign-in at Google that could change nothing.
+    const googleCalls = google.server.requests.length;
+    const opened = await svc.app.inject({ method: 'GET', url: pathOf(olderSignedIn.url) });
+    expect(opened.statusCode).toBe(409);
+    expect(opened.body).toContain('A newer connect link for Google Ads was completed after this one was created');
+    expect(opened.body).not.toContain('/authorize');
+    const authorize = await svc.app.inject({ method: 'GET', url: `${pathOf(older.url)}/authorize` });
+    expect(authorize.statusCode).toBe(409);
+    expect(authorize.headers.location).toBeUndefined();
+    expect(google.server.requests.length).toBe(googleCalls);
 
     // The older sign-in comes back now: not kept, and the page says why.
     const consent = await fetch(new URL(start.headers.location as string), { redirect: 'manual' });

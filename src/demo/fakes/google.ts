@@ -52,8 +52,11 @@ export interface FakeGoogle {
   adjusted(): IngestedEvent[];
   /** Issues an access token directly (no HTTP), for tests that need a valid bearer token; of the Data Manager scope unless told. */
   issueAccessToken(scope?: string): { accessToken: string; expiresAt: Date };
-  /** Issues a refresh token directly (no consent screen), for tests that seed a connection; of the Data Manager scope unless told. */
-  issueRefreshToken(scope?: string): string;
+  /**
+   * Issues a refresh token directly (no consent screen), for tests that seed a connection; of the Data Manager scope
+   * unless told, issued to this fake's client unless `issuedTo` names another.
+   */
+  issueRefreshToken(scope?: string, issuedTo?: string): string;
   /**
    * The scopes of a live access token this fake issued, or null (unknown, expired, revoked): what Google's API front
    * end checks. The legacy Google Ads API fake (fake-google-ads.ts) is given it to check its own scope.
@@ -286,7 +289,8 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
   const now = () => fixedNow ?? new Date();
   let counter = 0;
   const codes = new Map<string, { challenge: string; redirectUri: string; scope: string; used: boolean }>();
-  const refreshTokens = new Map<string, { revoked: boolean; scope: string }>();
+  /** Each refresh token with the OAuth client it was issued to (Google refuses it to any other: `unauthorized_client`). */
+  const refreshTokens = new Map<string, { revoked: boolean; scope: string; clientId: string }>();
   const accessTokens = new Map<string, { expiresAt: Date; scope: string }>();
   const accepted: IngestedEvent[] = [];
   const seenTransactions = new Map<string, IngestedEvent>();
@@ -346,13 +350,16 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
       if (!form.code_verifier || base64urlSha256(form.code_verifier) !== entry.challenge) return tokenError(request, 400, 'invalid_grant', 'Invalid code verifier.');
       entry.used = true;
       const refreshToken = `1//fake-refresh-${randomUUID()}`;
-      refreshTokens.set(refreshToken, { revoked: false, scope: entry.scope });
+      refreshTokens.set(refreshToken, { revoked: false, scope: entry.scope, clientId: client.id });
       const { accessToken } = issueAccessToken(entry.scope);
       return { status: 200, json: { access_token: accessToken, expires_in: lifetime, refresh_token: refreshToken, scope: entry.scope, token_type: 'Bearer' } };
     }
     if (form.grant_type === 'refresh_token') {
       const entry = form.refresh_token ? refreshTokens.get(form.refresh_token) : undefined;
       if (!entry || entry.revoked) return tokenError(request, 400, 'invalid_grant', 'Token has been expired or revoked.');
+      // A refresh token issued to another OAuth client (the service's client was replaced since): Google answers 401
+      // `unauthorized_client` "Unauthorized" (as quoted in googleapis and ruby-oauth issues), not `invalid_grant`.
+      if (entry.clientId !== form.client_id) return tokenError(request, 401, 'unauthorized_client', 'Unauthorized');
       // RFC 6749 §6: a refresh may name a scope, but none the grant did not have (Google answers invalid_scope).
       const asked = (form.scope ?? '').split(' ').filter(Boolean);
       const granted = entry.scope.split(' ');
@@ -497,9 +504,9 @@ export async function startFakeGoogle(options: FakeGoogleOptions = {}): Promise<
     ingested: () => accepted.map((e) => ({ ...e })),
     adjusted: () => adjustments.slice(),
     issueAccessToken,
-    issueRefreshToken(scope = DATAMANAGER_SCOPE) {
+    issueRefreshToken(scope = DATAMANAGER_SCOPE, issuedTo = client.id) {
       const token = `1//fake-refresh-${randomUUID()}`;
-      refreshTokens.set(token, { revoked: false, scope });
+      refreshTokens.set(token, { revoked: false, scope, clientId: issuedTo });
       return token;
     },
     scopesOf,

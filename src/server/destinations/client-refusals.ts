@@ -27,9 +27,9 @@ export async function recordClientRefused(db: Queryable, type: string, error: De
   );
 }
 
-/** Forgets `type`'s refused client (a refresh with it worked). */
-export async function forgetClientRefused(db: Queryable, type: string): Promise<void> {
-  await db.query('delete from service_facts where name = $1', [PREFIX + type]);
+/** Forgets `type`'s refused client (a refresh with it worked); true when one was recorded. */
+export async function forgetClientRefused(db: Queryable, type: string): Promise<boolean> {
+  return (await db.query('delete from service_facts where name = $1 returning name', [PREFIX + type])).length > 0;
 }
 
 /** Forgets every platform's refused client (a start: its settings may be corrected). */

@@ -16,7 +16,7 @@
 import type { Database, Queryable } from '../db/db';
 import { openedOrNull, type SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
-import { GRANTED_SCOPE_CREDENTIAL, OAuthClientRefused, ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
+import { GRANTED_SCOPE_CREDENTIAL, OAUTH_CLIENT_CREDENTIAL, OAuthClientRefused, ReauthorizationRequired, type Connection, type DeliveryError, type DestinationPlatform, type SendContext } from './destination';
 import { oauthClientRefusedError, refreshAccessToken } from './oauth';
 import { forgetClientRefused, recordClientRefused } from './client-refusals';
 import { findConnectionsById, markConnectedAgain, markReauthorizationRequired, replaceCredentials, type ConnectionRow, type GuardedWrite } from './sql';
@@ -280,9 +280,13 @@ export class AccessTokens {
     );
   }
 
-  /** A refresh worked again after this process saw the platform's client refused: no longer shown, and said once. */
+  /**
+   * A refresh worked: the platform's client is no longer shown refused, whoever recorded it (this process, another one
+   * sharing the store, a connection test of the API), and that is said once.
+   */
   private async clientWorksAgain(platform: DestinationPlatform): Promise<void> {
-    await forgetClientRefused(this.deps.db, platform.type);
+    this.clientRefusedLogged.delete(platform.type);
+    if (!(await forgetClientRefused(this.deps.db, platform.type))) return;
     this.deps.log?.info({ destination: platform.type }, `${platform.label}'s token endpoint accepts this service's OAuth client again`);
   }
 
@@ -339,17 +343,31 @@ export class AccessTokens {
         if (loaded && write === 'written') loadedFrom.set(connection.credentials, { ...loaded, sealed, accessToken: fresh });
       }
       this.cache.set(connection.id, fresh);
-      if (this.clientRefusedLogged.delete(platform.type)) await this.clientWorksAgain(platform);
+      await this.clientWorksAgain(platform);
       return fresh.token;
     }
-    if (result.kind === 'client_refused') {
+    // A grant issued to another client than the service's now (the operator replaced it): the refusal is the grant's.
+    const issuedTo = connection.credentials[OAUTH_CLIENT_CREDENTIAL];
+    const otherClient = result.kind === 'client_refused' && issuedTo !== undefined && issuedTo !== platform.oauth!.clientId(this.deps.settings);
+    if (result.kind === 'client_refused' && !otherClient) {
       const error = oauthClientRefusedError(platform, result.oauthError, result.error.status);
       await this.clientRefused(platform, error);
       throw new OAuthClientRefused(platform.type, error);
     }
-    if (result.kind === 'invalid_grant') {
+    if (result.kind === 'invalid_grant' || otherClient) {
+      const reason: DeliveryError =
+        result.kind === 'client_refused'
+          ? {
+              code: 'reauthorization_required',
+              message:
+                `${platform.label} refused this connection's authorization (${[result.oauthError, `HTTP ${result.error.status}`].filter(Boolean).join(', ')}): ` +
+                "it was given to another OAuth client of this service than the one it has now.",
+              hint: `Connect ${platform.label} again: the authorization must be given to the service's current OAuth client.`,
+              ...(result.error.status === undefined ? {} : { status: result.error.status }),
+            }
+          : result.error;
       // Refused credentials that a new handoff replaced meanwhile: the new grant was not refused; refresh with it now.
-      const replaced = (await this.requireReauthorization(connection, result.error)) === 'replaced';
+      const replaced = (await this.requireReauthorization(connection, reason)) === 'replaced';
       if (replaced && !adopted && (await this.adopt(connection))) {
         const next = connection.credentials.refresh_token;
         if (next) return this.refresh(platform, connection, next, ctx, true);

@@ -148,6 +148,15 @@ export interface Connection {
  */
 export const GRANTED_SCOPE_CREDENTIAL = 'oauth_granted_scope';
 
+/**
+ * The credential holding the id of the service's OAuth client a grant was issued to (its sign-in's
+ * `CNV_<PLATFORM>_OAUTH_CLIENT_ID`), stored with its refresh token by the hosted handoff; not a secret. A token
+ * endpoint refusing the client of a grant issued to another (the operator replaced the client: Google answers
+ * `unauthorized_client`) refuses that grant, not the service's client: the connection must be authorized again.
+ * Connections made before it have none.
+ */
+export const OAUTH_CLIENT_CREDENTIAL = 'oauth_client_id';
+
 /** What delivery gives a platform besides the batch. */
 export interface SendContext {
   settings: Settings;

@@ -20,7 +20,7 @@
  * `events[0].adIdentifiers.gclid`) and account or conversion ids stay, so the message still says what went wrong.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { GRANTED_SCOPE_CREDENTIAL } from './destination';
+import { GRANTED_SCOPE_CREDENTIAL, OAUTH_CLIENT_CREDENTIAL } from './destination';
 import type {
   AdjustmentInput,
   AdjustmentOutcome,
@@ -204,7 +204,7 @@ function cleanTest(result: ConnectionTestResult, secrets: readonly string[]): Co
 }
 
 /** Credentials that are not secret (what a grant covers): kept in messages, which may name them. */
-const NOT_SECRET = new Set([GRANTED_SCOPE_CREDENTIAL]);
+const NOT_SECRET = new Set([GRANTED_SCOPE_CREDENTIAL, OAUTH_CLIENT_CREDENTIAL]);
 
 /**
  * The send context with its secrets collected: the connection's credentials (a pasted token, a refresh token, a

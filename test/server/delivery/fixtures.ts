@@ -9,7 +9,7 @@ import { insertSite, type SiteRow } from '../../../src/server/api/sites/sql';
 import { insertEvent } from '../../../src/server/fanout/sql';
 import { newId } from '../../../src/server/db/ids';
 import { secretBox } from '../../../src/server/db/secret-box';
-import { GRANTED_SCOPE_CREDENTIAL, sealCredentials, upsertDestination } from '../../../src/server/destinations';
+import { GRANTED_SCOPE_CREDENTIAL, OAUTH_CLIENT_CREDENTIAL, sealCredentials, upsertDestination } from '../../../src/server/destinations';
 import type { FakeGoogle } from '../../../src/demo/fakes/google';
 import { loadSettings, type Settings } from '../../../src/server/settings';
 import type { DatabaseKind } from '../support/databases';
@@ -39,6 +39,8 @@ export async function createDeliveryFixture(
     destinationSettings?: Record<string, unknown> | null;
     /** The scope the grant was given at its sign-in, stored with it as the hosted handoff does (none: a grant before that). */
     grantedScope?: string;
+    /** The OAuth client the grant was issued to, stored with it as the hosted handoff does (none: a grant before that). */
+    oauthClientId?: string;
   } = {},
 ): Promise<DeliveryFixture> {
   const account = await insertAccount(db, 'delivery test');
@@ -52,6 +54,7 @@ export async function createDeliveryFixture(
       refresh_token: options.refreshToken ?? 'no-refresh-token',
       ...(api === 'google_ads_api' ? { developer_token: DEVELOPER_TOKEN } : {}),
       ...(options.grantedScope ? { [GRANTED_SCOPE_CREDENTIAL]: options.grantedScope } : {}),
+      ...(options.oauthClientId ? { [OAUTH_CLIENT_CREDENTIAL]: options.oauthClientId } : {}),
     };
     await upsertDestination(db, account.id, 'google-ads', settings, sealCredentials(box, credentials));
   }

@@ -133,6 +133,34 @@ describe.each(DATABASE_KINDS)("a platform refusing the service's OAuth client on
     expect(await resultOf()).toMatchObject({ status: 'adjusted', attempts: 1 });
   });
 
+  it('stops showing the refusal once a refresh works, whoever recorded it (a connection test with another client)', async () => {
+    const fx = await account();
+    const row = (await findConnection(db, fx.accountId, 'google-ads'))!;
+    // A worker that started before the test below (its start's forgetting is past), with a client that works.
+    const w = worker(false);
+    await w.drain();
+    const stale = settingsFor('http://legacy.invalid', { CNV_GOOGLE_OAUTH_CLIENT_SECRET: STALE_SECRET }, google);
+    expect(await testDestination(db, stale, fx.accountId, row.id, '987654321')).toMatchObject({ ok: false, error: { code: 'oauth_client_refused' } });
+    expect((await getDestination(db, fx.accountId, row.id)).problem).toMatchObject({ code: 'oauth_client_refused' });
+    console.log('DBG before', [...(await clientRefusals(db)).keys()]);
+    await insertReportedEvent(db, fx, { customerEventId: 'client-after-test' });
+    expect((await w.drain()).map((r) => r.result)).toEqual(['delivered']);
+    expect((await getDestination(db, fx.accountId, row.id)).problem).toBeUndefined();
+  });
+
+  it('asks for a reconnect, not the operator, when the refused client is not the one the grant was issued to (the client was replaced)', async () => {
+    // The operator replaced the OAuth client on purpose: Google refuses the old client's grant to the new client with
+    // 401 `unauthorized_client`. The service's client works (the fake accepts it); only this connection must be made again.
+    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken(undefined, 'replaced-client-id'), oauthClientId: 'replaced-client-id' });
+    const event = await insertReportedEvent(db, fx, { customerEventId: 'client-replaced' });
+    const w = worker(false);
+    expect((await w.drain()).map((r) => r.result)).toEqual(['waiting_for_reauthorization']);
+    expect((await findConnection(db, fx.accountId, 'google-ads'))!.status).toBe('reauthorization_required');
+    expect((await readOutcome(db, event.eventId)).actions[0]).toMatchObject({ status: 'queued', attempts: 0, error: { code: 'reauthorization_required' } });
+    expect((await clientRefusals(db)).has('google-ads')).toBe(false);
+    expect(refusedLines(w.log)).toEqual([]);
+  });
+
   it("answers a connection test with the operator's setting to fix, and leaves the destination connected", async () => {
     const fx = await account();
     const row = (await findConnection(db, fx.accountId, 'google-ads'))!;

@@ -20,6 +20,7 @@ import {
   exchangeCode,
   findConnection,
   GRANTED_SCOPE_CREDENTIAL,
+  OAUTH_CLIENT_CREDENTIAL,
   oauthClientRefusedError,
   oauthClientSetting,
   scopesToAsk,
@@ -381,7 +382,8 @@ export async function finishHandoffOAuth(
     };
   }
   // Where the scopes depend on a choice (scopesFor), the grant keeps the scope it was given: its refreshes ask for that.
-  const grant: Record<string, string> = { refresh_token: result.tokens.refreshToken };
+  // The client it was issued to goes with it: a later refusal of another client's grant is the grant's (connections.ts).
+  const grant: Record<string, string> = { refresh_token: result.tokens.refreshToken, [OAUTH_CLIENT_CREDENTIAL]: platform.oauth.clientId(settings) };
   if (platform.oauth.scopesFor) {
     grant[GRANTED_SCOPE_CREDENTIAL] = result.tokens.scope ?? scopesToAsk(platform.oauth, await handoffSignInChoices(db, handoff.id)).join(' ');
   }

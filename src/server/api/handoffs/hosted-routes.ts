@@ -18,7 +18,7 @@ import {
   signInChoicesOf,
   type HostedHandoff,
 } from './completion';
-import { HANDOFF_TTL_MS, handoffExpired } from './sql';
+import { HANDOFF_TTL_MS, handoffExpired, newerHandoffCompleted } from './sql';
 import { clearedOAuthBrowserCookie, oauthBrowserCookie, oauthBrowserCookieName, oauthBrowserCookieValid } from './browser-binding';
 import { cookieValue, isHttps } from '../../http/cookies';
 import {
@@ -88,6 +88,8 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     if (hosted.handoff.status === 'completed') return sendPage(reply, 200, completedPage(hosted));
     if (handoffExpired(hosted.handoff)) return sendPage(reply, 410, expiredPage(hosted));
     if (hosted.kind === 'trigger_source') return sendPage(reply, 200, triggerSourceIntroPage(hosted));
+    // Said before the sign-in, not after it: a newer link's completion already stands, this one could change nothing.
+    if (await newerHandoffCompleted(db, hosted.handoff.id)) return sendPage(reply, 409, supersededPage(hosted));
     // ?sign_in=again: the sign-in page once more (to change a choice made before it), also after a sign-in.
     const again = request.query?.sign_in === 'again' && hosted.destination.oauth !== null && !hosted.destination.oauth.optional;
     if (hosted.authorized && !again) return sendPage(reply, 200, destinationFormPage(hosted));
@@ -105,6 +107,7 @@ export default async function hostedRoutes(app: FastifyInstance, { db, settings 
     if (!hosted || hosted.kind !== 'destination') return sendPage(reply, 404, notFoundPage());
     if (hosted.handoff.status === 'completed') return sendPage(reply, 200, completedPage(hosted));
     if (handoffExpired(hosted.handoff)) return sendPage(reply, 410, expiredPage(hosted));
+    if (await newerHandoffCompleted(db, hosted.handoff.id)) return sendPage(reply, 409, supersededPage(hosted));
     const chosen = signInChoicesOf(hosted, request.query ?? {});
     if ('problem' in chosen) return sendSignInPage(reply, 400, settings, hosted, chosen.problem);
     const begun = await beginHandoffOAuth(db, settings, hosted, chosen.choices);
