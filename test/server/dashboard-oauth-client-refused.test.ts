@@ -24,7 +24,7 @@ describe("a platform refusing the service's OAuth client, as the account sees it
         status: 'connected',
         problem: {
           code: 'oauth_client_refused',
-          message: expect.stringMatching(/refused this cnv service's own OAuth client .*the service's operator must\. Its conversions wait/s),
+          message: expect.stringMatching(/refused this cnv service's own OAuth client .*the service's operator must\. Conversions that need a new access token through it wait/s),
           hint: expect.stringContaining('CNV_MICROSOFT_OAUTH_CLIENT_SECRET'),
           since: '2026-11-29T10:00:00.000Z',
         },

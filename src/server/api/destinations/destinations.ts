@@ -65,7 +65,9 @@ function toRecord(row: DestinationRow, refusals: ReadonlyMap<string, ClientRefus
       ? {
           problem: {
             code: refused.error.code,
-            message: `${refused.error.message} Its conversions wait (queued, nothing lost) and are sent once it works again.`,
+            // Only what needs a new access token from that client waits: a Reddit connection made with a pasted conversion
+            // token never asks the client for one, and keeps sending.
+            message: `${refused.error.message} Conversions that need a new access token through it wait (queued, nothing lost) and are sent once it works again.`,
             ...(refused.error.hint ? { hint: refused.error.hint } : {}),
             since: refused.since.toISOString(),
           },
