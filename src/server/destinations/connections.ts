@@ -346,9 +346,15 @@ export class AccessTokens {
       await this.clientWorksAgain(platform);
       return fresh.token;
     }
-    // A grant issued to another client than the service's now (the operator replaced it): the refusal is the grant's.
+    // The refusal is the grant's, not the service's client's, for a grant issued to another client than the service's
+    // now (the operator replaced it), and for `unauthorized_client` whatever the grant: the client authenticated but
+    // may not use this grant (RFC 6749 §5.2: Google's answer to another client's grant; Microsoft's when the ad
+    // account's organization removed or disabled the app), so the operator's settings work and this connection must be
+    // made again. (At a sign-in's code exchange it stays the client's: the hosted page says so.)
     const issuedTo = connection.credentials[OAUTH_CLIENT_CREDENTIAL];
-    const otherClient = result.kind === 'client_refused' && issuedTo !== undefined && issuedTo !== platform.oauth!.clientId(this.deps.settings);
+    const otherClient =
+      result.kind === 'client_refused' &&
+      (result.oauthError === 'unauthorized_client' || (issuedTo !== undefined && issuedTo !== platform.oauth!.clientId(this.deps.settings)));
     if (result.kind === 'client_refused' && !otherClient) {
       const error = oauthClientRefusedError(platform, result.oauthError, result.error.status);
       await this.clientRefused(platform, error);
@@ -361,8 +367,8 @@ export class AccessTokens {
               code: 'reauthorization_required',
               message:
                 `${platform.label} refused this connection's authorization (${[result.oauthError, `HTTP ${result.error.status}`].filter(Boolean).join(', ')}): ` +
-                "it was given to another OAuth client of this service than the one it has now.",
-              hint: `Connect ${platform.label} again: the authorization must be given to the service's current OAuth client.`,
+                "the service's OAuth client may no longer use it (it was given to another client of this service, or the ad account's organization removed or blocked the app).",
+              hint: `Connect ${platform.label} again. If ${platform.label} refuses that sign-in too, the connect page says what the service's operator must fix.`,
               ...(result.error.status === undefined ? {} : { status: result.error.status }),
             }
           : result.error;

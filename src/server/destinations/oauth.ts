@@ -65,7 +65,8 @@ export type TokenCallContext = Pick<SendContext, 'signal' | 'timeoutMs' | 'now'>
 /**
  * The token endpoint's error codes that refuse the client itself, not the grant: RFC 6749 §5.2's `invalid_client`
  * (unknown client, failed client authentication) and `unauthorized_client` (the client may not use this grant type),
- * and Google's `deleted_client` (google-ads/oauth.ts).
+ * and Google's `deleted_client` (google-ads/oauth.ts). At a refresh, connections.ts reads `unauthorized_client` as the
+ * grant's refusal (the client authenticated); at a sign-in's code exchange all three are the client's.
  */
 export const CLIENT_REFUSAL_CODES: readonly string[] = ['invalid_client', 'unauthorized_client', 'deleted_client'];
 

@@ -142,7 +142,6 @@ describe.each(DATABASE_KINDS)("a platform refusing the service's OAuth client on
     const stale = settingsFor('http://legacy.invalid', { CNV_GOOGLE_OAUTH_CLIENT_SECRET: STALE_SECRET }, google);
     expect(await testDestination(db, stale, fx.accountId, row.id, '987654321')).toMatchObject({ ok: false, error: { code: 'oauth_client_refused' } });
     expect((await getDestination(db, fx.accountId, row.id)).problem).toMatchObject({ code: 'oauth_client_refused' });
-    console.log('DBG before', [...(await clientRefusals(db)).keys()]);
     await insertReportedEvent(db, fx, { customerEventId: 'client-after-test' });
     expect((await w.drain()).map((r) => r.result)).toEqual(['delivered']);
     expect((await getDestination(db, fx.accountId, row.id)).problem).toBeUndefined();
@@ -153,6 +152,20 @@ describe.each(DATABASE_KINDS)("a platform refusing the service's OAuth client on
     // 401 `unauthorized_client`. The service's client works (the fake accepts it); only this connection must be made again.
     const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken(undefined, 'replaced-client-id'), oauthClientId: 'replaced-client-id' });
     const event = await insertReportedEvent(db, fx, { customerEventId: 'client-replaced' });
+    const w = worker(false);
+    expect((await w.drain()).map((r) => r.result)).toEqual(['waiting_for_reauthorization']);
+    expect((await findConnection(db, fx.accountId, 'google-ads'))!.status).toBe('reauthorization_required');
+    expect((await readOutcome(db, event.eventId)).actions[0]).toMatchObject({ status: 'queued', attempts: 0, error: { code: 'reauthorization_required' } });
+    expect((await clientRefusals(db)).has('google-ads')).toBe(false);
+    expect(refusedLines(w.log)).toEqual([]);
+  });
+
+  it('asks for a reconnect when the platform says unauthorized_client to a connection that names no client (one made before the client was recorded)', async () => {
+    // `unauthorized_client` says the client authenticated but may not use this grant (RFC 6749 §5.2): the grant's
+    // problem (given to another client; Microsoft: the ad account's organization removed or disabled the app), never
+    // the operator's settings, which this very refusal shows to work.
+    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken(undefined, 'replaced-client-id') });
+    const event = await insertReportedEvent(db, fx, { customerEventId: 'client-unrecorded' });
     const w = worker(false);
     expect((await w.drain()).map((r) => r.result)).toEqual(['waiting_for_reauthorization']);
     expect((await findConnection(db, fx.accountId, 'google-ads'))!.status).toBe('reauthorization_required');
