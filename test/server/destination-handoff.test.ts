@@ -433,4 +433,25 @@ describe.each(DATABASE_KINDS)('connecting a destination through a hosted handoff
     expect(row!.credentials).not.toContain('EAAB');
     expect(done.body).not.toContain('EAAB');
   });
+
+  it('completes a sign-in the previous release (238e677) recorded: its grant names no OAuth client, and neither does the connection', async () => {
+    // An upgrade between a person's sign-in and their form: the grant is sealed in that release's shape.
+    const tenant = await svc.addTenant('Signed in before the upgrade');
+    const handoff = await newHandoff(tenant);
+    await signIn(handoff.url);
+    const refreshToken = google.issueRefreshToken(DATA_MANAGER);
+    const box = secretBox(Buffer.from(SECRET_KEY, 'hex'));
+    await svc.db.query('update handoffs set oauth_grant = $2 where id = $1', [
+      handoff.id,
+      box.seal(JSON.stringify({ refresh_token: refreshToken, oauth_granted_scope: DATA_MANAGER })),
+    ]);
+    const done = await svc.app.inject({ method: 'POST', url: pathOf(handoff.url), headers: FORM, payload: 'customer_id=123-456-7890' });
+    expect(done.statusCode).toBe(200);
+    const [row] = await svc.db.query<{ credentials: string; status: string }>('select credentials, status from destinations where account_id = $1', [tenant.accountId]);
+    expect(row!.status).toBe('connected');
+    const opened = JSON.parse(box.open(row!.credentials)) as Record<string, string>;
+    expect(opened).toMatchObject({ refresh_token: refreshToken, oauth_granted_scope: DATA_MANAGER });
+    // As a connection made before the upgrade: a later refusal of the client cannot be told to be another client's.
+    expect(opened).not.toHaveProperty('oauth_client_id');
+  });
 });
