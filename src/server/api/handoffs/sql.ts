@@ -108,9 +108,13 @@ export async function newerHandoffCompleted(db: Queryable, handoffId: string): P
   return rows.length > 0;
 }
 
-/** Locks the account's row until the transaction ends: completions of its destination handoffs take turns. */
+/**
+ * Locks the account's row until the transaction ends: completions of its destination handoffs take turns. `for no key
+ * update`, which conflicts with itself but not with the key-share lock a foreign key check takes: rows that point at the
+ * account (a webhook's events, say) are never held up by a completion.
+ */
 export async function lockAccount(tx: Queryable, accountId: string): Promise<void> {
-  await tx.query('select id from accounts where id = $1 for update', [accountId]);
+  await tx.query('select id from accounts where id = $1 for no key update', [accountId]);
 }
 
 /** Starts the OAuth step of a pending handoff: the state the callback will name and the sealed PKCE verifier. */
