@@ -147,25 +147,18 @@ describe.each(DATABASE_KINDS)("a platform refusing the service's OAuth client on
     expect((await getDestination(db, fx.accountId, row.id)).problem).toBeUndefined();
   });
 
-  it('asks for a reconnect, not the operator, when the refused client is not the one the grant was issued to (the client was replaced)', async () => {
-    // The operator replaced the OAuth client on purpose: Google refuses the old client's grant to the new client with
-    // 401 `unauthorized_client`. The service's client works (the fake accepts it); only this connection must be made again.
-    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken(undefined, 'replaced-client-id'), oauthClientId: 'replaced-client-id' });
-    const event = await insertReportedEvent(db, fx, { customerEventId: 'client-replaced' });
-    const w = worker(false);
-    expect((await w.drain()).map((r) => r.result)).toEqual(['waiting_for_reauthorization']);
-    expect((await findConnection(db, fx.accountId, 'google-ads'))!.status).toBe('reauthorization_required');
-    expect((await readOutcome(db, event.eventId)).actions[0]).toMatchObject({ status: 'queued', attempts: 0, error: { code: 'reauthorization_required' } });
-    expect((await clientRefusals(db)).has('google-ads')).toBe(false);
-    expect(refusedLines(w.log)).toEqual([]);
-  });
-
-  it('asks for a reconnect when the platform says unauthorized_client to a connection that names no client (one made before the client was recorded)', async () => {
-    // `unauthorized_client` says the client authenticated but may not use this grant (RFC 6749 §5.2): the grant's
-    // problem (given to another client; Microsoft: the ad account's organization removed or disabled the app), never
-    // the operator's settings, which this very refusal shows to work.
-    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken: google.issueRefreshToken(undefined, 'replaced-client-id') });
-    const event = await insertReportedEvent(db, fx, { customerEventId: 'client-unrecorded' });
+  // The operator replaced the OAuth client on purpose: Google refuses the old client's grant to the new client with
+  // 401 `unauthorized_client`. The service's client works (the fake accepts it); only this connection must be made
+  // again, whether it recorded the client its grant was issued to or (made before that was recorded) not: for
+  // `unauthorized_client` says the client authenticated but may not use this grant (RFC 6749 §5.2; Microsoft says it
+  // when the ad account's organization removed or disabled the app), never that the operator's settings are wrong.
+  it.each([
+    { connection: 'a connection that recorded the replaced client', oauthClientId: 'replaced-client-id' as string | undefined },
+    { connection: 'a connection made before the client was recorded', oauthClientId: undefined },
+  ])('asks for a reconnect, not the operator, when the grant was issued to a replaced client: $connection', async ({ oauthClientId }) => {
+    const refreshToken = google.issueRefreshToken(undefined, 'replaced-client-id');
+    const fx = await createDeliveryFixture(db, { api: 'data_manager', refreshToken, ...(oauthClientId ? { oauthClientId } : {}) });
+    const event = await insertReportedEvent(db, fx, { customerEventId: `client-replaced-${oauthClientId ?? 'unrecorded'}` });
     const w = worker(false);
     expect((await w.drain()).map((r) => r.result)).toEqual(['waiting_for_reauthorization']);
     expect((await findConnection(db, fx.accountId, 'google-ads'))!.status).toBe('reauthorization_required');
