@@ -139,7 +139,7 @@ const LOADER_TARGET = {
  * identifiers at once. The source map of the first pass (inline) is carried through the second, so dist/<file>.map
  * still maps to the TypeScript sources.
  */
-async function buildLoaderBundle(file, { entry, withConfig }, { LOADER_HEAD, LOADER_TAIL, servedScript }) {
+async function buildLoaderBundle(file, { entry, withConfig }, { LOADER_CONFIG_PARAMETER, LOADER_HEAD, LOADER_TAIL, servedScript }) {
   const outfile = join(dist, file);
   const { outputFiles } = await build({
     ...LOADER_TARGET,
@@ -153,6 +153,9 @@ async function buildLoaderBundle(file, { entry, withConfig }, { LOADER_HEAD, LOA
     platform: 'browser',
     // An IIFE of our own code needs no "use strict" prologue (tsconfig's strict would add one to every bundle).
     tsconfigRaw: { compilerOptions: { alwaysStrict: false } },
+    // A core's entry reads the config as `siteConfig` (a declared global): the function's parameter, whose name is short
+    // on the wire (LOADER_CONFIG_PARAMETER).
+    define: withConfig ? { siteConfig: LOADER_CONFIG_PARAMETER } : {},
     sourcemap: 'inline',
     write: false,
   });

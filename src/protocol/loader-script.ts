@@ -2,7 +2,7 @@
  * How a site's config travels inside the core loader (DESIGN.md, "The loader on the wire"). The build emits the core
  * (dist/loader.js) as one function of the site's config, called at its end with null:
  *
- *     (siteConfig=>{ …the loader… })(null);
+ *     (z=>{ …the loader… })(null);
  *
  * That is the plain loader. `GET /loader.js?site_key=KEY` serves the same text with the site's config in place of the
  * null (`loaderWithConfig`), so the loader decides at its first act, without a config request. The build uses these
@@ -11,8 +11,12 @@
 
 import type { SiteConfig } from './collector';
 
-/** The name of the core loader's one parameter: the site's config, or null in the plain loader. */
-export const LOADER_CONFIG_PARAMETER = 'siteConfig';
+/**
+ * The name of the core loader's one parameter: the site's config, or null in the plain loader. One letter, as it is on
+ * every page: the sources read it as `siteConfig`, which the build defines as this name (build.mjs), and the
+ * minifier names none of the bundle's own identifiers so, since the bundle refers to it unbound.
+ */
+export const LOADER_CONFIG_PARAMETER = 'z';
 
 /** What the build puts before the bundled loader: the head of the function of the config. */
 export const LOADER_HEAD = `(${LOADER_CONFIG_PARAMETER}=>{`;
