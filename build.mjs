@@ -42,7 +42,7 @@ export const TYPICAL_SITE_CONFIG = {
  * data-url-passthrough, the form detectors for a config whose `forms` is not empty.
  */
 export const LOADER_BUNDLES = {
-  'site-loader.js': { entry: 'src/loader/site-loader.ts', withConfig: true, budget: LOADER_GZIP_BUDGET, target: LOADER_GZIP_TARGET },
+  'site-loader.js': { entry: 'src/loader/site-loader.ts', withConfig: true, forms: false, budget: LOADER_GZIP_BUDGET, target: LOADER_GZIP_TARGET },
   'loader.js': { entry: 'src/loader/index.ts', withConfig: true, budget: 3840 },
   'loader-links.js': { entry: 'src/loader/links-script.ts', budget: 1536 },
   'loader-forms.js': { entry: 'src/loader-forms/script.ts', budget: 5120 },
@@ -139,7 +139,7 @@ const LOADER_TARGET = {
  * identifiers at once. The source map of the first pass (inline) is carried through the second, so dist/<file>.map
  * still maps to the TypeScript sources.
  */
-async function buildLoaderBundle(file, { entry, withConfig }, { LOADER_CONFIG_PARAMETER, LOADER_HEAD, LOADER_TAIL, servedScript }) {
+async function buildLoaderBundle(file, { entry, withConfig, forms = true }, { LOADER_CONFIG_PARAMETER, LOADER_HEAD, LOADER_TAIL, servedScript }) {
   const outfile = join(dist, file);
   const { outputFiles } = await build({
     ...LOADER_TARGET,
@@ -155,7 +155,8 @@ async function buildLoaderBundle(file, { entry, withConfig }, { LOADER_CONFIG_PA
     tsconfigRaw: { compilerOptions: { alwaysStrict: false } },
     // A core's entry reads the config as `siteConfig` (a declared global): the function's parameter, whose name is short
     // on the wire (LOADER_CONFIG_PARAMETER).
-    define: withConfig ? { siteConfig: LOADER_CONFIG_PARAMETER } : {},
+    // LOADER_FORMS (src/loader/start.ts): false leaves the form triggers out of the lean core (`forms: false`).
+    define: { LOADER_FORMS: String(forms), ...(withConfig ? { siteConfig: LOADER_CONFIG_PARAMETER } : {}) },
     sourcemap: 'inline',
     write: false,
   });

@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 import { KnownDurationsSequencer } from './test/support/sequencer';
 
 export default defineConfig({
+  // The loader's sources are tested as the full core runs them: with the form triggers (src/loader/start.ts).
+  define: { LOADER_FORMS: 'true' },
   test: {
     include: ['test/**/*.test.ts'],
     // Builds (or finds cached) one migrated PGlite image; tests clone it instead of running initdb and the migrations.

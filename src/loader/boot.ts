@@ -5,7 +5,6 @@
  * triggers, the lean one for a site without.
  */
 import type { SiteConfig } from '../protocol/collector';
-import { formTriggers } from './form-triggers';
 import { collectorUrl, findInstall, servedInstall } from './script-tag';
 import { loadConfig } from './site-config';
 import { start } from './start';
@@ -15,17 +14,17 @@ import { start } from './start';
  * loader, which finds the site key (DESIGN.md, Install snippet) and makes one config request.
  */
 export const boot = (embedded: SiteConfig | null = null): void => {
-  if (embedded) return bootWithConfig(embedded, formTriggers);
+  if (embedded) return bootWithConfig(embedded);
   start((pageKey) => {
     const install = findInstall(document, pageKey);
     return install && { install, config: (decide) => loadConfig(collectorUrl(install, 'config')).then(decide) };
-  }, formTriggers);
+  });
 };
 
 /** A loader with its site's config inside: no key to discover, no config to wait for. */
-export const bootWithConfig = (config: SiteConfig, withForms?: typeof formTriggers): void => {
+export const bootWithConfig = (config: SiteConfig): void => {
   start(() => {
     const install = servedInstall(document, config.site_key);
     return install && { install, config: (decide) => decide(config) };
-  }, withForms);
+  });
 };

@@ -17,12 +17,19 @@ import { watchIntent } from './intent';
 import { navigationEntry } from './landing';
 import { loaderCookies, type WriteCookie } from './loader-cookies';
 import { watchNavigation } from './navigation';
-import type { formTriggers } from './form-triggers';
+import { formTriggers } from './form-triggers';
 import { optionalScripts, type Send } from './optional';
 import { drainQueue } from './queue';
 import { readCookies } from './read-cookie';
 import { collectorUrl, type Install } from './script-tag';
 import { preferredTouch, storedTouch, storeTouch } from './touch-cookie';
+
+/**
+ * Whether this core runs the form triggers, defined per bundle by build.mjs: false in the lean core
+ * (dist/site-loader.js, served only to sites without form triggers), so their code is left out of it; true in the full
+ * core and in the unit tests (vitest.config.ts).
+ */
+declare const LOADER_FORMS: boolean;
 
 /**
  * The site a loader runs for, none (null or undefined) without a site key or its tag: its install, and how its config
@@ -35,10 +42,10 @@ export type LocateSite = (
 /**
  * Runs the loader once on this page; a second copy (pasted and in a tag manager) returns at once. `locate` finds the
  * install and the config (see boot.ts): a config at hand is decided on now, in this task, so the ad touch is written
- * before the visitor can leave; a fetched one once it arrives. `withForms` (formTriggers) runs the form detectors
- * the config lists; a loader for a site without form triggers leaves it out.
+ * before the visitor can leave; a fetched one once it arrives. The full core runs the form detectors the config lists
+ * (formTriggers); the lean core, for a site without form triggers, has none (LOADER_FORMS).
  */
-export const start = (locate: LocateSite, withForms?: typeof formTriggers): void => {
+export const start = (locate: LocateSite): void => {
   // First act, before anything async: a router may strip the query as soon as it runs (the navigation entry keeps it).
   const landed = navigationEntry();
   let touch = readTouch(location.href) || readTouch(landed.name || '');
@@ -100,7 +107,7 @@ export const start = (locate: LocateSite, withForms?: typeof formTriggers): void
    */
   const apply = () => {
     const on = allowed();
-    if (forms) forms(on, config!, send);
+    if (LOADER_FORMS && forms) forms(on, config!, send);
     if (!on) return;
     // One read of the cookies serves both questions; a first visit's landing then writes one cookie, not three.
     const cookies = readCookies();
@@ -146,7 +153,7 @@ export const start = (locate: LocateSite, withForms?: typeof formTriggers): void
     }),
   });
   const load = optionalScripts(install.api);
-  const forms = withForms && withForms(load);
+  const forms = LOADER_FORMS && formTriggers(load);
 
   // A route change (pushState) to a decorated URL is a new arrival; going back or forward to one (popstate) is not.
   watchNavigation((traversal) => {
