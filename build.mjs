@@ -34,7 +34,8 @@ export const TYPICAL_SITE_CONFIG = {
  * each one function of the site's config (`withConfig`: src/protocol/loader-script.ts), which the service calls with
  * the site's config for `/loader.js?site_key=KEY` (the install snippet):
  * - `site-loader.js`, the lean core for a site without form triggers: what nearly every page is served, measured
- *   with TYPICAL_SITE_CONFIG inside against the gate and the target;
+ *   with TYPICAL_SITE_CONFIG inside against the gate and the target; built without the form triggers' code
+ *   (`forms: false`, LOADER_FORMS of src/loader/start.ts);
  * - `loader.js`, the full core: served with the config of a site with form triggers, and with null as the plain
  *   `/loader.js` (the older snippet, unknown keys), which discovers its site key and fetches the config.
  * And the optional scripts (OPTIONAL_SCRIPTS of src/protocol/install.ts, ES modules served as /loader-<name>.js) that

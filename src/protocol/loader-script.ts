@@ -13,8 +13,8 @@ import type { SiteConfig } from './collector';
 
 /**
  * The name of the core loader's one parameter: the site's config, or null in the plain loader. One letter, as it is on
- * every page: the sources read it as `siteConfig`, which the build defines as this name (build.mjs), and the
- * minifier names none of the bundle's own identifiers so, since the bundle refers to it unbound.
+ * every page: the sources read it as `siteConfig`, which the build defines as this name (build.mjs); the minifier gives
+ * this name to none of the bundle's own identifiers, as the bundle refers to it as a global.
  */
 export const LOADER_CONFIG_PARAMETER = 'z';
 
