@@ -175,7 +175,14 @@ async function buildLoaderBundle(file, { entry, withConfig, forms = true }, { LO
     footer: withConfig ? { js: LOADER_TAIL } : {},
     write: true,
   });
-  return servedScript(readFileSync(outfile, 'utf8'));
+  let code = readFileSync(outfile, 'utf8');
+  if (withConfig) {
+    // The footer goes on a line of its own after the bundle's last statement and its `;`: before the `}` that closes the
+    // function of the config neither is needed (on every page: 2 B gzip, 6 B brotli). Nothing after the bundle is mapped.
+    code = code.replace(`;\n${LOADER_TAIL}`, LOADER_TAIL);
+    writeFileSync(outfile, code);
+  }
+  return servedScript(code);
 }
 
 /**
