@@ -182,6 +182,9 @@ async function buildLoaderBundle(file, { entry, withConfig, forms = true }, { LO
     code = code.replace(`;\n${LOADER_TAIL}`, LOADER_TAIL);
     writeFileSync(outfile, code);
   }
+  // The lean core serves sites without form triggers: none of their code (nor the config's `forms` it reads) may be in
+  // it. Nothing else checks it: the unit tests run the sources with the form triggers on.
+  if (!forms && /\bforms\b/.test(code)) throw new Error(`${file}: the lean core carries the form triggers' code (LOADER_FORMS)`);
   return servedScript(code);
 }
 
