@@ -17,8 +17,8 @@ import { insertFormFlow, setSiteDomain } from './support/fixtures';
 
 const MAP = '{"version":3,"sources":[],"mappings":""}';
 /** Stand-ins for the two cores as build.mjs writes them: functions of the config called with null, a map comment after. */
-const FULL = '//# allFunctionsCalledOnLoad\n(siteConfig=>{window.__full=siteConfig})(null);\n//# sourceMappingURL=loader.js.map\n';
-const LEAN = '//# allFunctionsCalledOnLoad\n(siteConfig=>{window.__lean=siteConfig})(null);\n//# sourceMappingURL=site-loader.js.map\n';
+const FULL = '//# allFunctionsCalledOnLoad\n(z=>{window.__full=z})(null);\n//# sourceMappingURL=loader.js.map\n';
+const LEAN = '//# allFunctionsCalledOnLoad\n(z=>{window.__lean=z})(null);\n//# sourceMappingURL=site-loader.js.map\n';
 const optional = (name: string) => `const ${name}=()=>{};export{${name} as default};\n//# sourceMappingURL=loader-${name}.js.map\n`;
 const CHROME = 'gzip, deflate, br, zstd';
 
@@ -218,7 +218,7 @@ describe('the config inside the loader', () => {
   });
 
   it('replaces the null the core is called with, and refuses a text that is not a core build', () => {
-    expect(loaderWithConfig('(siteConfig=>{f(siteConfig)})(null);', { a: 1 })).toBe('(siteConfig=>{f(siteConfig)})({"a":1});');
+    expect(loaderWithConfig('(z=>{f(z)})(null);', { a: 1 })).toBe('(z=>{f(z)})({"a":1});');
     expect(() => loaderWithConfig('(()=>{})();', { a: 1 })).toThrow(/must end with/);
   });
 });
