@@ -86,11 +86,13 @@ export const OAUTH_CLIENT_WAIT = 'oauth_client_refused';
  */
 export async function resumeOAuthClientWaits(tx: Queryable): Promise<number> {
   const rows = await tx.query(
-    `update outbox set due_at = now() where last_error = '${OAUTH_CLIENT_WAIT}' and (locked_until is null or locked_until < now()) returning id`,
+    'update outbox set due_at = now() where last_error = $1 and (locked_until is null or locked_until < now()) returning id',
+    [OAUTH_CLIENT_WAIT],
   );
   const adjustments = await tx.query(
     `update adjustment_results set due_at = now()
-     where status = 'queued' and error->>'code' = '${OAUTH_CLIENT_WAIT}' and (locked_until is null or locked_until < now()) returning id`,
+     where status = 'queued' and error->>'code' = $1 and (locked_until is null or locked_until < now()) returning id`,
+    [OAUTH_CLIENT_WAIT],
   );
   return rows.length + adjustments.length;
 }

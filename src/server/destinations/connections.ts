@@ -265,15 +265,16 @@ export class AccessTokens {
   }
 
   /**
-   * Records a platform's refused client (shown on its destinations) and says it in the log, at most once per platform
-   * per CLIENT_REFUSED_LOG_EVERY_MS: the settings' names and the endpoint's code, never a value.
+   * Records a platform's refused client (shown on its destinations) at every refusal, so a record another process
+   * forgot meanwhile (a refresh that worked there) is made again at once; and says it in the log, at most once per
+   * platform per CLIENT_REFUSED_LOG_EVERY_MS: the settings' names and the endpoint's code, never a value.
    */
   private async clientRefused(platform: DestinationPlatform, error: DeliveryError): Promise<void> {
-    const now = this.deps.now().getTime();
+    const now = this.deps.now();
+    await recordClientRefused(this.deps.db, platform.type, error, now);
     const last = this.clientRefusedLogged.get(platform.type);
-    if (last !== undefined && now - last < CLIENT_REFUSED_LOG_EVERY_MS) return;
-    this.clientRefusedLogged.set(platform.type, now);
-    await recordClientRefused(this.deps.db, platform.type, error, this.deps.now());
+    if (last !== undefined && now.getTime() - last < CLIENT_REFUSED_LOG_EVERY_MS) return;
+    this.clientRefusedLogged.set(platform.type, now.getTime());
     this.deps.log?.error(
       { destination: platform.type, code: error.code, status: error.status, hint: error.hint },
       `${platform.label}'s token endpoint refused this service's OAuth client: its conversions and adjustments wait (queued, nothing lost) until the client works again`,

@@ -109,6 +109,23 @@ describe.each(DATABASE_KINDS)("a platform refusing the service's OAuth client on
     expect((await getDestination(db, a.accountId, destination.id)).problem).toBeUndefined();
   });
 
+  it('shows the refusal again at the next refusal after another process forgot it, though the log waits its interval', async () => {
+    const fx = await account();
+    await insertReportedEvent(db, fx, { customerEventId: 'client-again-1' });
+    const stale = worker(true);
+    expect((await stale.drain()).map((r) => r.result)).toEqual(['waiting_for_oauth_client']);
+    // Another process sharing the store refreshed a token with a working client meanwhile: it forgot the record.
+    await db.query("delete from service_facts where name like 'oauth_client_refused:%'");
+    stale.clock.advance(60_000);
+    await insertReportedEvent(db, fx, { customerEventId: 'client-again-2' });
+    expect((await stale.drain()).map((r) => r.result)).toEqual(['waiting_for_oauth_client']);
+    expect((await clientRefusals(db)).has('google-ads')).toBe(true);
+    expect(refusedLines(stale.log)).toHaveLength(1);
+    // A start with the working client sends what waited (and leaves nothing queued for the tests after this one).
+    await stale.stop();
+    expect((await worker(false).drain()).map((r) => r.result)).toEqual(['delivered', 'delivered']);
+  });
+
   it('keeps adjustments waiting the same way, and applies them after the restart', async () => {
     const fx = await account();
     const event = await insertReportedEvent(db, fx, { customerEventId: 'client-adj' });
