@@ -34,7 +34,6 @@ describe("a platform refusing the service's OAuth client, as the account sees it
       const cookie = String(signed.headers['set-cookie']).split(';')[0]!;
       const page = await svc.app.inject({ method: 'GET', url: '/dashboard/destinations', headers: { cookie } });
       expect(page.statusCode).toBe(200);
-      if (process.env.CNV_SCREENSHOT_HTML) (await import('node:fs')).writeFileSync(process.env.CNV_SCREENSHOT_HTML, page.body);
       expect(page.body).toContain("Conversions to Microsoft Advertising wait: this cnv service's setup is at fault, not your connection.");
       expect(page.body).toContain('CNV_MICROSOFT_OAUTH_CLIENT_SECRET');
       for (const body of [page.body, JSON.stringify(listed)]) expect(body).not.toContain('expired-secret-value');

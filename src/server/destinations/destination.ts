@@ -431,10 +431,11 @@ export class ReauthorizationRequired extends Error {
 }
 
 /**
- * The platform's token endpoint refused this service's own OAuth client (`invalid_client`, `unauthorized_client`, …):
- * the operator's settings are at fault, not the connection, which stays `connected`. A platform lets it propagate, as
- * it does `ReauthorizationRequired`: what waits on it waits (queued, no attempt counted) until the client works again;
- * `error` (code `oauth_client_refused`) says which settings to fix.
+ * The platform's token endpoint refused this service's own OAuth client (`invalid_client`, Google's `deleted_client`, a
+ * bare 401: connections.ts; `unauthorized_client` at a refresh is the grant's refusal instead): the operator's settings
+ * are at fault, not the connection, which stays `connected`. A platform lets it propagate, as it does
+ * `ReauthorizationRequired`: what waits on it waits (queued, no attempt counted) until the client works again; `error`
+ * (code `oauth_client_refused`) says which settings to fix.
  */
 export class OAuthClientRefused extends Error {
   constructor(
@@ -443,5 +444,10 @@ export class OAuthClientRefused extends Error {
   ) {
     super(error.message);
     this.name = 'OAuthClientRefused';
+  }
+
+  /** A connection test's answer: not passed, the reason and the settings to fix in its message. */
+  testResult(): { ok: false; message: string; error: DeliveryError } {
+    return { ok: false, message: `${this.error.message} ${this.error.hint ?? ''}`.trim(), error: this.error };
   }
 }

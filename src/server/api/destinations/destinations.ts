@@ -183,7 +183,7 @@ export async function testDestination(
   } catch (error) {
     if (error instanceof OAuthClientRefused) {
       // The service's own client: the operator's settings, not this connection (which stays connected).
-      return { destination: id, ok: false, message: `${error.error.message} ${error.error.hint ?? ''}`.trim(), error: error.error };
+      return { destination: id, ...error.testResult() };
     }
     if (error instanceof ReauthorizationRequired || error instanceof TokenUnavailable) {
       const detail = error instanceof TokenUnavailable ? error.error : { code: 'reauthorization_required', message: error.message };

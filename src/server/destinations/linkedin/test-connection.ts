@@ -44,7 +44,7 @@ export async function testLinkedInConnection(ctx: SendContext): Promise<Connecti
     token = await ctx.accessToken();
   } catch (error) {
     // The service's own OAuth client refused: its reason names the operator's settings.
-    if (error instanceof OAuthClientRefused) return { ok: false, message: `${error.error.message} ${error.error.hint ?? ''}`.trim(), error: error.error };
+    if (error instanceof OAuthClientRefused) return error.testResult();
     const reauth = error instanceof ReauthorizationRequired;
     const e = reauth
       ? { code: 'reauthorization_required', message: 'LinkedIn refused the stored refresh token.', hint: "Connect LinkedIn again: Reconnect on the dashboard's Destinations page (or a connect_destination handoff for linkedin through the API)." }
