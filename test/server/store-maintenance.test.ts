@@ -256,10 +256,16 @@ describe('after a restart of the embedded store (PGlite starts its dead-row coun
 
 describe('against transaction id wraparound (PGlite freezes nothing by itself)', () => {
   let db: Database;
+  let dataDir: string;
+  // A store on disk, as the service's: it has the template databases (the in-memory test image leaves them out).
   beforeAll(async () => {
-    db = await openMigratedPglite();
+    dataDir = await seededDataDir('cnv-wraparound-');
+    db = await openDatabase({ dataDir });
   });
-  afterAll(() => db.close());
+  afterAll(async () => {
+    await db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   /** Transactions that each take an id, as the service's writes do. */
   const transactions = async (n: number) => {
