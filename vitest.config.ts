@@ -20,9 +20,12 @@ export default defineConfig({
     maxWorkers: 2,
     // Each worker keeps one process and its module cache for all the files it runs, instead of a fresh process that
     // imports Fastify, PGlite and happy-dom again for every file (about a second a file, over 150 files). Test files
-    // share no state through it: each makes its own stores, services and pages, and resets what it changes.
+    // share no state through it: each makes its own stores, services and pages, and resets what it changes. A worker
+    // keeps its process only while the next file has the same environment: the sequencer runs the node files first,
+    // then the happy-dom ones.
     isolate: false,
-    // Longest first by committed durations, also where vitest has no results of an earlier run (test/support/sequencer.ts).
+    // Longest first by committed durations, also where vitest has no results of an earlier run, the node files before
+    // the happy-dom ones (test/support/sequencer.ts).
     sequence: { sequencer: KnownDurationsSequencer },
   },
 });
