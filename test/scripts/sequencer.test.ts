@@ -1,6 +1,7 @@
 /**
  * The unit tests' file order (test/support/sequencer.ts): failed last time first, then files of unknown duration,
- * then longest first, the default environment's files before the others'; and the committed durations it reads name this working copy's test files.
+ * then the rest, the default environment's files before the others' and longest first; and the committed durations it
+ * reads name this working copy's test files.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,7 +4,8 @@
  * - `tarball`: PGlite's `dumpDataDir` of it without the template databases, for in-memory databases (`loadDataDir`);
  * - `dataDir`: the data directory on disk, for tests that start the service on a data directory (copy it, then start).
  * The image is cached under node_modules/.cache, keyed by the PGlite version, the migrations' SQL and the image's
- * format, so a change to any builds a new one and a run with no change builds nothing. No vitest imports here: the global setup uses it.
+ * format, so a change to any builds a new one and a run with no change builds nothing. No vitest imports here: the
+ * global setup uses it.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';

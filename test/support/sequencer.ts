@@ -27,9 +27,9 @@ export interface FileFacts {
 }
 
 /**
- * The files in the order to run them: failed last time first, then unknown ones, then the files of the default
- * environment (node) longest first, then those of another (happy-dom: the loader's, all short) longest first; ties by
- * path.
+ * The files in the order to run them: failed last time first, then unknown ones, then the rest; within each, the files
+ * of the default environment (node) before those of another (happy-dom: the loader's, all short), longest first; ties
+ * by path.
  *
  * Why the environments apart: a vitest worker that keeps its process for the next file (`isolate: false`) keeps it only
  * when the next file in the queue has the same environment; otherwise it ends and a new process starts, importing
@@ -38,11 +38,11 @@ export interface FileFacts {
  * profiles, 2026-11-29).
  */
 export function runOrder<T extends FileFacts>(files: readonly T[]): T[] {
-  const rank = (f: FileFacts) => (f.failedLastRun ? 0 : f.duration === undefined ? 1 : f.environment === undefined ? 2 : 3);
+  const rank = (f: FileFacts) => (f.failedLastRun ? 0 : f.duration === undefined ? 1 : 2);
   return [...files].sort(
     (a, b) =>
       rank(a) - rank(b) ||
-      (a.environment ?? '').localeCompare(b.environment ?? '') ||
+      (a.environment ?? '').localeCompare(b.environment ?? '') || // the default ('') first
       (b.duration ?? 0) - (a.duration ?? 0) ||
       (a.file < b.file ? -1 : a.file > b.file ? 1 : 0),
   );

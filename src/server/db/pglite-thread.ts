@@ -162,11 +162,11 @@ const { NodeFS } = require(workerData.nodefsPath);
 const durableOptions = ${durableOptions.toString()};
 const answerOf = ${answerOf.toString()};
 const describe = (error) => String((error && error.stack) || error);
-const compiled = workerData.wasmModule ? Promise.resolve(workerData.wasmModule) : WebAssembly.compile(fs.readFileSync(workerData.wasmPath));
-compiled.then((wasmModule) => PGlite.create({
-  ...durableOptions(workerData.options, NodeFS, (fd) => fs.fsyncSync(fd)),
-  pgliteWasmModule: wasmModule,
-}).then((lite) => [lite, wasmModule])).then(([lite, wasmModule]) => {
+(async () => {
+  const wasmModule = workerData.wasmModule ?? (await WebAssembly.compile(fs.readFileSync(workerData.wasmPath)));
+  const options = durableOptions(workerData.options, NodeFS, (fd) => fs.fsyncSync(fd));
+  return { lite: await PGlite.create({ ...options, pgliteWasmModule: wasmModule }), wasmModule };
+})().then(({ lite, wasmModule }) => {
   parentPort.on('message', (message) => {
     if (message.type === 'exec') {
       answerOf(lite, message.messages).then(
@@ -217,9 +217,9 @@ const PGLITE_PATHS = (() => {
 
 /**
  * PGlite's WASM as the first worker of the process compiled it, handed to every later one. A worker compiles PGlite's
- * 9 MB of WASM for itself otherwise (PGlite keeps its compiled module per thread): about 0.4 to 0.5 s of CPU each
- * time, measured side by side on this 2-core machine (1.8 s against 1.2 to 1.5 s a worker's open of the test image).
- * It matters to a process that opens the store more than once: the service whose store is opened again after its
+ * 9 MB of WASM for itself otherwise (PGlite keeps its compiled module per thread), and warms it up again: a worker's
+ * open of the test image took 1.2 to 1.6 s of CPU, and 0.5 s with the module handed on (2026-11-29, this 2-core
+ * machine, one process opening six stores in turn). It matters to a process that opens the store more than once: the service whose store is opened again after its
  * thread ended, and the tests, which open some hundred. The compiled code is shared between the threads, not copied,
  * and a process that opens its store once holds nothing it did not hold before (its worker's module is the same one).
  */
@@ -324,8 +324,7 @@ async function startWorker(options: PgliteOptions): Promise<ProtocolEndpoint> {
     if (message.type === 'ready') {
       compiledPglite ??= message.wasmModule;
       onStart?.resolve();
-    }
-    else if (message.type === 'failed') fail(stopped(`the embedded database could not start: ${message.error}`));
+    } else if (message.type === 'failed') fail(stopped(`the embedded database could not start: ${message.error}`));
     else if (message.type === 'closed') onClosed?.(message.error);
     else {
       const call = pending.get(message.id);
