@@ -34,6 +34,24 @@ export function submissionBody(submission: DetectedSubmission, watches: readonly
     : null;
 }
 
+/** The DOM event the page hears for each submission reported: its browser tags take the same id as cnv's conversion. */
+export const SUBMISSION_EVENT = 'service:form-submission';
+
+/**
+ * Tells the page the submission's id, as a `service:form-submission` event on `window` whose `detail` is
+ * `{submission_id, integration, form_id}`. cnv sends each platform `submission_id` as the conversion's dedup id (Meta's
+ * and TikTok's `event_id`, LinkedIn's `eventId`, Reddit's `conversion_id`), and the page has no other way to learn it:
+ * a browser pixel that fires from this event with the same id counts once with cnv's copy instead of twice. A listener
+ * that throws is the page's (dispatchEvent reports it and returns); a browser without CustomEvent just hears nothing.
+ */
+function announce(body: SubmissionBody, win: Window): void {
+  try {
+    win.dispatchEvent(new CustomEvent(SUBMISSION_EVENT, { detail: { submission_id: body.submission_id, integration: body.integration, form_id: body.form_id } }));
+  } catch {
+    // never into the page
+  }
+}
+
 /**
  * The function the forms script hands to the core: called after every change of consent, it starts the detectors of
  * the watched integrations (each once) when `on` and they are not running, and stops them when not `on`. A restart
@@ -53,7 +71,10 @@ export function formsRunner(doc: Document = document, win: Window = window): Opt
         integrations,
         (submission) => {
           const body = !restarting && submissionBody(submission, watches, win);
-          if (body) send('form-submissions', body);
+          if (body) {
+            send('form-submissions', body);
+            announce(body, win);
+          }
         },
         doc,
         win,

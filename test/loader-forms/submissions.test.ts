@@ -48,6 +48,7 @@ describe('formsRunner', () => {
     submit(form());
     expect(send).toHaveBeenCalledOnce();
     expect(send).toHaveBeenCalledWith('form-submissions', expect.objectContaining({ integration: 'html', form_id: 'f' }));
+    run(false, watches, send);
   });
 
   test('stops them on `off` and starts them again on the next `on`', () => {
@@ -82,6 +83,30 @@ describe('formsRunner', () => {
     run(true, [{ integration: 'html', page_filter: 'all' }], send);
     submit(form());
     expect(send).toHaveBeenCalledTimes(2);
+    run(false, watches, send);
+  });
+
+  test('tells the page each reported submission\'s id, the dedup id cnv sends the platforms, so a pixel can take the same', () => {
+    const run = formsRunner();
+    const send = vi.fn();
+    const heard: unknown[] = [];
+    const listener = (event: Event) => heard.push((event as CustomEvent).detail);
+    window.addEventListener('service:form-submission', listener);
+    try {
+      run(true, [{ integration: 'html', page_filter: 'all' }], send);
+      submit(form());
+      expect(send).toHaveBeenCalledOnce();
+      const sent = send.mock.calls[0]![1] as { submission_id: string };
+      expect(heard).toEqual([{ submission_id: sent.submission_id, integration: 'html', form_id: 'f' }]);
+      // A submission on a page no filter matches is not reported, and the page hears nothing of it either.
+      run(false, [], send);
+      run(true, [{ integration: 'html', page_filter: '/pricing' }], send);
+      submit(form());
+      expect(heard).toHaveLength(1);
+      run(false, [], send);
+    } finally {
+      window.removeEventListener('service:form-submission', listener);
+    }
   });
 
   test('`off` before any `on` does nothing', () => {
