@@ -161,6 +161,8 @@ test('Events: reports become events; the list, its filters and chart, and a trac
   await expect(trace.locator('.badge').filter({ hasText: 'high' })).toBeVisible();
   await expect(trace.locator('#action-0 .badge').first()).toHaveText('delivered');
   await expect(trace.locator('#action-0 pre').first()).not.toContainText('user-1001@example.com');
+  // The keys Meta got to match it on, its own click id (built from the landing's fbclid) first.
+  await expect(trace.locator('#action-0 dl.facts')).toContainText(/Match keys\s*Meta click id \(fbc\) · email/);
   await shoot(page, 'event');
 
   // The Destinations page counts Meta's failed delivery and sends it again with one press. Meta refuses it once more

@@ -9,6 +9,7 @@ import { badge, html, layout, postButton, when, type Html, type Notice } from '.
 import type { DashboardSession } from '../sessions';
 import { actionBadge, adjustedBadge, erasedAction, isErased, moneyOf } from './events';
 import { triggerLabel } from '../labels';
+import { matchKeysOf } from './match-keys';
 
 const MATCH_REASONS: Record<string, string> = {
   paired: "The report's correlation token found the loader's snapshot: the click travels with the conversion.",
@@ -22,8 +23,8 @@ const ADJUSTMENT_WAITING =
   'Waits for the conversion itself: applied to its first send if it has not gone out yet, else sent right after it.';
 
 const MATCH_QUALITY: Record<string, string> = {
-  high: 'A click id is sent with the conversion.',
-  medium: 'The visitor came through the loader, but with no ad click id: hashed identifiers only.',
+  high: "The visitor's landing carried an ad click id. Each platform gets only its own (a gclid reaches Google, not Meta): see each delivery's match keys.",
+  medium: 'The visitor came through the loader, but with no ad click id: hashed identifiers and browser ids only.',
   low: 'Identity fields only (hashed): no click data.',
 };
 
@@ -169,6 +170,7 @@ ${error.hint ? html`<br><strong>What to do:</strong> ${error.hint}` : ''}</div>`
 }
 <dl class="facts">
 ${fact('Conversion', conversionOf(action, request))}
+${action.status === 'skipped' || erasedAction(action) ? '' : matchKeysFact(action.destination, request)}
 ${fact('Attempts', String(action.attempts))}
 ${fact('Delivered', action.delivered_at ? when(action.delivered_at) : null)}
 ${fact(
@@ -188,6 +190,23 @@ ${
     : ''
 }
 </div>`;
+}
+
+/**
+ * The keys the platform got to match the conversion on, and, when none of them ties it to an ad click or a person (no
+ * click id, email, phone or platform browser id), what to do so the next ones attribute.
+ */
+function matchKeysFact(destination: string, request: Record<string, unknown> | null): Html | string {
+  const keys = matchKeysOf(destination, request);
+  if (!keys) return '';
+  const label = platformFor(destination)?.label ?? destination;
+  const list = keys.keys.length > 0 ? keys.keys.join(' · ') : 'none';
+  const advice = keys.strong
+    ? keys.click
+      ? ''
+      : html`<div class="hint">No ${label} click id: ${label} matches this conversion on the keys above only, and credits an ad only if it recognises the person.</div>`
+    : html`<div class="notice warn" role="status">Few match keys: no click id, email, phone or ${label} browser id went, so ${label} is unlikely to credit an ad with this conversion. Send the email (or phone) with the report, and keep the loader on your landing pages so the ad click is kept.</div>`;
+  return fact('Match keys', html`${list}${advice}`);
 }
 
 /** Every send of the action, oldest first: when, what came of it, and what the platform answered. */
