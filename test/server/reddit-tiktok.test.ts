@@ -322,7 +322,7 @@ describe('Reddit and TikTok through the service', () => {
     expect(tiktok.counted()[0]!.event).toMatchObject({ properties: { value: 49.9, currency: 'EUR' }, user: { external_id: sha256Hex('acct_42') } });
   });
 
-  it('delivers a later stage reported with only a customer id, with the signup’s clicks, as PURCHASE and CompletePayment', async () => {
+  it('delivers a later stage reported with only a customer id, with the signup’s clicks, as PURCHASE and Purchase', async () => {
     const flow = json(
       await svc.app.inject({
         method: 'POST', url: '/v1/flows', headers: svc.auth,
@@ -349,7 +349,7 @@ describe('Reddit and TikTok through the service', () => {
       user: { external_id: sha256Hex(customerId) },
     });
     expect(tiktok.counted()[0]!.event).toMatchObject({
-      event: 'CompletePayment', event_id: `pay_${customerId}`, properties: { value: 29, currency: 'USD' },
+      event: 'Purchase', event_id: `pay_${customerId}`, properties: { value: 29, currency: 'USD' },
       user: { ttclid, external_id: sha256Hex(customerId.toLowerCase()) },
     });
   });

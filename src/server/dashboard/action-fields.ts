@@ -57,7 +57,7 @@ const FIELDS: Record<string, ActionField> = {
     platformLabel: 'TikTok',
     label: 'Event',
     param: 'event_name',
-    hint: 'Optional: CompleteRegistration for signups, SubmitForm for forms by default; Lead, CompletePayment, or a custom name.',
+    hint: 'Optional: CompleteRegistration for signups, Lead for forms by default; Purchase, Subscribe, or a custom name.',
     config: (value) => (value ? { event_name: value } : {}),
     read: (config) => String(config.event_name ?? ''),
   },

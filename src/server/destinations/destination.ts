@@ -391,7 +391,7 @@ export function dedupEventId(input: Pick<DeliveryInput, 'customerEventId' | 'eve
 
 /**
  * Whether a conversion is a paid one for a platform's default event name (Meta `Purchase`, Reddit `PURCHASE`, TikTok
- * `CompletePayment`): it carries a value above 0. A stage worth 0 (a free trial) is not a purchase.
+ * `Purchase`): it carries a value above 0. A stage worth 0 (a free trial) is not a purchase.
  */
 export function carriesPaidValue(input: Pick<DeliveryInput, 'value'>): boolean {
   return input.value !== null && input.value > 0;

@@ -364,7 +364,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "[{integrationId: 'google-ads', config: {conversion: {id: '<conversion action id>'}}}] or " +
       "[{integrationId: 'meta', config: {}}]. Configs per destination: google-ads {conversion: {id}}; meta {event_name?}; " +
       "microsoft-ads {conversion_name}; linkedin {conversion_rule}; reddit {event_name?: a tracking type such as 'SIGN_UP', " +
-      "'LEAD', 'PURCHASE', or a custom name}; tiktok {event_name?: e.g. 'CompleteRegistration', 'Lead', 'CompletePayment'}. " +
+      "'LEAD', 'PURCHASE', or a custom name}; tiktok {event_name?: e.g. 'CompleteRegistration', 'Lead', 'Purchase'}. " +
       'Returns the draft flow with its id.',
     inputSchema: CreateFlowBody,
     readOnly: false,

@@ -1,6 +1,15 @@
 /**
  * Google Ads: the Data Manager API's `events:ingest` (default, no developer token), or the legacy Google Ads API
  * uploadClickConversions when a connection chose it. Connected by Google's OAuth code flow with PKCE, then a form.
+ *
+ * Deduplication against a Google tag, checked 2026-11-29 (search corpus docs): Google Ads API "Conversion goals"
+ * (developers.google.com/google-ads/api/docs/conversions/goals/overview): conversion actions with `primary_for_goal`
+ * true "are included in bidding and reporting metrics like 'Conversions'". cnv uploads to an import (UPLOAD_CLICKS)
+ * action; a tag counts in its own webpage action, and an order / transaction id dedupes within one action only (the
+ * legacy ClickConversion's order_id: "can only be used for one conversion per conversion action"; not found again this
+ * session, kept from the legacy request's facts). So the docs (delivery.md, google-ads.md) tell the advertiser to keep
+ * only one of the two actions primary. NOT verified: any way for the Data Manager API to dedupe an upload against a
+ * tag's conversion (none found).
  */
 import type { DestinationPlatform } from '../destination';
 import { GOOGLE_ADS_FIELDS, checkGoogleAdsAction, parseGoogleAdsConnectForm } from './connect';

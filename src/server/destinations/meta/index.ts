@@ -6,6 +6,11 @@
  *   `event_time` is Unix seconds; "The specified time may be earlier than the time you send the event"; at most 7 days
  *   before sending, else "we return an error for the entire request and process no events"; `event_source_url` must
  *   begin with http:// or https:// and is required for website events; event_name/event_id deduplicate within 48 hours.
+ *   Checked again 2026-11-29 with "Handling Duplicate Pixel and Conversions API Events"
+ *   (developers.facebook.com/documentation/ads-commerce/conversions-api/deduplicate-pixel-and-server-events): the
+ *   Pixel's `eventID` must match the server's `event_id` and its event the `event_name`; the first of two within 48
+ *   hours counts, the browser's when both arrive within 5 minutes. cnv's event_id is the customer_event_id or, for a
+ *   form trigger, the submission_id the loader announces to the page (service:form-submission).
  *   cnv: event_time is capped at the sending time (request.ts), events over 7 days fail before sending.
  * - Verified, Using the API (developers.facebook.com/documentation/ads-commerce/conversions-api/using-the-api): POST
  *   /{API_VERSION}/{PIXEL_ID}/events; "You can send up to 1,000 events in data"; versions follow the Graph API's schedule.

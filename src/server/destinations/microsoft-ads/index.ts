@@ -1,6 +1,12 @@
 /**
  * The `microsoft-ads` destination: Microsoft Advertising offline conversions through the Campaign Management API v13
  * (REST), one ApplyOfflineConversions call per batch of up to 1,000 conversions.
+ *
+ * Deduplication against a UET tag goal, checked 2026-11-29: Microsoft Advertising help "Conversion goals - Conversions
+ * versus all conversions" (MicrosoftDocs/Advertising, msa-help/hlp_BA_CONC_ConvsVsAllConvs.md): "If you use an
+ * automated bidding bid strategy, clearing the Include in "Conversions" checkbox will result in these conversions no
+ * longer factoring into automated bidding calculations." An offline goal and a UET goal are two goals; the docs tell the
+ * advertiser to clear that box on one of them. NOT verified: any dedup between an offline conversion and a UET one.
  */
 import { OAuthClientRefused, ReauthorizationRequired, type ConnectionTestResult, type DeliveryError, type DeliveryInput, type DeliveryOutcome, type DestinationPlatform, type SendContext } from '../destination';
 import { parseJson, requestJson } from '../http';

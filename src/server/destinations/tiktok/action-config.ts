@@ -34,17 +34,22 @@ export const STANDARD_EVENTS = [
 export const MAX_EVENT_NAME_LENGTH = 100;
 
 /**
- * The event a trigger sends when the action names none: a signup completes a registration, a form is submitted, and
- * a later stage of a customer is a CompletePayment when it carries a value (a first payment, a renewal), else a Lead.
+ * The event a trigger sends when the action names none: a signup completes a registration, a form submission is a
+ * Lead, and a later stage of a customer is a Purchase when it carries a value (a first payment, a renewal), else a
+ * Lead. TikTok renamed SubmitForm to Lead and CompletePayment to Purchase on 1 May 2025 ("Any new Pixel setup should
+ * use Lead or Purchase instead of the legacy names. Legacy names are auto-converted on the backend", How to Adopt
+ * TikTok's Updated Standard Events, ads.tiktok.com/help/article/how-to-adopt-tiktoks-updated-standard-events, checked
+ * 2026-11-29); deduplication wants the pixel's `event` identical to the server's, and a pixel set up after that fires
+ * the new names, so cnv sends them too. The legacy names stay accepted as an action's `event_name`.
  */
 export const DEFAULT_EVENT_NAME: Readonly<Record<EventTrigger, string>> = {
   saas_signup: 'CompleteRegistration',
   conversion: 'Lead',
-  form_submission: 'SubmitForm',
+  form_submission: 'Lead',
 };
 
 /** The default event of a later stage that carries a value. */
-export const VALUED_CONVERSION_EVENT = 'CompletePayment';
+export const VALUED_CONVERSION_EVENT = 'Purchase';
 
 /** Problems of a TikTok action `config` (`param` is its path); an empty list when cnv can send it. */
 export function checkTikTokAction(config: Record<string, unknown>, param: string, _trigger: EventTrigger): Problem[] {
@@ -70,7 +75,7 @@ export function checkTikTokAction(config: Record<string, unknown>, param: string
   return problems;
 }
 
-/** The event name a delivery sends: the action's `event_name`, else the trigger's default (CompletePayment for a stage worth more than 0: carriesPaidValue). */
+/** The event name a delivery sends: the action's `event_name`, else the trigger's default (Purchase for a stage worth more than 0: carriesPaidValue). */
 export function tiktokEventName(config: Record<string, unknown>, trigger: EventTrigger, hasValue = false): string {
   const name = config.event_name;
   if (typeof name === 'string' && name !== '') return name;

@@ -28,6 +28,16 @@
  *   put("limited_data_use", true)`, checked 2026-11-29): Limited Data Use is `limited_data_use: true` on each event.
  *   cnv sends it when the connection chose it (limited-data-use.ts), nothing otherwise. Which US states TikTok applies
  *   it to is not in a TikTok page we could read.
+ * - Verified in TikTok's own help pages (search corpus docs/pages, 2026-11-29): "Event deduplication"
+ *   (ads.tiktok.com/help/article/event-deduplication): the Pixel and the Events API deduplicate on the pixel, `event`
+ *   and `event_id`, identical, within 48 hours of the first; without an event_id from the Events API, TikTok tries the
+ *   `_ttp` cookie. "How to Adopt TikTok's Updated Standard Events" (…/how-to-adopt-tiktoks-updated-standard-events, May
+ *   2025): SubmitForm renamed Lead and CompletePayment renamed Purchase, "Any new Pixel setup should use Lead or
+ *   Purchase", legacy names auto-converted: cnv's defaults are Lead and Purchase (action-config.ts). "About supported
+ *   standard events" (Sept 2025) lists Lead and Purchase. NOT verified there: the pixel's own syntax for the id
+ *   (`ttq.track(name, {}, {event_id})`, as docs/destinations/tiktok.md shows it, is from third-party guides), and
+ *   whether TikTok converts a legacy name before it compares names for deduplication (docs tell a site whose pixel
+ *   still fires a legacy name to set the same `event_name`).
  * - NOT verified in a TikTok document (TikTok's API reference pages are not in the stored corpus): that no operation
  *   changes or takes back an event already reported (none is in the sample, the Segment destination or TikTok's help
  *   pages; adjustments are `unsupported`, reason in `adjustmentsUnsupportedReason`); the largest `data`

@@ -59,11 +59,13 @@ describe('a cnv conversion as a TikTok web event', () => {
     expect(buildTrackBody('C4CNVDEMO0PIXEL0CODE', [built.event])).toEqual({ event_source: 'web', event_source_id: 'C4CNVDEMO0PIXEL0CODE', data: [built.event] });
   });
 
-  it('sends SubmitForm for a form, the configured event otherwise, and cnv’s event id without a customer_event_id', () => {
+  it('sends Lead for a form (TikTok renamed SubmitForm to Lead), the configured event otherwise, and cnv’s event id without a customer_event_id', () => {
     const form = buildTikTokEvent(tiktokInput({ trigger: 'form_submission' }), 'P');
-    const named = buildTikTokEvent(tiktokInput({ actionConfig: { event_name: 'Lead' }, customerEventId: null }), 'P');
-    expect(form.ok && form.event.event).toBe('SubmitForm');
-    expect(named.ok && [named.event.event, named.event.event_id]).toEqual(['Lead', 'evt_01']);
+    const named = buildTikTokEvent(tiktokInput({ actionConfig: { event_name: 'SubmitForm' }, customerEventId: null }), 'P');
+    expect(form.ok && form.event.event).toBe('Lead');
+    // The legacy name stays a valid choice for a pixel that still fires it.
+    expect(checkTikTokAction({ event_name: 'SubmitForm' }, 'c', 'form_submission')).toEqual([]);
+    expect(named.ok && [named.event.event, named.event.event_id]).toEqual(['SubmitForm', 'evt_01']);
   });
 
   it('sends nothing about a visitor who denied ad_user_data, click id included', () => {
@@ -79,9 +81,9 @@ describe('a cnv conversion as a TikTok web event', () => {
     expect(built.ok && built.summary).toMatchObject({ properties: { value: 49.9, currency: 'EUR' }, user: { external_id: sha('acct_7') } });
   });
 
-  it('makes a later stage CompletePayment when it has a value above 0, else Lead (a free trial too); one with only a customer id still matches', () => {
+  it('makes a later stage Purchase (TikTok renamed CompletePayment) when it has a value above 0, else Lead (a free trial too); one with only a customer id still matches', () => {
     const paid = buildTikTokEvent(tiktokInput({ trigger: 'conversion', value: 120, currency: 'USD' }), 'P');
-    expect(paid.ok && [paid.event.event, paid.event.properties]).toEqual(['CompletePayment', { value: 120, currency: 'USD' }]);
+    expect(paid.ok && [paid.event.event, paid.event.properties]).toEqual(['Purchase', { value: 120, currency: 'USD' }]);
     const trial = buildTikTokEvent(tiktokInput({ trigger: 'conversion', value: 0, currency: 'USD' }), 'P');
     expect(trial.ok && trial.event.event).toBe('Lead');
     const only = buildTikTokEvent(

@@ -21,7 +21,7 @@ describe('sending a batch to TikTok', () => {
     expect(request!.path).toBe('/open_api/v1.3/event/track/');
     expect(request!.query.toString()).toBe('');
     expect(request!.body.test_event_code).toBeUndefined();
-    expect(fake.counted().map((c) => [c.event.event, c.event.event_id])).toEqual([['CompleteRegistration', 'a'], ['SubmitForm', 'b']]);
+    expect(fake.counted().map((c) => [c.event.event, c.event.event_id])).toEqual([['CompleteRegistration', 'a'], ['Lead', 'b']]);
     expect(outcomes[0]).toMatchObject({ kind: 'delivered', request: { batch_size: 2 }, platformRequestId: expect.any(String) });
   });
 
