@@ -194,6 +194,11 @@ test('HubSpot repeating its success signal for one submission (legacy without co
 for (const form of CASES) {
   test.describe(form.integration, () => {
     test('a successful submission after an ad click is sent once and delivered to Google Ads with the gclid', async ({ page, traffic, env }) => {
+      // What the page hears of it: the id a browser pixel takes to deduplicate with cnv's conversion.
+      await page.addInitScript(() => {
+        const heard: unknown[] = ((window as unknown as { heard: unknown[] }).heard = []);
+        window.addEventListener('service:form-submission', (e) => heard.push((e as CustomEvent).detail));
+      });
       await openWatched(page, traffic, form, env);
       const email = form.emailField ? `${form.integration}-${randomUUID().slice(0, 8)}@example.com` : null;
       if (email) await page.locator(form.emailField!).fill(email);
@@ -216,6 +221,9 @@ for (const form of CASES) {
         consent: { ad_user_data: null, ad_personalization: null },
       });
       expect(JSON.stringify(body), 'a password is never read').not.toContain('never-read');
+      expect(await page.evaluate(() => (window as unknown as { heard: unknown[] }).heard), 'the page heard the submission with the id cnv sends').toEqual([
+        { submission_id: body.submission_id, integration: form.integration, form_id: form.formId },
+      ]);
       const response = await request.response();
       if (response) expect(response.status(), 'the collector accepted it').toBe(204);
       expect(traffic.calls.filter((c) => isFormsScript(c.request)), 'the forms script is fetched once').toHaveLength(1);
