@@ -1,0 +1,92 @@
+/**
+ * The settings tables of docs/operations.md and docs/destinations/README.md against the service's own reading of its
+ * environment (loadSettings): every variable src/server/settings.ts reads has a row, and every default a row gives as
+ * one value is the default: setting the variable to it changes nothing.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadSettings } from '../../src/server/settings';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+interface Row {
+  page: string;
+  names: string[];
+  defaults: string[];
+}
+
+/** The rows of a page's table under a heading: the variables of the first cell, the code spans of the second. */
+function settingRows(page: string, heading: string): Row[] {
+  const text = read(page);
+  const start = text.indexOf(`\n## ${heading}\n`);
+  expect(start, `${page} has a section "## ${heading}"`).toBeGreaterThan(-1);
+  const end = text.indexOf('\n## ', start + 1);
+  const section = text.slice(start + 1, end === -1 ? undefined : end);
+  return section
+    .split('\n')
+    .filter((line) => /^\| `[A-Z]/.test(line))
+    .map((line) => {
+      const [first, second] = line.split(' | ').map((cell) => cell.replace(/^\| /, ''));
+      const spans = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+      const names: string[] = [];
+      for (const span of spans(first!)) {
+        // `CNV_GOOGLE_OAUTH_AUTHORIZE_URL` / `_TOKEN_URL`, `…_CLIENT_ID` / `_SECRET`: the first with its last words
+        // (as many as the shorthand has) replaced.
+        if (span.startsWith('_') && names.length > 0) {
+          const words = names.at(-1)!.split('_');
+          const ending = span.slice(1).split('_');
+          names.push([...words.slice(0, words.length - ending.length), ...ending].join('_'));
+        } else names.push(span);
+      }
+      return { page, names, defaults: spans(second ?? '') };
+    });
+}
+
+const ROWS = [...settingRows('docs/operations.md', 'Settings'), ...settingRows('docs/destinations/README.md', 'Settings of the destinations')];
+
+// A data directory of its own, empty, so that no test reads a checkout's .cnv-data/secret.key.
+const dataDir = mkdtempSync(join(tmpdir(), 'cnv-settings-doc-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('the settings tables of the docs', () => {
+  it('name every variable the service reads', () => {
+    const source = read('src/server/settings.ts');
+    const read_ = new Set([...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)|'((?:CNV|LOG)_[A-Z0-9_]+|PORT|HOST|DATABASE_URL)'/g)].map((m) => (m[1] ?? m[2])!));
+    // The OAuth settings are spelled by oauthSettingName: CNV_<PLATFORM>_OAUTH_<PART>.
+    for (const platform of ['GOOGLE', 'MICROSOFT', 'LINKEDIN', 'REDDIT']) {
+      for (const part of ['CLIENT_ID', 'CLIENT_SECRET', 'AUTHORIZE_URL', 'TOKEN_URL']) read_.add(`CNV_${platform}_OAUTH_${part}`);
+    }
+    expect(read_.size).toBeGreaterThan(30);
+    const documented = new Set(ROWS.flatMap((row) => row.names));
+    expect([...read_].filter((name) => !documented.has(name)).sort()).toEqual([]);
+  });
+
+  it('give the defaults loadSettings applies', () => {
+    const checked: string[] = [];
+    const wrong: string[] = [];
+    for (const row of ROWS) {
+      // Only a row that pairs each variable with one value ("`PORT` | `8787`"); prose defaults are read by a person.
+      if (row.defaults.length !== row.names.length) continue;
+      row.names.forEach((name, i) => {
+        // A value written with a placeholder (`http://HOST:PORT`, `…/token`) is a shape, not a value to set.
+        if (/…|[A-Z]{4,}/.test(row.defaults[i]!)) return;
+        const base = name === 'CNV_DATA_DIR' ? {} : { CNV_DATA_DIR: dataDir };
+        const unset = loadSettings(base);
+        let set: ReturnType<typeof loadSettings> | string;
+        try {
+          set = loadSettings({ ...base, [name]: row.defaults[i]! });
+        } catch (error) {
+          set = (error as Error).message;
+        }
+        checked.push(name);
+        if (JSON.stringify(set) !== JSON.stringify(unset)) wrong.push(`${row.page}: ${name} = ${row.defaults[i]} is not its default`);
+      });
+    }
+    // The numeric and on/off defaults at least (PORT, the rate limits, the retention days, the API versions).
+    expect(checked).toEqual(expect.arrayContaining(['PORT', 'CNV_PG_POOL_SIZE', 'CNV_RATE_LIMIT_COLLECTOR_PER_SITE', 'CNV_IDENTITY_RETENTION_DAYS', 'CNV_LINKEDIN_API_VERSION']));
+    expect(wrong).toEqual([]);
+  });
+});
