@@ -152,6 +152,23 @@ describe('documentation names files that exist', () => {
     expect(missing).toEqual([]);
   });
 
+  it("ARCHITECTURE.md names every folder of src/, of the service, of its REST API and of its destinations", () => {
+    const architecture = readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8');
+    const folders = (dir: string) =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => `${dir}/${entry.name}`);
+    const all = [...folders('src'), ...folders('src/server'), ...folders('src/server/api'), ...folders('src/server/destinations')];
+    expect(all.length).toBeGreaterThan(30);
+    // Named as a path or in one (`src/loader/`, `collector/`, `meta/`, `api/<resource>/`) or, for a REST resource, by
+    // name in the api/<resource>/ row (`sites`).
+    const named = (folder: string) => {
+      const name = folder.slice(folder.lastIndexOf('/') + 1);
+      return new RegExp(`\`(?:[\\w<>.-]+/)*${name}/[^\`\\s]*\``).test(architecture) || (folder.startsWith('src/server/api/') && architecture.includes(`\`${name}\``));
+    };
+    expect(all.filter((folder) => !named(folder))).toEqual([]);
+  });
+
   it("docs/testing.md's table of browser specs has a row for every spec of e2e/", () => {
     const testing = readFileSync(join(ROOT, 'docs/testing.md'), 'utf8');
     const rows = new Set([...testing.matchAll(/^\| `([\w-]+)` \|/gm)].map((m) => m[1]!));
