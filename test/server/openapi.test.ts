@@ -399,6 +399,41 @@ describe('the OpenAPI document', () => {
     expect([...documented].filter((operation) => !named.has(operation)).sort()).toEqual([]);
   });
 
+  it("gives docs/api.md's records and answers the fields the document gives them", () => {
+    const api = readFileSync(resolve(import.meta.dirname, '../../docs/api.md'), 'utf8');
+    const fieldsOf = (name: string) => Object.keys(doc.components.schemas[name]!.properties).sort();
+    const wrong: string[] = [];
+    // The record examples ("The Handoff record:" and a JSON block), whole records: every field, no other.
+    const records: Record<string, string> = { site_: 'Site', hdf_: 'Handoff', flow_: 'Flow', era_: 'Erasure' };
+    const examples = [...api.matchAll(/```json\n([\s\S]*?)```/g), ...api.matchAll(/The Site record: `(\{[^`]+\})`/g)].map((m) => m[1]!);
+    let compared = 0;
+    for (const example of examples) {
+      const record = JSON.parse(example.replaceAll('…', '')) as Record<string, unknown>;
+      const name = Object.entries(records).find(([prefix]) => String(record.id ?? '').startsWith(prefix))?.[1];
+      if (!name) continue;
+      compared++;
+      const shown = Object.keys(record).sort();
+      if (JSON.stringify(shown) !== JSON.stringify(fieldsOf(name))) wrong.push(`the ${name} record shows ${shown.join(', ')}; the document has ${fieldsOf(name).join(', ')}`);
+    }
+    expect(compared).toBe(4);
+    // An answer written as its fields (`POST /v1/destinations/{id}/test` → `{"destination", "ok", …, "error"?}`).
+    const bullets = api.replace(/\n {2,}/g, ' ').split('\n').filter((line) => /^- `(GET|POST|PATCH|DELETE) \/v1\//.test(line));
+    let shapes = 0;
+    for (const bullet of bullets) {
+      const [, method, path] = /^- `(\w+) (\S+?)`/.exec(bullet)!;
+      const shape = /→ `(\{"[^`]+\})`/.exec(bullet)?.[1];
+      if (!shape) continue;
+      shapes++;
+      const operation = doc.paths[path!]![method!.toLowerCase()];
+      const schema = (operation.responses['200'] ?? operation.responses['201']).content['application/json'].schema;
+      const shown = [...shape.matchAll(/"(\w+)"/g)].map((m) => m[1]!).sort();
+      const documented = Object.keys(schema.properties).sort();
+      if (JSON.stringify(shown) !== JSON.stringify(documented)) wrong.push(`${method} ${path} answers ${shown.join(', ')} in the docs; the document has ${documented.join(', ')}`);
+    }
+    expect(shapes).toBeGreaterThanOrEqual(2);
+    expect(wrong).toEqual([]);
+  });
+
   it('declares what a generated client meets: redeliver\'s 409, optional bodies as optional, publish\'s other 400s, names', () => {
     const post = (path: string): any => (doc.paths as Record<string, any>)[path].post;
     expect(post('/v1/events/{id}/redeliver').responses['409'].description).toMatch(/nothing_to_redeliver.*event_erased/);
