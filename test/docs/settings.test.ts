@@ -1,13 +1,15 @@
 /**
  * The settings tables of docs/operations.md and docs/destinations/README.md against the service's own reading of its
  * environment (loadSettings): every variable src/server/settings.ts reads has a row, and every default a row gives as
- * one value is the default: setting the variable to it changes nothing.
+ * one value is the default: setting the variable to it changes nothing. And the table of `cnv` commands of
+ * docs/operations.md against the command line's own list: every command with its usage, and no other.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/server/settings';
+import { COMMANDS, SERVICE_COMMANDS } from '../../src/cli/commands';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -88,5 +90,20 @@ describe('the settings tables of the docs', () => {
     // The numeric and on/off defaults at least (PORT, the rate limits, the retention days, the API versions).
     expect(checked).toEqual(expect.arrayContaining(['PORT', 'CNV_PG_POOL_SIZE', 'CNV_RATE_LIMIT_COLLECTOR_PER_SITE', 'CNV_IDENTITY_RETENTION_DAYS', 'CNV_LINKEDIN_API_VERSION']));
     expect(wrong).toEqual([]);
+  });
+});
+
+describe("the cnv commands of docs/operations.md", () => {
+  it('are the commands cnv has, each with the usage its help prints', () => {
+    const text = read('docs/operations.md');
+    const start = text.indexOf('\n## The `cnv` command\n');
+    const section = text.slice(start, text.indexOf('\n## ', start + 1));
+    // `| \`cnv erase --email … \\| --phone …\` |`: a pipe inside the code span is escaped in the table.
+    const rows = [...section.matchAll(/^\| `cnv ((?:[^`\\]|\\.)+)` \|/gm)].map((m) => m[1]!.replaceAll('\\|', '|'));
+    const usages = [...COMMANDS, ...SERVICE_COMMANDS].map((command) => command.usage);
+    expect(usages.length).toBeGreaterThan(10);
+    // Besides the commands: `cnv --version` and `cnv help`, which every command line has.
+    expect(rows.filter((row) => !usages.includes(row) && row !== '--version' && row !== 'help')).toEqual([]);
+    expect(usages.filter((usage) => !rows.includes(usage))).toEqual([]);
   });
 });
