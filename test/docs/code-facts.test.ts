@@ -1,8 +1,9 @@
 /**
- * The settings tables of docs/operations.md and docs/destinations/README.md against the service's own reading of its
+ * Facts of the docs that one list in the code defines. The settings tables of docs/operations.md and docs/destinations/README.md against the service's own reading of its
  * environment (loadSettings): every variable src/server/settings.ts reads has a row, and every default a row gives as
  * one value is the default: setting the variable to it changes nothing. And the table of `cnv` commands of
- * docs/operations.md against the command line's own list: every command with its usage, and no other.
+ * docs/operations.md against the command line's own list: every command with its usage, and no other. And the agent
+ * tools docs/agents.md names against the tools the MCP server lists.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/server/settings';
 import { COMMANDS, SERVICE_COMMANDS } from '../../src/cli/commands';
+import { TOOLS } from '../../src/server/mcp/tools';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -105,5 +107,18 @@ describe("the cnv commands of docs/operations.md", () => {
     // Besides the commands: `cnv --version` and `cnv help`, which every command line has.
     expect(rows.filter((row) => !usages.includes(row) && row !== '--version' && row !== 'help')).toEqual([]);
     expect(usages.filter((usage) => !rows.includes(usage))).toEqual([]);
+  });
+});
+
+describe('the agent tools of docs/agents.md', () => {
+  it('are the tools the MCP server lists, in its order, and their number in words', () => {
+    const text = read('docs/agents.md');
+    // The first sentence under the page's title names them ("… `redeliver_destination`. With them …").
+    const paragraph = text.split('\n\n')[1]!;
+    const intro = paragraph.slice(0, paragraph.indexOf('`. ') + 1);
+    const named = [...intro.matchAll(/`([a-z]+(?:_[a-z]+)+)`/g)].map((m) => m[1]!);
+    expect(named).toEqual(TOOLS.map((tool) => tool.name));
+    const words = ['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
+    expect(intro).toContain(`with ${words[TOOLS.length]} tools`);
   });
 });
