@@ -3,7 +3,8 @@
  * environment (loadSettings): every variable src/server/settings.ts reads has a row, and every default a row gives as
  * one value is the default: setting the variable to it changes nothing. And the table of `cnv` commands of
  * docs/operations.md against the command line's own list: every command with its usage, and no other. And the agent
- * tools docs/agents.md names against the tools the MCP server lists.
+ * tools docs/agents.md names against the tools the MCP server lists, and the limits table of docs/limits.md against the
+ * constants that set them.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/server/settings';
 import { COMMANDS, SERVICE_COMMANDS } from '../../src/cli/commands';
 import { TOOLS } from '../../src/server/mcp/tools';
+import { DEFAULT_CORRELATION_TTL_SECONDS } from '../../src/protocol/cookies';
+import { SNAPSHOT_MAX_BYTES } from '../../src/protocol/collector';
+import { SIGNAL_VALUE_MAX } from '../../src/protocol/signals';
+import { CUSTOMER_EVENT_ID_MAX, IDENTITY_VALUE_MAX, SIGNATURE_TOLERANCE_SECONDS, TRIGGER_KEY_PATTERN, WEBHOOK_MAX_BYTES } from '../../src/protocol/webhook';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../../src/server/http/pagination';
+import { EVENTS_LIMIT_DEFAULT, EVENTS_LIMIT_MAX } from '../../src/server/api/events/schemas';
+import { CORRELATION_TTL_RANGE } from '../../src/server/api/sites/schemas';
+import { PAIRING_WINDOW_MS } from '../../src/server/pairing/pairing';
+import { FANOUT_MAX_HOLD_MS, FANOUT_QUIET_MS, MAX_DEFERRED_REPORTS } from '../../src/server/webhook/report-writer';
+import { RATE_LIMIT_DEFAULTS } from '../../src/server/settings';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -120,5 +131,28 @@ describe('the agent tools of docs/agents.md', () => {
     expect(named).toEqual(TOOLS.map((tool) => tool.name));
     const words = ['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
     expect(intro).toContain(`with ${words[TOOLS.length]} tools`);
+  });
+});
+
+describe('the limits table of docs/limits.md', () => {
+  it('gives the limits the code sets', () => {
+    const rows = read('docs/limits.md').split('\n').filter((line) => line.startsWith('| '));
+    const row = (what: string) => rows.find((line) => line.startsWith(`| ${what} |`)) ?? `(no row "${what}")`;
+    const n = (value: number) => value.toLocaleString('en-US');
+    const r = RATE_LIMIT_DEFAULTS;
+    const expected: Array<[string, string]> = [
+      ['snapshot body', `| ${SNAPSHOT_MAX_BYTES / 1024} KB `],
+      ['signal values', `trimmed, ${SIGNAL_VALUE_MAX} characters`],
+      ['webhook body', `| ${WEBHOOK_MAX_BYTES / 1024} KB; \`customer_event_id\` 1 to ${CUSTOMER_EVENT_ID_MAX} characters; identity fields ${IDENTITY_VALUE_MAX} characters`],
+      ['trigger key', `1 to ${/\{1,(\d+)\}/.exec(TRIGGER_KEY_PATTERN.source)![1]} characters of \`[A-Za-z0-9_-]\``],
+      ['webhook signature age', `| ${SIGNATURE_TOLERANCE_SECONDS} s, past or future`],
+      ['events of a burst of reports', `(${FANOUT_QUIET_MS} ms after its last queued batch; after ${FANOUT_MAX_HOLD_MS / 1000} s, between its batches); up to ${n(MAX_DEFERRED_REPORTS)} reports waiting`],
+      ['pairing window', `up to ${PAIRING_WINDOW_MS / 1000} s after its report`],
+      ['snapshot retention', `| ${loadSettings({ CNV_DATA_DIR: dataDir }).snapshotRetentionDays} days after the last write`],
+      ['lists', `\`limit\` default ${LIST_LIMIT_DEFAULT}, max ${LIST_LIMIT_MAX}; events default ${EVENTS_LIMIT_DEFAULT}, max ${EVENTS_LIMIT_MAX}`],
+      ['correlation cookie', `${n(CORRELATION_TTL_RANGE.min)} to ${n(CORRELATION_TTL_RANGE.max)} (default ${n(DEFAULT_CORRELATION_TTL_SECONDS)})`],
+      ['public endpoints', `collector ${n(r.collectorPerAddress!)} and ${n(r.collectorPerSite!)}, webhook bridge ${n(r.webhookPerAddress!)} and ${n(r.webhookPerSite!)}`],
+    ];
+    expect(expected.filter(([what, phrase]) => !row(what).includes(phrase)).map(([what, phrase]) => `${what}: "${phrase}" not in ${row(what).slice(0, 120)}`)).toEqual([]);
   });
 });
