@@ -169,6 +169,14 @@ describe('documentation names files that exist', () => {
     expect(all.filter((folder) => !named(folder))).toEqual([]);
   });
 
+  it('docs/README.md, the index, links every page of docs/', () => {
+    const index = join(ROOT, 'docs/README.md');
+    const linked = new Set(linksOf(index).map((link) => resolve(dirname(index), link.target.split('#')[0]!)));
+    const pages = markdownFiles(join(ROOT, 'docs')).filter((page) => page !== index);
+    expect(pages.length).toBeGreaterThan(20);
+    expect(pages.filter((page) => !linked.has(page)).map((page) => relative(ROOT, page))).toEqual([]);
+  });
+
   it("docs/testing.md's table of browser specs has a row for every spec of e2e/", () => {
     const testing = readFileSync(join(ROOT, 'docs/testing.md'), 'utf8');
     const rows = new Set([...testing.matchAll(/^\| `([\w-]+)` \|/gm)].map((m) => m[1]!));
