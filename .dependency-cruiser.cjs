@@ -56,6 +56,15 @@ module.exports = {
       to: { path: FEATURE, pathNot: ['^src/server/$1', '/index\\.ts$'] },
     },
     {
+      name: 'destinations-are-reached-through-their-index',
+      severity: 'error',
+      comment:
+        "destinations/ is a step of the flow too, but FEATURE makes only its platform folders private (each platform " +
+        "reaches the shared contract and helpers beside it): from outside destinations/, import destinations/index.ts.",
+      from: { path: '^src/server/', pathNot: ['^src/server/destinations/', COMPOSITION] },
+      to: { path: '^src/server/destinations/[^/]+$', pathNot: '/index\\.ts$' },
+    },
+    {
       name: 'outside-reaches-features-through-index',
       severity: 'error',
       comment: 'Outside the feature folders, import a feature through its index.ts.',

@@ -1,7 +1,9 @@
 /**
- * Every relative link and every #anchor in README.md and docs/**\/*.md resolves: the file (or folder) exists, and the
- * anchor is a heading of the target page under GitHub's slug rules (github-slugger, the package GitHub's renderer
- * follows: lower-cased text of the heading, punctuation dropped, spaces to hyphens, repeats numbered -1, -2…).
+ * Every relative link and every #anchor in README.md, ARCHITECTURE.md and docs/**\/*.md resolves: the file (or folder)
+ * exists, and the anchor is a heading of the target page under GitHub's slug rules (github-slugger, the package GitHub's
+ * renderer follows: lower-cased text of the heading, punctuation dropped, spaces to hyphens, repeats numbered -1, -2…).
+ * Every file a page names in a code span (`src/server/db/keyset.ts`, `collector/sql.ts`, `e2e/support/axe.ts`) exists,
+ * and docs/testing.md's table of browser specs has a row for every spec in e2e/.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -18,7 +20,7 @@ function markdownFiles(dir: string): string[] {
   });
 }
 
-const FILES = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))];
+const FILES = [join(ROOT, 'README.md'), join(ROOT, 'ARCHITECTURE.md'), ...markdownFiles(join(ROOT, 'docs'))];
 
 /** The page's lines outside fenced code blocks (links and headings inside code are neither). */
 function outsideFences(text: string): Array<{ line: number; raw: string }> {
@@ -95,6 +97,95 @@ function problem(link: Link): string | null {
   if (!anchorsOf(path).has(decodeURIComponent(anchor))) return `${target}: no heading with the anchor #${anchor} in ${relative(ROOT, path)}`;
   return null;
 }
+
+/** Every file of the repository (its path from the root), outside node_modules, dist and what tests write. */
+function repositoryFiles(dir = ROOT): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (['node_modules', 'dist', 'test-results', '.git', 'playwright-report'].includes(entry.name)) return [];
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? repositoryFiles(path) : [relative(ROOT, path)];
+  });
+}
+
+/** A code span that names a file of the repository: a path or a name ending in a source, page or data extension. */
+const FILE_NAME = /^(?:[\w.-]+\/)*[\w.-]+\.(?:ts|mjs|cjs|js|json|md|png)$/;
+
+/**
+ * Why a file named in a page's code span does not exist, or null when it does. A path is found from the repository's
+ * root, from `src/` or `src/server/` (ARCHITECTURE.md names `collector/sql.ts`, `loader/landing.ts`), or as the end of
+ * a path in the repository (`fakes/meta.ts`); a bare name (`keyset.ts`) as the name of a file, or, for what the build
+ * or the service writes (`loader.js`, `demo-store.json`), as a name the build or the source spells out.
+ */
+function missingFile(name: string, files: readonly string[], written: string): string | null {
+  if (name.startsWith('../')) return null; // beside the repository (../shared/DESIGN.md)
+  if ([name, `src/${name}`, `src/server/${name}`].some((path) => existsSync(join(ROOT, path)))) return null;
+  if (files.some((file) => file.endsWith(`/${name}`))) return null;
+  if (!name.includes('/') && written.includes(name)) return null;
+  return `${name}: no such file`;
+}
+
+describe('documentation names files that exist', () => {
+  const files = repositoryFiles();
+  const written = [readFileSync(join(ROOT, 'build.mjs'), 'utf8'), ...files.filter((f) => f.startsWith('src/')).map((f) => readFileSync(join(ROOT, f), 'utf8'))].join('\n');
+  // docs/benchmarks.md names the results its runs write (bench/results/…), which no checkout holds.
+  const pages = FILES.filter((file) => !file.endsWith('docs/benchmarks.md'));
+
+  it('finds file names in the pages', () => {
+    const named = pages.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/`([^`\s]+)`/g)].filter((m) => FILE_NAME.test(m[1]!)));
+    expect(named.length).toBeGreaterThan(150);
+    // A name that is no file must be found missing, or the check finds everything.
+    expect(missingFile('src/server/db/no-such-module.ts', files, written)).not.toBeNull();
+    expect(missingFile('collector/no-such-module.ts', files, written)).not.toBeNull();
+  });
+
+  it.each(pages.map((file) => [relative(ROOT, file), file] as const))('%s: every file named in a code span exists', (_name, file) => {
+    const missing = readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((text, index) =>
+        [...text.matchAll(/`([^`\s]+)`/g)]
+          .map((m) => m[1]!)
+          .filter((name) => FILE_NAME.test(name))
+          .map((name) => missingFile(name, files, written))
+          .filter((why) => why !== null)
+          .map((why) => `${relative(ROOT, file)}:${index + 1}: ${why}`),
+      );
+    expect(missing).toEqual([]);
+  });
+
+  it("ARCHITECTURE.md names every folder of src/, of the service, of its REST API and of its destinations", () => {
+    const architecture = readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8');
+    const folders = (dir: string) =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => `${dir}/${entry.name}`);
+    const all = [...folders('src'), ...folders('src/server'), ...folders('src/server/api'), ...folders('src/server/destinations')];
+    expect(all.length).toBeGreaterThan(30);
+    // Named as a path or in one (`src/loader/`, `collector/`, `meta/`, `api/<resource>/`) or, for a REST resource, by
+    // name in the api/<resource>/ row (`sites`).
+    const named = (folder: string) => {
+      const name = folder.slice(folder.lastIndexOf('/') + 1);
+      return new RegExp(`\`(?:[\\w<>.-]+/)*${name}/[^\`\\s]*\``).test(architecture) || (folder.startsWith('src/server/api/') && architecture.includes(`\`${name}\``));
+    };
+    expect(all.filter((folder) => !named(folder))).toEqual([]);
+  });
+
+  it('docs/README.md, the index, links every page of docs/', () => {
+    const index = join(ROOT, 'docs/README.md');
+    const linked = new Set(linksOf(index).map((link) => resolve(dirname(index), link.target.split('#')[0]!)));
+    const pages = markdownFiles(join(ROOT, 'docs')).filter((page) => page !== index);
+    expect(pages.length).toBeGreaterThan(20);
+    expect(pages.filter((page) => !linked.has(page)).map((page) => relative(ROOT, page))).toEqual([]);
+  });
+
+  it("docs/testing.md's table of browser specs has a row for every spec of e2e/", () => {
+    const testing = readFileSync(join(ROOT, 'docs/testing.md'), 'utf8');
+    const rows = new Set([...testing.matchAll(/^\| `([\w-]+)` \|/gm)].map((m) => m[1]!));
+    const specs = readdirSync(join(ROOT, 'e2e')).filter((name) => name.endsWith('.spec.ts')).map((name) => name.slice(0, -'.spec.ts'.length));
+    expect(specs.length).toBeGreaterThan(10);
+    expect(specs.filter((spec) => !rows.has(spec)).sort()).toEqual([]);
+    expect([...rows].filter((row) => !specs.includes(row)).sort()).toEqual([]);
+  });
+});
 
 describe('documentation links', () => {
   it('finds the pages and their links', () => {

@@ -2,7 +2,8 @@
  * What a site owner copies from the docs is what the service prints and what the loader reads: the install snippet of
  * README.md and docs/loader.md, the tag-manager snippet of docs/loader.md (the dashboard's, plus one commented line),
  * the attributes and cookies of docs/loader.md's tables, and the console warning docs/troubleshooting.md tells them to
- * look for. A renamed attribute, cookie or message without the docs following fails here.
+ * look for. A renamed attribute, cookie or message without the docs following fails here, and so does a loader size
+ * of docs/loader.md or docs/limits.md that is no longer what build.mjs measures and enforces.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { CLICK_COOKIE, CORRELATION_COOKIE } from '../../src/protocol/cookies';
 import { installSnippet } from '../../src/protocol/install';
 import { tagManagerSnippetOf } from '../../src/server/dashboard/pages/sites';
+import { ensureLoaderBuilt } from '../../e2e/support/build-loader';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -107,5 +109,42 @@ describe('docs/troubleshooting.md', () => {
     const quoted = /one console warning `([^`]+)`/.exec(TROUBLESHOOTING)?.[1];
     expect(quoted).toBeDefined();
     expect(read('src/loader/start.ts')).toContain(`console.warn('${quoted}')`);
+  });
+});
+
+describe('the loader sizes the docs give', () => {
+  it("are build.mjs's budgets and what the build measures now (docs/loader.md's table, docs/limits.md)", async () => {
+    ensureLoaderBuilt(ROOT);
+    const sizes = JSON.parse(read('dist/loader-size.json')) as Record<string, { raw: number; gzip: number; brotli: number }>;
+    // build.mjs is plain JavaScript: imported by URL, typed here by what the test reads.
+    const { LOADER_BUNDLES } = (await import(new URL('../../build.mjs', import.meta.url).href)) as {
+      LOADER_BUNDLES: Record<string, { budget: number; target?: number }>;
+    };
+    const bytes = (n: number) => `${n.toLocaleString('en-US')} B`;
+    const wrong: string[] = [];
+    const same = (where: string, documented: string | undefined, actual: string) => {
+      if (documented !== actual) wrong.push(`${where}: the docs say ${documented}, the build ${actual}`);
+    };
+    expect(Object.keys(LOADER_BUNDLES).length).toBe(4);
+    for (const [file, { budget, target }] of Object.entries(LOADER_BUNDLES)) {
+      // | bundle | loaded | raw | gzip | brotli | build fails above (gzip) |
+      const row = LOADER_MD.split('\n').find((line) => line.startsWith(`| \`${file}\``));
+      expect(row, `docs/loader.md has a size row for ${file}`).toBeDefined();
+      const cells = row!.split('|').map((cell) => cell.trim());
+      same(`docs/loader.md ${file} raw`, cells[3], bytes(sizes[file]!.raw));
+      same(`docs/loader.md ${file} gzip`, cells[4], bytes(sizes[file]!.gzip));
+      same(`docs/loader.md ${file} brotli`, cells[5], bytes(sizes[file]!.brotli));
+      same(`docs/loader.md ${file} budget`, cells[6], target ? `${bytes(budget)} (target ${bytes(target)})` : bytes(budget));
+    }
+    const limits = read('docs/limits.md').split('\n').find((line) => line.startsWith('| loader size |')) ?? '';
+    const lean = LOADER_BUNDLES['site-loader.js']!;
+    const expected = [
+      `build fails above ${bytes(lean.budget)} gzip, target ${bytes(lean.target!)} (now ${bytes(sizes['site-loader.js']!.gzip)})`,
+      `full core \`loader.js\` ${bytes(LOADER_BUNDLES['loader.js']!.budget)}, measured without a config (now ${bytes(sizes['loader.js']!.gzip)};`,
+      `\`loader-links.js\` ${bytes(LOADER_BUNDLES['loader-links.js']!.budget)};`,
+      `\`loader-forms.js\` ${bytes(LOADER_BUNDLES['loader-forms.js']!.budget)} (`,
+    ];
+    for (const phrase of expected) if (!limits.includes(phrase)) wrong.push(`docs/limits.md does not say: ${phrase}`);
+    expect(wrong).toEqual([]);
   });
 });

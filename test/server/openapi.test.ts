@@ -8,6 +8,8 @@
  * as a declared header, shared schemas in components (every $ref resolving, every error the one envelope), no
  * parameter a route refuses whatever its value, and no if/then/else (a choice of shapes that agrees with the service).
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -367,6 +369,69 @@ describe('the OpenAPI document', () => {
     // correlation_token may be left out (null then), so only customer_event_id is required.
     expect(webhook.requestBody.content['application/json'].schema.required).toEqual(['customer_event_id']);
     expect(Object.keys(webhook.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '413']));
+  });
+
+  it('is what the docs describe: every operation is named in docs/, and every /v1 route the docs name is an operation', () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const pages = ['README.md', 'ARCHITECTURE.md', ...readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md') && f !== 'benchmarks.md').map((f) => `docs/${f}`)];
+    // (docs/benchmarks.md, a log of measurements, is left to its own keeper.)
+    const operations = new Set(operationsOf(doc).map(([operation]) => operation));
+    /** `METHOD path` with each parameter as `{}`: `site_…`, `{id}` and `{site_key}` alike. */
+    const shape = (method: string, path: string) => `${method} ${path.replace(/\{[^}]+\}|[a-z]+_…/g, '{}')}`;
+    const documented = new Set([...operations].map((operation) => shape(...(operation.split(' ') as [string, string]))));
+    const named = new Set<string>();
+    const unknown: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(join(root, page), 'utf8');
+      // A webhook path may follow its base (`POST {webhook_base_url}/api/webhook-bridge/…`). A line about 405 names
+      // methods a path is not served with (`DELETE /v1/sites/{id}`).
+      text.split('\n').forEach((line, index) => {
+        for (const m of line.matchAll(/\b(GET|POST|PUT|PATCH|DELETE) (?:\{\w+\})?(\/(?:v1|api\/webhook-bridge)\/[\w{}…\/.:-]*[\w}…])/g)) {
+          const route = shape(m[1]!, m[2]!);
+          named.add(route);
+          if (!documented.has(route) && m[2] !== '/v1/openapi.json' && !m[2]!.includes(':') && !/\b405\b/.test(line)) unknown.push(`${page}:${index + 1}: ${m[0]}`);
+        }
+      });
+      // A route written across a line break ("`GET\n/v1/…`") is named too.
+      for (const m of text.replace(/\s+/g, ' ').matchAll(/\b(GET|POST|PUT|PATCH|DELETE) (?:\{\w+\})?(\/(?:v1|api\/webhook-bridge)\/[\w{}…\/.-]*[\w}…])/g)) named.add(shape(m[1]!, m[2]!));
+    }
+    expect(unknown).toEqual([]);
+    expect([...documented].filter((operation) => !named.has(operation)).sort()).toEqual([]);
+  });
+
+  it("gives docs/api.md's records and answers the fields the document gives them", () => {
+    const api = readFileSync(resolve(import.meta.dirname, '../../docs/api.md'), 'utf8');
+    const fieldsOf = (name: string) => Object.keys(doc.components.schemas[name]!.properties).sort();
+    const wrong: string[] = [];
+    // The record examples ("The Handoff record:" and a JSON block), whole records: every field, no other.
+    const records: Record<string, string> = { site_: 'Site', hdf_: 'Handoff', flow_: 'Flow', era_: 'Erasure' };
+    const examples = [...api.matchAll(/```json\n([\s\S]*?)```/g), ...api.matchAll(/The Site record: `(\{[^`]+\})`/g)].map((m) => m[1]!);
+    let compared = 0;
+    for (const example of examples) {
+      const record = JSON.parse(example.replaceAll('…', '')) as Record<string, unknown>;
+      const name = Object.entries(records).find(([prefix]) => String(record.id ?? '').startsWith(prefix))?.[1];
+      if (!name) continue;
+      compared++;
+      const shown = Object.keys(record).sort();
+      if (JSON.stringify(shown) !== JSON.stringify(fieldsOf(name))) wrong.push(`the ${name} record shows ${shown.join(', ')}; the document has ${fieldsOf(name).join(', ')}`);
+    }
+    expect(compared).toBe(4);
+    // An answer written as its fields (`POST /v1/destinations/{id}/test` → `{"destination", "ok", …, "error"?}`).
+    const bullets = api.replace(/\n {2,}/g, ' ').split('\n').filter((line) => /^- `(GET|POST|PATCH|DELETE) \/v1\//.test(line));
+    let shapes = 0;
+    for (const bullet of bullets) {
+      const [, method, path] = /^- `(\w+) (\S+?)`/.exec(bullet)!;
+      const shape = /→ `(\{"[^`]+\})`/.exec(bullet)?.[1];
+      if (!shape) continue;
+      shapes++;
+      const operation = doc.paths[path!]![method!.toLowerCase()];
+      const schema = (operation.responses['200'] ?? operation.responses['201']).content['application/json'].schema;
+      const shown = [...shape.matchAll(/"(\w+)"/g)].map((m) => m[1]!).sort();
+      const documented = Object.keys(schema.properties).sort();
+      if (JSON.stringify(shown) !== JSON.stringify(documented)) wrong.push(`${method} ${path} answers ${shown.join(', ')} in the docs; the document has ${documented.join(', ')}`);
+    }
+    expect(shapes).toBeGreaterThanOrEqual(2);
+    expect(wrong).toEqual([]);
   });
 
   it('declares what a generated client meets: redeliver\'s 409, optional bodies as optional, publish\'s other 400s, names', () => {
