@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pretty from 'pino-pretty';
 import { buildApp, type BuildAppOptions } from './app';
-import { isLoopbackHost, type Settings } from './settings';
+import type { Settings } from './settings';
 import type { Database, StoreReopened } from './db/db';
 import { openStore, redactDatabaseUrl } from './db/open-store';
 import { serviceLoggerOptions } from './logging';
@@ -169,12 +169,13 @@ export async function startService(settings: Settings, options: StartServiceOpti
         'the store was last used by a newer version of cnv (it holds migrations this version does not have): this version runs on it, as migrations only add; start the newer version again, or restore the backup taken before the upgrade',
       );
     }
-    if (settings.trustProxy === true && !isLoopbackHost(settings.host)) {
-      // Listening beyond loopback with every X-Forwarded-For hop trusted: fine behind a proxy that every request passes
-      // (the documented setup), but a client that reaches this port directly can choose its own address.
+    if (settings.trustProxy === true) {
+      // Every X-Forwarded-For hop trusted: the client address is the header's first entry. A proxy appends the address it
+      // saw after what the visitor sent (nginx's $proxy_add_x_forwarded_for, most load balancers), so that entry is the
+      // visitor's to choose, as it is for any client that reaches this port directly.
       app.log.warn(
         { host: settings.host },
-        'CNV_TRUST_PROXY is true (the default) while the service listens beyond loopback: the client address (rate limits per address, the visitor IP sent to Meta and TikTok) is whatever X-Forwarded-For says. Behind your own proxy that every request passes, set CNV_TRUST_PROXY to its addresses (e.g. 10.0.0.0/8) or its number of hops; without one, set it to false',
+        "CNV_TRUST_PROXY is true: the client address (rate limits per address, the visitor IP sent to Meta, TikTok and Reddit) is the first X-Forwarded-For entry, which a visitor writes whenever the proxy appends to the header and any client that reaches this port directly chooses. Set CNV_TRUST_PROXY to your proxies' addresses (e.g. 10.0.0.0/8; the default, loopback, trusts a proxy on this machine) or their number of hops; without a proxy, set it to false",
       );
     }
     // Secrets sealed under another key (a restore, a changed CNV_SECRET_KEY): said once now, handled row by row later.

@@ -83,8 +83,9 @@ export interface Settings {
   /** Rate limits of the collector's POSTs and the webhook bridge (docs/limits.md#rate-limits). */
   rateLimits: RateLimitSettings;
   /**
-   * CNV_TRUST_PROXY: which X-Forwarded-For hops make the client address (Fastify's `trustProxy`): true (every hop, the
-   * default), false (the socket's address), a number of hops, or the proxies' addresses and CIDR ranges.
+   * CNV_TRUST_PROXY: which X-Forwarded-For hops make the client address (Fastify's `trustProxy`): the proxies' addresses
+   * and CIDR ranges (default `loopback`: a proxy on this machine), true (every hop: the first address, which a visitor
+   * writes when the proxy appends to the header), false (the socket's address) or a number of hops.
    */
   trustProxy: boolean | number | string[];
   /**
@@ -356,10 +357,18 @@ function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
 /** Names proxy-addr knows for address ranges, allowed in CNV_TRUST_PROXY beside addresses and CIDRs. */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
-/** CNV_TRUST_PROXY: true (default), false, a hop count, or a comma-separated list of addresses, CIDRs and range names. */
+/**
+ * CNV_TRUST_PROXY's default: a proxy on this machine (the socket's address a loopback one). Proxies append the address
+ * they saw to X-Forwarded-For after whatever the visitor sent in it, so only the hops from the right that came through a
+ * trusted proxy say who the client is: trusting every hop (`true`) would take the visitor's own first entry.
+ */
+export const DEFAULT_TRUST_PROXY: readonly string[] = ['loopback'];
+
+/** CNV_TRUST_PROXY: `loopback` (default), true, false, a hop count, or a comma-separated list of addresses, CIDRs and range names. */
 function trustProxySetting(raw: string | undefined): Settings['trustProxy'] {
   const text = raw?.trim() ?? '';
-  if (text === '' || text === 'true') return true;
+  if (text === '') return [...DEFAULT_TRUST_PROXY];
+  if (text === 'true') return true;
   if (text === 'false') return false;
   if (/^\d+$/.test(text)) {
     const hops = Number(text);

@@ -12,7 +12,7 @@ import Fastify, {
 } from 'fastify';
 import type { Database } from '../db/db';
 import { STORE_TROUBLE_MESSAGES, StoreTrouble } from '../db/store-trouble';
-import type { Settings } from '../settings';
+import { DEFAULT_TRUST_PROXY, type Settings } from '../settings';
 import { ApiError, printable } from './errors';
 import { AJV_OPTIONS, coerceQueryIntegers, refuseMalformedQuery, schemaError } from './validation';
 import { parseJsonText, utf8JsonBodyText } from './json-text';
@@ -89,7 +89,7 @@ export interface RequestTimeouts {
  */
 export function createHttpApp(
   loggerOption: FastifyServerOptions['logger'],
-  trustProxy: Settings['trustProxy'] = true,
+  trustProxy: Settings['trustProxy'] = [...DEFAULT_TRUST_PROXY],
   storeTrouble: StoreTrouble = new StoreTrouble(),
   timeouts: RequestTimeouts = { requestTimeoutMs: REQUEST_TIMEOUT_MS, checkEveryMs: REQUEST_TIMEOUT_CHECK_MS },
 ): FastifyInstance {
