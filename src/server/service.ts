@@ -123,7 +123,11 @@ export async function startService(settings: Settings, options: StartServiceOpti
   // Every logger of the service redacts (src/server/logging.ts); createHttpApp applies the same rules to a caller's option.
   const logger = options.logger ?? defaultLoggerOptions(settings);
   const closers: Array<() => Promise<void>> = [() => store.close()];
+  // The listeners close first (a rolling restart: new connections go to the other instances at once, and what is in
+  // flight finishes with the store still open), then the workers, then the store.
+  const listeners: FastifyInstance[] = [];
   const closeAll = async () => {
+    await Promise.all(listeners.splice(0).map((listener) => listener.close()));
     for (const close of closers.splice(0).reverse()) await close();
   };
   try {
@@ -132,7 +136,7 @@ export async function startService(settings: Settings, options: StartServiceOpti
     // One count of the store's refusals for the process: each listener's health check says what requests met on any.
     const storeTrouble = new StoreTrouble();
     const app = await buildApp({ db, settings, logger, rateLimits, storeTrouble });
-    closers.push(() => app.close());
+    listeners.push(app);
     logReopened = ({ reason, ms }) =>
       app.log.error(
         { reason, ms },
@@ -192,7 +196,7 @@ export async function startService(settings: Settings, options: StartServiceOpti
     let webhookListening: string | null = null;
     if (settings.webhookPort) {
       const hooks = await buildApp({ db, settings, logger, surfaces: ['webhook'], rateLimits, storeTrouble });
-      closers.push(() => hooks.close());
+      listeners.push(hooks);
       await hooks.listen({ host: settings.host, port: settings.webhookPort }).catch((error: unknown) => {
         throw explainListenError(error, 'CNV_WEBHOOK_PORT', settings.host, settings.webhookPort!);
       });
