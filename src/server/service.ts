@@ -17,7 +17,7 @@ import { bootstrap } from './accounts';
 import { toSiteRecord, type SiteRecord } from './api/sites';
 import { intakeBusy, startDeliveryWorker } from './delivery';
 import { findUnreadableSecrets, unreadableSecretsWarning } from './unreadable-secrets';
-import { serviceSecretBox } from './db/secret-box';
+import { looksSealed, secretKeyFile, serviceSecretBox } from './db/secret-box';
 import { startNotificationWorker } from './notifications';
 import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
@@ -106,11 +106,38 @@ function seconds(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
+/**
+ * A key made now opens nothing already sealed: on a store that holds sealed secrets (another process's, or a data
+ * directory whose secret.key was lost), a start without CNV_SECRET_KEY would answer every report 401 and mark every
+ * destination reauthorization_required at its next delivery. Refused, naming the setting; a key set on purpose (a new
+ * one, the old being lost) starts, with the warnings of a changed key.
+ */
+async function refuseKeyMadeForSealedStore(db: Database, settings: Settings): Promise<void> {
+  // Only sealed values count: an older version's webhook secrets in clear are sealed by this start, with this key.
+  const sealedIn = async (sql: string) => (await db.query<{ value: string }>(sql)).filter((row) => looksSealed(row.value)).length;
+  const counts: Array<[number, string]> = [
+    [await sealedIn('select credentials as value from destinations where credentials is not null'), 'destination credential(s)'],
+    [await sealedIn('select secret as value from trigger_sources'), 'webhook secret(s)'],
+    [await sealedIn('select secret as value from notification_endpoints'), 'notification endpoint secret(s)'],
+  ];
+  const found = counts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  if (found.length === 0) return;
+  throw new Error(
+    `CNV_SECRET_KEY is not set and ${secretKeyFile(settings.dataDir)} (CNV_DATA_DIR) does not exist, but the store holds ${found.join(', ')} sealed with a key: ` +
+      'a key made now would open none of them (every webhook report answered 401, every destination marked reauthorization_required). ' +
+      (settings.databaseUrl ? 'Set CNV_SECRET_KEY to the key the other processes on this database use' : 'Put back the secret.key of this data directory from a backup, or set CNV_SECRET_KEY to the key it held') +
+      '. If that key is lost, set CNV_SECRET_KEY to a new one (openssl rand -base64 32) on purpose: each destination must then be connected again and each webhook secret rotated.',
+  );
+}
+
 /** Starts the service; resolves once it listens. */
 export async function startService(settings: Settings, options: StartServiceOptions = {}): Promise<RunningService> {
   const progress = options.onProgress ?? terminalDefaults?.progress ?? (() => undefined);
   const linkEveryStart = options.dashboardLinkEveryStart ?? terminalDefaults?.dashboardLinkEveryStart ?? false;
   const started = Date.now();
+  // Whether this start would make the credentials key (neither CNV_SECRET_KEY nor a key file yet): looked at before
+  // anything reads the key, which creates the file.
+  const keyWouldBeMade = !settings.secretKey && !existsSync(secretKeyFile(settings.dataDir));
   progress(storeStep(settings));
   // The embedded store opened again after a failure (db.ts) is logged once the service's logger exists.
   let logReopened: (event: StoreReopened) => void = () => undefined;
@@ -131,6 +158,7 @@ export async function startService(settings: Settings, options: StartServiceOpti
     for (const close of closers.splice(0).reverse()) await close();
   };
   try {
+    if (keyWouldBeMade) await refuseKeyMadeForSealedStore(db, settings);
     // One set of rate limits for the process: the webhook-only listener counts with the main one.
     const rateLimits = createRateLimits({ settings, db });
     // One count of the store's refusals for the process: each listener's health check says what requests met on any.
