@@ -58,8 +58,18 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Every request but a health check says the store has somebody waiting (the embedded store's maintenance waits for a
   // quiet moment before a long vacuum: db/maintenance.ts).
   const db = options.db;
+  // A proxy CNV_TRUST_PROXY does not name (one on another machine, the default trusting only this machine's) makes
+  // every visitor's address its own: said once per process, without any address (the client's is personal data).
+  // `ips` is the connection's address and the forwarded ones its trusted proxies vouch for: one, the peer is not trusted.
+  let untrustedForwardSaid = !Array.isArray(options.settings.trustProxy);
   app.addHook('onRequest', (request, _reply, done) => {
     if (!isHealthCheck(request.url)) markRequest(db);
+    if (!untrustedForwardSaid && request.headers['x-forwarded-for'] !== undefined && request.ips?.length === 1) {
+      untrustedForwardSaid = true;
+      app.log.warn(
+        "a request came with X-Forwarded-For from an address CNV_TRUST_PROXY does not trust: its client address (rate limits, the visitor IP sent to Meta, TikTok and Reddit) is the connection's. If your proxy runs on another machine, set CNV_TRUST_PROXY to its address or range; a client that reached the service directly is counted by its own address, as it should be",
+      );
+    }
     done();
   });
   // The API description collects every route added after it: register it first.

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pretty from 'pino-pretty';
 import { buildApp, type BuildAppOptions } from './app';
-import { isLoopbackHost, type Settings } from './settings';
+import type { Settings } from './settings';
 import type { Database, StoreReopened } from './db/db';
 import { openStore, redactDatabaseUrl } from './db/open-store';
 import { serviceLoggerOptions } from './logging';
@@ -17,7 +17,7 @@ import { bootstrap } from './accounts';
 import { toSiteRecord, type SiteRecord } from './api/sites';
 import { intakeBusy, startDeliveryWorker } from './delivery';
 import { findUnreadableSecrets, unreadableSecretsWarning } from './unreadable-secrets';
-import { serviceSecretBox } from './db/secret-box';
+import { looksSealed, secretKeyFile, serviceSecretBox } from './db/secret-box';
 import { startNotificationWorker } from './notifications';
 import { startSnapshotRetention } from './collector';
 import { startIdentityRetention } from './privacy';
@@ -106,11 +106,38 @@ function seconds(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
+/**
+ * A key made now opens nothing already sealed: on a store that holds sealed secrets (another process's, or a data
+ * directory whose secret.key was lost), a start without CNV_SECRET_KEY would answer every report 401 and mark every
+ * destination reauthorization_required at its next delivery. Refused, naming the setting; a key set on purpose (a new
+ * one, the old being lost) starts, with the warnings of a changed key.
+ */
+async function refuseKeyMadeForSealedStore(db: Database, settings: Settings): Promise<void> {
+  // Only sealed values count: an older version's webhook secrets in clear are sealed by this start, with this key.
+  const sealedIn = async (sql: string) => (await db.query<{ value: string }>(sql)).filter((row) => looksSealed(row.value)).length;
+  const counts: Array<[number, string]> = [
+    [await sealedIn('select credentials as value from destinations where credentials is not null'), 'destination credential(s)'],
+    [await sealedIn('select secret as value from trigger_sources'), 'webhook secret(s)'],
+    [await sealedIn('select secret as value from notification_endpoints'), 'notification endpoint secret(s)'],
+  ];
+  const found = counts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  if (found.length === 0) return;
+  throw new Error(
+    `CNV_SECRET_KEY is not set and ${secretKeyFile(settings.dataDir)} (CNV_DATA_DIR) does not exist, but the store holds ${found.join(', ')} sealed with a key: ` +
+      'a key made now would open none of them (every webhook report answered 401, every destination marked reauthorization_required). ' +
+      (settings.databaseUrl ? 'Set CNV_SECRET_KEY to the key the other processes on this database use' : 'Put back the secret.key of this data directory from a backup, or set CNV_SECRET_KEY to the key it held') +
+      '. If that key is lost, set CNV_SECRET_KEY to a new one (openssl rand -base64 32) on purpose: each destination must then be connected again and each webhook secret rotated.',
+  );
+}
+
 /** Starts the service; resolves once it listens. */
 export async function startService(settings: Settings, options: StartServiceOptions = {}): Promise<RunningService> {
   const progress = options.onProgress ?? terminalDefaults?.progress ?? (() => undefined);
   const linkEveryStart = options.dashboardLinkEveryStart ?? terminalDefaults?.dashboardLinkEveryStart ?? false;
   const started = Date.now();
+  // Whether this start would make the credentials key (neither CNV_SECRET_KEY nor a key file yet): looked at before
+  // anything reads the key, which creates the file.
+  const keyWouldBeMade = !settings.secretKey && !existsSync(secretKeyFile(settings.dataDir));
   progress(storeStep(settings));
   // The embedded store opened again after a failure (db.ts) is logged once the service's logger exists.
   let logReopened: (event: StoreReopened) => void = () => undefined;
@@ -123,16 +150,21 @@ export async function startService(settings: Settings, options: StartServiceOpti
   // Every logger of the service redacts (src/server/logging.ts); createHttpApp applies the same rules to a caller's option.
   const logger = options.logger ?? defaultLoggerOptions(settings);
   const closers: Array<() => Promise<void>> = [() => store.close()];
+  // The listeners close first (a rolling restart: new connections go to the other instances at once, and what is in
+  // flight finishes with the store still open), then the workers, then the store.
+  const listeners: FastifyInstance[] = [];
   const closeAll = async () => {
+    await Promise.all(listeners.splice(0).map((listener) => listener.close()));
     for (const close of closers.splice(0).reverse()) await close();
   };
   try {
+    if (keyWouldBeMade) await refuseKeyMadeForSealedStore(db, settings);
     // One set of rate limits for the process: the webhook-only listener counts with the main one.
     const rateLimits = createRateLimits({ settings, db });
     // One count of the store's refusals for the process: each listener's health check says what requests met on any.
     const storeTrouble = new StoreTrouble();
     const app = await buildApp({ db, settings, logger, rateLimits, storeTrouble });
-    closers.push(() => app.close());
+    listeners.push(app);
     logReopened = ({ reason, ms }) =>
       app.log.error(
         { reason, ms },
@@ -169,12 +201,13 @@ export async function startService(settings: Settings, options: StartServiceOpti
         'the store was last used by a newer version of cnv (it holds migrations this version does not have): this version runs on it, as migrations only add; start the newer version again, or restore the backup taken before the upgrade',
       );
     }
-    if (settings.trustProxy === true && !isLoopbackHost(settings.host)) {
-      // Listening beyond loopback with every X-Forwarded-For hop trusted: fine behind a proxy that every request passes
-      // (the documented setup), but a client that reaches this port directly can choose its own address.
+    if (settings.trustProxy === true) {
+      // Every X-Forwarded-For hop trusted: the client address is the header's first entry. A proxy appends the address it
+      // saw after what the visitor sent (nginx's $proxy_add_x_forwarded_for, most load balancers), so that entry is the
+      // visitor's to choose, as it is for any client that reaches this port directly.
       app.log.warn(
         { host: settings.host },
-        'CNV_TRUST_PROXY is true (the default) while the service listens beyond loopback: the client address (rate limits per address, the visitor IP sent to Meta and TikTok) is whatever X-Forwarded-For says. Behind your own proxy that every request passes, set CNV_TRUST_PROXY to its addresses (e.g. 10.0.0.0/8) or its number of hops; without one, set it to false',
+        "CNV_TRUST_PROXY is true: the client address (rate limits per address, the visitor IP sent to Meta, TikTok and Reddit) is the first X-Forwarded-For entry, which a visitor writes whenever the proxy appends to the header and any client that reaches this port directly chooses. Set CNV_TRUST_PROXY to your proxies' addresses (e.g. 10.0.0.0/8; the default, loopback, trusts a proxy on this machine) or their number of hops; without a proxy, set it to false",
       );
     }
     // Secrets sealed under another key (a restore, a changed CNV_SECRET_KEY): said once now, handled row by row later.
@@ -191,7 +224,7 @@ export async function startService(settings: Settings, options: StartServiceOpti
     let webhookListening: string | null = null;
     if (settings.webhookPort) {
       const hooks = await buildApp({ db, settings, logger, surfaces: ['webhook'], rateLimits, storeTrouble });
-      closers.push(() => hooks.close());
+      listeners.push(hooks);
       await hooks.listen({ host: settings.host, port: settings.webhookPort }).catch((error: unknown) => {
         throw explainListenError(error, 'CNV_WEBHOOK_PORT', settings.host, settings.webhookPort!);
       });

@@ -83,8 +83,9 @@ export interface Settings {
   /** Rate limits of the collector's POSTs and the webhook bridge (docs/limits.md#rate-limits). */
   rateLimits: RateLimitSettings;
   /**
-   * CNV_TRUST_PROXY: which X-Forwarded-For hops make the client address (Fastify's `trustProxy`): true (every hop, the
-   * default), false (the socket's address), a number of hops, or the proxies' addresses and CIDR ranges.
+   * CNV_TRUST_PROXY: which X-Forwarded-For hops make the client address (Fastify's `trustProxy`): the proxies' addresses
+   * and CIDR ranges (default `loopback`: a proxy on this machine), true (every hop: the first address, which a visitor
+   * writes when the proxy appends to the header), false (the socket's address) or a number of hops.
    */
   trustProxy: boolean | number | string[];
   /**
@@ -283,14 +284,9 @@ export function platformFakeValues(settings: Settings, type: string): Readonly<R
   return elsewhere && fake && fake.apiBase === elsewhere.url ? fake.formValues : null;
 }
 
-/** A base URL setting without trailing slashes. */
-function baseUrl(raw: string | undefined, fallback: string): string {
-  return (raw || fallback).replace(/\/+$/, '');
-}
-
 /** A platform's API base URL: its setting (PLATFORM_API_BASES), else the platform's real address. */
 function platformBase(env: NodeJS.ProcessEnv, type: keyof typeof PLATFORM_API_BASES): string {
-  return baseUrl(env[PLATFORM_API_BASES[type].setting], PLATFORM_API_BASES[type].real);
+  return platformUrlSetting(env, PLATFORM_API_BASES[type].setting, PLATFORM_API_BASES[type].real);
 }
 
 /** The `<PLATFORM>` of `CNV_<PLATFORM>_OAUTH_*`, for each destination type that signs in with OAuth. */
@@ -309,8 +305,8 @@ export function oauthSettingName(type: string, part: 'CLIENT_ID' | 'CLIENT_SECRE
 /** A platform's OAuth endpoints and client from `CNV_<PLATFORM>_OAUTH_*` (the endpoints default to the platform's own). */
 function oauthClient(env: NodeJS.ProcessEnv, type: OAuthPlatformType, authorizeUrl: string, tokenUrl: string) {
   return {
-    oauthAuthorizeUrl: env[oauthSettingName(type, 'AUTHORIZE_URL')] || authorizeUrl,
-    oauthTokenUrl: env[oauthSettingName(type, 'TOKEN_URL')] || tokenUrl,
+    oauthAuthorizeUrl: platformUrlSetting(env, oauthSettingName(type, 'AUTHORIZE_URL'), authorizeUrl, true),
+    oauthTokenUrl: platformUrlSetting(env, oauthSettingName(type, 'TOKEN_URL'), tokenUrl, true),
     oauthClientId: env[oauthSettingName(type, 'CLIENT_ID')] || '',
     oauthClientSecret: env[oauthSettingName(type, 'CLIENT_SECRET')] || '',
   };
@@ -356,10 +352,18 @@ function rateLimitSettings(env: NodeJS.ProcessEnv): RateLimitSettings {
 /** Names proxy-addr knows for address ranges, allowed in CNV_TRUST_PROXY beside addresses and CIDRs. */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
-/** CNV_TRUST_PROXY: true (default), false, a hop count, or a comma-separated list of addresses, CIDRs and range names. */
+/**
+ * CNV_TRUST_PROXY's default: a proxy on this machine (the socket's address a loopback one). Proxies append the address
+ * they saw to X-Forwarded-For after whatever the visitor sent in it, so only the hops from the right that came through a
+ * trusted proxy say who the client is: trusting every hop (`true`) would take the visitor's own first entry.
+ */
+export const DEFAULT_TRUST_PROXY: readonly string[] = ['loopback'];
+
+/** CNV_TRUST_PROXY: `loopback` (default), true, false, a hop count, or a comma-separated list of addresses, CIDRs and range names. */
 function trustProxySetting(raw: string | undefined): Settings['trustProxy'] {
   const text = raw?.trim() ?? '';
-  if (text === '' || text === 'true') return true;
+  if (text === '') return [...DEFAULT_TRUST_PROXY];
+  if (text === 'true') return true;
   if (text === 'false') return false;
   if (/^\d+$/.test(text)) {
     const hops = Number(text);
@@ -414,11 +418,51 @@ function secretKeySetting(raw: string | undefined, dataDir: string): string | un
   return undefined;
 }
 
+/**
+ * HOST: an address (IPv4, IPv6, bracketed or not) or a host name to listen on, which the default public URL carries
+ * (`http://HOST:PORT`): anything a URL cannot hold stops the start here, naming the setting.
+ */
+function hostSetting(raw: string | undefined): { host: string; urlHost: string } {
+  const host = raw?.trim() || DEFAULT_HOST;
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const urlHost = isIP(bare) === 6 ? `[${bare}]` : host; // an IPv6 address is bracketed in a URL
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(`http://${urlHost}/`);
+  } catch {
+    parsed = null;
+  }
+  const name = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/.test(host) && !/^[\d.]+$/.test(host);
+  if (!parsed || !(isIP(bare) !== 0 || name)) {
+    throw new Error(`HOST must be an address to listen on (127.0.0.1, 0.0.0.0, ::) or a host name, got '${host.slice(0, 60)}'`);
+  }
+  return { host: isIP(bare) === 6 ? bare : host, urlHost };
+}
+
+/**
+ * A platform's API base or OAuth endpoint setting: an absolute http(s) URL (a typo'd one would only fail at the first
+ * delivery or sign-in, every conversion of that platform then failing); an API base's trailing slashes dropped (an
+ * endpoint is kept as written: `keepSlash`).
+ */
+function platformUrlSetting(env: NodeJS.ProcessEnv, name: string, fallback: string, keepSlash = false): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  let url: URL | null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
+    throw new Error(`${name} must be an absolute http(s) URL such as ${fallback}, or unset for that default; got '${url ? `${url.protocol}//${url.host}${url.pathname}` : raw.slice(0, 60)}'`);
+  }
+  return keepSlash ? raw : raw.replace(/\/+$/, '');
+}
+
 /** Reads the settings from an environment (process.env by default). */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const host = env.HOST || DEFAULT_HOST;
+  const { host, urlHost } = hostSetting(env.HOST);
   const port = intSetting(env, 'PORT', DEFAULT_PORT);
-  const urlHost = host.includes(':') ? `[${host}]` : host; // an IPv6 address is bracketed in a URL
   const publicUrl = env.CNV_PUBLIC_URL ? publicUrlSetting('CNV_PUBLIC_URL', env.CNV_PUBLIC_URL) : `http://${urlHost}:${port}`;
   const webhookPort = optionalPort(env, 'CNV_WEBHOOK_PORT', null);
   // The main port serves the webhook too, so a public URL set for it is one the webhook answers on; the webhook's own
@@ -453,7 +497,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     pgPoolSize: poolSize(env),
     dataDir,
     secretKey: secretKeySetting(env.CNV_SECRET_KEY, dataDir),
-    googleAdsApiBase: (env.CNV_GOOGLE_ADS_API_BASE || 'https://googleads.googleapis.com').replace(/\/+$/, ''),
+    googleAdsApiBase: platformUrlSetting(env, 'CNV_GOOGLE_ADS_API_BASE', 'https://googleads.googleapis.com'),
     googleAdsApiVersion: env.CNV_GOOGLE_ADS_API_VERSION || 'v26',
     googleAdsDeveloperToken: env.CNV_GOOGLE_ADS_DEVELOPER_TOKEN || '',
     google: {

@@ -95,6 +95,31 @@ describe('the app shell', () => {
     for (const secret of ['private.person', 'second.person', '203.0.113.77', '198.51.100.66']) expect(logged).not.toContain(secret);
   });
 
+  it('says once, naming CNV_TRUST_PROXY and no address, when X-Forwarded-For comes from a peer it does not trust', async () => {
+    const lines: string[] = [];
+    const stream = { write: (line: string) => lines.push(line) };
+    const warnings = () => lines.map((line) => JSON.parse(line)).filter((line) => line.level === 40 && /X-Forwarded-For/.test(line.msg));
+    const proxied = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off' }), logger: { level: 'info', stream } });
+    const via = (remoteAddress: string) => proxied.inject({ method: 'GET', url: '/healthz', remoteAddress, headers: { 'x-forwarded-for': '198.51.100.66' } });
+    // From a proxy on this machine (trusted by default): nothing to say, whatever it forwards.
+    await via('127.0.0.1');
+    await proxied.inject({ method: 'GET', url: '/healthz', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '127.0.0.1' } });
+    expect(warnings()).toEqual([]);
+    // From a proxy elsewhere, as behind a load balancer nobody named: every visitor would have its address.
+    await via('10.1.2.3');
+    await via('10.1.2.3');
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0].msg).toMatch(/CNV_TRUST_PROXY/);
+    for (const address of ['10.1.2.3', '198.51.100.66']) expect(lines.join('')).not.toContain(address);
+    await proxied.close();
+    // Told not to trust any proxy: the header is ignored on purpose, nothing said.
+    lines.length = 0;
+    const direct = await buildApp({ db, settings: loadSettings({ CNV_DEMO_PORT: 'off', CNV_TRUST_PROXY: 'false' }), logger: { level: 'info', stream } });
+    await direct.inject({ method: 'GET', url: '/healthz', remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': '198.51.100.66' } });
+    await direct.close();
+    expect(warnings()).toEqual([]);
+  });
+
   it('never logs a hosted page token nor a sign-in token sent with an absolute-form request target, at debug level either', async () => {
     // `GET http://host/handoffs/TOKEN HTTP/1.1` (what a client configured with the service as its proxy sends) is
     // routed like `GET /handoffs/TOKEN`, and its url was logged as sent.

@@ -156,9 +156,10 @@ describe.each(DATABASE_KINDS)('rate limits on $name', (kind) => {
 
     it('counts a forwarded client by its own address (X-Forwarded-For, as trustProxy reads it), never by the proxy\'s', async () => {
       time.nextWindow();
+      // By default the trusted proxy is one on this machine (CNV_TRUST_PROXY=loopback).
       const viaProxy = (client: string) =>
         svc.app.inject({
-          method: 'POST', url: snapshotsPath(other.site_key), remoteAddress: '10.0.0.1',
+          method: 'POST', url: snapshotsPath(other.site_key), remoteAddress: '127.0.0.1',
           headers: { 'content-type': SNAPSHOT_CONTENT_TYPE, origin: ORIGIN, 'x-forwarded-for': client },
           payload: JSON.stringify(snapshotBody()),
         });
@@ -166,6 +167,26 @@ describe.each(DATABASE_KINDS)('rate limits on $name', (kind) => {
       for (let i = 0; i < 6; i++) statuses.push((await viaProxy('192.0.2.50')).statusCode);
       expect(statuses).toEqual([204, 204, 204, 204, 204, 429]);
       expect((await viaProxy('192.0.2.51')).statusCode).toBe(204);
+    });
+
+    it('by default, records the address the proxy on this machine appended, never an X-Forwarded-For entry the visitor wrote', async () => {
+      time.nextWindow();
+      const sent = async (from: string, forwardedFor: string) => {
+        const body = snapshotBody();
+        const res = await svc.app.inject({
+          method: 'POST', url: snapshotsPath(site.site_key), remoteAddress: from,
+          headers: { 'content-type': SNAPSHOT_CONTENT_TYPE, origin: ORIGIN, 'x-forwarded-for': forwardedFor },
+          payload: JSON.stringify(body),
+        });
+        expect(res.statusCode).toBe(204);
+        // The address the snapshot keeps is what Meta, TikTok and Reddit receive as the visitor's.
+        return (await findSnapshot(db, site.id, body.correlation_token))!.ip_address;
+      };
+      // nginx ($proxy_add_x_forwarded_for) and most load balancers append what they saw after what the visitor sent.
+      expect(await sent('127.0.0.1', '192.0.2.66, 198.51.100.23')).toBe('198.51.100.23');
+      expect(await sent('::ffff:127.0.0.1', '192.0.2.66, 198.51.100.24')).toBe('198.51.100.24');
+      // A client that reaches the service directly names no address but its own.
+      expect(await sent('198.51.100.25', '192.0.2.66')).toBe('198.51.100.25');
     });
 
     it('limits a site flooded from many addresses, without touching another site', async () => {
@@ -337,7 +358,8 @@ describe('settings', () => {
     expect(() => loadSettings({ CNV_RATE_LIMIT_WEBHOOK_PER_ADDRESS: '0' })).toThrow(/CNV_RATE_LIMIT_WEBHOOK_PER_ADDRESS/);
     expect(() => loadSettings({ CNV_RATE_LIMITS: 'maybe' })).toThrow(/CNV_RATE_LIMITS must be on or off/);
     expect(() => loadSettings({ CNV_RATE_LIMIT_SYNC_MS: '5' })).toThrow(/CNV_RATE_LIMIT_SYNC_MS/);
-    expect(loadSettings({}).trustProxy).toBe(true);
+    expect(loadSettings({}).trustProxy).toEqual(['loopback']);
+    expect(loadSettings({ CNV_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadSettings({ CNV_TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadSettings({ CNV_TRUST_PROXY: '10.0.0.1, 192.168.0.0/16, loopback, ::1' }).trustProxy).toEqual(['10.0.0.1', '192.168.0.0/16', 'loopback', '::1']);
     expect(() => loadSettings({ CNV_TRUST_PROXY: '10.0.0.0/33' })).toThrow(/CNV_TRUST_PROXY/);

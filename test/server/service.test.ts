@@ -8,6 +8,9 @@ import { recordedPublicUrl } from '../../src/server/db/service-facts';
 import { runningServiceAddress } from '../../src/server/db/data-dir-lock';
 import { loadSettings } from '../../src/server/settings';
 import { seededDataDir } from '../support/pglite';
+import { createConnection } from 'node:net';
+import { setSiteDomain, snapshotBody } from './support/fixtures';
+import { snapshotsPath, SNAPSHOT_CONTENT_TYPE } from '../../src/protocol/collector';
 
 const TEST_TIMEOUT = 120_000;
 
@@ -73,6 +76,29 @@ describe('startService on the embedded store', () => {
   }, TEST_TIMEOUT);
 });
 
+/** One raw HTTP/1.1 connection: what it writes, and everything the service answered until it closed. */
+function connection(address: string) {
+  const { hostname, port } = new URL(address);
+  const socket = createConnection({ host: hostname, port: Number(port) });
+  let received = '';
+  socket.setEncoding('latin1').on('data', (chunk: string) => (received += chunk));
+  const ended = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
+  return { write: (text: string) => socket.write(text), ended };
+}
+/** The status lines and bodies of the HTTP responses in `text`, in order, with their Connection headers. */
+function responses(text: string): Array<{ status: number; connection: string | null; body: string }> {
+  const out: Array<{ status: number; connection: string | null; body: string }> = [];
+  let rest = text;
+  while (rest.startsWith('HTTP/1.1 ')) {
+    const headEnd = rest.indexOf('\r\n\r\n');
+    const head = rest.slice(0, headEnd);
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+    out.push({ status: Number(head.slice(9, 12)), connection: /\r\nconnection: ([^\r]+)/i.exec(head)?.[1] ?? null, body: rest.slice(headEnd + 4, headEnd + 4 + length) });
+    rest = rest.slice(headEnd + 4 + length);
+  }
+  return out;
+}
+
 describe('startService with a webhook port', () => {
   let dir: string;
   let svc: RunningService;
@@ -105,6 +131,49 @@ describe('startService with a webhook port', () => {
     expect(hook.status).toBe(401); // unsigned: the bridge answered
     expect(startupBanner(svc)).toContain(`own listener on ${svc.urls.webhookListening}`);
   });
+
+  it('once its listener closes, answers what is under way with Connection: close, its health check 503 shutting_down', async () => {
+    // A rolling restart's SIGTERM (last in this describe: it closes the service).
+    await setSiteDomain(svc.db, svc.site.id, 'https://www.example.com');
+    const body = JSON.stringify(snapshotBody());
+    // Two connections a proxy keeps open as the SIGTERM comes: a snapshot under way (its body not all sent), and a
+    // health check waiting for the store's answer.
+    const busy = connection(svc.urls.listening);
+    const health = connection(svc.urls.listening);
+    const query = svc.db.query.bind(svc.db);
+    let storeAnswers = () => undefined as void;
+    const held = new Promise<void>((resolve) => (storeAnswers = resolve));
+    const checking = new Promise<void>((resolve) => {
+      svc.db.query = (async (text: string, ...rest: unknown[]) => {
+        if (text === 'select 1') {
+          resolve();
+          await held;
+        }
+        return (query as (...args: unknown[]) => Promise<unknown>)(text, ...rest);
+      }) as typeof svc.db.query;
+    });
+    const arrived = new Promise<void>((resolve) => svc.app.server.once('request', () => resolve()));
+    busy.write(
+      `POST ${snapshotsPath(svc.site.site_key)} HTTP/1.1\r\nHost: cnv\r\nOrigin: https://www.example.com\r\n` +
+        `Content-Type: ${SNAPSHOT_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await arrived;
+    health.write('GET /healthz HTTP/1.1\r\nHost: cnv\r\n\r\n');
+    await checking;
+    const closed = svc.close();
+    while (svc.app.server.listening) await new Promise((resolve) => setImmediate(resolve));
+    busy.write(body.slice(10));
+    storeAnswers();
+    const [served, checked] = (await Promise.all([busy.ended, health.ended])).map(responses);
+    await closed;
+    // Stored (the store closes after the listeners), and the connection closed: kept alive, it held the shutdown for
+    // Node's keep-alive timeout (73 s).
+    expect(served!.map((r) => [r.status, r.connection])).toEqual([[204, 'close']]);
+    expect(checked!.map((r) => [r.status, r.connection])).toEqual([[503, 'close']]);
+    expect(JSON.parse(checked![0]!.body)).toEqual({
+      error: { type: 'api_error', code: 'shutting_down', message: 'This process is shutting down: send requests to another one.' },
+    });
+  }, TEST_TIMEOUT);
 });
 
 const pgUrl = process.env.TEST_DATABASE_URL;
@@ -125,11 +194,10 @@ describe.skipIf(!pgUrl)('startService on PostgreSQL (DATABASE_URL)', () => {
     for (const svc of running) await svc.close();
   });
 
-  it('lets several service processes share one database, bootstrapping it once', async () => {
+  it('lets several service processes start at once on one empty database, migrating and bootstrapping it once', async () => {
     const settings = loadSettings({ HOST: '127.0.0.1', PORT: '0', DATABASE_URL: url, CNV_DEMO_PORT: 'off', LOG_LEVEL: 'silent' });
-    // One after the other: migrate() itself is not yet safe for two starters racing on an empty database (see report).
-    running.push(await startService(settings));
-    running.push(await startService(settings));
+    // At once, on an empty database (a deployment's instances started together): migrated and bootstrapped once.
+    running.push(...(await Promise.all([startService(settings), startService(settings)])));
     const keys = running.map((svc) => svc.apiKey).filter(Boolean);
     expect(keys).toHaveLength(1);
     expect(running[0]!.site).toEqual(running[1]!.site);
@@ -141,7 +209,7 @@ describe.skipIf(!pgUrl)('startService on PostgreSQL (DATABASE_URL)', () => {
 });
 
 describe('the trusted proxy warning', () => {
-  it('warns once at start when every X-Forwarded-For hop is trusted on a service listening beyond loopback, and not otherwise', async () => {
+  it('warns once at start when every X-Forwarded-For hop is trusted (the visitor writes the first), and not by default or with named proxies', async () => {
     const started: RunningService[] = [];
     const dirs: string[] = [];
     const warningsOf = async (env: Record<string, string>) => {
@@ -155,9 +223,10 @@ describe('the trusted proxy warning', () => {
       return lines.filter((line) => line.level === 40 && /CNV_TRUST_PROXY/.test(line.msg));
     };
     try {
-      expect(await warningsOf({ HOST: '0.0.0.0' })).toHaveLength(1);
+      // Behind a proxy on this machine too: it appends to the header what it saw, after what the visitor sent.
+      expect(await warningsOf({ HOST: '127.0.0.1', CNV_TRUST_PROXY: 'true' })).toHaveLength(1);
       expect(await warningsOf({ HOST: '0.0.0.0', CNV_TRUST_PROXY: '10.0.0.0/8' })).toHaveLength(0);
-      expect(await warningsOf({ HOST: '127.0.0.1' })).toHaveLength(0);
+      expect(await warningsOf({ HOST: '0.0.0.0' })).toHaveLength(0);
     } finally {
       for (const svc of started) await svc.close();
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

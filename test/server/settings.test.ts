@@ -69,6 +69,32 @@ describe('the webhook base URL', () => {
   });
 });
 
+describe('HOST and the platform addresses', () => {
+  it('refuses a HOST no URL can carry at start, naming the setting (it stopped after the store opened with "Invalid URL")', () => {
+    for (const host of ['999.1.1.1', 'my host', 'cnv.example.com/x', 'http://0.0.0.0']) {
+      expect(() => loadSettings({ HOST: host }), host).toThrow(/^HOST must be an address to listen on \(127\.0\.0\.1, 0\.0\.0\.0, ::\) or a host name, got '/);
+    }
+    expect(loadSettings({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadSettings({ HOST: 'cnv-1.internal' }).publicUrl).toBe('http://cnv-1.internal:8787');
+    expect(loadSettings({ HOST: '[::]' })).toMatchObject({ host: '::', publicUrl: 'http://[::]:8787' });
+  });
+
+  it("refuses a platform's API base or OAuth endpoint that is not an absolute http(s) URL, naming the setting", () => {
+    const cases = {
+      CNV_META_GRAPH_API_BASE: 'graph.facebook.com', CNV_TIKTOK_API_BASE: 'ftp://business-api.tiktok.com',
+      CNV_GOOGLE_ADS_API_BASE: 'googleads', CNV_MICROSOFT_OAUTH_TOKEN_URL: 'login.microsoftonline.com/common/oauth2/v2.0/token',
+      CNV_REDDIT_API_BASE: 'https://user:pass@ads-api.reddit.com',
+    };
+    for (const [name, value] of Object.entries(cases)) {
+      expect(() => loadSettings({ [name]: value }), name).toThrow(new RegExp(`^${name} must be an absolute http\\(s\\) URL`));
+      expect(() => loadSettings({ [name]: value }), name).not.toThrow(/pass/);
+    }
+    const set = loadSettings({ CNV_META_GRAPH_API_BASE: 'http://127.0.0.1:9999/', CNV_LINKEDIN_OAUTH_TOKEN_URL: 'https://www.linkedin.com/oauth/v2/accessToken/' });
+    expect(set.meta.graphApiBase).toBe('http://127.0.0.1:9999');
+    expect(set.linkedin.oauthTokenUrl).toBe('https://www.linkedin.com/oauth/v2/accessToken/');
+  });
+});
+
 describe('LOG_LEVEL', () => {
   it("takes pino's levels and silent, info by default", () => {
     expect(loadSettings(base).logLevel).toBe('info');

@@ -1,8 +1,10 @@
 /**
  * A start with another CNV_SECRET_KEY than the one that sealed stored secrets (a restore): one warning counting the
- * destinations and notification endpoints whose secrets do not open, saying what to do, without any secret.
+ * destinations and notification endpoints whose secrets do not open, saying what to do, without any secret. A start
+ * that would make a key for such a store (no CNV_SECRET_KEY, no secret.key) is refused.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/server/settings';
 import { startService } from '../../src/server/service';
@@ -57,5 +59,15 @@ describe('the start with another CNV_SECRET_KEY', () => {
     } finally {
       await after.close();
     }
+
+    // Neither CNV_SECRET_KEY nor a secret.key (an instance started without the key the others use, a data directory
+    // restored without its key file): a key made now would open none of them. Refused, and no key file left behind.
+    const keyFile = join(dataDir, 'secret.key');
+    expect(existsSync(keyFile)).toBe(false);
+    const settings = loadSettings({ HOST: '127.0.0.1', PORT: '0', CNV_DATA_DIR: dataDir, CNV_DEMO_PORT: 'off', CNV_PUBLIC_URL: 'https://cnv.example' });
+    await expect(startService(settings, { logger: false })).rejects.toThrow(
+      /^CNV_SECRET_KEY is not set and .*secret\.key \(CNV_DATA_DIR\) does not exist, but the store holds 1 destination credential\(s\), 1 notification endpoint secret\(s\) sealed with a key/,
+    );
+    expect(existsSync(keyFile)).toBe(false);
   }, 120_000);
 });

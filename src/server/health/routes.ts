@@ -6,7 +6,9 @@
  * store refusing for lack of resources within the last 30 s (its disk full: reads still work, writes do not; see
  * db/store-trouble.ts). Served on every listener (the webhook-only one too). Checks that arrive together share one
  * statement, so a busy checker adds no load; a change of state is logged once (a warning when the store stops
- * answering, info when it answers again), not every check.
+ * answering, info when it answers again), not every check. Once the process has begun to shut down (SIGTERM: its
+ * listeners close first), a check under way or still arriving over an open connection is answered 503
+ * `shutting_down`, while the other requests on such connections are still served.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/db';
@@ -58,6 +60,11 @@ export default async function healthRoutes(app: FastifyInstance, options: Health
   const timeoutMs = options.storeTimeoutMs ?? HEALTH_STORE_TIMEOUT_MS;
   let inFlight: Promise<StoreState> | null = null;
   let lastOk: boolean | null = null;
+  // Set as the listener begins to close: a checker that reaches this process now must send its traffic elsewhere.
+  let shuttingDown = false;
+  app.addHook('preClose', async () => {
+    shuttingDown = true;
+  });
 
   const check = (): Promise<StoreState> => {
     inFlight ??= checkStore(options.db, timeoutMs).finally(() => (inFlight = null));
@@ -65,7 +72,12 @@ export default async function healthRoutes(app: FastifyInstance, options: Health
   };
 
   app.get(HEALTH_PATH, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const goingAway = () =>
+      reply.code(503).send(new ApiError(503, 'api_error', 'shutting_down', 'This process is shutting down: send requests to another one.').toBody());
+    if (shuttingDown) return goingAway();
     let state = await check();
+    if (shuttingDown) return goingAway(); // the SIGTERM came while the store answered
     // A store that answers a read may still refuse every write (its disk full): what requests met lately counts too.
     const refusing = state.ok ? app.storeTrouble.recent() : null;
     if (refusing) {
@@ -78,7 +90,6 @@ export default async function healthRoutes(app: FastifyInstance, options: Health
       else if (lastOk === false) app.log.info('health check: the store answers again');
       lastOk = state.ok;
     }
-    reply.header('cache-control', 'no-store');
     if (state.ok) return reply.send({ status: 'ok' });
     return reply.code(503).send(new ApiError(503, 'api_error', 'store_unavailable', state.message).toBody());
   });

@@ -12,7 +12,7 @@ import Fastify, {
 } from 'fastify';
 import type { Database } from '../db/db';
 import { STORE_TROUBLE_MESSAGES, StoreTrouble } from '../db/store-trouble';
-import type { Settings } from '../settings';
+import { DEFAULT_TRUST_PROXY, type Settings } from '../settings';
 import { ApiError, printable } from './errors';
 import { AJV_OPTIONS, coerceQueryIntegers, refuseMalformedQuery, schemaError } from './validation';
 import { parseJsonText, utf8JsonBodyText } from './json-text';
@@ -89,12 +89,16 @@ export interface RequestTimeouts {
  */
 export function createHttpApp(
   loggerOption: FastifyServerOptions['logger'],
-  trustProxy: Settings['trustProxy'] = true,
+  trustProxy: Settings['trustProxy'] = [...DEFAULT_TRUST_PROXY],
   storeTrouble: StoreTrouble = new StoreTrouble(),
   timeouts: RequestTimeouts = { requestTimeoutMs: REQUEST_TIMEOUT_MS, checkEveryMs: REQUEST_TIMEOUT_CHECK_MS },
 ): FastifyInstance {
   const app = Fastify({
     requestTimeout: timeouts.requestTimeoutMs,
+    // While the listener closes (a rolling restart), a request that still arrives over an open keep-alive connection is
+    // served (the store closes only after the listeners), answered with `Connection: close` so the proxy's next request
+    // goes elsewhere: Fastify's default answers it a bare 503 that a proxy does not retry for a POST (a snapshot lost).
+    return503OnClosing: false,
     // Node enforces the request's time only while the headers' time (60 s by default) is not longer (measured).
     http: { connectionsCheckingInterval: timeouts.checkEveryMs, headersTimeout: timeouts.requestTimeoutMs },
     logger: serviceLoggerOptions(loggerOption ?? false),
@@ -149,8 +153,16 @@ export function createHttpApp(
   // connection: kept open, Node would wait for the rest of the body and then send a second, unasked-for answer (408)
   // on the same connection when the client never sends it. (A request without a body is not `complete` yet while a
   // hook answers it in the same turn: only one that announces a body counts.)
+  // And once the listener closes (SIGTERM), every answer closes its connection, the answers to requests under way
+  // included: a keep-alive connection left open would hold the shutdown for Node's keep-alive timeout (measured: 73 s
+  // with one request in flight at the SIGTERM), and the proxy would keep sending to a process that is going.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete && announcesBody(request.headers)) reply.header('connection', 'close');
+    if (closing || (!request.raw.complete && announcesBody(request.headers))) reply.header('connection', 'close');
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
