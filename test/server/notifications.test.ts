@@ -173,6 +173,26 @@ describe.each(DATABASE_KINDS)('outbound notifications on $name', (kind) => {
     expect(rows).toEqual([{ status: 'delivered', attempts: 3 }]);
   });
 
+  it('lets a message in flight when the worker stops end and records it: delivered once, not sent again', async () => {
+    const tenant = await svc.addTenant('Stopping');
+    await post(tenant, '/v1/notification_endpoints', { url: receiver.url, kinds: ['event.failed'] });
+    await insertReportedEvent(svc.db, { accountId: tenant.accountId, site: tenant.site }, { actions: [{ destination: 'google-ads', conversionId: null }] });
+    const delivery = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: memoryLog(), now: steppableClock(new Date(Date.now() + 60_000)).now, autoStart: false });
+    workers.push(delivery);
+    await delivery.drain();
+    const before = receiver.received.length;
+    const release = receiver.holdAnswers();
+    const w = notifier();
+    const sending = w.drain();
+    while (receiver.received.length === before) await new Promise((resolve) => setTimeout(resolve, 10));
+    const stopped = w.stop();
+    release(); // the endpoint answers while the worker stops
+    await Promise.all([stopped, sending]);
+    const [row] = await svc.db.query<{ status: string; attempts: number }>('select status, attempts from notifications where account_id = $1', [tenant.accountId]);
+    expect(row).toEqual({ status: 'delivered', attempts: 1 });
+    expect(receiver.received.length).toBe(before + 1);
+  });
+
   it('never follows a redirect: a 3xx is a failed attempt and the redirect target is never asked', async () => {
     const tenant = await svc.addTenant('Redirect');
     await post(tenant, '/v1/notification_endpoints', { url: receiver.url, kinds: ['event.failed'] });

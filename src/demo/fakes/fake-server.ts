@@ -41,6 +41,11 @@ export interface FakeServer<Plan> {
   respondWith(...plans: Plan[]): void;
   /** Forgets requests and planned answers. */
   reset(): void;
+  /**
+   * Holds every answer (those being made now and later ones) until the returned function is called: a request is
+   * received and recorded, its answer waits. For tests of what a client does with a request in flight.
+   */
+  holdAnswers(): () => void;
   /** Resolves once `count` requests (matching `filter`, if given) have been received. */
   waitForRequests(count: number, options?: { timeoutMs?: number; filter?: (r: FakeRequest) => boolean }): Promise<FakeRequest[]>;
   close(): Promise<void>;
@@ -90,6 +95,7 @@ export async function startFakeServer<Plan>(
   const requests: FakeRequest[] = [];
   const plans: Plan[] = [];
   const waiters = new Set<() => void>();
+  let held: Promise<void> | null = null;
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
@@ -121,6 +127,7 @@ export async function startFakeServer<Plan>(
       result = { status: 500, json: { error: `fake ${name} failed` } };
     }
     if (result === 'hang') return; // the socket stays open until the client gives up or the fake closes
+    while (held) await held;
     answer(res, record, result);
   });
 
@@ -139,6 +146,14 @@ export async function startFakeServer<Plan>(
     reset() {
       requests.length = 0;
       plans.length = 0;
+    },
+    holdAnswers() {
+      let release!: () => void;
+      const hold: Promise<void> = new Promise<void>((resolve) => (release = resolve)).then(() => {
+        if (held === hold) held = null;
+      });
+      held = hold;
+      return release;
     },
     waitForRequests(count, { timeoutMs = 10_000, filter } = {}) {
       const matching = () => (filter ? requests.filter(filter) : requests.slice());

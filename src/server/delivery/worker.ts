@@ -16,6 +16,7 @@ import { checkDiagnostics } from './diagnostics';
 import { runAdjustmentRound } from './adjustments';
 import { INTAKE_BUSY_WINDOW_MS, intakeBusy, onDeliveryRequested } from './wakeup';
 import { notifyReauthorizationRequired } from '../notifications';
+import { settledWithin } from '../http/deadline';
 
 export type { DeliveryLogger, JobResult, RoundResult } from './round';
 
@@ -60,6 +61,12 @@ export interface DeliveryWorkerOptions {
   leaseMs?: number;
   /** Per-send timeout (default 10 s). */
   sendTimeoutMs?: number;
+  /**
+   * How long stop() lets the sends and rounds in flight end on their own before it interrupts them (default: the send
+   * timeout, by which a send has ended anyway). A send that ends is recorded once; one interrupted after the platform
+   * took it goes back to the outbox and is sent again, a double the platform must dedupe by the conversion's id.
+   */
+  stopGraceMs?: number;
   backoff?: Partial<BackoffPolicy>;
   /** Jitter source in [0, 1) (default Math.random). */
   random?: () => number;
@@ -70,7 +77,10 @@ export interface DeliveryWorkerOptions {
 }
 
 export interface DeliveryWorker {
-  /** Stops polling, interrupts sends in flight (their rows go back to the outbox unchanged) and waits for the rounds to end. */
+  /**
+   * Stops polling and claiming, lets the sends in flight end and be recorded (for up to `stopGraceMs`), then interrupts
+   * what is still going (those rows go back to the outbox unchanged) and waits for the rounds to end.
+   */
   stop(): Promise<void>;
   /** Processes everything due now, round after round, until nothing due is left. */
   drain(): Promise<RoundResult[]>;
@@ -106,7 +116,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const holdMs = Math.max(0, options.holdWhileIntakeBusyMs ?? 30_000);
   const sendTimeoutMs = options.sendTimeoutMs ?? 10_000;
   const leaseMs = Math.max(options.leaseMs ?? 60_000, sendTimeoutMs + 5_000);
+  const stopGraceMs = Math.max(0, options.stopGraceMs ?? sendTimeoutMs);
   const stopping = new AbortController();
+  // Set by stop(): no round starts or claims any more, while the sends under way may still end (see stopGraceMs).
+  let closing = false;
   const now = options.now ?? (() => new Date());
   const box = serviceSecretBox(options.settings);
   const deps: RoundDeps = {
@@ -164,7 +177,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
 
   /** Claims due rows, records what cannot be sent now, and dispatches the rest to their lanes. */
   const round = async (): Promise<{ settled: RoundResult[]; sending: Promise<RoundResult[]>[]; claimed: number }> => {
-    if (stopping.signal.aborted) return { settled: [], sending: [], claimed: 0 };
+    if (closing) return { settled: [], sending: [], claimed: 0 };
     await resumeClientWaits();
     const claims = await claimDeliveries(options.db, { now: deps.now(), leaseMs, limit: batchSize });
     loopLog.worked(); // the claim reached the store: a trouble under way is over
@@ -209,7 +222,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     }, ms);
   };
   const pump = () => {
-    if (!polling || !wanted || stopping.signal.aborted || restTimer) return;
+    if (!polling || !wanted || closing || restTimer) return;
     const rest = restUntil - performance.now();
     if (rest > 0) return restFor(rest);
     if (holdMs > 0 && intakeBusy(options.db)) {
@@ -257,7 +270,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     track(checkDiagnostics({ db: options.db, settings: options.settings, box, tokens: deps.tokens, now, signal: stopping.signal, timeoutMs: sendTimeoutMs }));
   const diagnosticsTimer = polling
     ? setInterval(() => {
-        if (!stopping.signal.aborted) diagnose().catch((error: unknown) => logError(error, {}, 'diagnostics round failed'));
+        if (!closing) diagnose().catch((error: unknown) => logError(error, {}, 'diagnostics round failed'));
       }, options.diagnosticsIntervalMs ?? 5 * 60_000)
     : null;
   pump();
@@ -268,6 +281,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       if (timer) clearInterval(timer);
       if (diagnosticsTimer) clearInterval(diagnosticsTimer);
       if (restTimer) clearTimeout(restTimer);
+      closing = true;
+      await settledWithin(() => active, stopGraceMs);
       stopping.abort();
       await Promise.allSettled([...active]);
     },

@@ -47,3 +47,29 @@ export function deadline(shutdown: AbortSignal, timeoutMs: number): Deadline {
     end,
   };
 }
+
+/**
+ * Waits until `pending()` holds nothing more to wait for (asked again each time what it held has settled: work under
+ * way may start more, as a round its sends) or `graceMs` have passed, whichever comes first; never rejects, and its
+ * timer never keeps the process alive. A worker's stop gives its sends in flight this long to end on their own before
+ * it aborts them: a send cut short after the platform took it is sent again by another process (a double the
+ * platform must dedupe), one that ends is recorded once.
+ */
+export async function settledWithin(pending: () => Iterable<Promise<unknown>>, graceMs: number): Promise<void> {
+  let over = false;
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      over = true;
+      resolve();
+    }, graceMs);
+    timer.unref();
+  });
+  try {
+    for (let work = [...pending()]; work.length > 0 && !over; work = [...pending()]) {
+      await Promise.race([Promise.allSettled(work), grace]);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}

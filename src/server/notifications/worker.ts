@@ -11,6 +11,7 @@ import { storeAwareErrorLog } from '../db/store-trouble';
 import { MAX_ATTEMPTS, RECEIVER_TIMEOUT_MS, retryDelayMs } from './kinds';
 import { claimNotifications, recordNotificationAttempt } from './sql';
 import { sendNotification } from './sender';
+import { settledWithin } from '../http/deadline';
 
 /** Why a message to an endpoint whose signing secret does not open failed (its attempt's error). */
 export const UNREADABLE_SECRET =
@@ -30,6 +31,12 @@ export interface NotificationWorkerOptions {
   random?: () => number;
   /** Per-attempt timeout (default 10 s). */
   timeoutMs?: number;
+  /**
+   * How long stop() lets the messages in flight end and be recorded before it interrupts them (default: the
+   * per-attempt timeout). An interrupted one is sent again once its lease expires, which the endpoint sees twice
+   * (with the same webhook-id).
+   */
+  stopGraceMs?: number;
   /** Poll interval when idle (default 1 s). */
   pollIntervalMs?: number;
   /** Messages claimed per round (default 20), sent side by side. */
@@ -51,8 +58,18 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
   const leaseMs = timeoutMs + 30_000;
   const limit = options.batchSize ?? 20;
   const box = serviceSecretBox(options.settings);
+  const stopGraceMs = Math.max(0, options.stopGraceMs ?? timeoutMs);
   const stopping = new AbortController();
+  // Set by stop(): no round starts any more, while the messages under way may still end (see stopGraceMs).
+  let closing = false;
   let running: Promise<number> | null = null;
+  // Every drain under way (the poll's and callers'), which stop() lets end.
+  const active = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    const tracked = work.catch(() => undefined).finally(() => active.delete(tracked));
+    active.add(tracked);
+    return work;
+  };
 
   const round = async (): Promise<number> => {
     const claims = await claimNotifications(options.db, { now: now(), leaseMs, limit });
@@ -86,7 +103,7 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
   const drain = async (): Promise<number> => {
     let total = 0;
     for (;;) {
-      if (stopping.signal.aborted) return total;
+      if (closing) return total;
       const n = await round();
       total += n;
       if (n === 0) return total;
@@ -97,8 +114,8 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
   // when a round works again, not every second.
   const loopLog = storeAwareErrorLog(options.log, 'notifications');
   const tick = () => {
-    if (running || stopping.signal.aborted) return;
-    running = drain()
+    if (running || closing) return;
+    running = track(drain())
       .then(
         (n) => {
           loopLog.worked();
@@ -119,12 +136,14 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
   return {
     drain: async () => {
       if (running) await running;
-      return drain();
+      return track(drain());
     },
     async stop() {
       if (timer) clearInterval(timer);
+      closing = true;
+      await settledWithin(() => active, stopGraceMs);
       stopping.abort();
-      if (running) await running;
+      await Promise.allSettled([...active]);
     },
   };
 }

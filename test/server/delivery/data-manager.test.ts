@@ -40,10 +40,10 @@ describe.each(DATABASE_KINDS)('Google Ads delivery through the Data Manager API 
     await Promise.all(workers.splice(0).map((w) => w.stop()));
   });
 
-  function worker(clock = steppableClock(), sendTimeoutMs = 2000) {
+  function worker(clock = steppableClock(), sendTimeoutMs = 2000, stopGraceMs?: number) {
     const log = memoryLog();
     const w = startDeliveryWorker({
-      db, settings: settingsFor('http://legacy.invalid', {}, google), log, now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs,
+      db, settings: settingsFor('http://legacy.invalid', {}, google), log, now: clock.now, autoStart: false, random: () => 0.5, sendTimeoutMs, stopGraceMs,
     });
     workers.push(w);
     return Object.assign(w, { log, clock });
@@ -185,7 +185,7 @@ describe.each(DATABASE_KINDS)('Google Ads delivery through the Data Manager API 
     await insertReportedEvent(db, fx, { customerEventId: 'warm-a' });
     await insertReportedEvent(db, other, { customerEventId: 'warm-b' });
     const clock = steppableClock();
-    const warm = worker(clock, 60_000);
+    const warm = worker(clock, 60_000, 0); // its stop interrupts the hanging request at once
     await warm.drain();
     google.server.reset();
 

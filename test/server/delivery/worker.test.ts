@@ -282,10 +282,25 @@ describe.each(DATABASE_KINDS)('delivery worker on $name', (kind) => {
     expect(outbox[0]!.locked_until!.getTime()).toBe(current!.lease.getTime()); // still the new holder's
   });
 
-  it('puts a send interrupted by stop() back in the outbox, and a new worker delivers it with the same order id', async () => {
+  it('lets a send in flight at stop() end and records it: delivered once, nothing left to send again', async () => {
+    const { eventId } = await insertReportedEvent(db, fx);
+    const release = fake.holdAnswers();
+    const w = startDeliveryWorker({ db, settings: settings(), log: memoryLog(), sendTimeoutMs: 30_000, stopGraceMs: 60_000 });
+    workers.push(w);
+    await fake.waitForRequests(1);
+    const stopped = w.stop();
+    release(); // Google answers while the worker stops
+    await stopped;
+    const outcome = await readOutcome(db, eventId);
+    expect(outcome.actions[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(outcome.outbox).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('puts a send still hanging when stop()\'s grace ends back in the outbox, and a new worker delivers it with the same order id', async () => {
     const { eventId } = await insertReportedEvent(db, fx);
     fake.respondWith({ kind: 'hang' });
-    const first = startDeliveryWorker({ db, settings: settings(), log: memoryLog(), sendTimeoutMs: 30_000 });
+    const first = startDeliveryWorker({ db, settings: settings(), log: memoryLog(), sendTimeoutMs: 30_000, stopGraceMs: 0 });
     await fake.waitForRequests(1);
     await first.stop();
     let outcome = await readOutcome(db, eventId);

@@ -13,6 +13,8 @@ export interface Receiver {
   received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }>;
   /** Statuses for the next requests, in order; 204 after that. 'hang' never answers. */
   answers: Array<number | 'hang'>;
+  /** Holds every answer (now and later) until the returned function is called: requests are recorded, answers wait. */
+  holdAnswers(): () => void;
   close(): Promise<void>;
 }
 
@@ -20,16 +22,18 @@ export async function startReceiver(): Promise<Receiver> {
   const received: Receiver['received'] = [];
   const answers: Receiver['answers'] = [];
   const hanging: Array<() => void> = [];
+  let held: Promise<void> | null = null;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       received.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       const answer = answers.shift() ?? 204;
       if (answer === 'hang') {
         hanging.push(() => res.destroy());
         return;
       }
+      while (held) await held;
       if (answer >= 300 && answer < 400) res.writeHead(answer, { location: '/elsewhere' }).end();
       else res.writeHead(answer).end();
     });
@@ -40,6 +44,14 @@ export async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${port}/hooks/cnv`,
     received,
     answers,
+    holdAnswers() {
+      let release!: () => void;
+      const hold: Promise<void> = new Promise<void>((resolve) => (release = resolve)).then(() => {
+        if (held === hold) held = null;
+      });
+      held = hold;
+      return release;
+    },
     close: async () => {
       for (const h of hanging) h();
       server.closeAllConnections();
