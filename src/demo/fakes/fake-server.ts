@@ -51,6 +51,27 @@ export interface FakeServer<Plan> {
   close(): Promise<void>;
 }
 
+/**
+ * Answers held back by a test (`holdAnswers`): `hold()` holds every answer from now until the function it returns is
+ * called; `released()` resolves once no hold is on.
+ */
+export function answerHold(): { hold(): () => void; released(): Promise<void> } {
+  let held: Promise<void> | null = null;
+  return {
+    hold() {
+      let release!: () => void;
+      const hold: Promise<void> = new Promise<void>((resolve) => (release = resolve)).then(() => {
+        if (held === hold) held = null;
+      });
+      held = hold;
+      return release;
+    },
+    async released() {
+      while (held) await held;
+    },
+  };
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -95,7 +116,7 @@ export async function startFakeServer<Plan>(
   const requests: FakeRequest[] = [];
   const plans: Plan[] = [];
   const waiters = new Set<() => void>();
-  let held: Promise<void> | null = null;
+  const answers = answerHold();
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
@@ -127,7 +148,7 @@ export async function startFakeServer<Plan>(
       result = { status: 500, json: { error: `fake ${name} failed` } };
     }
     if (result === 'hang') return; // the socket stays open until the client gives up or the fake closes
-    while (held) await held;
+    await answers.released();
     answer(res, record, result);
   });
 
@@ -147,14 +168,7 @@ export async function startFakeServer<Plan>(
       requests.length = 0;
       plans.length = 0;
     },
-    holdAnswers() {
-      let release!: () => void;
-      const hold: Promise<void> = new Promise<void>((resolve) => (release = resolve)).then(() => {
-        if (held === hold) held = null;
-      });
-      held = hold;
-      return release;
-    },
+    holdAnswers: answers.hold,
     waitForRequests(count, { timeoutMs = 10_000, filter } = {}) {
       const matching = () => (filter ? requests.filter(filter) : requests.slice());
       if (matching().length >= count) return Promise.resolve(matching());

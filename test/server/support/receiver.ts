@@ -1,5 +1,6 @@
 /** A notification receiver for tests. */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { answerHold } from '../../../src/demo/fakes/fake-server';
 
 /**
  * The setting a service needs to send notifications to a receiver on this machine: the tests' services have public URLs
@@ -22,7 +23,7 @@ export async function startReceiver(): Promise<Receiver> {
   const received: Receiver['received'] = [];
   const answers: Receiver['answers'] = [];
   const hanging: Array<() => void> = [];
-  let held: Promise<void> | null = null;
+  const answerHeld = answerHold();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -33,7 +34,7 @@ export async function startReceiver(): Promise<Receiver> {
         hanging.push(() => res.destroy());
         return;
       }
-      while (held) await held;
+      await answerHeld.released();
       if (answer >= 300 && answer < 400) res.writeHead(answer, { location: '/elsewhere' }).end();
       else res.writeHead(answer).end();
     });
@@ -44,14 +45,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${port}/hooks/cnv`,
     received,
     answers,
-    holdAnswers() {
-      let release!: () => void;
-      const hold: Promise<void> = new Promise<void>((resolve) => (release = resolve)).then(() => {
-        if (held === hold) held = null;
-      });
-      held = hold;
-      return release;
-    },
+    holdAnswers: answerHeld.hold,
     close: async () => {
       for (const h of hanging) h();
       server.closeAllConnections();
