@@ -173,13 +173,18 @@ describe.each(DATABASE_KINDS)('outbound notifications on $name', (kind) => {
     expect(rows).toEqual([{ status: 'delivered', attempts: 3 }]);
   });
 
-  it('lets a message in flight when the worker stops end and records it: delivered once, not sent again', async () => {
-    const tenant = await svc.addTenant('Stopping');
+  /** An event.failed notification queued for the receiver: an endpoint, and an action failed for good (no conversion action). */
+  async function queueEventFailed(tenant: Tenant): Promise<void> {
     await post(tenant, '/v1/notification_endpoints', { url: receiver.url, kinds: ['event.failed'] });
     await insertReportedEvent(svc.db, { accountId: tenant.accountId, site: tenant.site }, { actions: [{ destination: 'google-ads', conversionId: null }] });
     const delivery = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: memoryLog(), now: steppableClock(new Date(Date.now() + 60_000)).now, autoStart: false });
     workers.push(delivery);
     await delivery.drain();
+  }
+
+  it('lets a message in flight when the worker stops end and records it: delivered once, not sent again', async () => {
+    const tenant = await svc.addTenant('Stopping');
+    await queueEventFailed(tenant);
     const before = receiver.received.length;
     const release = receiver.holdAnswers();
     const w = notifier();
@@ -195,11 +200,7 @@ describe.each(DATABASE_KINDS)('outbound notifications on $name', (kind) => {
 
   it('never follows a redirect: a 3xx is a failed attempt and the redirect target is never asked', async () => {
     const tenant = await svc.addTenant('Redirect');
-    await post(tenant, '/v1/notification_endpoints', { url: receiver.url, kinds: ['event.failed'] });
-    await insertReportedEvent(svc.db, { accountId: tenant.accountId, site: tenant.site }, { actions: [{ destination: 'google-ads', conversionId: null }] });
-    const delivery = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: memoryLog(), now: steppableClock(new Date(Date.now() + 60_000)).now, autoStart: false });
-    workers.push(delivery);
-    await delivery.drain();
+    await queueEventFailed(tenant);
     receiver.answers.push(307);
     const before = receiver.received.length;
     expect(await notifier().drain()).toBe(1);
