@@ -16,7 +16,7 @@ import { checkDiagnostics } from './diagnostics';
 import { runAdjustmentRound } from './adjustments';
 import { INTAKE_BUSY_WINDOW_MS, intakeBusy, onDeliveryRequested } from './wakeup';
 import { notifyReauthorizationRequired } from '../notifications';
-import { settledWithin } from '../http/deadline';
+import { workInFlight } from '../http/deadline';
 
 export type { DeliveryLogger, JobResult, RoundResult } from './round';
 
@@ -200,13 +200,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
 
   // Rounds in flight. Several may run at once (each claims its own rows), so rows that become due while one round
   // waits on the destination start at once in the next instead of queueing behind it.
-  const active = new Set<Promise<unknown>>();
-  const track = <T>(run: Promise<T>): Promise<T> => {
-    // The caller handles `run`'s rejection; the tracked copy must not raise an unhandled one.
-    const tracked = run.catch(() => undefined).finally(() => active.delete(tracked));
-    active.add(tracked);
-    return run;
-  };
+  const inFlight = workInFlight();
+  const track = inFlight.track;
 
   // Rounds that are claiming and preparing (sends in lanes do not count: a hanging lane never stops the next round).
   let roundsInFlight = 0;
@@ -282,12 +277,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       if (diagnosticsTimer) clearInterval(diagnosticsTimer);
       if (restTimer) clearTimeout(restTimer);
       closing = true;
-      await settledWithin(() => active, stopGraceMs);
+      await inFlight.settledWithin(stopGraceMs);
       stopping.abort();
-      await Promise.allSettled([...active]);
+      await inFlight.settled();
     },
     async drain() {
-      await Promise.allSettled([...active]);
+      await inFlight.settled();
       const all: RoundResult[] = [];
       for (;;) {
         const { settled, sending } = await track(round());

@@ -48,28 +48,49 @@ export function deadline(shutdown: AbortSignal, timeoutMs: number): Deadline {
   };
 }
 
-/**
- * Waits until `pending()` holds nothing more to wait for (asked again each time what it held has settled: work under
- * way may start more, as a round its sends) or `graceMs` have passed, whichever comes first; never rejects, and its
- * timer never keeps the process alive. A worker's stop gives its sends in flight this long to end on their own before
- * it aborts them: a send cut short after the platform took it is sent again by another process (a double the
- * platform must dedupe), one that ends is recorded once.
- */
-export async function settledWithin(pending: () => Iterable<Promise<unknown>>, graceMs: number): Promise<void> {
-  let over = false;
-  let timer: NodeJS.Timeout | undefined;
-  const grace = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      over = true;
-      resolve();
-    }, graceMs);
-    timer.unref();
-  });
-  try {
-    for (let work = [...pending()]; work.length > 0 && !over; work = [...pending()]) {
-      await Promise.race([Promise.allSettled(work), grace]);
-    }
-  } finally {
-    clearTimeout(timer);
-  }
+/** Work a worker has under way (rounds, sends), which its stop waits for. */
+export interface WorkInFlight {
+  /** Counts `work` in until it settles; returns it as it is (its caller handles a rejection). */
+  track<T>(work: Promise<T>): Promise<T>;
+  /** Resolves once everything tracked, and what it starts meanwhile, has settled; never rejects. */
+  settled(): Promise<void>;
+  /**
+   * The same, but for at most `graceMs` (its timer never keeps the process alive). A worker's stop gives its sends in
+   * flight this long to end on their own before it aborts them: a send cut short after the platform took it is sent
+   * again by another process (a double the platform must dedupe), one that ends is recorded once.
+   */
+  settledWithin(graceMs: number): Promise<void>;
+}
+
+export function workInFlight(): WorkInFlight {
+  const active = new Set<Promise<unknown>>();
+  // Asked again each time what it held has settled: work under way may start more (a round, its sends).
+  const settledUnless = async (over: () => boolean, grace: Promise<void>): Promise<void> => {
+    for (let work = [...active]; work.length > 0 && !over(); work = [...active]) await Promise.race([Promise.allSettled(work), grace]);
+  };
+  return {
+    track(work) {
+      // The caller handles `work`'s rejection; the tracked copy must not raise an unhandled one.
+      const tracked = work.catch(() => undefined).finally(() => active.delete(tracked));
+      active.add(tracked);
+      return work;
+    },
+    settled: () => settledUnless(() => false, new Promise<void>(() => undefined)),
+    async settledWithin(graceMs) {
+      let over = false;
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          over = true;
+          resolve();
+        }, graceMs);
+        timer.unref();
+      });
+      try {
+        await settledUnless(() => over, grace);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
 }

@@ -11,7 +11,7 @@ import { storeAwareErrorLog } from '../db/store-trouble';
 import { MAX_ATTEMPTS, RECEIVER_TIMEOUT_MS, retryDelayMs } from './kinds';
 import { claimNotifications, recordNotificationAttempt } from './sql';
 import { sendNotification } from './sender';
-import { settledWithin } from '../http/deadline';
+import { workInFlight } from '../http/deadline';
 
 /** Why a message to an endpoint whose signing secret does not open failed (its attempt's error). */
 export const UNREADABLE_SECRET =
@@ -64,12 +64,8 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
   let closing = false;
   let running: Promise<number> | null = null;
   // Every drain under way (the poll's and callers'), which stop() lets end.
-  const active = new Set<Promise<unknown>>();
-  const track = <T>(work: Promise<T>): Promise<T> => {
-    const tracked = work.catch(() => undefined).finally(() => active.delete(tracked));
-    active.add(tracked);
-    return work;
-  };
+  const inFlight = workInFlight();
+  const track = inFlight.track;
 
   const round = async (): Promise<number> => {
     const claims = await claimNotifications(options.db, { now: now(), leaseMs, limit });
@@ -141,9 +137,9 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
     async stop() {
       if (timer) clearInterval(timer);
       closing = true;
-      await settledWithin(() => active, stopGraceMs);
+      await inFlight.settledWithin(stopGraceMs);
       stopping.abort();
-      await Promise.allSettled([...active]);
+      await inFlight.settled();
     },
   };
 }
