@@ -102,3 +102,38 @@ function globMatches(pattern: string, text: string): boolean {
   while (p < pattern.length && pattern[p] === '*') p++;
   return p === pattern.length;
 }
+
+/**
+ * Whether some page counts for both filters (two form triggers on one site then fire on the same submission): `all`
+ * overlaps every filter; two path patterns overlap when one path matches both, compared as stored and normalised as a
+ * page's path is (one trailing slash, escapes' case). An invalid filter overlaps nothing.
+ */
+export function pageFiltersOverlap(a: string, b: string): boolean {
+  const left = parsePageFilter(a);
+  const right = parsePageFilter(b);
+  if (!left.ok || !right.ok) return false;
+  if (left.filter === PAGE_FILTER_ALL || right.filter === PAGE_FILTER_ALL) return true;
+  return globsIntersect(normalizePath(left.filter), normalizePath(right.filter));
+}
+
+/**
+ * Whether some text matches both patterns, where `*` matches any run of characters: a walk over pairs of positions
+ * (a star may match nothing, or take the other side's next character, a star included), remembered, so the cost stays
+ * O(a × b) whatever the stars.
+ */
+function globsIntersect(a: string, b: string): boolean {
+  const seen = new Set<number>();
+  const width = b.length + 1;
+  const walk = (i: number, j: number): boolean => {
+    if (i === a.length && j === b.length) return true;
+    const key = i * width + j;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    const x = a[i];
+    const y = b[j];
+    if (x === '*' && (walk(i + 1, j) || (j < b.length && walk(i, j + 1)))) return true;
+    if (y === '*' && (walk(i, j + 1) || (i < a.length && walk(i + 1, j)))) return true;
+    return x !== undefined && y !== undefined && x !== '*' && y !== '*' && x === y && walk(i + 1, j + 1);
+  };
+  return walk(0, 0);
+}

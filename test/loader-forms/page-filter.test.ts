@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { PAGE_FILTER_MAX_LENGTH, pageFilterMatches, parsePageFilter } from '../../src/protocol/page-filter';
+import { PAGE_FILTER_MAX_LENGTH, pageFilterMatches, pageFiltersOverlap, parsePageFilter } from '../../src/protocol/page-filter';
 
 describe('parsePageFilter', () => {
   test('accepts "all" in any letter case and stores it lower-case', () => {
@@ -101,5 +101,48 @@ describe('pageFilterMatches', () => {
   test('many stars against a long hostile path still answer (no catastrophic backtracking)', () => {
     const filter = '/' + 'a*'.repeat(100) + 'b';
     expect(pageFilterMatches(filter, at('/' + 'a'.repeat(5000)))).toBe(false);
+  });
+});
+
+describe('pageFiltersOverlap', () => {
+  test.each([
+    ['all', '/signup', true],
+    ['/signup', 'ALL', true],
+    ['/signup', '/signup/', true],
+    ['/signup', '/Signup', false],
+    ['/signup', '/login', false],
+    ['/pricing/*', '/pricing/team', true],
+    ['/pricing/*', '/pricing', false],
+    ['/pricing*', '/pricing', true],
+    ['/pricing/*', '/pricing*', true],
+    ['/a/*/c', '/a/b/*', true],
+    ['/a/*/c', '/a/b/d', false],
+    ['/*.html', '/blog/*', true],
+    ['/*-old', '/*-new', false],
+    ['/caf%c3%a9', '/caf%C3%A9', true],
+    ['/*x*', '/*y*', true],
+    ['/signup', 'signup', false],
+  ])('%s and %s: %s', (a, b, overlap) => {
+    expect(pageFiltersOverlap(a, b)).toBe(overlap);
+    expect(pageFiltersOverlap(b, a)).toBe(overlap);
+  });
+
+  test('agrees with the matcher: a page both filters match means an overlap', () => {
+    const filters = ['all', '/', '/a', '/a/*', '/a*', '/*b', '/a/*/b', '/*', '/b/*', '/a/b*c'];
+    const pages = ['/', '/a', '/a/', '/a/b', '/a/xb', '/ab', '/a/x/b', '/b/a', '/a/bc', '/a/bxc', '/c'];
+    for (const a of filters) {
+      for (const b of filters) {
+        const shared = pages.some((page) => pageFilterMatches(a, `https://example.com${page}`) && pageFilterMatches(b, `https://example.com${page}`));
+        if (shared) expect(pageFiltersOverlap(a, b), `${a} and ${b}`).toBe(true);
+      }
+    }
+  });
+
+  test('stays quick for long patterns full of stars', () => {
+    const a = `/${'*a'.repeat(120)}*`;
+    const b = `/${'*b'.repeat(120)}*`;
+    expect(pageFiltersOverlap(a, b)).toBe(true);
+    expect(pageFiltersOverlap(a.slice(0, -1), b.slice(0, -1))).toBe(false); // one ends in a, the other in b
+    expect(pageFiltersOverlap(`${'/a'.repeat(120)}x`, `/${'*a'.repeat(100)}y`)).toBe(false);
   });
 });

@@ -630,6 +630,29 @@ describe('the Flows page', () => {
   });
 });
 
+describe('the Flows page, flows that count one conversion twice', () => {
+  it('warns on each card of two live flows sending the same signups to one Google Ads conversion action, and on a draft that would', async () => {
+    const site = await insertSite(svc.db, svc.accountId, { name: 'Doubles' });
+    const first = await insertApiFlow(svc.db, site, { triggerKey: 'signup', name: 'Signups A' });
+    const second = await insertApiFlow(svc.db, site, { triggerKey: 'signup', name: 'Signups B' });
+    const draft = await insertApiFlow(svc.db, site, { triggerKey: 'signup', name: 'Signups C', status: 'draft' });
+    const apart = await insertApiFlow(svc.db, site, { triggerKey: 'signup', name: 'Signups D', actions: [{ integrationId: 'google-ads', config: { conversion: { id: '555' } } }] });
+    const body = decodeEntities((await (await signedIn()).get('/dashboard/flows')).body);
+    const card = (id: string) => new RegExp(`<section class="card" id="${id}"[\\s\\S]*?</section>`).exec(body)![0];
+    expect(card(first)).toContain("This flow and the live flow 'Signups B' both send each conversion");
+    expect(card(first)).toContain(`<a href="#${second}">Go to Signups B</a>`);
+    expect(card(second)).toContain("This flow and the live flow 'Signups A'");
+    expect(card(first)).toContain('Google Ads conversion action 123456789');
+    expect(card(draft)).toContain("Once published, this flow and the live flows 'Signups A' and 'Signups B' would all send each conversion to Google Ads conversion action 123456789, as three conversions");
+    expect(card(draft).match(/Counted twice/g)).toHaveLength(1);
+    expect(card(draft)).toContain(`<a href="#${first}">Go to Signups A</a> · <a href="#${second}">Go to Signups B</a>`);
+    expect(card(apart)).not.toContain('Counted twice');
+    expect(card(first)).toContain('Counted twice in Google Ads.');
+    // A draft is never named as the other flow: it sends nothing.
+    expect(card(first)).not.toContain('Signups C');
+  });
+});
+
 describe('the Destinations page', () => {
   it('opens a connect_destination handoff and redirects to its hosted page; lists connections with their status', async () => {
     const browser = await signedIn();

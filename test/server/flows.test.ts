@@ -211,6 +211,58 @@ describe.each(DATABASE_KINDS)('flows API on $name', (kind) => {
       expect(json(again)).toEqual(live);
     });
 
+    it('warns (and publishes) when another live flow sends the same conversions to the same Google Ads conversion action', async () => {
+      const tenant = await connectedTenant('Doubles');
+      await upsertDestination(svc.db, tenant.accountId, 'meta', { pixel_id: '1234567890' });
+      const publish = async (flow: { id: string }) => {
+        const res = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+        expect(res.statusCode, res.body).toBe(200);
+        return json(res);
+      };
+      const first = await createFlow(tenant, { name: 'Signups to Google' });
+      expect((await publish(first)).warnings).toEqual([]);
+      // Another action id, another key, a later stage of the same key, or a platform that dedupes on the reporter's id: no warning.
+      const unwarned = [
+        { name: 'Another action', actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '987654321' } } }] },
+        { name: 'Another key', trigger_config: { ...API_TRIGGER, key: 'trial' } },
+        { name: 'A later stage', trigger_config: { ...API_TRIGGER, type: 'conversion' } },
+        { name: 'Meta only', actions_config: [{ integrationId: 'meta', config: {} }] },
+      ];
+      for (const fields of unwarned) expect((await publish(await createFlow(tenant, fields))).warnings, fields.name).toEqual([]);
+      // The same action written as a resource name is the same action.
+      const second = await createFlow(tenant, {
+        name: 'Signups again',
+        actions_config: [{ integrationId: 'meta', config: {} }, { integrationId: 'google-ads', config: { conversion: { id: 'customers/1234567890/conversionActions/123456789' } } }],
+      });
+      const live = await publish(second);
+      expect(live.status).toBe('live');
+      expect(live.warnings).toEqual([{ code: 'double_counted', flow_id: first.id, message: expect.stringContaining('conversion action 123456789') }]);
+      expect(live.warnings[0].message).toContain("the live flow 'Signups to Google'");
+      expect(live.warnings[0].message).toMatch(/as two conversions: the action counts each unless it counts one conversion per click/);
+      expect(live.warnings[0].message).toContain(`'Signups to Google' (${first.id})`);
+      // Publishing again says it again; the first flow's own publish now names the second.
+      expect((await publish(second)).warnings).toEqual(live.warnings);
+      expect((await publish(first)).warnings.map((w: { flow_id: string }) => w.flow_id)).toEqual([second.id]);
+      // Once one is unpublished, nothing is said.
+      await call('POST', `/v1/flows/${first.id}/unpublish`, undefined, tenant);
+      expect((await publish(second)).warnings).toEqual([]);
+    });
+
+    it('warns for form triggers of one tool whose pages overlap, not for pages apart', async () => {
+      const tenant = await svc.addTenant('Form doubles');
+      await upsertDestination(svc.db, tenant.accountId, 'google-ads', { customer_id: '1234567890' });
+      const publish = async (pageFilter: string) => {
+        const flow = await createFlow(tenant, { name: `Forms ${pageFilter}`, trigger_config: { ...FORM_TRIGGER, pageFilter } });
+        const res = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
+        expect(res.statusCode, res.body).toBe(200);
+        return json(res).warnings as Array<{ flow_id: string }>;
+      };
+      expect(await publish('/signup')).toEqual([]);
+      expect(await publish('/pricing/*')).toEqual([]);
+      expect(await publish('/pricing/team/')).toHaveLength(1);
+      expect(await publish('all')).toHaveLength(3);
+    });
+
     it('publishes a form-trigger flow without an API trigger source', async () => {
       const tenant = await svc.addTenant('Form');
       await upsertDestination(svc.db, tenant.accountId, 'google-ads', { customer_id: '1234567890' });

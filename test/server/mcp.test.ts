@@ -14,6 +14,9 @@ import { createCnvClient } from '../../src/client';
 import { SiteFields } from '../../src/server/api/sites';
 import { CreateFlowBody } from '../../src/server/api/flows';
 import { ListEventsQuery } from '../../src/server/api/events';
+import { upsertDestination } from '../../src/server/destinations/sql';
+import { connectTriggerSource } from '../../src/server/webhook/secret-sql';
+import { serviceSecretBox } from '../../src/server/db/secret-box';
 
 const TOOL_NAMES = [
   'list_sites', 'update_site', 'connect_destination', 'connect_trigger_source', 'get_handoff', 'list_destinations',
@@ -348,6 +351,28 @@ describe('the agent tools over POST /mcp', () => {
     expect(refused.structuredContent.error).toMatchObject({ code: 'no_site', param: 'site_id' });
     expect(refused.content[1]!.text).toContain('No tool creates a site: ask the user to create one');
     expect(refused.content[1]!.text).toContain('then call list_sites');
+  });
+
+  it('tells the assistant to warn the user when a published flow double-counts in Google Ads with another live flow', async () => {
+    const tenant: Tenant = await svc.addTenant('Doubles');
+    await upsertDestination(svc.db, tenant.accountId, 'google-ads', { customer_id: '1234567890' });
+    await connectTriggerSource(svc.db, serviceSecretBox(svc.settings), tenant.accountId, tenant.site.id, 'api');
+    const client = await connect(tenant.auth.authorization);
+    const publishNew = async (name: string) => {
+      const flow = await call(client, 'create_flow', {
+        site_id: tenant.site.id, name, trigger_config: { type: 'saas_signup', integrationId: 'api', key: 'signup' },
+        actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: '123456789' } } }],
+      });
+      return { id: flow.structuredContent.id as string, published: await call(client, 'publish_flow', { id: flow.structuredContent.id }) };
+    };
+    const first = await publishNew('Signups');
+    expect(first.published.structuredContent.warnings).toEqual([]);
+    expect(first.published.content[1]!.text).not.toContain('Tell the user');
+    const second = await publishNew('Signups again');
+    expect(second.published.structuredContent).toMatchObject({ status: 'live', warnings: [{ code: 'double_counted', flow_id: first.id }] });
+    expect(second.published.content[1]!.text).toContain(
+      `Tell the user before anything else (the flow is live): This flow and the live flow 'Signups' (${first.id}) both send each conversion to Google Ads conversion action 123456789`,
+    );
   });
 
   it('refuses a missing or wrong API key with 401 and the envelope', async () => {

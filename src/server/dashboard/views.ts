@@ -14,7 +14,7 @@ import { hasControlCharacter } from '../http/input';
 import { listSites, patchSite, createSite, requireSite, SiteFields, parseSiteDomain, parseSiteName, parseTimezone, type SiteRecord } from '../api/sites';
 import { allDestinationRecords, redeliverDestination, testDestination, type DestinationRecord } from '../api/destinations';
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
-import { createFlow, flowPublishProblems, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowRecord } from '../api/flows';
+import { createFlow, flowOverlaps, flowPublishProblems, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowOverlap, type FlowRecord } from '../api/flows';
 import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
 import { identityWindowStart } from '../privacy';
 import { erasePerson, erasureTarget, listErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
@@ -313,9 +313,16 @@ export async function flowsView(
     const problems = await flowPublishProblems(db, accountId, flow.id);
     publishProblems.set(flow.id, dashboardProblems(problems, flow, sites, triggerSources));
   }
+  // Flows sending one conversion twice where a platform counts each (both cards say so, a draft before it goes live).
+  const overlaps = new Map<string, FlowOverlap[]>();
+  for (const flow of flows) {
+    const found = flowOverlaps(flow, flows);
+    if (found.length > 0) overlaps.set(flow.id, found);
+  }
   return {
     flows,
     publishProblems,
+    overlaps,
     sites,
     destinations,
     triggerSources,

@@ -331,6 +331,13 @@ export interface DestinationPlatform {
   parseConnectForm(form: Record<string, string>, context?: ConnectContext): ConnectResult;
   /** Problems of one flow action's `config` (param is its path, e.g. `actions_config[0].config`). */
   checkAction(config: Record<string, unknown>, param: string, trigger: EventTrigger): Problem[];
+  /**
+   * Where this platform counts each cnv event as a conversion of its own whatever the reporter's `customer_event_id`
+   * (Google: the conversion action, whose transaction id cnv makes per event and action), as a key for one action's
+   * `config`; null for a config without one. Two live flows firing on one conversion and sending it to the same key
+   * send it twice there. Absent: the platform deduplicates on `dedupEventId`, which the events of one conversion share.
+   */
+  readonly countsEachEventIn?: (config: Record<string, unknown>) => string | null;
   /** Largest batch `sendBatch` takes. */
   readonly maxBatchSize: number;
   /** Sends one batch to one connection; returns one outcome per input, in order. Never throws for a platform answer. */

@@ -204,7 +204,9 @@ function liveFlowStep(flow: Record<string, unknown>): string | undefined {
   if (flow.status !== 'live') return undefined;
   const id = String(flow.id);
   const trigger = isRecord(flow.trigger_config) ? flow.trigger_config : {};
-  const check = `Ask the user for a test conversion, then call list_events with flow_id '${id}' to see it arrive and get_event for its deliveries.`;
+  const warnings = Array.isArray(flow.warnings) ? flow.warnings.filter(isRecord).map((w) => String(w.message)) : [];
+  const warned = warnings.length > 0 ? ` Tell the user before anything else (the flow is live): ${warnings.join(' ')}` : '';
+  const check = `Ask the user for a test conversion, then call list_events with flow_id '${id}' to see it arrive and get_event for its deliveries.${warned}`;
   if (trigger.integrationId === 'api') {
     const key = String(trigger.key);
     const stage = trigger.type === 'conversion';
@@ -378,7 +380,8 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Publish a draft flow so it starts delivering conversions to its destinations. The flow is checked first: its ' +
       'destinations must be connected (connect_destination), an API trigger needs the site’s trigger source ' +
       '(connect_trigger_source), and each action’s config must be complete. If not, the error says what to fix. Returns ' +
-      'the live flow, and what fires it and how to see a test conversion arrive.',
+      'the live flow, and what fires it and how to see a test conversion arrive; its warnings name another live flow that ' +
+      'sends the same conversions to the same Google Ads conversion action (counted twice there).',
     inputSchema: FlowIdParams,
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: `/v1/flows/${withId(input).id}/publish` }),

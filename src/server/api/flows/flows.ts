@@ -2,7 +2,8 @@
 import type { Database, Queryable } from '../../db/db';
 import { findSite } from '../sites';
 import { findTriggerSource } from '../../webhook';
-import { findFlow, insertFlow, lockFlow, listFlowsPage, transitionFlow, updateFlow, type FlowFields, type FlowRow } from './sql';
+import { findFlow, insertFlow, liveFlowsOfSite, lockFlow, listFlowsPage, transitionFlow, updateFlow, type FlowFields, type FlowRow } from './sql';
+import { flowOverlaps, overlapMessage } from './overlaps';
 import { ApiError, invalidParam, notFound } from '../../http/errors';
 import { paginate, pageRequestOf, type ListEnvelope } from '../../http/pagination';
 import type { JsonObject } from '../../http/input';
@@ -173,18 +174,43 @@ export async function flowPublishProblems(db: Queryable, accountId: string, id: 
   return flow.status === 'live' ? [] : publishProblems(db, flow);
 }
 
+/** Something a published flow does that its owner likely did not mean (it is live all the same). */
+export interface FlowWarning {
+  code: 'double_counted';
+  /** The other flow concerned. */
+  flow_id: string;
+  message: string;
+}
+
+/** The live flow with what it does that its owner likely did not mean (publish's answer). */
+export interface PublishedFlowRecord extends FlowRecord {
+  warnings: FlowWarning[];
+}
+
+/** The warnings of a flow against the other live flows of its site (a draft: what publishing it would do). */
+export async function flowWarnings(db: Queryable, flow: FlowRow): Promise<FlowWarning[]> {
+  const live = await liveFlowsOfSite(db, flow.account_id, flow.site_id);
+  return flowOverlaps(flow, live).map((overlap) => ({
+    code: 'double_counted' as const,
+    flow_id: overlap.flowId,
+    message: overlapMessage([overlap], flow.status === 'live'),
+  }));
+}
+
 /**
  * POST /v1/flows/{id}/publish: validates and makes the flow live; a live flow is answered as it is. The flow row is
- * locked while it is checked, so an edit cannot slip in between the check and the switch.
+ * locked while it is checked, so an edit cannot slip in between the check and the switch. The answer's `warnings`
+ * name the live flows that send the same conversions where a platform counts them twice.
  */
-export async function publishFlow(db: Database, accountId: string, id: string): Promise<FlowRecord> {
+export async function publishFlow(db: Database, accountId: string, id: string): Promise<PublishedFlowRecord> {
   return db.transaction(async (tx) => {
     const flow = await lockFlow(tx, accountId, id);
     if (!flow) throw notFound('flow', id);
-    if (flow.status === 'live') return toFlowRecord(flow);
+    if (flow.status === 'live') return { ...toFlowRecord(flow), warnings: await flowWarnings(tx, flow) };
     const problems = await publishProblems(tx, flow);
     if (problems.length > 0) throw new FlowInvalidError(problems);
-    return toFlowRecord((await transitionFlow(tx, accountId, id, 'draft', 'live'))!);
+    const published = (await transitionFlow(tx, accountId, id, 'draft', 'live'))!;
+    return { ...toFlowRecord(published), warnings: await flowWarnings(tx, published) };
   });
 }
 

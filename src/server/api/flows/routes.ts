@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../http/app';
 import { accountOf } from '../../http/auth';
 import { createFlow, getFlow, listFlows, patchFlow, publishFlow, unpublishFlow } from './flows';
-import { CreateFlowBody, Flow, FlowIdParams, FlowInvalid, FlowList, ListFlowsQuery, PatchFlowBody } from './schemas';
+import { CreateFlowBody, Flow, FlowIdParams, FlowInvalid, FlowList, ListFlowsQuery, PatchFlowBody, PublishedFlow } from './schemas';
 import { Type } from '@sinclair/typebox';
 import { ErrorEnvelope } from '../../http/schemas';
 
@@ -31,7 +31,7 @@ export default async function flowRoutes(fastify: FastifyInstance, { db }: AppCo
       summary: 'Publish a flow (validated first)',
       params: FlowIdParams,
       response: {
-        200: Flow,
+        200: PublishedFlow,
         400: Type.Union([FlowInvalid, ErrorEnvelope], { description: 'flow_invalid with every problem in errors, or another 400 of the envelope (a malformed id or body).' }),
       },
     },

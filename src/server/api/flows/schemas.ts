@@ -132,6 +132,27 @@ export const Flow = Type.Object(
   { title: 'Flow', additionalProperties: false },
 );
 
+/** The answer of a publish: the live flow and what it does that its owner likely did not mean. */
+export const PublishedFlow = Type.Object(
+  {
+    ...Flow.properties,
+    warnings: Type.Array(
+      Type.Object(
+        {
+          code: Type.Literal('double_counted', {
+            description: 'double_counted: another live flow fires on the same conversions and sends them where a platform counts each (a Google Ads conversion action).',
+          }),
+          flow_id: Type.String({ description: 'The other live flow (flow_…).' }),
+          message: Type.String({ description: 'What happens and what to change.' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Empty when nothing looks unintended. The flow is live either way.' },
+    ),
+  },
+  { title: 'PublishedFlow', additionalProperties: false },
+);
+
 /** A page of flows. */
 export const FlowList = ListOf(Flow, 'flows');
 

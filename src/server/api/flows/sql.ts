@@ -158,3 +158,11 @@ export async function liveFormFlows(db: Queryable, siteId: string): Promise<Flow
     [siteId],
   );
 }
+
+/** The live flows of a site of an account, oldest first (what publishing another flow of it is compared with). */
+export async function liveFlowsOfSite(db: Queryable, accountId: string, siteId: string): Promise<FlowRow[]> {
+  return db.query<FlowRow>(
+    `select ${COLUMNS} from flows where account_id = $1 and site_id = $2 and status = 'live' order by seq`,
+    [accountId, siteId],
+  );
+}

@@ -4,7 +4,7 @@
  * webhook URL and a client snippet; the form that creates a flow; and each site's backend connection (the webhook
  * secret: created, shown once, rotated, and the old one revoked at once after a leak).
  */
-import type { FlowRecord } from '../../api/flows';
+import { overlapMessage, type FlowOverlap, type FlowRecord } from '../../api/flows';
 import type { SiteRecord } from '../../api/sites';
 import type { DestinationRecord } from '../../api/destinations';
 import { platformLogo } from '../../destinations';
@@ -42,6 +42,8 @@ export interface FlowsPageData {
   triggerSources: ReadonlyMap<string, TriggerSourceView | null>;
   /** For each draft, what keeps it from publishing now (empty: it can go live). */
   publishProblems: ReadonlyMap<string, readonly FlowProblem[]>;
+  /** For each flow, the live flows that send its conversions where a platform counts each one (absent: none). */
+  overlaps?: ReadonlyMap<string, readonly FlowOverlap[]>;
   formIntegrations: readonly string[];
   webhookUrlOf(site: SiteRecord, key: string, type: 'saas_signup' | 'conversion'): string;
   webhookBaseUrl: string;
@@ -115,6 +117,20 @@ function waitingDestinations(data: FlowsPageData, flow: FlowRecord): Html | stri
   return html`<div class="notice warn" role="status">${names} refused cnv's authorization: ${flow.status === 'live' ? "this flow's" : "once published, this flow's"} conversions for ${waiting.length === 1 ? 'it' : 'them'} wait (nothing is lost) until you <a href="/dashboard/destinations">reconnect ${waiting.length === 1 ? 'it' : 'them'} on Destinations</a>.</div>`;
 }
 
+/** A warning on a flow's card for each place where it and other live flows send the same conversions, counted twice there. */
+function doubleCounted(data: FlowsPageData, flow: FlowRecord): Html | string {
+  const places = new Map<string, FlowOverlap[]>();
+  for (const overlap of data.overlaps?.get(flow.id) ?? []) {
+    const key = `${overlap.integrationId} ${overlap.target}`;
+    places.set(key, [...(places.get(key) ?? []), overlap]);
+  }
+  return html`${[...places.values()].map(
+    (overlaps) => html`<div class="notice warn" role="status"><strong>Counted twice in ${overlaps[0]!.platformLabel}.</strong> ${overlapMessage(overlaps, flow.status === 'live', 'by name')} ${overlaps.map(
+      (o, i) => html`${i > 0 ? ' · ' : ''}<a href="#${o.flowId}">Go to ${o.flowName}</a>`,
+    )}</div>`,
+  )}`;
+}
+
 function flowCard(session: DashboardSession, data: FlowsPageData, flow: FlowRecord): Html {
   const site = data.sites.find((s) => s.id === flow.site_id);
   const trigger = triggerOf(flow);
@@ -132,6 +148,7 @@ function flowCard(session: DashboardSession, data: FlowsPageData, flow: FlowReco
 <dt>Sends to</dt><dd><ul class="platforms">${flow.actions_config.map(actionSummary)}</ul></dd>
 </dl>
 ${waitingDestinations(data, flow)}
+${doubleCounted(data, flow)}
 ${
   flow.status === 'live'
     ? html`<div class="actions">${postButton(session, `/dashboard/flows/${flow.id}/unpublish`, 'Unpublish', 'secondary')}<a href="/dashboard/events?flow_id=${flow.id}">Events of this flow</a></div>`

@@ -13,7 +13,7 @@
  */
 import type { DestinationPlatform } from '../destination';
 import { GOOGLE_ADS_FIELDS, checkGoogleAdsAction, parseGoogleAdsConnectForm } from './connect';
-import { MAX_EVENTS_PER_INGEST } from './data-manager-request';
+import { MAX_EVENTS_PER_INGEST, conversionActionId } from './data-manager-request';
 import { sendDataManagerBatch, testDataManagerConnection } from './data-manager-send';
 import { googleOAuth } from './oauth';
 import { sendLegacyBatch, testLegacyConnection } from './legacy-send';
@@ -35,6 +35,10 @@ export const googleAdsPlatform: DestinationPlatform = {
   fields: GOOGLE_ADS_FIELDS,
   parseConnectForm: parseGoogleAdsConnectForm,
   checkAction: checkGoogleAdsAction,
+  // The transaction id is per cnv event and action (transactionIdFor): two events of one report reach one action as two
+  // transactions. Verified 2026-11-29 (Google Ads API ConversionActionCountingType): MANY_PER_CLICK "Count all
+  // conversions per click", ONE_PER_CLICK "Count only one conversion per click".
+  countsEachEventIn: (config) => conversionActionId(config),
   maxBatchSize: MAX_EVENTS_PER_INGEST,
   sendBatch: (inputs, ctx) => (ctx.connection.settings.api === 'google_ads_api' ? sendLegacyBatch(inputs, ctx) : sendDataManagerBatch(inputs, ctx)),
   // Each API is tested through itself: its own scope, account checks and answers.
