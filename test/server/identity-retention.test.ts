@@ -167,6 +167,31 @@ describe.each(DATABASE_KINDS)('identity retention on $name', (kind) => {
     expect((await rows('events', [bare.event]))[0]!.data).toEqual({ customer_event_id: 'x' });
   });
 
+  it("cuts the addresses of a form submission's event touch (data.touch) too, keeping its click ids and UTM", async () => {
+    const old = await seed('touch-old', daysAgo(92));
+    const recent = await seed('touch-recent', daysAgo(10));
+    const touch = {
+      click_ids: { gclid: 'G' }, utm: { utm_source: 'newsletter' }, captured_at: '2026-08-01T10:00:00.000Z',
+      landing_page_url: 'https://www.example.com/offer?email=ada%40example.com&gclid=G#form',
+      referrer: 'https://mail.example.net/read?to=ada@example.com',
+    };
+    const data = { form_submission_id: 'fsub_x', integration: 'html', page_url: 'https://www.example.com/contact?email=ada%40example.com', touch };
+    await svc.db.query('update events set data = $2 where id = any($1::text[])', [[old.event, recent.event], JSON.stringify(data)]);
+    await clearExpiredIdentity(svc.db, 90, now);
+    const [cleared] = await rows('events', [old.event]);
+    expect(cleared!.data).toEqual({
+      form_submission_id: 'fsub_x', integration: 'html', page_url: 'https://www.example.com/contact',
+      touch: { ...touch, landing_page_url: 'https://www.example.com/offer', referrer: 'https://mail.example.net/read' },
+    });
+    expect(JSON.stringify(cleared!.data)).not.toContain('ada');
+    expect((await rows('events', [recent.event]))[0]!.data).toEqual(data);
+    // A touch without a referrer keeps it null.
+    const bare = await seed('touch-noref', daysAgo(93));
+    await svc.db.query('update events set data = $2 where id = $1', [bare.event, JSON.stringify({ touch: { ...touch, referrer: null } })]);
+    await clearExpiredIdentity(svc.db, 90, now);
+    expect((await rows('events', [bare.event]))[0]!.data).toEqual({ touch: { ...touch, landing_page_url: 'https://www.example.com/offer', referrer: null } });
+  });
+
   it('runs hourly on the injected clock and logs counts, never a value', async () => {
     const seeded = await seed('clock', daysAgo(95));
     const lines: string[] = [];

@@ -22,11 +22,19 @@ const DATA_URLS_WITHOUT_QUERY = `jsonb_strip_nulls(jsonb_build_object(${EVENT_UR
   (field) => `'${field}', regexp_replace(data ->> '${field}', '[?#].*$', '')`,
 ).join(', ')}))`;
 
+/**
+ * A form submission's event keeps the loader's whole touch (`data.touch`: its landing page and the page before it, as
+ * the browser saw them): those two addresses are cut the same way, its click ids, UTM and capture time kept.
+ */
+const TOUCH_URLS_WITHOUT_QUERY = `case when jsonb_typeof(data -> 'touch') = 'object' then jsonb_build_object('touch', (data -> 'touch') || jsonb_strip_nulls(jsonb_build_object(
+  'landing_page_url', regexp_replace(data -> 'touch' ->> 'landing_page_url', '[?#].*$', ''),
+  'referrer', regexp_replace(data -> 'touch' ->> 'referrer', '[?#].*$', '')))) else '{}'::jsonb end`;
+
 const TABLES = {
   events: {
     // The platform cookies the event shows (_fbc, _fbp…, from its snapshot) identify a browser: they go too, and its
     // addresses lose what may name the visitor.
-    clear: `email = null, customer_id = null, data = (data - 'platform_cookies') || ${DATA_URLS_WITHOUT_QUERY}, identity_cleared_at = now()`,
+    clear: `email = null, customer_id = null, data = (data - 'platform_cookies') || ${DATA_URLS_WITHOUT_QUERY} || ${TOUCH_URLS_WITHOUT_QUERY}, identity_cleared_at = now()`,
     due: 'identity_cleared_at is null',
     stored: 'created_at',
   },
