@@ -7,7 +7,8 @@
  *   are replaced, unless they are one of those names: PostgreSQL quotes the offending value there
  *   (`invalid input syntax for type uuid: "ada@example.com"`), and so does JSON.parse.
  * - `req`: method and url, without its credentials (hosted handoff tokens, OAuth codes and states, sign-in tokens, an
- *   API key or webhook secret sent where an id goes) and with only the query values known harmless (an `email` filter is not). Headers (Authorization, X-Service-Signature,
+ *   API key or webhook secret sent where an id goes), without an email address, phone number or IP address typed into
+ *   a path segment or a parameter's name, and with only the query values known harmless (an `email` filter is not). Headers (Authorization, X-Service-Signature,
  *   Cookie) and the client's address are never logged.
  * - anything else: the `redact` paths below, at the top level of a log object and one level down.
  */
@@ -125,18 +126,39 @@ export function redactUrl(absoluteOrPath: string): string {
   const url = absoluteOrPath.replace(ABSOLUTE_FORM, '').replace(SECRET_IN_TEXT, REDACTED);
   if (HOSTED_PATH.test(url)) return '/handoffs/[redacted]';
   const mark = url.indexOf('?');
-  if (mark < 0) return url;
+  const path = (mark < 0 ? url : url.slice(0, mark))
+    .split('/')
+    .map((segment) => (looksPersonal(segment) ? REDACTED : segment))
+    .join('/');
+  if (mark < 0) return path;
   const query = url
     .slice(mark + 1)
     .split('&')
     .map((pair) => {
       const equals = pair.indexOf('=');
-      if (equals < 0) return pair;
-      const name = pair.slice(0, equals);
-      return LOGGED_QUERY_VALUES.has(name) && hasHarmlessShape(pair.slice(equals + 1)) ? pair : `${name}=${REDACTED}`;
+      // A name is logged only when it has the shape of one: `?ada@example.com` or `?ada%40example.com=1` is not.
+      const name = equals < 0 ? pair : pair.slice(0, equals);
+      const shownName = name === '' || hasHarmlessShape(name) ? name : REDACTED;
+      if (equals < 0) return shownName;
+      return LOGGED_QUERY_VALUES.has(name) && hasHarmlessShape(pair.slice(equals + 1)) ? pair : `${shownName}=${REDACTED}`;
     })
     .join('&');
-  return `${url.slice(0, mark)}?${query}`;
+  return `${path}?${query}`;
+}
+
+/**
+ * Whether a path segment holds what an id never does but personal data typed where an id goes would (a client asking
+ * for `/v1/events/ada@example.com`): an email address, a phone number (7 digits or more), an IPv4 address.
+ */
+function looksPersonal(segment: string): boolean {
+  let value: string;
+  try {
+    value = decodeURIComponent(segment);
+  } catch {
+    value = segment;
+  }
+  // An IPv4 address is digits and dots: the phone number's test takes it too.
+  return value.includes('@') || (/^\+?[\d\s().-]+$/.test(value) && value.replace(/\D/g, '').length >= 7);
 }
 
 /** The `req` serializer: no headers, no client address (personal data), no credentials or personal data in the url. */

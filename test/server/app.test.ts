@@ -78,6 +78,19 @@ describe('the app shell', () => {
     }
   });
 
+  it('redacts personal data typed where an id or a parameter name goes: in a path segment, a bare query name', () => {
+    expect(redactUrl('/v1/events/ada@example.org')).toBe('/v1/events/[redacted]');
+    expect(redactUrl('/v1/events/ada%40example.org/redeliver?limit=5')).toBe('/v1/events/[redacted]/redeliver?limit=5');
+    expect(redactUrl('/v1/sites/%2B44%2020%207946%200958')).toBe('/v1/sites/[redacted]');
+    expect(redactUrl('/dashboard/events/203.0.113.77')).toBe('/dashboard/events/[redacted]');
+    expect(redactUrl('/v1/events?ada@example.org')).toBe('/v1/events?[redacted]');
+    expect(redactUrl('/v1/events?ada%40example.org=1&limit=5')).toBe('/v1/events?[redacted]=[redacted]&limit=5');
+    // Ids, keys and the service's own paths stay.
+    for (const kept of ['/v1/events/evt_8Hq2LmZ0aB1c2D3e4F5g/redeliver', '/collect/v1/sites/50djupg2ctqx/snapshots', '/loader.js?site_key=50djupg2ctqx', '/api/webhook-bridge/saas-signup/50djupg2ctqx/demo-signup', '/dashboard/sites/site_1/install-check', '/x?flag&limit=5']) {
+      expect(redactUrl(kept)).toBe(kept);
+    }
+  });
+
   it("never logs a request's email filter nor the client's address, at debug level either", async () => {
     const lines: string[] = [];
     const stream = { write: (line: string) => lines.push(line) };
@@ -88,11 +101,14 @@ describe('the app shell', () => {
     });
     // Refused (not a cursor), and not logged as sent either.
     await debugApp.inject({ method: 'GET', url: '/v1/sites?starting_after=second.person%40example.org', headers: auth });
+    // An email where an id goes: refused (404), and not logged as sent either.
+    await debugApp.inject({ method: 'GET', url: '/v1/events/third.person%40example.org', headers: auth });
     await debugApp.close();
     const logged = lines.join('');
     expect(logged).toContain('/v1/events?email=[redacted]');
     expect(logged).toContain('/v1/sites?starting_after=[redacted]');
-    for (const secret of ['private.person', 'second.person', '203.0.113.77', '198.51.100.66']) expect(logged).not.toContain(secret);
+    expect(logged).toContain('/v1/events/[redacted]');
+    for (const secret of ['private.person', 'second.person', 'third.person', '203.0.113.77', '198.51.100.66']) expect(logged).not.toContain(secret);
   });
 
   it('says once, naming CNV_TRUST_PROXY and no address, when X-Forwarded-For comes from a peer it does not trust', async () => {

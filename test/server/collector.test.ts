@@ -70,6 +70,28 @@ describe('collector routes', () => {
       expect(row!.occurred_at.toISOString()).toBe(body.occurred_at);
     });
 
+    it("stores the page, landing and referrer without the tokens a sign-in redirect leaves in them", async () => {
+      const base = snapshotBody();
+      const body = {
+        ...base,
+        page_url: 'https://www.example.com/welcome?plan=pro#access_token=eyJhbGciOi.secret&expires_in=3600&refresh_token=r3fr3sh&type=signup',
+        referrer: 'https://auth.example.net/cb?state=s1&ID_TOKEN=eyJraWQi.secret',
+        touch: { ...base.touch!, landing_page_url: 'https://www.example.com/#/start?access_token=eyJ.secret', referrer: null },
+      };
+      expect((await post(body)).statusCode).toBe(204);
+      const row = await findSnapshot(svc.db, svc.site.id, body.correlation_token);
+      expect(row).toMatchObject({
+        page_url: 'https://www.example.com/welcome?plan=pro#expires_in=3600&type=signup',
+        referrer: 'https://auth.example.net/cb?state=s1',
+        touch: { landing_page_url: 'https://www.example.com/#/start' },
+      });
+      expect(JSON.stringify(row)).not.toMatch(/secret|r3fr3sh/);
+      // An address without any is stored exactly as sent.
+      const plain = { ...snapshotBody(), page_url: 'https://www.example.com/signup?a=1&&b=2#/step?' };
+      expect((await post(plain)).statusCode).toBe(204);
+      expect((await findSnapshot(svc.db, svc.site.id, plain.correlation_token))!.page_url).toBe(plain.page_url);
+    });
+
     it('accepts subdomains of the site domain and an application/json body', async () => {
       const body = snapshotBody();
       const res = await post(body, { origin: 'https://app.example.com', 'content-type': 'application/json' });

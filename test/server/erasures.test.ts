@@ -355,6 +355,29 @@ describe.each(DATABASE_KINDS)('erasure on $name', (kind) => {
     expect(json(later)).toMatchObject({ match: 'none', correlated: false });
   });
 
+  it("deletes the person's browser snapshots on the account's other sites too (a token carried there by data-linker)", async () => {
+    const tenant = await svc.addTenant('Linked domains');
+    const other = await svc.addTenant('Linked, other account');
+    const appSite = await svc.db.query<{ id: string; site_key: string }>(
+      `insert into sites (id, account_id, site_key) values ($1, $2, $3) returning id, site_key`,
+      [newId('site'), tenant.accountId, `l${Date.now().toString(36)}`],
+    );
+    const app: Tenant = { ...tenant, site: { ...tenant.site, id: appSite[0]!.id, site_key: appSite[0]!.site_key } };
+    for (const who of [tenant, app, other]) await prepare(who, 'signup');
+    // Intent on the marketing site, then on the app with the same token (data-linker), reported to the app.
+    const token = newToken();
+    expect((await snapshot(tenant, token, 'Cj0KCQ-linked-click', '203.0.113.91', 'LinkedBrowser/1.0')).statusCode).toBe(204);
+    expect((await snapshot(app, token, 'Cj0KCQ-linked-click', '203.0.113.91', 'LinkedBrowser/1.0')).statusCode).toBe(204);
+    // The same token in another account is another account's (never touched).
+    expect((await snapshot(other, token, 'Cj0KCQ-linked-click', '203.0.113.91', 'LinkedBrowser/1.0')).statusCode).toBe(204);
+    expect((await report(app, 'signup', { customer_event_id: 'linked-1', correlation_token: token, email: 'linked.person@example.com' })).statusCode).toBe(200);
+
+    const res = await erase(tenant, { email: 'linked.person@example.com' });
+    expect(json(res).matched).toEqual({ reports: 1, events: 1, snapshots: 2, form_submissions: 0 });
+    const left = await svc.db.query<{ site_id: string }>('select site_id from snapshots where correlation_token = $1', [token]);
+    expect(left.map((r) => r.site_id)).toEqual([other.site.id]);
+  });
+
   it('answers a person found nowhere with zero counts and still records the audit entry', async () => {
     const tenant = await svc.addTenant('Nobody');
     const res = await erase(tenant, { phone: '+1 (800) 555-0100', customer_id: 'cus_404' });

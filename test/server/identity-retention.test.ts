@@ -141,11 +141,11 @@ describe.each(DATABASE_KINDS)('identity retention on $name', (kind) => {
     expect((await rows('events', [recent.event]))[0]!.data).toEqual(data);
   });
 
-  it("cuts an event's addresses to origin and path with its identity (a query can name the visitor), keeping its UTM and click ids", async () => {
+  it("cuts an event's addresses to origin and path with its identity (a query can name the visitor), keeping its UTM (but an email in it) and click ids", async () => {
     const old = await seed('urls-old', daysAgo(92));
     const recent = await seed('urls-recent', daysAgo(10));
     const data = {
-      customer_event_id: 'x', match_reason: 'paired', utm: { utm_source: 'newsletter', utm_campaign: 'nov' },
+      customer_event_id: 'x', match_reason: 'paired', utm: { utm_source: 'newsletter', utm_campaign: 'nov', utm_content: 'ada@example.com' },
       page_url: 'https://app.example.com/signup?email=ada%40example.com&plan=pro#step-2',
       landing_page_url: 'https://www.example.com/pricing?utm_source=newsletter&utm_campaign=nov&gclid=G&mc_eid=4f1d2e',
       landing_referrer: 'https://mail.example.net/read?msg=ada@example.com',
@@ -154,7 +154,8 @@ describe.each(DATABASE_KINDS)('identity retention on $name', (kind) => {
     await clearExpiredIdentity(svc.db, 90, now);
     const [cleared] = await rows('events', [old.event]);
     expect(cleared!.data).toEqual({
-      customer_event_id: 'x', match_reason: 'paired', utm: data.utm,
+      // A UTM value holding an email address goes; the campaign stays.
+      customer_event_id: 'x', match_reason: 'paired', utm: { utm_source: 'newsletter', utm_campaign: 'nov' },
       page_url: 'https://app.example.com/signup',
       landing_page_url: 'https://www.example.com/pricing',
       landing_referrer: 'https://mail.example.net/read',
@@ -165,6 +166,33 @@ describe.each(DATABASE_KINDS)('identity retention on $name', (kind) => {
     const bare = await seed('urls-none', daysAgo(93));
     await clearExpiredIdentity(svc.db, 90, now);
     expect((await rows('events', [bare.event]))[0]!.data).toEqual({ customer_event_id: 'x' });
+  });
+
+  it("cuts the addresses of a form submission's event touch (data.touch) too, keeping its click ids and UTM (but an email in it)", async () => {
+    const old = await seed('touch-old', daysAgo(92));
+    const recent = await seed('touch-recent', daysAgo(10));
+    const touch = {
+      click_ids: { gclid: 'G' }, utm: { utm_source: 'newsletter', utm_term: 'ada%40example.com' }, captured_at: '2026-08-01T10:00:00.000Z',
+      landing_page_url: 'https://www.example.com/offer?email=ada%40example.com&gclid=G#form',
+      referrer: 'https://mail.example.net/read?to=ada@example.com',
+    };
+    const data = { form_submission_id: 'fsub_x', integration: 'html', page_url: 'https://www.example.com/contact?email=ada%40example.com', touch };
+    await svc.db.query('update events set data = $2 where id = any($1::text[])', [[old.event, recent.event], JSON.stringify(data)]);
+    await clearExpiredIdentity(svc.db, 90, now);
+    const [cleared] = await rows('events', [old.event]);
+    expect(cleared!.data).toEqual({
+      form_submission_id: 'fsub_x', integration: 'html', page_url: 'https://www.example.com/contact',
+      touch: { ...touch, landing_page_url: 'https://www.example.com/offer', referrer: 'https://mail.example.net/read', utm: { utm_source: 'newsletter' } },
+    });
+    expect(JSON.stringify(cleared!.data)).not.toContain('ada');
+    expect((await rows('events', [recent.event]))[0]!.data).toEqual(data);
+    // A touch without a referrer keeps it null.
+    const bare = await seed('touch-noref', daysAgo(93));
+    await svc.db.query('update events set data = $2 where id = $1', [bare.event, JSON.stringify({ touch: { ...touch, referrer: null } })]);
+    await clearExpiredIdentity(svc.db, 90, now);
+    expect((await rows('events', [bare.event]))[0]!.data).toEqual({
+      touch: { ...touch, landing_page_url: 'https://www.example.com/offer', referrer: null, utm: { utm_source: 'newsletter' } },
+    });
   });
 
   it('runs hourly on the injected clock and logs counts, never a value', async () => {

@@ -115,7 +115,31 @@ function url(value: unknown, param: string): string {
   if (typeof value !== 'string' || value.length > URL_MAX || !/^https?:$/.test(parseUrl(value)?.protocol ?? '')) {
     throw invalidParam(param, `${param} must be an http(s) URL of at most ${URL_MAX} characters.`);
   }
-  return wellFormed(value);
+  return withoutCredentials(wellFormed(value));
+}
+
+/**
+ * Parameter names that carry a credential: the tokens a sign-in redirect leaves in the address (OAuth's implicit flow
+ * and OpenID Connect `#access_token=…&id_token=…`, Supabase's `#access_token=…&refresh_token=…` after a signup's
+ * confirmation link). The page's address is stored and shown on the event page; a live token has no place there.
+ */
+const CREDENTIAL_PARAMETER = /^(?:access_token|id_token|refresh_token|provider_token|provider_refresh_token)$/i;
+
+/** The address without credential parameters in its query or fragment; an address without any is returned as it was. */
+function withoutCredentials(address: string): string {
+  let removed = false;
+  const kept = address.replace(/([?#&])([^?#&=]*)=[^&#]*/g, (pair: string, separator: string, name: string) => {
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name);
+    } catch {
+      // not percent-encoded text: compared as it is
+    }
+    if (!CREDENTIAL_PARAMETER.test(decoded)) return pair;
+    removed = true;
+    return separator;
+  });
+  return removed ? kept.replace(/([?#&])&+/g, '$1').replace(/[?&#]+$/, '') : address;
 }
 
 /** A referrer: a URL string, or null (an empty string counts as null, as document.referrer gives it). */
@@ -124,7 +148,7 @@ function optionalUrlText(value: unknown, param: string): string | null {
   if (typeof value !== 'string' || value.length > URL_MAX) {
     throw invalidParam(param, `${param} must be a string of at most ${URL_MAX} characters or null.`);
   }
-  return wellFormed(value);
+  return withoutCredentials(wellFormed(value));
 }
 
 /** The text with every unpaired surrogate replaced by U+FFFD (String.prototype.toWellFormed, ES2024). */

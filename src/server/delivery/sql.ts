@@ -219,12 +219,15 @@ export async function dueDiagnostics(db: Queryable, types: readonly string[], no
   );
 }
 
-/** Records what the platform said about a request on every action it carried. */
+/**
+ * Records what the platform said about a request on every action it carried that still holds that request: an action
+ * whose event was erased while the platform was asked (the erasure cleared its request summary) gets nothing back.
+ */
 export async function recordDiagnostics(db: Queryable, actionIds: readonly string[], diagnostics: Record<string, unknown>): Promise<void> {
   if (actionIds.length === 0) return;
   await db.query(
-    `update event_actions set request = coalesce(request, '{}'::jsonb) || jsonb_build_object('diagnostics', $2::jsonb), updated_at = now()
-     where id = any($1::text[])`,
+    `update event_actions set request = request || jsonb_build_object('diagnostics', $2::jsonb), updated_at = now()
+     where id = any($1::text[]) and request ->> 'platform_request_id' is not null`,
     [actionIds, JSON.stringify(diagnostics)],
   );
 }

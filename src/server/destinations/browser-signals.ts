@@ -7,15 +7,59 @@ export function signalValue(values: Readonly<Record<string, string>>, key: strin
   return value && !/\s/.test(value) ? value : null;
 }
 
-/** The page URL when it is an http(s) URL (what platforms take as the event's source URL); null otherwise. */
-export function httpUrlOrNull(value: string | null | undefined): string | null {
-  if (!value) return null;
+/**
+ * Query parameter names that carry a person's contact details or name, compared lower-cased without `_`, `-` and `.`
+ * (`?email=`, `?user_email=`, `?Phone=`, `?first-name=`): what a mail campaign's link or a prefilled signup form puts
+ * in the address.
+ */
+const PERSONAL_PARAMETERS = new Set([
+  'email', 'mail', 'emailaddress', 'useremail', 'contactemail', 'phone', 'phonenumber', 'tel', 'telephone', 'mobile',
+  'firstname', 'lastname', 'fname', 'lname', 'fullname', 'name',
+]);
+
+/** An email address, or a phone number written with its country code (`+44 20 …`, `0044…`). */
+const PERSONAL_VALUE = /[^\s@]+@[^\s@]+\.[^\s@]+|^\s*(?:\+|00)\d[\d\s().-]{6,}\d\s*$/;
+
+function decoded(raw: string): string {
   try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? value : null;
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The page URL as cnv sends it to a platform (Meta's `event_source_url`, TikTok's `page.url`, Reddit's
+ * `event_source_url`), or null when it is not an http(s) URL. The platforms get hashes of a person's contact details,
+ * never the details ("Our systems are designed to not accept customer information that is unhashed Contact
+ * Information", Meta, Customer Information Parameters): so the address loses what would carry them in clear, a query
+ * parameter named for a contact detail or a name, or whose value is an email address or an international phone
+ * number (`?email=ada%40example.com` from a mail campaign's link), a path that holds an email address, its user name and
+ * password, and its fragment (never sent by a browser, and where sign-in flows put tokens). Every other parameter
+ * (click ids, UTM, a plan) stays as the browser had it.
+ */
+export function pageUrlForPlatform(value: string | null | undefined): string | null {
+  if (!value) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
   } catch {
     return null;
   }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  const withoutFragment = value.split('#')[0]!;
+  const mark = withoutFragment.indexOf('?');
+  const query = mark < 0 ? '' : withoutFragment.slice(mark + 1);
+  const kept = query.split('&').filter((pair) => {
+    if (pair === '') return false;
+    const equals = pair.indexOf('=');
+    const name = decoded(equals < 0 ? pair : pair.slice(0, equals));
+    const parameterValue = equals < 0 ? '' : decoded(pair.slice(equals + 1));
+    return !PERSONAL_PARAMETERS.has(name.toLowerCase().replace(/[-_.\s]/g, '')) && !PERSONAL_VALUE.test(name) && !PERSONAL_VALUE.test(parameterValue);
+  });
+  // An address in the path (`/invite/ada@example.com`) takes the path with it.
+  const path = PERSONAL_VALUE.test(decoded(url.pathname)) ? '/' : url.pathname;
+  return `${url.origin}${path}${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
 }
 
 /**

@@ -21,6 +21,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { GRANTED_SCOPE_CREDENTIAL, OAUTH_CLIENT_CREDENTIAL } from './destination';
+import { pageUrlForPlatform } from './browser-signals';
 import type {
   AdjustmentInput,
   AdjustmentOutcome,
@@ -157,7 +158,7 @@ export function sentValues(input: DeliveryInput): string[] {
       values.push(digits, `+${digits}`, digits.replace(/^00/, ''));
     }
   }
-  for (const value of [input.customerId, input.ipAddress, input.userAgent, input.pageUrl]) if (value) values.push(value);
+  for (const value of [input.customerId, input.ipAddress, input.userAgent, input.pageUrl, pageUrlForPlatform(input.pageUrl)]) if (value) values.push(value);
   values.push(...Object.values(input.clickIds), ...Object.values(input.cookies));
   return values.filter((v): v is string => typeof v === 'string');
 }

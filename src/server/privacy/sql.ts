@@ -13,7 +13,8 @@ import type { Queryable } from '../db/db';
 /**
  * The addresses an event shows (the signup page, the landing page, the page before it): their query and fragment can
  * name a person (`?email=…` from a mail campaign's link, a CRM's contact id), so past the window each keeps only its
- * origin and path. Its click ids and UTM are kept apart (`click_ids`, `data.utm`), so counts and reports stay right.
+ * origin and path. Its click ids and UTM are kept apart (`click_ids`, `data.utm`), so counts and reports stay right
+ * (a UTM value that holds an email address goes: DATA_UTM_WITHOUT_ADDRESSES).
  */
 const EVENT_URL_FIELDS = ['page_url', 'landing_page_url', 'landing_referrer'] as const;
 
@@ -22,11 +23,32 @@ const DATA_URLS_WITHOUT_QUERY = `jsonb_strip_nulls(jsonb_build_object(${EVENT_UR
   (field) => `'${field}', regexp_replace(data ->> '${field}', '[?#].*$', '')`,
 ).join(', ')}))`;
 
+/**
+ * UTM values (`json`, a jsonb object) without those that hold an email address: a mail tool may put the subscriber's
+ * address in `utm_content` or `utm_term`, and the UTM stays past the window. Campaign names and sources stay.
+ */
+const utmWithoutAddresses = (json: string) =>
+  `(select coalesce(jsonb_object_agg(u.key, u.value), '{}'::jsonb) from jsonb_each(${json}) as u(key, value)
+    where u.value::text !~* '@|%40')`;
+
+/** The event's UTM (`data.utm`) past the window, when it has one. */
+const DATA_UTM_WITHOUT_ADDRESSES = `case when jsonb_typeof(data -> 'utm') = 'object' then jsonb_build_object('utm', ${utmWithoutAddresses(`data -> 'utm'`)}) else '{}'::jsonb end`;
+
+/**
+ * A form submission's event keeps the loader's whole touch (`data.touch`: its landing page and the page before it, as
+ * the browser saw them): those two addresses are cut the same way and its UTM loses email addresses; its click ids and
+ * capture time are kept.
+ */
+const TOUCH_URLS_WITHOUT_QUERY = `case when jsonb_typeof(data -> 'touch') = 'object' then jsonb_build_object('touch', (data -> 'touch') || jsonb_strip_nulls(jsonb_build_object(
+  'landing_page_url', regexp_replace(data -> 'touch' ->> 'landing_page_url', '[?#].*$', ''),
+  'referrer', regexp_replace(data -> 'touch' ->> 'referrer', '[?#].*$', ''),
+  'utm', case when jsonb_typeof(data -> 'touch' -> 'utm') = 'object' then ${utmWithoutAddresses(`data -> 'touch' -> 'utm'`)} end))) else '{}'::jsonb end`;
+
 const TABLES = {
   events: {
     // The platform cookies the event shows (_fbc, _fbp…, from its snapshot) identify a browser: they go too, and its
     // addresses lose what may name the visitor.
-    clear: `email = null, customer_id = null, data = (data - 'platform_cookies') || ${DATA_URLS_WITHOUT_QUERY}, identity_cleared_at = now()`,
+    clear: `email = null, customer_id = null, data = (data - 'platform_cookies') || ${DATA_URLS_WITHOUT_QUERY} || ${DATA_UTM_WITHOUT_ADDRESSES} || ${TOUCH_URLS_WITHOUT_QUERY}, identity_cleared_at = now()`,
     due: 'identity_cleared_at is null',
     stored: 'created_at',
   },

@@ -10,6 +10,7 @@ import type { Database } from '../../../src/server/db/db';
 import { startDeliveryWorker } from '../../../src/server/delivery/worker';
 import { resumeDeliveries } from '../../../src/server/delivery/outbox-sql';
 import { getEvent } from '../../../src/server/api/events/events';
+import { erasePerson, erasureHash } from '../../../src/server/api/erasures';
 import { startFakeGoogle, type FakeGoogle } from '../../../src/demo/fakes/google';
 import { secretBox } from '../../../src/server/db/secret-box';
 import { sealCredentials, upsertDestination } from '../../../src/server/destinations';
@@ -101,6 +102,33 @@ describe.each(DATABASE_KINDS)('Google Ads delivery through the Data Manager API 
     expect(statusCalls.length).toBeGreaterThanOrEqual(1);
     expect(statusCalls.flatMap((r) => r.problems)).toEqual([]);
     expect(await w.checkDiagnostics()).toBe(0); // final: never asked again
+  });
+
+  it("writes no diagnostics onto an action whose person was erased while Google was being asked", async () => {
+    const email = 'diag.erased@example.com';
+    const { eventId, actionIds } = await insertReportedEvent(db, fx, { customerEventId: 'diag-erased', identity: { email } });
+    const clock = steppableClock();
+    const w = worker(clock);
+    await w.drain();
+    // Only this upload is due (earlier tests' uploads in the same database are marked done).
+    await db.query(
+      `update event_actions set request = request || '{"diagnostics": {"final": true}}'::jsonb
+       where request ? 'platform_request_id' and id <> all($1::text[])`,
+      [actionIds],
+    );
+    clock.advance(31 * 60_000);
+    google.setNow(clock.now());
+    const release = google.server.holdAnswers();
+    const asked = w.checkDiagnostics();
+    await google.server.waitForRequests(1, { filter: (r) => r.path === '/v1/requestStatus:retrieve' });
+    // The erasure commits while Google's answer is on its way.
+    const erased = await erasePerson(db, fx.accountId, { email, phone: null, customerId: null }, erasureHash({ secretKey: TEST_SECRET_KEY, dataDir: '/nonexistent' }));
+    expect(erased.matched.events).toBe(1);
+    release();
+    expect(await asked).toBe(1);
+    const { actions } = await readOutcome(db, eventId);
+    expect(actions[0]).toMatchObject({ status: 'delivered', request: null });
+    expect(await w.checkDiagnostics()).toBe(0);
   });
 
   it('keeps every send of an action: a retried 503, then the delivery, each with what the platform answered', async () => {

@@ -192,10 +192,10 @@ async function eraseInTransaction(
     }
   }
 
-  const tokens = new Map<string, { site_id: string; token: string }>();
-  for (const key of [...(await reportTokens(tx, [...reports])), ...[...events.values()].flatMap((e) => (e.correlation_token ? [{ site_id: e.site_id, token: e.correlation_token }] : []))]) {
-    tokens.set(`${key.site_id} ${key.token}`, key);
-  }
+  const tokens = [
+    ...(await reportTokens(tx, [...reports])).map((key) => key.token),
+    ...[...events.values()].flatMap((e) => (e.correlation_token ? [e.correlation_token] : [])),
+  ];
 
   const values = erasedValues(target, await storedIdentities(tx, [...reports], [...submissions], [...events.keys()]), customerIds);
   // Each erased report and adjustment keeps a keyed hash of its caller's id, so that a retry is still a repeat.
@@ -217,7 +217,7 @@ async function eraseInTransaction(
       new Map(reportIds.map((r) => [r.id, idHash(r.site_id, 'customer_event_id', r.customer_event_id)])),
     ),
     events: await anonymiseEvents(tx, [...events.keys()], KEPT_EVENT_DATA, renamedEvents, now),
-    snapshots: await deleteSnapshots(tx, [...tokens.values()]),
+    snapshots: await deleteSnapshots(tx, accountId, tokens),
     form_submissions: await anonymiseFormSubmissions(tx, [...submissions]),
   };
 }

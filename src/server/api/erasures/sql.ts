@@ -149,13 +149,18 @@ export async function reportTokens(tx: Queryable, reportIds: readonly string[]):
   );
 }
 
-/** Deletes the snapshots of these (site, token) pairs: the visitor's IP address, user agent, touch and cookies go whole. */
-export async function deleteSnapshots(tx: Queryable, keys: ReadonlyArray<{ site_id: string; token: string }>): Promise<number> {
-  if (keys.length === 0) return 0;
+/**
+ * Deletes the snapshots of these correlation tokens in every site of the account: the visitor's IP address, user agent,
+ * touch and cookies go whole. A token is 16 random bytes, one browser's journey: `data-linker` carries it to the
+ * account's site on another domain, where an intent before the one reported left a snapshot of its own.
+ */
+export async function deleteSnapshots(tx: Queryable, accountId: string, tokens: readonly string[]): Promise<number> {
+  if (tokens.length === 0) return 0;
   const rows = await tx.query(
-    `delete from snapshots s using unnest($1::text[], $2::text[]) as k(site_id, token)
-     where s.site_id = k.site_id and s.correlation_token = k.token returning s.id`,
-    [keys.map((k) => k.site_id), keys.map((k) => k.token)],
+    `delete from snapshots s
+     where s.site_id = any(array(select id from sites where account_id = $1)) and s.correlation_token = any($2::text[])
+     returning s.id`,
+    [accountId, [...new Set(tokens)]],
   );
   return rows.length;
 }

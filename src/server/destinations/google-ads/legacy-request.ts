@@ -54,7 +54,11 @@ export interface ClickConversion {
    */
   conversionValue?: number;
   currencyCode?: string;
-  /** Consent of the visitor (Google Ads API Consent: `adUserData` "represents consent for ad user data"). */
+  /**
+   * Consent of the visitor (Google Ads API Consent: `adUserData` "represents consent for ad user data"). Never
+   * `adPersonalization`: "This can only be set for OfflineUserDataJobService and UserDataService" (Consent, v23 to v26
+   * reference pages, re-read 2026-11-29), so a click conversion carries only ad_user_data.
+   */
   consent?: { adUserData: 'GRANTED' | 'DENIED' };
 }
 

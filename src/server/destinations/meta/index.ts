@@ -33,6 +33,12 @@
  *   "If a business enables Limited Data Use but does not set the location parameters … we will determine if the event
  *   is from one of those states". cnv sends ["LDU"], 0, 0 when the connection chose it (limited-data-use.ts), nothing
  *   otherwise; the fake checks those values.
+ * - Verified, Customer Information Parameters (developers.facebook.com/docs/marketing-api/conversions-api/parameters/
+ *   customer-information-parameters, read 2026-11-29): "Our systems are designed to not accept customer information that
+ *   is unhashed Contact Information … such as names, email addresses, and phone numbers". So `event_source_url` goes
+ *   without what would carry those in clear (`?email=…`, an address in the path, the fragment: pageUrlForPlatform in
+ *   ../browser-signals.ts). NOT verified in a Meta page: how Meta treats such a URL when it gets one (third parties
+ *   report Events Manager's "potentially violating personal data" warning and dropped events).
  * - NOT verified in a Meta page found this session: a limit on `event_time` in the future beyond "may be earlier" (the
  *   fake allows 60 s); whether an absent `data_processing_options` is read as LDU off on the server-event page (its
  *   parameter table was not in the corpus); a length limit

@@ -15,7 +15,7 @@
  * after a newer version) does not apply here. A version Meta stopped serving answers #2635 (response.ts).
  */
 import { isIP } from 'node:net';
-import { httpUrlOrNull } from '../browser-signals';
+import { pageUrlForPlatform } from '../browser-signals';
 import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryError, type DeliveryInput, type RequestSummary, carriesPaidValue } from '../destination';
 import { metaEventName } from './action-config';
 import { buildFbc, fbpFromCookies, hashIdentityForMeta, type FbcSource } from './identity';
@@ -141,7 +141,7 @@ export function buildServerEvent(input: DeliveryInput, pixelId: string, now: Dat
   if (input.ipAddress && isIP(input.ipAddress) !== 0) userData.client_ip_address = input.ipAddress;
   if (input.userAgent) userData.client_user_agent = input.userAgent;
 
-  const pageUrl = httpUrlOrNull(input.pageUrl);
+  const pageUrl = pageUrlForPlatform(input.pageUrl);
   // "Website events … require the client_user_agent, action_source, and event_source_url parameters" (Parameters page).
   // A signup reported by the webhook with no browser snapshot has neither, so it is honestly "other", not a website event.
   const website = pageUrl !== null && userData.client_user_agent !== undefined;

@@ -60,6 +60,13 @@
  *   server that ignores it still works); whether an error comes with HTTP 200 or 400 (cnv reads `invalid_grant` from
  *   either); which of the Ads API's OAuth scopes beyond `adsconversions` a conversions-only app needs (none, as far
  *   as the 403 says).
+ * - NOT verified in a Reddit document (searched 2026-11-29): a deletion path for a person's data. Third-party clients
+ *   of the Ads API v3 (an MCP server's tools "create pixel data deletion job", "create data deletion job"; a client's
+ *   scope list `adsread,adsedit,adsdatadeletion`) name an `adsdatadeletion` scope and deletion jobs by email, phone or
+ *   external id; Reddit's own reference was not in the corpus. docs/personal-data.md says so.
+ * - NOT verified in a Reddit document: what Reddit does with contact details in `event_source_url`. cnv sends it
+ *   without them (`?email=…`, an address in the path, the fragment: pageUrlForPlatform in ../browser-signals.ts), as
+ *   it sends every contact detail only hashed.
  * - NOT verified in a Reddit document: how `external_id` is normalised beyond hashing (cnv keeps its case: customer
  *   ids may be case-sensitive); whether IP addresses are better sent hashed (Reddit accepts unhashed or
  *   SHA-256 signals; cnv hashes the IP as Reddit's own Segment destination does, and sends the user agent as it

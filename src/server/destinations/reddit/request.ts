@@ -3,7 +3,7 @@
  * summary cnv stores. What Reddit would refuse for one event (too old) or may not receive (consent denied) is settled
  * here, before sending, because Reddit refuses a whole request for one invalid event. Facts: ./index.ts.
  */
-import { httpUrlOrNull } from '../browser-signals';
+import { pageUrlForPlatform } from '../browser-signals';
 import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryInput, type RequestSummary, carriesPaidValue } from '../destination';
 import type { Built } from '../split-batch';
 import { redditEventType, WITHOUT_VALUE, type RedditEventType } from './action-config';
@@ -94,7 +94,7 @@ export function buildRedditEvent(input: DeliveryInput, pixelId: string, now: Dat
   // Value and currency where the tracking type takes them (Reddit: not PAGE_VISIT, VIEW_CONTENT or SEARCH).
   const valued = input.value !== null && input.currency !== null && !WITHOUT_VALUE.has(type.tracking_type);
   const clickId = clickIdOf(input.clickIds);
-  const url = httpUrlOrNull(input.pageUrl);
+  const url = pageUrlForPlatform(input.pageUrl);
   // A report with no browser behind it (no page, no user agent) did not happen on the website as Reddit means it.
   const website = url !== null || input.userAgent !== null || clickId !== null;
   const event: RedditEvent = {

@@ -38,6 +38,9 @@
  *   (`ttq.track(name, {}, {event_id})`, as docs/destinations/tiktok.md shows it, is from third-party guides), and
  *   whether TikTok converts a legacy name before it compares names for deduplication (docs tell a site whose pixel
  *   still fires a legacy name to set the same `event_name`).
+ * - NOT verified in a TikTok document (searched 2026-11-29, only third parties answered): what TikTok does with contact
+ *   details in `page.url`. cnv sends it without them (`?email=…`, an address in the path, the fragment:
+ *   pageUrlForPlatform in ../browser-signals.ts), as it sends every contact detail only hashed.
  * - NOT verified in a TikTok document (TikTok's API reference pages are not in the stored corpus): that no operation
  *   changes or takes back an event already reported (none is in the sample, the Segment destination or TikTok's help
  *   pages; adjustments are `unsupported`, reason in `adjustmentsUnsupportedReason`); the largest `data`

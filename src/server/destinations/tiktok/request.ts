@@ -4,7 +4,7 @@
  * sending. Facts: ./index.ts.
  */
 import { isIP } from 'node:net';
-import { httpUrlOrNull } from '../browser-signals';
+import { pageUrlForPlatform } from '../browser-signals';
 import { adUserDataDenied, consentDenied, dedupEventId, type DeliveryInput, type RequestSummary, carriesPaidValue } from '../destination';
 import type { Built } from '../split-batch';
 import { tiktokEventName } from './action-config';
@@ -88,7 +88,7 @@ export function buildTikTokEvent(input: DeliveryInput, pixelCode: string, limite
   if (hashed.external_id) user.external_id = hashed.external_id;
   if (input.ipAddress && isIP(input.ipAddress) !== 0) user.ip = input.ipAddress;
   if (input.userAgent) user.user_agent = input.userAgent;
-  const url = httpUrlOrNull(input.pageUrl);
+  const url = pageUrlForPlatform(input.pageUrl);
   const properties = input.value !== null && input.currency !== null ? { value: input.value, currency: input.currency } : null;
   const built: TikTokEvent = {
     event, event_time: eventTime, event_id: eventId, user, ...(properties ? { properties } : {}), ...(url ? { page: { url } } : {}),

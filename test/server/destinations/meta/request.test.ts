@@ -33,6 +33,22 @@ describe('a cnv conversion as a Meta server event', () => {
     });
   });
 
+  it('sends the page address without what names the visitor in clear: contact-detail parameters, an address in a value or the path, credentials, the fragment', () => {
+    const sent = (pageUrl: string) => {
+      const built = buildServerEvent(metaInput({ pageUrl }), PIXEL, NOW);
+      return built.ok ? built.event.event_source_url : undefined;
+    };
+    expect(sent('https://app.example.com/signup?email=ada%40example.com&plan=pro&utm_source=newsletter&fbclid=IwAR2F4#token=abc')).toBe(
+      'https://app.example.com/signup?plan=pro&utm_source=newsletter&fbclid=IwAR2F4',
+    );
+    expect(sent('https://app.example.com/signup?ref=ada.lovelace@example.com&First_Name=Ada&user-email=x&Phone=%2B44%2020%207946%200958&p=0044207946095')).toBe(
+      'https://app.example.com/signup',
+    );
+    expect(sent('https://user:secret@app.example.com/invite/ada%40example.com?team=7')).toBe('https://app.example.com/?team=7');
+    // An address with nothing of the kind is sent as the browser had it.
+    expect(sent('https://app.example.com/pricing?plan=pro%20max&utm_campaign=nov+sale')).toBe('https://app.example.com/pricing?plan=pro%20max&utm_campaign=nov+sale');
+  });
+
   it('sends Lead for a form submission and the configured name when the action sets one', () => {
     const lead = buildServerEvent(metaInput({ trigger: 'form_submission' }), PIXEL, NOW);
     const named = buildServerEvent(metaInput({ actionConfig: { event_name: 'StartTrial' } }), PIXEL, NOW);

@@ -77,6 +77,11 @@ describe('a cnv conversion as a Reddit v3 conversion event', () => {
     expect(redditEventType({ event_name: 'Trial started' }, 'saas_signup')).toEqual({ tracking_type: 'CUSTOM', custom_event_name: 'Trial started' });
   });
 
+  it('sends event_source_url without an email address or contact-detail parameter in it, and without its fragment', () => {
+    const built = buildRedditEvent(redditInput({ pageUrl: 'https://app.example.com/signup?e=ada%40example.com&tel=%2B4930123456&rdt_cid=abc#x' }), 'a2_x', NOW);
+    expect(built.ok && built.event.event_source_url).toBe('https://app.example.com/signup?rdt_cid=abc');
+  });
+
   it('calls a report with no browser behind it OTHER, and refuses one with nothing to match on', () => {
     const other = buildRedditEvent(redditInput({ clickIds: {}, cookies: {}, pageUrl: null, userAgent: null, ipAddress: null }), 'a2_x', NOW);
     expect(other.ok && other.event.action_source).toBe('OTHER');

@@ -59,6 +59,11 @@ describe('a cnv conversion as a TikTok web event', () => {
     expect(buildTrackBody('C4CNVDEMO0PIXEL0CODE', [built.event])).toEqual({ event_source: 'web', event_source_id: 'C4CNVDEMO0PIXEL0CODE', data: [built.event] });
   });
 
+  it('sends page.url without an email address or contact-detail parameter in it, and without its fragment', () => {
+    const built = buildTikTokEvent(tiktokInput({ pageUrl: 'https://app.example.com/signup?mail=ada%40example.com&ttclid=E.C.P.x&plan=pro#done' }), 'C4CNVDEMO0PIXEL0CODE');
+    expect(built.ok && built.event.page).toEqual({ url: 'https://app.example.com/signup?ttclid=E.C.P.x&plan=pro' });
+  });
+
   it('sends Lead for a form (TikTok renamed SubmitForm to Lead), the configured event otherwise, and cnv’s event id without a customer_event_id', () => {
     const form = buildTikTokEvent(tiktokInput({ trigger: 'form_submission' }), 'P');
     const named = buildTikTokEvent(tiktokInput({ actionConfig: { event_name: 'SubmitForm' }, customerEventId: null }), 'P');
