@@ -138,10 +138,19 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     expect(again.result.request).toMatchObject({ deduplicated: 'CONVERSION_ALREADY_RETRACTED' });
   });
 
-  it('a restatement after a retraction is failed with Google\'s reason, not adjusted: Google keeps the conversion retracted', async () => {
+  it('a restatement after a retraction is refused; one stored before that rule is failed with Google\'s reason, not adjusted: Google keeps the conversion retracted', async () => {
     const conversion = await uploaded();
     expect((await adjust(conversion.customerEventId, `cancel-${kind.name}`, 'retract')).result).toMatchObject({ status: 'adjusted' });
-    const restated = await adjust(conversion.customerEventId, `reinstate-${kind.name}`, 'restate', 49);
+    const refused = await db.transaction((tx) =>
+      insertAdjustment(tx, { siteId: fx.site.id, adjustmentId: `refused-${kind.name}`, customerEventId: conversion.customerEventId, type: 'restate', value: 49, currency: 'EUR', occurredAt: new Date() }),
+    );
+    expect(refused).toEqual({ ok: false, reason: 'retracted_report' });
+    // A restatement stored after a retraction before the webhook refused it (older data): the retraction is hidden
+    // for the insert, then put back.
+    await db.query(`update adjustments set type = 'restate', value = 0, currency = 'EUR' where adjustment_id = $1`, [`cancel-${kind.name}`]);
+    const restated = await adjust(conversion.customerEventId, `reinstate-${kind.name}`, 'restate', 49).finally(() =>
+      db.query(`update adjustments set type = 'retract', value = null, currency = null where adjustment_id = $1`, [`cancel-${kind.name}`]),
+    );
     expect(restated.requests).toHaveLength(1);
     expect(restated.result.status).toBe('failed');
     expect(restated.result.reason).toMatch(/already retracted.*not processed/);
