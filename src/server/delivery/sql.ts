@@ -85,8 +85,12 @@ export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonl
             e.value, e.currency, e.customer_id,
             -- a webhook report's, or a form submission's (its submission_id is the stable id of the conversion)
             coalesce(r.customer_event_id, fs.submission_id) as customer_event_id, coalesce(r.identity, fs.fields) as identity,
-            coalesce(sn.touch, fs.touch) as snapshot_touch, coalesce(sn.cookies, fs.cookies) as snapshot_cookies,
-            coalesce(sn.page_url, fs.page_url) as snapshot_page_url,
+            -- else what the event kept of them once the snapshot is gone (retention): a later stage that took its click
+            -- from its customer's signup event, a conversion sent after a long wait. Never the user agent or IP address.
+            coalesce(sn.touch, fs.touch, case when e.data ? 'touch_captured_at' and jsonb_typeof(e.data -> 'touch_captured_at') = 'string'
+                                             then jsonb_build_object('captured_at', e.data -> 'touch_captured_at') end) as snapshot_touch,
+            coalesce(sn.cookies, fs.cookies, case when jsonb_typeof(e.data -> 'platform_cookies') = 'object' then e.data -> 'platform_cookies' end) as snapshot_cookies,
+            coalesce(sn.page_url, fs.page_url, e.data ->> 'page_url') as snapshot_page_url,
             coalesce(sn.user_agent, fs.user_agent) as snapshot_user_agent, coalesce(sn.ip_address, fs.ip_address) as snapshot_ip_address,
             -- the event's copy once the snapshot or submission is gone (retention): a denial outlives its snapshot
             coalesce(sn.consent, fs.consent, e.data -> 'consent') as snapshot_consent,
