@@ -129,6 +129,12 @@ describe('adjustments: restate and retract a reported conversion', () => {
     for (const adjustment of done.adjustments) {
       for (const result of adjustment.results) expect(result).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/retracted before it was sent/) });
     }
+    // A chargeback after the refund, once the conversion was skipped as retracted: taken back already, nothing failed.
+    expect((await adjust({ adjustment_id: id('chargeback'), customer_event_id: order, type: 'retract' })).status).toBe(200);
+    await r.drain();
+    const [, , chargeback] = (await r.api('GET', `/v1/events/${done.id}`)).adjustments;
+    for (const result of chargeback.results) expect(result).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/retracted before it was sent/) });
+    expect(r.fakes.microsoft.requests.length).toBe(sent.microsoft);
   });
 
   it('keeps a retraction final: a restatement after it is a 409 that records nothing, before and after the first send', async () => {
