@@ -62,8 +62,12 @@ async function adjustConversion(config: ResolvedOptions, input: AdjustConversion
   if (!('body' in built)) return { ok: false, sent: false, reason: 'invalid_input', ...built };
   const encoded = encodeBody(built.body);
   if (!('bytes' in encoded)) return { ok: false, sent: false, reason: 'invalid_input', ...encoded };
-  return send(config, encoded.bytes, { token: null, problem: 'missing' }, adjustmentPath(config.siteKey), 'adjustmentId') as Promise<AdjustConversionResult>;
+  // An adjustment carries no correlation token, so none is missing either (tokenProblem null).
+  return send(config, encoded.bytes, NO_TOKEN_NEEDED, adjustmentPath(config.siteKey), 'adjustmentId') as Promise<AdjustConversionResult>;
 }
+
+/** The token lookup of a request that takes no token (an adjustment). */
+const NO_TOKEN_NEEDED = { token: null, problem: null } as const;
 
 async function reportSignup(config: ResolvedOptions, input: ReportSignupInput): Promise<ReportSignupResult> {
   if (!input || typeof input !== 'object') throw new TypeError('reportSignup needs an input object.');
@@ -110,7 +114,7 @@ function findToken(input: Pick<ReportSignupInput, 'correlationToken' | 'cookieHe
 async function send(
   config: ResolvedOptions,
   bytes: Uint8Array<ArrayBuffer>,
-  lookup: CorrelationLookup,
+  lookup: CorrelationLookup | typeof NO_TOKEN_NEEDED,
   path: string = config.path,
   dedupedOn: 'customerEventId' | 'adjustmentId' = 'customerEventId',
 ): Promise<ReportSignupResult> {

@@ -26,6 +26,8 @@ describe('the client: value, later stages, adjustments', () => {
     expect(again.ok && again.response).toEqual(stage.ok && stage.response);
     const restate = await client.adjustConversion({ adjustmentId: 'c-adj-1', customerEventId: 'c-paid-1', type: 'restate', value: 19, currency: 'EUR' });
     expect(restate).toMatchObject({ ok: true, response: { status: 'accepted', adjustment_id: 'c-adj-1', events: 1 } });
+    // An adjustment takes no correlation token: none is said to be missing.
+    expect(restate).toMatchObject({ correlationToken: null, tokenProblem: null });
     const retract = await client.adjustConversion({ adjustmentId: 'c-adj-2', customerEventId: 'c-paid-1', type: 'retract' });
     expect(retract.ok).toBe(true);
     const unknown = await client.adjustConversion({ adjustmentId: 'c-adj-3', customerEventId: 'nope', type: 'retract' });
