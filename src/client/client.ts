@@ -62,8 +62,12 @@ async function adjustConversion(config: ResolvedOptions, input: AdjustConversion
   if (!('body' in built)) return { ok: false, sent: false, reason: 'invalid_input', ...built };
   const encoded = encodeBody(built.body);
   if (!('bytes' in encoded)) return { ok: false, sent: false, reason: 'invalid_input', ...encoded };
-  return send(config, encoded.bytes, { token: null, problem: 'missing' }, adjustmentPath(config.siteKey)) as Promise<AdjustConversionResult>;
+  // An adjustment carries no correlation token, so none is missing either (tokenProblem null).
+  return send(config, encoded.bytes, NO_TOKEN_NEEDED, adjustmentPath(config.siteKey), 'adjustmentId') as Promise<AdjustConversionResult>;
 }
+
+/** The token lookup of a request that takes no token (an adjustment). */
+const NO_TOKEN_NEEDED = { token: null, problem: null } as const;
 
 async function reportSignup(config: ResolvedOptions, input: ReportSignupInput): Promise<ReportSignupResult> {
   if (!input || typeof input !== 'object') throw new TypeError('reportSignup needs an input object.');
@@ -103,7 +107,17 @@ function findToken(input: Pick<ReportSignupInput, 'correlationToken' | 'cookieHe
   return { token: null, problem: 'missing' };
 }
 
-async function send(config: ResolvedOptions, bytes: Uint8Array<ArrayBuffer>, lookup: CorrelationLookup, path: string = config.path): Promise<ReportSignupResult> {
+/**
+ * Sends with retries. `dedupedOn`: the input field the service dedupes the request on, which makes sending it again
+ * safe (a report's customerEventId, an adjustment's adjustmentId).
+ */
+async function send(
+  config: ResolvedOptions,
+  bytes: Uint8Array<ArrayBuffer>,
+  lookup: CorrelationLookup | typeof NO_TOKEN_NEEDED,
+  path: string = config.path,
+  dedupedOn: 'customerEventId' | 'adjustmentId' = 'customerEventId',
+): Promise<ReportSignupResult> {
   const fetchImpl = config.fetch ?? globalThis.fetch;
   let lastFailure: TransientFailure | null = null;
   for (let attempt = 1; attempt <= config.maxAttempts; attempt++) {
@@ -163,7 +177,7 @@ async function send(config: ResolvedOptions, bytes: Uint8Array<ArrayBuffer>, loo
     sent: true,
     reason: 'gave_up',
     lastFailure: failure,
-    message: `Gave up after ${config.maxAttempts} attempt(s); last: ${describeFailure(failure)}. Safe to report again later: the service dedupes on customerEventId.`,
+    message: `Gave up after ${config.maxAttempts} attempt(s); last: ${describeFailure(failure)}. Safe to send again later with the same ${dedupedOn}: the service dedupes on it.`,
     attempts: config.maxAttempts,
   };
 }

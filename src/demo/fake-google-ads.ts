@@ -224,17 +224,17 @@ export interface FakeGoogleAdsOptions {
    * with a token of their own).
    */
   scopesOf?: (accessToken: string) => readonly string[] | null;
-  /** The fake's clock (which conversions are old enough to adjust); the real one by default. */
+  /** The fake's clock (which conversions are too old to adjust: 54 days); the real one by default. */
   now?: () => Date;
 }
 
 /**
- * ConversionAdjustmentUploadError (Google Ads API reference, v25 …/ConversionAdjustmentUploadErrorEnum): TOO_RECENT_CONVERSION
- * "Adjustment can't be recorded because the conversion occurred too recently. Try adjusting a conversion that occurred
- * at least 24 hours ago."; CONVERSION_EXPIRED "Adjustment can't be made to a conversion that occurred more than 54
- * days ago."
+ * ConversionAdjustmentUploadError (Google Ads API reference, v25 …/ConversionAdjustmentUploadErrorEnum): CONVERSION_EXPIRED
+ * "Adjustment can't be made to a conversion that occurred more than 54 days ago." TOO_RECENT_CONVERSION ("… Try
+ * adjusting a conversion that occurred at least 24 hours ago") is no longer answered since 9 September 2024 (Google Ads
+ * Developer Blog, "Improvements to conversion adjustment uploads": adjustments "can be uploaded immediately after the
+ * original conversion has been uploaded"), so the fake takes an adjustment of a conversion of any age under 54 days.
  */
-const ADJUSTABLE_AFTER_MS = 24 * 3_600_000;
 const ADJUSTABLE_UNTIL_MS = 54 * 24 * 3_600_000;
 
 export function startFakeGoogleAds(options: FakeGoogleAdsOptions = {}): Promise<FakeGoogleAds> {
@@ -264,9 +264,6 @@ export function startFakeGoogleAds(options: FakeGoogleAdsOptions = {}): Promise<
       if (key === null || held === undefined) return fail('CONVERSION_NOT_FOUND', "The conversion for this conversion action and conversion identifier can't be found.");
       if (held.retracted) return fail('CONVERSION_ALREADY_RETRACTED', 'The conversion was already retracted. This adjustment was not processed.');
       const ageMs = (options.now?.() ?? new Date()).getTime() - dateTimeMs(held.at);
-      if (ageMs < ADJUSTABLE_AFTER_MS) {
-        return fail('TOO_RECENT_CONVERSION', "Adjustment can't be recorded because the conversion occurred too recently. Try adjusting a conversion that occurred at least 24 hours ago.");
-      }
       if (ageMs > ADJUSTABLE_UNTIL_MS) return fail('CONVERSION_EXPIRED', "Adjustment can't be made to a conversion that occurred more than 54 days ago.");
       const atMs = dateTimeMs(a.adjustmentDateTime);
       if (!(atMs > dateTimeMs(held.at))) return fail('ADJUSTMENT_PRECEDES_CONVERSION', 'Adjustment has an adjustment_date_time that occurred before the associated conversion.');

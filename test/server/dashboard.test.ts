@@ -5,6 +5,7 @@ import { createTestService, type TestService } from './support/harness';
 import { platformsElsewhere } from '../../src/server/dashboard/views';
 import { attentionSection } from '../../src/server/dashboard/pages/overview';
 import { currentValue } from '../../src/server/dashboard/pages/events';
+import { currentValueOf } from '../../src/server/api/events/events';
 import { ATTENTION_COUNT_CAP } from '../../src/server/dashboard/sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { insertApiFlow } from './support/fixtures';
@@ -945,5 +946,19 @@ describe('an adjusted conversion in the list', () => {
     const restated = String(currentValue(event([{ type: 'restate', adjustment_id: 'a1', value: 19, currency: 'EUR' }])));
     expect(restated).toMatch(/^EUR 19\.00 <span class="badge">restated<\/span>/);
     expect(restated).toContain('reported EUR 29.00');
+  });
+
+  it('stays retracted when a restatement was stored after the retraction (before the webhook refused that)', () => {
+    const revived = String(currentValue(event([
+      { type: 'retract', adjustment_id: 'a1' },
+      { type: 'restate', adjustment_id: 'a2', value: 30, currency: 'EUR' },
+    ])));
+    expect(revived).toContain('<s>EUR 29.00</s>');
+    expect(revived).toContain('retracted');
+    expect(revived).not.toContain('30.00');
+    expect(currentValueOf({ value: 29, currency: 'EUR' }, [
+      { type: 'retract', value: null, currency: null },
+      { type: 'restate', value: 30, currency: 'USD' },
+    ])).toEqual({ value: 0, currency: 'EUR' });
   });
 });

@@ -24,6 +24,7 @@ import { claimAdjustments, loadAdjustmentRecords, recordAdjustmentResults, type 
 import { loadDeliveryRecords, type DeliveryRecord } from './sql';
 import { REAUTHORIZATION_RECHECK_MS, deliveryInput, markCredentialsUnreadable, type RoundDeps, type RoundResult } from './round';
 import { decide } from './decision';
+import { RETRACTED_CODE, retractedBeforeSendReason } from './round';
 import { sendWithHealing } from './token-healing';
 
 interface Row {
@@ -45,13 +46,17 @@ function settled(row: Pick<Row, 'claim'>, status: 'adjusted' | 'unsupported' | '
 /**
  * What the original delivery's state means for its adjustment, when it was not delivered. A conversion the visitor's
  * consent held back (`skipped`, consent_denied) holds back its adjustments too: `unsupported` with the same reason and
- * hint, as revenue.md says, never `failed` (the skip itself never makes anything failed).
+ * hint, as revenue.md says, never `failed` (the skip itself never makes anything failed). One retracted before it was
+ * sent (`skipped`, retracted) is taken back already: `adjusted`.
  */
 function notDelivered(row: Row, label: string): AdjustmentResultUpdate {
   const { action_status: status, action_error: error } = row.adjustment;
   if (status === 'skipped' && error?.code === CONSENT_DENIED_CODE && error.message) {
     return settled(row, 'unsupported', error.hint ? `${error.message} ${error.hint}` : error.message);
   }
+  // Retracted before its first send (round.ts): a later retraction (a chargeback after the refund) asks for what
+  // already holds, said as the retraction the send carried says it; nothing failed.
+  if (status === 'skipped' && error?.code === RETRACTED_CODE) return settled(row, 'adjusted', retractedBeforeSendReason(label));
   const why = error?.message ? `: ${error.message}` : '';
   const reason =
     status === 'failed'

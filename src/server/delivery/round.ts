@@ -195,11 +195,19 @@ export function sendInput(record: DeliveryRecord, clickIds: Record<string, strin
   return value !== null && latest.currency ? { ...input, value, currency: latest.currency } : input;
 }
 
+/** The error code of an action skipped because its conversion was retracted before its first send. */
+export const RETRACTED_CODE = 'retracted';
+
+/** The reason of an adjustment of a conversion retracted before its first send. */
+export function retractedBeforeSendReason(label: string): string {
+  return `The conversion was retracted before it was sent, so ${label} never received it.`;
+}
+
 /** What a send of `record` folds in of its report's adjustments, or undefined when it has none. */
 function foldedAdjustments(record: DeliveryRecord, label: string): Folded | undefined {
   if (record.adjustment_ids.length === 0) return undefined;
   return record.latest_adjustment?.type === 'retract'
-    ? { ids: record.adjustment_ids, when: 'skipped', reason: `The conversion was retracted before it was sent, so ${label} never received it.` }
+    ? { ids: record.adjustment_ids, when: 'skipped', reason: retractedBeforeSendReason(label) }
     : {
         ids: record.adjustment_ids,
         when: 'delivered',
@@ -218,7 +226,7 @@ function retractedBeforeSend(row: Row, platform: DestinationPlatform): Settled {
       actionId: row.record.action_id,
       status: 'skipped',
       attempts: row.claim.attempts,
-      error: { code: 'retracted', message: `Not sent: the conversion was retracted (an adjustment) before it went out to ${platform.label}.` },
+      error: { code: RETRACTED_CODE, message: `Not sent: the conversion was retracted (an adjustment) before it went out to ${platform.label}.` },
       request: null,
     },
     folded: foldedAdjustments(row.record, platform.label),

@@ -55,9 +55,9 @@ export interface DeliveryRecord {
   destination_id: string | null;
   destination_status: string | null;
   /**
-   * The report's adjustments so far (their row ids, oldest first) and the latest of them (the last to arrive, as the
-   * platforms apply them and the API, the dashboard and the chart show them): a first send carries the conversion as
-   * it stands now.
+   * The report's adjustments so far (their row ids, oldest first) and the one it stands at (its retraction if it has
+   * one, a retraction being final; else the last to arrive, as the platforms apply them and the API, the dashboard and
+   * the chart show them: standingAdjustment of api/events): a first send carries the conversion as it stands now.
    */
   adjustment_ids: string[];
   latest_adjustment: LatestAdjustment | null;
@@ -85,8 +85,12 @@ export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonl
             e.value, e.currency, e.customer_id,
             -- a webhook report's, or a form submission's (its submission_id is the stable id of the conversion)
             coalesce(r.customer_event_id, fs.submission_id) as customer_event_id, coalesce(r.identity, fs.fields) as identity,
-            coalesce(sn.touch, fs.touch) as snapshot_touch, coalesce(sn.cookies, fs.cookies) as snapshot_cookies,
-            coalesce(sn.page_url, fs.page_url) as snapshot_page_url,
+            -- else what the event kept of them once the snapshot is gone (retention): a later stage that took its click
+            -- from its customer's signup event, a conversion sent after a long wait. Never the user agent or IP address.
+            coalesce(sn.touch, fs.touch, case when e.data ? 'touch_captured_at' and jsonb_typeof(e.data -> 'touch_captured_at') = 'string'
+                                             then jsonb_build_object('captured_at', e.data -> 'touch_captured_at') end) as snapshot_touch,
+            coalesce(sn.cookies, fs.cookies, case when jsonb_typeof(e.data -> 'platform_cookies') = 'object' then e.data -> 'platform_cookies' end) as snapshot_cookies,
+            coalesce(sn.page_url, fs.page_url, e.data ->> 'page_url') as snapshot_page_url,
             coalesce(sn.user_agent, fs.user_agent) as snapshot_user_agent, coalesce(sn.ip_address, fs.ip_address) as snapshot_ip_address,
             -- the event's copy once the snapshot or submission is gone (retention): a denial outlives its snapshot
             coalesce(sn.consent, fs.consent, e.data -> 'consent') as snapshot_consent,
@@ -94,7 +98,7 @@ export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonl
             coalesce((select array_agg(j.id order by j.created_at, j.id) from adjustments j where j.report_id = e.report_id), '{}') as adjustment_ids,
             (select jsonb_build_object('adjustment_id', j.adjustment_id, 'type', j.type, 'value', j.value, 'currency', j.currency)
              from adjustments j where j.report_id = e.report_id
-             order by j.created_at desc, j.id desc limit 1) as latest_adjustment
+             order by j.type = 'retract' desc, j.created_at desc, j.id desc limit 1) as latest_adjustment
      from event_actions a
      join events e on e.id = a.event_id
      join sites s on s.id = e.site_id

@@ -29,12 +29,13 @@ export type AdjustmentField = 'customer_event_id' | 'type' | 'value' | 'currency
 
 /**
  * What became of it: the number of events it applies to (a repeat: the first one's); `unknown_report` when no report has
- * that customer_event_id; `erased_report` when that report's person was erased; `reused` when the adjustment_id is
+ * that customer_event_id; `erased_report` when that report's person was erased; `retracted_report` when a restatement
+ * names a conversion already retracted (a retraction is final: see insertAdjustment); `reused` when the adjustment_id is
  * stored for another adjustment (`differs` says what differs). Nothing is written unless `inserted`.
  */
 export type AdjustmentRecorded =
   | { ok: true; events: number; inserted: boolean }
-  | { ok: false; reason: 'unknown_report' | 'erased_report' }
+  | { ok: false; reason: 'unknown_report' | 'erased_report' | 'retracted_report' }
   | { ok: false; reason: 'reused'; differs: AdjustmentField[] };
 
 interface StoredAdjustment {
@@ -95,6 +96,14 @@ export async function insertAdjustment(tx: Queryable, adjustment: NewAdjustment)
   }
   if (!report) return { ok: false, reason: 'unknown_report' };
   if (report.erased) return { ok: false, reason: 'erased_report' };
+  if (adjustment.type === 'restate') {
+    // A retraction is final: Google keeps a retracted conversion retracted (a restatement of it is refused,
+    // CONVERSION_ALREADY_RETRACTED), and a restatement that arrives after a refund is most often an older change
+    // delivered late (a billing system's webhooks come in any order). Recorded, it would revive the conversion: sent
+    // at that value if it had not gone out yet, and shown at it as the event's current value.
+    const [retracted] = await tx.query<{ id: string }>(`select id from adjustments where report_id = $1 and type = 'retract' limit 1`, [report.id]);
+    if (retracted) return { ok: false, reason: 'retracted_report' };
+  }
   const actions = await tx.query<{ id: string; destination: string; event_id: string }>(
     `select a.id, a.destination, a.event_id from events e join event_actions a on a.event_id = e.id
      where e.report_id = $1 order by e.sort_at, a.position`,

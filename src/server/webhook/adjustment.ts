@@ -20,7 +20,8 @@ const DIFFERS: Record<AdjustmentField, string> = {
 
 /**
  * Records an adjustment; a repeat (the same adjustment_id and body) answers as the first did. 404 when the site has no
- * report with that customer_event_id; 409 `conversion_erased` when its person was erased; 409 `adjustment_id_reused`
+ * report with that customer_event_id; 409 `conversion_erased` when its person was erased; 409 `conversion_retracted`
+ * when a restatement names a conversion already retracted; 409 `adjustment_id_reused`
  * when the adjustment_id was used for another adjustment. Those write nothing. `idHash`: the keyed hash erased rows
  * keep of their caller ids (the webhook's route gives it), so a retry of an erased adjustment is still a repeat.
  */
@@ -62,6 +63,15 @@ export async function recordAdjustment(
         409, 'conflict_error', 'conversion_erased',
         `The conversion with customer_event_id '${printable(adjustment.customer_event_id)}' belongs to a person whose data was erased ` +
           '(an erasure request): cnv adjusts it no more and recorded nothing. Adjust it on the ad platforms directly if needed.',
+        'customer_event_id',
+      );
+    }
+    if (recorded.reason === 'retracted_report') {
+      throw new ApiError(
+        409, 'conflict_error', 'conversion_retracted',
+        `The conversion with customer_event_id '${printable(adjustment.customer_event_id)}' was retracted by an earlier adjustment, ` +
+          'and a retraction is final (on the ad platforms too): nothing was recorded. If the customer paid ' +
+          'again, report that payment as a new conversion (a later stage with its own customer_event_id).',
         'customer_event_id',
       );
     }

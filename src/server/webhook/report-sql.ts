@@ -155,6 +155,19 @@ export interface SignupOfCustomer {
    * gone (its retention), so what the visitor refused stays refused for the customer's later stages.
    */
   consent?: Record<string, unknown> | null;
+  /**
+   * What the signup's first paired event keeps of its click (its match quality, click ids and data: the touch's time,
+   * page, UTM, platform cookies, consent), or null when none was paired (yet): a later stage takes its click from here
+   * once the signup's snapshot is gone (its retention, 30 days by default), as the event keeps its click ids.
+   */
+  paired?: PairedSignupEvent | null;
+}
+
+/** A signup's paired event, as a later stage takes its click from it (SignupOfCustomer.paired). */
+export interface PairedSignupEvent {
+  match_quality: string;
+  click_ids: Record<string, string> | null;
+  data: Record<string, unknown>;
 }
 
 /** The key of a later stage's search for its signup: (site, customer_id, the latest time the signup may have). */
@@ -175,7 +188,10 @@ export async function findLatestSignups(
     `select k.before, s.* from unnest($1::text[], $2::text[], $3::timestamptz[]) as k(site_id, customer_id, before)
      cross join lateral (
        select r.id, r.site_id, r.customer_id, r.customer_event_id, r.correlation_token, r.identity, r.created_at,
-         (select e.data -> 'consent' from events e where e.report_id = r.id and e.data ? 'consent' limit 1) as consent
+         (select e.data -> 'consent' from events e where e.report_id = r.id and e.data ? 'consent' limit 1) as consent,
+         (select jsonb_build_object('match_quality', e.match_quality, 'click_ids', e.click_ids, 'data', e.data) from events e
+          where e.report_id = r.id and e.erased_at is null and e.match_quality is not null and e.data ->> 'match_reason' = 'paired'
+          order by e.created_at, e.id limit 1) as paired
        from reports r
        where r.site_id = k.site_id and r.customer_id = k.customer_id and r.kind = 'saas_signup' and r.created_at <= k.before
        order by r.created_at desc limit 1

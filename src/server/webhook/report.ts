@@ -15,13 +15,14 @@ import {
   siteTriggerKey,
   type ReportKind,
   type FanOutFlow,
+  type PairedSignupEvent,
   type SignupOfCustomer,
   type StoredReport,
 } from './report-sql';
 import { ApiError } from '../http/errors';
 import { insertReportsWithEvents, isEventSlotTaken, type ReportWithEvents, type ReportWriteResult } from './report-batch-sql';
 import { liveFlowsOf } from './live-flows';
-import { describeMatch, pairingDeadline } from '../pairing';
+import { describeMatch, pairingDeadline, type Match, type MatchQuality } from '../pairing';
 import type { ValidReport } from './report-input';
 import { OCCURRED_AT_FUTURE_SKEW_MS } from './conversion-input';
 import type { ActionConfig } from '../api/flows';
@@ -303,7 +304,8 @@ export async function planReports(db: Database, firsts: readonly ReportSubmissio
     const kind = kindOf(s);
     const flows = flowsOf(s);
     const snapshot = token ? (snapshots.get(snapshotKey(s.site.id, token)) ?? null) : null;
-    const match = describeMatch(snapshot, token, { now: s.now });
+    // A stage found through its customer's signup whose snapshot is gone (retention) takes the click the signup's event kept.
+    const match = !snapshot && token && via === 'identity' && signup?.paired ? matchOfSignupEvent(signup.paired, token) : describeMatch(snapshot, token, { now: s.now });
     const response = responseOf(s, flows, token, via);
     // A later stage happened when it says (or when received), not when its signup's snapshot was taken.
     const occurredAt = kind === 'conversion' ? (s.occurredAt ?? s.now) : (match.occurredAt ?? s.now);
@@ -417,6 +419,25 @@ function resolveClick(s: ReportSubmission, signups: Map<string, SignupOfCustomer
     if (typeof value === 'string' && value.trim() !== '') identity[field as keyof ValidReport['identity']] = value;
   }
   return { token: signup.correlation_token, identity, via: signup.correlation_token ? 'identity' : 'none', signup };
+}
+
+/** What a paired event keeps of its snapshot, in `data` (pairing.ts describeMatch), that a later stage takes on. */
+const PAIRED_DATA_KEYS = [
+  'match_reason', 'page_url', 'utm', 'landing_page_url', 'landing_referrer', 'touch_captured_at', 'snapshot_occurred_at',
+  'platform_cookies', 'consent', 'received_click_ids',
+] as const;
+
+/**
+ * The match of a later stage whose customer's signup was paired but whose snapshot is gone (snapshots are deleted after
+ * CNV_SNAPSHOT_RETENTION_DAYS, 30 by default, while a first payment or a renewal comes weeks later): the click ids,
+ * match quality and snapshot fields the signup's event keeps. The user agent and IP address were never copied into
+ * an event, so they are not sent.
+ */
+function matchOfSignupEvent(paired: PairedSignupEvent, token: string): Match {
+  const data: Record<string, unknown> = { correlation_token: token };
+  for (const key of PAIRED_DATA_KEYS) if (paired.data[key] !== undefined && paired.data[key] !== null) data[key] = paired.data[key];
+  const clickIds = paired.click_ids && Object.keys(paired.click_ids).length > 0 ? { ...paired.click_ids } : null;
+  return { matchQuality: paired.match_quality as MatchQuality, reason: 'paired', clickIds, occurredAt: null, data, snapshot: null };
 }
 
 /** The items of a list with distinct keys (the first of each key). */

@@ -194,7 +194,8 @@ export default async function webhookRoutes(fastify: FastifyInstance, ctx: AppCo
           409: {
             ...ErrorEnvelope,
             description: 'adjustment_id_reused: the adjustment_id was used for another conversion, type, value or currency; ' +
-              "conversion_erased: the conversion's person was erased. Nothing is recorded.",
+              "conversion_erased: the conversion's person was erased; conversion_retracted: a restatement of a conversion " +
+              'already retracted (a retraction is final). Nothing is recorded.',
           },
         },
       },

@@ -129,6 +129,57 @@ describe('adjustments: restate and retract a reported conversion', () => {
     for (const adjustment of done.adjustments) {
       for (const result of adjustment.results) expect(result).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/retracted before it was sent/) });
     }
+    // A chargeback after the refund, once the conversion was skipped as retracted: taken back already, nothing failed.
+    expect((await adjust({ adjustment_id: id('chargeback'), customer_event_id: order, type: 'retract' })).status).toBe(200);
+    await r.drain();
+    const [, , chargeback] = (await r.api('GET', `/v1/events/${done.id}`)).adjustments;
+    for (const result of chargeback.results) expect(result).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/retracted before it was sent/) });
+    expect(r.fakes.microsoft.requests.length).toBe(sent.microsoft);
+  });
+
+  it('keeps a retraction final: a restatement after it is a 409 that records nothing, before and after the first send', async () => {
+    // Refund, then a plan change delivered late (billing webhooks come in any order), before the conversion went out.
+    const order = await paidSignup(50);
+    expect((await adjust({ adjustment_id: id('refund'), customer_event_id: order, type: 'retract' })).status).toBe(200);
+    const late = await adjust({ adjustment_id: id('upgrade'), customer_event_id: order, type: 'restate', value: 30, currency: 'EUR' });
+    expect(late.status).toBe(409);
+    expect(late.body.error).toMatchObject({ type: 'conflict_error', code: 'conversion_retracted', param: 'customer_event_id' });
+    expect(late.body.error.message).toMatch(/retracted .*final.*nothing was recorded.*new conversion/);
+    // A restatement stored after the retraction before the webhook refused it (older data; the retraction hidden for the
+    // insert) does not bring the conversion back either.
+    const [refund] = await r.svc.db.query<{ id: string }>(`select j.id from adjustments j join reports p on p.id = j.report_id where p.customer_event_id = $1`, [order]);
+    await r.svc.db.query(`update adjustments set type = 'restate', value = 1, currency = 'EUR' where id = $1`, [refund!.id]);
+    const older = await adjust({ adjustment_id: id('older'), customer_event_id: order, type: 'restate', value: 30, currency: 'EUR' });
+    await r.svc.db.query(`update adjustments set type = 'retract', value = null, currency = null where id = $1`, [refund!.id]);
+    expect(older.status).toBe(200);
+    const sent = { meta: r.fakes.meta.requests.length, google: r.fakes.google.ingested().length, microsoft: r.fakes.microsoft.requests.length };
+    await r.drain();
+    // Never sent: not at 30, not at all.
+    expect(r.fakes.meta.requests.length).toBe(sent.meta);
+    expect(r.fakes.google.ingested().length).toBe(sent.google);
+    expect(r.fakes.microsoft.requests.length).toBe(sent.microsoft);
+    const unsent = await eventOf(order);
+    expect(unsent).toMatchObject({ value: 50, current_value: 0, current_currency: 'EUR' });
+    expect(unsent.adjustments.map((a: any) => a.type)).toEqual(['retract', 'restate']);
+    for (const action of unsent.actions) expect(action).toMatchObject({ status: 'skipped', error: { code: 'retracted' } });
+
+    // Restate 50, restate 30, retract, then a restatement that arrives late: the conversion ends retracted everywhere.
+    const delivered = await paidSignup(40);
+    await r.drain();
+    for (const [type, value] of [['restate', 50], ['restate', 30], ['retract', null]] as const) {
+      expect((await adjust({ adjustment_id: id('adj'), customer_event_id: delivered, type, ...(value === null ? {} : { value, currency: 'EUR' }) })).status).toBe(200);
+    }
+    await r.drain();
+    const microsoftAdjustments = r.fakes.microsoft.adjustments.length;
+    expect(r.fakes.microsoft.adjustments.at(-1)).toMatchObject({ adjustmentType: 'Retract' });
+    expect((await adjust({ adjustment_id: id('adj'), customer_event_id: delivered, type: 'restate', value: 45, currency: 'EUR' })).status).toBe(409);
+    await r.drain();
+    expect(r.fakes.microsoft.adjustments.length).toBe(microsoftAdjustments);
+    const done = await eventOf(delivered);
+    expect(done).toMatchObject({ value: 40, current_value: 0, current_currency: 'EUR' });
+    expect(done.adjustments.map((a: any) => [a.type, a.value])).toEqual([['restate', 50], ['restate', 30], ['retract', null]]);
+    // A second retraction (a chargeback after the refund) is still taken.
+    expect((await adjust({ adjustment_id: id('chargeback'), customer_event_id: delivered, type: 'retract' })).status).toBe(200);
   });
 
   it('sends a failed conversion again at its restated value when it is redelivered, and settles the adjustment that had failed', async () => {

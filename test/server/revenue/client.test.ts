@@ -26,6 +26,8 @@ describe('the client: value, later stages, adjustments', () => {
     expect(again.ok && again.response).toEqual(stage.ok && stage.response);
     const restate = await client.adjustConversion({ adjustmentId: 'c-adj-1', customerEventId: 'c-paid-1', type: 'restate', value: 19, currency: 'EUR' });
     expect(restate).toMatchObject({ ok: true, response: { status: 'accepted', adjustment_id: 'c-adj-1', events: 1 } });
+    // An adjustment takes no correlation token: none is said to be missing.
+    expect(restate).toMatchObject({ correlationToken: null, tokenProblem: null });
     const retract = await client.adjustConversion({ adjustmentId: 'c-adj-2', customerEventId: 'c-paid-1', type: 'retract' });
     expect(retract.ok).toBe(true);
     const unknown = await client.adjustConversion({ adjustmentId: 'c-adj-3', customerEventId: 'nope', type: 'retract' });
@@ -51,6 +53,45 @@ describe('the client: value, later stages, adjustments', () => {
     const reused = await client.reportConversion('paid', { customerEventId: 'c-user-7', customerId: 'acct_7', value: 49, currency: 'EUR' });
     expect(reused).toMatchObject({ ok: false, sent: true, reason: 'rejected', httpStatus: 409, attempts: 1, error: { code: 'customer_event_id_reused', param: 'customer_event_id' } });
     expect(!reused.ok && reused.message).toMatch(/customer_event_id_reused: This customer_event_id was already used on this site for a signup/);
+  });
+
+  it('applies an adjustment once when the answer to its first attempt is lost and the client sends it again', async () => {
+    const base = `http://127.0.0.1:${(r.svc.app.server.address() as { port: number }).port}`;
+    let calls = 0;
+    // The first attempt reaches the service and is recorded, but its answer never comes back (a reset connection).
+    const losesFirstAnswer: typeof fetch = async (url, init) => {
+      const response = await fetch(url, init);
+      if (++calls === 1) {
+        await response.text();
+        throw new TypeError('fetch failed');
+      }
+      return response;
+    };
+    const flaky = createCnvClient({
+      webhookBaseUrl: base, siteKey: r.setup.site.site_key, triggerKey: DEMO.triggerKey, secret: r.setup.webhookSecret,
+      fetch: losesFirstAnswer, sleep: async () => undefined, random: () => 0,
+    });
+    expect((await client.reportSignup({ customerEventId: 'c-lost-1', allowUncorrelated: true, email: 'lost@example.com', value: 40, currency: 'EUR' })).ok).toBe(true);
+    await r.drain();
+    const microsoft = r.fakes.microsoft.adjustments.length;
+    const restate = await flaky.adjustConversion({ adjustmentId: 'c-lost-adj', customerEventId: 'c-lost-1', type: 'restate', value: 25, currency: 'EUR' });
+    expect(restate).toMatchObject({ ok: true, attempts: 2, response: { status: 'accepted', adjustment_id: 'c-lost-adj', events: 1 } });
+    await r.drain();
+    expect(r.fakes.microsoft.adjustments.length - microsoft).toBe(1);
+    const event = (await r.api('GET', `/v1/events?site_id=${r.setup.site.id}`)).data.find((e: any) => e.customer_event_id === 'c-lost-1');
+    expect(event.adjustments).toHaveLength(1);
+    expect(event).toMatchObject({ value: 40, current_value: 25 });
+
+    // Every attempt lost: the message names the id the service dedupes an adjustment on.
+    const down = createCnvClient({
+      webhookBaseUrl: base, siteKey: r.setup.site.site_key, triggerKey: DEMO.triggerKey, secret: r.setup.webhookSecret,
+      fetch: async () => { throw new TypeError('fetch failed'); }, sleep: async () => undefined, maxAttempts: 2,
+    });
+    const gaveUp = await down.adjustConversion({ adjustmentId: 'c-down-adj', customerEventId: 'c-lost-1', type: 'retract' });
+    expect(gaveUp).toMatchObject({ ok: false, reason: 'gave_up', attempts: 2 });
+    expect(!gaveUp.ok && gaveUp.message).toMatch(/Safe to send again later with the same adjustmentId: the service dedupes on it\.$/);
+    const report = await down.reportConversion('paid', { customerEventId: 'c-down-paid', customerId: 'acct_9' });
+    expect(!report.ok && report.message).toMatch(/same customerEventId: the service dedupes on it\.$/);
   });
 
   it('checks the input before sending anything', async () => {

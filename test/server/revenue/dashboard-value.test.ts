@@ -38,6 +38,9 @@ describe('value and adjustments on the dashboard', () => {
     // A signup found by customer id, but without a click: said so, not "none (the signup …)".
     const unpaired = eventPage(session, event({ match: 'none' }));
     expect(unpaired).toContain('none: the signup user_1 (same customer id) had no click; its identity fields (email, phone, names) went with the stage');
+    // No signup found (a renewal past the identity retention, a customer id never reported): said why, not a bare "none".
+    const alone = eventPage(session, event({ match: 'none', signup_customer_event_id: undefined, click_ids: null, match_quality: 'low' }));
+    expect(alone).toContain('none: no signup with this customer id was reported before the stage (or it is past the identity retention, which clears customer ids), so no ad click went with it');
     expect(page).toContain('Retracted');
     expect(page).toContain('No retraction in the Data Manager API.');
   });
@@ -45,7 +48,7 @@ describe('value and adjustments on the dashboard', () => {
   it('says how a stage found its click through its signup, in the stage and in its pairing', () => {
     const page = eventPage(session, event({ match_reason: 'paired', correlation_token: 'AAAAAAAAAAAAAAAAAAAAAA' }));
     expect(page).toMatch(/<code>AAAAAAAAAAAAAAAAAAAAAA<\/code> <span class="hint">the signup user_1(&#39;|')s \(found by customer id\)/);
-    expect(page).toContain('signup (found by customer id) found the loader');
+    expect(page).toContain("signup (found by customer id) found the loader&#39;s snapshot, or once that snapshot&#39;s retention had passed, the click the signup&#39;s event kept");
     expect(page).not.toContain('correlation token found the loader');
   });
 

@@ -138,10 +138,19 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     expect(again.result.request).toMatchObject({ deduplicated: 'CONVERSION_ALREADY_RETRACTED' });
   });
 
-  it('a restatement after a retraction is failed with Google\'s reason, not adjusted: Google keeps the conversion retracted', async () => {
+  it('a restatement after a retraction is refused; one stored before that rule is failed with Google\'s reason, not adjusted: Google keeps the conversion retracted', async () => {
     const conversion = await uploaded();
     expect((await adjust(conversion.customerEventId, `cancel-${kind.name}`, 'retract')).result).toMatchObject({ status: 'adjusted' });
-    const restated = await adjust(conversion.customerEventId, `reinstate-${kind.name}`, 'restate', 49);
+    const refused = await db.transaction((tx) =>
+      insertAdjustment(tx, { siteId: fx.site.id, adjustmentId: `refused-${kind.name}`, customerEventId: conversion.customerEventId, type: 'restate', value: 49, currency: 'EUR', occurredAt: new Date() }),
+    );
+    expect(refused).toEqual({ ok: false, reason: 'retracted_report' });
+    // A restatement stored after a retraction before the webhook refused it (older data): the retraction is hidden
+    // for the insert, then put back.
+    await db.query(`update adjustments set type = 'restate', value = 0, currency = 'EUR' where adjustment_id = $1`, [`cancel-${kind.name}`]);
+    const restated = await adjust(conversion.customerEventId, `reinstate-${kind.name}`, 'restate', 49).finally(() =>
+      db.query(`update adjustments set type = 'retract', value = null, currency = null where adjustment_id = $1`, [`cancel-${kind.name}`]),
+    );
     expect(restated.requests).toHaveLength(1);
     expect(restated.result.status).toBe('failed');
     expect(restated.result.reason).toMatch(/already retracted.*not processed/);
@@ -195,43 +204,18 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     expect(ads.requests.length).toBe(before);
   });
 
-  it('holds an adjustment of a conversion under 24 hours old until then, and sends it once the conversion is old enough', async () => {
-    // ConversionAdjustmentUploadError.TOO_RECENT_CONVERSION: "Adjustment can't be recorded because the conversion
-    // occurred too recently. Try adjusting a conversion that occurred at least 24 hours ago."
+  it('sends an adjustment of a conversion under 24 hours old at once (a same-day refund): Google no longer makes it wait', async () => {
+    // Google Ads Developer Blog, 2024-08-12: since 9 September 2024 adjustments "can be uploaded immediately after the
+    // original conversion has been uploaded"; TOO_RECENT_CONVERSION is no longer answered.
     const conversion = await uploaded(2 * HOUR_MS);
     const early = await adjust(conversion.customerEventId, `same-day-refund-${kind.name}`, 'retract');
-    expect(early.requests).toHaveLength(0);
-    expect(early.result).toMatchObject({ status: 'queued', reason: expect.stringMatching(/24 hours/) });
-    const [waiting] = await db.query<{ due_at: Date }>(
-      `select r.due_at from adjustment_results r join adjustments a on a.id = r.adjustment_id where a.adjustment_id = $1`,
-      [`same-day-refund-${kind.name}`],
-    );
-    expect(waiting!.due_at.getTime()).toBeGreaterThanOrEqual(conversion.occurredAt.getTime() + 24 * HOUR_MS);
-
-    ahead = 23 * HOUR_MS; // the conversion is 25 hours old now
-    await db.query(`update adjustment_results set due_at = now() - interval '1 second' where status = 'queued'`);
-    const before = ads.requests.length;
-    await worker().drain();
-    const sent = ads.requests.slice(before).filter((r) => r.path.endsWith(':uploadConversionAdjustments'));
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.problems).toEqual([]);
-    const [row] = await db.query<{ status: string }>(
-      `select r.status from adjustment_results r join adjustments a on a.id = r.adjustment_id where a.adjustment_id = $1`,
-      [`same-day-refund-${kind.name}`],
-    );
-    expect(row!.status).toBe('adjusted');
+    expect(early.requests).toHaveLength(1);
+    expect(early.requests[0]!.problems).toEqual([]);
+    expect(early.result).toMatchObject({ status: 'adjusted', reason: null, attempts: 1 });
     expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ retracted: true });
   });
 
-  it('the fake answers TOO_RECENT_CONVERSION for a conversion under 24 hours old, and cnv waits rather than fails', async () => {
-    const conversion = await uploaded(2 * HOUR_MS);
-    const res = await fetch(`${ads.url}/v26/customers/${CUSTOMER_ID}:uploadConversionAdjustments`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
-      body: JSON.stringify({ partialFailure: true, conversionAdjustments: [{ conversionAction: ACTION, adjustmentType: 'RETRACTION', adjustmentDateTime: '2099-01-01 00:00:00+00:00', orderId: conversion.orderId }] }),
-    });
-    expect(JSON.stringify(await res.json())).toMatch(/TOO_RECENT_CONVERSION/);
-    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ retracted: false });
-    // Should Google still say so (its clock ahead of cnv's), the adjustment waits to be sent again; it is not failed.
+  it('waits rather than fails should Google still answer TOO_RECENT_CONVERSION', async () => {
     const old = await uploaded();
     ads.respondWith({ kind: 'rowError', code: 'TOO_RECENT_CONVERSION', message: "Adjustment can't be recorded because the conversion occurred too recently." });
     const answered = await adjust(old.customerEventId, `early-by-google-${kind.name}`, 'retract');

@@ -6,6 +6,7 @@ import { snapshotsPath } from '../../../src/protocol/collector';
 import { newToken, snapshotBody } from '../support/fixtures';
 import { checkOccurredAt } from '../../../src/server/webhook/conversion-input';
 import { recordReports } from '../../../src/server/webhook/report';
+import { purgeExpiredSnapshots } from '../../../src/server/collector/retention';
 
 const ORIGIN = 'http://localhost:8788';
 const DAY = 86_400_000;
@@ -200,6 +201,32 @@ describe('later stages of a customer (the conversion trigger)', () => {
     const res = await stage(body);
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe(param);
+  });
+
+  it("carries the signup's click when the signup's snapshot is gone (retention: a payment weeks after the signup)", async () => {
+    const token = newToken();
+    const captured = Date.now() - 3_600_000;
+    await beacon(token, clicks);
+    const signupId = id('signup');
+    expect((await signup({ customer_event_id: signupId, correlation_token: token, customer_id: 'cus_month', email: 'month@example.com' })).status).toBe(200);
+    await r.drain();
+    // The snapshot retention (30 days by default) runs 31 days on: the signup's snapshot is deleted, its event stays.
+    expect(await purgeExpiredSnapshots(r.svc.db, 30, new Date(Date.now() + 31 * DAY))).toBeGreaterThan(0);
+    expect(await r.svc.db.query('select 1 from snapshots where correlation_token = $1', [token])).toEqual([]);
+
+    const paidId = id('paid');
+    const res = await stage({ customer_event_id: paidId, customer_id: 'cus_month', value: 49, currency: 'EUR' });
+    expect(res.body).toMatchObject({ status: 'promoted', correlated: true, match: 'identity' });
+    await r.drain();
+    const [event] = await eventsOf(paidId);
+    expect(event).toMatchObject({ match: 'identity', match_quality: 'high', click_ids: clicks, status: 'completed', touch_captured_at: expect.any(String) });
+    expect(r.fakes.google.ingested().at(-1)!.event).toMatchObject({ adIdentifiers: { gclid: clicks.gclid }, conversionValue: 49 });
+    expect(r.fakes.microsoft.applied.at(-1)).toMatchObject({ microsoftClickId: clicks.msclkid, conversionValue: 49 });
+    expect(r.fakes.linkedin.events.at(-1)!.userIds).toContainEqual({ idType: 'LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID', idValue: clicks.li_fat_id });
+    // fbc dated at the click (the touch's time the signup's event kept), not at the payment.
+    const fbc = r.fakes.meta.requests.at(-1)!.body.data[0].user_data.fbc as string;
+    expect(fbc).toMatch(new RegExp(`^fb\\.1\\.\\d+\\.${clicks.fbclid}$`));
+    expect(Math.abs(Number(fbc.split('.')[2]) - captured)).toBeLessThan(60_000);
   });
 
   it('refuses a stage signed with another secret', async () => {

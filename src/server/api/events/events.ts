@@ -74,15 +74,23 @@ function triggerTypeOf(row: EventRow): string | null {
 }
 
 /**
- * A conversion's value as it stands after its adjustments (the last to arrive wins, as the platforms apply them and a
- * first send folds them in): a restatement's value and currency, 0 once retracted (in the reported currency), else the
- * reported value.
+ * The adjustment a conversion stands at: its retraction, once it has one (a retraction is final: the webhook refuses a
+ * restatement after it, 409 conversion_retracted, and one stored before that rule changes nothing), else the last to
+ * arrive, as the platforms apply them and a first send folds them in.
+ */
+export function standingAdjustment<A extends { type: string }>(adjustments: readonly A[]): A | undefined {
+  return adjustments.find((a) => a.type === 'retract') ?? adjustments.at(-1);
+}
+
+/**
+ * A conversion's value as it stands after its adjustments (standingAdjustment): a restatement's value and currency, 0
+ * once retracted (in the reported currency), else the reported value.
  */
 export function currentValueOf(
   reported: { value: number | null; currency: string | null },
   adjustments: ReadonlyArray<{ type: string; value: number | null; currency: string | null }>,
 ): { value: number | null; currency: string | null } {
-  const latest = adjustments.at(-1);
+  const latest = standingAdjustment(adjustments);
   if (latest?.type === 'retract') return { value: 0, currency: reported.currency };
   if (latest?.type === 'restate' && latest.value !== null) return { value: latest.value, currency: latest.currency };
   return reported;

@@ -117,7 +117,7 @@ function pairingWhy(event: EventRecord): string | null {
   if (isErased(event)) return 'Its person was erased: the correlation token and the click data are gone.';
   const reason = text(event.match_reason);
   if (reason === 'paired' && event.trigger_type === 'conversion' && text(event.match) === 'identity') {
-    return "The correlation token of its customer's signup (found by customer id) found the loader's snapshot: the click travels with this stage.";
+    return "The correlation token of its customer's signup (found by customer id) found the loader's snapshot, or once that snapshot's retention had passed, the click the signup's event kept: the click travels with this stage.";
   }
   if (reason) return MATCH_REASONS[reason] ?? reason;
   return event.trigger === 'form_submission' ? 'A form submission carries its own click data: no pairing needed.' : null;
@@ -263,10 +263,15 @@ ${adjustmentsOf(event)}
 
 /**
  * How a later stage found its click, in words: through its own token, through its customer's signup, or not at all
- * (when a signup was found without a click, its identity fields still completed the stage's).
+ * (when a signup was found without a click, its identity fields still completed the stage's; when none was found, why
+ * that may be: reported after the stage, or its customer id cleared by the identity retention, as for a yearly renewal).
  */
 function stageMatch(match: string | null, signup: string | null): string | null {
   if (!match) return null;
-  if (match === 'none') return signup ? `none: the signup ${signup} (same customer id) had no click; its identity fields (email, phone, names) went with the stage` : 'none';
+  if (match === 'none') {
+    return signup
+      ? `none: the signup ${signup} (same customer id) had no click; its identity fields (email, phone, names) went with the stage`
+      : 'none: no signup with this customer id was reported before the stage (or it is past the identity retention, which clears customer ids), so no ad click went with it: only its own email and phone';
+  }
   return signup ? `${match} (the signup ${signup})` : match;
 }

@@ -1,5 +1,5 @@
 /** The Events page: the spec's filters, timestamp paging, each event's destinations and statuses, and the daily chart. */
-import type { EventRecord } from '../../api/events';
+import { standingAdjustment, type EventRecord } from '../../api/events';
 import { platformFor } from '../../destinations';
 import type { SiteRecord } from '../../api/sites';
 import type { FlowRecord } from '../../api/flows';
@@ -94,7 +94,7 @@ export function isErased(event: EventRecord): boolean {
 
 /** The badge of the conversion's latest adjustment (retracted, restated), or '' when it was never adjusted. */
 export function adjustedBadge(event: EventRecord): Html | string {
-  const latest = event.adjustments?.at(-1)?.type;
+  const latest = standingAdjustment(event.adjustments ?? [])?.type;
   return latest === 'retract' ? html`<span class="badge bad">retracted</span>` : latest === 'restate' ? html`<span class="badge">restated</span>` : '';
 }
 
@@ -104,7 +104,7 @@ export function adjustedBadge(event: EventRecord): Html | string {
  */
 export function currentValue(event: EventRecord): Html | string | null {
   const reported = moneyOf(extra(event, 'value'), extra(event, 'currency'));
-  const latest = event.adjustments?.at(-1);
+  const latest = standingAdjustment(event.adjustments ?? []);
   if (latest?.type === 'retract') return html`${reported ? html`<s>${reported}</s> ` : ''}${adjustedBadge(event)}`;
   if (latest?.type === 'restate') {
     const now = moneyOf(latest.value, latest.currency);

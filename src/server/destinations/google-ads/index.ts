@@ -37,7 +37,10 @@ export const googleAdsPlatform: DestinationPlatform = {
   checkAction: checkGoogleAdsAction,
   // The transaction id is per cnv event and action (transactionIdFor): two events of one report reach one action as two
   // transactions. Verified 2026-11-29 (Google Ads API ConversionActionCountingType): MANY_PER_CLICK "Count all
-  // conversions per click", ONE_PER_CLICK "Count only one conversion per click".
+  // conversions per click", ONE_PER_CLICK "Count only one conversion per click": a later stage's second payment or renewal
+  // of one click counts only with MANY_PER_CLICK (revenue.md says so). Verified the same day (ConversionAction):
+  // click_through_lookback_window_days, "The maximum number of days that may elapse between an interaction (for
+  // example, a click) and a conversion event"; NOT verified here: its largest allowed value.
   countsEachEventIn: (config) => conversionActionId(config),
   maxBatchSize: MAX_EVENTS_PER_INGEST,
   sendBatch: (inputs, ctx) => (ctx.connection.settings.api === 'google_ads_api' ? sendLegacyBatch(inputs, ctx) : sendDataManagerBatch(inputs, ctx)),

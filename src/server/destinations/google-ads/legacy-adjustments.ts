@@ -33,12 +33,16 @@
  *   for a RETRACTION row what was asked for, counted as applied; for a RESTATEMENT row a refusal, `failed` with the
  *   reason, since Google keeps the conversion retracted; legacy-response.ts),
  *   CONVERSION_NOT_FOUND, CONVERSION_EXPIRED ("more than 54 days ago"), ADJUSTMENT_PRECEDES_CONVERSION (permanent),
- *   TOO_RECENT_CONVERSION ("Adjustment can't be recorded because the conversion occurred too recently. Try adjusting a
- *   conversion that occurred at least 24 hours ago"; verified 2026-11-29 in the enum's reference,
- *   developers.google.com/google-ads/api/reference/rpc/v25/ConversionAdjustmentUploadErrorEnum.ConversionAdjustmentUploadError,
- *   and googleapis' conversion_adjustment_upload_error.proto, value 9). So an adjustment of a conversion under 24 hours
- *   old is not sent: it waits (retry_later) until the conversion is 24 hours old, then goes out; a same-day refund
- *   used to fail for good on Google's answer.
+ * *   TOO_RECENT_CONVERSION ("Adjustment can't be recorded because the conversion occurred too recently. Try adjusting a
+ *   conversion that occurred at least 24 hours ago"; still listed in the enum's reference, v25). But Google stopped
+ *   answering it on 9 September 2024 (Google Ads Developer Blog, "Improvements to conversion adjustment uploads",
+ *   2024-08-12, checked 2026-11-29: "Google Ads API users will no longer need to wait 24 hours before uploading
+ *   conversion adjustments - they can be uploaded immediately after the original conversion has been uploaded";
+ *   "Remove any logic from your application that waits before uploading adjustments"; such adjustments count as
+ *   pending in the diagnostics until processed, up to 24 hours). So cnv sends an adjustment as soon as its conversion
+ *   was uploaded, a same-day refund included; should Google answer TOO_RECENT_CONVERSION all the same, the adjustment
+ *   waits and is sent again (legacy-response.ts), never failed. Which two codes the post removes is in a list the stored
+ *   copy of the post does not show; ppc.land's report of it names TOO_RECENT_CONVERSION_ACTION and TOO_RECENT_CONVERSION.
  * Not verified: the field name Google puts in a partial failure's location for this request (`conversion_adjustments`,
  * by analogy with `conversions` of uploadClickConversions; an error without a location counts for every row), and a
  * per-request maximum of adjustments (cnv sends at most the platform's batch size, 2000, per request).
@@ -63,11 +67,6 @@ export interface UploadConversionAdjustmentsBody {
   partialFailure: true;
 }
 
-/** Google adjusts a conversion from 24 hours after it happened (TOO_RECENT_CONVERSION), so cnv waits that long first. */
-const ADJUSTABLE_AFTER_MS = 24 * 3_600_000;
-/** Sent this long after the 24 hours, so a clock a little behind Google's still finds the conversion old enough. */
-const ADJUSTABLE_MARGIN_MS = 5 * 60_000;
-
 /** The repeated field of the request whose index a partial failure's location names. */
 export const ADJUSTMENTS_FIELD = 'conversion_adjustments';
 
@@ -88,22 +87,7 @@ export function prepareLegacyAdjustment(
   input: AdjustmentInput,
   account: GoogleAdsAccount,
   settings: Settings,
-  now: Date,
 ): { ok: true; prepared: PreparedLegacyAdjustment } | { ok: false; outcome: AdjustmentOutcome } {
-  const waitMs = input.original.occurredAt.getTime() + ADJUSTABLE_AFTER_MS - now.getTime();
-  if (waitMs > 0) {
-    return {
-      ok: false,
-      outcome: {
-        kind: 'retry_later',
-        afterMs: waitMs + ADJUSTABLE_MARGIN_MS,
-        error: {
-          code: 'conversion_too_recent',
-          message: 'Google Ads adjusts a conversion only once it is 24 hours old (TOO_RECENT_CONVERSION); the adjustment is sent then.',
-        },
-      },
-    };
-  }
   const original = prepareClickConversion(input.original, account, settings);
   if (!original.ok) {
     return { ok: false, outcome: { kind: 'failed', error: { ...original.error, message: `The original conversion cannot be named for Google Ads: ${original.error.message}` } } };
@@ -148,9 +132,8 @@ export async function adjustLegacyBatch(inputs: readonly AdjustmentInput[], ctx:
   if (!account.ok) return inputs.map(() => ({ kind: 'failed', error: account.error }));
   const outcomes: AdjustmentOutcome[] = new Array(inputs.length);
   const requests = new Map<string, Array<{ index: number; prepared: PreparedLegacyAdjustment }>>();
-  const now = ctx.now();
   inputs.forEach((input, index) => {
-    const built = prepareLegacyAdjustment(input, account.value, ctx.settings, now);
+    const built = prepareLegacyAdjustment(input, account.value, ctx.settings);
     if (!built.ok) outcomes[index] = built.outcome;
     else requests.set(built.prepared.requestKey, [...(requests.get(built.prepared.requestKey) ?? []), { index, prepared: built.prepared }]);
   });

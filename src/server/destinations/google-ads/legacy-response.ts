@@ -52,8 +52,8 @@ const RESTATED_AFTER_RETRACTION_HINT =
 /**
  * Row errors Google documents as "try again" later: TOO_RECENT_CONVERSION_ACTION ("Try importing again in 6 hours") and
  * TOO_RECENT_EVENT (ConversionUploadError), and TOO_RECENT_CONVERSION (ConversionAdjustmentUploadError: "Try adjusting
- * a conversion that occurred at least 24 hours ago"; legacy-adjustments.ts holds such adjustments back until then, so
- * this meets only a clock that differs from Google's).
+ * a conversion that occurred at least 24 hours ago"; Google stopped answering it in September 2024, see
+ * legacy-adjustments.ts, which sends adjustments at once: should it come all the same, the adjustment waits and goes again).
  */
 const TOO_RECENT = new Set(['TOO_RECENT_CONVERSION_ACTION', 'TOO_RECENT_EVENT', 'TOO_RECENT_CONVERSION']);
 const TOO_RECENT_RETRY_MS = 6 * 60 * 60_000;

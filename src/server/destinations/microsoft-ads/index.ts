@@ -7,6 +7,14 @@
  * automated bidding bid strategy, clearing the Include in "Conversions" checkbox will result in these conversions no
  * longer factoring into automated bidding calculations." An offline goal and a UET goal are two goals; the docs tell the
  * advertiser to clear that box on one of them. NOT verified: any dedup between an offline conversion and a UET one.
+ *
+ * Counting repeat conversions of one click (a second payment, a renewal), checked 2026-11-29 (OfflineConversion,
+ * bingads-13): "If you set the CountType of the OfflineConversionGoal to All, then all offline conversions for the same
+ * MicrosoftClickId with different conversion times will be added cumulatively. If you set the CountType … to Unique,
+ * then only the first conversion that happens after an ad click will be counted. Duplicate offline conversions with
+ * the same MicrosoftClickId and ConversionTime will be ignored." Each stage is sent at its own occurred_at, so it is
+ * never such a duplicate; whether it counts is the goal's CountType (revenue.md says so). NOT verified: the longest
+ * ConversionWindowInMinutes a goal takes (cnv's 90-day click-age rule, request.ts, stands on ConversionTime's 90 days).
  */
 import { OAuthClientRefused, ReauthorizationRequired, type ConnectionTestResult, type DeliveryError, type DeliveryInput, type DeliveryOutcome, type DestinationPlatform, type SendContext } from '../destination';
 import { parseJson, requestJson } from '../http';
