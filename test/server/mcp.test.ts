@@ -19,7 +19,7 @@ import { connectTriggerSource } from '../../src/server/webhook/secret-sql';
 import { serviceSecretBox } from '../../src/server/db/secret-box';
 
 const TOOL_NAMES = [
-  'list_sites', 'update_site', 'connect_destination', 'connect_trigger_source', 'get_handoff', 'list_destinations',
+  'list_sites', 'update_site', 'create_site', 'connect_destination', 'connect_trigger_source', 'get_handoff', 'list_destinations',
   'list_flows', 'create_flow', 'publish_flow', 'get_flow', 'update_flow', 'unpublish_flow', 'list_events', 'get_event',
   'redeliver_event', 'redeliver_destination',
 ];
@@ -68,7 +68,7 @@ describe('the agent tools over POST /mcp', () => {
     return { status: res.status, html: await res.text() };
   }
 
-  it('lists the sixteen tools, each with a description for a model and the REST route’s own input schema', async () => {
+  it('lists the seventeen tools, each with a description for a model and the REST route’s own input schema', async () => {
     const client = await connect(svc.auth.authorization);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
@@ -82,6 +82,8 @@ describe('the agent tools over POST /mcp', () => {
     expect(updateSite.additionalProperties).toBe(false);
     expect(updateSite.properties.domain).toEqual(plain(SiteFields.properties.domain));
     expect(plain(byName.create_flow!.inputSchema)).toEqual(plain(CreateFlowBody));
+    expect((byName.create_site!.inputSchema as any).properties).toEqual(plain(SiteFields.properties));
+    expect(byName.create_site!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(byName.connect_trigger_source!.description).toContain('open this url in their browser');
     expect(byName.connect_trigger_source!.description).toContain('never shown to you');
     // Finishing it again rotates the secret the backend holds: the description says so before an agent repeats it.
@@ -340,17 +342,49 @@ describe('the agent tools over POST /mcp', () => {
     await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toThrow(/^MCP error -32602: Unknown tool 'delete_everything'; the tools are: list_sites, /);
   });
 
-  it('says, when the account has no site, that no tool creates one and what the user can do', async () => {
+  it('says, when the account has no site, to create one with create_site', async () => {
     const siteless: Tenant = await svc.addTenant('Siteless');
     await svc.db.query('delete from sites where account_id = $1', [siteless.accountId]);
     const client = await connect(siteless.auth.authorization);
     const none = await call(client, 'list_sites');
     expect(none.structuredContent.data).toEqual([]);
-    expect(none.content[1]!.text).toMatch(/^The account has no site\. No tool creates a site: ask the user to create one .* then call list_sites\.$/);
+    expect(none.content[1]!.text).toMatch(/^The account has no site\. Call create_site with the website's domain/);
     const refused = await call(client, 'connect_trigger_source', {});
     expect(refused.structuredContent.error).toMatchObject({ code: 'no_site', param: 'site_id' });
-    expect(refused.content[1]!.text).toContain('No tool creates a site: ask the user to create one');
-    expect(refused.content[1]!.text).toContain('then call list_sites');
+    expect(refused.content[1]!.text).toContain('Call create_site');
+    const created = await call(client, 'create_site', { name: 'Brand', domain: 'https://Acme.example' });
+    expect(created.isError).toBeFalsy();
+    expect(created.structuredContent).toMatchObject({ name: 'Brand', domain: 'https://acme.example', site_key: expect.any(String) });
+    expect((await call(client, 'list_sites')).structuredContent.data.map((s: { id: string }) => s.id)).toEqual([created.structuredContent.id]);
+  });
+
+  it('lets an assistant add the sites of one client (a landing-page domain), each with its own webhook, in its account only', async () => {
+    const agency: Tenant = await svc.addTenant('Client with three websites');
+    const other: Tenant = await svc.addTenant('Another client');
+    const client = await connect(agency.auth.authorization);
+    const landing = await call(client, 'create_site', { name: 'Offers', domain: 'https://offers.example', timezone: 'Europe/Berlin' });
+    expect(landing.isError).toBeFalsy();
+    const site = landing.structuredContent;
+    expect(site).toMatchObject({ id: expect.stringMatching(/^site_/), name: 'Offers', domain: 'https://offers.example', timezone: 'Europe/Berlin' });
+    // The next step: the snippet of this site, and its id for the per-site tools.
+    expect(landing.content[1]!.text).toContain(`loader.js?site_key=${site.site_key}`);
+    expect(landing.content[1]!.text).toContain(`pass site_id '${site.id}' to connect_trigger_source, create_flow`);
+    const sites = (await call(client, 'list_sites')).structuredContent.data.map((s: { id: string }) => s.id);
+    expect(sites).toEqual([agency.site.id, site.id]);
+    // Two sites now: the trigger source needs a site id, and the new site's is its own handoff.
+    expect((await call(client, 'connect_trigger_source', {})).structuredContent.error).toMatchObject({ code: 'parameter_missing', param: 'site_id' });
+    expect((await call(client, 'connect_trigger_source', { site_id: site.id })).structuredContent).toMatchObject({ site_id: site.id, status: 'pending' });
+    // Another client's key neither sees it nor counts it.
+    const theirs = await connect(other.auth.authorization);
+    expect((await call(theirs, 'list_sites')).structuredContent.data.map((s: { id: string }) => s.id)).toEqual([other.site.id]);
+    expect((await call(theirs, 'update_site', { id: site.id, name: 'Mine' })).structuredContent.error).toMatchObject({ code: 'resource_missing' });
+    // The route's own validation: a domain with a path is refused, naming the parameter; nothing is created.
+    const bad = await call(client, 'create_site', { domain: 'https://offers.example/landing' });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'domain' });
+    const unknown = await call(client, 'create_site', { site_id: site.id });
+    expect(unknown.structuredContent.error).toMatchObject({ code: 'parameter_unknown' });
+    expect((await call(client, 'list_sites')).structuredContent.data).toHaveLength(2);
   });
 
   it('tells the assistant to warn the user when a published flow double-counts in Google Ads with another live flow', async () => {

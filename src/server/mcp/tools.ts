@@ -172,9 +172,7 @@ function handoffStep(body: Record<string, unknown>, fresh: boolean): string {
 }
 
 /** What to do when the account has no site: every setup step needs one. */
-const NO_SITE_STEP =
-  'No tool creates a site: ask the user to create one (POST /v1/sites with their API key, or the command ' +
-  "'cnv sites create --name …', on the embedded store while the service is stopped), then call list_sites.";
+const NO_SITE_STEP = "Call create_site with the website's domain (ask the user for its address), then go on with that site's id.";
 
 /**
  * What to do next with a site: one without a domain accepts no page (set it with update_site); one with a domain needs
@@ -268,6 +266,30 @@ export const TOOLS: readonly ToolDefinition[] = [
     },
     usesPublicUrl: true,
     nextStep: (body, { publicUrl }) => siteStep(body, publicUrl),
+  },
+  {
+    name: 'create_site',
+    title: 'Create a site',
+    description:
+      'Create a site in the account, for a website on a domain no site of the account covers yet (a landing-page ' +
+      "domain, a second brand); all fields are optional. A site accepts pages of its domain and of that domain's " +
+      'subdomains (https://example.com covers https://www.example.com and https://app.example.com, but ' +
+      'https://www.example.com does not cover https://app.example.com), so check list_sites first: a page a site ' +
+      'already covers needs no other site. Each site has its own install snippet, API trigger (connect_trigger_source ' +
+      "with its site_id), flows and events; the account's destinations are shared by all its sites. A signup reported to " +
+      "one site's webhook is paired only with what that site's snippet captured: the site whose snippet runs on the " +
+      "signup page is the one whose webhook the user's backend reports to. Returns the new site (its id is the site_id " +
+      'the other tools take) and, once it has a domain, its install snippet for the user.',
+    inputSchema: Type.Object(propertiesOf(SiteFields), {
+      additionalProperties: false,
+      description: 'The new site: name, domain and the other settings, each optional (a site without a domain accepts no page yet).',
+    }),
+    readOnly: false,
+    toRequest: (input) => ({ method: 'POST', path: '/v1/sites', body: input }),
+    usesPublicUrl: true,
+    nextStep: (body, { publicUrl }) =>
+      `${siteStep(body, publicUrl)} Its flows and webhook are its own: pass site_id '${String(body.id)}' to ` +
+      'connect_trigger_source, create_flow and list_events for this website.',
   },
   {
     name: 'connect_destination',
