@@ -475,6 +475,56 @@ describe('the Sites page', () => {
     expect(await svc.db.query('select id from sites where account_id = $1', [svc.accountId])).toHaveLength(2);
   });
 
+  it('pages on past the first 100 sites: every site is reachable, added, saved, checked, and its flow shown with its webhook', async () => {
+    // An agency's account with many sites (the first made with the account): 102 more, the last with a draft flow.
+    const sites = [];
+    for (let i = 1; i <= 102; i++) sites.push(await insertSite(svc.db, svc.accountId, { name: `Client site ${i}`, domain: `https://c${i}.example.com` }));
+    const last = sites[101]!;
+    await insertApiFlow(svc.db, last, { triggerKey: 'signup', name: 'Last site signups', status: 'draft' });
+    const browser = await signedIn();
+
+    const first = await browser.get('/dashboard/sites');
+    expect(first.statusCode).toBe(200);
+    expect(first.body.match(/<section class="card" id="site_/g)).toHaveLength(100);
+    expect(first.body).toContain('Client site 99<');
+    expect(first.body).not.toContain('Client site 100<');
+    const next = /href="(\/dashboard\/sites\?starting_after=[^"]+)">Next sites/.exec(first.body)?.[1];
+    expect(next).toBe(`/dashboard/sites?starting_after=${sites[98]!.id}`);
+    const second = await browser.get(next!);
+    expect(second.statusCode).toBe(200);
+    expect(second.body).toContain('Client site 100<');
+    expect(second.body).toContain('Client site 102<');
+    expect(second.body).not.toContain('Client site 99<');
+    expect(second.body).not.toContain('Next sites');
+    expect(second.body).toContain('href="/dashboard/sites">First sites');
+    // A cursor that is not one of the account's sites is the page's 400, never a 500.
+    expect((await browser.get('/dashboard/sites?starting_after=site_nothere')).statusCode).toBe(400);
+
+    // The live install check of a site past the first page.
+    const check = await browser.get(`/dashboard/sites/${last.id}/install-check`);
+    expect(check.statusCode).toBe(200);
+    // Saved with a refused domain: its own card says why, on its page.
+    const refused = await browser.post(`/dashboard/sites/${last.id}`, { name: 'Client site 102', domain: 'https://c102.example.com/path', timezone: 'UTC' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(/value="https:\/\/c102\.example\.com\/path"[^>]*aria-invalid="true"/);
+    const saved = await browser.post(`/dashboard/sites/${last.id}`, { name: 'Client site 102', domain: 'https://c102.example.org', timezone: 'UTC' });
+    expect(saved.headers.location).toBe(`/dashboard/sites?done=site_saved&starting_after=${sites[100]!.id}#${last.id}`);
+    expect((await browser.get(saved.headers.location as string)).body).toContain('value="https://c102.example.org"');
+    // A site added after them: the redirect opens the page that shows it.
+    const added = await browser.post('/dashboard/sites', { name: 'Landing pages', domain: 'https://offers.example.com' });
+    expect(added.statusCode).toBe(303);
+    const addedPage = await browser.get(added.headers.location as string);
+    expect(addedPage.body).toContain('value="Landing pages"');
+
+    // The Flows page shows the flow of a site past the first page with its site and webhook URL, and says it lists the first sites only.
+    const flows = await browser.get('/dashboard/flows');
+    expect(flows.statusCode).toBe(200);
+    expect(flows.body).toContain('Last site signups');
+    expect(flows.body).toContain(`/api/webhook-bridge/saas-signup/${last.site_key}/signup`);
+    expect(flows.body).toContain(`id="backend-${last.id}"`);
+    expect(decodeEntities(flows.body)).toContain('This account has more sites than this page shows');
+  });
+
   it('shows why a domain is refused, with the values sent kept in the form', async () => {
     const browser = await signedIn();
     const res = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com/path', timezone: 'Europe/Paris' });
