@@ -462,7 +462,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'List conversions',
     description:
       'List captured conversions (events), newest first, optionally only those of a site, a flow, an email, a delivery ' +
-      'status or a time range. Each event has id, site_key, occurred_at, flow_name, trigger, status (queued, completed, ' +
+      'status or a time range. Each event has id, site_id, site_key, occurred_at, flow_id, flow_name, trigger, status (queued, completed, ' +
       'failed) and actions (one delivery result per destination). Use it to confirm that a test conversion arrived. ' +
       `Returns {data, has_more, next_cursor}; next_cursor is a timestamp. ${NEXT_PAGE}`,
     inputSchema: redescribed(Type.Omit(ListEventsQuery, ['ending_before'], { additionalProperties: false }), {
