@@ -491,7 +491,17 @@ describe('the agent tools over POST /mcp', () => {
     for (const attempt of attempts) {
       expect(attempt.isError).toBe(true);
       expect(attempt.structuredContent.error).toMatchObject({ type: 'not_found_error', code: 'resource_missing' });
+      // What to do next: the id is not this account's; the tool that lists this account's ids of that kind.
+      expect(attempt.content[1]!.text).toMatch(/^No (site|handoff|flow) with this id belongs to this account \(the account of the API key you use/);
+      expect(attempt.content[1]!.text).toMatch(/call list_sites|call list_flows|connect_destination or connect_trigger_source/);
     }
+    expect(attempts[2]!.content[1]!.text).toContain('call list_flows for the ids of its flows');
+    // A site_key where a site id belongs (both are on a site): said so.
+    const byKey = await call(mine, 'list_events', { site_id: other.site.site_key });
+    expect(byKey.structuredContent.error).toMatchObject({ code: 'resource_missing', param: 'site_id' });
+    expect(byKey.content[1]!.text).toContain(`'${other.site.site_key}' is not a site id (those start with site_): a site_key, the install snippet's key, is not one.`);
+    const noDestination = await call(mine, 'redeliver_destination', { id: 'dst_nothere' });
+    expect(noDestination.content[1]!.text).toContain('call list_destinations for the ids of its destinations');
     const mineFlows = await call(mine, 'list_flows', { site_id: other.site.id });
     expect(mineFlows.isError || mineFlows.structuredContent.data.length === 0).toBe(true);
   });

@@ -601,6 +601,40 @@ function cutForUrl(tool: ToolDefinition, input: ToolInput, names: readonly strin
 }
 
 /** Runs a tool: its REST request through `callRest`, the answer as a tool result. */
+/** What each tool's `id` names, and which tools' ids are which kind (the rest take no id, or their errorStep says). */
+const ID_KINDS: Readonly<Record<string, 'site' | 'handoff' | 'flow' | 'event' | 'destination'>> = {
+  update_site: 'site', get_handoff: 'handoff', publish_flow: 'flow', get_flow: 'flow', update_flow: 'flow',
+  unpublish_flow: 'flow', get_event: 'event', redeliver_event: 'event', redeliver_destination: 'destination',
+};
+
+/** Where the id of each kind comes from: its prefix and the tool that lists them (a handoff's, the connect tool that made it). */
+const ID_SOURCES = {
+  site: { prefix: 'site_', where: 'call list_sites for the ids of its sites' },
+  handoff: { prefix: 'hdf_', where: 'use the id a connect_destination or connect_trigger_source call of this account returned, or call that tool again for a new handoff' },
+  flow: { prefix: 'flow_', where: 'call list_flows for the ids of its flows' },
+  event: { prefix: 'evt_', where: 'call list_events for the ids of its events' },
+  destination: { prefix: 'dst_', where: 'call list_destinations for the ids of its destinations' },
+} as const;
+
+/**
+ * What to do after a `resource_missing`: which tool lists the ids of that kind. Ids are the API key's account's only
+ * (another client's id is not found, like one that does not exist), and a site_key is not a site id.
+ */
+function notFoundStep(toolName: string, error: ErrorBody['error'], input: ToolInput): string | undefined {
+  if (error.code !== 'resource_missing') return undefined;
+  const kind = error.param === 'site_id' ? 'site' : error.param === 'flow_id' ? 'flow' : error.param === 'id' ? ID_KINDS[toolName] : undefined;
+  if (!kind) return undefined;
+  const { prefix, where } = ID_SOURCES[kind];
+  const given = error.param ? input[error.param] : undefined;
+  const wrongKind = typeof given === 'string' && !given.startsWith(prefix)
+    ? ` '${printable(given, 100)}' is not a ${kind} id (those start with ${prefix})${kind === 'site' ? ': a site_key, the install snippet\'s key, is not one' : ''}.`
+    : '';
+  return (
+    `No ${kind} with this id belongs to this account (the account of the API key you use: another account's ids are ` +
+    `not found).${wrongKind} To find the right one, ${where}.`
+  );
+}
+
 export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest, context: ToolContext = {}): Promise<ToolResult> {
   const undeclared = undeclaredArgument(tool, input);
   if (undeclared) return toolError(undeclared);
@@ -622,7 +656,7 @@ export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: 
   if (response.status < 200 || response.status >= 300) {
     const envelope = request.query ? withoutRestOnlyAdvice(envelopeOf(response)) : envelopeOf(response);
     const result = toolError(envelope);
-    const step = tool.errorStep?.(envelope.error, input);
+    const step = tool.errorStep?.(envelope.error, input) ?? notFoundStep(tool.name, envelope.error, input);
     if (step) result.content.push({ type: 'text', text: step });
     return result;
   }
