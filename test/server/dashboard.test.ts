@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestService, type TestService } from './support/harness';
-import { platformsElsewhere } from '../../src/server/dashboard/views';
+import { erasuresView, platformsElsewhere } from '../../src/server/dashboard/views';
 import { attentionSection } from '../../src/server/dashboard/pages/overview';
 import { currentValue } from '../../src/server/dashboard/pages/events';
 import { ATTENTION_COUNT_CAP } from '../../src/server/dashboard/sql';
@@ -995,5 +995,40 @@ describe('an adjusted conversion in the list', () => {
     const restated = String(currentValue(event([{ type: 'restate', adjustment_id: 'a1', value: 19, currency: 'EUR' }])));
     expect(restated).toMatch(/^EUR 19\.00 <span class="badge">restated<\/span>/);
     expect(restated).toContain('reported EUR 29.00');
+  });
+});
+
+describe('the Personal data page', () => {
+  it("lists the latest 100 erasures, newest first, reading only those whatever the account's history holds", async () => {
+    // A long history: 1,050 erasures of this account (and some of another, never shown).
+    const other = await createTenant(svc.db, 'Other account');
+    for (const [accountId, count] of [[svc.accountId, 1050], [other.accountId, 5]] as const) {
+      await svc.db.query(
+        `insert into erasures (id, account_id, fields, identity_hashes, matched, created_at)
+         select 'era_hist' || $2 || '_' || i, $1, array['email'], array[]::text[], '{"reports": 0, "events": 0, "snapshots": 0, "form_submissions": 0}'::jsonb,
+                timestamptz '2026-01-01T00:00:00Z' + i * interval '1 minute'
+         from generate_series(1, $3::int) as i`,
+        [accountId, accountId === svc.accountId ? 'mine' : 'theirs', count],
+      );
+    }
+    let rowsRead = 0;
+    const counting = new Proxy(svc.db, {
+      get: (target, name, receiver) =>
+        name === 'query'
+          ? async (sql: string, params?: unknown[]) => {
+              const rows = await target.query(sql, params);
+              rowsRead += rows.length;
+              return rows;
+            }
+          : Reflect.get(target, name, receiver),
+    });
+    const shown = await erasuresView(counting, svc.accountId);
+    expect(shown.map((e) => e.id)).toEqual(Array.from({ length: 100 }, (_, i) => `era_histmine_${1050 - i}`));
+    expect(rowsRead).toBe(100);
+    const page = await (await signedIn()).get('/dashboard/privacy');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('id="era_histmine_1050"');
+    expect(page.body).not.toContain('id="era_histmine_950"');
+    expect(page.body).not.toContain('era_histtheirs');
   });
 });

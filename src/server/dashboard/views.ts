@@ -17,7 +17,7 @@ import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
 import { createFlow, flowOverlaps, flowPublishProblems, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowOverlap, type FlowRecord } from '../api/flows';
 import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
 import { identityWindowStart } from '../privacy';
-import { erasePerson, erasureTarget, listErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
+import { erasePerson, erasureTarget, latestErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
 import { listOriginTraffic } from '../collector';
 import { connectTriggerSource, findTriggerSource, reportsAwaitingEvents, revokePreviousWebhookSecret, rotateWebhookSecret } from '../webhook';
 import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../accounts';
@@ -612,16 +612,12 @@ export async function revokeAccountKey(db: Database, accountId: string, keyId: s
   return (await revokeApiKey(db, key.id))!;
 }
 
-/** The account's erasures, newest first (the latest 100). */
+/** How many erasures the Personal data page lists. */
+export const ERASURES_SHOWN = 100;
+
+/** The account's latest erasures, newest first: only those shown are read, whatever the account's history holds. */
 export async function erasuresView(db: Database, accountId: string): Promise<ErasureRecord[]> {
-  const all: ErasureRecord[] = [];
-  for (let cursor: string | undefined; ; ) {
-    const page = await listErasures(db, accountId, { limit: 1000, ...(cursor ? { starting_after: cursor } : {}) });
-    all.push(...page.data);
-    if (!page.has_more || !page.next_cursor) break;
-    cursor = page.next_cursor;
-  }
-  return all.reverse().slice(0, 100);
+  return latestErasures(db, accountId, ERASURES_SHOWN);
 }
 
 /** The erasure form's fields as typed. */
