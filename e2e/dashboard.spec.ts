@@ -235,6 +235,11 @@ test('an account with more sites than a page: Sites pages on (Next sites), and t
   for (let i = 1; i <= 101; i++) sites.push(await insertSite(svc.db, account.id, { name: `Client site ${i}`, domain: `https://c${i}.example.com` }));
   const last = sites[100]!;
   await insertApiFlow(svc.db, last, { triggerKey: 'signup', name: 'Landing page signups', status: 'draft' });
+  // Its snippet was pasted on the pages of the first site: the install check names that site.
+  await svc.db.query(
+    `insert into collector_origins (site_id, origin, kind, reason, domain, count) values ($1, 'https://c1.example.com', 'refused', 'not_covered', $2, 3)`,
+    [last.id, last.domain],
+  );
   await followSignInLink(page, await freshLink(svc, account.id));
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sites', exact: true }).click();
   await expect(page.locator('section.card[id^="site_"]')).toHaveCount(100);
@@ -242,6 +247,7 @@ test('an account with more sites than a page: Sites pages on (Next sites), and t
   await expect(page.locator('section.card[id^="site_"]')).toHaveCount(1);
   await expect(page.locator(`#${last.id}`).getByLabel('Name', { exact: true })).toHaveValue('Client site 101');
   await expect(page.getByRole('link', { name: 'First sites' })).toBeVisible();
+  await expect(page.locator(`#${last.id}`)).toContainText('https://c1.example.com belongs to your site "Client site 1"');
   await shoot(page, 'sites-next-page');
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Flows', exact: true }).click();
   await expect(page.getByRole('status').filter({ hasText: 'This account has more sites than this page shows' })).toBeVisible();

@@ -552,6 +552,33 @@ describe('the Sites page', () => {
     expect(added.body).toMatch(/id="new-site-domain"[^>]*aria-invalid="true"/);
   });
 
+  it("names the account's other site when the refused pages are that site's: its snippet belongs there, not a wider domain", async () => {
+    // The brand site's snippet pasted on the app's pages, which the account's App site covers.
+    await svc.db.query('update sites set domain = $2 where id = $1', [svc.site.id, 'https://www.example.com']);
+    const app = await insertSite(svc.db, svc.accountId, { name: 'App', domain: 'https://app.example.com' });
+    // Another account's site covering the shop's refused origin is none of this account's business.
+    const other = await createTenant(svc.db, 'Other account');
+    await insertSite(svc.db, other.accountId, { name: 'Their shop', domain: 'https://shop.example.com' });
+    await svc.db.query(
+      `insert into collector_origins (site_id, origin, kind, reason, domain, count) values
+         ($1, 'https://app.example.com', 'refused', 'not_covered', 'https://www.example.com', 4),
+         ($1, 'https://shop.example.com', 'refused', 'not_covered', 'https://www.example.com', 1)`,
+      [svc.site.id],
+    );
+    const browser = await signedIn();
+    const fragment = decodeEntities((await browser.get(`/dashboard/sites/${svc.site.id}/install-check`)).body);
+    expect(fragment).toContain(
+      'https://app.example.com belongs to your site "App" (its domain https://app.example.com covers it), but these pages carry ' +
+        'this site\'s snippet: put the snippet of "App" (Sites page) on them instead. Do not widen this site\'s domain',
+    );
+    expect(fragment).not.toContain('https://app.example.com is not covered by https://www.example.com: set the domain');
+    expect(fragment).toContain('https://shop.example.com is not covered by https://www.example.com: set the domain to https://example.com');
+    expect(fragment).not.toContain('Their shop');
+    const page = decodeEntities((await browser.get('/dashboard/sites')).body);
+    expect(page).toContain('https://app.example.com belongs to your site "App"');
+    expect(page).toContain(`id="${app.id}"`);
+  });
+
   it('shows the install check: config requests and snapshots per origin, and refusals with the domain that fixes them', async () => {
     const browser = await signedIn();
     await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com', timezone: 'America/New_York' });

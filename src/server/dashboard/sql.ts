@@ -328,3 +328,20 @@ export async function sitePageCursor(db: Queryable, accountId: string, siteId: s
   );
   return row && row.before >= pageSize && row.previous ? row.previous : undefined;
 }
+
+/**
+ * The account's sites, but `exceptSiteId`, whose domain is one of `domains` (the domains that would cover some refused
+ * origins, install-check.ts coveringDomainsOf): a bounded lookup, whatever the account's number of sites.
+ */
+export async function sitesWithDomains(
+  db: Queryable,
+  accountId: string,
+  exceptSiteId: string,
+  domains: readonly string[],
+): Promise<Array<{ id: string; name: string; domain: string }>> {
+  if (domains.length === 0) return [];
+  return db.query(
+    `select id, name, domain from sites where account_id = $1 and id <> $2 and domain = any($3::text[]) order by seq`,
+    [accountId, exceptSiteId, domains],
+  );
+}

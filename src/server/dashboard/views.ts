@@ -25,9 +25,9 @@ import { platformFor, supportedDestinationTypes, type Problem } from '../destina
 import { FORM_INTEGRATIONS } from '../../protocol/forms';
 import { parsePageFilter } from '../../protocol/page-filter';
 import { apiTriggerPath } from '../../protocol/webhook';
-import { installCheckOf, loaderSeen } from './install-check';
+import { coveringDomainsOf, installCheckOf, loaderSeen } from './install-check';
 import { actionFieldOf, type ActionField } from './action-fields';
-import { attentionCounts, deliveredEventId, failedDeliveriesByDestination, sitePageCursor } from './sql';
+import { attentionCounts, deliveredEventId, failedDeliveriesByDestination, sitePageCursor, sitesWithDomains } from './sql';
 import type { ChartData } from './chart-data';
 import type { SetupState } from './setup';
 import { triggerOf } from './flow-trigger';
@@ -53,14 +53,24 @@ export async function accountSites(db: Database, accountId: string): Promise<Sit
   return (await listSites(db, accountId, PAGE)).data;
 }
 
-/** Sites with their install checks. */
-async function withChecks(db: Database, sites: readonly SiteRecord[]): Promise<SiteView[]> {
-  return Promise.all(sites.map(async (site) => ({ site, check: installCheckOf(await listOriginTraffic(db, site.id), site.domain) })));
+/**
+ * Sites with their install checks. A refused origin that another site of the account covers is named with that site
+ * (its snippet belongs on those pages), looked up by the few domains that would cover the refused origins.
+ */
+async function withChecks(db: Database, accountId: string, sites: readonly SiteRecord[]): Promise<SiteView[]> {
+  return Promise.all(
+    sites.map(async (site) => {
+      const traffic = await listOriginTraffic(db, site.id);
+      const refused = [...new Set(traffic.filter((row) => row.kind === 'refused' && row.reason === 'not_covered').map((row) => row.origin))];
+      const siblings = await sitesWithDomains(db, accountId, site.id, [...new Set(refused.flatMap(coveringDomainsOf))]);
+      return { site, check: installCheckOf(traffic, site.domain, siblings) };
+    }),
+  );
 }
 
 /** The account's first page of sites, each with its install check (the setup checklist). */
 export async function sitesView(db: Database, accountId: string): Promise<SiteView[]> {
-  return withChecks(db, await accountSites(db, accountId));
+  return withChecks(db, accountId, await accountSites(db, accountId));
 }
 
 /** One page of the Sites page: up to DASHBOARD_PAGE_SIZE sites after `startingAfter` (a site id), and the next page's cursor. */
@@ -73,7 +83,7 @@ export async function sitesPageView(
   const query = startingAfter === undefined ? PAGE : { ...PAGE, starting_after: startingAfter };
   validate(ListSitesQuery, query, 'querystring');
   const page = await listSites(db, accountId, query as ListSitesQuery);
-  return { views: await withChecks(db, page.data), nextCursor: page.has_more ? page.next_cursor : null };
+  return { views: await withChecks(db, accountId, page.data), nextCursor: page.has_more ? page.next_cursor : null };
 }
 
 /**
@@ -86,7 +96,7 @@ export async function sitesPageCursorOf(db: Database, accountId: string, siteId:
 
 /** One site of the account with its install check (the Sites page's live fragment); another account's site is not found. */
 export async function siteView(db: Database, accountId: string, siteId: string): Promise<SiteView> {
-  const [view] = await withChecks(db, [await getSite(db, accountId, siteId)]);
+  const [view] = await withChecks(db, accountId, [await getSite(db, accountId, siteId)]);
   return view!;
 }
 
