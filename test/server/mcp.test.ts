@@ -89,6 +89,8 @@ describe('the agent tools over POST /mcp', () => {
     // Finishing it again rotates the secret the backend holds: the description says so before an agent repeats it.
     expect(byName.connect_trigger_source!.description).toContain("finishing it again replaces the site's webhook secret");
     expect(Object.keys((byName.connect_destination!.inputSchema as any).properties)).toEqual(['destination_type']);
+    // One destination per platform for all the account's sites: connecting again replaces it for every site.
+    expect(byName.connect_destination!.description).toContain('replaces that connection (its ad account, pixel or credentials) for every site of the account');
     const listEvents = byName.list_events!.inputSchema as any;
     // The route's own validation, described for a tool: it writes the query itself, so nothing is URL-encoded by the
     // caller (a %2B would reach the route as the three characters), and there is no ending_before to combine with.

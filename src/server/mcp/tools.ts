@@ -299,7 +299,11 @@ export const TOOLS: readonly ToolDefinition[] = [
       "conversions. Returns a handoff {id, url, status: 'pending'}. You cannot finish it yourself: give the url to the user " +
       'and ask them to open it in their browser, where they sign in to the platform or paste its credentials (these never ' +
       "pass through you). Then call get_handoff with the id to check that status is 'completed'. publish_flow refuses a " +
-      'flow whose destination is not connected yet.',
+      'flow whose destination is not connected yet. A destination belongs to the account and serves all its sites, one ' +
+      'per platform: when list_destinations already shows this platform, finishing the page replaces that connection (its ' +
+      'ad account, pixel or credentials) for every site of the account, so do it only to reconnect the same ad account ' +
+      "or when the user wants all the account's sites to send to the new one (a website sending to another ad account " +
+      'of the same platform belongs in a cnv account of its own).',
     inputSchema: Type.Omit(ConnectDestinationBody, ['purpose'], { additionalProperties: false }),
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: '/v1/handoffs', body: { purpose: 'connect_destination', ...input } }),
