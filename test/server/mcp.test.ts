@@ -164,8 +164,10 @@ describe('the agent tools over POST /mcp', () => {
     const published = await call(client, 'publish_flow', { id: flow.structuredContent.id });
     expect(published.structuredContent).toMatchObject({ id: flow.structuredContent.id, status: 'live' });
     expect(published.content[1]!.text).toBe(
-      `Flow ${flow.structuredContent.id} is live: it fires when the user's backend reports a signup through the site's signed ` +
-        "webhook .../api/webhook-bridge/saas-signup/{site_key}/signup (with the cnv client: triggerKey 'signup'). Ask the user " +
+      // The site's own webhook path and key (an account with several sites has one per site), never a {site_key} to guess.
+      `Flow ${flow.structuredContent.id} is live: it fires when the user's backend reports a signup through the site ${site.id}'s ` +
+        `("${site.name}") signed webhook .../api/webhook-bridge/saas-signup/${site.site_key}/signup (with the cnv client: ` +
+        `siteKey '${site.site_key}', triggerKey 'signup'). Ask the user ` +
         `for a test conversion, then call list_events with flow_id '${flow.structuredContent.id}' to see it arrive and get_event for its deliveries.`,
     );
     const flows = await call(client, 'list_flows', { site_id: site.id });

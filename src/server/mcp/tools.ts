@@ -67,6 +67,8 @@ export interface ToolDefinition {
   errorStep?(error: ErrorBody['error'], input: ToolInput): string | undefined;
   /** A sentence for the model about what comes next, read from a successful answer. */
   nextStep?(body: Record<string, unknown>, context: NextStepContext): string | undefined;
+  /** A REST read (with the same key) whose answer the next step also needs, such as the flow's site; none when undefined. */
+  nextStepRead?(body: Record<string, unknown>): RestRequest | undefined;
 }
 
 /** What a next step may need besides the answer. */
@@ -75,6 +77,8 @@ export interface NextStepContext {
   input: ToolInput;
   /** The service's public base URL (CNV_PUBLIC_URL), when the tool asked for it and it is known. */
   publicUrl?: string;
+  /** The answer of the tool's nextStepRead, when it succeeded. */
+  read?: Record<string, unknown>;
 }
 
 /** What a transport tells the tools about the service. */
@@ -198,7 +202,7 @@ function siteStep(site: Record<string, unknown>, publicUrl: string | undefined):
 }
 
 /** What to do once a flow is live: how its trigger fires, and where a test conversion shows. */
-function liveFlowStep(flow: Record<string, unknown>): string | undefined {
+function liveFlowStep(flow: Record<string, unknown>, { read: site }: NextStepContext = { input: {} }): string | undefined {
   if (flow.status !== 'live') return undefined;
   const id = String(flow.id);
   const trigger = isRecord(flow.trigger_config) ? flow.trigger_config : {};
@@ -209,11 +213,16 @@ function liveFlowStep(flow: Record<string, unknown>): string | undefined {
     const key = String(trigger.key);
     const stage = trigger.type === 'conversion';
     const report = stage ? 'a later stage (with the customer_id of the signup)' : 'a signup';
-    // The path with {site_key} left for the user's site key (a trigger key is [A-Za-z0-9_-]: decoding changes nothing of it).
-    const path = decodeURIComponent(apiTriggerPath('{site_key}', key, stage ? 'conversion' : 'saas_signup'));
+    // The path with the site's key (read with the flow's site_id), or {site_key} left for it when that read failed (a
+    // trigger key is [A-Za-z0-9_-]: decoding changes nothing of it).
+    const siteKey = typeof site?.site_key === 'string' ? site.site_key : undefined;
+    const path = decodeURIComponent(apiTriggerPath(siteKey ?? '{site_key}', key, stage ? 'conversion' : 'saas_signup'));
+    const whose = siteKey
+      ? `site ${String(flow.site_id)}'s${typeof site?.name === 'string' ? ` ("${printable(site.name, 200)}")` : ''}`
+      : "site's";
     return (
-      `Flow ${id} is live: it fires when the user's backend reports ${report} through the site's signed webhook ` +
-      `...${path} (with the cnv client: triggerKey '${key}'). ${check}`
+      `Flow ${id} is live: it fires when the user's backend reports ${report} through the ${whose} signed webhook ` +
+      `...${path} (with the cnv client: ${siteKey ? `siteKey '${siteKey}', ` : ''}triggerKey '${key}'). ${check}`
     );
   }
   return (
@@ -411,6 +420,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     inputSchema: FlowIdParams,
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: `/v1/flows/${withId(input).id}/publish` }),
+    nextStepRead: (flow) => (typeof flow.site_id === 'string' ? { method: 'GET', path: `/v1/sites/${encodeURIComponent(flow.site_id)}` } : undefined),
     nextStep: liveFlowStep,
   },
   {
@@ -666,7 +676,10 @@ export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: 
   }
   const body = isRecord(response.body) ? response.body : { data: response.body };
   const publicUrl = tool.usesPublicUrl ? await context.publicUrl?.() : undefined;
-  const next = tool.nextStep?.(body, publicUrl === undefined ? { input } : { input, publicUrl });
+  const readRequest = tool.nextStepRead?.(body);
+  const readResponse = readRequest ? await callRest(readRequest.method, readRequest.path, {}) : undefined;
+  const read = readResponse && readResponse.status === 200 && isRecord(readResponse.body) ? readResponse.body : undefined;
+  const next = tool.nextStep?.(body, { input, ...(publicUrl === undefined ? {} : { publicUrl }), ...(read ? { read } : {}) });
   return {
     content: [{ type: 'text', text: JSON.stringify(body, null, 2) }, ...(next ? [{ type: 'text' as const, text: next }] : [])],
     structuredContent: body,
