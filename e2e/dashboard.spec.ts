@@ -6,13 +6,13 @@
  * dashboard-delivery.spec.ts, on a service of its own, so the two run side by side.
  */
 import { expect, test } from './support/test';
-import { freshLink, open, shoot, signIn, useDashboardService } from './support/dashboard';
+import { followSignInLink, freshLink, open, shoot, signIn, useDashboardService } from './support/dashboard';
 import { startHttpsProxy } from './support/https-proxy';
 import { throwawayCertificate } from './support/tls';
 import { insertAccount } from '../src/server/accounts/sql';
 import { insertSite } from '../src/server/api/sites/sql';
 import { newId } from '../src/server/db/ids';
-import { snapshotBody } from '../test/server/support/fixtures';
+import { insertApiFlow, snapshotBody } from '../test/server/support/fixtures';
 
 const service = useDashboardService();
 // The tests read these through the handle once the service has started.
@@ -226,4 +226,33 @@ test('Sites: a name stored with control characters shows without them, and Save 
   await expect(page.getByRole('status').filter({ hasText: 'Site saved.' })).toBeVisible();
   const [saved] = await svc.db.query<{ name: string }>('select name from sites where id = $1', [site.id]);
   expect(saved!.name).toBe('Shop[2J Front');
+});
+
+test('an account with more sites than a page: Sites pages on (Next sites), and the Flows page says it lists the first', async ({ page }) => {
+  // An agency's client account with 101 sites: the one the page shows past the first 100 has a draft flow.
+  const account = await insertAccount(svc.db, 'Client with many sites');
+  const sites = [];
+  for (let i = 1; i <= 101; i++) sites.push(await insertSite(svc.db, account.id, { name: `Client site ${i}`, domain: `https://c${i}.example.com` }));
+  const last = sites[100]!;
+  await insertApiFlow(svc.db, last, { triggerKey: 'signup', name: 'Landing page signups', status: 'draft' });
+  // Its snippet was pasted on the pages of the first site: the install check names that site.
+  await svc.db.query(
+    `insert into collector_origins (site_id, origin, kind, reason, domain, count) values ($1, 'https://c1.example.com', 'refused', 'not_covered', $2, 3)`,
+    [last.id, last.domain],
+  );
+  await followSignInLink(page, await freshLink(svc, account.id));
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sites', exact: true }).click();
+  await expect(page.locator('section.card[id^="site_"]')).toHaveCount(100);
+  await page.getByRole('link', { name: 'Next sites →' }).click();
+  await expect(page.locator('section.card[id^="site_"]')).toHaveCount(1);
+  await expect(page.locator(`#${last.id}`).getByLabel('Name', { exact: true })).toHaveValue('Client site 101');
+  await expect(page.getByRole('link', { name: 'First sites' })).toBeVisible();
+  await expect(page.locator(`#${last.id}`)).toContainText('https://c1.example.com belongs to your site "Client site 1"');
+  await shoot(page, 'sites-next-page');
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Flows', exact: true }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'This account has more sites than this page shows' })).toBeVisible();
+  await expect(page.locator(`#backend-${last.id}`)).toBeVisible();
+  await shoot(page, 'flows-more-sites');
+  // The notice as the page opens (the full page runs through a hundred sites' backends).
+  await page.screenshot({ path: 'test-results/screenshots/dashboard-flows-more-sites-top.png' });
 });

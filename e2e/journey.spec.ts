@@ -319,6 +319,7 @@ test('the hosted webhook-secret page shows the secret once, with a Copy button i
   await page.getByRole('button', { name: 'Create the webhook secret' }).click();
   const secret = (await page.locator('#webhook-secret').textContent())!.trim();
   expect(secret).toMatch(/^whsec_/);
+  await expect(page.getByText(/^The webhook secret of the site .+ in the cnv account .+: put it in the backend of this website only\./)).toBeVisible();
   // Its name changes to Copied once clicked: found by what it copies.
   const copy = page.locator('button[data-copy="webhook-secret"]');
   await expect(copy).toHaveText('Copy');

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestService, type TestService } from './support/harness';
-import { platformsElsewhere } from '../../src/server/dashboard/views';
+import { erasuresView, platformsElsewhere } from '../../src/server/dashboard/views';
 import { attentionSection } from '../../src/server/dashboard/pages/overview';
 import { currentValue } from '../../src/server/dashboard/pages/events';
 import { currentValueOf } from '../../src/server/api/events/events';
@@ -476,6 +476,56 @@ describe('the Sites page', () => {
     expect(await svc.db.query('select id from sites where account_id = $1', [svc.accountId])).toHaveLength(2);
   });
 
+  it('pages on past the first 100 sites: every site is reachable, added, saved, checked, and its flow shown with its webhook', async () => {
+    // An agency's account with many sites (the first made with the account): 102 more, the last with a draft flow.
+    const sites = [];
+    for (let i = 1; i <= 102; i++) sites.push(await insertSite(svc.db, svc.accountId, { name: `Client site ${i}`, domain: `https://c${i}.example.com` }));
+    const last = sites[101]!;
+    await insertApiFlow(svc.db, last, { triggerKey: 'signup', name: 'Last site signups', status: 'draft' });
+    const browser = await signedIn();
+
+    const first = await browser.get('/dashboard/sites');
+    expect(first.statusCode).toBe(200);
+    expect(first.body.match(/<section class="card" id="site_/g)).toHaveLength(100);
+    expect(first.body).toContain('Client site 99<');
+    expect(first.body).not.toContain('Client site 100<');
+    const next = /href="(\/dashboard\/sites\?starting_after=[^"]+)">Next sites/.exec(first.body)?.[1];
+    expect(next).toBe(`/dashboard/sites?starting_after=${sites[98]!.id}`);
+    const second = await browser.get(next!);
+    expect(second.statusCode).toBe(200);
+    expect(second.body).toContain('Client site 100<');
+    expect(second.body).toContain('Client site 102<');
+    expect(second.body).not.toContain('Client site 99<');
+    expect(second.body).not.toContain('Next sites');
+    expect(second.body).toContain('href="/dashboard/sites">First sites');
+    // A cursor that is not one of the account's sites is the page's 400, never a 500.
+    expect((await browser.get('/dashboard/sites?starting_after=site_nothere')).statusCode).toBe(400);
+
+    // The live install check of a site past the first page.
+    const check = await browser.get(`/dashboard/sites/${last.id}/install-check`);
+    expect(check.statusCode).toBe(200);
+    // Saved with a refused domain: its own card says why, on its page.
+    const refused = await browser.post(`/dashboard/sites/${last.id}`, { name: 'Client site 102', domain: 'https://c102.example.com/path', timezone: 'UTC' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(/value="https:\/\/c102\.example\.com\/path"[^>]*aria-invalid="true"/);
+    const saved = await browser.post(`/dashboard/sites/${last.id}`, { name: 'Client site 102', domain: 'https://c102.example.org', timezone: 'UTC' });
+    expect(saved.headers.location).toBe(`/dashboard/sites?done=site_saved&starting_after=${sites[100]!.id}#${last.id}`);
+    expect((await browser.get(saved.headers.location as string)).body).toContain('value="https://c102.example.org"');
+    // A site added after them: the redirect opens the page that shows it.
+    const added = await browser.post('/dashboard/sites', { name: 'Landing pages', domain: 'https://offers.example.com' });
+    expect(added.statusCode).toBe(303);
+    const addedPage = await browser.get(added.headers.location as string);
+    expect(addedPage.body).toContain('value="Landing pages"');
+
+    // The Flows page shows the flow of a site past the first page with its site and webhook URL, and says it lists the first sites only.
+    const flows = await browser.get('/dashboard/flows');
+    expect(flows.statusCode).toBe(200);
+    expect(flows.body).toContain('Last site signups');
+    expect(flows.body).toContain(`/api/webhook-bridge/saas-signup/${last.site_key}/signup`);
+    expect(flows.body).toContain(`id="backend-${last.id}"`);
+    expect(decodeEntities(flows.body)).toContain('This account has more sites than this page shows');
+  });
+
   it('shows why a domain is refused, with the values sent kept in the form', async () => {
     const browser = await signedIn();
     const res = await browser.post(`/dashboard/sites/${svc.site.id}`, { name: 'Shop', domain: 'https://www.example.com/path', timezone: 'Europe/Paris' });
@@ -501,6 +551,33 @@ describe('the Sites page', () => {
     expect(added.body).toContain('Give the site a name');
     expect(added.body).toMatch(/id="new-site-name"[^>]*aria-invalid="true"/);
     expect(added.body).toMatch(/id="new-site-domain"[^>]*aria-invalid="true"/);
+  });
+
+  it("names the account's other site when the refused pages are that site's: its snippet belongs there, not a wider domain", async () => {
+    // The brand site's snippet pasted on the app's pages, which the account's App site covers.
+    await svc.db.query('update sites set domain = $2 where id = $1', [svc.site.id, 'https://www.example.com']);
+    const app = await insertSite(svc.db, svc.accountId, { name: 'App', domain: 'https://app.example.com' });
+    // Another account's site covering the shop's refused origin is none of this account's business.
+    const other = await createTenant(svc.db, 'Other account');
+    await insertSite(svc.db, other.accountId, { name: 'Their shop', domain: 'https://shop.example.com' });
+    await svc.db.query(
+      `insert into collector_origins (site_id, origin, kind, reason, domain, count) values
+         ($1, 'https://app.example.com', 'refused', 'not_covered', 'https://www.example.com', 4),
+         ($1, 'https://shop.example.com', 'refused', 'not_covered', 'https://www.example.com', 1)`,
+      [svc.site.id],
+    );
+    const browser = await signedIn();
+    const fragment = decodeEntities((await browser.get(`/dashboard/sites/${svc.site.id}/install-check`)).body);
+    expect(fragment).toContain(
+      'https://app.example.com belongs to your site "App" (its domain https://app.example.com covers it), but these pages carry ' +
+        'this site\'s snippet: put the snippet of "App" (Sites page) on them instead. Do not widen this site\'s domain',
+    );
+    expect(fragment).not.toContain('https://app.example.com is not covered by https://www.example.com: set the domain');
+    expect(fragment).toContain('https://shop.example.com is not covered by https://www.example.com: set the domain to https://example.com');
+    expect(fragment).not.toContain('Their shop');
+    const page = decodeEntities((await browser.get('/dashboard/sites')).body);
+    expect(page).toContain('https://app.example.com belongs to your site "App"');
+    expect(page).toContain(`id="${app.id}"`);
   });
 
   it('shows the install check: config requests and snapshots per origin, and refusals with the domain that fixes them', async () => {
@@ -960,5 +1037,40 @@ describe('an adjusted conversion in the list', () => {
       { type: 'retract', value: null, currency: null },
       { type: 'restate', value: 30, currency: 'USD' },
     ])).toEqual({ value: 0, currency: 'EUR' });
+  });
+});
+
+describe('the Personal data page', () => {
+  it("lists the latest 100 erasures, newest first, reading only those whatever the account's history holds", async () => {
+    // A long history: 1,050 erasures of this account (and some of another, never shown).
+    const other = await createTenant(svc.db, 'Other account');
+    for (const [accountId, count] of [[svc.accountId, 1050], [other.accountId, 5]] as const) {
+      await svc.db.query(
+        `insert into erasures (id, account_id, fields, identity_hashes, matched, created_at)
+         select 'era_hist' || $2 || '_' || i, $1, array['email'], array[]::text[], '{"reports": 0, "events": 0, "snapshots": 0, "form_submissions": 0}'::jsonb,
+                timestamptz '2026-01-01T00:00:00Z' + i * interval '1 minute'
+         from generate_series(1, $3::int) as i`,
+        [accountId, accountId === svc.accountId ? 'mine' : 'theirs', count],
+      );
+    }
+    let rowsRead = 0;
+    const counting = new Proxy(svc.db, {
+      get: (target, name, receiver) =>
+        name === 'query'
+          ? async (sql: string, params?: unknown[]) => {
+              const rows = await target.query(sql, params);
+              rowsRead += rows.length;
+              return rows;
+            }
+          : Reflect.get(target, name, receiver),
+    });
+    const shown = await erasuresView(counting, svc.accountId);
+    expect(shown.map((e) => e.id)).toEqual(Array.from({ length: 100 }, (_, i) => `era_histmine_${1050 - i}`));
+    expect(rowsRead).toBe(100);
+    const page = await (await signedIn()).get('/dashboard/privacy');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('id="era_histmine_1050"');
+    expect(page.body).not.toContain('id="era_histmine_950"');
+    expect(page.body).not.toContain('era_histtheirs');
   });
 });

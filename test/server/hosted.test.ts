@@ -214,6 +214,8 @@ describe.each(DATABASE_KINDS)('hosted handoff pages on $name', (kind) => {
       const res = await submit(handoff.url);
       expect(res.statusCode).toBe(200);
       const secret = secretIn(res.body)!;
+      // Whose secret it is, for whoever holds several sites or accounts' pages: the site, its domain and the account.
+      expect(res.body).toContain(`The webhook secret of the site <strong>${tenant.site.name}</strong> in the cnv account <strong>Backend</strong>: put it in the backend of this website only.`);
       expect(secret).toBeDefined();
       expect(res.body).toContain(`https://hooks.cnv.test/api/webhook-bridge/saas-signup/${tenant.site.site_key}/{trigger_key}`);
       expect(res.body).toContain('X-Service-Signature');

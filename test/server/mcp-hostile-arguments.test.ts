@@ -82,7 +82,10 @@ it('answers every tool\'s hostile arguments as invalid params or the tool\'s err
 it('still runs a well-formed call', async () => {
   const { answer } = await rpc('tools/call', { name: 'list_sites', arguments: {} });
   expect(answer.result.isError).toBeUndefined();
-  expect(answer.result.structuredContent.data.map((site: { id: string }) => site.id)).toEqual([svc.site.id]);
+  // The account's sites, the first one and those create_site made of the hostile values it accepted (honor_gpc: true).
+  const stored = await svc.db.query<{ id: string }>('select id from sites where account_id = $1 order by seq', [svc.accountId]);
+  expect(stored[0]!.id).toBe(svc.site.id);
+  expect(answer.result.structuredContent.data.map((site: { id: string }) => site.id)).toEqual(stored.map((site) => site.id));
 });
 
 it("refuses an id of `.` or `..` (which would name another route once the path is normalized) and an id that is no string", async () => {
@@ -201,7 +204,8 @@ it('says what to change in a tools/call whose params are not a name and an objec
   }
   // A call without arguments is still one without parameters.
   const { answer } = await rpc('tools/call', { name: 'list_sites' });
-  expect(answer.result.structuredContent.data).toHaveLength(1);
+  expect(answer.result.isError).toBeUndefined();
+  expect(answer.result.structuredContent.data[0].id).toBe(svc.site.id);
 });
 
 it('answers a message over the body limit as JSON-RPC naming the limit, as the SDK transport does, and leaves other errors to the app', async () => {

@@ -19,7 +19,7 @@ import { connectTriggerSource } from '../../src/server/webhook/secret-sql';
 import { serviceSecretBox } from '../../src/server/db/secret-box';
 
 const TOOL_NAMES = [
-  'list_sites', 'update_site', 'connect_destination', 'connect_trigger_source', 'get_handoff', 'list_destinations',
+  'list_sites', 'update_site', 'create_site', 'connect_destination', 'connect_trigger_source', 'get_handoff', 'list_destinations',
   'list_flows', 'create_flow', 'publish_flow', 'get_flow', 'update_flow', 'unpublish_flow', 'list_events', 'get_event',
   'redeliver_event', 'redeliver_destination',
 ];
@@ -68,7 +68,7 @@ describe('the agent tools over POST /mcp', () => {
     return { status: res.status, html: await res.text() };
   }
 
-  it('lists the sixteen tools, each with a description for a model and the REST route’s own input schema', async () => {
+  it('lists the seventeen tools, each with a description for a model and the REST route’s own input schema', async () => {
     const client = await connect(svc.auth.authorization);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
@@ -82,11 +82,15 @@ describe('the agent tools over POST /mcp', () => {
     expect(updateSite.additionalProperties).toBe(false);
     expect(updateSite.properties.domain).toEqual(plain(SiteFields.properties.domain));
     expect(plain(byName.create_flow!.inputSchema)).toEqual(plain(CreateFlowBody));
+    expect((byName.create_site!.inputSchema as any).properties).toEqual(plain(SiteFields.properties));
+    expect(byName.create_site!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(byName.connect_trigger_source!.description).toContain('open this url in their browser');
     expect(byName.connect_trigger_source!.description).toContain('never shown to you');
     // Finishing it again rotates the secret the backend holds: the description says so before an agent repeats it.
     expect(byName.connect_trigger_source!.description).toContain("finishing it again replaces the site's webhook secret");
     expect(Object.keys((byName.connect_destination!.inputSchema as any).properties)).toEqual(['destination_type']);
+    // One destination per platform for all the account's sites: connecting again replaces it for every site.
+    expect(byName.connect_destination!.description).toContain('replaces that connection (its ad account, pixel or credentials) for every site of the account');
     const listEvents = byName.list_events!.inputSchema as any;
     // The route's own validation, described for a tool: it writes the query itself, so nothing is URL-encoded by the
     // caller (a %2B would reach the route as the three characters), and there is no ending_before to combine with.
@@ -160,8 +164,10 @@ describe('the agent tools over POST /mcp', () => {
     const published = await call(client, 'publish_flow', { id: flow.structuredContent.id });
     expect(published.structuredContent).toMatchObject({ id: flow.structuredContent.id, status: 'live' });
     expect(published.content[1]!.text).toBe(
-      `Flow ${flow.structuredContent.id} is live: it fires when the user's backend reports a signup through the site's signed ` +
-        "webhook .../api/webhook-bridge/saas-signup/{site_key}/signup (with the cnv client: triggerKey 'signup'). Ask the user " +
+      // The site's own webhook path and key (an account with several sites has one per site), never a {site_key} to guess.
+      `Flow ${flow.structuredContent.id} is live: it fires when the user's backend reports a signup through the site ${site.id}'s ` +
+        `("${site.name}") signed webhook .../api/webhook-bridge/saas-signup/${site.site_key}/signup (with the cnv client: ` +
+        `siteKey '${site.site_key}', triggerKey 'signup'). Ask the user ` +
         `for a test conversion, then call list_events with flow_id '${flow.structuredContent.id}' to see it arrive and get_event for its deliveries.`,
     );
     const flows = await call(client, 'list_flows', { site_id: site.id });
@@ -340,17 +346,49 @@ describe('the agent tools over POST /mcp', () => {
     await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toThrow(/^MCP error -32602: Unknown tool 'delete_everything'; the tools are: list_sites, /);
   });
 
-  it('says, when the account has no site, that no tool creates one and what the user can do', async () => {
+  it('says, when the account has no site, to create one with create_site', async () => {
     const siteless: Tenant = await svc.addTenant('Siteless');
     await svc.db.query('delete from sites where account_id = $1', [siteless.accountId]);
     const client = await connect(siteless.auth.authorization);
     const none = await call(client, 'list_sites');
     expect(none.structuredContent.data).toEqual([]);
-    expect(none.content[1]!.text).toMatch(/^The account has no site\. No tool creates a site: ask the user to create one .* then call list_sites\.$/);
+    expect(none.content[1]!.text).toMatch(/^The account has no site\. Call create_site with the website's domain/);
     const refused = await call(client, 'connect_trigger_source', {});
     expect(refused.structuredContent.error).toMatchObject({ code: 'no_site', param: 'site_id' });
-    expect(refused.content[1]!.text).toContain('No tool creates a site: ask the user to create one');
-    expect(refused.content[1]!.text).toContain('then call list_sites');
+    expect(refused.content[1]!.text).toContain('Call create_site');
+    const created = await call(client, 'create_site', { name: 'Brand', domain: 'https://Acme.example' });
+    expect(created.isError).toBeFalsy();
+    expect(created.structuredContent).toMatchObject({ name: 'Brand', domain: 'https://acme.example', site_key: expect.any(String) });
+    expect((await call(client, 'list_sites')).structuredContent.data.map((s: { id: string }) => s.id)).toEqual([created.structuredContent.id]);
+  });
+
+  it('lets an assistant add the sites of one client (a landing-page domain), each with its own webhook, in its account only', async () => {
+    const agency: Tenant = await svc.addTenant('Client with three websites');
+    const other: Tenant = await svc.addTenant('Another client');
+    const client = await connect(agency.auth.authorization);
+    const landing = await call(client, 'create_site', { name: 'Offers', domain: 'https://offers.example', timezone: 'Europe/Berlin' });
+    expect(landing.isError).toBeFalsy();
+    const site = landing.structuredContent;
+    expect(site).toMatchObject({ id: expect.stringMatching(/^site_/), name: 'Offers', domain: 'https://offers.example', timezone: 'Europe/Berlin' });
+    // The next step: the snippet of this site, and its id for the per-site tools.
+    expect(landing.content[1]!.text).toContain(`loader.js?site_key=${site.site_key}`);
+    expect(landing.content[1]!.text).toContain(`pass site_id '${site.id}' to connect_trigger_source, create_flow`);
+    const sites = (await call(client, 'list_sites')).structuredContent.data.map((s: { id: string }) => s.id);
+    expect(sites).toEqual([agency.site.id, site.id]);
+    // Two sites now: the trigger source needs a site id, and the new site's is its own handoff.
+    expect((await call(client, 'connect_trigger_source', {})).structuredContent.error).toMatchObject({ code: 'parameter_missing', param: 'site_id' });
+    expect((await call(client, 'connect_trigger_source', { site_id: site.id })).structuredContent).toMatchObject({ site_id: site.id, status: 'pending' });
+    // Another client's key neither sees it nor counts it.
+    const theirs = await connect(other.auth.authorization);
+    expect((await call(theirs, 'list_sites')).structuredContent.data.map((s: { id: string }) => s.id)).toEqual([other.site.id]);
+    expect((await call(theirs, 'update_site', { id: site.id, name: 'Mine' })).structuredContent.error).toMatchObject({ code: 'resource_missing' });
+    // The route's own validation: a domain with a path is refused, naming the parameter; nothing is created.
+    const bad = await call(client, 'create_site', { domain: 'https://offers.example/landing' });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent.error).toMatchObject({ code: 'parameter_invalid', param: 'domain' });
+    const unknown = await call(client, 'create_site', { site_id: site.id });
+    expect(unknown.structuredContent.error).toMatchObject({ code: 'parameter_unknown' });
+    expect((await call(client, 'list_sites')).structuredContent.data).toHaveLength(2);
   });
 
   it('tells the assistant to warn the user when a published flow double-counts in Google Ads with another live flow', async () => {
@@ -457,7 +495,17 @@ describe('the agent tools over POST /mcp', () => {
     for (const attempt of attempts) {
       expect(attempt.isError).toBe(true);
       expect(attempt.structuredContent.error).toMatchObject({ type: 'not_found_error', code: 'resource_missing' });
+      // What to do next: the id is not this account's; the tool that lists this account's ids of that kind.
+      expect(attempt.content[1]!.text).toMatch(/^No (site|handoff|flow) with this id belongs to this account \(the account of the API key you use/);
+      expect(attempt.content[1]!.text).toMatch(/call list_sites|call list_flows|connect_destination or connect_trigger_source/);
     }
+    expect(attempts[2]!.content[1]!.text).toContain('call list_flows for the ids of its flows');
+    // A site_key where a site id belongs (both are on a site): said so.
+    const byKey = await call(mine, 'list_events', { site_id: other.site.site_key });
+    expect(byKey.structuredContent.error).toMatchObject({ code: 'resource_missing', param: 'site_id' });
+    expect(byKey.content[1]!.text).toContain(`'${other.site.site_key}' is not a site id (those start with site_): a site_key, the install snippet's key, is not one.`);
+    const noDestination = await call(mine, 'redeliver_destination', { id: 'dst_nothere' });
+    expect(noDestination.content[1]!.text).toContain('call list_destinations for the ids of its destinations');
     const mineFlows = await call(mine, 'list_flows', { site_id: other.site.id });
     expect(mineFlows.isError || mineFlows.structuredContent.data.length === 0).toBe(true);
   });

@@ -41,6 +41,8 @@ async function eventsOf(db: Database, customerEventId: string): Promise<EventRow
 describe('webhook bridge', () => {
   let svc: TestService;
   let site: SiteRow;
+  /** Another site of the same account (an app subdomain beside the brand site: the loaders share the token cookie). */
+  let otherSite: SiteRow;
   const flowIds: Record<string, string> = {};
   let seq = 0;
   const eventId = () => `user_${++seq}_${Date.now()}`;
@@ -61,7 +63,8 @@ describe('webhook bridge', () => {
       ],
     });
     await insertApiFlow(svc.db, site, { name: 'C draft', triggerKey: 'signup', status: 'draft' });
-    const otherSite = await insertSite(svc.db, svc.accountId);
+    otherSite = await insertSite(svc.db, svc.accountId);
+    await setSiteDomain(svc.db, otherSite.id, 'https://app.example.com');
     await insertApiFlow(svc.db, otherSite, { name: 'D other site', triggerKey: 'signup' });
   });
   afterAll(() => svc.close());
@@ -129,6 +132,39 @@ describe('webhook bridge', () => {
         utm: { utm_source: 'google', utm_campaign: 'launch' }, landing_page_url: snapshot.touch!.landing_page_url,
         page_url: snapshot.page_url, platform_cookies: { _fbp: 'fb.1.1700000000000.123' },
       });
+    });
+
+    it("never pairs a report with another site's snapshot of the same token, before or after the report", async () => {
+      // Two sites of one account on subdomains of one domain share the correlation cookie: the same token reaches both.
+      const before = snapshotBody();
+      await upsertSnapshots(svc.db, [{ siteId: otherSite.id, snapshot: before }]);
+      const first = eventId();
+      await send({ correlation_token: before.correlation_token, customer_event_id: first });
+      const [waiting] = await eventsOf(svc.db, first);
+      expect(waiting).toMatchObject({ match_quality: null, click_ids: null });
+      expect(waiting!.data).toMatchObject({ match_reason: 'snapshot_pending' });
+      expect(waiting!.data).not.toHaveProperty('page_url');
+
+      // A snapshot of the other site arriving after the report leaves it held; its own site's snapshot releases it.
+      const token = newToken();
+      const second = eventId();
+      await send({ correlation_token: token, customer_event_id: second });
+      const heldFor = async () =>
+        (await svc.db.query<{ wait_ms: number }>(
+          `select (extract(epoch from (o.due_at - now())) * 1000)::int as wait_ms from outbox o
+           join event_actions a on a.id = o.event_action_id join events e on e.id = a.event_id join reports r on r.id = e.report_id
+           where r.customer_event_id = $1`,
+          [second],
+        )).map((row) => row.wait_ms);
+      const beacon = (key: string, origin: string) =>
+        svc.app.inject({
+          method: 'POST', url: snapshotsPath(key), headers: { origin, 'content-type': 'text/plain;charset=UTF-8' },
+          payload: JSON.stringify(snapshotBody({ correlation_token: token })),
+        });
+      expect((await beacon(otherSite.site_key, 'https://app.example.com')).statusCode).toBe(204);
+      for (const wait of await heldFor()) expect(wait).toBeGreaterThan(PAIRING_WINDOW_MS / 2);
+      expect((await beacon(site.site_key, ORIGIN)).statusCode).toBe(204);
+      for (const wait of await heldFor()) expect(wait).toBeLessThanOrEqual(0);
     });
 
     it('rates a snapshot without click ids a medium match', async () => {

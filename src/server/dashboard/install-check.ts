@@ -37,8 +37,39 @@ function latest(seen: Date | null, other: Date): Date {
   return seen !== null && seen.getTime() > other.getTime() ? seen : other;
 }
 
-/** The install check from the collector's record of a site. */
-export function installCheckOf(rows: readonly OriginTrafficRow[], currentDomain: string | null): InstallCheck {
+/** Another site of the account, as the install check names it: a refused origin it covers belongs to it. */
+export interface SiblingSite {
+  id: string;
+  name: string;
+  domain: string;
+}
+
+/**
+ * The domains that would cover a page origin: its own origin and each parent host down to the registrable domain, with
+ * the same scheme and port (what a site's domain must be to accept it). Empty for what is no web origin.
+ */
+export function coveringDomainsOf(origin: string): string[] {
+  let page: URL;
+  try {
+    page = new URL(origin);
+  } catch {
+    return [];
+  }
+  if (!/^https?:$/.test(page.protocol)) return [];
+  const port = page.port ? `:${page.port}` : '';
+  const root = getDomain(page.hostname) ?? page.hostname;
+  const labels = page.hostname.split('.');
+  const domains: string[] = [];
+  for (let i = 0; i < labels.length; i++) {
+    const host = labels.slice(i).join('.');
+    domains.push(`${page.protocol}//${host}${port}`);
+    if (host === root || host.length <= root.length) break;
+  }
+  return domains;
+}
+
+/** The install check from the collector's record of a site; `siblings`: other sites of the account covering refused origins. */
+export function installCheckOf(rows: readonly OriginTrafficRow[], currentDomain: string | null, siblings: readonly SiblingSite[] = []): InstallCheck {
   const byOrigin = new Map<string, OriginSeen>();
   const refusals: Refusal[] = [];
   for (const row of rows) {
@@ -47,7 +78,7 @@ export function installCheckOf(rows: readonly OriginTrafficRow[], currentDomain:
       refusals.push({
         origin: row.origin,
         reason: row.reason,
-        explanation: explainRefusal(row.reason, row.origin, row.domain, currentDomain),
+        explanation: siblingExplanation(row.origin, siblings) ?? explainRefusal(row.reason, row.origin, row.domain, currentDomain),
         count: row.count,
         lastSeen: row.last_seen_at,
       });
@@ -71,6 +102,21 @@ export function installCheckOf(rows: readonly OriginTrafficRow[], currentDomain:
     byOrigin.set(row.origin, seen);
   }
   return { origins: [...byOrigin.values()], refusals };
+}
+
+/**
+ * A refused origin that another site of the account covers: this site's snippet is on that site's pages. Widening this
+ * site's domain would make both accept those pages, and a signup is paired only within one site (the snapshot went to
+ * one, the backend's report to the other), so the fix is that site's snippet on those pages.
+ */
+function siblingExplanation(origin: string, siblings: readonly SiblingSite[]): string | undefined {
+  const sibling = siblings.find((other) => refusalReasonOf({ domain: other.domain }, origin) === null);
+  if (!sibling) return undefined;
+  return (
+    `${origin} belongs to your site "${sibling.name}" (its domain ${sibling.domain} covers it), but these pages carry this ` +
+    `site's snippet: put the snippet of "${sibling.name}" (Sites page) on them instead. Do not widen this site's domain: ` +
+    'both sites would then accept those pages, and a signup is paired only with what its own site captured.'
+  );
 }
 
 /** Why an origin was refused, and what to change, in a sentence. */

@@ -118,6 +118,11 @@ function idParam(request: FastifyRequest): string {
   return id;
 }
 
+/** A query parameter as sent (a repeated one is an array), for the REST schema to check; undefined when absent. */
+function queryValue(request: FastifyRequest, name: string): unknown {
+  return (request.query as Record<string, unknown> | undefined)?.[name];
+}
+
 /** A form's 400 refusal as its page shows it again (the message, and the field when known); anything else is thrown on. */
 function formRefusal(error: unknown): FormRefusal {
   if (!(error instanceof ApiError) || error.status !== 400) throw error;
@@ -279,11 +284,17 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   );
 
   // Sites
-  const renderSites = async (request: FastifyRequest, reply: FastifyReply, status = 200, override?: SiteView, newSiteError?: NewSiteError) => {
+  const renderSites = async (request: FastifyRequest, reply: FastifyReply, status = 200, override?: SiteView, newSiteError?: NewSiteError, startingAfter?: string) => {
     const session = sessionFor(request);
-    const list = await views.sitesView(db, session.accountId);
+    const cursor = startingAfter ?? queryValue(request, 'starting_after');
+    const { views: list, nextCursor } = await views.sitesPageView(db, validatorOf(request), session.accountId, cursor);
     const shown = override ? list.map((v) => (v.site.id === override.site.id ? { ...v, error: override.error } : v)) : list;
-    return sendPage(reply, status, sitesPage(session, settings.publicUrl, shown, noticesOf(request), newSiteError));
+    return sendPage(reply, status, sitesPage(session, settings.publicUrl, shown, noticesOf(request), newSiteError, { after: cursor, next: nextCursor }));
+  };
+  /** Where a site just added or saved is shown: its page of the Sites page (past the first page too), at its card. */
+  const sitePage = async (accountId: string, siteId: string, done: string) => {
+    const cursor = await views.sitesPageCursorOf(db, accountId, siteId);
+    return `/dashboard/sites?done=${done}${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}#${siteId}`;
   };
   app.get('/dashboard/sites', page, async (request, reply) => renderSites(request, reply));
   app.get('/dashboard/sites/:id/install-check', page, async (request, reply) =>
@@ -291,9 +302,10 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   );
   app.post('/dashboard/sites', post, async (request, reply) => {
     const form = formOf(request);
+    const accountId = sessionFor(request).accountId;
     try {
-      const site = await views.addSite(db, validatorOf(request), sessionFor(request).accountId, form);
-      return reply.redirect(`/dashboard/sites?done=site_added#${site.id}`, 303);
+      const site = await views.addSite(db, validatorOf(request), accountId, form);
+      return reply.redirect(await sitePage(accountId, site.id, 'site_added'), 303);
     } catch (error) {
       const values = { name: form.name ?? '', domain: form.domain ?? '' };
       return renderSites(request, reply, 400, undefined, { ...formRefusal(error), values });
@@ -302,16 +314,17 @@ export default async function dashboardRoutes(app: FastifyInstance, { db, settin
   app.post('/dashboard/sites/:id', post, async (request, reply) => {
     const id = idParam(request);
     const form = formOf(request);
+    const accountId = sessionFor(request).accountId;
     try {
-      await views.saveSite(db, validatorOf(request), sessionFor(request).accountId, id, form);
+      await views.saveSite(db, validatorOf(request), accountId, id, form);
     } catch (error) {
       const refused = formRefusal(error);
-      const current = (await views.sitesView(db, sessionFor(request).accountId)).find((v) => v.site.id === id);
-      if (!current) throw error;
+      // The site's own page of the Sites page, with the refusal on its card (another account's site is not found).
+      const current = await views.siteView(db, accountId, id);
       const values = { name: form.name ?? '', domain: form.domain ?? '', timezone: form.timezone ?? '' };
-      return renderSites(request, reply, 400, { ...current, error: { ...refused, values } });
+      return renderSites(request, reply, 400, { ...current, error: { ...refused, values } }, undefined, await views.sitesPageCursorOf(db, accountId, id));
     }
-    return reply.redirect(`/dashboard/sites?done=site_saved#${id}`, 303);
+    return reply.redirect(await sitePage(accountId, id, 'site_saved'), 303);
   });
 
   // Destinations

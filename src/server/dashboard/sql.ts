@@ -313,3 +313,35 @@ export async function failedDeliveriesByDestination(db: Queryable, accountId: st
   const counts = new Map(rows.flatMap((r) => (r.destination && r.failed > 0 ? [[r.destination, r.failed] as const] : [])));
   return { counts, capped: (rows[0]?.events ?? 0) > ATTENTION_COUNT_CAP };
 }
+
+/**
+ * The Sites page's cursor for the page that starts with this site of the account (the id of the site before it), or
+ * undefined when fewer than `pageSize` sites come before it (it is on the first page) or it is not the account's. Two
+ * index reads on (account_id, seq): the count stops at `pageSize`.
+ */
+export async function sitePageCursor(db: Queryable, accountId: string, siteId: string, pageSize: number): Promise<string | undefined> {
+  const [row] = await db.query<{ before: number; previous: string | null }>(
+    `with me as (select seq from sites where id = $2 and account_id = $1)
+     select (select count(*)::int from (select 1 from sites s, me where s.account_id = $1 and s.seq < me.seq limit $3) b) as before,
+            (select s.id from sites s, me where s.account_id = $1 and s.seq < me.seq order by s.seq desc limit 1) as previous`,
+    [accountId, siteId, pageSize],
+  );
+  return row && row.before >= pageSize && row.previous ? row.previous : undefined;
+}
+
+/**
+ * The account's sites, but `exceptSiteId`, whose domain is one of `domains` (the domains that would cover some refused
+ * origins, install-check.ts coveringDomainsOf): a bounded lookup, whatever the account's number of sites.
+ */
+export async function sitesWithDomains(
+  db: Queryable,
+  accountId: string,
+  exceptSiteId: string,
+  domains: readonly string[],
+): Promise<Array<{ id: string; name: string; domain: string }>> {
+  if (domains.length === 0) return [];
+  return db.query(
+    `select id, name, domain from sites where account_id = $1 and id <> $2 and domain = any($3::text[]) order by seq`,
+    [accountId, exceptSiteId, domains],
+  );
+}

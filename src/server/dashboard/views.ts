@@ -11,13 +11,13 @@ import { html } from '../http/page';
 import type { Notice } from './layout';
 import { ApiError, notFound } from '../http/errors';
 import { hasControlCharacter } from '../http/input';
-import { listSites, patchSite, createSite, requireSite, SiteFields, parseSiteDomain, parseSiteName, parseTimezone, type SiteRecord } from '../api/sites';
+import { getSite, listSites, patchSite, createSite, requireSite, ListSitesQuery, SiteFields, parseSiteDomain, parseSiteName, parseTimezone, type SiteRecord } from '../api/sites';
 import { allDestinationRecords, redeliverDestination, testDestination, type DestinationRecord } from '../api/destinations';
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
 import { createFlow, flowOverlaps, flowPublishProblems, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowOverlap, type FlowRecord } from '../api/flows';
 import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
 import { identityWindowStart } from '../privacy';
-import { erasePerson, erasureTarget, listErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
+import { erasePerson, erasureTarget, latestErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
 import { listOriginTraffic } from '../collector';
 import { connectTriggerSource, findTriggerSource, reportsAwaitingEvents, revokePreviousWebhookSecret, rotateWebhookSecret } from '../webhook';
 import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../accounts';
@@ -25,9 +25,9 @@ import { platformFor, supportedDestinationTypes, type Problem } from '../destina
 import { FORM_INTEGRATIONS } from '../../protocol/forms';
 import { parsePageFilter } from '../../protocol/page-filter';
 import { apiTriggerPath } from '../../protocol/webhook';
-import { installCheckOf, loaderSeen } from './install-check';
+import { coveringDomainsOf, installCheckOf, loaderSeen } from './install-check';
 import { actionFieldOf, type ActionField } from './action-fields';
-import { attentionCounts, deliveredEventId, failedDeliveriesByDestination } from './sql';
+import { attentionCounts, deliveredEventId, failedDeliveriesByDestination, sitePageCursor, sitesWithDomains } from './sql';
 import type { ChartData } from './chart-data';
 import type { SetupState } from './setup';
 import { triggerOf } from './flow-trigger';
@@ -44,27 +44,60 @@ export type Validate = (schema: TSchema, value: unknown, context: 'body' | 'quer
 /** A submitted form: string fields only. */
 export type Form = Record<string, string>;
 
-/** At most this many sites and flows are shown (one page of the REST list). */
-const PAGE = { limit: 100 };
+/** At most this many sites and flows are shown at once (one page of the REST list); the Sites page pages on by cursor. */
+export const DASHBOARD_PAGE_SIZE = 100;
+const PAGE = { limit: DASHBOARD_PAGE_SIZE };
 
 /** The account's sites (first page). */
 export async function accountSites(db: Database, accountId: string): Promise<SiteRecord[]> {
   return (await listSites(db, accountId, PAGE)).data;
 }
 
-/** The Sites page: each site with its install check. */
-export async function sitesView(db: Database, accountId: string): Promise<SiteView[]> {
-  const sites = await accountSites(db, accountId);
+/**
+ * Sites with their install checks. A refused origin that another site of the account covers is named with that site
+ * (its snippet belongs on those pages), looked up by the few domains that would cover the refused origins.
+ */
+async function withChecks(db: Database, accountId: string, sites: readonly SiteRecord[]): Promise<SiteView[]> {
   return Promise.all(
-    sites.map(async (site) => ({ site, check: installCheckOf(await listOriginTraffic(db, site.id), site.domain) })),
+    sites.map(async (site) => {
+      const traffic = await listOriginTraffic(db, site.id);
+      const refused = [...new Set(traffic.filter((row) => row.kind === 'refused' && row.reason === 'not_covered').map((row) => row.origin))];
+      const siblings = await sitesWithDomains(db, accountId, site.id, [...new Set(refused.flatMap(coveringDomainsOf))]);
+      return { site, check: installCheckOf(traffic, site.domain, siblings) };
+    }),
   );
+}
+
+/** The account's first page of sites, each with its install check (the setup checklist). */
+export async function sitesView(db: Database, accountId: string): Promise<SiteView[]> {
+  return withChecks(db, accountId, await accountSites(db, accountId));
+}
+
+/** One page of the Sites page: up to DASHBOARD_PAGE_SIZE sites after `startingAfter` (a site id), and the next page's cursor. */
+export async function sitesPageView(
+  db: Database,
+  validate: Validate,
+  accountId: string,
+  startingAfter: unknown,
+): Promise<{ views: SiteView[]; nextCursor: string | null }> {
+  const query = startingAfter === undefined ? PAGE : { ...PAGE, starting_after: startingAfter };
+  validate(ListSitesQuery, query, 'querystring');
+  const page = await listSites(db, accountId, query as ListSitesQuery);
+  return { views: await withChecks(db, accountId, page.data), nextCursor: page.has_more ? page.next_cursor : null };
+}
+
+/**
+ * The Sites page's cursor whose page starts with this site, or undefined when the site is on the first page (a site
+ * just added or saved is shown where it is, also past the first DASHBOARD_PAGE_SIZE sites).
+ */
+export async function sitesPageCursorOf(db: Database, accountId: string, siteId: string): Promise<string | undefined> {
+  return sitePageCursor(db, accountId, siteId, DASHBOARD_PAGE_SIZE);
 }
 
 /** One site of the account with its install check (the Sites page's live fragment); another account's site is not found. */
 export async function siteView(db: Database, accountId: string, siteId: string): Promise<SiteView> {
-  const view = (await sitesView(db, accountId)).find((v) => v.site.id === siteId);
-  if (!view) throw notFound('site', siteId);
-  return view;
+  const [view] = await withChecks(db, accountId, [await getSite(db, accountId, siteId)]);
+  return view!;
 }
 
 /** What the setup checklist reads of the account: sites (domain, loader seen, webhook secret), destinations, flows, deliveries. */
@@ -300,11 +333,17 @@ export async function flowsView(
   accountId: string,
   extra: Pick<FlowsPageData, 'shownSecret' | 'error'> = {},
 ): Promise<FlowsPageData> {
-  const [sites, flows, destinations] = await Promise.all([
-    accountSites(db, accountId),
-    listFlows(db, accountId, PAGE).then((page) => page.data),
+  const [sitePage, flowPage, destinations] = await Promise.all([
+    listSites(db, accountId, PAGE),
+    listFlows(db, accountId, PAGE),
     destinationsView(db, accountId),
   ]);
+  const flows = flowPage.data;
+  // A flow shown on the page is shown with its site (its webhook URL, its backend), also one past the first page of sites.
+  const sites = [...sitePage.data];
+  for (const siteId of new Set(flows.map((f) => f.site_id))) {
+    if (!sites.some((s) => s.id === siteId)) sites.push(await getSite(db, accountId, siteId));
+  }
   const triggerSources = new Map<string, TriggerSourceView | null>();
   for (const site of sites) triggerSources.set(site.id, await findTriggerSource(db, accountId, site.id, 'api'));
   const publishProblems = new Map<string, FlowProblem[]>();
@@ -324,6 +363,7 @@ export async function flowsView(
     publishProblems,
     overlaps,
     sites,
+    more: { flows: flowPage.has_more, sites: sitePage.has_more },
     destinations,
     triggerSources,
     formIntegrations: FORM_INTEGRATIONS,
@@ -582,16 +622,12 @@ export async function revokeAccountKey(db: Database, accountId: string, keyId: s
   return (await revokeApiKey(db, key.id))!;
 }
 
-/** The account's erasures, newest first (the latest 100). */
+/** How many erasures the Personal data page lists. */
+export const ERASURES_SHOWN = 100;
+
+/** The account's latest erasures, newest first: only those shown are read, whatever the account's history holds. */
 export async function erasuresView(db: Database, accountId: string): Promise<ErasureRecord[]> {
-  const all: ErasureRecord[] = [];
-  for (let cursor: string | undefined; ; ) {
-    const page = await listErasures(db, accountId, { limit: 1000, ...(cursor ? { starting_after: cursor } : {}) });
-    all.push(...page.data);
-    if (!page.has_more || !page.next_cursor) break;
-    cursor = page.next_cursor;
-  }
-  return all.reverse().slice(0, 100);
+  return latestErasures(db, accountId, ERASURES_SHOWN);
 }
 
 /** The erasure form's fields as typed. */

@@ -14,7 +14,9 @@ export const MCP_SERVER_INFO = { name: 'cnv', title: 'cnv conversion tracking', 
 /** What a model is told about the server as a whole, before it picks a tool. */
 export const MCP_INSTRUCTIONS =
   'cnv tracks conversions (for example signups) and sends them to ad platforms. The usual path: list_sites to find the ' +
-  'site; update_site to set its domain; connect_destination for each ad platform and connect_trigger_source for the ' +
+  'site; update_site to set its domain (create_site for a website on a domain no site covers, such as a landing-page ' +
+  "domain: each site has its own snippet, webhook and flows, the account's destinations serve them all); " +
+  'connect_destination for each ad platform and connect_trigger_source for the ' +
   "backend's signed webhook (each returns a url the user opens in their browser; check with get_handoff); the user " +
   "pastes the site's install snippet (list_sites and update_site give it) into every page of the website; create_flow " +
   'with the API trigger and one action per platform; publish_flow; then list_events and get_event to see conversions ' +

@@ -67,6 +67,8 @@ export interface ToolDefinition {
   errorStep?(error: ErrorBody['error'], input: ToolInput): string | undefined;
   /** A sentence for the model about what comes next, read from a successful answer. */
   nextStep?(body: Record<string, unknown>, context: NextStepContext): string | undefined;
+  /** A REST read (with the same key) whose answer the next step also needs, such as the flow's site; none when undefined. */
+  nextStepRead?(body: Record<string, unknown>): RestRequest | undefined;
 }
 
 /** What a next step may need besides the answer. */
@@ -75,6 +77,8 @@ export interface NextStepContext {
   input: ToolInput;
   /** The service's public base URL (CNV_PUBLIC_URL), when the tool asked for it and it is known. */
   publicUrl?: string;
+  /** The answer of the tool's nextStepRead, when it succeeded. */
+  read?: Record<string, unknown>;
 }
 
 /** What a transport tells the tools about the service. */
@@ -172,9 +176,7 @@ function handoffStep(body: Record<string, unknown>, fresh: boolean): string {
 }
 
 /** What to do when the account has no site: every setup step needs one. */
-const NO_SITE_STEP =
-  'No tool creates a site: ask the user to create one (POST /v1/sites with their API key, or the command ' +
-  "'cnv sites create --name …', on the embedded store while the service is stopped), then call list_sites.";
+const NO_SITE_STEP = "Call create_site with the website's domain (ask the user for its address), then go on with that site's id.";
 
 /**
  * What to do next with a site: one without a domain accepts no page (set it with update_site); one with a domain needs
@@ -200,7 +202,7 @@ function siteStep(site: Record<string, unknown>, publicUrl: string | undefined):
 }
 
 /** What to do once a flow is live: how its trigger fires, and where a test conversion shows. */
-function liveFlowStep(flow: Record<string, unknown>): string | undefined {
+function liveFlowStep(flow: Record<string, unknown>, { read: site }: NextStepContext = { input: {} }): string | undefined {
   if (flow.status !== 'live') return undefined;
   const id = String(flow.id);
   const trigger = isRecord(flow.trigger_config) ? flow.trigger_config : {};
@@ -211,11 +213,16 @@ function liveFlowStep(flow: Record<string, unknown>): string | undefined {
     const key = String(trigger.key);
     const stage = trigger.type === 'conversion';
     const report = stage ? 'a later stage (with the customer_id of the signup)' : 'a signup';
-    // The path with {site_key} left for the user's site key (a trigger key is [A-Za-z0-9_-]: decoding changes nothing of it).
-    const path = decodeURIComponent(apiTriggerPath('{site_key}', key, stage ? 'conversion' : 'saas_signup'));
+    // The path with the site's key (read with the flow's site_id), or {site_key} left for it when that read failed (a
+    // trigger key is [A-Za-z0-9_-]: decoding changes nothing of it).
+    const siteKey = typeof site?.site_key === 'string' ? site.site_key : undefined;
+    const path = decodeURIComponent(apiTriggerPath(siteKey ?? '{site_key}', key, stage ? 'conversion' : 'saas_signup'));
+    const whose = siteKey
+      ? `site ${String(flow.site_id)}'s${typeof site?.name === 'string' ? ` ("${printable(site.name, 200)}")` : ''}`
+      : "site's";
     return (
-      `Flow ${id} is live: it fires when the user's backend reports ${report} through the site's signed webhook ` +
-      `...${path} (with the cnv client: triggerKey '${key}'). ${check}`
+      `Flow ${id} is live: it fires when the user's backend reports ${report} through the ${whose} signed webhook ` +
+      `...${path} (with the cnv client: ${siteKey ? `siteKey '${siteKey}', ` : ''}triggerKey '${key}'). ${check}`
     );
   }
   return (
@@ -270,6 +277,30 @@ export const TOOLS: readonly ToolDefinition[] = [
     nextStep: (body, { publicUrl }) => siteStep(body, publicUrl),
   },
   {
+    name: 'create_site',
+    title: 'Create a site',
+    description:
+      'Create a site in the account, for a website on a domain no site of the account covers yet (a landing-page ' +
+      "domain, a second brand); all fields are optional. A site accepts pages of its domain and of that domain's " +
+      'subdomains (https://example.com covers https://www.example.com and https://app.example.com, but ' +
+      'https://www.example.com does not cover https://app.example.com), so check list_sites first: a page a site ' +
+      'already covers needs no other site. Each site has its own install snippet, API trigger (connect_trigger_source ' +
+      "with its site_id), flows and events; the account's destinations are shared by all its sites. A signup reported to " +
+      "one site's webhook is paired only with what that site's snippet captured: the site whose snippet runs on the " +
+      "signup page is the one whose webhook the user's backend reports to. Returns the new site (its id is the site_id " +
+      'the other tools take) and, once it has a domain, its install snippet for the user.',
+    inputSchema: Type.Object(propertiesOf(SiteFields), {
+      additionalProperties: false,
+      description: 'The new site: name, domain and the other settings, each optional (a site without a domain accepts no page yet).',
+    }),
+    readOnly: false,
+    toRequest: (input) => ({ method: 'POST', path: '/v1/sites', body: input }),
+    usesPublicUrl: true,
+    nextStep: (body, { publicUrl }) =>
+      `${siteStep(body, publicUrl)} Its flows and webhook are its own: pass site_id '${String(body.id)}' to ` +
+      'connect_trigger_source, create_flow and list_events for this website.',
+  },
+  {
     name: 'connect_destination',
     title: 'Connect an ad platform',
     description:
@@ -277,7 +308,11 @@ export const TOOLS: readonly ToolDefinition[] = [
       "conversions. Returns a handoff {id, url, status: 'pending'}. You cannot finish it yourself: give the url to the user " +
       'and ask them to open it in their browser, where they sign in to the platform or paste its credentials (these never ' +
       "pass through you). Then call get_handoff with the id to check that status is 'completed'. publish_flow refuses a " +
-      'flow whose destination is not connected yet.',
+      'flow whose destination is not connected yet. A destination belongs to the account and serves all its sites, one ' +
+      'per platform: when list_destinations already shows this platform, finishing the page replaces that connection (its ' +
+      'ad account, pixel or credentials) for every site of the account, so do it only to reconnect the same ad account ' +
+      "or when the user wants all the account's sites to send to the new one (a website sending to another ad account " +
+      'of the same platform belongs in a cnv account of its own).',
     inputSchema: Type.Omit(ConnectDestinationBody, ['purpose'], { additionalProperties: false }),
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: '/v1/handoffs', body: { purpose: 'connect_destination', ...input } }),
@@ -385,6 +420,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     inputSchema: FlowIdParams,
     readOnly: false,
     toRequest: (input) => ({ method: 'POST', path: `/v1/flows/${withId(input).id}/publish` }),
+    nextStepRead: (flow) => (typeof flow.site_id === 'string' ? { method: 'GET', path: `/v1/sites/${encodeURIComponent(flow.site_id)}` } : undefined),
     nextStep: liveFlowStep,
   },
   {
@@ -440,7 +476,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'List conversions',
     description:
       'List captured conversions (events), newest first, optionally only those of a site, a flow, an email, a delivery ' +
-      'status or a time range. Each event has id, site_key, occurred_at, flow_name, trigger, status (queued, completed, ' +
+      'status or a time range. Each event has id, site_id, site_key, occurred_at, flow_id, flow_name, trigger, status (queued, completed, ' +
       'failed) and actions (one delivery result per destination). Use it to confirm that a test conversion arrived. ' +
       `Returns {data, has_more, next_cursor}; next_cursor is a timestamp. ${NEXT_PAGE}`,
     inputSchema: redescribed(Type.Omit(ListEventsQuery, ['ending_before'], { additionalProperties: false }), {
@@ -579,6 +615,40 @@ function cutForUrl(tool: ToolDefinition, input: ToolInput, names: readonly strin
 }
 
 /** Runs a tool: its REST request through `callRest`, the answer as a tool result. */
+/** What each tool's `id` names, and which tools' ids are which kind (the rest take no id, or their errorStep says). */
+const ID_KINDS: Readonly<Record<string, 'site' | 'handoff' | 'flow' | 'event' | 'destination'>> = {
+  update_site: 'site', get_handoff: 'handoff', publish_flow: 'flow', get_flow: 'flow', update_flow: 'flow',
+  unpublish_flow: 'flow', get_event: 'event', redeliver_event: 'event', redeliver_destination: 'destination',
+};
+
+/** Where the id of each kind comes from: its prefix and the tool that lists them (a handoff's, the connect tool that made it). */
+const ID_SOURCES = {
+  site: { prefix: 'site_', where: 'call list_sites for the ids of its sites' },
+  handoff: { prefix: 'hdf_', where: 'use the id a connect_destination or connect_trigger_source call of this account returned, or call that tool again for a new handoff' },
+  flow: { prefix: 'flow_', where: 'call list_flows for the ids of its flows' },
+  event: { prefix: 'evt_', where: 'call list_events for the ids of its events' },
+  destination: { prefix: 'dst_', where: 'call list_destinations for the ids of its destinations' },
+} as const;
+
+/**
+ * What to do after a `resource_missing`: which tool lists the ids of that kind. Ids are the API key's account's only
+ * (another client's id is not found, like one that does not exist), and a site_key is not a site id.
+ */
+function notFoundStep(toolName: string, error: ErrorBody['error'], input: ToolInput): string | undefined {
+  if (error.code !== 'resource_missing') return undefined;
+  const kind = error.param === 'site_id' ? 'site' : error.param === 'flow_id' ? 'flow' : error.param === 'id' ? ID_KINDS[toolName] : undefined;
+  if (!kind) return undefined;
+  const { prefix, where } = ID_SOURCES[kind];
+  const given = error.param ? input[error.param] : undefined;
+  const wrongKind = typeof given === 'string' && !given.startsWith(prefix)
+    ? ` '${printable(given, 100)}' is not a ${kind} id (those start with ${prefix})${kind === 'site' ? ': a site_key, the install snippet\'s key, is not one' : ''}.`
+    : '';
+  return (
+    `No ${kind} with this id belongs to this account (the account of the API key you use: another account's ids are ` +
+    `not found).${wrongKind} To find the right one, ${where}.`
+  );
+}
+
 export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest, context: ToolContext = {}): Promise<ToolResult> {
   const undeclared = undeclaredArgument(tool, input);
   if (undeclared) return toolError(undeclared);
@@ -600,13 +670,16 @@ export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: 
   if (response.status < 200 || response.status >= 300) {
     const envelope = request.query ? withoutRestOnlyAdvice(envelopeOf(response)) : envelopeOf(response);
     const result = toolError(envelope);
-    const step = tool.errorStep?.(envelope.error, input);
+    const step = tool.errorStep?.(envelope.error, input) ?? notFoundStep(tool.name, envelope.error, input);
     if (step) result.content.push({ type: 'text', text: step });
     return result;
   }
   const body = isRecord(response.body) ? response.body : { data: response.body };
   const publicUrl = tool.usesPublicUrl ? await context.publicUrl?.() : undefined;
-  const next = tool.nextStep?.(body, publicUrl === undefined ? { input } : { input, publicUrl });
+  const readRequest = tool.nextStepRead?.(body);
+  const readResponse = readRequest ? await callRest(readRequest.method, readRequest.path, {}) : undefined;
+  const read = readResponse && readResponse.status === 200 && isRecord(readResponse.body) ? readResponse.body : undefined;
+  const next = tool.nextStep?.(body, { input, ...(publicUrl === undefined ? {} : { publicUrl }), ...(read ? { read } : {}) });
   return {
     content: [{ type: 'text', text: JSON.stringify(body, null, 2) }, ...(next ? [{ type: 'text' as const, text: next }] : [])],
     structuredContent: body,

@@ -22,6 +22,7 @@ import {
   insertErasure,
   linkedEvents,
   listErasuresPage,
+  latestErasureRows,
   lockPersonalDataWrites,
   anonymiseAdjustments,
   reportAdjustmentIds,
@@ -287,6 +288,11 @@ export async function previewErasure(db: Database, accountId: string, target: Er
 }
 
 /** GET /v1/erasures: the account's erasures, oldest first, without the values. */
+/** The account's latest `limit` erasures, newest first (the dashboard's history). */
+export async function latestErasures(db: Queryable, accountId: string, limit: number): Promise<ErasureRecord[]> {
+  return (await latestErasureRows(db, accountId, limit)).map(toRecord);
+}
+
 export async function listErasures(db: Queryable, accountId: string, query: ListErasuresQuery): Promise<ListEnvelope<ErasureRecord>> {
   return paginate(pageRequestOf(query), (request) => listErasuresPage(db, accountId, request), toRecord);
 }

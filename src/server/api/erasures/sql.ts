@@ -395,3 +395,8 @@ export async function insertErasure(
 export async function listErasuresPage(db: Queryable, accountId: string, request: PageRequest): Promise<PageResult<ErasureRow>> {
   return selectPageBySeq<ErasureRow>(db, { table: 'erasures', columns: COLUMNS, accountId }, request);
 }
+
+/** The account's latest `limit` erasures, newest first: one index read on (account_id, seq), whatever the history holds. */
+export async function latestErasureRows(db: Queryable, accountId: string, limit: number): Promise<ErasureRow[]> {
+  return db.query<ErasureRow>(`select ${COLUMNS} from erasures where account_id = $1 order by seq desc limit $2`, [accountId, limit]);
+}

@@ -52,7 +52,7 @@ export type EventIdParams = Static<typeof EventIdParams>;
 /** One destination's delivery of an event (responses). */
 export const EventAction = Type.Object(
   {
-    destination: Type.String({ description: 'The platform it goes to: google-ads, meta, microsoft-ads, linkedin.' }),
+    destination: Type.String({ description: 'The platform it goes to: google-ads, meta, microsoft-ads, linkedin, reddit, tiktok.' }),
     status: Type.String({ description: 'queued, delivered, failed, or skipped (held back by consent: the reason is in error; never makes the event failed).' }),
     conversion_id: Nullable(Type.String({ description: "The platform's conversion (action, rule, goal) it fires." })),
     attempts: Type.Integer({ minimum: 0, description: 'Sends so far.' }),

@@ -177,6 +177,7 @@ export function triggerSourceConnectedPage(hosted: TriggerSourceHandoff, secret:
   return page(
     'Your webhook secret',
     html`<h1>Your backend can now report signups to cnv</h1>
+<p class="lead">The webhook secret of the site <strong>${hosted.site.name}</strong>${hosted.site.domain ? html` (${hosted.site.domain})` : ''} in the cnv account <strong>${hosted.accountName}</strong>: put it in the backend of this website only. Another site has a secret and a webhook URL of its own.</p>
 <div class="notice warn"><strong>Copy the secret now.</strong> It is shown only on this page and cannot be shown again.
 Keep it on your server (for example in <code>CNV_WEBHOOK_SECRET</code>). Lost it? Make a new one with "Rotate secret" on the dashboard's Flows page.</div>
 ${rotated ? html`<div class="notice">This replaced the site's previous secret, which keeps verifying for 24 hours (the dashboard can end that at once).</div>` : ''}

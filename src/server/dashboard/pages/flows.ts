@@ -44,6 +44,8 @@ export interface FlowsPageData {
   publishProblems: ReadonlyMap<string, readonly FlowProblem[]>;
   /** For each flow, the live flows that send its conversions where a platform counts each one (absent: none). */
   overlaps?: ReadonlyMap<string, readonly FlowOverlap[]>;
+  /** Whether the account has more flows, or more sites, than the page shows (DASHBOARD_PAGE_SIZE of each). */
+  more?: { flows: boolean; sites: boolean };
   formIntegrations: readonly string[];
   webhookUrlOf(site: SiteRecord, key: string, type: 'saas_signup' | 'conversion'): string;
   webhookBaseUrl: string;
@@ -287,6 +289,14 @@ ${
 }
 
 /** The Flows page. */
+/** Says so when the account has more flows or sites than this page lists: the rest are reached through the API. */
+function moreThanShown(data: FlowsPageData): Html | string {
+  const { flows = false, sites = false } = data.more ?? {};
+  if (!flows && !sites) return '';
+  const what = flows && sites ? `the first ${data.flows.length} flows and the first sites` : flows ? `the first ${data.flows.length} flows` : 'the first sites (and those of the flows shown)';
+  return html`<div class="notice warn" role="status">This account has more ${flows && sites ? 'flows and sites' : flows ? 'flows' : 'sites'} than this page shows: it lists ${what}, in the order they were made. Manage the others through the REST API (<code>GET /v1/flows</code>, <code>POST /v1/flows</code>) or the agent tools (<code>list_flows</code>, <code>create_flow</code>).</div>`;
+}
+
 export function flowsPage(session: DashboardSession, data: FlowsPageData, notices: Notice[] = []): string {
   return layout(
     { title: 'Flows', nav: 'flows', session, notices },
@@ -294,6 +304,7 @@ export function flowsPage(session: DashboardSession, data: FlowsPageData, notice
 <p class="lead">A flow sends each conversion of its trigger to its ad platforms, once published.</p>
 ${shownSecretCard(data)}
 ${data.flows.length === 0 ? html`<div class="card"><p class="muted">No flow yet: create one below.</p></div>` : ''}
+${moreThanShown(data)}
 ${data.flows.map((flow) => flowCard(session, data, flow))}
 ${createForm(session, data)}
 ${backendSection(session, data)}`,

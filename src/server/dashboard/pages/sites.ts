@@ -122,7 +122,20 @@ export interface NewSiteError extends FormRefusal {
 }
 
 /** The Sites page; `newSiteError` shows a refused Add site form again with its values and the reason beside its field. */
-export function sitesPage(session: DashboardSession, publicUrl: string, views: readonly SiteView[], notices: Notice[] = [], newSiteError?: NewSiteError): string {
+/** Where a page of the Sites page is in the account's sites: the cursor it started after, and the next page's. */
+export interface SitesPaging {
+  after?: unknown;
+  next: string | null;
+}
+
+/** The links to the first and the next page of sites, when the account has more than one page. */
+function sitesPaging(paging: SitesPaging | undefined): Html | string {
+  if (!paging || (paging.after === undefined && paging.next === null)) return '';
+  return html`<nav class="card" aria-label="More sites"><p>${paging.after !== undefined ? 'Later sites of the account, in the order they were added.' : 'The first sites of the account, in the order they were added.'}</p>
+<div class="actions">${paging.after !== undefined ? html`<a href="/dashboard/sites">First sites</a>` : ''}${paging.next !== null ? html`<a href="/dashboard/sites?starting_after=${encodeURIComponent(paging.next)}">Next sites →</a>` : ''}</div></nav>`;
+}
+
+export function sitesPage(session: DashboardSession, publicUrl: string, views: readonly SiteView[], notices: Notice[] = [], newSiteError?: NewSiteError, paging?: SitesPaging): string {
   const problem = (name: 'name' | 'domain') => problemOf(newSiteError, name);
   const invalid = (name: 'name' | 'domain') => problem(name) !== null;
   return layout(
@@ -130,6 +143,7 @@ export function sitesPage(session: DashboardSession, publicUrl: string, views: r
     html`<h1>Sites</h1>
 <p class="lead">A site is where the loader runs: its domain decides which pages may send click data.</p>
 ${views.map((view) => siteCard(session, publicUrl, view))}
+${sitesPaging(paging)}
 <section class="card" id="add-site">
 <h2>Add a site</h2>
 ${newSiteError ? refusalSummary('new-site-error', newSiteError, (param) => (param === 'name' || param === 'domain' ? `new-site-${param}` : undefined)) : ''}
