@@ -86,6 +86,15 @@ describe('collector routes', () => {
         touch: { landing_page_url: 'https://www.example.com/#/start' },
       });
       expect(JSON.stringify(row)).not.toMatch(/secret|r3fr3sh/);
+      // A token last in the query, or alone in it, leaves no separator before the fragment.
+      for (const [sent, stored] of [
+        ['https://www.example.com/welcome?plan=pro&access_token=eyJ.secret#done', 'https://www.example.com/welcome?plan=pro#done'],
+        ['https://www.example.com/welcome?id_token=eyJ.secret#done', 'https://www.example.com/welcome#done'],
+      ]) {
+        const tokenInQuery = { ...snapshotBody(), page_url: sent };
+        expect((await post(tokenInQuery)).statusCode).toBe(204);
+        expect((await findSnapshot(svc.db, svc.site.id, tokenInQuery.correlation_token))!.page_url).toBe(stored);
+      }
       // An address without any is stored exactly as sent.
       const plain = { ...snapshotBody(), page_url: 'https://www.example.com/signup?a=1&&b=2#/step?' };
       expect((await post(plain)).statusCode).toBe(204);

@@ -139,7 +139,8 @@ function withoutCredentials(address: string): string {
     removed = true;
     return separator;
   });
-  return removed ? kept.replace(/([?#&])&+/g, '$1').replace(/[?&#]+$/, '') : address;
+  // Separators left behind: doubled, before the fragment (`?a=1&#x`, `?#x`), or at the end.
+  return removed ? kept.replace(/([?#&])&+/g, '$1').replace(/[?&]+(?=#)/, '').replace(/[?&#]+$/, '') : address;
 }
 
 /** A referrer: a URL string, or null (an empty string counts as null, as document.referrer gives it). */
