@@ -12,6 +12,7 @@ export type {
   ReportUnexpectedResponse,
   ReportConversionResult,
   AdjustConversionResult,
+  ReportOutcome,
 } from './result';
 export type { TransientFailure } from './attempt';
 export type { ServiceError } from './service-error';

@@ -70,16 +70,21 @@ export interface ReportUnexpectedResponse {
   attempts: number;
 }
 
-export type ReportSignupResult<R = SaasSignupResponse> =
+/** The outcomes every call shares: sent and accepted, refused before sending, refused by the service, given up, not the service. */
+export type ReportOutcome<R> =
   | ReportDelivered<R>
-  | ReportNoToken
   | ReportInvalidInput
   | ReportRejected
   | ReportGaveUp
   | ReportUnexpectedResponse;
 
-/** What `reportConversion` resolves to: as reportSignup, the response saying how the click was found (`match`). */
-export type ReportConversionResult = ReportSignupResult<ConversionResponse>;
+export type ReportSignupResult<R = SaasSignupResponse> = ReportOutcome<R> | ReportNoToken;
 
-/** What `adjustConversion` resolves to: as reportSignup, the response `{status: 'accepted', adjustment_id, events}`. */
-export type AdjustConversionResult = ReportSignupResult<AdjustmentResponse>;
+/**
+ * What `reportConversion` resolves to: as reportSignup, the response saying how the click was found (`match`); never
+ * `no_correlation_token`: a later stage finds its click through its signup's customer id when it has no token.
+ */
+export type ReportConversionResult = ReportOutcome<ConversionResponse>;
+
+/** What `adjustConversion` resolves to: as reportSignup, the response `{status: 'accepted', adjustment_id, events}`; an adjustment takes no token. */
+export type AdjustConversionResult = ReportOutcome<AdjustmentResponse>;

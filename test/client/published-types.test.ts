@@ -18,7 +18,7 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc');
 
 /** Correct use: must compile without a single error. */
 const OK = `
-import { createCnvClient, CnvConfigError, readCorrelationToken, type CnvClient, type ReportSignupResult } from 'cnv/client';
+import { createCnvClient, CnvConfigError, readCorrelationToken, type AdjustConversionResult, type CnvClient, type ReportConversionResult, type ReportSignupResult } from 'cnv/client';
 import { saasSignupPath, type SaasSignupResponse } from 'cnv/protocol';
 
 const cnv: CnvClient = createCnvClient({ webhookBaseUrl: 'https://hooks.example.com', siteKey: 's', triggerKey: 'signup', secret: 'x' });
@@ -30,6 +30,10 @@ if (result.ok) {
 } else if (result.reason === 'invalid_input') {
   console.log(result.param.toUpperCase());
 }
+const stage: ReportConversionResult = await cnv.reportConversion('paid', { customerEventId: 'inv_1', customerId: 'c1', value: 29, currency: 'EUR' });
+if (!stage.ok && stage.reason === 'gave_up') console.log(stage.attempts);
+const adjusted: AdjustConversionResult = await cnv.adjustConversion({ adjustmentId: 'a1', customerEventId: 'inv_1', type: 'retract' });
+if (adjusted.ok) console.log(adjusted.response.adjustment_id);
 const token: string | null = readCorrelationToken('a=b');
 const path: string = saasSignupPath('s', 'signup');
 console.log(token, path, new CnvConfigError('m').message);
@@ -49,6 +53,10 @@ if (result.ok) {
   const wrong: string = result.response.correlated; // misuse
   console.log(wrong);
 }
+const stage = await cnv.reportConversion('paid', { customerEventId: 'inv_1', customerId: 'c1' });
+if (!stage.ok && stage.reason === 'no_correlation_token') console.log(stage); // misuse
+const adjusted = await cnv.adjustConversion({ adjustmentId: 'a1', customerEventId: 'inv_1', type: 'retract' });
+if (!adjusted.ok && adjusted.reason === 'no_correlation_token') console.log(adjusted); // misuse
 console.log(n, p);
 `;
 
