@@ -3,7 +3,8 @@ import { DATABASE_KINDS } from './support/databases';
 import { createRestService, errorOf, json, type RestService, type Tenant } from './support/rest-harness';
 import { insertEvent } from '../../src/server/fanout/sql';
 import { upsertDestination } from '../../src/server/destinations/sql';
-import { connectTriggerSource } from '../../src/server/webhook/secret-sql';
+import { connectTriggerSource, findTriggerSources } from '../../src/server/webhook/secret-sql';
+import { insertSite } from '../../src/server/api/sites/sql';
 import { serviceSecretBox } from '../../src/server/db/secret-box';
 
 describe.each(DATABASE_KINDS)('account isolation on $name', (kind) => {
@@ -119,5 +120,18 @@ describe.each(DATABASE_KINDS)('account isolation on $name', (kind) => {
     const res = await as(b, 'POST', `/v1/flows/${flow.id}/publish`);
     expect(res.statusCode).toBe(400);
     expect(json(res).error.errors).toHaveLength(2);
+  });
+
+  it("reads the webhook secrets of many sites at once, each site's own, never another account's", async () => {
+    const unconnected = await insertSite(svc.db, a.accountId, { name: 'A second site' });
+    const found = await findTriggerSources(svc.db, a.accountId, [A.site, unconnected.id, b.site.id]);
+    expect([...found.keys()]).toEqual([A.site, unconnected.id, b.site.id]);
+    expect(found.get(A.site)).toMatchObject({ site_id: A.site, account_id: a.accountId, type: 'api' });
+    expect(found.get(unconnected.id)).toBeNull();
+    // b's site asked for with a's account: nothing, whether b connected its own or not.
+    await connectTriggerSource(svc.db, serviceSecretBox(svc.settings), b.accountId, b.site.id);
+    expect((await findTriggerSources(svc.db, a.accountId, [b.site.id])).get(b.site.id)).toBeNull();
+    expect((await findTriggerSources(svc.db, b.accountId, [b.site.id])).get(b.site.id)).toMatchObject({ account_id: b.accountId });
+    expect(await findTriggerSources(svc.db, a.accountId, [])).toEqual(new Map());
   });
 });

@@ -40,6 +40,23 @@ export async function findTriggerSource(
   return row ?? null;
 }
 
+/** The trigger sources of several sites of an account, in one statement: each site's, or null when none is connected. */
+export async function findTriggerSources(
+  db: Queryable,
+  accountId: string,
+  siteIds: readonly string[],
+  type: TriggerSourceType = 'api',
+): Promise<Map<string, TriggerSourceRow | null>> {
+  const found = new Map<string, TriggerSourceRow | null>(siteIds.map((id) => [id, null]));
+  if (siteIds.length === 0) return found;
+  const rows = await db.query<TriggerSourceRow>(
+    `select ${COLUMNS} from trigger_sources where account_id = $1 and site_id = any($2::text[]) and type = $3`,
+    [accountId, [...siteIds], type],
+  );
+  for (const row of rows) found.set(row.site_id, row);
+  return found;
+}
+
 /**
  * Connects a site's trigger source with a fresh webhook secret: creates it, or, when it exists, rotates its secret
  * (the previous one verifies for 24 hours more, so a running integration does not break at once).
