@@ -14,6 +14,7 @@
  */
 import type { FastifyServerOptions } from 'fastify';
 import { SECRET_IN_TEXT } from './db/ids';
+import { decodeUrlComponent } from './http/url-component';
 
 export const REDACTED = '[redacted]';
 
@@ -98,12 +99,8 @@ const LOGGED_QUERY_VALUES = new Set([
  * limit) is not logged: it is refused with a 400 and would otherwise reach the log as sent.
  */
 function hasHarmlessShape(raw: string): boolean {
-  let value: string;
-  try {
-    value = decodeURIComponent(raw.replace(/\+/g, ' '));
-  } catch {
-    return false;
-  }
+  const value = decodeUrlComponent(raw, true);
+  if (value === null) return false;
   return (
     /^\d{1,4}$/.test(value) ||
     /^(?=[^]*[A-Za-z])[A-Za-z0-9_-]{1,64}$/.test(value) ||
@@ -151,12 +148,7 @@ export function redactUrl(absoluteOrPath: string): string {
  * for `/v1/events/ada@example.com`): an email address, a phone number (7 digits or more), an IPv4 address.
  */
 function looksPersonal(segment: string): boolean {
-  let value: string;
-  try {
-    value = decodeURIComponent(segment);
-  } catch {
-    value = segment;
-  }
+  const value = decodeUrlComponent(segment) ?? segment;
   // An IPv4 address is digits and dots: the phone number's test takes it too.
   return value.includes('@') || (/^\+?[\d\s().-]+$/.test(value) && value.replace(/\D/g, '').length >= 7);
 }

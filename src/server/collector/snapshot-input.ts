@@ -5,6 +5,7 @@ import { CLICK_ID_KEYS, PLATFORM_COOKIES, SIGNAL_VALUE_MAX, UTM_KEYS } from '../
 import { isWellFormedText, parseJsonText } from '../http/json-text';
 import { ApiError, invalidParam } from '../http/errors';
 import { isStorableTimestamp } from '../http/timestamps';
+import { decodeUrlComponent } from '../http/url-component';
 
 const TRIGGERS: readonly SnapshotTrigger[] = ['form_submit', 'api'];
 
@@ -129,13 +130,8 @@ const CREDENTIAL_PARAMETER = /^(?:access_token|id_token|refresh_token|provider_t
 function withoutCredentials(address: string): string {
   let removed = false;
   const kept = address.replace(/([?#&])([^?#&=]*)=[^&#]*/g, (pair: string, separator: string, name: string) => {
-    let decoded = name;
-    try {
-      decoded = decodeURIComponent(name);
-    } catch {
-      // not percent-encoded text: compared as it is
-    }
-    if (!CREDENTIAL_PARAMETER.test(decoded)) return pair;
+    // A name that is not percent-encoded text is compared as it is.
+    if (!CREDENTIAL_PARAMETER.test(decodeUrlComponent(name) ?? name)) return pair;
     removed = true;
     return separator;
   });

@@ -1,5 +1,6 @@
 /** Reading what the browser gave a conversion (a click id, a platform cookie, the page URL) in the shape platforms take. */
 import { TRUNK_PREFIX } from '../../protocol/identity';
+import { decodeUrlComponent } from '../http/url-component';
 
 /** A click id or cookie value, trimmed; null when absent, blank, or holding whitespace (never a valid id). */
 export function signalValue(values: Readonly<Record<string, string>>, key: string): string | null {
@@ -20,13 +21,8 @@ const PERSONAL_PARAMETERS = new Set([
 /** An email address, or a phone number written with its country code (`+44 20 …`, `0044…`). */
 const PERSONAL_VALUE = /[^\s@]+@[^\s@]+\.[^\s@]+|^\s*(?:\+|00)\d[\d\s().-]{6,}\d\s*$/;
 
-function decoded(raw: string): string {
-  try {
-    return decodeURIComponent(raw.replace(/\+/g, ' '));
-  } catch {
-    return raw;
-  }
-}
+/** A query name, value or path as text; as it is when it is not percent-encoded UTF-8. */
+const decoded = (raw: string): string => decodeUrlComponent(raw, true) ?? raw;
 
 /**
  * The page URL as cnv sends it to a platform (Meta's `event_source_url`, TikTok's `page.url`, Reddit's

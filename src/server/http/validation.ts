@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyRequest, FastifySchemaValidationError, FastifyServerOptions } from 'fastify';
 import { ApiError, invalidParam, printable } from './errors';
 import { isStorableTimestamp } from './timestamps';
+import { decodeUrlComponent } from './url-component';
 
 /** The one pattern that keeps control characters (NUL first of all: PostgreSQL cannot store it) out of path and query values. */
 export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f]*$';
@@ -64,9 +65,7 @@ export function refuseMalformedQuery(url: string): void {
     const equals = pair.indexOf('=');
     const name = equals < 0 ? pair : pair.slice(0, equals);
     for (const part of equals < 0 ? [pair] : [name, pair.slice(equals + 1)]) {
-      try {
-        decodeURIComponent(part.replaceAll('+', ' '));
-      } catch {
+      if (decodeUrlComponent(part, true) === null) {
         const shown = printable(name, 100);
         throw invalidParam(shown, `The query parameter '${shown}' is not well percent-encoded UTF-8 (escape each byte as %XX).`);
       }
