@@ -143,7 +143,7 @@ describe.each(DATABASE_KINDS)('consent after the snapshot retention on $name', (
     const sent = google.ingested().slice(before).map((i) => i.event);
     expect(sent).toHaveLength(2);
     for (const event of sent) {
-      expect(event.adIdentifiers?.gclid).toBeTruthy();
+      expect(event.adIdentifiers).toEqual({ gclid: 'Cj0KCQ-gclid-1' }); // the snapshot's click, for both
       expect(event.userData).toBeUndefined();
       expect(event.consent).toMatchObject({ adUserData: 'CONSENT_DENIED' });
     }

@@ -524,6 +524,9 @@ describe('the Sites page', () => {
     expect(flows.body).toContain(`/api/webhook-bridge/saas-signup/${last.site_key}/signup`);
     expect(flows.body).toContain(`id="backend-${last.id}"`);
     expect(decodeEntities(flows.body)).toContain('This account has more sites than this page shows');
+    // The way to the sites it leaves out, not to flows (the account has no more flows than the page lists).
+    expect(decodeEntities(flows.body)).toContain('<a href="/dashboard/sites">Sites page</a> lists every site');
+    expect(decodeEntities(flows.body)).not.toContain('Manage the other flows');
   });
 
   it('shows why a domain is refused, with the values sent kept in the form', async () => {

@@ -22,9 +22,8 @@ import {
 } from '../destinations';
 import { claimAdjustments, loadAdjustmentRecords, recordAdjustmentResults, type AdjustmentRecord, type AdjustmentResultUpdate, type ClaimedAdjustment } from './adjustment-sql';
 import { loadDeliveryRecords, type DeliveryRecord } from './sql';
-import { REAUTHORIZATION_RECHECK_MS, deliveryInput, markCredentialsUnreadable, type RoundDeps, type RoundResult } from './round';
+import { REAUTHORIZATION_RECHECK_MS, RETRACTED_CODE, deliveryInput, markCredentialsUnreadable, retractedBeforeSendReason, type RoundDeps, type RoundResult } from './round';
 import { decide } from './decision';
-import { RETRACTED_CODE, retractedBeforeSendReason } from './round';
 import { sendWithHealing } from './token-healing';
 
 interface Row {

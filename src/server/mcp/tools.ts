@@ -614,7 +614,6 @@ function cutForUrl(tool: ToolDefinition, input: ToolInput, names: readonly strin
   return cut ?? input;
 }
 
-/** Runs a tool: its REST request through `callRest`, the answer as a tool result. */
 /** What each tool's `id` names, and which tools' ids are which kind (the rest take no id, or their errorStep says). */
 const ID_KINDS: Readonly<Record<string, 'site' | 'handoff' | 'flow' | 'event' | 'destination'>> = {
   update_site: 'site', get_handoff: 'handoff', publish_flow: 'flow', get_flow: 'flow', update_flow: 'flow',
@@ -649,6 +648,7 @@ function notFoundStep(toolName: string, error: ErrorBody['error'], input: ToolIn
   );
 }
 
+/** Runs a tool: its REST request through `callRest`, the answer as a tool result. */
 export async function runTool(tool: ToolDefinition, input: ToolInput, callRest: CallRest, context: ToolContext = {}): Promise<ToolResult> {
   const undeclared = undeclaredArgument(tool, input);
   if (undeclared) return toolError(undeclared);

@@ -287,12 +287,12 @@ export async function previewErasure(db: Database, accountId: string, target: Er
   throw new Error('unreachable: a preview always rolls back');
 }
 
-/** GET /v1/erasures: the account's erasures, oldest first, without the values. */
 /** The account's latest `limit` erasures, newest first (the dashboard's history). */
 export async function latestErasures(db: Queryable, accountId: string, limit: number): Promise<ErasureRecord[]> {
   return (await latestErasureRows(db, accountId, limit)).map(toRecord);
 }
 
+/** GET /v1/erasures: the account's erasures, oldest first, without the values. */
 export async function listErasures(db: Queryable, accountId: string, query: ListErasuresQuery): Promise<ListEnvelope<ErasureRecord>> {
   return paginate(pageRequestOf(query), (request) => listErasuresPage(db, accountId, request), toRecord);
 }

@@ -32,7 +32,7 @@ export interface FlowOverlap {
 }
 
 /** Whether two flows' triggers fire on the same conversion: one site, and the same API key and kind, or one form tool on pages in common. */
-export function triggersOverlap(a: OverlapFlow, b: OverlapFlow): boolean {
+function triggersOverlap(a: OverlapFlow, b: OverlapFlow): boolean {
   if (a.site_id !== b.site_id) return false;
   const kind = eventTriggerOf(a.trigger_config as JsonObject);
   if (kind !== eventTriggerOf(b.trigger_config as JsonObject)) return false;
@@ -45,9 +45,12 @@ export function triggersOverlap(a: OverlapFlow, b: OverlapFlow): boolean {
     pageFiltersOverlap(String(a.trigger_config.pageFilter ?? ''), String(b.trigger_config.pageFilter ?? ''));
 }
 
+/** A place where a platform counts every event: the platform and its target. */
+type CountedTarget = Omit<FlowOverlap, 'flowId' | 'flowName'>;
+
 /** Where each of a flow's actions counts every event, as `type target` keys (platforms that deduplicate left out). */
-function countedTargets(flow: OverlapFlow): Map<string, { integrationId: string; platformLabel: string; target: string }> {
-  const targets = new Map<string, { integrationId: string; platformLabel: string; target: string }>();
+function countedTargets(flow: OverlapFlow): Map<string, CountedTarget> {
+  const targets = new Map<string, CountedTarget>();
   for (const action of flow.actions_config) {
     const type = action.integrationId;
     const platform = typeof type === 'string' ? platformFor(type) : undefined;

@@ -288,15 +288,17 @@ ${
 </section>`;
 }
 
-/** The Flows page. */
 /** Says so when the account has more flows or sites than this page lists: the rest are reached through the API. */
 function moreThanShown(data: FlowsPageData): Html | string {
   const { flows = false, sites = false } = data.more ?? {};
   if (!flows && !sites) return '';
   const what = flows && sites ? `the first ${data.flows.length} flows and the first sites` : flows ? `the first ${data.flows.length} flows` : 'the first sites (and those of the flows shown)';
-  return html`<div class="notice warn" role="status">This account has more ${flows && sites ? 'flows and sites' : flows ? 'flows' : 'sites'} than this page shows: it lists ${what}, in the order they were made. Manage the others through the REST API (<code>GET /v1/flows</code>, <code>POST /v1/flows</code>) or the agent tools (<code>list_flows</code>, <code>create_flow</code>).</div>`;
+  const otherFlows = html` Manage the other flows through the REST API (<code>GET /v1/flows</code>, <code>POST /v1/flows</code>) or the agent tools (<code>list_flows</code>, <code>create_flow</code>).`;
+  const otherSites = html` The <a href="/dashboard/sites">Sites page</a> lists every site; the webhook secret of one not listed here comes with a <code>connect_trigger_source</code> handoff for its <code>site_id</code> (<code>POST /v1/handoffs</code>, or the agent tool of that name).`;
+  return html`<div class="notice warn" role="status">This account has more ${flows && sites ? 'flows and sites' : flows ? 'flows' : 'sites'} than this page shows: it lists ${what}, in the order they were made.${flows ? otherFlows : ''}${sites ? otherSites : ''}</div>`;
 }
 
+/** The Flows page. */
 export function flowsPage(session: DashboardSession, data: FlowsPageData, notices: Notice[] = []): string {
   return layout(
     { title: 'Flows', nav: 'flows', session, notices },

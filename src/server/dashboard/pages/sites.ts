@@ -121,7 +121,6 @@ export interface NewSiteError extends FormRefusal {
   values: { name: string; domain: string };
 }
 
-/** The Sites page; `newSiteError` shows a refused Add site form again with its values and the reason beside its field. */
 /** Where a page of the Sites page is in the account's sites: the cursor it started after, and the next page's. */
 export interface SitesPaging {
   after?: unknown;
@@ -135,6 +134,10 @@ function sitesPaging(paging: SitesPaging | undefined): Html | string {
 <div class="actions">${paging.after !== undefined ? html`<a href="/dashboard/sites">First sites</a>` : ''}${paging.next !== null ? html`<a href="/dashboard/sites?starting_after=${encodeURIComponent(paging.next)}">Next sites →</a>` : ''}</div></nav>`;
 }
 
+/**
+ * The Sites page; `newSiteError` shows a refused Add site form again with its values and the reason beside its field,
+ * `paging` where this page is among the account's sites.
+ */
 export function sitesPage(session: DashboardSession, publicUrl: string, views: readonly SiteView[], notices: Notice[] = [], newSiteError?: NewSiteError, paging?: SitesPaging): string {
   const problem = (name: 'name' | 'domain') => problemOf(newSiteError, name);
   const invalid = (name: 'name' | 'domain') => problem(name) !== null;

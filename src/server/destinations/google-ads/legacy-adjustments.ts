@@ -33,7 +33,7 @@
  *   for a RETRACTION row what was asked for, counted as applied; for a RESTATEMENT row a refusal, `failed` with the
  *   reason, since Google keeps the conversion retracted; legacy-response.ts),
  *   CONVERSION_NOT_FOUND, CONVERSION_EXPIRED ("more than 54 days ago"), ADJUSTMENT_PRECEDES_CONVERSION (permanent),
- * *   TOO_RECENT_CONVERSION ("Adjustment can't be recorded because the conversion occurred too recently. Try adjusting a
+ *   TOO_RECENT_CONVERSION ("Adjustment can't be recorded because the conversion occurred too recently. Try adjusting a
  *   conversion that occurred at least 24 hours ago"; still listed in the enum's reference, v25). But Google stopped
  *   answering it on 9 September 2024 (Google Ads Developer Blog, "Improvements to conversion adjustment uploads",
  *   2024-08-12, checked 2026-11-29: "Google Ads API users will no longer need to wait 24 hours before uploading
