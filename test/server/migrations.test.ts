@@ -4,8 +4,8 @@ import { MIGRATIONS, migrate } from '../../src/server/db/migrations';
 import { openDatabase, type Database } from '../../src/server/db/db';
 
 // The one place the migrations run on an empty database: every other test clones the migrated image
-// (test/support/pglite.ts), so this file is what proves the migrations themselves. One empty database per kind,
-// migrated once: a PGlite initdb is the slow part, and the tests below read what that one run made.
+// (test/support/pglite.ts), so this file is what proves the migrations themselves. One empty database per kind (on
+// PGlite a clone of the cluster as initdb left it), migrated once, and the tests below read what that one run made.
 describe.each(DATABASE_KINDS)('migrations on $name', (kind) => {
   let db: Database;
   let applied: number[];

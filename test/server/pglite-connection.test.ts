@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { pgliteHere } from '../../src/server/db/pglite-thread';
 import { pgliteClientConfig, withoutBeginAnswer, type ProtocolEndpoint } from '../../src/server/db/pglite-connection';
+import { emptyImage } from '../support/pglite';
 
 describe('the connection to PGlite', () => {
   let endpoint: ProtocolEndpoint;
@@ -14,7 +15,7 @@ describe('the connection to PGlite', () => {
   let exchanges = 0;
 
   beforeAll(async () => {
-    const lite = await pgliteHere({ dataDir: 'memory://' });
+    const lite = await pgliteHere({ image: await emptyImage() });
     endpoint = {
       exec: (messages) => {
         exchanges++;

@@ -8,7 +8,7 @@ import fs, { existsSync, fsyncSync, mkdtempSync, readdirSync, readlinkSync, real
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../../src/server/db/db';
-import { seededDataDir } from '../support/pglite';
+import { emptyImage, seededDataDir } from '../support/pglite';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -139,7 +139,7 @@ describe('a commit on the embedded store', () => {
   }, 120_000);
 
   it('leaves a store in memory as it is (nothing on disk to sync)', async () => {
-    const db = await openDatabase({ dataDir: 'memory://' });
+    const db = await openDatabase({ dataDir: 'memory://', image: await emptyImage() });
     try {
       await db.exec('create table t (id int primary key)');
       await db.query('insert into t values ($1)', [1]);

@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs';
 import type { Worker as WorkerType } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serialize } from 'pg-protocol';
-import { seededDataDir } from '../support/pglite';
+import { emptyImage, seededDataDir } from '../support/pglite';
 
 // Every worker thread this file starts, so a test can end PGlite's (installed before the store's modules load).
 const workerThreads = createRequire(import.meta.url)('node:worker_threads') as { Worker: typeof WorkerType };
@@ -101,7 +101,7 @@ describe('PGlite failing in the middle of a statement', () => {
     ['in this thread', 'main'],
     ['in memory on a worker', 'worker'],
   ] as const)('stops a store that cannot be opened again (%s): every later statement fails as the store stopped', async (_label, thread) => {
-    const db = await openDatabase({ dataDir: 'memory://', pgliteThread: thread });
+    const db = await openDatabase({ image: await emptyImage(), pgliteThread: thread });
     try {
       await db.exec('create table t (id int, v jsonb)');
       await expect(db.query('insert into t values (1, $1::jsonb)', [TOO_DEEP])).rejects.toMatchObject({ code: STORE_STOPPED_CODE });

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../../src/server/db/db';
 import { migrate } from '../../../src/server/db/migrations';
-import { openMigratedPglite } from '../../support/pglite';
+import { openMigratedPglite, openUnmigratedPglite } from '../../support/pglite';
 
 export interface DatabaseKind {
   name: 'pglite' | 'postgres';
@@ -43,7 +43,7 @@ export const DATABASE_KINDS: DatabaseKind[] = [
   {
     name: 'pglite',
     open: openMigratedPglite,
-    openUnmigrated: () => openDatabase({ dataDir: 'memory://' }),
+    openUnmigrated: openUnmigratedPglite,
   },
   ...(url ? [{ name: 'postgres' as const, open: () => openFreshPostgres(url), openUnmigrated: () => openEmptyPostgres(url) }] : []),
 ];
