@@ -498,6 +498,13 @@ describe('the Sites page', () => {
     expect(second.body).not.toContain('Client site 99<');
     expect(second.body).not.toContain('Next sites');
     expect(second.body).toContain('href="/dashboard/sites">First sites');
+    // Its events: the Events page's filter shows the site chosen though its list holds the first 100, and so does the chart.
+    expect(second.body).toContain(`<a href="/dashboard/events?site_id=${last.id}">Events of this site</a>`);
+    const events = await browser.get(`/dashboard/events?site_id=${last.id}`);
+    expect(events.statusCode).toBe(200);
+    expect(events.body).toMatch(new RegExp(`<option value="${last.id}" selected>Client site 102</option>`));
+    const allSites = await browser.get('/dashboard/events');
+    expect(allSites.body).not.toContain(`<option value="${last.id}"`);
     // A cursor that is not one of the account's sites is the page's 400, never a 500.
     expect((await browser.get('/dashboard/sites?starting_after=site_nothere')).statusCode).toBe(400);
 

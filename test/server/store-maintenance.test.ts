@@ -40,7 +40,7 @@ describe('maintenance of the embedded store', () => {
   let db: Database;
   let fx: DeliveryFixture;
   beforeAll(async () => {
-    db = await openMigratedPglite();
+    db = await openMigratedPglite({ fresh: true }); // its statistics and WAL as the image left them
     fx = await createDeliveryFixture(db);
   });
   afterAll(() => db.close());
@@ -353,7 +353,7 @@ describe('against transaction id wraparound (PGlite freezes nothing by itself)',
 describe('checkpoints of the embedded store (PGlite has no checkpointer)', () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openMigratedPglite();
+    db = await openMigratedPglite({ fresh: true }); // its WAL as the image left it, with nothing written since a checkpoint
     await db.exec('create table wal_filler (v text)');
   });
   afterAll(() => db.close());

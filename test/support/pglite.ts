@@ -7,7 +7,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import pg from 'pg';
 import { openDatabase, type Database } from '../../src/server/db/db';
+import { pgliteClientConfig, type ProtocolEndpoint } from '../../src/server/db/pglite-connection';
+import { pgliteHere } from '../../src/server/db/pglite-thread';
 import { copyPgliteImageInto, ensurePgliteImage, type PgliteImage } from './pglite-image';
 
 let image: Promise<PgliteImage> | undefined;
@@ -50,9 +53,110 @@ export function emptyImage(): Promise<Blob> {
   return (emptyTarball ??= pgliteImage().then((paths) => new ImageBlob(readFileSync(paths.emptyTarball))));
 }
 
-/** A fresh in-memory PGlite holding the migrated, empty schema. */
-export async function openMigratedPglite(): Promise<Database> {
-  return openDatabase({ image: await migratedImage() });
+/**
+ * PGlites that a test file closed, emptied, for the next test file of this process to use (the files of a vitest
+ * worker run one after another in one process: vitest.config.ts). Opening the test image takes 0.5 to 0.8 s of CPU, and
+ * a unit test run opens some 135 stores; emptying one takes a few milliseconds.
+ *
+ * Lent only as the image made it: at its return, a store whose schema or migrations differ from the image's (a test
+ * created a table, altered one, recorded a migration) is closed instead, and so is one whose connection failed; the
+ * tables are emptied (their sequences restarted), their planner statistics and activity counters cleared. What a
+ * return keeps of the store is what no test of the image may rely on: its transaction ids, its WAL position and the
+ * memory PGlite grew to; tests about the store's upkeep open a store of their own (`fresh`).
+ */
+const lendable: ProtocolEndpoint[] = [];
+/** At most this many wait to be lent again (each holds its WASM memory, 100 to 300 MB). */
+const MAX_LENDABLE = 2;
+
+/** What a store's schema is, as text: its objects, their columns and constraints, and the migrations recorded. */
+const SCHEMA_PRINT = `
+select md5(coalesce(string_agg(x, E'\n' order by x), '')) as print from (
+  select 'n ' || nspname as x from pg_namespace
+  union all select 'r ' || c.relnamespace::regnamespace || '.' || c.relname || ' ' || c.relkind::text || ' ' || c.relpersistence::text
+    from pg_class c where c.relnamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace, 'pg_toast'::regnamespace)
+  union all select 'a ' || a.attrelid::regclass || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+    from pg_attribute a join pg_class c on c.oid = a.attrelid left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+    where c.relnamespace = 'public'::regnamespace and a.attnum > 0 and not a.attisdropped
+  union all select 'k ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) from pg_constraint where connamespace = 'public'::regnamespace
+  union all select 'i ' || indexrelid::regclass || ' ' || pg_get_indexdef(indexrelid) from pg_index i join pg_class c on c.oid = i.indrelid where c.relnamespace = 'public'::regnamespace
+  union all select 'f ' || oid::regprocedure from pg_proc where pronamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+  union all select 't ' || tgrelid::regclass || ' ' || tgname || ' ' || tgenabled::text from pg_trigger where not tgisinternal
+  union all select 'y ' || oid::regtype from pg_type where typnamespace = 'public'::regnamespace
+  union all select 'm ' || version || ' ' || name from schema_migrations
+) objects`;
+
+/** The image's print and the statement that empties its tables (all but the migrations' record), found once. */
+let imageFacts: Promise<{ print: string; empty: string }> | undefined;
+
+/** Runs statements on a PGlite's connection through node-postgres, as the stores do. */
+async function onConnection<T>(endpoint: ProtocolEndpoint, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client(pgliteClientConfig(endpoint));
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function factsOf(endpoint: ProtocolEndpoint): Promise<{ print: string; empty: string }> {
+  return (imageFacts ??= onConnection(endpoint, async (client) => {
+    const print = (await client.query<{ print: string }>(SCHEMA_PRINT)).rows[0]!.print;
+    const tables = (
+      await client.query<{ name: string }>(
+        `select format('%I', relname) as name from pg_class where relnamespace = 'public'::regnamespace and relkind in ('r', 'p')
+         and relname <> 'schema_migrations' order by 1`,
+      )
+    ).rows.map((row) => row.name);
+    return { print, empty: `truncate ${tables.join(', ')} restart identity cascade` };
+  }));
+}
+
+/** A lent PGlite back from a test file: emptied and kept for the next one, or closed when it is not the image's any more. */
+async function giveBack(endpoint: ProtocolEndpoint): Promise<void> {
+  const kept = await onConnection(endpoint, async (client) => {
+    await client.query('rollback'); // a transaction the test left open (outside one: a warning)
+    await client.query('discard all'); // prepared statements, settings, temporary tables, advisory locks, LISTEN
+    const facts = await factsOf(endpoint);
+    if ((await client.query<{ print: string }>(SCHEMA_PRINT)).rows[0]!.print !== facts.print) return false;
+    await client.query(facts.empty);
+    // What the planner and the embedded store's upkeep read of the tables: as the image had it (a table analyzed by
+    // one test file would plan another's statements by rows since gone).
+    await client.query(`delete from pg_statistic where starelid in (select oid from pg_class where relnamespace = 'public'::regnamespace)`);
+    await client.query('select pg_stat_reset()');
+    return true;
+  }).catch(() => false);
+  if (kept && lendable.length < MAX_LENDABLE) lendable.push(endpoint);
+  else await endpoint.close();
+}
+
+/** How many stores this process loaded from the image, and how many it lent again (test/server/lent-stores.test.ts). */
+export const lending = { loaded: 0, lentAgain: 0 };
+
+/** A PGlite holding the migrated, empty schema: one given back by an earlier test file, or the image loaded. */
+async function lentEndpoint(): Promise<ProtocolEndpoint> {
+  const again = lendable.pop();
+  if (again) lending.lentAgain++;
+  else lending.loaded++;
+  const endpoint = again ?? (await pgliteHere({ image: await migratedImage() }));
+  await factsOf(endpoint); // read on the image as loaded, before any test changed it
+  let returned = false;
+  return {
+    exec: (messages) => endpoint.exec(messages),
+    close: () => (returned ? Promise.resolve() : ((returned = true), giveBack(endpoint))),
+    // A store whose connection failed (its state unknown) is never lent again, nor asked to close (it may never
+    // answer): left to the garbage collector, as the stores leave a PGlite of this thread that failed.
+    abandon: () => ((returned = true), Promise.resolve()),
+  };
+}
+
+/**
+ * A fresh in-memory PGlite holding the migrated, empty schema: lent from the test files before (see `lendable`), or
+ * with `fresh`, one no test used before (its statistics, transaction ids and WAL start from the image's).
+ */
+export async function openMigratedPglite(options: { fresh?: boolean } = {}): Promise<Database> {
+  if (options.fresh) return openDatabase({ image: await migratedImage() });
+  return openDatabase({ endpoint: lentEndpoint });
 }
 
 /** A fresh in-memory PGlite without any table (no migration run). */

@@ -14,7 +14,7 @@ import { hasControlCharacter } from '../http/input';
 import { getSite, listSites, patchSite, createSite, requireSite, ListSitesQuery, SiteFields, parseSiteDomain, parseSiteName, parseTimezone, type SiteRecord } from '../api/sites';
 import { allDestinationRecords, redeliverDestination, testDestination, type DestinationRecord } from '../api/destinations';
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
-import { createFlow, flowOverlaps, flowPublishProblems, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowOverlap, type FlowRecord } from '../api/flows';
+import { createFlow, flowOverlaps, flowPublishProblems, getFlow, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowOverlap, type FlowRecord } from '../api/flows';
 import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
 import { identityWindowStart } from '../privacy';
 import { erasePerson, erasureTarget, latestErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
@@ -553,6 +553,24 @@ export async function eventsView(
     listFlows(db, accountId, PAGE).then((p) => p.data),
     reportsAwaitingEvents(db, accountId),
   ]);
+  let listed: Pick<EventsPageData, 'events' | 'nextCursor' | 'error' | 'errorField'>;
+  try {
+    const query = eventsQueryOf(filters, cursor);
+    validate(ListEventsQuery, query, 'querystring');
+    const page = await listEvents(db, accountId, query as ListEventsQuery, identityWindowStart(retentionDays, now), { erased: filters.status === ERASED_CHOICE });
+    listed = { events: page.data, nextCursor: page.next_cursor };
+    // The filters' lists hold the first page of sites and flows; a site or flow past it (the link of a Sites page card,
+    // of a flow's card) is added, so the filter shows it chosen and the chart is of it, as the list is. The listing
+    // above found both in the account.
+    if (filters.site_id && !sites.some((s) => s.id === filters.site_id)) sites.push(await getSite(db, accountId, filters.site_id));
+    if (filters.flow_id && !flows.some((f) => f.id === filters.flow_id)) flows.push(await getFlow(db, accountId, filters.flow_id));
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status < 500)) throw error;
+    const errorField = FILTER_PARAMS.find((filter) => filter.param === error.param)?.field;
+    // The page's Status offers erased too, which the API's status does not know: its refusal would list three of four.
+    const message = error.param === 'status' ? `Status must be one of ${EVENT_STATUS_CHOICES.join(', ')}.` : inFilterWords(error.message);
+    listed = { events: [], nextCursor: null, error: message, ...(errorField ? { errorField } : {}) };
+  }
   const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (CHART_DAYS - 1)));
   const siteForChart = filters.site_id && sites.some((s) => s.id === filters.site_id) ? filters.site_id : undefined;
   const days = daysBetween(since, now);
@@ -561,21 +579,7 @@ export async function eventsView(
     chartView === 'value'
       ? valueChart(await chartData.value(accountId, siteForChart, days, today), days)
       : conversionsChart(await chartData.conversions(accountId, siteForChart, days, today), days);
-  const base = { filters, cursor, sites, flows, statuses: EVENT_STATUS_CHOICES, chart, chartView, awaitingEvents, identityDays: retentionDays };
-  try {
-    const query = eventsQueryOf(filters, cursor);
-    validate(ListEventsQuery, query, 'querystring');
-    const page = await listEvents(db, accountId, query as ListEventsQuery, identityWindowStart(retentionDays, now), { erased: filters.status === ERASED_CHOICE });
-    return { ...base, events: page.data, nextCursor: page.next_cursor };
-  } catch (error) {
-    if (error instanceof ApiError && error.status < 500) {
-      const errorField = FILTER_PARAMS.find((filter) => filter.param === error.param)?.field;
-      // The page's Status offers erased too, which the API's status does not know: its refusal would list three of four.
-      const message = error.param === 'status' ? `Status must be one of ${EVENT_STATUS_CHOICES.join(', ')}.` : inFilterWords(error.message);
-      return { ...base, events: [], nextCursor: null, error: message, ...(errorField ? { errorField } : {}) };
-    }
-    throw error;
-  }
+  return { filters, cursor, sites, flows, statuses: EVENT_STATUS_CHOICES, chart, chartView, awaitingEvents, identityDays: retentionDays, ...listed };
 }
 
 /**

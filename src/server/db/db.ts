@@ -41,6 +41,12 @@ export interface DatabaseOptions {
    * failed (its thread ended, or a statement's answer lacked its outcome).
    */
   onReopened?: ((event: StoreReopened) => void) | undefined;
+  /**
+   * PGlite only: the PGlite to speak to, opened (or lent) by the caller instead of here; its `close` is called when the
+   * database is closed, and it is never opened again after a failure. The tests lend one PGlite from test file to test
+   * file, emptied between them (test/support/pglite.ts): an open of the test image is 0.5 to 0.8 s of CPU.
+   */
+  endpoint?: (() => Promise<ProtocolEndpoint>) | undefined;
   /** PostgreSQL only: connections in the pool (settings.pgPoolSize); default 10. */
   poolSize?: number | undefined;
   /**
@@ -61,9 +67,14 @@ export const DEFAULT_PG_POOL_SIZE = 10;
 
 /** Opens the database the options name. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? DEFAULT_PG_POOL_SIZE)
-    : openPglite(options.dataDir, options.image, options.pgliteThread ?? 'main', options.onReopened);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? DEFAULT_PG_POOL_SIZE);
+  const { dataDir, image } = options;
+  const onWorker = options.pgliteThread === 'worker';
+  const open = options.endpoint ?? (() => (onWorker ? pgliteOnWorker : pgliteHere)({ dataDir, image }));
+  // A store on disk behind a worker is opened again after a failure, as a restart would (PostgreSQL recovers from its
+  // write-ahead log: what was committed is there, what was not is not); one in memory or in this thread cannot be.
+  const reopens = options.endpoint === undefined && onWorker && dataDir !== undefined && dataDir !== 'memory://' && image === undefined;
+  return openPglite(open, reopens, options.onReopened);
 }
 
 /**
@@ -76,9 +87,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  * embedded store (see docs/benchmarks.md).
  */
 async function openPglite(
-  dataDir: string | undefined,
-  image: Blob | undefined,
-  thread: 'worker' | 'main',
+  openEndpoint: () => Promise<ProtocolEndpoint>,
+  reopens: boolean,
   onReopened: DatabaseOptions['onReopened'],
 ): Promise<Database> {
   /** One PGlite and its connection; `failure` is set once the connection failed (it then runs nothing more). */
@@ -89,7 +99,7 @@ async function openPglite(
     failure: Error | null;
   }
   const open = async (): Promise<Session> => {
-    const endpoint = await (thread === 'worker' ? pgliteOnWorker : pgliteHere)({ dataDir, image });
+    const endpoint = await openEndpoint();
     const client = new pg.Client(pgliteClientConfig(endpoint));
     const session: Session = { endpoint, client, names: new StatementNames(), failure: null };
     // The connection fails when PGlite's thread ended or an answer lacked its statement's outcome (pglite-connection.ts):
@@ -101,9 +111,6 @@ async function openPglite(
     });
     return session;
   };
-  // A store on disk behind a worker is opened again after a failure, as a restart would (PostgreSQL recovers from its
-  // write-ahead log: what was committed is there, what was not is not); one in memory or in this thread cannot be.
-  const reopens = thread === 'worker' && dataDir !== undefined && dataDir !== 'memory://' && image === undefined;
   let session = await open();
   /** The session to run the next statement on: this one, or a new one when this one failed. */
   const usable = async (): Promise<Session> => {

@@ -93,7 +93,7 @@ function siteCard(session: DashboardSession, publicUrl: string, view: SiteView):
   const name = withoutControlCharacters(site.name);
   return html`<section class="card" id="${site.id}">
 <h2>${name}</h2>
-<p class="hint">Site key <code>${site.site_key}</code> · id <code>${site.id}</code></p>
+<p class="hint">Site key <code>${site.site_key}</code> · id <code>${site.id}</code> · <a href="/dashboard/events?site_id=${site.id}">Events of this site</a></p>
 ${siteErrorSummary(view)}
 <form method="post" action="/dashboard/sites/${site.id}#${site.id}-error" aria-label="Settings of ${name}">
 ${csrfField(session)}
