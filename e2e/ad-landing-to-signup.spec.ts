@@ -69,7 +69,7 @@ test('an ad landing followed by a signup on a later page sends one token in the 
     correlation_token: token,
     trigger: 'form_submit',
     page_url: pricing,
-    touch: { click_ids: { gclid: 'abc' }, utm: { utm_source: 'google' }, landing_page_url: landing },
+    touch: { click_ids: { gclid: 'abc' }, utm: { utm_source: 'google' }, landing_page_url: landing.split('?')[0] },
   });
   expect(new Date(snapshot.occurred_at).toISOString()).toBe(snapshot.occurred_at);
   await expectSnapshotStored(env, snapshotCall);

@@ -242,7 +242,7 @@ test('7. marketing site and app on two registrable domains: data-linker carries 
   expect(call.siteKey).toBe(env.sites.linkerApp.key);
   expect(snapshotBody(call).touch).toMatchObject({
     click_ids: { gclid: 'J7-link' },
-    landing_page_url: `http://www.example.com:${port}/linker-marketing.html?site=main&gclid=J7-link&utm_source=google`,
+    landing_page_url: `http://www.example.com:${port}/linker-marketing.html`, // its query's click kept apart, the rest not at all
   });
   expect(await storedClickIds(env, call)).toEqual({ gclid: 'J7-link' });
   // The app's backend reports for the app's site.

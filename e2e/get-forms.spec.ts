@@ -30,7 +30,7 @@ test('a GET form to the site\'s other registrable domain carries the click in _c
   });
   expect(snapshotBody(calls.find((c) => c.kind === 'snapshot')!).touch).toMatchObject({
     click_ids: { gclid: 'GET-link' },
-    landing_page_url: landing,
+    landing_page_url: landing.split('?')[0],
   });
 });
 

@@ -37,14 +37,17 @@ export const isAdTouch = (touch: Touch | null | undefined): boolean => {
 
 /**
  * The touch a URL carries: its click ids and UTM parameters (keys matched case-insensitively and stored lower-case,
- * the first of a repeated key wins, empty values skipped), or null when it carries none. A touch too big for a cookie
- * loses its referrer, then its landing URL's query, then its UTM set; one whose click ids alone are too big is dropped.
+ * the first of a repeated key wins, empty values skipped), or null when it carries none. The landing URL is kept
+ * without its query and fragment: what attribution needs of them is in the click ids and UTM set, and the rest (a mail
+ * campaign's `?email=`, a sign-in's token) would sit in the visitor's cookie for weeks, sent with every request to the
+ * site. A touch too big for a cookie loses its referrer, then its UTM set; one whose click ids alone are too big is
+ * dropped.
  */
 export const readTouch = (url: string): Touch | null => {
   const touch: Touch = {
     click_ids: {},
     utm: {},
-    landing_page_url: url,
+    landing_page_url: withoutQuery(url),
     referrer: document.referrer || null,
     captured_at: new Date().toISOString(),
   };
@@ -60,7 +63,6 @@ export const readTouch = (url: string): Touch | null => {
   return found &&
     shrink(touch, 3800 satisfies typeof TOUCH_MAX, (json) => encodeURIComponent(json).length, [
       (t) => (t.referrer = null),
-      (t) => (t.landing_page_url = withoutQuery(t.landing_page_url)),
       (t) => (t.utm = {}),
     ])
     ? touch

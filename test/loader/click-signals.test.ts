@@ -52,9 +52,9 @@ describe('click signals of the page URL', () => {
     expect(touchAt('https://www.example.com/?gclid=&utm_source=')).toBeNull();
   });
 
-  test('a touch records the landing URL, the referrer and when it was captured', () => {
+  test('a touch records the landing URL without its query or fragment, the referrer and when it was captured', () => {
     const touch = touchAt('https://www.example.com/landing?msclkid=m1')!;
-    expect(touch.landing_page_url).toBe('https://www.example.com/landing?msclkid=m1');
+    expect(touch.landing_page_url).toBe('https://www.example.com/landing');
     expect(touch.referrer).toBeNull();
     expect(new Date(touch.captured_at).toISOString()).toBe(touch.captured_at);
   });
@@ -64,10 +64,17 @@ describe('click signals of the page URL', () => {
     const touch = touchAt('https://www.example.com/landing?gclid=g&utm_source=s')!;
     delete (document as unknown as Record<string, unknown>).referrer;
     expect(touch.referrer).toBeNull();
-    expect(touch.landing_page_url).toBe('https://www.example.com/landing?gclid=g&utm_source=s');
+    expect(touch.click_ids).toEqual({ gclid: 'g' });
+    expect(touch.utm).toEqual({ utm_source: 's' });
   });
 
-  test('then the landing URL loses its query, then the UTM set goes, click ids stay', () => {
+  test('keeps in its cookie none of the query a mail campaign or a sign-in leaves on the landing (an email, a token)', () => {
+    const touch = touchAt('https://www.example.com/welcome?gclid=g&email=ada%40example.com&utm_source=newsletter&token=secret#access_token=t')!;
+    expect(touch).toMatchObject({ click_ids: { gclid: 'g' }, utm: { utm_source: 'newsletter' }, landing_page_url: 'https://www.example.com/welcome' });
+    expect(JSON.stringify(touch)).not.toMatch(/ada|secret|access_token/);
+  });
+
+  test('then the UTM set goes, click ids stay', () => {
     const long = touchAt(`https://www.example.com/landing?gclid=g&utm_source=s&extra=${'z'.repeat(3800)}`)!;
     expect(long.landing_page_url).toBe('https://www.example.com/landing');
     expect(long.utm).toEqual({ utm_source: 's' });

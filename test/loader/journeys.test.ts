@@ -104,7 +104,7 @@ describe('3. a router that strips the query before the async loader runs', () =>
     vi.spyOn(performance, 'getEntriesByType').mockReturnValue([{ name: landing }] as unknown as PerformanceEntryList);
     boot();
     await service()!.ready;
-    expect(storedTouchOf(page)).toMatchObject({ click_ids: { gclid: 'ROUTED' }, utm: { utm_campaign: 'spring' }, landing_page_url: landing });
+    expect(storedTouchOf(page)).toMatchObject({ click_ids: { gclid: 'ROUTED' }, utm: { utm_campaign: 'spring' }, landing_page_url: 'https://www.example.com/' });
   });
 
   test('signals in the address bar win over the navigation entry', async () => {
