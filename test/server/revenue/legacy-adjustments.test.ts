@@ -170,13 +170,21 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 39, retracted: false });
   });
 
-  it('a restatement that arrives after another but is dated earlier is still the one Google ends with', async () => {
+  it('a restatement that arrives after another but is dated earlier is superseded: never sent, Google keeps the later-dated value', async () => {
     const conversion = await uploaded();
     const now = Date.now();
     await adjust(conversion.customerEventId, `late-dated-${kind.name}`, 'restate', 59, new Date(now));
     const older = await adjust(conversion.customerEventId, `early-dated-${kind.name}`, 'restate', 45, new Date(now - 5 * 60_000));
-    expect(older.result).toMatchObject({ status: 'adjusted' });
-    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 45 });
+    expect(older.requests).toHaveLength(0);
+    expect(older.result).toMatchObject({ status: 'adjusted', attempts: 0, request: null, reason: expect.stringMatching(/^Not sent: superseded\./) });
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 59 });
+    // One dated between them is superseded too; one dated after both goes out.
+    const between = await adjust(conversion.customerEventId, `between-dated-${kind.name}`, 'restate', 49, new Date(now - 60_000));
+    expect(between.requests).toHaveLength(0);
+    expect(between.result).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/^Not sent: superseded\./) });
+    const latest = await adjust(conversion.customerEventId, `latest-dated-${kind.name}`, 'restate', 39, new Date(now + 1_000));
+    expect(latest.requests).toHaveLength(1);
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 39 });
   });
 
   it('a resend of an adjustment carries the same time', async () => {
