@@ -110,6 +110,9 @@ describe('value and adjustments on the dashboard', () => {
     expect(shown).not.toContain('49.00');
     const tie = [...outOfOrder, restate('fix', 31, '2026-11-22T10:05:00.000Z', '2026-11-22T10:08:00.000Z')];
     expect(currentValueOf({ value: 39, currency: 'EUR' }, tie)).toEqual({ value: 31, currency: 'EUR' });
+    // The trace marks the late, earlier-dated one superseded (its results say why), and only that one.
+    const headings = [...eventPage(session, event({ value: 39, adjustments: tie })).matchAll(/<h3>Restated (.*?)<\/h3>/g)].map((m) => m[1]!);
+    expect(headings.map((h) => h.includes('>superseded</span>'))).toEqual([false, true, false]);
   });
 
   it('names the event a platform was sent, and offers the reconnect where an action waits for one', () => {
