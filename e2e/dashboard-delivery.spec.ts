@@ -11,6 +11,8 @@ import { open, shoot, useDashboardService } from './support/dashboard';
 import { setDomain } from './support/service-api';
 import { FAKE_META_PIXEL_ID, FAKE_META_TOKEN } from '../src/demo/fakes/meta';
 import { newToken, signedReport, snapshotBody } from '../test/server/support/fixtures';
+import { SIGNATURE_HEADER, adjustmentPath } from '../src/protocol/webhook';
+import { generateTestSignatureHeader } from '../src/protocol/hmac-node';
 import { startReceiver } from '../test/server/support/receiver';
 import { enqueueDestinationNotification, enqueueNotification } from '../src/server/notifications';
 
@@ -197,6 +199,17 @@ test('Events: the chart shows the value per day, one chart per currency, never a
     const res = await fetch(`${svc.base}${request.url}`, { method: 'POST', headers: request.headers, body: request.payload });
     expect(res.status, await res.clone().text()).toBe(200);
   }
+  // order-2002 is downgraded to 19 (now), then the upgrade to 99 it had a minute before arrives late: superseded.
+  const restate = async (adjustmentId: string, value: number, occurredAt: Date) => {
+    const path = adjustmentPath(site.site_key);
+    const payload = JSON.stringify({ adjustment_id: adjustmentId, customer_event_id: 'order-2002', type: 'restate', value, currency: 'EUR', occurred_at: occurredAt.toISOString() });
+    const signature = generateTestSignatureHeader({ secret: webhookSecret, path, body: payload });
+    const res = await fetch(`${svc.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature }, body: payload });
+    expect(res.status, await res.clone().text()).toBe(200);
+  };
+  const now = Date.now();
+  await restate('downgrade-2002', 19, new Date(now - 1_000));
+  await restate('upgrade-2002', 99, new Date(now - 61_000));
   await open(page, svc, 'Events');
   const toggle = page.getByRole('navigation', { name: 'Chart shows' });
   await expect(toggle.getByRole('link', { name: 'Conversions' })).toHaveAttribute('aria-current', 'true');
@@ -207,9 +220,18 @@ test('Events: the chart shows the value per day, one chart per currency, never a
   await expect(charts).toHaveCount(2);
   await expect(charts.nth(0)).toHaveAttribute('data-currency', 'USD'); // the larger total first
   await expect(charts.nth(0).locator('[data-total]')).toHaveText('USD 120.00');
-  await expect(charts.nth(1).locator('[data-total]')).toHaveText('EUR 78.90');
+  await expect(charts.nth(1).locator('[data-total]')).toHaveText('EUR 68.90');
   await expect(page.locator('.value-charts')).toContainText('never added together');
   await shoot(page, 'events-value');
+  // Its trace: the late restatement marked superseded, each result saying why; the value stands at 19.
+  const restated = (await eventsOf()).find((e) => e.customer_event_id === 'order-2002')!;
+  await page.goto(`${origin}/dashboard/events/${restated.id}`);
+  const upgrade = page.locator('ol.trace li', { has: page.locator('h3', { hasText: 'upgrade-2002' }) });
+  await expect(upgrade.locator('h3 .badge')).toHaveText('superseded');
+  await expect(upgrade).toContainText('Not sent: superseded.');
+  await expect(page.locator('ol.trace li', { has: page.locator('h3', { hasText: 'downgrade-2002' }) }).locator('h3 .badge')).toHaveCount(0);
+  await shoot(page, 'event-superseded');
+  await page.goto(`${origin}/dashboard/events?chart=value`);
   // The view stays through a filter.
   await page.getByRole('combobox', { name: 'Status' }).selectOption('completed');
   await page.getByRole('button', { name: 'Filter' }).click();

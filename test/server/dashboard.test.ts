@@ -1044,8 +1044,8 @@ describe('an adjusted conversion in the list', () => {
     expect(revived).toContain('retracted');
     expect(revived).not.toContain('30.00');
     expect(currentValueOf({ value: 29, currency: 'EUR' }, [
-      { type: 'retract', value: null, currency: null },
-      { type: 'restate', value: 30, currency: 'USD' },
+      { type: 'retract', value: null, currency: null, occurred_at: '2026-11-22T09:00:00.000Z' },
+      { type: 'restate', value: 30, currency: 'USD', occurred_at: '2026-11-22T10:00:00.000Z' },
     ])).toEqual({ value: 0, currency: 'EUR' });
   });
 });

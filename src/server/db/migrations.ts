@@ -620,6 +620,18 @@ from form_submissions f
 where f.id = e.data ->> 'form_submission_id' and f.consent is not null and not (e.data ? 'consent');
 `,
   },
+  {
+    version: 32,
+    name: 'a restatement dated before one already recorded is superseded',
+    sql: `
+-- A restatement whose occurred_at is earlier than that of a restatement of the same conversion already recorded (a
+-- billing system's webhooks delivered out of order) is recorded but superseded: never sent, never the conversion's
+-- value (webhook/adjustment-sql.ts). Its results are settled when it is recorded; this says it is not one of the
+-- adjustments a platform received (delivery dates each adjustment after the ones before it that were sent).
+-- Adjustments recorded before this version applied in the order they arrived: none is superseded.
+alter table adjustments add column if not exists superseded boolean not null default false;
+`,
+  },
 ];
 
 /**

@@ -44,7 +44,10 @@ export interface AdjustmentRecord {
   value: string | number | null;
   currency: string | null;
   occurred_at: Date;
-  /** The occurred_at of the earlier adjustments of the same event action, in the order they apply (epoch ms). */
+  /**
+   * The occurred_at of the earlier adjustments of the same event action that are sent, in the order they apply (epoch
+   * ms): a superseded restatement (webhook/adjustment-sql.ts) is never sent, so it is left out.
+   */
   earlier_occurred_at: Array<number | string>;
   event_action_id: string;
   action_status: string;
@@ -59,7 +62,7 @@ export async function loadAdjustmentRecords(db: Queryable, ids: readonly string[
     `select r.id, j.adjustment_id, j.type, j.value, j.currency, j.occurred_at,
             array(select (extract(epoch from pj.occurred_at) * 1000)::float8
                   from adjustment_results p join adjustments pj on pj.id = p.adjustment_id
-                  where p.event_action_id = r.event_action_id and p.seq < r.seq order by p.seq) as earlier_occurred_at,
+                  where p.event_action_id = r.event_action_id and p.seq < r.seq and not pj.superseded order by p.seq) as earlier_occurred_at,
             r.event_action_id,
             a.status as action_status, a.error as action_error, a.request as action_request
      from adjustment_results r join adjustments j on j.id = r.adjustment_id join event_actions a on a.id = r.event_action_id

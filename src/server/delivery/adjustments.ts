@@ -70,9 +70,11 @@ const SECOND_MS = 1000;
  * The time an adjustment is sent with, to the whole second (Google formats adjustment times to the second): the
  * latest of its own occurred_at, one second after the conversion, and one second after the time the previous
  * adjustment of the same event action is sent with (`earlier`: those adjustments' occurred_at, in the order they apply,
- * this one's last). So an adjustment is never dated at or before its conversion (Google: "Must be after the
- * conversion_date_time", ADJUSTMENT_PRECEDES_CONVERSION; Microsoft: "cannot be earlier than the original offline
- * conversion date and time"), and each one is dated after the one before it, in the order they arrived: Google ignores
+ * this one's last; a superseded restatement, never sent, is no part of it). So an adjustment is never dated at or
+ * before its conversion (Google: "Must be after the conversion_date_time", ADJUSTMENT_PRECEDES_CONVERSION; Microsoft:
+ * "cannot be earlier than the original offline conversion date and time"), and each one is dated after the one sent
+ * before it, in the order they arrived (a restatement dated before one already recorded is superseded and never sent,
+ * so restatements go out in the order of their occurred_at, and a retraction, final, whatever its date): Google ignores
  * a second restatement that has no "new, more recent, adjustment occurrence time" (RestatementValue), and refuses one
  * older than the latest (MORE_RECENT_RESTATEMENT_FOUND). Computed from stored times alone, so a resend carries the
  * same time.

@@ -2,7 +2,8 @@
  * SQL of adjustments: one per (site, adjustment_id), written with one queued result per event action of the report it
  * adjusts, in one transaction; a repeat (or a concurrent copy, which waits on the unique index) writes nothing, and an
  * adjustment_id reused for another adjustment is refused. An erased adjustment (its adjustment_id maybe replaced by the
- * erasure) is found by the keyed hash it keeps; an erased conversion takes no new adjustment.
+ * erasure) is found by the keyed hash it keeps; an erased conversion takes no new adjustment. A restatement dated
+ * before one of the same conversion already recorded is recorded superseded, its results settled (supersededReason).
  */
 import type { Queryable } from '../db/db';
 import { newId } from '../db/ids';
@@ -76,7 +77,22 @@ function repeatOf(stored: StoredAdjustment, adjustment: NewAdjustment): Adjustme
   return differs.length > 0 ? { ok: false, reason: 'reused', differs } : { ok: true, events: Number(stored.events), inserted: false };
 }
 
-/** Records an adjustment and its results, in the caller's transaction; a repeat answers with the first one's count. */
+/**
+ * The reason of each result of a superseded restatement (`later`: the occurred_at of the restatement already recorded
+ * that supersedes it). No caller id in it: the results outlive an erasure's renaming of adjustment ids.
+ */
+export function supersededReason(later: Date): string {
+  return (
+    `Not sent: superseded. A restatement of this conversion dated later (${later.toISOString()}) was recorded before this ` +
+    'one arrived, and the conversion stands at its value; a restatement dated earlier than one already recorded is never ' +
+    "sent to any platform and does not count in the event's current value."
+  );
+}
+
+/**
+ * Records an adjustment and its results, in the caller's transaction; a repeat answers with the first one's count. A
+ * restatement dated before a restatement of the same conversion already recorded is recorded superseded.
+ */
 export async function insertAdjustment(tx: Queryable, adjustment: NewAdjustment): Promise<AdjustmentRecorded> {
   const existing = await storedAdjustment(tx, adjustment);
   if (existing) return repeatOf(existing, adjustment);
@@ -104,6 +120,16 @@ export async function insertAdjustment(tx: Queryable, adjustment: NewAdjustment)
     const [retracted] = await tx.query<{ id: string }>(`select id from adjustments where report_id = $1 and type = 'retract' limit 1`, [report.id]);
     if (retracted) return { ok: false, reason: 'retracted_report' };
   }
+  // Superseded: a restatement dated before one already recorded (payment systems deliver their events out of order).
+  // The report's row is locked above, so of two concurrent restatements the second sees the first, whichever commits first.
+  const [later] =
+    adjustment.type === 'restate'
+      ? await tx.query<{ occurred_at: Date }>(
+          `select occurred_at from adjustments where report_id = $1 and type = 'restate' and occurred_at > $2
+           order by occurred_at desc limit 1`,
+          [report.id, adjustment.occurredAt],
+        )
+      : [];
   const actions = await tx.query<{ id: string; destination: string; event_id: string }>(
     `select a.id, a.destination, a.event_id from events e join event_actions a on a.event_id = e.id
      where e.report_id = $1 order by e.sort_at, a.position`,
@@ -112,20 +138,24 @@ export async function insertAdjustment(tx: Queryable, adjustment: NewAdjustment)
   const events = new Set(actions.map((a) => a.event_id)).size;
   const id = newId('adj');
   const inserted = await tx.query<{ id: string }>(
-    `insert into adjustments (id, site_id, adjustment_id, report_id, type, value, currency, occurred_at, events)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    `insert into adjustments (id, site_id, adjustment_id, report_id, type, value, currency, occurred_at, events, superseded)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      on conflict (site_id, adjustment_id) do nothing returning id`,
-    [id, adjustment.siteId, adjustment.adjustmentId, report.id, adjustment.type, adjustment.value, adjustment.currency, adjustment.occurredAt, events],
+    [id, adjustment.siteId, adjustment.adjustmentId, report.id, adjustment.type, adjustment.value, adjustment.currency, adjustment.occurredAt, events, later !== undefined],
   );
   if (inserted.length === 0) {
     // A concurrent copy committed first (it held the unique index until then): answer as a repeat of it.
     return repeatOf((await storedAdjustment(tx, adjustment))!, adjustment);
   }
   if (actions.length > 0) {
+    // A superseded restatement's results are settled at once (`adjusted`: nothing is left to do, the conversion already
+    // stands at the later-dated value everywhere), with the reason; the others wait for delivery (`queued`).
+    const status = later ? 'adjusted' : 'queued';
+    const reason = later ? supersededReason(later.occurred_at) : null;
     await tx.query(
-      `insert into adjustment_results (id, adjustment_id, event_action_id, destination)
-       select * from unnest($1::text[], $2::text[], $3::text[], $4::text[])`,
-      [actions.map(() => newId('adr')), actions.map(() => id), actions.map((a) => a.id), actions.map((a) => a.destination)],
+      `insert into adjustment_results (id, adjustment_id, event_action_id, destination, status, reason)
+       select t.*, $5::text, $6::text from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as t`,
+      [actions.map(() => newId('adr')), actions.map(() => id), actions.map((a) => a.id), actions.map((a) => a.destination), status, reason],
     );
   }
   return { ok: true, events, inserted: true };

@@ -90,7 +90,13 @@ export const AdjustmentBody = Type.Object({
   }),
   value: ValueFields.value,
   currency: ValueFields.currency,
-  occurred_at: OccurredAt,
+  occurred_at: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+      description:
+        'when the change happened in your billing system (its event time): an ISO 8601 date-time with a time zone, at most 90 days ago; ' +
+        'default now. A restatement dated before a restatement of the same conversion already recorded is recorded but superseded: never sent, never the current value.',
+    }),
+  ),
 });
 
 

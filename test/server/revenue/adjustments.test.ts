@@ -182,6 +182,100 @@ describe('adjustments: restate and retract a reported conversion', () => {
     expect((await adjust({ adjustment_id: id('chargeback'), customer_event_id: delivered, type: 'retract' })).status).toBe(200);
   });
 
+  describe('restatements that arrive out of order (payment systems do not guarantee the order of their events)', () => {
+    // The downgrade to 29 happened after the upgrade to 49, but its event arrived first.
+    const at = (msBefore: number) => new Date(Date.now() - msBefore).toISOString();
+    const superseded = (result: any) =>
+      expect(result).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/^Not sent: superseded\. A restatement of this conversion dated later \(.+\) was recorded before this one arrived/) });
+
+    it('records a restatement dated before one already recorded but never sends it: the platforms and current_value stay at the later one', async () => {
+      const order = await paidSignup(39);
+      await r.drain();
+      const before = { google: r.fakes.google.adjusted().length, microsoft: r.fakes.microsoft.adjustments.length };
+      const downgrade = id('down');
+      const upgrade = id('up');
+      expect((await adjust({ adjustment_id: downgrade, customer_event_id: order, type: 'restate', value: 29, currency: 'EUR', occurred_at: at(10_000) })).status).toBe(200);
+      const late = { adjustment_id: upgrade, customer_event_id: order, type: 'restate', value: 49, currency: 'EUR', occurred_at: at(20_000) };
+      const answer = await adjust(late);
+      expect(answer).toEqual({ status: 200, body: { status: 'accepted', adjustment_id: upgrade, events: 1 } });
+      // Deduped as any adjustment: a retry is answered as the first and records nothing more.
+      expect((await adjust(late)).body).toEqual(answer.body);
+      await r.drain();
+      expect(r.fakes.google.adjusted().length - before.google).toBe(1);
+      expect(r.fakes.google.adjusted().at(-1)!.event).toMatchObject({ conversionValue: 29, currency: 'EUR' });
+      expect(r.fakes.microsoft.adjustments.length - before.microsoft).toBe(1);
+      expect(r.fakes.microsoft.adjustments.at(-1)).toMatchObject({ adjustmentType: 'Restate', adjustmentValue: 29 });
+      const event = await eventOf(order);
+      expect(event).toMatchObject({ value: 39, current_value: 29, current_currency: 'EUR' });
+      expect(event.adjustments.map((a: any) => [a.adjustment_id, a.value])).toEqual([[downgrade, 29], [upgrade, 49]]);
+      expect(four(event.adjustments[0].results).map((x: any) => x.status)).toEqual(['adjusted', 'unsupported', 'adjusted', 'unsupported']);
+      for (const result of event.adjustments[1].results) superseded(result);
+
+      // A later-dated one still goes out after it, and one dated alike goes out too: of those, the last to arrive wins.
+      expect((await adjust({ adjustment_id: id('up'), customer_event_id: order, type: 'restate', value: 35, currency: 'EUR', occurred_at: at(5_000) })).status).toBe(200);
+      expect((await adjust({ adjustment_id: id('fix'), customer_event_id: order, type: 'restate', value: 36, currency: 'EUR', occurred_at: at(5_000) })).status).toBe(200);
+      const microsoft = r.fakes.microsoft.adjustments.length;
+      await r.drain();
+      expect(r.fakes.microsoft.adjustments.slice(microsoft).map((x: any) => x.adjustmentValue)).toEqual([35, 36]);
+      // Each is dated after the one sent before it (the superseded one is no step of that chain).
+      const times = r.fakes.microsoft.adjustments.slice(microsoft - 1).map((x: any) => Date.parse(x.adjustmentTime));
+      expect(times[1]).toBeGreaterThan(times[0]!);
+      expect(times[2]).toBeGreaterThan(times[1]!);
+      expect(await eventOf(order)).toMatchObject({ current_value: 36 });
+    });
+
+    it('sends a conversion not yet sent at its latest-dated restatement, on every platform', async () => {
+      const order = await paidSignup(39);
+      expect((await adjust({ adjustment_id: id('down'), customer_event_id: order, type: 'restate', value: 29, currency: 'EUR', occurred_at: at(10_000) })).status).toBe(200);
+      expect((await adjust({ adjustment_id: id('up'), customer_event_id: order, type: 'restate', value: 49, currency: 'EUR', occurred_at: at(20_000) })).status).toBe(200);
+      const before = { google: r.fakes.google.adjusted().length, microsoft: r.fakes.microsoft.adjustments.length };
+      await r.drain();
+      expect(r.fakes.google.ingested().at(-1)!.event).toMatchObject({ conversionValue: 29, currency: 'EUR' });
+      expect(r.fakes.meta.requests.at(-1)!.body.data[0].custom_data).toMatchObject({ value: 29, currency: 'EUR' });
+      expect(r.fakes.linkedin.events.at(-1)!.conversionValue).toEqual({ currencyCode: 'EUR', amount: '29' });
+      expect(r.fakes.google.adjusted().length).toBe(before.google);
+      expect(r.fakes.microsoft.adjustments.length).toBe(before.microsoft);
+      const event = await eventOf(order);
+      expect(event).toMatchObject({ status: 'completed', current_value: 29 });
+      for (const result of event.adjustments[0].results) expect(result).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/Applied before the conversion was first sent/) });
+      for (const result of event.adjustments[1].results) superseded(result);
+    });
+
+    it('ends at the latest-dated restatement when two arrive at once, whichever commits first', async () => {
+      for (const first of ['down', 'up'] as const) {
+        const order = await paidSignup(39);
+        await r.drain();
+        const down = { adjustment_id: id('down'), customer_event_id: order, type: 'restate', value: 29, currency: 'EUR', occurred_at: at(10_000) };
+        const up = { adjustment_id: id('up'), customer_event_id: order, type: 'restate', value: 49, currency: 'EUR', occurred_at: at(20_000) };
+        const microsoft = r.fakes.microsoft.adjustments.length;
+        const answers = await Promise.all(first === 'down' ? [adjust(down), adjust(up)] : [adjust(up), adjust(down)]);
+        expect(answers.map((a) => a.status)).toEqual([200, 200]);
+        await r.drain();
+        expect(r.fakes.microsoft.adjustments.at(-1)).toMatchObject({ adjustmentValue: 29 });
+        expect(r.fakes.microsoft.adjustments.length - microsoft).toBeGreaterThanOrEqual(1);
+        expect(await eventOf(order)).toMatchObject({ current_value: 29 });
+      }
+    });
+
+    it('keeps a retraction final whatever its date: dated before a restatement already recorded, it still applies', async () => {
+      const order = await paidSignup(39);
+      await r.drain();
+      expect((await adjust({ adjustment_id: id('down'), customer_event_id: order, type: 'restate', value: 29, currency: 'EUR', occurred_at: at(10_000) })).status).toBe(200);
+      expect((await adjust({ adjustment_id: id('refund'), customer_event_id: order, type: 'retract', occurred_at: at(20_000) })).status).toBe(200);
+      await r.drain();
+      expect(r.fakes.microsoft.adjustments.at(-1)).toMatchObject({ adjustmentType: 'Retract' });
+      const event = await eventOf(order);
+      expect(event).toMatchObject({ current_value: 0 });
+      expect(four(event.adjustments[1].results).map((x: any) => x.status)).toEqual(['unsupported', 'unsupported', 'adjusted', 'unsupported']);
+      // A restatement after it is refused, dated before or after it.
+      for (const msBefore of [30_000, 1_000]) {
+        const late = await adjust({ adjustment_id: id('late'), customer_event_id: order, type: 'restate', value: 49, currency: 'EUR', occurred_at: at(msBefore) });
+        expect(late.status).toBe(409);
+        expect(late.body.error.code).toBe('conversion_retracted');
+      }
+    });
+  });
+
   it('sends a failed conversion again at its restated value when it is redelivered, and settles the adjustment that had failed', async () => {
     const order = await paidSignup(40);
     r.fakes.meta.respondWith('invalid_parameter');

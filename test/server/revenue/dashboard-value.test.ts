@@ -1,8 +1,9 @@
 /** The dashboard shows a conversion's value, its stage and its adjustments as further steps of the trace. */
 import { describe, expect, it } from 'vitest';
 import { eventPage } from '../../../src/server/dashboard/pages/event';
-import { moneyOf } from '../../../src/server/dashboard/pages/events';
+import { currentValue, moneyOf } from '../../../src/server/dashboard/pages/events';
 import type { EventRecord } from '../../../src/server/api/events';
+import { currentValueOf } from '../../../src/server/api/events/events';
 
 const session = { accountId: 'acct_1', accountName: 'Acme', csrfToken: 'csrf', sessionToken: 'tok' };
 
@@ -94,6 +95,24 @@ describe('value and adjustments on the dashboard', () => {
       }],
     });
     expect(eventPage(session, queued)).toContain('Waits for the conversion itself: applied to its first send if it has not gone out yet');
+  });
+
+  it('shows a conversion at its latest-dated restatement, not the last to arrive; of those dated alike, the last to arrive', () => {
+    const restate = (id: string, value: number, occurredAt: string, createdAt: string) => ({
+      adjustment_id: id, type: 'restate', value, currency: 'EUR', occurred_at: occurredAt, created_at: createdAt,
+      results: [{ destination: 'google-ads', status: 'adjusted', reason: null }],
+    });
+    // The downgrade at 10:05 arrived before the upgrade at 10:00 (oldest first, as the API lists them).
+    const outOfOrder = [restate('down', 29, '2026-11-22T10:05:00.000Z', '2026-11-22T10:06:00.000Z'), restate('up', 49, '2026-11-22T10:00:00.000Z', '2026-11-22T10:07:00.000Z')];
+    expect(currentValueOf({ value: 39, currency: 'EUR' }, outOfOrder)).toEqual({ value: 29, currency: 'EUR' });
+    const shown = String(currentValue(event({ value: 39, adjustments: outOfOrder })));
+    expect(shown).toContain('EUR 29.00');
+    expect(shown).not.toContain('49.00');
+    const tie = [...outOfOrder, restate('fix', 31, '2026-11-22T10:05:00.000Z', '2026-11-22T10:08:00.000Z')];
+    expect(currentValueOf({ value: 39, currency: 'EUR' }, tie)).toEqual({ value: 31, currency: 'EUR' });
+    // The trace marks the late, earlier-dated one superseded (its results say why), and only that one.
+    const headings = [...eventPage(session, event({ value: 39, adjustments: tie })).matchAll(/<h3>Restated (.*?)<\/h3>/g)].map((m) => m[1]!);
+    expect(headings.map((h) => h.includes('>superseded</span>'))).toEqual([false, true, false]);
   });
 
   it('names the event a platform was sent, and offers the reconnect where an action waits for one', () => {

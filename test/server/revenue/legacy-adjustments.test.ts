@@ -170,13 +170,60 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 39, retracted: false });
   });
 
-  it('a restatement that arrives after another but is dated earlier is still the one Google ends with', async () => {
+  it('a restatement that arrives after another but is dated earlier is superseded: never sent, Google keeps the later-dated value', async () => {
     const conversion = await uploaded();
     const now = Date.now();
     await adjust(conversion.customerEventId, `late-dated-${kind.name}`, 'restate', 59, new Date(now));
     const older = await adjust(conversion.customerEventId, `early-dated-${kind.name}`, 'restate', 45, new Date(now - 5 * 60_000));
-    expect(older.result).toMatchObject({ status: 'adjusted' });
-    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 45 });
+    expect(older.requests).toHaveLength(0);
+    expect(older.result).toMatchObject({ status: 'adjusted', attempts: 0, request: null, reason: expect.stringMatching(/^Not sent: superseded\./) });
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 59 });
+    // One dated between them is superseded too; one dated after both goes out.
+    const between = await adjust(conversion.customerEventId, `between-dated-${kind.name}`, 'restate', 49, new Date(now - 60_000));
+    expect(between.requests).toHaveLength(0);
+    expect(between.result).toMatchObject({ status: 'adjusted', reason: expect.stringMatching(/^Not sent: superseded\./) });
+    const latest = await adjust(conversion.customerEventId, `latest-dated-${kind.name}`, 'restate', 39, new Date(now + 1_000));
+    expect(latest.requests).toHaveLength(1);
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 39 });
+  });
+
+  it('two restatements of one conversion arriving at once end at the latest-dated one, whichever commits first', async () => {
+    for (const first of ['later-dated', 'earlier-dated'] as const) {
+      const conversion = await uploaded();
+      const now = Date.now();
+      const restatement = (name: string, value: number, occurredAt: Date) =>
+        ({ siteId: fx.site.id, adjustmentId: `${name}-${first}-${kind.name}`, customerEventId: conversion.customerEventId, type: 'restate' as const, value, currency: 'EUR', occurredAt });
+      const later = restatement('down', 29, new Date(now - 60_000));
+      const earlier = restatement('up', 49, new Date(now - 120_000));
+      const [a, b] = first === 'later-dated' ? [later, earlier] : [earlier, later];
+      // The first holds its transaction open after its insert; the second starts meanwhile and waits for the report's
+      // lock (on PostgreSQL: seen waiting on a lock; the embedded store runs one transaction at a time).
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let inserted!: () => void;
+      const insertedFirst = new Promise<void>((resolve) => (inserted = resolve));
+      const firstTx = db.transaction(async (tx) => {
+        const recorded = await insertAdjustment(tx, a);
+        inserted();
+        await held;
+        return recorded;
+      });
+      await insertedFirst;
+      const secondTx = db.transaction((tx) => insertAdjustment(tx, b));
+      if (kind.name === 'postgres') {
+        await expect.poll(async () => (await db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`))[0]!.n).toBeGreaterThan(0);
+      }
+      release();
+      expect(await Promise.all([firstTx, secondTx])).toEqual([{ ok: true, events: 1, inserted: true }, { ok: true, events: 1, inserted: true }]);
+      await worker().drain();
+      expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 29 });
+      const superseded = await db.query<{ adjustment_id: string }>(
+        `select j.adjustment_id from adjustments j join reports r on r.id = j.report_id where r.customer_event_id = $1 and j.superseded`,
+        [conversion.customerEventId],
+      );
+      // Only when the earlier-dated one came second is it superseded; the other way round both went out, in order.
+      expect(superseded.map((x) => x.adjustment_id)).toEqual(first === 'later-dated' ? [earlier.adjustmentId] : []);
+    }
   });
 
   it('a resend of an adjustment carries the same time', async () => {

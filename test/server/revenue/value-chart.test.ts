@@ -42,6 +42,9 @@ describe('value per day on the dashboard chart', () => {
     expect(stage.status).toBe(200);
     // b restated to 39.90; c retracted.
     expect((await r.post(adjustmentPath(r.setup.site.site_key), { adjustment_id: 'chart-b-fix', customer_event_id: 'chart-b', type: 'restate', value: 39.9, currency: 'EUR' })).status).toBe(200);
+    // An older plan change delivered late (dated a minute before the one recorded): superseded, never counted.
+    const older = { adjustment_id: 'chart-b-old', customer_event_id: 'chart-b', type: 'restate', value: 99, currency: 'EUR', occurred_at: new Date(Date.now() - 60_000).toISOString() };
+    expect((await r.post(adjustmentPath(r.setup.site.site_key), older)).status).toBe(200);
     expect((await r.post(adjustmentPath(r.setup.site.site_key), { adjustment_id: 'chart-c-refund', customer_event_id: 'chart-c', type: 'retract' })).status).toBe(200);
 
     const today = await dayOf('chart-a');

@@ -74,12 +74,18 @@ function triggerTypeOf(row: EventRow): string | null {
 }
 
 /**
- * The adjustment a conversion stands at: its retraction, once it has one (a retraction is final: the webhook refuses a
- * restatement after it, 409 conversion_retracted, and one stored before that rule changes nothing), else the last to
- * arrive, as the platforms apply them and a first send folds them in.
+ * The adjustment a conversion stands at (`adjustments` oldest first, as they arrived): its retraction, once it has one
+ * (a retraction is final: the webhook refuses a restatement after it, 409 conversion_retracted, and one stored before
+ * that rule changes nothing), else its latest-dated restatement, of those dated alike the last to arrive. A
+ * restatement dated before one already recorded is superseded and never sent (webhook/adjustment-sql.ts), so this is
+ * the value the platforms end at and the one a first send folds in.
  */
-export function standingAdjustment<A extends { type: string }>(adjustments: readonly A[]): A | undefined {
-  return adjustments.find((a) => a.type === 'retract') ?? adjustments.at(-1);
+export function standingAdjustment<A extends { type: string; occurred_at: string }>(adjustments: readonly A[]): A | undefined {
+  const retraction = adjustments.find((a) => a.type === 'retract');
+  if (retraction) return retraction;
+  let latest: A | undefined;
+  for (const a of adjustments) if (!latest || Date.parse(a.occurred_at) >= Date.parse(latest.occurred_at)) latest = a;
+  return latest;
 }
 
 /**
@@ -88,7 +94,7 @@ export function standingAdjustment<A extends { type: string }>(adjustments: read
  */
 export function currentValueOf(
   reported: { value: number | null; currency: string | null },
-  adjustments: ReadonlyArray<{ type: string; value: number | null; currency: string | null }>,
+  adjustments: ReadonlyArray<{ type: string; value: number | null; currency: string | null; occurred_at: string }>,
 ): { value: number | null; currency: string | null } {
   const latest = standingAdjustment(adjustments);
   if (latest?.type === 'retract') return { value: 0, currency: reported.currency };

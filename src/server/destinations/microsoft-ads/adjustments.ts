@@ -12,8 +12,8 @@
  * occurred. The adjustment time cannot be earlier than the original offline conversion date and time", in UTC. Not
  * found in Microsoft's documents: Google's rule that a second restatement needs a more recent time (Google Ads API,
  * RestatementValue), nor which of two restatements with one time wins. The time sent is delivery's
- * adjustmentSendTime all the same (a second after the conversion and after the previous adjustment, in the order they
- * arrived), which meets Microsoft's documented rule and leaves no doubt about the order.
+ * adjustmentSendTime all the same (a second after the conversion and after the previous adjustment sent, in the order
+ * they arrived; a restatement dated before one already recorded is never sent), which meets Microsoft's documented rule and leaves no doubt about the order.
  *
  * Verified 2026-11-29 (OfflineConversionAdjustment, ConversionTime, bingads-13; MicrosoftDocs/Advertising-docs
  * offlineconversionadjustment.md): "The date and time when the original offline conversion occurred. The date and time
