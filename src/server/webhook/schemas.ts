@@ -47,11 +47,12 @@ const CustomerEventId = Type.String({
   description: `your stable id of this conversion, 1 to ${CUSTOMER_EVENT_ID_MAX} characters: a repeat of it counts once.`,
 });
 
-const OccurredAt = Type.Optional(
-  Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
-    description: 'an ISO 8601 date-time with a time zone (such as 2026-11-21T09:30:00Z), at most 90 days ago; default now.',
-  }),
-);
+/** An optional `occurred_at`: what it is checked against is the same everywhere (conversion-input.ts), its meaning per body. */
+function occurredAt(description: string) {
+  return Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description }));
+}
+
+const OccurredAt = occurredAt('an ISO 8601 date-time with a time zone (such as 2026-11-21T09:30:00Z), at most 90 days ago; default now.');
 
 function identityField(name: string) {
   return Type.Optional(Type.Union([Type.String({ maxLength: IDENTITY_VALUE_MAX }), Type.Null()], { description: `${name}: a string of at most ${IDENTITY_VALUE_MAX} characters, or null.` }));
@@ -90,12 +91,9 @@ export const AdjustmentBody = Type.Object({
   }),
   value: ValueFields.value,
   currency: ValueFields.currency,
-  occurred_at: Type.Optional(
-    Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
-      description:
-        'when the change happened in your billing system (its event time): an ISO 8601 date-time with a time zone, at most 90 days ago; ' +
-        'default now. A restatement dated before a restatement of the same conversion already recorded is recorded but superseded: never sent, never the current value.',
-    }),
+  occurred_at: occurredAt(
+    'when the change happened in your billing system (its event time): an ISO 8601 date-time with a time zone, at most 90 days ago; ' +
+      'default now. A restatement dated before a restatement of the same conversion already recorded is recorded but superseded: never sent, never the current value.',
   ),
 });
 
