@@ -90,13 +90,15 @@ describe('collector routes', () => {
       for (const [sent, stored] of [
         ['https://www.example.com/welcome?plan=pro&access_token=eyJ.secret#done', 'https://www.example.com/welcome?plan=pro#done'],
         ['https://www.example.com/welcome?id_token=eyJ.secret#done', 'https://www.example.com/welcome#done'],
+        // A name spelled with percent escapes is the name it decodes to.
+        ['https://www.example.com/welcome?plan=pro&access_%74%6Fken=eyJ.secret', 'https://www.example.com/welcome?plan=pro'],
       ]) {
         const tokenInQuery = { ...snapshotBody(), page_url: sent };
         expect((await post(tokenInQuery)).statusCode).toBe(204);
         expect((await findSnapshot(svc.db, svc.site.id, tokenInQuery.correlation_token))!.page_url).toBe(stored);
       }
       // An address without any is stored exactly as sent.
-      const plain = { ...snapshotBody(), page_url: 'https://www.example.com/signup?a=1&&b=2#/step?' };
+      const plain = { ...snapshotBody(), page_url: 'https://www.example.com/signup?a=1&&b=2&tokens=3&q=access%5Ftoken#/step?' };
       expect((await post(plain)).statusCode).toBe(204);
       expect((await findSnapshot(svc.db, svc.site.id, plain.correlation_token))!.page_url).toBe(plain.page_url);
     });
