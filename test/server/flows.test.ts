@@ -6,6 +6,8 @@ import { connectTriggerSource } from '../../src/server/webhook/secret-sql';
 import { liveFlowsForTrigger } from '../../src/server/webhook/report-sql';
 import { insertSite } from '../../src/server/api/sites/sql';
 import { serviceSecretBox } from '../../src/server/db/secret-box';
+import type { Queryable } from '../../src/server/db/db';
+import { flowPublishProblems, flowsPublishProblems } from '../../src/server/api/flows';
 
 const API_TRIGGER = { type: 'saas_signup', integrationId: 'api', key: 'signup' };
 const FORM_TRIGGER = { integrationId: 'gravity-forms', pageFilter: 'all' };
@@ -195,6 +197,34 @@ describe.each(DATABASE_KINDS)('flows API on $name', (kind) => {
       const res = await call('POST', `/v1/flows/${flow.id}/publish`, undefined, tenant);
       expect(errorOf(res)).toMatchObject({ code: 'flow_invalid', param: 'actions_config[1].integrationId' });
       expect(errorOf(res).message).toMatch(/not a supported destination/);
+    });
+
+    it("checks a page of drafts at once as publish checks each, reading each site, trigger source and destination once", async () => {
+      const tenant = await connectedTenant('Many drafts');
+      const unconnected = await svc.addTenant('Many drafts, nothing connected');
+      const drafts = [
+        await createFlow(tenant),
+        await createFlow(tenant, { actions_config: [{ integrationId: 'google-ads', config: { conversion: { id: 'purchase' } } }] }),
+        await createFlow(tenant, { actions_config: [ADS_ACTION, { integrationId: 'myspace-ads', config: {} }] }),
+        await createFlow(tenant, { actions_config: [ADS_ACTION, { integrationId: 'meta', config: {} }] }),
+        await createFlow(tenant, { trigger_config: FORM_TRIGGER }),
+        await createFlow(tenant),
+      ];
+      const live = await createFlow(tenant);
+      expect(json(await call('POST', `/v1/flows/${live.id}/publish`, undefined, tenant)).status).toBe('live');
+      const foreign = await createFlow(unconnected);
+      const ids = [...drafts.map((f) => f.id), live.id, foreign.id, 'flow_missing'];
+      let statements = 0;
+      const counted = { query: (sql: string, params?: readonly unknown[]) => (statements++, svc.db.query(sql, params)) } as Queryable;
+      const together = await flowsPublishProblems(counted, tenant.accountId, ids);
+      // One statement for the flows, one for the site, one for its trigger source, one per destination type.
+      expect(statements).toBe(5);
+      for (const draft of drafts) expect(together.get(draft.id)).toEqual(await flowPublishProblems(svc.db, tenant.accountId, draft.id));
+      expect(together.get(drafts[0]!.id)).toEqual([]);
+      expect(together.get(drafts[1]!.id)).toEqual([{ param: 'actions_config[0].config.conversion.id', message: expect.stringMatching(/not a Google Ads conversion action/) }]);
+      expect(together.get(drafts[3]!.id)).toEqual([{ param: 'actions_config[1].integrationId', message: expect.stringMatching(/Meta is not connected/) }]);
+      // Live, another account's, or no flow at all: nothing to say.
+      expect([together.get(live.id), together.get(foreign.id), together.get('flow_missing')]).toEqual([[], [], []]);
     });
 
     it('makes a valid flow live (200), after which the webhook fan-out finds it; publishing again changes nothing', async () => {

@@ -14,7 +14,7 @@ import { hasControlCharacter } from '../http/input';
 import { getSite, listSites, patchSite, createSite, requireSite, ListSitesQuery, SiteFields, parseSiteDomain, parseSiteName, parseTimezone, type SiteRecord } from '../api/sites';
 import { allDestinationRecords, redeliverDestination, testDestination, type DestinationRecord } from '../api/destinations';
 import { createHandoff, ConnectDestinationBody } from '../api/handoffs';
-import { createFlow, flowOverlaps, flowPublishProblems, getFlow, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowOverlap, type FlowRecord } from '../api/flows';
+import { createFlow, flowOverlaps, flowsPublishProblems, getFlow, listFlows, publishFlow, unpublishFlow, CreateFlowBody, type FlowOverlap, type FlowRecord } from '../api/flows';
 import { listEvents, EVENT_STATUSES, ListEventsQuery } from '../api/events';
 import { identityWindowStart } from '../privacy';
 import { erasePerson, erasureTarget, latestErasures, previewErasure, ErasureBody, type ErasureCounts, type ErasureRecord } from '../api/erasures';
@@ -347,11 +347,9 @@ export async function flowsView(
   // One statement for every site's webhook secret (one a site ran behind a delivery burst's statements: seconds).
   const triggerSources: Map<string, TriggerSourceView | null> = await findTriggerSources(db, accountId, sites.map((s) => s.id), 'api');
   const publishProblems = new Map<string, FlowProblem[]>();
-  for (const flow of flows) {
-    if (flow.status === 'live') continue;
-    const problems = await flowPublishProblems(db, accountId, flow.id);
-    publishProblems.set(flow.id, dashboardProblems(problems, flow, sites, triggerSources));
-  }
+  const drafts = flows.filter((flow) => flow.status !== 'live');
+  const problemsOf = await flowsPublishProblems(db, accountId, drafts.map((flow) => flow.id));
+  for (const flow of drafts) publishProblems.set(flow.id, dashboardProblems(problemsOf.get(flow.id) ?? [], flow, sites, triggerSources));
   // Flows sending one conversion twice where a platform counts each (both cards say so, a draft before it goes live).
   const overlaps = new Map<string, FlowOverlap[]>();
   for (const flow of flows) {

@@ -52,6 +52,12 @@ export async function findFlow(db: Queryable, accountId: string, id: string): Pr
   return row ?? null;
 }
 
+/** Flows of an account by id, in one statement (ids of no flow of the account are left out). */
+export async function findFlows(db: Queryable, accountId: string, ids: readonly string[]): Promise<FlowRow[]> {
+  if (ids.length === 0) return [];
+  return db.query<FlowRow>(`select ${COLUMNS} from flows where account_id = $1 and id = any($2::text[]) order by seq`, [accountId, [...ids]]);
+}
+
 /** A flow of an account by id, locked for the rest of the transaction (publish validates and flips it atomically). */
 export async function lockFlow(tx: Queryable, accountId: string, id: string): Promise<FlowRow | null> {
   const [row] = await tx.query<FlowRow>(`select ${COLUMNS} from flows where account_id = $1 and id = $2 for update`, [accountId, id]);
