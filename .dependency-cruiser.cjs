@@ -89,6 +89,15 @@ module.exports = {
       },
     },
     {
+      name: 'no-async-hooks',
+      severity: 'error',
+      comment:
+        "On Node 20 the first AsyncLocalStorage.run (or any async hook) turns on hooks that run on every promise and tick " +
+        'of the process for good: about 1.5 times the CPU of a request (docs/benchmarks.md). Pass what a call needs instead.',
+      from: { path: '^src/' },
+      to: { path: '^(node:)?async_hooks$' },
+    },
+    {
       name: 'infrastructure-knows-no-feature',
       severity: 'error',
       comment: 'http/ and db/ serve every feature and import none (the composition root is src/server/app.ts).',

@@ -19,7 +19,6 @@
  * Each removal leaves `[removed]`: short codes (`INVALID_GCLID`), field paths (`/elements/0/user/userIds/0/idValue`,
  * `events[0].adIdentifiers.gclid`) and account or conversion ids stay, so the message still says what went wrong.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { GRANTED_SCOPE_CREDENTIAL, OAUTH_CLIENT_CREDENTIAL } from './destination';
 import { pageUrlForPlatform } from './browser-signals';
 import type {
@@ -107,17 +106,30 @@ function prepared(values: Iterable<string>): string[] {
  * sent), at most `max` characters (cut after cleaning, so half a value is never left behind).
  */
 export function platformText(raw: string, max = MAX_PLATFORM_TEXT, sent: readonly string[] = []): string {
-  const secrets = connectionSecrets.getStore()?.() ?? [];
+  const secrets = secretsOfCallsInFlight();
   return cleanText(raw, max, prepared(secrets.length > 0 ? [...sent, ...secrets] : sent));
 }
 
 /**
- * The secrets of the connection a platform call (cleanPlatform) runs for. Every `platformText` inside that call removes
- * them first, from the platform's raw words: before the patterns (which would cut a token's long run and leave its
- * short parts, `[removed]|tail.x9`, that cleanPlatform's second pass no longer finds whole) and before the text is
- * shortened (a token cut in half is not found whole either).
+ * The secrets of the connections whose platform calls (cleanPlatform) are running now, one entry a call. Every
+ * `platformText` removes them first, from the platform's raw words: before the patterns (which would cut a token's
+ * long run and leave its short parts, `[removed]|tail.x9`, that cleanPlatform's second pass no longer finds whole)
+ * and before the text is shortened (a token cut in half is not found whole either).
+ *
+ * Every call's, not only the call's own: a call's entry is there from its start to its end, so whatever its
+ * platformText quotes meanwhile loses its secrets; another call's tokens removed besides cost nothing (they are opaque
+ * credentials, not words of the message). An AsyncLocalStorage kept each call's own, but on Node 20 its first `run`
+ * turns on async hooks for the life of the process: every promise, tick and request then runs the hooks (with them on,
+ * the webhook's CPU per request about 1.5 times in a micro-benchmark of a Fastify route: docs/benchmarks.md).
  */
-const connectionSecrets = new AsyncLocalStorage<() => string[]>();
+const callsInFlight = new Set<{ secrets: () => string[] }>();
+
+function secretsOfCallsInFlight(): string[] {
+  if (callsInFlight.size === 0) return [];
+  const all: string[] = [];
+  for (const call of callsInFlight) all.push(...call.secrets());
+  return all;
+}
 
 /**
  * Runs a platform call with the connection's secrets in scope. An error it throws (a parse error quoting the answer, an
@@ -125,8 +137,10 @@ const connectionSecrets = new AsyncLocalStorage<() => string[]>();
  * stack too (nothing else: the rest is cnv's own words, kept for whoever debugs it).
  */
 async function withSecretsInScope<T>(secrets: () => string[], call: () => Promise<T>): Promise<T> {
+  const inFlight = { secrets };
+  callsInFlight.add(inFlight);
   try {
-    return await connectionSecrets.run(secrets, call);
+    return await call();
   } catch (error) {
     if (error instanceof Error) {
       const values = prepared(secrets());
@@ -134,6 +148,8 @@ async function withSecretsInScope<T>(secrets: () => string[], call: () => Promis
       if (error.stack !== undefined) error.stack = removeValues(error.stack, values);
     }
     throw error;
+  } finally {
+    callsInFlight.delete(inFlight);
   }
 }
 

@@ -151,6 +151,32 @@ describe('every platform through the registry', () => {
     expect(said).toBe(`Refused ${REMOVED}, ${REMOVED}, ${REMOVED} and ${REMOVED}`);
   });
 
+  it("removes a call's secrets from the platform's words while other calls start and end around it", async () => {
+    // A long run and short parts: the patterns alone would cut the run and leave `|tail.x9Q`, which the second pass
+    // (the whole token) no longer finds. Only the call's secrets in scope at its platformText remove it whole.
+    const slowToken = `EAAB${'Zq7'.repeat(10)}|tail.x9Q`;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const quoting = (wait: boolean): DestinationPlatform => ({
+      ...platformFor('meta')!,
+      sendBatch: async (inputs, c) => {
+        const token = await c.accessToken();
+        if (wait) await gate;
+        // The platform's words quoted through platformText, as each adapter's response.ts does.
+        return inputs.map(() => ({ kind: 'failed', error: { code: 'x', message: platformText(`Invalid OAuth access token: ${token}`) } }));
+      },
+    });
+    const ctx = (token: string) => ({ connection: { id: 'dst_1', settings: {}, credentials: {} }, accessToken: async () => token }) as unknown as SendContext;
+    const slow = cleanPlatform(quoting(true)).sendBatch([input], ctx(slowToken));
+    // Another call starts and ends while the first waits for its platform.
+    const quick = await cleanPlatform(quoting(false)).sendBatch([input], ctx(`EAAB${'Qk4'.repeat(10)}|quick.q2`));
+    expect(JSON.stringify(quick)).not.toMatch(/quick|q2/);
+    release();
+    const said = JSON.stringify(await slow);
+    expect(said).toContain(`Invalid OAuth access token: ${REMOVED}`);
+    expect(said).not.toMatch(/tail|x9Q/);
+  });
+
   it("removes the connection's secrets from an error an adapter throws (it becomes the event's adapter_error and a log line)", async () => {
     const pasted = 'EAAB|ab12.cd34-ef56';
     const throwing: DestinationPlatform = {
