@@ -66,8 +66,8 @@ export interface AdjustConversionInput {
   currency?: string | null;
   /**
    * When the adjustment happened (a Date, or an ISO 8601 date-time with its time zone); default now. Pass your billing
-   * system's event time: a restatement dated before one of the same conversion already recorded (events delivered out
-   * of order) is recorded but superseded, never sent and never the conversion's value.
+   * system's event time: a restatement dated before the restatement its conversion stands at (its events delivered
+   * out of order) is recorded but superseded, never sent and never the conversion's value.
    */
   occurredAt?: Date | string | null;
 }

@@ -1030,7 +1030,7 @@ describe('an adjusted conversion in the list', () => {
     const retracted = String(currentValue(event([{ type: 'retract', adjustment_id: 'a1' }])));
     expect(retracted).toContain('<s>EUR 29.00</s>');
     expect(retracted).toContain('retracted');
-    const restated = String(currentValue(event([{ type: 'restate', adjustment_id: 'a1', value: 19, currency: 'EUR' }])));
+    const restated = String(currentValue(event([{ type: 'restate', adjustment_id: 'a1', value: 19, currency: 'EUR', superseded: false }])));
     expect(restated).toMatch(/^EUR 19\.00 <span class="badge">restated<\/span>/);
     expect(restated).toContain('reported EUR 29.00');
   });
@@ -1038,14 +1038,14 @@ describe('an adjusted conversion in the list', () => {
   it('stays retracted when a restatement was stored after the retraction (before the webhook refused that)', () => {
     const revived = String(currentValue(event([
       { type: 'retract', adjustment_id: 'a1' },
-      { type: 'restate', adjustment_id: 'a2', value: 30, currency: 'EUR' },
+      { type: 'restate', adjustment_id: 'a2', value: 30, currency: 'EUR', superseded: false },
     ])));
     expect(revived).toContain('<s>EUR 29.00</s>');
     expect(revived).toContain('retracted');
     expect(revived).not.toContain('30.00');
     expect(currentValueOf({ value: 29, currency: 'EUR' }, [
-      { type: 'retract', value: null, currency: null, occurred_at: '2026-11-22T09:00:00.000Z' },
-      { type: 'restate', value: 30, currency: 'USD', occurred_at: '2026-11-22T10:00:00.000Z' },
+      { type: 'retract', value: null, currency: null, superseded: false },
+      { type: 'restate', value: 30, currency: 'USD', superseded: false },
     ])).toEqual({ value: 0, currency: 'EUR' });
   });
 });

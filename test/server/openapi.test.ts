@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from './support/databases';
 import { createRestService, type RestService } from './support/rest-harness';
 import { connectApiTrigger, newToken, signedReport, snapshotBody } from './support/fixtures';
+import { adjustmentPath, SIGNATURE_HEADER } from '../../src/protocol/webhook';
+import { generateTestSignatureHeader } from '../../src/protocol/hmac-node';
 import { ErrorEnvelope } from '../../src/server/http/schemas';
 import { dereferenced, shareSchemas } from '../../src/server/openapi/components';
 
@@ -549,6 +551,18 @@ describe('the OpenAPI document', () => {
     expect(event.customer_event_id).toBe('user_openapi');
     await call('GET', `/v1/events/${event.id}`);
     await call('GET', `/v1/events?site_id=${site.id}&status=queued`);
+    // Two restatements, the second dated before the first: the event lists both, the second stored superseded.
+    const adjustPath = adjustmentPath(site.site_key);
+    for (const [adjustmentId, value, msBefore] of [['adj_openapi_1', 19, 1_000], ['adj_openapi_2', 9, 2_000]] as const) {
+      const payload = JSON.stringify({ adjustment_id: adjustmentId, customer_event_id: 'user_openapi', type: 'restate', value, currency: 'EUR', occurred_at: new Date(Date.now() - msBefore).toISOString() });
+      const signature = generateTestSignatureHeader({ secret: 'whsec_openapi_test_secret', path: adjustPath, body: payload });
+      const adjusted = await svc.app.inject({ method: 'POST', url: adjustPath, headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature }, payload });
+      conforms('POST', adjustPath, adjusted);
+      expect(adjusted.statusCode).toBe(200);
+    }
+    const adjusted = (await call('GET', `/v1/events/${event.id}`)).json();
+    expect(adjusted.adjustments.map((a: { adjustment_id: string; superseded: boolean }) => [a.adjustment_id, a.superseded])).toEqual([['adj_openapi_1', false], ['adj_openapi_2', true]]);
+    expect(adjusted).toMatchObject({ current_value: 19, current_currency: 'EUR' });
 
     // Errors: each is the envelope the document describes.
     await call('GET', '/v1/sites', undefined, {});

@@ -196,7 +196,9 @@ export interface DailyValue {
 /**
  * The value of the account's conversions of [from, to) per day and currency: each report counted once (however many
  * flows it fired: its events are in one page, see PAGE_OF_EVENTS), at the adjustment it stands at (its retraction,
- * which is final, else its latest-dated restatement, the last to arrive of those dated alike: a restatement's value and currency replace it, a retraction makes it 0), form conversions (no report) each on their own. Conversions without a
+ * which is final, else the last to arrive (seq) of its restatements not stored superseded, as standingAdjustment of
+ * api/events: a restatement's value and currency replace it, a retraction makes it 0), form conversions (no report)
+ * each on their own. Conversions without a
  * value are left out; currencies are never added together. The range is on `sort_at`, read in pages, as in
  * dailyActionCounts; each page's sums come back as exact decimals (values have VALUE_MAX_DECIMALS decimals) and are
  * added exactly.
@@ -219,8 +221,8 @@ export async function dailyValues(db: Queryable, range: ChartRange): Promise<Dai
        from conversions c
        left join lateral (
          select a.type, a.value, a.currency from adjustments a
-         where a.report_id = c.report_id
-         order by a.type = 'retract' desc, a.occurred_at desc, a.created_at desc, a.id desc
+         where a.report_id = c.report_id and not a.superseded
+         order by a.type = 'retract' desc, a.seq desc
          limit 1
        ) j on true
        where coalesce(j.currency, c.currency) is not null and (c.value is not null or j.type is not null)

@@ -632,6 +632,25 @@ where f.id = e.data ->> 'form_submission_id' and f.consent is not null and not (
 alter table adjustments add column if not exists superseded boolean not null default false;
 `,
   },
+  {
+    version: 33,
+    name: 'adjustments are numbered in the order they arrived',
+    sql: `
+-- The order adjustments of one conversion arrived in, as the platforms received them: seq, numbered when the row is
+-- inserted, after the lock on its report's row (webhook/adjustment-sql.ts), so of two that arrive at once the one that
+-- commits second has the higher number. created_at (now(): when its transaction began) could say the opposite on
+-- PostgreSQL, where the transaction that began first may wait on the lock and commit second. The adjustments already
+-- stored are numbered in the order their results were sent in (adjustment_results.seq, also drawn after that lock);
+-- one without results (its report had no action then) before those of its report that have some, then created_at, id.
+alter table adjustments add column if not exists seq bigint;
+update adjustments set seq = ordered.n from (select j.id, row_number() over (order by (select min(r.seq) from adjustment_results r where r.adjustment_id = j.id) nulls first, j.created_at, j.id) as n from adjustments j) as ordered where adjustments.id = ordered.id;
+alter table adjustments alter column seq set not null;
+alter table adjustments alter column seq add generated always as identity;
+select setval(pg_get_serial_sequence('adjustments', 'seq'), (select coalesce(max(seq), 0) + 1 from adjustments), false);
+alter table adjustments add constraint adjustments_seq_key unique (seq);
+create index if not exists adjustments_report_seq on adjustments (report_id, seq);
+`,
+  },
 ];
 
 /**

@@ -73,11 +73,11 @@ const SECOND_MS = 1000;
  * this one's last; a superseded restatement, never sent, is no part of it). So an adjustment is never dated at or
  * before its conversion (Google: "Must be after the conversion_date_time", ADJUSTMENT_PRECEDES_CONVERSION; Microsoft:
  * "cannot be earlier than the original offline conversion date and time"), and each one is dated after the one sent
- * before it, in the order they arrived (a restatement dated before one already recorded is superseded and never sent,
- * so restatements go out in the order of their occurred_at, and a retraction, final, whatever its date): Google ignores
- * a second restatement that has no "new, more recent, adjustment occurrence time" (RestatementValue), and refuses one
- * older than the latest (MORE_RECENT_RESTATEMENT_FOUND). Computed from stored times alone, so a resend carries the
- * same time.
+ * before it, in the order they arrived (a restatement dated before the one its conversion stands at is superseded and
+ * never sent, so restatements go out in the order of their occurred_at, and a retraction, final, whatever its date):
+ * Google ignores a second restatement that has no "new, more recent, adjustment occurrence time" (RestatementValue),
+ * and refuses one older than the latest (MORE_RECENT_RESTATEMENT_FOUND). Computed from stored times alone, so a resend
+ * carries the same time.
  */
 export function adjustmentSendTime(conversionAt: Date, occurredAts: readonly Date[]): Date {
   let previous = Math.floor(conversionAt.getTime() / SECOND_MS) * SECOND_MS;

@@ -55,10 +55,10 @@ export interface DeliveryRecord {
   destination_id: string | null;
   destination_status: string | null;
   /**
-   * The report's adjustments so far (their row ids, oldest first) and the one it stands at (its retraction if it has
-   * one, a retraction being final; else its latest-dated restatement, the last to arrive of those dated alike, as the
-   * platforms end up and the API, the dashboard and the chart show them: standingAdjustment of api/events): a first
-   * send carries the conversion as it stands now.
+   * The report's adjustments so far (their row ids, in the order they arrived: seq) and the one it stands at (its
+   * retraction if it has one, a retraction being final; else the last to arrive of its restatements not stored
+   * superseded, as the platforms end up and the API, the dashboard and the chart show them: standingAdjustment of
+   * api/events): a first send carries the conversion as it stands now.
    */
   adjustment_ids: string[];
   latest_adjustment: LatestAdjustment | null;
@@ -96,10 +96,10 @@ export async function loadDeliveryRecords(db: Queryable, eventActionIds: readonl
             -- the event's copy once the snapshot or submission is gone (retention): a denial outlives its snapshot
             coalesce(sn.consent, fs.consent, e.data -> 'consent') as snapshot_consent,
             d.id as destination_id, d.status as destination_status,
-            coalesce((select array_agg(j.id order by j.created_at, j.id) from adjustments j where j.report_id = e.report_id), '{}') as adjustment_ids,
+            coalesce((select array_agg(j.id order by j.seq) from adjustments j where j.report_id = e.report_id), '{}') as adjustment_ids,
             (select jsonb_build_object('adjustment_id', j.adjustment_id, 'type', j.type, 'value', j.value, 'currency', j.currency)
-             from adjustments j where j.report_id = e.report_id
-             order by j.type = 'retract' desc, j.occurred_at desc, j.created_at desc, j.id desc limit 1) as latest_adjustment
+             from adjustments j where j.report_id = e.report_id and not j.superseded
+             order by j.type = 'retract' desc, j.seq desc limit 1) as latest_adjustment
      from event_actions a
      join events e on e.id = a.event_id
      join sites s on s.id = e.site_id

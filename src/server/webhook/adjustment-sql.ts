@@ -3,7 +3,9 @@
  * adjusts, in one transaction; a repeat (or a concurrent copy, which waits on the unique index) writes nothing, and an
  * adjustment_id reused for another adjustment is refused. An erased adjustment (its adjustment_id maybe replaced by the
  * erasure) is found by the keyed hash it keeps; an erased conversion takes no new adjustment. A restatement dated
- * before one of the same conversion already recorded is recorded superseded, its results settled (supersededReason).
+ * before the restatement its conversion stands at is recorded superseded, its results settled (supersededReason).
+ * Adjustments are numbered (seq) in the order they arrived: drawn after the lock on the report's row, so in the order
+ * they commit.
  */
 import type { Queryable } from '../db/db';
 import { newId } from '../db/ids';
@@ -79,19 +81,21 @@ function repeatOf(stored: StoredAdjustment, adjustment: NewAdjustment): Adjustme
 
 /**
  * The reason of each result of a superseded restatement (`later`: the occurred_at of the restatement already recorded
- * that supersedes it). No caller id in it: the results outlive an erasure's renaming of adjustment ids.
+ * that supersedes it, the one the conversion stands at). No caller id in it: the results outlive an erasure's renaming
+ * of adjustment ids.
  */
 export function supersededReason(later: Date): string {
   return (
     `Not sent: superseded. A restatement of this conversion dated later (${later.toISOString()}) was recorded before this ` +
-    'one arrived, and the conversion stands at its value; a restatement dated earlier than one already recorded is never ' +
-    "sent to any platform and does not count in the event's current value."
+    'one arrived, and the conversion stands at its value; a restatement dated earlier than the one its conversion stands at ' +
+    "is never sent to any platform and does not count in the event's current value."
   );
 }
 
 /**
  * Records an adjustment and its results, in the caller's transaction; a repeat answers with the first one's count. A
- * restatement dated before a restatement of the same conversion already recorded is recorded superseded.
+ * restatement dated before the restatement its conversion stands at (the last to arrive of those not superseded) is
+ * recorded superseded.
  */
 export async function insertAdjustment(tx: Queryable, adjustment: NewAdjustment): Promise<AdjustmentRecorded> {
   const existing = await storedAdjustment(tx, adjustment);
@@ -120,16 +124,21 @@ export async function insertAdjustment(tx: Queryable, adjustment: NewAdjustment)
     const [retracted] = await tx.query<{ id: string }>(`select id from adjustments where report_id = $1 and type = 'retract' limit 1`, [report.id]);
     if (retracted) return { ok: false, reason: 'retracted_report' };
   }
-  // Superseded: a restatement dated before one already recorded (payment systems deliver their events out of order).
-  // The report's row is locked above, so of two concurrent restatements the second sees the first, whichever commits first.
-  const [later] =
+  // Superseded: a restatement dated before the one the conversion stands at (payment systems deliver their events out
+  // of order). That is the last to arrive (seq) of the restatements not superseded, as every reader takes it
+  // (standingAdjustment of api/events): the latest-dated one recorded, since each was dated at or after the one standing
+  // when it came, except in a store that recorded restatements before migration 32 (all sent, in the order they
+  // arrived), where it is the one the platforms kept. The report's row is locked above and seq is drawn by the insert
+  // below, so of two concurrent restatements the second to take the lock sees the first and numbers itself after it.
+  const [standing] =
     adjustment.type === 'restate'
-      ? await tx.query<{ occurred_at: Date }>(
-          `select occurred_at from adjustments where report_id = $1 and type = 'restate' and occurred_at > $2
-           order by occurred_at desc limit 1`,
+      ? await tx.query<{ occurred_at: Date; later: boolean }>(
+          `select occurred_at, occurred_at > $2 as later from adjustments where report_id = $1 and type = 'restate' and not superseded
+           order by seq desc limit 1`,
           [report.id, adjustment.occurredAt],
         )
       : [];
+  const later = standing?.later ? standing : undefined;
   const actions = await tx.query<{ id: string; destination: string; event_id: string }>(
     `select a.id, a.destination, a.event_id from events e join event_actions a on a.event_id = e.id
      where e.report_id = $1 order by e.sort_at, a.position`,

@@ -22,8 +22,8 @@ const DIFFERS: Record<AdjustmentField, string> = {
  * Records an adjustment; a repeat (the same adjustment_id and body) answers as the first did. 404 when the site has no
  * report with that customer_event_id; 409 `conversion_erased` when its person was erased; 409 `conversion_retracted`
  * when a restatement names a conversion already retracted; 409 `adjustment_id_reused`
- * when the adjustment_id was used for another adjustment. Those write nothing. A restatement dated before one of the
- * same conversion already recorded is accepted, recorded superseded and never sent (adjustment-sql.ts: the latest-dated
+ * when the adjustment_id was used for another adjustment. Those write nothing. A restatement dated before the one its
+ * conversion stands at is accepted, recorded superseded and never sent (adjustment-sql.ts: so the latest-dated
  * restatement is the one a conversion stands at, whatever the order its events arrived in). `idHash`: the keyed hash erased rows
  * keep of their caller ids (the webhook's route gives it), so a retry of an erased adjustment is still a repeat.
  */

@@ -93,7 +93,7 @@ export const AdjustmentBody = Type.Object({
   currency: ValueFields.currency,
   occurred_at: occurredAt(
     'when the change happened in your billing system (its event time): an ISO 8601 date-time with a time zone, at most 90 days ago; ' +
-      'default now. A restatement dated before a restatement of the same conversion already recorded is recorded but superseded: never sent, never the current value.',
+      'default now. A restatement dated before the restatement its conversion stands at (see current_value) is recorded but superseded: never sent, never the current value.',
   ),
 });
 

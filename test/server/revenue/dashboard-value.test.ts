@@ -15,7 +15,7 @@ function event(fields: Partial<EventRecord> = {}): EventRecord {
     stage: 'paid', match: 'identity', signup_customer_event_id: 'user_1',
     actions: [{ destination: 'google-ads', status: 'delivered', conversion_id: '1', attempts: 1, error: null, request: null, delivered_at: '2026-11-21T09:30:02.000Z' }],
     adjustments: [{
-      adjustment_id: 'refund_1', type: 'retract', value: null, currency: null, occurred_at: '2026-11-22T09:00:00.000Z', created_at: '2026-11-22T09:00:01.000Z',
+      adjustment_id: 'refund_1', type: 'retract', value: null, currency: null, occurred_at: '2026-11-22T09:00:00.000Z', created_at: '2026-11-22T09:00:01.000Z', superseded: false,
       results: [{ destination: 'google-ads', status: 'unsupported', reason: 'No retraction in the Data Manager API.' }],
     }],
     ...fields,
@@ -90,29 +90,36 @@ describe('value and adjustments on the dashboard', () => {
   it('says what a queued adjustment waits for when it has no reason of its own', () => {
     const queued = event({
       adjustments: [{
-        adjustment_id: 'up_1', type: 'restate', value: 39.99, currency: 'EUR', occurred_at: '2026-11-22T09:00:00.000Z', created_at: '2026-11-22T09:00:01.000Z',
+        adjustment_id: 'up_1', type: 'restate', value: 39.99, currency: 'EUR', occurred_at: '2026-11-22T09:00:00.000Z', created_at: '2026-11-22T09:00:01.000Z', superseded: false,
         results: [{ destination: 'meta', status: 'queued', reason: null }],
       }],
     });
     expect(eventPage(session, queued)).toContain('Waits for the conversion itself: applied to its first send if it has not gone out yet');
   });
 
-  it('shows a conversion at its latest-dated restatement, not the last to arrive; of those dated alike, the last to arrive', () => {
-    const restate = (id: string, value: number, occurredAt: string, createdAt: string) => ({
-      adjustment_id: id, type: 'restate', value, currency: 'EUR', occurred_at: occurredAt, created_at: createdAt,
+  it('shows a conversion at the last to arrive of its restatements not stored superseded, and badges the stored flag', () => {
+    const restate = (id: string, value: number, occurredAt: string, superseded = false) => ({
+      adjustment_id: id, type: 'restate', value, currency: 'EUR', occurred_at: occurredAt, created_at: '2026-11-22T11:00:00.000Z', superseded,
       results: [{ destination: 'google-ads', status: 'adjusted', reason: null }],
     });
-    // The downgrade at 10:05 arrived before the upgrade at 10:00 (oldest first, as the API lists them).
-    const outOfOrder = [restate('down', 29, '2026-11-22T10:05:00.000Z', '2026-11-22T10:06:00.000Z'), restate('up', 49, '2026-11-22T10:00:00.000Z', '2026-11-22T10:07:00.000Z')];
+    const superseded = (adjustments: ReturnType<typeof restate>[]) =>
+      [...eventPage(session, event({ value: 39, adjustments })).matchAll(/<h3>Restated (.*?)<\/h3>/g)].map((m) => m[1]!.includes('>superseded</span>'));
+    // The downgrade at 10:05 arrived before the upgrade at 10:00 (in the order they arrived, as the API lists them),
+    // which was stored superseded; of two not superseded (dated alike), the last to arrive.
+    const outOfOrder = [restate('down', 29, '2026-11-22T10:05:00.000Z'), restate('up', 49, '2026-11-22T10:00:00.000Z', true)];
     expect(currentValueOf({ value: 39, currency: 'EUR' }, outOfOrder)).toEqual({ value: 29, currency: 'EUR' });
     const shown = String(currentValue(event({ value: 39, adjustments: outOfOrder })));
     expect(shown).toContain('EUR 29.00');
     expect(shown).not.toContain('49.00');
-    const tie = [...outOfOrder, restate('fix', 31, '2026-11-22T10:05:00.000Z', '2026-11-22T10:08:00.000Z')];
+    const tie = [...outOfOrder, restate('fix', 31, '2026-11-22T10:05:00.000Z')];
     expect(currentValueOf({ value: 39, currency: 'EUR' }, tie)).toEqual({ value: 31, currency: 'EUR' });
-    // The trace marks the late, earlier-dated one superseded (its results say why), and only that one.
-    const headings = [...eventPage(session, event({ value: 39, adjustments: tie })).matchAll(/<h3>Restated (.*?)<\/h3>/g)].map((m) => m[1]!);
-    expect(headings.map((h) => h.includes('>superseded</span>'))).toEqual([false, true, false]);
+    expect(superseded(tie)).toEqual([false, true, false]);
+    // Recorded before migration 32 (arrival order then; none superseded): the upgrade dated 10:00 arrived last and was
+    // sent after the downgrade, so the platforms hold 49. Neither is badged, and the value is what they hold.
+    const upgradedStore = [restate('down', 29, '2026-11-22T10:05:00.000Z'), restate('up', 49, '2026-11-22T10:00:00.000Z')];
+    expect(currentValueOf({ value: 39, currency: 'EUR' }, upgradedStore)).toEqual({ value: 49, currency: 'EUR' });
+    expect(String(currentValue(event({ value: 39, adjustments: upgradedStore })))).toContain('EUR 49.00');
+    expect(superseded(upgradedStore)).toEqual([false, false]);
   });
 
   it('names the event a platform was sent, and offers the reconnect where an action waits for one', () => {

@@ -9,6 +9,10 @@ import { DATABASE_KINDS } from '../support/databases';
 import type { Database } from '../../../src/server/db/db';
 import { startDeliveryWorker } from '../../../src/server/delivery/worker';
 import { insertAdjustment } from '../../../src/server/webhook/adjustment-sql';
+import { getEvent } from '../../../src/server/api/events';
+import { loadDeliveryRecords } from '../../../src/server/delivery/sql';
+import { dailyValues } from '../../../src/server/dashboard/sql';
+import { eventPage } from '../../../src/server/dashboard/pages/event';
 import { startFakeGoogleAds, validateAdjustmentBody, type FakeGoogleAds } from '../../../src/demo/fake-google-ads';
 import { startFakeGoogle, type FakeGoogle } from '../../../src/demo/fakes/google';
 import { CUSTOMER_ID, createDeliveryFixture, insertReportedEvent, memoryLog, settingsFor, steppableClock, type DeliveryFixture } from '../delivery/fixtures';
@@ -72,7 +76,7 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
    * A conversion worth EUR 29 uploaded through uploadClickConversions, `ageMs` old (25 hours by default: Google adjusts
    * a conversion once it is 24 hours old, TOO_RECENT_CONVERSION); its order id as Google got it.
    */
-  async function uploaded(ageMs = CONVERSION_AGE_MS): Promise<{ customerEventId: string; actionId: string; orderId: string; conversionDateTime: string; occurredAt: Date }> {
+  async function uploaded(ageMs = CONVERSION_AGE_MS): Promise<{ customerEventId: string; eventId: string; actionId: string; orderId: string; conversionDateTime: string; occurredAt: Date }> {
     const occurredAt = new Date(Date.now() - ageMs);
     const { eventId, actionIds, customerEventId } = await insertReportedEvent(db, fx, { occurredAt });
     await db.query(`update events set value = 29, currency = 'EUR' where id = $1`, [eventId]);
@@ -82,7 +86,7 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
     expect(upload!.problems).toEqual([]);
     const conversion = upload!.body.conversions[0];
     expect(conversion).toMatchObject({ conversionValue: 29, currencyCode: 'EUR' });
-    return { customerEventId, actionId: actionIds[0]!, orderId: conversion.orderId, conversionDateTime: conversion.conversionDateTime, occurredAt };
+    return { customerEventId, eventId, actionId: actionIds[0]!, orderId: conversion.orderId, conversionDateTime: conversion.conversionDateTime, occurredAt };
   }
 
   async function adjust(customerEventId: string, adjustmentId: string, type: 'restate' | 'retract', value: number | null = null, occurredAt = new Date()) {
@@ -224,6 +228,80 @@ describe.each(DATABASE_KINDS)('legacy Google Ads API adjustments on $name', (kin
       // Only when the earlier-dated one came second is it superseded; the other way round both went out, in order.
       expect(superseded.map((x) => x.adjustment_id)).toEqual(first === 'later-dated' ? [earlier.adjustmentId] : []);
     }
+  });
+
+  /**
+   * What each reader says the conversion stands at: the API's current_value, the value a first send would fold in
+   * (delivery's latest_adjustment), the value chart's day, and which restatements the event page badges superseded.
+   */
+  async function readers(conversion: { eventId: string; actionId: string }) {
+    const event = await getEvent(db, fx.accountId, conversion.eventId);
+    const delivery = (await loadDeliveryRecords(db, [conversion.actionId])).get(conversion.actionId)!;
+    const [{ sort_at: sortAt }] = (await db.query<{ sort_at: Date }>('select sort_at from events where id = $1', [conversion.eventId])) as [{ sort_at: Date }];
+    const chart = await dailyValues(db, { accountId: fx.accountId, from: sortAt, to: new Date(sortAt.getTime() + 1) });
+    const session = { accountId: fx.accountId, accountName: 'Acme', csrfToken: 'csrf', sessionToken: 'tok' };
+    const headings = [...eventPage(session, event).matchAll(/<h3>Restated <span class="hint">(.*?)<\/span>(.*?)<\/h3>/g)];
+    return {
+      api: event.current_value,
+      firstSend: Number(delivery.latest_adjustment?.value),
+      chart: chart.map((day) => day.value),
+      badged: headings.filter((m) => m[2]!.includes('>superseded</span>')).map((m) => m[1]),
+    };
+  }
+
+  it("reads a store's restatements recorded before migration 32 as Google kept them: the one dated earlier that arrived later", async () => {
+    const conversion = await uploaded();
+    const now = Date.now();
+    await adjust(conversion.customerEventId, `pre32-down-${kind.name}`, 'restate', 29, new Date(now));
+    // Recorded as a store before migration 32 recorded it: not superseded, queued, then sent after the one before it.
+    const up = `pre32-up-${kind.name}`;
+    await db.transaction((tx) =>
+      insertAdjustment(tx, { siteId: fx.site.id, adjustmentId: up, customerEventId: conversion.customerEventId, type: 'restate', value: 49, currency: 'EUR', occurredAt: new Date(now - 5 * 60_000) }),
+    );
+    await db.query(`update adjustments set superseded = false where adjustment_id = $1`, [up]);
+    await db.query(`update adjustment_results set status = 'queued', reason = null where adjustment_id = (select id from adjustments where adjustment_id = $1)`, [up]);
+    await worker().drain();
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 49 });
+    expect(await readers(conversion)).toEqual({ api: 49, firstSend: 49, chart: [49], badged: [] });
+    // One dated after the one standing (49, dated earlier than the 29) goes out and stands; one dated before it does not.
+    expect((await adjust(conversion.customerEventId, `post32-early-${kind.name}`, 'restate', 19, new Date(now - 10 * 60_000))).requests).toHaveLength(0);
+    expect((await adjust(conversion.customerEventId, `post32-between-${kind.name}`, 'restate', 39, new Date(now - 60_000))).requests).toHaveLength(1);
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 39 });
+    expect(await readers(conversion)).toEqual({ api: 39, firstSend: 39, chart: [39], badged: [`post32-early-${kind.name}`] });
+  });
+
+  it.skipIf(kind.name !== 'postgres')('reads restatements dated alike in the order they committed, which is the order Google got them in', async () => {
+    // The first transaction begins (its now(), the created_at it records, is taken then) but takes the report's lock
+    // only after the second began later, recorded its restatement and committed: created_at says the opposite of
+    // the order they arrived in.
+    const conversion = await uploaded();
+    const at = new Date(Date.now() - 60_000);
+    const restatement = (name: string, value: number) =>
+      ({ siteId: fx.site.id, adjustmentId: `${name}-${kind.name}`, customerEventId: conversion.customerEventId, type: 'restate' as const, value, currency: 'EUR', occurredAt: at });
+    let began!: () => void;
+    const firstBegan = new Promise<void>((resolve) => (began = resolve));
+    let release!: () => void;
+    const secondCommitted = new Promise<void>((resolve) => (release = resolve));
+    const firstTx = db.transaction(async (tx) => {
+      await tx.query('select now()');
+      began();
+      await secondCommitted;
+      return insertAdjustment(tx, restatement('began-first', 31));
+    });
+    await firstBegan;
+    expect(await db.transaction((tx) => insertAdjustment(tx, restatement('committed-first', 37)))).toMatchObject({ ok: true, inserted: true });
+    release();
+    expect(await firstTx).toMatchObject({ ok: true, inserted: true });
+    const recorded = await db.query<{ adjustment_id: string }>(
+      `select j.adjustment_id from adjustments j join reports r on r.id = j.report_id where r.customer_event_id = $1 order by j.created_at`,
+      [conversion.customerEventId],
+    );
+    expect(recorded.map((x) => x.adjustment_id)).toEqual([`began-first-${kind.name}`, `committed-first-${kind.name}`]);
+    await worker().drain();
+    expect(ads.held(ACTION, conversion.orderId)).toMatchObject({ value: 31 });
+    const event = await getEvent(db, fx.accountId, conversion.eventId);
+    expect(event.adjustments.map((a) => a.adjustment_id)).toEqual([`committed-first-${kind.name}`, `began-first-${kind.name}`]);
+    expect(await readers(conversion)).toEqual({ api: 31, firstSend: 31, chart: [31], badged: [] });
   });
 
   it('a resend of an adjustment carries the same time', async () => {

@@ -48,7 +48,7 @@ export interface EventRecord {
   click_ids: Record<string, string> | null;
   utm: unknown;
   actions: EventActionRecord[];
-  /** Restatements and retractions of this conversion, oldest first, each with a result per destination. */
+  /** Restatements and retractions of this conversion, in the order they arrived, each with a result per destination. */
   adjustments: Array<Omit<AdjustmentView, 'event_id'>>;
   created_at: string;
   [passedThrough: string]: unknown;
@@ -74,18 +74,20 @@ function triggerTypeOf(row: EventRow): string | null {
 }
 
 /**
- * The adjustment a conversion stands at (`adjustments` oldest first, as they arrived): its retraction, once it has one
- * (a retraction is final: the webhook refuses a restatement after it, 409 conversion_retracted, and one stored before
- * that rule changes nothing), else its latest-dated restatement, of those dated alike the last to arrive. A
- * restatement dated before one already recorded is superseded and never sent (webhook/adjustment-sql.ts), so this is
- * the value the platforms end at and the one a first send folds in.
+ * The adjustment a conversion stands at (`adjustments` in the order they arrived), read from what was stored: its
+ * retraction, once it has one (a retraction is final: the webhook refuses a restatement after it, 409
+ * conversion_retracted, and one stored before that rule changes nothing), else the last to arrive of its restatements
+ * not superseded. A restatement dated before the one standing when it arrived is stored superseded and never sent
+ * (webhook/adjustment-sql.ts), so this is the latest-dated one, of those dated alike the last to arrive; in a store
+ * that recorded restatements before migration 32 (every one sent, in the order they arrived) it is the one the
+ * platforms kept. Either way the value the platforms end at and the one a first send folds in (delivery/sql.ts).
  */
-export function standingAdjustment<A extends { type: string; occurred_at: string }>(adjustments: readonly A[]): A | undefined {
+export function standingAdjustment<A extends { type: string; superseded: boolean }>(adjustments: readonly A[]): A | undefined {
   const retraction = adjustments.find((a) => a.type === 'retract');
   if (retraction) return retraction;
-  let latest: A | undefined;
-  for (const a of adjustments) if (!latest || Date.parse(a.occurred_at) >= Date.parse(latest.occurred_at)) latest = a;
-  return latest;
+  let standing: A | undefined;
+  for (const a of adjustments) if (a.type === 'restate' && !a.superseded) standing = a;
+  return standing;
 }
 
 /**
@@ -94,7 +96,7 @@ export function standingAdjustment<A extends { type: string; occurred_at: string
  */
 export function currentValueOf(
   reported: { value: number | null; currency: string | null },
-  adjustments: ReadonlyArray<{ type: string; value: number | null; currency: string | null; occurred_at: string }>,
+  adjustments: ReadonlyArray<{ type: string; value: number | null; currency: string | null; superseded: boolean }>,
 ): { value: number | null; currency: string | null } {
   const latest = standingAdjustment(adjustments);
   if (latest?.type === 'retract') return { value: 0, currency: reported.currency };

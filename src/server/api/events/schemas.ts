@@ -89,6 +89,10 @@ export const EventAdjustment = Type.Object(
     currency: Nullable(Type.String({ description: 'ISO 4217 code of the restated value; null for a retraction.' })),
     occurred_at: Timestamp('When the adjustment happened, as reported.'),
     created_at: Timestamp('When the service recorded it.'),
+    superseded: Type.Boolean({
+      description:
+        'True for a restatement dated before the restatement its conversion stood at when it arrived: recorded, never sent to any platform, never the current_value. The conversion stands at its retraction if it has one, else at the last to arrive (the list is in the order they arrived) of its restatements not superseded.',
+    }),
     results: Type.Array(
       Type.Object(
         {

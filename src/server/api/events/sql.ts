@@ -133,22 +133,30 @@ export interface AdjustmentView {
   currency: string | null;
   occurred_at: string;
   created_at: string;
+  /**
+   * A restatement dated before the one its conversion stood at when it arrived, as stored (webhook/adjustment-sql.ts):
+   * never sent, never the conversion's value. False for every adjustment recorded before migration 32.
+   */
+  superseded: boolean;
   results: Array<{ destination: string; status: string; reason: string | null }>;
 }
 
-/** The adjustments of these events, oldest first, each with its results in the order of the event's actions. */
+/**
+ * The adjustments of these events in the order they arrived (seq: the order they committed in), each with its results
+ * in the order of the event's actions.
+ */
 export async function selectAdjustments(db: Queryable, eventIds: readonly string[]): Promise<AdjustmentView[]> {
   if (eventIds.length === 0) return [];
   const rows = await db.query<{
     event_id: string; id: string; adjustment_id: string; type: string; value: string | number | null; currency: string | null;
-    occurred_at: Date; created_at: Date; destination: string; status: string; reason: string | null;
+    occurred_at: Date; created_at: Date; superseded: boolean; destination: string; status: string; reason: string | null;
   }>(
-    `select a.event_id, j.id, j.adjustment_id, j.type, j.value, j.currency, j.occurred_at, j.created_at, r.destination, r.status, r.reason
+    `select a.event_id, j.id, j.adjustment_id, j.type, j.value, j.currency, j.occurred_at, j.created_at, j.superseded, r.destination, r.status, r.reason
      from adjustment_results r
      join adjustments j on j.id = r.adjustment_id
      join event_actions a on a.id = r.event_action_id
      where a.event_id = any($1::text[])
-     order by j.created_at, j.id, a.position`,
+     order by j.seq, a.position`,
     [eventIds],
   );
   const views = new Map<string, AdjustmentView>();
@@ -164,6 +172,7 @@ export async function selectAdjustments(db: Queryable, eventIds: readonly string
         currency: row.currency,
         occurred_at: row.occurred_at.toISOString(),
         created_at: row.created_at.toISOString(),
+        superseded: row.superseded,
         results: [],
       };
       views.set(key, view);

@@ -224,24 +224,14 @@ ${history.map((h) => {
 </ol>`;
 }
 
-/**
- * Whether the restatement at `index` of a conversion's adjustments (oldest first) was superseded: dated before a
- * restatement that arrived before it, so it was never sent and is not the conversion's value (webhook/adjustment-sql.ts).
- */
-function isSuperseded(adjustments: NonNullable<EventRecord['adjustments']>, index: number): boolean {
-  const a = adjustments[index]!;
-  if (a.type !== 'restate') return false;
-  const at = Date.parse(a.occurred_at);
-  return adjustments.slice(0, index).some((b) => b.type === 'restate' && Date.parse(b.occurred_at) > at);
-}
-
+/** The badge of a restatement stored superseded (webhook/adjustment-sql.ts): never sent, and not the conversion's value. */
 const SUPERSEDED = html`<span class="badge" title="Dated before a restatement recorded earlier: never sent, and not the conversion’s value">superseded</span>`;
 
-/** The adjustments of a conversion, each a further step with a result per destination. */
+/** The adjustments of a conversion in the order they arrived, each a further step with a result per destination. */
 function adjustmentsOf(event: EventRecord): Html[] {
   const adjustments = event.adjustments ?? [];
   return adjustments.map(
-    (a, index) => html`<li><h3>${a.type === 'restate' ? 'Restated' : 'Retracted'} <span class="hint">${a.adjustment_id}</span>${isSuperseded(adjustments, index) ? html` ${SUPERSEDED}` : ''}</h3>
+    (a) => html`<li><h3>${a.type === 'restate' ? 'Restated' : 'Retracted'} <span class="hint">${a.adjustment_id}</span>${a.superseded ? html` ${SUPERSEDED}` : ''}</h3>
 <dl class="facts">
 ${a.type === 'restate' ? fact('New value', moneyOf(a.value, a.currency)) : ''}
 ${fact('Occurred', when(a.occurred_at))}

@@ -25,7 +25,7 @@
  *   and ignored."). Reports alone do not guarantee that: two may carry the same second, or arrive in another order
  *   than their occurred_at. So the time sent is delivery's adjustmentSendTime (delivery/adjustments.ts): at least one
  *   second after the conversion and after the previous adjustment of the same conversion sent, in the order they
- *   arrived (a restatement dated before one already recorded is superseded and never sent: webhook/adjustment-sql.ts).
+ *   arrived (a restatement dated before the one its conversion stands at is superseded and never sent: webhook/adjustment-sql.ts).
  *   The strict fake (src/demo/fake-google-ads.ts) applies that rule: a restatement at the previous one's time is
  *   ignored, an older one is MORE_RECENT_RESTATEMENT_FOUND ("More recent adjustment adjustment_date_time has already
  *   been reported for the associated conversion", ConversionAdjustmentUploadError).

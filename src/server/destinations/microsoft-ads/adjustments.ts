@@ -13,7 +13,7 @@
  * found in Microsoft's documents: Google's rule that a second restatement needs a more recent time (Google Ads API,
  * RestatementValue), nor which of two restatements with one time wins. The time sent is delivery's
  * adjustmentSendTime all the same (a second after the conversion and after the previous adjustment sent, in the order
- * they arrived; a restatement dated before one already recorded is never sent), which meets Microsoft's documented rule and leaves no doubt about the order.
+ * they arrived; a restatement dated before the one its conversion stands at is never sent), which meets Microsoft's documented rule and leaves no doubt about the order.
  *
  * Verified 2026-11-29 (OfflineConversionAdjustment, ConversionTime, bingads-13; MicrosoftDocs/Advertising-docs
  * offlineconversionadjustment.md): "The date and time when the original offline conversion occurred. The date and time
