@@ -72,6 +72,23 @@ export async function loadAdjustmentRecords(db: Queryable, ids: readonly string[
   return new Map(rows.map((r) => [r.id, r]));
 }
 
+/**
+ * The claims of `claims` still held, of events not erased: read just before a batch of adjustments is sent. An erasure
+ * takes the leases of the person's queued adjustments (and marks them failed) after the round read them: those are not
+ * sent from that earlier read. (One already on its way when the erasure commits cannot be called back.)
+ */
+export async function adjustmentClaimsStillHeld(db: Queryable, claims: readonly ClaimedAdjustment[]): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const rows = await db.query<{ id: string }>(
+    `select r.id from unnest($1::text[], $2::timestamptz[]) as t(id, lease)
+     join adjustment_results r on r.id = t.id and r.locked_until = t.lease
+     join event_actions a on a.id = r.event_action_id join events e on e.id = a.event_id
+     where e.erased_at is null`,
+    [claims.map((c) => c.id), claims.map((c) => c.lease)],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /** The new state of a claimed result: settled (adjusted, unsupported, failed), or queued again at `dueAt`. */
 export interface AdjustmentResultUpdate {
   claim: ClaimedAdjustment;

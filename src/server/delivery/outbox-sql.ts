@@ -113,6 +113,24 @@ async function lockConnectionsOfRows(tx: Queryable, ids: readonly number[]): Pro
 }
 
 /**
+ * The claims of `claims` still held, of events not erased: read just before a batch is sent. A round reads its rows'
+ * events (identity, click) when it starts, and sends a connection's batches one after another, each after the token it
+ * needs; an erasure that commits meanwhile deletes the outbox rows of the person's events, and what it erased must not
+ * then go out from that earlier read. (A send already on its way when the erasure commits cannot be called back.)
+ */
+export async function claimsStillHeld(db: Queryable, claims: readonly ClaimedDelivery[]): Promise<Set<number>> {
+  if (claims.length === 0) return new Set();
+  const rows = await db.query<{ id: number | string }>(
+    `select o.id from unnest($1::bigint[], $2::timestamptz[]) as t(id, lease)
+     join outbox o on o.id = t.id and o.locked_until = t.lease
+     join event_actions a on a.id = o.event_action_id join events e on e.id = a.event_id
+     where e.erased_at is null`,
+    [claims.map((c) => c.id), claims.map((c) => c.lease)],
+  );
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
+/**
  * Writes a round's outcomes in ONE statement (the rows' fates in the outbox, fenced by their leases, then for the rows
  * still held their actions' new state, their delivery attempts and their events' statuses); returns the claim ids
  * still held. One statement instead of seven: each is a round trip to PostgreSQL and a fixed cost on the embedded
