@@ -3,6 +3,7 @@
  * original delivery has settled and every earlier adjustment of the same action has been applied, and recorded.
  */
 import type { Queryable } from '../db/db';
+import { withoutHashes } from '../privacy';
 
 /** A claimed adjustment result; `lease` fences what this worker may write. */
 export interface ClaimedAdjustment {
@@ -129,6 +130,9 @@ export async function recordAdjustmentResults(tx: Queryable, updates: readonly A
     `update adjustment_results r set status = t.status, reason = t.reason, attempts = t.attempts,
        request = case when exists (select 1 from event_actions a join events e on e.id = a.event_id
                                    where a.id = r.event_action_id and e.erased_at is not null) then null
+                      when exists (select 1 from event_actions a join events e on e.id = a.event_id
+                                   where a.id = r.event_action_id and e.identity_cleared_at is not null)
+                        then ${withoutHashes('coalesce(t.request, r.request)')}
                       else coalesce(t.request, r.request) end,
        error = t.error,
        due_at = case

@@ -1,6 +1,7 @@
 /** SQL of the delivery outbox: pending event actions, claimed by the delivery worker. */
 import type { Queryable } from '../db/db';
 import { eventStatusAggregate, type ActionResult } from './sql';
+import { withoutHashes } from '../privacy';
 
 /** Queues event actions for delivery, each due at its own time, in one statement. */
 export async function enqueueDeliveries(tx: Queryable, rows: ReadonlyArray<{ eventActionId: string; dueAt: Date }>): Promise<void> {
@@ -170,10 +171,13 @@ export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[],
      ),
      kept as (select id from done union all select id from moved),
      -- Only rows this worker still held get their outcome written: a lost lease means another worker owns the row now.
-     -- The request summary (hashed identifiers, click ids) of an event erased meanwhile is never written.
+     -- The request summary (hashed identifiers, click ids) of an event erased meanwhile is never written, and that of an
+     -- event whose identity the retention cleared meanwhile (it read the event before) is written without its hashes.
      results as (
        select t.outbox_id, t.id, t.status, t.attempts, t.error, t.counted,
-         case when e.erased_at is null then t.request end as request
+         case when e.erased_at is not null then null
+              when e.identity_cleared_at is not null then ${withoutHashes('t.request')}
+              else t.request end as request
        from unnest($8::bigint[], $9::text[], $10::text[], $11::int[], $12::jsonb[], $13::jsonb[], $14::boolean[])
          as t(outbox_id, id, status, attempts, error, request, counted)
        join event_actions ea on ea.id = t.id join events e on e.id = ea.event_id
