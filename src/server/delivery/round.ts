@@ -423,7 +423,11 @@ function afterThrow(error: unknown, platform: DestinationPlatform, rows: readonl
 
 /** Sends the rows with tokens that heal (token-healing.ts), and decides each row's fate. */
 async function sendHealing(platform: DestinationPlatform, connection: Connection, rows: readonly SendRow[], ctx: SendContext, deps: RoundDeps): Promise<Settled[]> {
-  const healed = await sendWithHealing(platform, connection, rows, (batch) => platform.sendBatch(batch.map((r) => r.input), ctx), deps, `${platform.type} sendBatch`);
+  const stillHeld = async (sent: readonly SendRow[]) => {
+    const held = await claimsStillHeld(deps.db, sent.map((r) => r.claim));
+    return new Set(sent.filter((r) => held.has(r.claim.id)));
+  };
+  const healed = await sendWithHealing(platform, connection, rows, (batch) => platform.sendBatch(batch.map((r) => r.input), ctx), deps, `${platform.type} sendBatch`, stillHeld);
   return rows.map((row, i) => {
     const fate = healed[i]!;
     if (fate.kind === 'outcome') return { ...afterSend(row, fate.outcome, deps, fate.at), folded: foldedAdjustments(row.record, platform.label) };
