@@ -122,6 +122,37 @@ describe.each(DATABASE_KINDS)('erasure while a send is in flight, on $name', (ki
     expect(await svc.db.query('select 1 from outbox o join event_actions a on a.id = o.event_action_id where a.event_id = $1', [eventId])).toHaveLength(0);
   });
 
+  it('a send under way that the platform refused for its access token is not sent again once the person is erased', async () => {
+    const email = 'refused.in.flight@example.com';
+    const gclid = `Cj0KCQ-refused-${kind.name}`;
+    const carrying = (r: { path: string; text: string }) => r.path === '/v1/events:ingest' && r.text.includes(gclid);
+    const worker = startDeliveryWorker({ db: svc.db, settings: svc.settings, log: quiet, autoStart: false });
+    let release: () => void = () => undefined;
+    try {
+      // The worker holds an access token (from an earlier send), which Google will say has expired.
+      await signup('warm.up@example.com', `Cj0KCQ-warm-${kind.name}`);
+      await worker.drain();
+      await signup(email, gclid);
+      // The send is at Google, whose answer (the access token refused) waits until the person is erased.
+      google.server.respondWith({ kind: 'requestError', status: 401, grpcStatus: 'UNAUTHENTICATED', reason: 'ACCESS_TOKEN_EXPIRED' });
+      release = google.server.holdAnswers();
+      const draining = worker.drain();
+      await google.server.waitForRequests(1, { filter: carrying });
+      const erasure = await svc.app.inject({
+        method: 'POST', url: '/v1/erasures', headers: { ...svc.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ email }),
+      });
+      expect(json(erasure).matched.events).toBe(1);
+      release();
+      expect(await draining).toEqual([expect.objectContaining({ result: 'lease_lost' })]);
+    } finally {
+      release();
+      await worker.stop();
+    }
+    // Refused, that send was not received; it is not sent again after the erasure with a new token.
+    expect(google.server.requests.filter(carrying)).toHaveLength(1);
+    expect(google.ingested().filter((i) => i.event.adIdentifiers?.gclid === gclid)).toHaveLength(0);
+  });
+
   it('an adjustment under way when the person is erased writes nothing back either, and says the platform may have applied it', async () => {
     const email = 'adjusted.in.flight@example.com';
     const gclid = `Cj0KCQ-adjusting-${kind.name}`;

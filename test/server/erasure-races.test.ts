@@ -21,6 +21,7 @@ import { insertAccount } from '../../src/server/accounts/sql';
 import { insertSite, type SiteRow } from '../../src/server/api/sites/sql';
 import { upsertSnapshots } from '../../src/server/collector/sql';
 import { recordReports } from '../../src/server/webhook/report';
+import { recordAdjustment } from '../../src/server/webhook/adjustment';
 import { fanOutPendingReports } from '../../src/server/webhook/deferred-fanout';
 import { erasePerson, type ErasureRecord } from '../../src/server/api/erasures/erasures';
 import { erasureHash } from '../../src/server/api/erasures/keyed-hash';
@@ -233,6 +234,65 @@ describe.each(DATABASE_KINDS)('a report planned before an erasure and written af
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ email: 'burst.other@example.com', click_ids: null, data: { match_reason: 'snapshot_pending' } });
     expect(await deliverAll()).not.toContain('GCLID-SHARED-BURST');
+  });
+
+  it("a send-time pairing that read its event before an erasure writes no click onto it and sends nothing", async () => {
+    // A signup whose snapshot has not come yet: its event waits for it, and delivery pairs it at send time.
+    const token = newToken();
+    await signup(db, site, 'late-pairing-1', token, 'late.pairing@example.com');
+    expect((await eventsOf('late-pairing-1'))[0]).toMatchObject({ click_ids: null, data: { match_reason: 'snapshot_pending' } });
+
+    // The round has read the waiting event; before it looks for the snapshot, the person is erased, and then the
+    // browser's snapshot arrives (its cookie still holds the token): stored as any new snapshot.
+    const round = beforeStatement(db, 'from snapshots where site_id = $1 and correlation_token = $2', async () => {
+      expect((await erase(db, site, 'late.pairing@example.com')).matched.events).toBe(1);
+      await upsertSnapshots(db, [{
+        siteId: site.id,
+        snapshot: snapshotBody({
+          correlation_token: token,
+          touch: { click_ids: { gclid: 'GCLID-LATE-PAIRING' }, utm: {}, landing_page_url: 'https://www.example.com/?gclid=GCLID-LATE-PAIRING', referrer: null, captured_at: new Date(Date.now() - 3_600_000).toISOString() },
+        }),
+      }]);
+    });
+    const sent = await deliverAllTo(round, google);
+    expect(sent).not.toContain('GCLID-LATE-PAIRING');
+    expect(sent).not.toContain(sha256('late.pairing@example.com'));
+    // The erased event holds nothing of the browser: no click, no token, no page.
+    const [event] = await eventsOf('late-pairing-1');
+    expect(event).toMatchObject({ email: null, click_ids: null, erased_at: expect.any(Date), data: { erased: true } });
+    expect(JSON.stringify(event!.data)).not.toMatch(new RegExp(`GCLID-LATE-PAIRING|${token}|example\\.com/`));
+  });
+
+  it('an adjustment round that read its results before an erasure sends none of them', async () => {
+    const token = await click(db, site, 'GCLID-ADJUST-RACE');
+    await signup(db, site, 'adjust-race-1', token, 'adjust.race@example.com');
+    expect(await deliverAll()).toContain('GCLID-ADJUST-RACE');
+    await recordAdjustment(db, site.id, { adjustment_id: 'upgrade-adjust-race-1', customer_event_id: 'adjust-race-1', type: 'restate', value: 49, currency: 'EUR', occurred_at: null }, new Date());
+
+    // The round has read its adjustment results and the conversions they adjust (click, identity); the person is erased
+    // before it looks up the connection to send them on.
+    let read = false;
+    let erased: ErasureRecord | null = null;
+    const round = new Proxy(db, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver);
+        return async (sql: string, params?: unknown[]) => {
+          if (sql.includes('as earlier_occurred_at')) read = true;
+          else if (read && !erased && sql.includes('from destinations where id = any')) erased = await erase(db, site, 'adjust.race@example.com');
+          return target.query(sql, params as never);
+        };
+      },
+    });
+    const sent = await deliverAllTo(round, google);
+    expect(erased!.matched.events).toBe(1);
+    expect(sent).not.toContain('GCLID-ADJUST-RACE');
+    expect(sent).not.toContain(sha256('adjust.race@example.com'));
+    const results = await db.query<{ status: string; request: unknown }>(
+      `select r.status, r.request from adjustment_results r join adjustments j on j.id = r.adjustment_id
+       join reports p on p.id = j.report_id where p.site_id = $1 and p.erased_id_hash is not null and j.type = 'restate' and r.request is not null`,
+      [site.id],
+    );
+    expect(results).toEqual([]);
   });
 });
 

@@ -11,6 +11,8 @@ import { createRestService, json, type RestService } from './support/rest-harnes
 import { clearExpiredIdentity, startIdentityRetention } from '../../src/server/privacy';
 import { loadSettings } from '../../src/server/settings';
 import { newId } from '../../src/server/db/ids';
+import { claimDeliveries, recordOutcomes } from '../../src/server/delivery/outbox-sql';
+import { recordAdjustmentResults } from '../../src/server/delivery/adjustment-sql';
 
 const DAY = 86_400_000;
 
@@ -225,6 +227,41 @@ describe.each(DATABASE_KINDS)('identity retention on $name', (kind) => {
     expect(await ids('?email=win@example.com')).toEqual([recent]);
     expect(await ids('?status=failed')).toEqual([recent]);
     expect(await ids('')).toEqual([recent, stale]);
+  });
+
+  it('a send that read its event before the purge cleared it records its summary without the hashes', async () => {
+    const seeded = await seed('in-flight', daysAgo(100));
+    // A conversion and an adjustment of the event under way (each read the event with its identity, then sent).
+    const action = newId('act');
+    await svc.db.query(`insert into event_actions (id, event_id, position, destination, status) values ($1, $2, 1, 'meta', 'queued')`, [action, seeded.event]);
+    await svc.db.query(`insert into outbox (event_action_id, due_at) values ($1, $2)`, [action, daysAgo(1)]);
+    const [claim] = (await claimDeliveries(svc.db, { now: new Date(), leaseMs: 60_000, limit: 100 })).filter((c) => c.eventActionId === action);
+    const lease = new Date(Date.now() + 60_000);
+    const [adjusting] = await svc.db.query<{ id: string }>(
+      `update adjustment_results set status = 'queued', request = null, locked_until = $2
+       where event_action_id in (select id from event_actions where event_id = $1) returning id`,
+      [seeded.event, lease],
+    );
+    // The purge runs meanwhile.
+    await clearExpiredIdentity(svc.db, 90, now);
+    expect((await rows('events', [seeded.event]))[0]!.email).toBeNull();
+
+    const request = { event_name: 'Lead', user_data: { em: [hashOf('in-flight-late-em')] }, hashed_email: hashOf('in-flight-late-ms') };
+    const kept = await svc.db.transaction((tx) =>
+      recordOutcomes(tx, [{ claim: claim!, finish: true, reschedule: null, countsAttempt: true, action: { actionId: action, status: 'delivered', attempts: 1, error: null, request } }], new Date()),
+    );
+    expect(kept.has(claim!.id)).toBe(true);
+    const written = await svc.db.transaction((tx) =>
+      recordAdjustmentResults(tx, [{ claim: { id: adjusting!.id, attempts: 0, lease }, status: 'adjusted', reason: null, attempts: 1, request: { hashed_email: hashOf('in-flight-late-adj') }, error: null }], new Date()),
+    );
+    expect(written.has(adjusting!.id)).toBe(true);
+
+    const delivery = await deliveryText(seeded.event);
+    for (const seed of ['in-flight-late-em', 'in-flight-late-ms', 'in-flight-late-adj']) expect(delivery).not.toContain(hashOf(seed));
+    const [recorded] = await svc.db.query<{ request: unknown }>('select request from event_actions where id = $1', [action]);
+    expect(recorded!.request).toEqual({
+      event_name: 'Lead', user_data: { em: ['(removed past the identity retention)'] }, hashed_email: '(removed past the identity retention)',
+    });
   });
 });
 

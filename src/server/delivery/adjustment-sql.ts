@@ -3,6 +3,7 @@
  * original delivery has settled and every earlier adjustment of the same action has been applied, and recorded.
  */
 import type { Queryable } from '../db/db';
+import { withoutHashes } from '../privacy';
 
 /** A claimed adjustment result; `lease` fences what this worker may write. */
 export interface ClaimedAdjustment {
@@ -72,6 +73,23 @@ export async function loadAdjustmentRecords(db: Queryable, ids: readonly string[
   return new Map(rows.map((r) => [r.id, r]));
 }
 
+/**
+ * The claims of `claims` still held, of events not erased: read just before a batch of adjustments is sent. An erasure
+ * takes the leases of the person's queued adjustments (and marks them failed) after the round read them: those are not
+ * sent from that earlier read. (One already on its way when the erasure commits cannot be called back.)
+ */
+export async function adjustmentClaimsStillHeld(db: Queryable, claims: readonly ClaimedAdjustment[]): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const rows = await db.query<{ id: string }>(
+    `select r.id from unnest($1::text[], $2::timestamptz[]) as t(id, lease)
+     join adjustment_results r on r.id = t.id and r.locked_until = t.lease
+     join event_actions a on a.id = r.event_action_id join events e on e.id = a.event_id
+     where e.erased_at is null`,
+    [claims.map((c) => c.id), claims.map((c) => c.lease)],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /** The new state of a claimed result: settled (adjusted, unsupported, failed), or queued again at `dueAt`. */
 export interface AdjustmentResultUpdate {
   claim: ClaimedAdjustment;
@@ -112,6 +130,9 @@ export async function recordAdjustmentResults(tx: Queryable, updates: readonly A
     `update adjustment_results r set status = t.status, reason = t.reason, attempts = t.attempts,
        request = case when exists (select 1 from event_actions a join events e on e.id = a.event_id
                                    where a.id = r.event_action_id and e.erased_at is not null) then null
+                      when exists (select 1 from event_actions a join events e on e.id = a.event_id
+                                   where a.id = r.event_action_id and e.identity_cleared_at is not null)
+                        then ${withoutHashes('coalesce(t.request, r.request)')}
                       else coalesce(t.request, r.request) end,
        error = t.error,
        due_at = case

@@ -20,11 +20,11 @@ import {
   type DeliveryError,
   type DestinationPlatform,
 } from '../destinations';
-import { claimAdjustments, loadAdjustmentRecords, recordAdjustmentResults, type AdjustmentRecord, type AdjustmentResultUpdate, type ClaimedAdjustment } from './adjustment-sql';
+import { adjustmentClaimsStillHeld, claimAdjustments, loadAdjustmentRecords, recordAdjustmentResults, type AdjustmentRecord, type AdjustmentResultUpdate, type ClaimedAdjustment } from './adjustment-sql';
 import { loadDeliveryRecords, type DeliveryRecord } from './sql';
 import { REAUTHORIZATION_RECHECK_MS, RETRACTED_CODE, deliveryInput, markCredentialsUnreadable, retractedBeforeSendReason, type RoundDeps, type RoundResult } from './round';
 import { decide } from './decision';
-import { sendWithHealing } from './token-healing';
+import { sendWithHealing, type Healed } from './token-healing';
 
 interface Row {
   claim: ClaimedAdjustment;
@@ -183,8 +183,31 @@ async function sendGroup(platform: DestinationPlatform, rows: readonly Row[], de
     const at = deps.now();
     return rows.map((row) => (marked === 'replaced' ? { ...interrupted(row, at), waiting: 'credentials_replaced' as const } : waitForReauthorization(row, platform.label, at, reason)));
   }
-  const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
-  const healed = await sendWithHealing(platform, connection, rows, (batch) => platform.adjustBatch!(batch.map(adjustmentInput), ctx), deps, `${platform.type} adjustBatch`);
+  // Only results still held go out: an erasure that committed since the round read them took their leases (and marked
+  // them failed). Theirs is written nowhere (the lease is gone): recorded as interrupted, fenced out.
+  const stillHeld = await adjustmentClaimsStillHeld(deps.db, rows.map((r) => r.claim));
+  const sending = rows.filter((r) => stillHeld.has(r.claim.id));
+  const sent = new Map<string, AdjustmentResultUpdate>();
+  if (sending.length > 0) {
+    const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
+    const stillHeldOf = async (sent: readonly Row[]) => {
+      const held = await adjustmentClaimsStillHeld(deps.db, sent.map((r) => r.claim));
+      return new Set(sent.filter((r) => held.has(r.claim.id)));
+    };
+    const healed = await sendWithHealing(platform, connection, sending, (batch) => platform.adjustBatch!(batch.map(adjustmentInput), ctx), deps, `${platform.type} adjustBatch`, stillHeldOf);
+    sendingFates(platform, sending, healed, deps).forEach((update, i) => sent.set(sending[i]!.claim.id, update));
+  }
+  const at = deps.now();
+  return rows.map((row) => sent.get(row.claim.id) ?? interrupted(row, at));
+}
+
+/** The fate of each result sent, from what its send came to. */
+function sendingFates(
+  platform: DestinationPlatform,
+  rows: readonly Row[],
+  healed: readonly Healed<AdjustmentOutcome>[],
+  deps: RoundDeps,
+): AdjustmentResultUpdate[] {
   return rows.map((row, i) => {
     const fate = healed[i]!;
     if (fate.kind === 'outcome') return afterOutcome(row, fate.outcome, deps, fate.at);

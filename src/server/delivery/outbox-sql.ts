@@ -1,6 +1,7 @@
 /** SQL of the delivery outbox: pending event actions, claimed by the delivery worker. */
 import type { Queryable } from '../db/db';
 import { eventStatusAggregate, type ActionResult } from './sql';
+import { withoutHashes } from '../privacy';
 
 /** Queues event actions for delivery, each due at its own time, in one statement. */
 export async function enqueueDeliveries(tx: Queryable, rows: ReadonlyArray<{ eventActionId: string; dueAt: Date }>): Promise<void> {
@@ -113,6 +114,24 @@ async function lockConnectionsOfRows(tx: Queryable, ids: readonly number[]): Pro
 }
 
 /**
+ * The claims of `claims` still held, of events not erased: read just before a batch is sent. A round reads its rows'
+ * events (identity, click) when it starts, and sends a connection's batches one after another, each after the token it
+ * needs; an erasure that commits meanwhile deletes the outbox rows of the person's events, and what it erased must not
+ * then go out from that earlier read. (A send already on its way when the erasure commits cannot be called back.)
+ */
+export async function claimsStillHeld(db: Queryable, claims: readonly ClaimedDelivery[]): Promise<Set<number>> {
+  if (claims.length === 0) return new Set();
+  const rows = await db.query<{ id: number | string }>(
+    `select o.id from unnest($1::bigint[], $2::timestamptz[]) as t(id, lease)
+     join outbox o on o.id = t.id and o.locked_until = t.lease
+     join event_actions a on a.id = o.event_action_id join events e on e.id = a.event_id
+     where e.erased_at is null`,
+    [claims.map((c) => c.id), claims.map((c) => c.lease)],
+  );
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
+/**
  * Writes a round's outcomes in ONE statement (the rows' fates in the outbox, fenced by their leases, then for the rows
  * still held their actions' new state, their delivery attempts and their events' statuses); returns the claim ids
  * still held. One statement instead of seven: each is a round trip to PostgreSQL and a fixed cost on the embedded
@@ -152,10 +171,13 @@ export async function recordOutcomes(tx: Queryable, rows: readonly RowOutcome[],
      ),
      kept as (select id from done union all select id from moved),
      -- Only rows this worker still held get their outcome written: a lost lease means another worker owns the row now.
-     -- The request summary (hashed identifiers, click ids) of an event erased meanwhile is never written.
+     -- The request summary (hashed identifiers, click ids) of an event erased meanwhile is never written, and that of an
+     -- event whose identity the retention cleared meanwhile (it read the event before) is written without its hashes.
      results as (
        select t.outbox_id, t.id, t.status, t.attempts, t.error, t.counted,
-         case when e.erased_at is null then t.request end as request
+         case when e.erased_at is not null then null
+              when e.identity_cleared_at is not null then ${withoutHashes('t.request')}
+              else t.request end as request
        from unnest($8::bigint[], $9::text[], $10::text[], $11::int[], $12::jsonb[], $13::jsonb[], $14::boolean[])
          as t(outbox_id, id, status, attempts, error, request, counted)
        join event_actions ea on ea.id = t.id join events e on e.id = ea.event_id

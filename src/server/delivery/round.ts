@@ -7,7 +7,7 @@
 import type { Database } from '../db/db';
 import type { SecretBox } from '../db/secret-box';
 import type { Settings } from '../settings';
-import { OAUTH_CLIENT_WAIT, REAUTHORIZATION_WAIT, recordOutcomes, type ClaimedDelivery, type Reschedule } from './outbox-sql';
+import { OAUTH_CLIENT_WAIT, REAUTHORIZATION_WAIT, claimsStillHeld, recordOutcomes, type ClaimedDelivery, type Reschedule } from './outbox-sql';
 import { SETTLED_ACTION_STATUSES, loadDeliveryRecords, lockEvents, type ActionResult, type DeliveryRecord } from './sql';
 import { settleFoldedAdjustments } from './adjustment-sql';
 import { settlePairing, type Settlement } from '../pairing';
@@ -381,14 +381,28 @@ function waitForOAuthClient(row: Row, at: Date, error: DeliveryError): Settled {
   };
 }
 
-/** Sends one connection's batch and records its outcomes. */
+/**
+ * Sends one connection's batch and records its outcomes. Only rows still held go out: the round read them (their
+ * identity, their click) when it started, and an erasure that committed since (or another worker, after the lease ran
+ * out) took them; those are results `lease_lost`, nothing sent, nothing written.
+ */
 async function sendBatch(platform: DestinationPlatform, connection: Connection, rows: readonly SendRow[], deps: RoundDeps): Promise<RoundResult[]> {
-  const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
-  const settled = await sendHealing(platform, connection, rows, ctx, deps);
-  const at = deps.now();
-  const held = await write(deps, settled, at);
-  logOutcomes(deps.log, platform.type, settled, held);
-  return results(settled, held);
+  const stillHeld = await claimsStillHeld(deps.db, rows.map((r) => r.claim));
+  const taken = rows.filter((r) => !stillHeld.has(r.claim.id));
+  for (const row of taken) {
+    deps.log.warn({ eventActionId: row.claim.eventActionId, eventId: row.record.event_id, destination: platform.type }, 'delivery lease lost before the send (another worker took the row, or an erasure removed it): not sent');
+  }
+  const sending = rows.filter((r) => stillHeld.has(r.claim.id));
+  const sent = new Map<number, RoundResult>();
+  if (sending.length > 0) {
+    const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
+    const settled = await sendHealing(platform, connection, sending, ctx, deps);
+    const at = deps.now();
+    const held = await write(deps, settled, at);
+    logOutcomes(deps.log, platform.type, settled, held);
+    results(settled, held).forEach((result, i) => sent.set(sending[i]!.claim.id, result));
+  }
+  return rows.map((r) => sent.get(r.claim.id) ?? { eventActionId: r.claim.eventActionId, result: 'lease_lost' });
 }
 
 /**
@@ -409,7 +423,11 @@ function afterThrow(error: unknown, platform: DestinationPlatform, rows: readonl
 
 /** Sends the rows with tokens that heal (token-healing.ts), and decides each row's fate. */
 async function sendHealing(platform: DestinationPlatform, connection: Connection, rows: readonly SendRow[], ctx: SendContext, deps: RoundDeps): Promise<Settled[]> {
-  const healed = await sendWithHealing(platform, connection, rows, (batch) => platform.sendBatch(batch.map((r) => r.input), ctx), deps, `${platform.type} sendBatch`);
+  const stillHeld = async (sent: readonly SendRow[]) => {
+    const held = await claimsStillHeld(deps.db, sent.map((r) => r.claim));
+    return new Set(sent.filter((r) => held.has(r.claim.id)));
+  };
+  const healed = await sendWithHealing(platform, connection, rows, (batch) => platform.sendBatch(batch.map((r) => r.input), ctx), deps, `${platform.type} sendBatch`, stillHeld);
   return rows.map((row, i) => {
     const fate = healed[i]!;
     if (fate.kind === 'outcome') return { ...afterSend(row, fate.outcome, deps, fate.at), folded: foldedAdjustments(row.record, platform.label) };

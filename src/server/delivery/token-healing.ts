@@ -6,7 +6,9 @@
  * (queued, no attempt counted) for a new handoff, which makes them due again (`resumeDeliveries`). When a new handoff
  * already replaced the credentials those sends used (the reconnect came while they were in flight, so its
  * `resumeDeliveries` could not take their rows, held by this worker), nothing is marked and the items are due again at
- * once, to be sent with the new credentials: not at the next look for a reauthorization, minutes later.
+ * once, to be sent with the new credentials: not at the next look for a reauthorization, minutes later. Given
+ * `stillHeld`, only the refused items the caller still holds are sent again: an erasure may have taken some while the
+ * refused send was under way.
  */
 import type { AccessTokens, Connection, DeliveryError, DestinationPlatform } from '../destinations';
 
@@ -66,6 +68,7 @@ export async function sendWithHealing<T, O extends HealableOutcome>(
   send: (items: readonly T[]) => Promise<O[]>,
   deps: HealingDeps,
   what: string,
+  stillHeld?: (items: readonly T[]) => Promise<ReadonlySet<T>>,
 ): Promise<Healed<O>[]> {
   const fates = new Map<number, Healed<O>>();
   const first = await sendOnce(items, send, what);
@@ -78,6 +81,14 @@ export async function sendWithHealing<T, O extends HealableOutcome>(
     else fates.set(i, { kind: 'outcome', outcome, at });
   });
   let lastRefusal = refused.length > 0 ? first.outcomes[refused[0]!]! : null;
+  if (refused.length > 0 && stillHeld) {
+    // The refused send was under way: an erasure may have taken items meanwhile, which are not sent again (their
+    // fate is never written: the claim is gone).
+    const held = await stillHeld(refused.map((i) => items[i]!));
+    const taken = refused.filter((i) => !held.has(items[i]!));
+    for (const i of taken) fates.set(i, { kind: 'interrupted', at });
+    refused = refused.filter((i) => held.has(items[i]!));
+  }
   if (refused.length > 0 && deps.tokens.canRefresh(platform, connection)) {
     deps.tokens.forget(connection.id);
     deps.log.info({ destination: platform.type, items: refused.length }, 'access token refused: refreshing once and sending again');

@@ -6,12 +6,14 @@ import { snapshotColumns, type SnapshotRow } from '../collector';
 
 /**
  * Records a settled match on an event that was waiting for its snapshot: click ids, match quality and the data fields
- * (merged into `data`). Only an event still pending (match_quality null) changes; returns whether this one did.
+ * (merged into `data`). Only an event still pending (match_quality null) changes; returns whether this one did. An
+ * erased event never does: delivery may have read it before the erasure, and a snapshot of its browser's token that
+ * arrived after the erasure (a new row, as any new visit) must not put the click, pages and cookies back on it.
  */
 export async function applyPairing(tx: Queryable, eventId: string, match: Match): Promise<boolean> {
   const rows = await tx.query(
     `update events set click_ids = $2, match_quality = $3, data = data || $4::jsonb
-     where id = $1 and match_quality is null returning id`,
+     where id = $1 and match_quality is null and erased_at is null returning id`,
     [eventId, match.clickIds ? JSON.stringify(match.clickIds) : null, match.matchQuality, JSON.stringify(match.data)],
   );
   return rows.length > 0;

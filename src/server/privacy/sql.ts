@@ -66,7 +66,7 @@ export const IDENTITY_TABLES = Object.keys(TABLES) as Array<keyof typeof TABLES>
  * A request summary without its hashed identifiers: every SHA-256 hex string in it (the hashed email, phone, names, IP
  * address or customer id that each platform's summary keeps, whatever the platform calls the field) is replaced.
  */
-const withoutHashes = (column: string) =>
+export const withoutHashes = (column: string) =>
   `regexp_replace(${column}::text, '"[0-9a-fA-F]{64}"', '"(removed past the identity retention)"', 'g')::jsonb`;
 
 /** The ids of the actions of the events a chunk cleared. */
