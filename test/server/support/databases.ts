@@ -7,6 +7,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../../../src/server/db/db';
 import { migrate } from '../../../src/server/db/migrations';
 import { openMigratedPglite, openUnmigratedPglite } from '../../support/pglite';
+import { migratedSchemaOf, schemaPrint, type MigratedSchema } from '../../support/schema-print';
 
 export interface DatabaseKind {
   name: 'pglite' | 'postgres';
@@ -21,22 +22,93 @@ if (!url && process.env.CI) {
   throw new Error('TEST_DATABASE_URL is not set: CI must run the store tests against a real PostgreSQL (see .ci/run)');
 }
 
-/** A fresh, empty schema on the real server, so test files do not see each other's rows. */
-async function openEmptyPostgres(serverUrl: string): Promise<Database> {
+/** A new, empty schema on the real server, so test files do not see each other's rows; its name. */
+async function newSchema(serverUrl: string): Promise<string> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   await admin.end();
+  return schema;
+}
+
+/** The store on one schema of the real server. */
+function openOnSchema(serverUrl: string, schema: string): Promise<Database> {
   const separator = serverUrl.includes('?') ? '&' : '?';
   return openDatabase({ databaseUrl: `${serverUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}` });
 }
 
-/** A fresh schema on the real server, migrated (PostgreSQL runs the migrations in a fraction of a second). */
+async function openEmptyPostgres(serverUrl: string): Promise<Database> {
+  return openOnSchema(serverUrl, await newSchema(serverUrl));
+}
+
+/** Runs `fn` on a connection of its own whose search_path is `schema`. */
+async function onSchema<T>(serverUrl: string, schema: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`set search_path to ${schema}`);
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Migrated schemas that a test file closed, emptied, for the next test file of this process, as test/support/pglite.ts
+ * lends embedded stores: a new schema is the migrations run again (about 0.3 s of the server's and this process's time,
+ * some hundred a run), emptying one is a print of its catalog and a truncate. A schema whose print is not the freshly
+ * migrated one's (a test created or altered a table, recorded a migration) is left as it is, never lent again. Its
+ * planner statistics are not cleared: PostgreSQL's autovacuum analyzes the tables when it likes anyway.
+ */
+const lendableSchemas: string[] = [];
+const MAX_LENDABLE_SCHEMAS = 4;
+/** The print and the emptying statement of a freshly migrated schema, read once. */
+let migrated: Promise<MigratedSchema> | undefined;
+
+async function newMigratedSchema(serverUrl: string): Promise<string> {
+  const schema = await newSchema(serverUrl);
+  const db = await openOnSchema(serverUrl, schema);
+  try {
+    await migrate(db);
+  } finally {
+    await db.close();
+  }
+  await (migrated ??= onSchema(serverUrl, schema, migratedSchemaOf));
+  return schema;
+}
+
+async function giveBackSchema(serverUrl: string, schema: string): Promise<void> {
+  const facts = await migrated!;
+  const kept = await onSchema(serverUrl, schema, async (client) => {
+    await client.query(`set lock_timeout to '2s'`); // a connection a test left in a transaction: not lent again, never waited for
+    if ((await schemaPrint(client)) !== facts.print) return false;
+    await client.query(facts.empty);
+    return true;
+  }).catch(() => false);
+  if (kept && lendableSchemas.length < MAX_LENDABLE_SCHEMAS) lendableSchemas.push(schema);
+}
+
+/** How many schemas this process migrated, and how many it lent again (test/server/lent-stores.test.ts). */
+export const schemaLending = { migrated: 0, lentAgain: 0 };
+
+/** A migrated, empty schema on the real server: one an earlier test file gave back, or a new one. */
 async function openFreshPostgres(serverUrl: string): Promise<Database> {
-  const db = await openEmptyPostgres(serverUrl);
-  await migrate(db);
-  return db;
+  const again = lendableSchemas.pop();
+  if (again) schemaLending.lentAgain++;
+  else schemaLending.migrated++;
+  const schema = again ?? (await newMigratedSchema(serverUrl));
+  const db = await openOnSchema(serverUrl, schema);
+  let returned = false;
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      if (returned) return;
+      returned = true;
+      await giveBackSchema(serverUrl, schema);
+    },
+  };
 }
 
 export const DATABASE_KINDS: DatabaseKind[] = [
