@@ -13,6 +13,8 @@ import { insertSite } from '../../src/server/api/sites/sql';
 
 describe.each(DATABASE_KINDS)('a store lent again on $name', (kind) => {
   const lentSoFar = () => (kind.name === 'pglite' ? lending.lentAgain : schemaLending.lentAgain);
+  /** Why the stores given back last were refused, for a failed assertion's message. */
+  const refusals = () => JSON.stringify(kind.name === 'pglite' ? lending.refused : schemaLending.refused, null, 1);
 
   /** Opens a store, runs `fn` on it, closes it; says whether it was one lent again. */
   async function withStore(fn: (db: Database) => Promise<void>): Promise<boolean> {
@@ -40,7 +42,7 @@ describe.each(DATABASE_KINDS)('a store lent again on $name', (kind) => {
       expect(await db.query('select seq::int as seq from sites where id = $1', [site.id])).toEqual([{ seq: 1 }]);
       expect(await db.query('select count(*)::int as n from schema_migrations')).not.toEqual([{ n: 0 }]);
     });
-    expect(lent).toBe(true);
+    expect(lent, `not lent again; the refusals so far: ${refusals()}`).toBe(true);
   });
 
   it.runIf(kind.name === 'pglite')('keeps neither planner statistics nor session state (prepared statements, settings, a transaction)', async () => {

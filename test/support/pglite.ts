@@ -11,7 +11,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../../src/server/db/db';
 import { pgliteClientConfig, type ProtocolEndpoint } from '../../src/server/db/pglite-connection';
 import { pgliteHere } from '../../src/server/db/pglite-thread';
-import { migratedSchemaOf, schemaPrint, type MigratedSchema } from './schema-print';
+import { migratedSchemaOf, printDifference, recordRefusal, refusalOfError, schemaPrint, type MigratedSchema, type Refusal } from './schema-print';
 import { copyPgliteImageInto, ensurePgliteImage, type PgliteImage } from './pglite-image';
 
 let image: Promise<PgliteImage> | undefined;
@@ -93,20 +93,29 @@ async function giveBack(endpoint: ProtocolEndpoint): Promise<void> {
     await client.query('rollback'); // a transaction the test left open (outside one: a warning)
     await client.query('discard all'); // prepared statements, settings, temporary tables, advisory locks, LISTEN
     const facts = await factsOf(endpoint);
-    if ((await schemaPrint(client)) !== facts.print) return false;
+    const print = await schemaPrint(client);
+    if (print !== facts.print) return refuse({ store: 'pglite', check: 'print', detail: printDifference(facts.print, print) });
     await client.query(facts.empty);
     // What the planner and the embedded store's upkeep read of the tables: as the image had it (a table analyzed by
     // one test file would plan another's statements by rows since gone).
     await client.query(`delete from pg_statistic where starelid in (select oid from pg_class where relnamespace = 'public'::regnamespace)`);
     await client.query('select pg_stat_reset()');
     return true;
-  }).catch(() => false);
+  }).catch((error: unknown) => refuse(refusalOfError('pglite', error)));
   if (kept && lendable.length < MAX_LENDABLE) lendable.push(endpoint);
   else await endpoint.close();
 }
 
-/** How many stores this process loaded from the image, and how many it lent again (test/server/lent-stores.test.ts). */
-export const lending = { loaded: 0, lentAgain: 0 };
+function refuse(refusal: Refusal): false {
+  recordRefusal(lending.refused, refusal);
+  return false;
+}
+
+/**
+ * How many stores this process loaded from the image, how many it lent again, and why the last few given back were not
+ * (test/server/lent-stores.test.ts).
+ */
+export const lending = { loaded: 0, lentAgain: 0, refused: [] as Refusal[] };
 
 /** A PGlite holding the migrated, empty schema: one given back by an earlier test file, or the image loaded. */
 async function lentEndpoint(): Promise<ProtocolEndpoint> {

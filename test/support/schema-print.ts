@@ -1,20 +1,21 @@
 /**
  * What the tests check before they lend a store to the next test file (test/support/pglite.ts, the PostgreSQL schemas
- * of test/server/support/databases.ts): that its schema is still the migrated one, and how to empty it.
+ * of test/server/support/databases.ts): that its schema is still the migrated one, and how to empty it; and why a
+ * store given back was not lent again.
  */
 import type pg from 'pg';
 
 /**
  * A print of the current schema (`current_schema()`, the connection's search_path): its relations, columns and their
- * defaults, constraints, indexes, functions and triggers, and the migrations it recorded. Names are unqualified, so two
- * schemas migrated alike print alike. The schema's relations are found first and the rest by them, through the
- * catalogs' indexes: a PostgreSQL server holds the schemas of every test file of a run besides.
+ * defaults, constraints, indexes, functions and triggers, and the migrations it recorded, one line each, sorted. Names
+ * are unqualified, so two schemas migrated alike print alike. The schema's relations are found first and the rest by
+ * them, through the catalogs' indexes: a PostgreSQL server holds the schemas of every test file of a run besides.
  */
 const SCHEMA_PRINT = `
 with rels as materialized (
   select oid, relname, relkind, relpersistence from pg_class where relnamespace = current_schema()::regnamespace
 )
-select md5(coalesce(string_agg(x, E'\\n' order by x), '')) as print from (
+select coalesce(string_agg(x, E'\\n' order by x), '') as print from (
   select 'r ' || relname || ' ' || relkind::text || ' ' || relpersistence::text as x from rels
   union all select 'a ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull
       || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
@@ -47,4 +48,42 @@ export async function migratedSchemaOf(client: pg.Client): Promise<MigratedSchem
     )
   ).rows.map((row) => row.name);
   return { print: await schemaPrint(client), empty: `truncate ${tables.join(', ')} restart identity cascade` };
+}
+
+/** Why a store given back was not lent again: which check refused it, and what it found. */
+export interface Refusal {
+  /** The store: a PostgreSQL schema's name, or 'pglite'. */
+  store: string;
+  /** `print`: its schema is not the migrated one's; `lock timeout`: a lock a test left; `error`: anything else. */
+  check: 'print' | 'lock timeout' | 'error';
+  /** For `print`, the lines only the store's print has (+) and only the migrated one's (-); else the error. */
+  detail: string;
+}
+
+/** What differs between two prints, as `+ line` (only in `given`) and `- line` (only in `expected`), a few of each. */
+export function printDifference(expected: string, given: string, most = 6): string {
+  const a = new Set(expected.split('\n'));
+  const b = new Set(given.split('\n'));
+  const only = (from: Set<string>, other: Set<string>, sign: string) => {
+    const lines = [...from].filter((line) => !other.has(line));
+    return lines.slice(0, most).map((line) => `${sign} ${line}`).concat(lines.length > most ? [`${sign} … ${lines.length - most} more`] : []);
+  };
+  return [...only(b, a, '+'), ...only(a, b, '-')].join('\n') || '(the same lines, in another order)';
+}
+
+/** A refusal for an error thrown while a store was checked or emptied. */
+export function refusalOfError(store: string, error: unknown): Refusal {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return { store, check: code === '55P03' ? 'lock timeout' : 'error', detail: `${typeof code === 'string' ? `${code} ` : ''}${message}` };
+}
+
+/**
+ * Keeps a refusal where a test (test/server/lent-stores.test.ts) or a person can read it: the last few in `into`, and
+ * on stderr when CNV_TEST_LENDING_LOG is set.
+ */
+export function recordRefusal(into: Refusal[], refusal: Refusal): void {
+  into.push(refusal);
+  if (into.length > 20) into.shift();
+  if (process.env.CNV_TEST_LENDING_LOG) process.stderr.write(`[lending] refused ${refusal.store} (${refusal.check}): ${refusal.detail}\n`);
 }

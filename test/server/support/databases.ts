@@ -7,7 +7,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../../../src/server/db/db';
 import { migrate } from '../../../src/server/db/migrations';
 import { openMigratedPglite, openUnmigratedPglite } from '../../support/pglite';
-import { migratedSchemaOf, schemaPrint, type MigratedSchema } from '../../support/schema-print';
+import { migratedSchemaOf, printDifference, recordRefusal, refusalOfError, schemaPrint, type MigratedSchema, type Refusal } from '../../support/schema-print';
 
 export interface DatabaseKind {
   name: 'pglite' | 'postgres';
@@ -82,15 +82,24 @@ async function giveBackSchema(serverUrl: string, schema: string): Promise<void> 
   const facts = await migrated!;
   const kept = await onSchema(serverUrl, schema, async (client) => {
     await client.query(`set lock_timeout to '2s'`); // a connection a test left in a transaction: not lent again, never waited for
-    if ((await schemaPrint(client)) !== facts.print) return false;
+    const print = await schemaPrint(client);
+    if (print !== facts.print) return refuse({ store: schema, check: 'print', detail: printDifference(facts.print, print) });
     await client.query(facts.empty);
     return true;
-  }).catch(() => false);
+  }).catch((error: unknown) => refuse(refusalOfError(schema, error)));
   if (kept && lendableSchemas.length < MAX_LENDABLE_SCHEMAS) lendableSchemas.push(schema);
 }
 
-/** How many schemas this process migrated, and how many it lent again (test/server/lent-stores.test.ts). */
-export const schemaLending = { migrated: 0, lentAgain: 0 };
+function refuse(refusal: Refusal): false {
+  recordRefusal(schemaLending.refused, refusal);
+  return false;
+}
+
+/**
+ * How many schemas this process migrated, how many it lent again, and why the last few given back were not
+ * (test/server/lent-stores.test.ts).
+ */
+export const schemaLending = { migrated: 0, lentAgain: 0, refused: [] as Refusal[] };
 
 /** A migrated, empty schema on the real server: one an earlier test file gave back, or a new one. */
 async function openFreshPostgres(serverUrl: string): Promise<Database> {
