@@ -7,8 +7,9 @@ import type pg from 'pg';
 
 /**
  * A print of the current schema (`current_schema()`, the connection's search_path): its relations, columns and their
- * defaults, constraints, indexes, functions and triggers, and the migrations it recorded, one line each, sorted. Names
- * are unqualified, so two schemas migrated alike print alike. The schema's relations are found first and the rest by
+ * defaults, constraints, indexes, functions and triggers, and the migrations it recorded, one line each, sorted. A
+ * schema's print holds its name (PostgreSQL's pg_get_indexdef writes the table of an index schema-qualified): compare a
+ * schema's print with its own, as it was freshly migrated. The schema's relations are found first and the rest by
  * them, through the catalogs' indexes: a PostgreSQL server holds the schemas of every test file of a run besides.
  */
 const SCHEMA_PRINT = `

@@ -57,14 +57,23 @@ async function onSchema<T>(serverUrl: string, schema: string, fn: (client: pg.Cl
 /**
  * Migrated schemas that a test file closed, emptied, for the next test file of this process, as test/support/pglite.ts
  * lends embedded stores: a new schema is the migrations run again (about 0.3 s of the server's and this process's time,
- * some hundred a run), emptying one is a print of its catalog and a truncate. A schema whose print is not the freshly
- * migrated one's (a test created or altered a table, recorded a migration) is left as it is, never lent again. Its
- * planner statistics are not cleared: PostgreSQL's autovacuum analyzes the tables when it likes anyway.
+ * some hundred a run), emptying one is a print of its catalog, a truncate and its planner statistics deleted. A schema
+ * whose print is not the one it had when freshly migrated (a test created or altered a table, recorded a migration) is
+ * left as it is, never lent again, and so is one that could not be emptied (a lock a test left, an error): the next
+ * test file gets a new schema, so a refusal costs a migration run, never a test. Why each was refused is recorded
+ * (`schemaLending.refused`).
+ *
+ * Each schema is compared with its own print, not with another schema's: the print holds the schema's name, as
+ * PostgreSQL writes every index's table schema-qualified (pg_get_indexdef, since 10.3), and compared with the first
+ * migrated schema of the process, every other one was refused. Once that first one was refused for a legitimate reason
+ * (open-store.test.ts records a newer migration, prepared-statements.test.ts and others alter a table), its process
+ * lent no schema again: lent-stores.test.ts failed when its worker had run such a file before it, which depends on how
+ * the files fall between the two workers (a CI run, 2026-11-29).
  */
 const lendableSchemas: string[] = [];
 const MAX_LENDABLE_SCHEMAS = 4;
-/** The print and the emptying statement of a freshly migrated schema, read once. */
-let migrated: Promise<MigratedSchema> | undefined;
+/** Each migrated schema's print and emptying statement, read when it was new. */
+const migratedSchemas = new Map<string, MigratedSchema>();
 
 async function newMigratedSchema(serverUrl: string): Promise<string> {
   const schema = await newSchema(serverUrl);
@@ -74,20 +83,27 @@ async function newMigratedSchema(serverUrl: string): Promise<string> {
   } finally {
     await db.close();
   }
-  await (migrated ??= onSchema(serverUrl, schema, migratedSchemaOf));
+  migratedSchemas.set(schema, await onSchema(serverUrl, schema, migratedSchemaOf));
   return schema;
 }
 
 async function giveBackSchema(serverUrl: string, schema: string): Promise<void> {
-  const facts = await migrated!;
+  const facts = migratedSchemas.get(schema)!;
   const kept = await onSchema(serverUrl, schema, async (client) => {
     await client.query(`set lock_timeout to '2s'`); // a connection a test left in a transaction: not lent again, never waited for
     const print = await schemaPrint(client);
     if (print !== facts.print) return refuse({ store: schema, check: 'print', detail: printDifference(facts.print, print) });
+    await client.query('begin');
     await client.query(facts.empty);
+    // The planner's statistics of the tables, which a truncate keeps (an analyze of an empty table too): a new schema
+    // has none, and a file that analyzed thousands of rows (plans-at-scale.test.ts) would plan the next file's
+    // statements by them. Deleting them takes a superuser, as CI's and the documented TEST_DATABASE_URL are.
+    await client.query(`delete from pg_statistic where starelid in (select oid from pg_class where relnamespace = current_schema()::regnamespace)`);
+    await client.query('commit');
     return true;
   }).catch((error: unknown) => refuse(refusalOfError(schema, error)));
   if (kept && lendableSchemas.length < MAX_LENDABLE_SCHEMAS) lendableSchemas.push(schema);
+  else migratedSchemas.delete(schema);
 }
 
 function refuse(refusal: Refusal): false {
@@ -112,9 +128,9 @@ async function openFreshPostgres(serverUrl: string): Promise<Database> {
   return {
     ...db,
     async close() {
-      await db.close();
-      if (returned) return;
+      if (returned) return; // closed twice (a test's own close, then its cleanup's): given back once
       returned = true;
+      await db.close();
       await giveBackSchema(serverUrl, schema);
     },
   };
