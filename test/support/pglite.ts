@@ -11,6 +11,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../../src/server/db/db';
 import { pgliteClientConfig, type ProtocolEndpoint } from '../../src/server/db/pglite-connection';
 import { pgliteHere } from '../../src/server/db/pglite-thread';
+import { migratedSchemaOf, printDifference, recordRefusal, refusalOfError, schemaPrint, type MigratedSchema, type Refusal } from './schema-print';
 import { copyPgliteImageInto, ensurePgliteImage, type PgliteImage } from './pglite-image';
 
 let image: Promise<PgliteImage> | undefined;
@@ -68,25 +69,8 @@ const lendable: ProtocolEndpoint[] = [];
 /** At most this many wait to be lent again (each holds its WASM memory, 100 to 300 MB). */
 const MAX_LENDABLE = 2;
 
-/** What a store's schema is, as text: its objects, their columns and constraints, and the migrations recorded. */
-const SCHEMA_PRINT = `
-select md5(coalesce(string_agg(x, E'\n' order by x), '')) as print from (
-  select 'n ' || nspname as x from pg_namespace
-  union all select 'r ' || c.relnamespace::regnamespace || '.' || c.relname || ' ' || c.relkind::text || ' ' || c.relpersistence::text
-    from pg_class c where c.relnamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace, 'pg_toast'::regnamespace)
-  union all select 'a ' || a.attrelid::regclass || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
-    from pg_attribute a join pg_class c on c.oid = a.attrelid left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
-    where c.relnamespace = 'public'::regnamespace and a.attnum > 0 and not a.attisdropped
-  union all select 'k ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) from pg_constraint where connamespace = 'public'::regnamespace
-  union all select 'i ' || indexrelid::regclass || ' ' || pg_get_indexdef(indexrelid) from pg_index i join pg_class c on c.oid = i.indrelid where c.relnamespace = 'public'::regnamespace
-  union all select 'f ' || oid::regprocedure from pg_proc where pronamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
-  union all select 't ' || tgrelid::regclass || ' ' || tgname || ' ' || tgenabled::text from pg_trigger where not tgisinternal
-  union all select 'y ' || oid::regtype from pg_type where typnamespace = 'public'::regnamespace
-  union all select 'm ' || version || ' ' || name from schema_migrations
-) objects`;
-
 /** The image's print and the statement that empties its tables (all but the migrations' record), found once. */
-let imageFacts: Promise<{ print: string; empty: string }> | undefined;
+let imageFacts: Promise<MigratedSchema> | undefined;
 
 /** Runs statements on a PGlite's connection through node-postgres, as the stores do. */
 async function onConnection<T>(endpoint: ProtocolEndpoint, fn: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -99,17 +83,8 @@ async function onConnection<T>(endpoint: ProtocolEndpoint, fn: (client: pg.Clien
   }
 }
 
-function factsOf(endpoint: ProtocolEndpoint): Promise<{ print: string; empty: string }> {
-  return (imageFacts ??= onConnection(endpoint, async (client) => {
-    const print = (await client.query<{ print: string }>(SCHEMA_PRINT)).rows[0]!.print;
-    const tables = (
-      await client.query<{ name: string }>(
-        `select format('%I', relname) as name from pg_class where relnamespace = 'public'::regnamespace and relkind in ('r', 'p')
-         and relname <> 'schema_migrations' order by 1`,
-      )
-    ).rows.map((row) => row.name);
-    return { print, empty: `truncate ${tables.join(', ')} restart identity cascade` };
-  }));
+function factsOf(endpoint: ProtocolEndpoint): Promise<MigratedSchema> {
+  return (imageFacts ??= onConnection(endpoint, migratedSchemaOf));
 }
 
 /** A lent PGlite back from a test file: emptied and kept for the next one, or closed when it is not the image's any more. */
@@ -118,20 +93,29 @@ async function giveBack(endpoint: ProtocolEndpoint): Promise<void> {
     await client.query('rollback'); // a transaction the test left open (outside one: a warning)
     await client.query('discard all'); // prepared statements, settings, temporary tables, advisory locks, LISTEN
     const facts = await factsOf(endpoint);
-    if ((await client.query<{ print: string }>(SCHEMA_PRINT)).rows[0]!.print !== facts.print) return false;
+    const print = await schemaPrint(client);
+    if (print !== facts.print) return refuse({ store: 'pglite', check: 'print', detail: printDifference(facts.print, print) });
     await client.query(facts.empty);
     // What the planner and the embedded store's upkeep read of the tables: as the image had it (a table analyzed by
     // one test file would plan another's statements by rows since gone).
     await client.query(`delete from pg_statistic where starelid in (select oid from pg_class where relnamespace = 'public'::regnamespace)`);
     await client.query('select pg_stat_reset()');
     return true;
-  }).catch(() => false);
+  }).catch((error: unknown) => refuse(refusalOfError('pglite', error)));
   if (kept && lendable.length < MAX_LENDABLE) lendable.push(endpoint);
   else await endpoint.close();
 }
 
-/** How many stores this process loaded from the image, and how many it lent again (test/server/lent-stores.test.ts). */
-export const lending = { loaded: 0, lentAgain: 0 };
+function refuse(refusal: Refusal): false {
+  recordRefusal(lending.refused, refusal);
+  return false;
+}
+
+/**
+ * How many stores this process loaded from the image, how many it lent again, and why the last few given back were not
+ * (test/server/lent-stores.test.ts).
+ */
+export const lending = { loaded: 0, lentAgain: 0, refused: [] as Refusal[] };
 
 /** A PGlite holding the migrated, empty schema: one given back by an earlier test file, or the image loaded. */
 async function lentEndpoint(): Promise<ProtocolEndpoint> {
