@@ -93,7 +93,7 @@ module.exports = {
       severity: 'error',
       comment:
         "On Node 20 the first AsyncLocalStorage.run (or any async hook) turns on hooks that run on every promise and tick " +
-        'of the process for good: about 1.5 times the CPU of a request (docs/benchmarks.md). Pass what a call needs instead.',
+        'of the process for good (docs/benchmarks.md). Pass what a call needs instead.',
       from: { path: '^src/' },
       to: { path: '^(node:)?async_hooks$' },
     },

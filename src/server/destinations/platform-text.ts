@@ -119,8 +119,9 @@ export function platformText(raw: string, max = MAX_PLATFORM_TEXT, sent: readonl
  * Every call's, not only the call's own: a call's entry is there from its start to its end, so whatever its
  * platformText quotes meanwhile loses its secrets; another call's tokens removed besides cost nothing (they are opaque
  * credentials, not words of the message). An AsyncLocalStorage kept each call's own, but on Node 20 its first `run`
- * turns on async hooks for the life of the process: every promise, tick and request then runs the hooks (with them on,
- * the webhook's CPU per request about 1.5 times in a micro-benchmark of a Fastify route: docs/benchmarks.md).
+ * turns on async hooks for the life of the process: every promise and tick then runs the hooks (a promise-heavy
+ * Fastify route driven by inject: 1.5 times the CPU; the webhook benchmark: no difference beyond its noise, the hooks
+ * about 2 % of the HTTP thread's profile; docs/benchmarks.md).
  */
 const callsInFlight = new Set<{ secrets: () => string[] }>();
 
