@@ -156,7 +156,6 @@ function optionalUrlText(value: unknown, param: string): string | null {
   return withoutCredentials(wellFormedText(value));
 }
 
-
 function parseUrl(value: string): URL | null {
   try {
     return new URL(value);

@@ -190,9 +190,9 @@ async function sendGroup(platform: DestinationPlatform, rows: readonly Row[], de
   const sent = new Map<string, AdjustmentResultUpdate>();
   if (sending.length > 0) {
     const ctx = sendContextFor(platform, connection, { ...deps, timeoutMs: deps.sendTimeoutMs });
-    const stillHeldOf = async (sent: readonly Row[]) => {
-      const held = await adjustmentClaimsStillHeld(deps.db, sent.map((r) => r.claim));
-      return new Set(sent.filter((r) => held.has(r.claim.id)));
+    const stillHeldOf = async (refused: readonly Row[]) => {
+      const held = await adjustmentClaimsStillHeld(deps.db, refused.map((r) => r.claim));
+      return new Set(refused.filter((r) => held.has(r.claim.id)));
     };
     const healed = await sendWithHealing(platform, connection, sending, (batch) => platform.adjustBatch!(batch.map(adjustmentInput), ctx), deps, `${platform.type} adjustBatch`, stillHeldOf);
     sendingFates(platform, sending, healed, deps).forEach((update, i) => sent.set(sending[i]!.claim.id, update));

@@ -125,7 +125,7 @@ export const Event = Type.Object(
     customer_event_id: Nullable(Type.String({ description: "Your id of the conversion: the webhook's customer_event_id." })),
     value: Nullable(Type.Number({ description: 'What the conversion is worth, in the major unit of currency; null when not reported.' })),
     currency: Nullable(Type.String({ description: 'ISO 4217 code of value; null without a value.' })),
-    current_value: Nullable(Type.Number({ description: "The value as it stands after its adjustments: 0 once retracted, else the latest-dated restatement's (by occurred_at; of those dated alike, the last to arrive), else value." })),
+    current_value: Nullable(Type.Number({ description: "The value as it stands after its adjustments: 0 once retracted, else that of the last restatement to arrive that is not superseded (see adjustments), else value." })),
     current_currency: Nullable(Type.String({ description: 'ISO 4217 code of current_value; null when current_value is null (or 0 after a retraction of a conversion reported without a value).' })),
     customer_id: Nullable(Type.String({ description: 'Your customer id as reported (links later stages to the signup); null when not reported or erased.' })),
     click_ids: Nullable(Type.Record(Type.String(), Type.String(), { description: 'The ad click ids paired with it.' })),

@@ -131,7 +131,7 @@ function flowIsLive(id: string): ApiError {
  * What the publish checks read, each read once however many flows ask (one page of the dashboard checks every draft
  * of the account: without it, three to five statements a draft, which a delivery burst's statements delay).
  */
-export class PublishLookups {
+class PublishLookups {
   readonly #db: Queryable;
   readonly #read = new Map<string, Promise<unknown>>();
 

@@ -225,12 +225,11 @@ ${history.map((h) => {
 }
 
 /** The badge of a restatement stored superseded (webhook/adjustment-sql.ts): never sent, and not the conversion's value. */
-const SUPERSEDED = html`<span class="badge" title="Dated before a restatement recorded earlier: never sent, and not the conversion’s value">superseded</span>`;
+const SUPERSEDED = html`<span class="badge" title="Dated before the restatement its conversion stood at when it arrived: never sent, and not the conversion’s value">superseded</span>`;
 
 /** The adjustments of a conversion in the order they arrived, each a further step with a result per destination. */
 function adjustmentsOf(event: EventRecord): Html[] {
-  const adjustments = event.adjustments ?? [];
-  return adjustments.map(
+  return (event.adjustments ?? []).map(
     (a) => html`<li><h3>${a.type === 'restate' ? 'Restated' : 'Retracted'} <span class="hint">${a.adjustment_id}</span>${a.superseded ? html` ${SUPERSEDED}` : ''}</h3>
 <dl class="facts">
 ${a.type === 'restate' ? fact('New value', moneyOf(a.value, a.currency)) : ''}
